@@ -1,0 +1,41 @@
+# One chain from setup to demo, tests and benchmarks. `make demo` is README command 1,
+# `make test` is README command 2 (and what .ci/run calls).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+# The torch CPU wheel lives in a local folder on some machines; pass it on when set.
+FIND_LINKS := $(if $(PIP_FIND_LINKS),--find-links $(PIP_FIND_LINKS),)
+
+.PHONY: setup demo test test-fast bench dashboards clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.lock pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q uv || true
+	if [ -x $(BIN)/uv ]; then \
+	  $(BIN)/uv pip install -q --python $(BIN)/python $(FIND_LINKS) -r requirements.lock && \
+	  $(BIN)/uv pip install -q --python $(BIN)/python --no-deps -e . ; \
+	else \
+	  $(BIN)/python -m pip install -q $(FIND_LINKS) -r requirements.lock && \
+	  $(BIN)/python -m pip install -q --no-deps -e . ; \
+	fi
+	touch $@
+
+demo: setup
+	$(BIN)/biaswh run studies/demo.toml
+
+test: setup
+	$(BIN)/python -m pytest
+
+test-fast: setup
+	$(BIN)/python -m pytest -m "not dbt and not real_data"
+
+bench: setup
+	$(BIN)/python -m benchmarks
+
+dashboards: setup
+	$(BIN)/biaswh dashboards
+
+clean:
+	rm -rf .warehouse dbt_project/target dbt_project/logs

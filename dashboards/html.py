@@ -1,0 +1,62 @@
+"""Small, escaping HTML building blocks for the static site.
+
+Every text that reaches a page goes through :func:`text` (``html.escape``); chart specs
+are embedded as JSON inside ``<script type="application/json">`` with ``<`` escaped, so
+no data value can close a tag or run script.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from itertools import count
+
+import altair as alt
+
+_chart_ids = count(1)
+
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 72rem; color: #1b1b1b; padding: 0 1rem; }
+h1 { font-size: 1.6rem; } h2 { font-size: 1.25rem; margin-top: 2rem; }
+table { border-collapse: collapse; font-size: 0.85rem; width: 100%; }
+th, td { border-bottom: 1px solid #ddd; padding: 0.3rem 0.5rem; text-align: left; vertical-align: top; }
+th { background: #f4f4f4; }
+code, .mono { font-family: ui-monospace, monospace; font-size: 0.8rem; word-break: break-all; }
+.status-succeeded { color: #1a7f37; } .status-failed { color: #cf222e; } .status-running { color: #9a6700; }
+.note { color: #555; font-size: 0.9rem; } nav a { margin-right: 1rem; }
+details summary { cursor: pointer; }
+"""
+
+
+def text(value) -> str:
+    """Escape any value for HTML text or attribute context."""
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def table(columns: list[str], rows: list[list], *, raw_columns: frozenset[str] = frozenset()) -> str:
+    """An HTML table; cells are escaped unless their column is in ``raw_columns`` (pre-built HTML)."""
+    head = "".join(f"<th>{text(c)}</th>" for c in columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{v if c in raw_columns else text(v)}</td>" for c, v in zip(columns, row)) + "</tr>"
+        for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def chart(spec: alt.TopLevelMixin) -> str:
+    """Embed an Altair chart; the page must load the vendored Vega bundle."""
+    chart_id = f"chart-{next(_chart_ids)}"
+    payload = json.dumps(spec.to_dict()).replace("<", "\\u003c")
+    return (f'<div id="{chart_id}"></div>'
+            f'<script type="application/json" id="{chart_id}-spec">{payload}</script>'
+            f'<script>vegaEmbed("#{chart_id}", JSON.parse(document.getElementById("{chart_id}-spec").textContent),'
+            f' {{"actions": false, "renderer": "svg"}});</script>')
+
+
+def page(title: str, body: str, *, bundle_href: str = "vendor/vega-bundle.js", nav: str = "") -> str:
+    """A complete offline page: local stylesheet and the local Vega bundle, nothing fetched."""
+    return (
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f"<title>{text(title)}</title><style>{STYLE}</style>"
+        f"<script src=\"{text(bundle_href)}\"></script></head>"
+        f"<body><nav>{nav}</nav><h1>{text(title)}</h1>{body}</body></html>"
+    )

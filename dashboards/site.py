@@ -1,0 +1,94 @@
+"""Write the static dashboard site: an index of every run with provenance, plus study pages.
+
+The Vega, Vega-Lite and vega-embed JavaScript is written once into ``vendor/`` (from
+vl-convert-python), so the site works offline from disk and no chart inlines it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable
+
+import duckdb
+import vl_convert
+
+from dashboards.html import page, table, text
+
+# page file name -> (title, callable(con) -> HTML body). Later issues register study pages.
+PAGES: dict[str, tuple[str, Callable[[duckdb.DuckDBPyConnection], str]]] = {}
+
+
+def register_page(file_name: str, title: str):
+    """Decorator: add a study page to the site."""
+    def decorate(render: Callable[[duckdb.DuckDBPyConnection], str]):
+        PAGES[file_name] = (title, render)
+        return render
+    return decorate
+
+
+def _write_bundle(site: Path) -> None:
+    vendor = site / "vendor"
+    vendor.mkdir(parents=True, exist_ok=True)
+    stamp = vendor / "VERSION"
+    version = f"vl-convert-python {vl_convert.__version__}" if hasattr(vl_convert, "__version__") else "vl-convert"
+    bundle = vendor / "vega-bundle.js"
+    if bundle.exists() and stamp.exists() and stamp.read_text() == version:
+        return
+    bundle.write_text(vl_convert.javascript_bundle(), encoding="utf-8")
+    stamp.write_text(version)
+
+
+def _nav() -> str:
+    links = ['<a href="index.html">Runs</a>'] + [
+        f'<a href="{text(name)}">{text(title)}</a>' for name, (title, _) in sorted(PAGES.items())]
+    return "".join(links)
+
+
+def _provenance(row: dict) -> str:
+    sources = "".join(
+        f"<li><span class=\"mono\">{text(s['path'])}</span><br>sha256 <code>{text(s['sha256'])}</code></li>"
+        for s in row["sources"]) or "<li>none</li>"
+    packages = ", ".join(f"{k} {v}" for k, v in json.loads(row["package_versions"] or "{}").items())
+    return (f"<details><summary>details</summary><p><b>Parameters</b> <code>{text(row['parameters'])}</code></p>"
+            f"<p><b>Sources</b></p><ul>{sources}</ul><p><b>Packages</b> {text(packages)}</p>"
+            f"<p><b>Message</b> {text(row['message'])}</p></details>")
+
+
+def _runs_rows(con: duckdb.DuckDBPyConnection) -> list[dict]:
+    has_mart = con.execute(
+        "select count(*) from information_schema.tables where table_schema = 'marts' and table_name = 'dim_runs'"
+    ).fetchone()[0]
+    if has_mart:
+        query = "select * from marts.dim_runs order by started_at desc"
+    else:  # a warehouse that has ingested but not yet been built
+        query = ("select r.*, r.kind as run_kind, r.name as run_name, r.status as run_status, "
+                 "list({'path': s.source_path, 'sha256': s.source_sha256}) filter (where s.run_id is not null) as sources "
+                 "from raw.runs r left join raw.run_sources s using (run_id) group by all order by r.started_at desc")
+    cursor = con.execute(query)
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+def _index_body(con: duckdb.DuckDBPyConnection) -> str:
+    rows = []
+    for run in _runs_rows(con):
+        status = f'<span class="status-{text(run["run_status"])}">{text(run["run_status"])}</span>'
+        counts = ", ".join(f"{k}: {v:,}" for k, v in json.loads(run["row_counts"] or "{}").items())
+        rows.append([run["run_id"], run["run_kind"], run["run_name"], status, str(run["started_at"])[:19],
+                     run["code_version"], counts, _provenance(run)])
+    columns = ["run", "kind", "name", "status", "started (UTC)", "code version", "rows", "provenance"]
+    intro = ('<p class="note">Every ingest and study run recorded in this warehouse, newest first. '
+             "Each lists its parameters, the sha256 of every source file, and the package versions it ran with.</p>")
+    return intro + table(columns, rows, raw_columns=frozenset({"status", "provenance"}))
+
+
+def build_site(con: duckdb.DuckDBPyConnection, out_dir: Path) -> Path:
+    """Write the whole site into ``out_dir`` and return that folder."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    _write_bundle(out_dir)
+    nav = _nav()
+    (out_dir / "index.html").write_text(page("Bias warehouse: runs", _index_body(con), nav=nav), encoding="utf-8")
+    for file_name, (title, render) in PAGES.items():
+        (out_dir / file_name).write_text(page(title, render(con), nav=nav), encoding="utf-8")
+    return out_dir

@@ -1,0 +1,27 @@
+-- Every run with its provenance, for the dashboard index and for audits.
+with runs as (
+    select * from {{ ref('stg_warehouse__runs') }}
+),
+
+sources as (
+    select * from {{ ref('stg_warehouse__run_sources') }}
+),
+
+sources_per_run as (
+    select
+        run_id,
+        list({'path': source_path, 'sha256': source_sha256, 'size_bytes': size_bytes} order by source_path) as sources,
+    from sources
+    group by run_id
+),
+
+final as (
+    select
+        runs.*,
+        coalesce(sources_per_run.sources, []) as sources,
+    from runs
+    left join sources_per_run
+        on runs.run_id = sources_per_run.run_id
+)
+
+select * from final

@@ -1,0 +1,22 @@
+with source as (
+    select * from {{ source('raw', 'runs') }}
+),
+
+final as (
+    select
+        run_id,
+        kind as run_kind,
+        name as run_name,
+        status as run_status,
+        parameters,
+        code_version,
+        package_versions,
+        started_at,
+        finished_at,
+        date_diff('millisecond', started_at, finished_at) / 1000.0 as duration_seconds,
+        row_counts,
+        message,
+    from source
+)
+
+select * from final

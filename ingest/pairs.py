@@ -1,0 +1,130 @@
+"""Ingest paired queries (e.g. SAE / AAE) from JSON, JSONL or CSV, stored long.
+
+Each source row becomes one ``raw.query_pair_variants`` row per variant column, so a
+study can compare any number of variants. The raw text is kept beside the cleaned one.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from ingest.readers import read_records
+from ingest.text_cleanup import CLEANUP_RULES, light_cleanup
+from ingest.versions import IngestResult, ingest_version
+from warehouse.errors import InputError, UserError
+from warehouse.runs import file_sha256
+
+DEFAULT_VARIANTS = {"sae": "sae_query", "aae": "aave_query"}
+
+
+def _squad_row_count(con, split: str) -> int:
+    row = con.execute(
+        "select n_rows from raw.source_versions where dataset = 'squad' and source_name = ?"
+        " order by version desc limit 1", [split]).fetchone()
+    if row is None:
+        raise UserError(f"SQuAD split '{split}' is not in the warehouse: run `biaswh ingest squad` first")
+    return row[0]
+
+
+def _squad_idx(path: Path, row: int, value, column: str, n_rows: int) -> int:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise InputError(path, "missing squad_idx", row=row, field=column)
+    if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+        raise InputError(path, f"squad_idx must be an integer, got {value!r}", row=row, field=column)
+    try:
+        idx = int(value)
+    except (TypeError, ValueError):
+        raise InputError(path, f"squad_idx must be an integer, got {value!r}", row=row, field=column) from None
+    if not 0 <= idx < n_rows:
+        raise InputError(path, f"squad_idx {idx} is out of range (SQuAD split has rows 0..{n_rows - 1})",
+                         row=row, field=column)
+    return idx
+
+
+def _long_rows(path, records, *, variants, id_column, squad_idx_column, n_rows, cleanup):
+    seen: dict[str, int] = {}
+    rows = []
+    extra_columns = lambda r: {k: v for k, v in r.items()  # noqa: E731
+                               if k not in {id_column, squad_idx_column, *variants.values()}}
+    for number, record in enumerate(records, start=1):
+        pair_id = record.get(id_column)
+        if pair_id is None or str(pair_id).strip() == "":
+            raise InputError(path, "missing pair id", row=number, field=id_column)
+        pair_id = str(pair_id)
+        if pair_id in seen:
+            raise InputError(path, f"duplicate pair id {pair_id!r} (first seen in row {seen[pair_id]})",
+                             row=number, field=id_column)
+        seen[pair_id] = number
+        idx = _squad_idx(path, number, record.get(squad_idx_column), squad_idx_column, n_rows)
+        attributes = json.dumps(extra_columns(record), sort_keys=True, default=str)
+        for variant, column in variants.items():
+            text = record.get(column)
+            if not isinstance(text, str) or not text.strip():
+                raise InputError(path, f"empty query text for variant '{variant}'", row=number, field=column)
+            rows.append({"pair_id": pair_id, "source_row": number, "squad_idx": idx, "variant": variant,
+                         "source_column": column, "query_text_raw": text,
+                         "query_text": light_cleanup(text) if cleanup else text, "attributes": attributes})
+    return rows
+
+
+def load_pairs(
+    con: duckdb.DuckDBPyConnection,
+    path: str | Path,
+    *,
+    name: str | None = None,
+    variants: dict[str, str] | None = None,
+    id_column: str = "id",
+    squad_idx_column: str = "squad_idx",
+    squad_split: str = "train",
+    cleanup: bool = True,
+) -> IngestResult:
+    """Load a paired-query file into ``raw.query_pair_variants`` as a new version.
+
+    Parameters
+    ----------
+    con : an open, writable warehouse connection.
+    path : JSON (array of objects), JSONL or CSV file.
+    name : the pair set's name (default: the file name without suffix).
+    variants : variant label -> source column; default ``{"sae": "sae_query", "aae": "aave_query"}``.
+    cleanup : apply the original study's light clean-up (the raw text is kept too).
+    """
+    path = Path(path).expanduser().resolve()
+    variants = dict(variants or DEFAULT_VARIANTS)
+    if not variants:
+        raise UserError("at least one variant column is needed")
+    records = read_records(path, allowed=("json", "jsonl", "csv"))
+    if not records:
+        raise InputError(path, "contains no query pairs")
+    missing = [c for c in variants.values() if all(c not in r for r in records)]
+    if missing:
+        raise InputError(path, f"variant column not found in any row (columns: {sorted(records[0])})",
+                         field=missing[0])
+    n_rows = _squad_row_count(con, squad_split)
+    rows = _long_rows(path, records, variants=variants, id_column=id_column,
+                      squad_idx_column=squad_idx_column, n_rows=n_rows, cleanup=cleanup)
+    table = pa.Table.from_pylist(rows)
+    pair_set = name or path.stem
+    sha256 = file_sha256(path)
+    cleanup_label = CLEANUP_RULES if cleanup else "none"
+
+    def write_rows(run, version: int) -> int:
+        con.register("incoming_pairs", table)
+        try:
+            con.execute(
+                "insert into raw.query_pair_variants select ?, ?, ?, ?, pair_id, source_row, ?,"
+                " squad_idx, variant, source_column, query_text_raw, query_text, ?, attributes"
+                " from incoming_pairs",
+                [run.run_id, sha256, version, pair_set, squad_split, cleanup_label],
+            )
+        finally:
+            con.unregister("incoming_pairs")
+        return table.num_rows
+
+    parameters = {"variants": variants, "id_column": id_column, "squad_idx_column": squad_idx_column,
+                  "squad_split": squad_split, "cleanup": cleanup_label}
+    return ingest_version(con, dataset="query_pairs", source_name=pair_set, source_path=path,
+                          source_sha256=sha256, parameters=parameters, write_rows=write_rows)

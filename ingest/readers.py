@@ -1,0 +1,109 @@
+"""Read source files into records, naming the file, row and field of anything wrong.
+
+Rows are numbered from 1 in the order records appear: the n-th object of a JSON array,
+the n-th non-blank line of a JSONL file, the n-th data row of a CSV file (after its header).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from warehouse.errors import InputError
+
+RECORD_FORMATS = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv",
+                  ".parquet": "parquet"}
+
+
+def file_format(path: Path, allowed: tuple[str, ...]) -> str:
+    """Return the format named by the file's suffix, refusing any not in ``allowed``."""
+    if not path.exists():
+        raise InputError(path, "no such file")
+    if path.is_dir():
+        raise InputError(path, "is a folder, not a file")
+    fmt = RECORD_FORMATS.get(path.suffix.lower())
+    if fmt not in allowed:
+        wanted = ", ".join(sorted(s for s, f in RECORD_FORMATS.items() if f in allowed))
+        raise InputError(path, f"unsupported file type '{path.suffix or '(none)'}'; expected one of {wanted}")
+    return fmt
+
+
+def read_utf8(path: Path) -> str:
+    """Decode a file as strict UTF-8; on failure name the line and byte offset."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(
+            path, f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}, line {line})"
+        ) from None
+
+
+def parse_json(path: Path, text: str):
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+
+
+def read_jsonl(path: Path, text: str) -> list[dict]:
+    records = []
+    for line_number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(path, f"malformed JSON on line {line_number} column {exc.colno}: {exc.msg}",
+                             row=len(records) + 1) from None
+        if not isinstance(record, dict):
+            raise InputError(path, f"line {line_number} is not a JSON object", row=len(records) + 1)
+        records.append(record)
+    return records
+
+
+def read_csv(path: Path, text: str) -> list[dict]:
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    if not reader.fieldnames:
+        raise InputError(path, "empty CSV file: no header row")
+    records = []
+    for row_number, row in enumerate(reader, start=1):
+        if None in row:
+            raise InputError(path, "more values than header columns", row=row_number)
+        records.append(row)
+    return records
+
+
+def read_parquet(path: Path) -> pa.Table:
+    try:
+        return pq.read_table(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise InputError(path, f"not a readable Parquet file ({exc})") from None
+
+
+def read_records(path: Path, *, allowed: tuple[str, ...] = ("json", "jsonl", "csv", "parquet")) -> list[dict]:
+    """Read a JSON array, JSONL, CSV or Parquet file into a list of dicts."""
+    fmt = file_format(path, allowed)
+    if fmt == "parquet":
+        return read_parquet(path).to_pylist()
+    text = read_utf8(path)
+    if fmt == "jsonl":
+        return read_jsonl(path, text)
+    if fmt == "csv":
+        return read_csv(path, text)
+    document = parse_json(path, text)
+    if isinstance(document, dict):
+        # Accept the common {"data": [...]} wrapper as well as a bare array.
+        document = document.get("data", document.get("records"))
+    if not isinstance(document, list):
+        raise InputError(path, "expected a JSON array of objects (or an object with a 'data' array)")
+    for index, record in enumerate(document, start=1):
+        if not isinstance(record, dict):
+            raise InputError(path, "is not a JSON object", row=index)
+    return document

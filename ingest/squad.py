@@ -1,0 +1,139 @@
+"""Ingest SQuAD v1.1 from Hugging Face, the official JSON, JSONL or Parquet.
+
+Rows keep the Hugging Face order (articles, then paragraphs, then questions, as they
+appear in the official JSON): the row index is the key that paired queries reference.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+from tqdm import tqdm
+
+from ingest.readers import file_format, parse_json, read_jsonl, read_parquet, read_utf8
+from ingest.versions import IngestResult, ingest_version
+from warehouse.errors import InputError, UserError
+from warehouse.runs import file_sha256
+
+HF_PREFIX = "hf:"
+_SCHEMA = pa.schema([
+    ("row_idx", pa.int32()), ("squad_id", pa.string()), ("title", pa.string()),
+    ("context", pa.string()), ("question", pa.string()),
+    ("answer_texts", pa.list_(pa.string())), ("answer_starts", pa.list_(pa.int32())),
+])
+
+
+def _official_json_records(path: Path, document: dict) -> list[dict]:
+    """Flatten ``data[].paragraphs[].qas[]`` into Hugging Face style records."""
+    records = []
+    for a, article in enumerate(document["data"]):
+        for p, paragraph in enumerate(article.get("paragraphs") or []):
+            if not isinstance(paragraph.get("context"), str):
+                raise InputError(path, "missing or non-text context", row=f"data[{a}].paragraphs[{p}]", field="context")
+            for q, qa in enumerate(paragraph.get("qas") or []):
+                answers = qa.get("answers") or []
+                records.append({
+                    "_where": f"data[{a}].paragraphs[{p}].qas[{q}]",
+                    "id": qa.get("id"), "title": article.get("title"),
+                    "context": paragraph["context"], "question": qa.get("question"),
+                    "answers": {"text": [x.get("text") for x in answers],
+                                "answer_start": [x.get("answer_start") for x in answers]},
+                })
+    return records
+
+
+def _validated_row(path: Path, index: int, record: dict) -> dict:
+    where = record.get("_where", index + 1)
+    for name in ("context", "question"):
+        value = record.get(name)
+        if not isinstance(value, str) or not value.strip():
+            raise InputError(path, "missing or empty text", row=where, field=name)
+    answers = record.get("answers") or {"text": [], "answer_start": []}
+    if isinstance(answers, str):  # JSONL written by pandas may hold the struct as a string
+        answers = json.loads(answers)
+    texts, starts = answers.get("text") or [], answers.get("answer_start") or []
+    if len(texts) != len(starts) or not all(isinstance(t, str) for t in texts):
+        raise InputError(path, "answers.text and answers.answer_start must be equal-length lists", row=where, field="answers")
+    try:
+        starts = [int(s) for s in starts]
+    except (TypeError, ValueError):
+        raise InputError(path, "answer_start values must be integers", row=where, field="answers.answer_start") from None
+    squad_id = record.get("id")
+    return {"row_idx": index, "squad_id": None if squad_id is None else str(squad_id),
+            "title": record.get("title"), "context": record["context"], "question": record["question"],
+            "answer_texts": texts, "answer_starts": starts}
+
+
+def _local_records(path: Path) -> list[dict]:
+    fmt = file_format(path, ("json", "jsonl", "parquet"))
+    if fmt == "parquet":
+        table = read_parquet(path)
+        missing = {"context", "question"} - set(table.column_names)
+        if missing:
+            raise InputError(path, "Parquet file lacks the Hugging Face SQuAD columns", field=sorted(missing)[0])
+        return table.to_pylist()
+    text = read_utf8(path)
+    if fmt == "jsonl":
+        return read_jsonl(path, text)
+    document = parse_json(path, text)
+    if isinstance(document, dict) and isinstance(document.get("data"), list):
+        return _official_json_records(path, document)
+    if isinstance(document, list):
+        return document
+    raise InputError(path, "expected the official SQuAD JSON (data[].paragraphs[].qas[]) or an array of records")
+
+
+def _hugging_face_records(dataset_id: str, split: str) -> tuple[list[dict], str]:
+    try:
+        import datasets  # optional: only users with a network need it
+    except ImportError:
+        raise UserError("loading from Hugging Face needs the `datasets` package: pip install 'bias-warehouse[hf]'") from None
+    try:
+        loaded = datasets.load_dataset(dataset_id, split=split)
+    except Exception as exc:  # the hub raises many types; all mean "could not load"
+        raise UserError(f"could not load {dataset_id!r} split {split!r} from Hugging Face: {exc}") from None
+    return loaded.to_list(), f"{HF_PREFIX}{dataset_id}@{loaded._fingerprint}"
+
+
+def load_squad(con: duckdb.DuckDBPyConnection, source: str, *, split: str = "train") -> IngestResult:
+    """Load one SQuAD split into ``raw.squad_questions`` as a new version.
+
+    Parameters
+    ----------
+    con : an open, writable warehouse connection.
+    source : a path to a local file, or ``hf:squad`` (any ``hf:<dataset id>``) for the hub.
+    split : the split name the rows are stored under (``train``, ``validation``).
+    """
+    if source.startswith(HF_PREFIX):
+        records, source_path = _hugging_face_records(source[len(HF_PREFIX):], split)
+        canonical = "\n".join(json.dumps(r, sort_keys=True, ensure_ascii=False) for r in records)
+        sha256, path = hashlib.sha256(canonical.encode()).hexdigest(), Path(source)
+    else:
+        path = Path(source).expanduser().resolve()
+        records = _local_records(path)
+        sha256, source_path = file_sha256(path), str(path)
+    if not records:
+        raise InputError(path, "contains no SQuAD rows")
+    rows = [_validated_row(path, i, r)
+            for i, r in enumerate(tqdm(records, desc="validating SQuAD rows", unit="row",
+                                       disable=len(records) < 20_000, leave=False))]
+    table = pa.Table.from_pylist(rows, schema=_SCHEMA)
+
+    def write_rows(run, version: int) -> int:
+        con.register("incoming_squad", table)
+        try:
+            con.execute(
+                "insert into raw.squad_questions select ?, ?, ?, ?, row_idx, squad_id, title,"
+                " context, question, answer_texts, answer_starts from incoming_squad",
+                [run.run_id, sha256, version, split],
+            )
+        finally:
+            con.unregister("incoming_squad")
+        return table.num_rows
+
+    return ingest_version(con, dataset="squad", source_name=split, source_path=source_path,
+                          source_sha256=sha256, parameters={"split": split}, write_rows=write_rows)

@@ -1,0 +1,87 @@
+"""Source versions: identical re-ingests are no-ops, changed files become new versions.
+
+An ingest is identified by the source's sha256 together with its load parameters
+(a different clean-up of the same file is a different version). Staging models read
+only the latest version of each (dataset, source name).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+import duckdb
+
+from warehouse.runs import Run, start_run
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    """What an ingest did: ``status`` is ``loaded`` or ``unchanged``."""
+
+    dataset: str
+    source_name: str
+    status: str
+    version: int
+    rows: int
+    run_id: str
+    message: str
+
+
+def _latest(con, dataset: str, source_name: str):
+    return con.execute(
+        "select v.version, v.source_sha256, v.run_id, v.n_rows, r.parameters"
+        " from raw.source_versions v join raw.runs r using (run_id)"
+        " where v.dataset = ? and v.source_name = ? order by v.version desc limit 1",
+        [dataset, source_name],
+    ).fetchone()
+
+
+def ingest_version(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    dataset: str,
+    source_name: str,
+    source_path: str | Path,
+    source_sha256: str,
+    parameters: dict,
+    write_rows: Callable[[Run, int], int],
+) -> IngestResult:
+    """Write one new version in a single transaction, or do nothing if it is already loaded.
+
+    ``write_rows(run, version)`` inserts the raw rows and returns how many it wrote.
+    Any exception rolls back everything, the run row included.
+    """
+    parameters = {**parameters, "dataset": dataset, "source_name": source_name,
+                  "source_path": str(source_path)}
+    latest = _latest(con, dataset, source_name)
+    if latest is not None:
+        version, sha, run_id, n_rows, latest_parameters = latest
+        same_load = {k: v for k, v in json.loads(latest_parameters).items() if k != "source_path"} == {
+            k: v for k, v in parameters.items() if k != "source_path"}
+        if sha == source_sha256 and same_load:
+            return IngestResult(dataset, source_name, "unchanged", version, n_rows, run_id,
+                                f"{dataset} '{source_name}' is unchanged (identical to version {version},"
+                                f" run {run_id}); nothing written")
+    version = 1 if latest is None else latest[0] + 1
+    con.begin()
+    try:
+        run = start_run(con, kind=f"ingest_{dataset}", name=source_name, parameters=parameters)
+        run.add_source(source_path, source_sha256)
+        rows = write_rows(run, version)
+        con.execute(
+            "insert into raw.source_versions values (?, ?, ?, ?, ?, ?, ?, ?)",
+            [dataset, source_name, version, source_sha256, str(source_path), run.run_id, rows,
+             datetime.now(timezone.utc).replace(tzinfo=None)],
+        )
+        run.row_counts[dataset] = rows
+        run.finish()
+        con.commit()
+    except BaseException:
+        con.rollback()
+        raise
+    return IngestResult(dataset, source_name, "loaded", version, rows, run.run_id,
+                        f"loaded {rows:,} rows into {dataset} '{source_name}' version {version} (run {run.run_id})")

@@ -1,0 +1,63 @@
+"""Shared fixtures: every test gets its own warehouse folder through BIASWH_HOME."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
+
+SHARED_DATA = REPOSITORY_ROOT.parent / "shared" / "data"
+DEMO_STUDY = REPOSITORY_ROOT / "studies" / "demo.toml"
+DEMO_DATA = REPOSITORY_ROOT / "studies" / "demo_data"
+
+
+@pytest.fixture
+def warehouse_home(tmp_path, monkeypatch) -> Path:
+    """A fresh, empty warehouse folder for one test."""
+    home = tmp_path / "warehouse"
+    monkeypatch.setenv(HOME_VARIABLE, str(home))
+    return home
+
+
+@pytest.fixture
+def con(warehouse_home):
+    from warehouse.connection import connect
+
+    connection = connect()
+    yield connection
+    connection.close()
+
+
+def shared_file(relative: str) -> Path:
+    """A file from ../shared/data; CI must have it, so there a missing file fails instead of skipping."""
+    path = SHARED_DATA / relative
+    if not path.exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"CI is missing the shared data file {path}")
+        pytest.skip(f"shared data not present: {path}")
+    return path
+
+
+def run_cli(*args: str, home: Path, check: bool = True) -> subprocess.CompletedProcess:
+    """Run the real `biaswh` command in a subprocess against the warehouse at ``home``."""
+    env = {**os.environ, HOME_VARIABLE: str(home)}
+    completed = subprocess.run([sys.executable, "-m", "warehouse.cli", *args], env=env, cwd=REPOSITORY_ROOT,
+                               capture_output=True, text=True, timeout=1800)
+    if check and completed.returncode != 0:
+        raise AssertionError(f"biaswh {' '.join(args)} failed ({completed.returncode}):\n"
+                             f"{completed.stdout[-4000:]}\n{completed.stderr[-4000:]}")
+    return completed
+
+
+def raw_fingerprint(connection: duckdb.DuckDBPyConnection) -> dict[str, tuple]:
+    """Row count and an order-independent content hash of every raw table."""
+    tables = [r[0] for r in connection.execute(
+        "select table_name from information_schema.tables where table_schema = 'raw' order by 1").fetchall()]
+    return {t: connection.execute(f"select count(*), coalesce(sum(hash(t.*)), 0) from raw.{t} t").fetchone()
+            for t in tables}

@@ -1,0 +1,96 @@
+"""``biaswh``: the one console command, a thin layer over the packages.
+
+The CLI is the composition root: it alone imports every layer (ingest, dbt, analysis,
+dashboards) and chains them; no layer imports a later one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from warehouse import pipeline
+from warehouse.errors import UserError
+
+
+def _variant_mapping(pairs: list[str] | None) -> dict[str, str] | None:
+    if not pairs:
+        return None
+    mapping = {}
+    for item in pairs:
+        label, sep, column = item.partition("=")
+        if not sep or not label or not column:
+            raise UserError(f"--variant expects LABEL=COLUMN, got {item!r}")
+        mapping[label] = column
+    return mapping
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="biaswh", description="The bias warehouse: reproducible AI-bias studies on DuckDB.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    ingest = commands.add_parser("ingest", help="load a source into the raw schema")
+    sources = ingest.add_subparsers(dest="source", required=True, metavar="SOURCE")
+    squad = sources.add_parser("squad", help="SQuAD v1.1: official JSON, JSONL, Parquet, or hf:squad")
+    squad.add_argument("path", help="a local file, or hf:squad to load from Hugging Face")
+    squad.add_argument("--split", default="train", help="split name to store the rows under (default: train)")
+    pairs = sources.add_parser("pairs", help="paired queries (JSON, JSONL or CSV), stored one row per variant")
+    pairs.add_argument("path")
+    pairs.add_argument("--name", help="pair set name (default: the file name without suffix)")
+    pairs.add_argument("--variant", action="append", metavar="LABEL=COLUMN",
+                       help="a variant and its column; repeat for each (default: sae=sae_query aae=aave_query)")
+    pairs.add_argument("--id-column", default="id")
+    pairs.add_argument("--squad-idx-column", default="squad_idx")
+    pairs.add_argument("--squad-split", default="train", help="SQuAD split the squad_idx values index")
+    pairs.add_argument("--no-cleanup", action="store_true", help="store the text as is, without the light clean-up")
+
+    build = commands.add_parser("build", help="run `dbt build` (models, data tests, unit tests)")
+    build.add_argument("dbt_args", nargs=argparse.REMAINDER, help="extra arguments passed to dbt build")
+
+    analyze = commands.add_parser("analyze", help="run a study's analysis steps on the built marts")
+    analyze.add_argument("study", help="study config (TOML)")
+
+    dashboards = commands.add_parser("dashboards", help="write the static dashboard site")
+    dashboards.add_argument("--out", help="output folder (default: $BIASWH_HOME/site)")
+
+    run = commands.add_parser("run", help="run a study end to end: ingest, build, jobs, analyze, dashboards")
+    run.add_argument("study", help="study config (TOML)")
+    run.add_argument("--limit", type=int, help="only the first N pairs/queries: a quick dry run")
+
+    sql = commands.add_parser("sql", help="run ad hoc SQL against the warehouse (read-only)")
+    sql.add_argument("query")
+    sql.add_argument("--csv", action="store_true", help="print CSV instead of a table")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "ingest" and args.source == "squad":
+            print(pipeline.ingest_squad(args.path, split=args.split).message)
+        elif args.command == "ingest" and args.source == "pairs":
+            result = pipeline.ingest_pairs(
+                args.path, name=args.name, variants=_variant_mapping(args.variant), id_column=args.id_column,
+                squad_idx_column=args.squad_idx_column, squad_split=args.squad_split, cleanup=not args.no_cleanup)
+            print(result.message)
+        elif args.command == "build":
+            pipeline.dbt_build(args.dbt_args)
+        elif args.command == "analyze":
+            pipeline.analyze(args.study)
+        elif args.command == "dashboards":
+            print(f"dashboard site: {pipeline.dashboards(args.out)}")
+        elif args.command == "run":
+            print(f"dashboard site: {pipeline.run_study(args.study, limit=args.limit)}")
+        elif args.command == "sql":
+            pipeline.print_sql(args.query, as_csv=args.csv)
+    except UserError as exc:
+        print(f"biaswh: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("biaswh: interrupted; the warehouse is unchanged by the step that was running", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,54 @@
+"""Open the warehouse's DuckDB file, turning lock conflicts into a clear message."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from importlib import resources
+from typing import Iterator
+
+import duckdb
+
+from warehouse.errors import UserError, WarehouseBusyError
+from warehouse.settings import warehouse_paths
+
+
+def _raw_schema_ddl() -> str:
+    return resources.files("warehouse").joinpath("raw_schema.sql").read_text(encoding="utf-8")
+
+
+def connect(*, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """Open the warehouse; create the folder and the raw schema when writing.
+
+    Raises
+    ------
+    WarehouseBusyError
+        When another process holds the file (DuckDB allows one writing process).
+    """
+    paths = warehouse_paths()
+    if read_only and not paths.duckdb_file.exists():
+        raise UserError(
+            f"no warehouse at {paths.duckdb_file}: run an ingest or `make demo` first"
+        )
+    paths.home.mkdir(parents=True, exist_ok=True)
+    try:
+        con = duckdb.connect(str(paths.duckdb_file), read_only=read_only)
+    except duckdb.IOException as exc:
+        if "lock" in str(exc).lower():
+            raise WarehouseBusyError(
+                f"warehouse is busy: another process is using {paths.duckdb_file}; "
+                "wait for it to finish and try again"
+            ) from None
+        raise
+    if not read_only:
+        con.execute(_raw_schema_ddl())
+    return con
+
+
+@contextmanager
+def open_warehouse(*, read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Context-managed :func:`connect` that always closes the file (releasing the lock)."""
+    con = connect(read_only=read_only)
+    try:
+        yield con
+    finally:
+        con.close()

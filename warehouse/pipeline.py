@@ -1,0 +1,163 @@
+"""The stages the CLI chains, each usable on its own from Python too."""
+
+from __future__ import annotations
+
+import csv
+import importlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+
+from warehouse.connection import open_warehouse
+from warehouse.errors import UserError
+from warehouse.runs import start_run
+from warehouse.settings import DBT_PROJECT_DIR, HOME_VARIABLE, warehouse_paths
+from warehouse.study import ANALYSIS_STEPS, STUDY_INGESTERS, STUDY_JOBS, load_study
+
+# Modules that register study jobs, analysis steps and dashboard pages when imported.
+PLUGIN_MODULES: tuple[str, ...] = ("dashboards.corpus_page",)
+# Ad hoc SQL sees every layer without schema prefixes (marts first).
+SEARCH_PATH = "marts,analysis,intermediate,staging,raw,main"
+
+
+def load_plugins() -> None:
+    for name in PLUGIN_MODULES:
+        importlib.import_module(name)
+
+
+def ingest_squad(source: str, *, split: str = "train"):
+    from ingest.squad import load_squad
+
+    with open_warehouse() as con:
+        return load_squad(con, source, split=split)
+
+
+def ingest_pairs(path: str, **options):
+    from ingest.pairs import load_pairs
+
+    with open_warehouse() as con:
+        return load_pairs(con, path, **{k: v for k, v in options.items() if v is not None})
+
+
+def _dbt_executable() -> str:
+    beside_python = Path(sys.executable).parent / "dbt"
+    found = str(beside_python) if beside_python.exists() else shutil.which("dbt")
+    if not found:
+        raise UserError("dbt is not installed in this environment: run `make setup`")
+    return found
+
+
+def dbt_build(extra_args: list[str] | None = None) -> None:
+    """Run ``dbt build`` on the warehouse named by ``BIASWH_HOME``; raise if anything fails."""
+    paths = warehouse_paths()
+    paths.home.mkdir(parents=True, exist_ok=True)
+    with open_warehouse():
+        pass  # creates the raw schema on a new warehouse, and fails fast with "busy"
+    env = {**os.environ, HOME_VARIABLE: str(paths.home)}
+    command = [_dbt_executable(), "build", "--project-dir", str(DBT_PROJECT_DIR),
+               "--profiles-dir", str(DBT_PROJECT_DIR), *(extra_args or [])]
+    completed = subprocess.run(command, env=env, cwd=DBT_PROJECT_DIR)
+    if completed.returncode != 0:
+        raise UserError(f"dbt build failed (exit {completed.returncode}): see dbt's output above")
+
+
+def dashboards(out: str | None = None) -> Path:
+    from dashboards.site import build_site
+
+    load_plugins()
+    out_dir = Path(out).resolve() if out else warehouse_paths().site_dir
+    with open_warehouse(read_only=True) as con:
+        return build_site(con, out_dir)
+
+
+def _ingest_step(con, study, step: dict):
+    from ingest.pairs import load_pairs
+    from ingest.squad import load_squad
+
+    options = {k: v for k, v in step.items() if k not in ("source", "path")}
+    if step["source"] == "squad":
+        return load_squad(con, study.resolve(step["path"]), **options)
+    if step["source"] == "pairs":
+        return load_pairs(con, study.resolve(step["path"]), **options)
+    return STUDY_INGESTERS[step["source"]](con, study, step)
+
+
+def _run_registered(study, run_id: str, names: list[str], registry: dict) -> None:
+    for name in names:
+        print(f"[{study.name}] {name}", flush=True)
+        with open_warehouse() as con:
+            registry[name](con, study, run_id)
+
+
+def analyze(study_path: str, *, run_id: str | None = None) -> None:
+    load_plugins()
+    study = load_study(study_path)
+    _run_registered(study, run_id or "adhoc", study.analysis, ANALYSIS_STEPS)
+
+
+def run_study(study_path: str, *, limit: int | None = None) -> Path:
+    """Run a study end to end and return the dashboard site's index page."""
+    load_plugins()
+    study = load_study(study_path, limit=limit)
+    with open_warehouse() as con:
+        run = start_run(con, kind="study", name=study.name, parameters=study.parameters())
+        run_id = run.run_id
+    try:
+        with open_warehouse() as con:
+            for step in study.ingest:
+                result = _ingest_step(con, study, step)
+                print(f"[{study.name}] {result.message}", flush=True)
+        dbt_build()
+        if study.jobs:
+            _run_registered(study, run_id, study.jobs, STUDY_JOBS)
+            dbt_build()
+        _run_registered(study, run_id, study.analysis, ANALYSIS_STEPS)
+    except BaseException as exc:
+        with open_warehouse() as con:
+            con.execute("update raw.runs set status = 'failed', finished_at = now(), message = ?"
+                        " where run_id = ?", [str(exc)[:2000] or type(exc).__name__, run_id])
+        raise
+    with open_warehouse() as con:
+        con.execute("update raw.runs set status = 'succeeded', finished_at = now() where run_id = ?", [run_id])
+    return dashboards() / "index.html"
+
+
+def print_sql(query: str, *, as_csv: bool = False, max_rows: int = 200) -> None:
+    """Run one read-only query and print a table (or CSV) to stdout."""
+    with open_warehouse(read_only=True) as con:
+        existing = {r[0] for r in con.execute("select schema_name from information_schema.schemata").fetchall()}
+        search_path = ",".join(s for s in SEARCH_PATH.split(",") if s in existing)
+        con.execute(f"set search_path = '{search_path}'")
+        try:
+            relation = con.execute(query)
+        except duckdb.Error as exc:
+            raise UserError(f"SQL error: {str(exc).splitlines()[0]}") from None
+        if relation.description is None:
+            return
+        columns = [d[0] for d in relation.description]
+        rows = relation.fetchall()
+    if as_csv:
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows(rows)
+        return
+    print(_format_table(columns, rows, max_rows=max_rows))
+
+
+def _format_table(columns: list[str], rows: list[tuple], *, max_rows: int, max_width: int = 60) -> str:
+    def cell(value) -> str:
+        text = "NULL" if value is None else str(value)
+        text = text.replace("\n", " ")
+        return text if len(text) <= max_width else text[: max_width - 1] + "…"
+
+    shown = [[cell(v) for v in row] for row in rows[:max_rows]]
+    widths = [max([len(c)] + [len(r[i]) for r in shown]) for i, c in enumerate(columns)]
+    line = lambda values: " | ".join(v.ljust(w) for v, w in zip(values, widths))  # noqa: E731
+    out = [line(columns), "-+-".join("-" * w for w in widths), *(line(r) for r in shown)]
+    more = f" (showing {max_rows})" if len(rows) > max_rows else ""
+    out.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''}{more})")
+    return "\n".join(out)

@@ -1,0 +1,116 @@
+"""The run registry: every ingest and study run records what it did and with what.
+
+A run row holds its id, kind, parameters, code version (the git SHA when the code is a
+git checkout), the versions of the packages that shape results, start and end time,
+status, row counts, and one ``raw.run_sources`` row per source file with its sha256.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+
+import duckdb
+
+from warehouse.settings import REPOSITORY_ROOT
+
+TRACKED_PACKAGES = (
+    "bias-warehouse", "duckdb", "dbt-core", "dbt-duckdb", "polars", "pyarrow", "numpy",
+    "rank-bm25", "lancedb", "sentence-transformers", "torch", "openai", "scipy",
+    "statsmodels", "altair",
+)
+
+
+def file_sha256(path: str | Path) -> str:
+    """Return the hex sha256 of a file's bytes, read in chunks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def code_version() -> str:
+    """The git SHA of the checkout (``-dirty`` when it has uncommitted changes), else the package version."""
+    try:
+        sha = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=REPOSITORY_ROOT, capture_output=True,
+            text=True, check=True, timeout=10,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPOSITORY_ROOT,
+            capture_output=True, text=True, check=True, timeout=10,
+        ).stdout.strip()
+        return f"{sha}-dirty" if dirty else sha
+    except (OSError, subprocess.SubprocessError):
+        try:
+            return f"bias-warehouse {metadata.version('bias-warehouse')}"
+        except metadata.PackageNotFoundError:
+            return "unknown"
+
+
+def package_versions() -> dict[str, str]:
+    """Installed versions of the packages whose behaviour shapes results."""
+    versions = {}
+    for name in TRACKED_PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+@dataclass
+class Run:
+    """A run in progress; ``finish`` or ``fail`` closes it."""
+
+    con: duckdb.DuckDBPyConnection
+    kind: str
+    name: str
+    parameters: dict
+    run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    row_counts: dict = field(default_factory=dict)
+
+    def start(self) -> "Run":
+        self.con.execute(
+            "insert into raw.runs (run_id, kind, name, status, parameters, code_version,"
+            " package_versions, started_at) values (?, ?, ?, 'running', ?, ?, ?, ?)",
+            [self.run_id, self.kind, self.name, json.dumps(self.parameters, sort_keys=True),
+             code_version(), json.dumps(package_versions(), sort_keys=True), _now()],
+        )
+        return self
+
+    def add_source(self, path: str | Path, sha256: str) -> None:
+        size = Path(path).stat().st_size if Path(path).exists() else None
+        self.con.execute(
+            "insert into raw.run_sources values (?, ?, ?, ?)",
+            [self.run_id, str(path), sha256, size],
+        )
+
+    def _close(self, status: str, message: str | None) -> None:
+        self.con.execute(
+            "update raw.runs set status = ?, finished_at = ?, row_counts = ?, message = ?"
+            " where run_id = ?",
+            [status, _now(), json.dumps(self.row_counts, sort_keys=True), message, self.run_id],
+        )
+
+    def finish(self, message: str | None = None) -> None:
+        self._close("succeeded", message)
+
+    def fail(self, message: str) -> None:
+        self._close("failed", message)
+
+
+def start_run(con: duckdb.DuckDBPyConnection, *, kind: str, name: str, parameters: dict) -> Run:
+    """Register a new run (status ``running``) on ``con`` and return it."""
+    return Run(con=con, kind=kind, name=name, parameters=parameters).start()

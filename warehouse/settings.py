@@ -1,0 +1,43 @@
+"""Where the warehouse lives.
+
+One environment variable, ``BIASWH_HOME``, names a folder that holds everything the
+warehouse writes: the DuckDB file, the LanceDB folder and the built dashboard site.
+dbt's ``profiles.yml`` reads the same variable, so Python and SQL never disagree.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+HOME_VARIABLE = "BIASWH_HOME"
+REPOSITORY_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_HOME = REPOSITORY_ROOT / ".warehouse"
+DBT_PROJECT_DIR = REPOSITORY_ROOT / "dbt_project"
+
+
+@dataclass(frozen=True)
+class WarehousePaths:
+    """Every location derived from the one ``BIASWH_HOME`` setting."""
+
+    home: Path
+
+    @property
+    def duckdb_file(self) -> Path:
+        return self.home / "warehouse.duckdb"
+
+    @property
+    def lancedb_dir(self) -> Path:
+        return self.home / "lancedb"
+
+    @property
+    def site_dir(self) -> Path:
+        return self.home / "site"
+
+
+def warehouse_paths() -> WarehousePaths:
+    """Resolve the warehouse folder from ``BIASWH_HOME`` (default: ``.warehouse/`` in the checkout)."""
+    raw = os.environ.get(HOME_VARIABLE)
+    home = Path(raw).expanduser() if raw else DEFAULT_HOME
+    return WarehousePaths(home=home.resolve())
