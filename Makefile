@@ -22,8 +22,10 @@ $(VENV)/.installed: requirements.lock pyproject.toml
 	fi
 	touch $@
 
+# Every studies/demo*.toml runs in turn (each study adds its own); the last line printed
+# is the dashboard site's index page.
 demo: setup
-	$(BIN)/biaswh run studies/demo.toml
+	@for study in studies/demo*.toml; do $(BIN)/biaswh run $$study || exit 1; done
 
 test: setup
 	$(BIN)/python -m pytest

@@ -13,7 +13,13 @@ from warehouse.settings import warehouse_paths
 
 
 def _raw_schema_ddl() -> str:
-    return resources.files("warehouse").joinpath("raw_schema.sql").read_text(encoding="utf-8")
+    """All DDL files in ``warehouse/raw_schema/``, in name order (00_core.sql first).
+
+    Each study's ingest adds its own file, so no two sources edit the same DDL.
+    """
+    folder = resources.files("warehouse").joinpath("raw_schema")
+    files = sorted((f for f in folder.iterdir() if f.name.endswith(".sql")), key=lambda f: f.name)
+    return "\n".join(f.read_text(encoding="utf-8") for f in files)
 
 
 def connect(*, read_only: bool = False) -> duckdb.DuckDBPyConnection:

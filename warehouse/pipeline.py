@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import importlib
 import os
+import pkgutil
 import shutil
 import subprocess
 import sys
@@ -18,15 +19,19 @@ from warehouse.runs import start_run
 from warehouse.settings import DBT_PROJECT_DIR, HOME_VARIABLE, warehouse_paths
 from warehouse.study import ANALYSIS_STEPS, STUDY_INGESTERS, STUDY_JOBS, load_study
 
-# Modules that register study jobs, analysis steps and dashboard pages when imported.
-PLUGIN_MODULES: tuple[str, ...] = ("dashboards.corpus_page",)
+# Packages whose every module registers study jobs, analysis steps or dashboard pages on
+# import: add a module there (e.g. analysis/steps/weat.py), never a line here.
+PLUGIN_PACKAGES: tuple[str, ...] = ("ingest.jobs", "analysis.steps", "dashboards.pages")
 # Ad hoc SQL sees every layer without schema prefixes (marts first).
 SEARCH_PATH = "marts,analysis,intermediate,staging,raw,main"
 
 
 def load_plugins() -> None:
-    for name in PLUGIN_MODULES:
-        importlib.import_module(name)
+    """Import every module of the plugin packages so their registrations take effect."""
+    for package_name in PLUGIN_PACKAGES:
+        package = importlib.import_module(package_name)
+        for module in pkgutil.iter_modules(package.__path__):
+            importlib.import_module(f"{package_name}.{module.name}")
 
 
 def ingest_squad(source: str, *, split: str = "train"):

@@ -73,3 +73,27 @@ def load_study(path: str | Path, *, limit: int | None = None) -> Study:
 
 # source name -> callable(con, study, step) for ingest sources added by later issues.
 STUDY_INGESTERS: dict[str, Callable] = {}
+
+
+def register_job(name: str):
+    """Decorator: a study job ``fn(con, study, run_id)`` run between the two dbt builds."""
+    def decorate(fn: Callable) -> Callable:
+        STUDY_JOBS[name] = fn
+        return fn
+    return decorate
+
+
+def register_analysis(name: str):
+    """Decorator: an analysis step ``fn(con, study, run_id)`` run after the final dbt build."""
+    def decorate(fn: Callable) -> Callable:
+        ANALYSIS_STEPS[name] = fn
+        return fn
+    return decorate
+
+
+def register_ingester(source: str):
+    """Decorator: an ``[[ingest]] source = ...`` handler ``fn(con, study, step) -> IngestResult``."""
+    def decorate(fn: Callable) -> Callable:
+        STUDY_INGESTERS[source] = fn
+        return fn
+    return decorate

@@ -1,5 +1,5 @@
 with source as (
-    select * from {{ source('raw', 'runs') }}
+    select * from {{ source('warehouse', 'runs') }}
 ),
 
 final as (

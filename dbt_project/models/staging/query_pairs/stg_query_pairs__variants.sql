@@ -1,13 +1,13 @@
 -- Only the latest loaded version of each pair set.
 with source as (
-    select * from {{ source('raw', 'query_pair_variants') }}
+    select * from {{ source('query_pairs', 'query_pair_variants') }}
 ),
 
 latest_versions as (
     select
         source_name as pair_set,
         max(version) as source_version,
-    from {{ source('raw', 'source_versions') }}
+    from {{ source('warehouse', 'source_versions') }}
     where dataset = 'query_pairs'
     group by source_name
 ),

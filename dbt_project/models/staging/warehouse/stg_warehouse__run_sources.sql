@@ -1,5 +1,5 @@
 with source as (
-    select * from {{ source('raw', 'run_sources') }}
+    select * from {{ source('warehouse', 'run_sources') }}
 ),
 
 final as (

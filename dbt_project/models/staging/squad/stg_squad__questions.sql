@@ -1,13 +1,13 @@
 -- Only the latest loaded version of each split.
 with source as (
-    select * from {{ source('raw', 'squad_questions') }}
+    select * from {{ source('squad', 'squad_questions') }}
 ),
 
 latest_versions as (
     select
         source_name as split,
         max(version) as source_version,
-    from {{ source('raw', 'source_versions') }}
+    from {{ source('warehouse', 'source_versions') }}
     where dataset = 'squad'
     group by source_name
 ),
