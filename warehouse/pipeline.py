@@ -148,7 +148,8 @@ def print_sql(query: str, *, as_csv: bool = False, max_rows: int = 200) -> None:
     if as_csv:
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(columns)
-        writer.writerows(rows)
+        # Booleans as SQL spells them, NULL as an empty field (as DuckDB's own CSV writer does).
+        writer.writerows([["true" if v is True else "false" if v is False else v for v in row] for row in rows])
         return
     print(_format_table(columns, rows, max_rows=max_rows))
 
