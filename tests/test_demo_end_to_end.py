@@ -37,7 +37,8 @@ def test_demo_prints_the_dashboard_index_and_the_site_works_offline(demo):
 def test_index_lists_every_run_with_provenance(demo):
     home, _ = demo
     html = (home / "site" / "index.html").read_text(encoding="utf-8")
-    assert html.count("status-succeeded") == 3  # the study run and its two ingests
+    assert html.count('class="status-succeeded"') == 3  # the study run and its two ingests
+    assert 'class="status-running"' not in html
     assert "squad_demo.json" in html and "dialect_pairs_demo.csv" in html
     assert re.search(r"<code>[0-9a-f]{64}</code>", html)
 
