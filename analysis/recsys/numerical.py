@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 from scipy import stats
@@ -61,9 +62,13 @@ def cohens_d_welch(
                               message="both groups are constant")
     pooled_sd = math.sqrt(((n_rec - 1) * var_rec + (n_pool - 1) * var_pool) / (n_rec + n_pool - 2))
     d = float((rec.mean() - pool_values.mean()) / pooled_sd)
-    welch = stats.ttest_ind(rec, pool_values, equal_var=False)
+    # scipy warns (e.g. precision loss when one group is constant); keep the warning with the result.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        welch = stats.ttest_ind(rec, pool_values, equal_var=False)
+    message = "; ".join(dict.fromkeys(str(w.message) for w in caught)) or None
     p_value = 1.0 if math.isnan(welch.pvalue) else float(welch.pvalue)
     g, interval = _hedges_g_interval(d, n_rec, n_pool, confidence)
     return BiasTestResult("Cohen's d", d, p_value, "ok", TEST_VARIANT, n_rec, n_pool,
                           statistic=float(welch.statistic), degrees_of_freedom=float(welch.df),
-                          hedges_g=g, interval=interval)
+                          hedges_g=g, interval=interval, message=message)
