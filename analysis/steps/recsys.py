@@ -20,8 +20,9 @@ from analysis.recsys.result import MIN_GROUP_SIZE
 from warehouse.errors import UserError
 from warehouse.study import register_job
 
-DEFAULTS = {"pool": "non_recommended", "p_adjust": "holm", "yates": True, "min_group_size": MIN_GROUP_SIZE,
-            "alpha": 0.05}
+DEFAULTS = {"pool": "non_recommended", "p_adjust": "holm", "yates": True, "min_group_size": MIN_GROUP_SIZE}
+# The original's level; dbt's markers use the same one (var recsys_alpha), so it is not an option here.
+ALPHA = 0.05
 _KEY = ("feature", "dataset", "provider", "prompt_style")
 
 
@@ -57,7 +58,7 @@ def _computed_row(run_id, now, post_set, version, item: ConditionResult, alpha: 
 
 
 def _adjustment_rows(run_id, now, source: str, result_set: str, keyed_p: list[tuple], options: dict) -> list[dict]:
-    adjusted = adjust_p_values([p for *_, p in keyed_p], method=options["p_adjust"], alpha=options["alpha"])
+    adjusted = adjust_p_values([p for *_, p in keyed_p], method=options["p_adjust"], alpha=ALPHA)
     return [{"run_id": run_id, "computed_at": now, "result_source": source, "result_set": result_set,
              **dict(zip(_KEY, key)), "p_value": p, "p_value_adjusted": p_adj,
              "adjustment_method": options["p_adjust"], "n_tests": adjusted.n_tests}
@@ -85,7 +86,7 @@ def _computed(con, run_id, now, options) -> tuple[list[dict], list[dict]]:
                              " value_number from marts.fct_recsys_post_values where post_set = ?", [post_set]).pl()
         results = pool_vs_recommended(values, pool=options["pool"], min_group_size=int(options["min_group_size"]),
                                       yates=bool(options["yates"]))
-        rows = [_computed_row(run_id, now, post_set, version, item, options["alpha"]) for item in results]
+        rows = [_computed_row(run_id, now, post_set, version, item, ALPHA) for item in results]
         computed += rows
         adjustments += _adjustment_rows(run_id, now, "computed", post_set,
                                         [(*(r[k] for k in _KEY), r["p_value"]) for r in rows], options)
