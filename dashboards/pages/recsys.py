@@ -25,6 +25,9 @@ INTRO = (
     "tables). Heatmaps show the bias min-max normalised per feature over all conditions of a result set "
     "(0 when the feature's bias is constant or never positive), so colours compare conditions within a feature, "
     "not features with each other; the direction of Cohen's d is lost there and shown in the signed chart. "
+    "Min-max also stretches pure noise over the full 0-1 range (in the synthetic demo only text_length and "
+    "primary_topic carry bias, yet unbiased features show bright cells): read colours together with the markers "
+    "and the raw bias (tooltips, table). "
     "Markers give the share of the underlying conditions with p &lt; 0.05: * above 50 %, ** above 60 %, "
     "*** above 75 % (raw p, as the original; the table also gives the adjusted p).</p>")
 
