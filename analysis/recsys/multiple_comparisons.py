@@ -1,12 +1,16 @@
-"""Multiple comparisons: Holm or Benjamini-Hochberg over a study's pool-vs-recommended tests."""
+"""Multiple comparisons over a study's pool-vs-recommended tests: Holm or Benjamini-Hochberg.
+
+The adjustment itself is the project's shared one (:mod:`analysis.paired.multiple_comparisons`,
+statsmodels' ``multipletests``); this module records with it what a recsys result row needs:
+the method, the family size and which tests stay significant.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
 
-import numpy as np
-from statsmodels.stats.multitest import multipletests
+from analysis.paired.multiple_comparisons import adjust_p_values as _shared_adjustment
 
 AdjustmentMethod = Literal["holm", "fdr_bh"]
 METHOD_NAMES = {"holm": "Holm (family-wise error rate)", "fdr_bh": "Benjamini-Hochberg (false discovery rate)"}
@@ -25,19 +29,16 @@ class AdjustedPValues:
 
 
 def adjust_p_values(p_values, *, method: AdjustmentMethod = "holm", alpha: float = 0.05) -> AdjustedPValues:
-    """Adjust a family of p-values with statsmodels' ``multipletests``.
+    """Adjust a family of p-values (e.g. all features × conditions of one result set).
 
     Parameters
     ----------
-    p_values : the raw p-values of every test in the family (e.g. all features × conditions).
+    p_values : the raw p-values of every test in the family.
     method : ``holm`` controls the family-wise error rate; ``fdr_bh`` the false discovery rate.
-    alpha : the level at which ``rejected`` is decided.
+    alpha : the level at which ``rejected`` is decided (adjusted p < alpha).
     """
     if method not in METHOD_NAMES:
         raise ValueError(f"unknown adjustment method {method!r}; expected one of {sorted(METHOD_NAMES)}")
-    raw = np.asarray(list(p_values), dtype=float)
-    if raw.size == 0:
-        return AdjustedPValues(method, alpha, 0, (), (), ())
-    rejected, adjusted, _, _ = multipletests(raw, alpha=alpha, method=method)
-    return AdjustedPValues(method, alpha, int(raw.size), tuple(raw.tolist()), tuple(adjusted.tolist()),
-                           tuple(bool(r) for r in rejected))
+    raw = tuple(float(p) for p in p_values)
+    adjusted = tuple(_shared_adjustment(raw, method=method))
+    return AdjustedPValues(method, alpha, len(raw), raw, adjusted, tuple(p < alpha for p in adjusted))
