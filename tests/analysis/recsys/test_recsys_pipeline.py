@@ -82,12 +82,10 @@ def test_the_injected_biases_are_recovered_through_the_whole_pipeline(con, wareh
     assert counts == (189, 189, 200, 600, "non_recommended")
 
 
-def test_the_job_reproduces_a_direct_python_run_on_the_generated_file(con, warehouse):
+def test_the_job_reproduces_a_direct_python_run_on_the_generated_file(con, warehouse, to_long):
     posts = pl.read_csv(warehouse[0] / "generated" / "recsys" / "synthetic_demo_posts.csv")
-    from tests.analysis.recsys.conftest import long_values
-
     direct = {(r.feature, r.dataset, r.provider, r.prompt_style): r.result
-              for r in pool_vs_recommended(long_values(posts.to_dicts()))}
+              for r in pool_vs_recommended(to_long(posts.to_dicts()))}
     stored = con.execute("select feature, dataset, provider, prompt_style, bias, p_value, hedges_g"
                          " from marts.pool_vs_recommended_summary where result_set = 'synthetic_demo'").fetchall()
     assert len(stored) == len(direct)
