@@ -63,7 +63,7 @@ def _feature_value(path: Path, row: int, feature: str, feature_type: str, value)
     return None, number
 
 
-def read_feature_types(path: str | Path) -> list[dict]:
+def _read_feature_types(path: str | Path) -> list[dict]:
     """Read and check a feature table (``feature, type``): one row per feature."""
     path = Path(path).expanduser().resolve()
     records = read_records(path, allowed=("csv",))
@@ -169,7 +169,7 @@ def load_recsys_posts(
     if unknown:
         raise UserError(f"unknown condition role(s) {sorted(unknown)}; roles are {sorted(DEFAULT_CONDITION_COLUMNS)}")
     fixed_conditions = dict(fixed_conditions or {})
-    features = read_feature_types(features_path)
+    features = _read_feature_types(features_path)
     records = read_records(path, allowed=("csv", "jsonl", "parquet"))
     if not records:
         raise InputError(path, "contains no posts")
