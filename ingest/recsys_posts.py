@@ -142,6 +142,7 @@ def load_recsys_posts(
     fixed_conditions: dict[str, str] | None = None,
     selected_column: str = "selected",
     item_id_column: str | None = "post_id",
+    provenance: dict | None = None,
 ) -> IngestResult:
     """Load a post-level file and its feature table as one new version of a post set.
 
@@ -156,6 +157,8 @@ def load_recsys_posts(
     fixed_conditions : role -> value for a condition the file does not record (one dataset, say).
     selected_column : the 0/1 column that marks recommended items.
     item_id_column : the item id column; when absent, the source row number is used.
+    provenance : extra facts recorded with the run's parameters (e.g. how a synthetic file
+        was generated); part of the version's identity.
 
     Raises
     ------
@@ -203,6 +206,7 @@ def load_recsys_posts(
     # The feature table's sha256 is a load parameter: a changed table makes a new version.
     parameters = {"features_path": str(features_path), "features_sha256": features_sha256,
                   "condition_columns": condition_columns, "fixed_conditions": fixed_conditions,
-                  "selected_column": selected_column, "item_id_column": item_id_column}
+                  "selected_column": selected_column, "item_id_column": item_id_column,
+                  "provenance": provenance or {}}
     return ingest_version(con, dataset="recsys_posts", source_name=post_set, source_path=path,
                           source_sha256=sha256, parameters=parameters, write_rows=write_rows)

@@ -50,8 +50,20 @@ def _levels(con, source: str, result_set: str, level: str):
     return df
 
 
-def _result_set_section(con, source: str, result_set: str) -> str:
-    parts = [f"<h2>{text(result_set)} <span class=\"note\">({text(source)} results)</span></h2>"]
+def _synthetic_post_sets(con) -> set[str]:
+    """Post sets whose ingest run records them as simulated (ingest/recsys_simulate.py)."""
+    if not (_has(con, "marts", "fct_recsys_post_values") and _has(con, "marts", "dim_runs")):
+        return set()
+    return {r[0] for r in con.execute(
+        "select distinct post_values.post_set from marts.fct_recsys_post_values as post_values"
+        " inner join marts.dim_runs as runs on post_values.run_id = runs.run_id"
+        " where coalesce(try_cast(json_extract_string(runs.parameters, '$.provenance.synthetic') as boolean), false)"
+    ).fetchall()}
+
+
+def _result_set_section(con, source: str, result_set: str, *, synthetic: bool) -> str:
+    label = "SYNTHETIC data, simulated with injected biases; " if synthetic else ""
+    parts = [f"<h2>{text(result_set)} <span class=\"note\">({text(label + source)} results)</span></h2>"]
     summary = con.execute(
         "select count(*), count(distinct feature), count(*) filter (where p_value < 0.05),"
         " count(*) filter (where significant_adjusted), any_value(adjustment_method), any_value(pool_definition),"
@@ -99,4 +111,7 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
                               " order by result_source desc, result_set").fetchall()
     if not result_sets:
         return INTRO + "<p class=\"note\">No recommendation-bias results loaded in this warehouse.</p>"
-    return INTRO + "".join(_result_set_section(con, source, result_set) for source, result_set in result_sets)
+    synthetic = _synthetic_post_sets(con)
+    return INTRO + "".join(_result_set_section(con, source, result_set,
+                                               synthetic=source == "computed" and result_set in synthetic)
+                           for source, result_set in result_sets)

@@ -50,9 +50,11 @@ def ingest_simulated_step(con, study, step: dict):
     name = spec.pop("name", "synthetic")
     spec = {k: tuple(v) if isinstance(v, list) else v for k, v in spec.items()}
     folder = warehouse_paths().home / "generated" / "recsys"
+    seed = study.seed + SIMULATION_SEED_OFFSET
     try:
-        posts_path, features_path = write_simulated_files(folder, name=name,
-                                                          seed=study.seed + SIMULATION_SEED_OFFSET, **spec)
+        posts_path, features_path = write_simulated_files(folder, name=name, seed=seed, **spec)
     except (TypeError, ValueError) as exc:
         raise UserError(f"{spec_path}: invalid simulation spec ({exc})") from None
-    return load_recsys_posts(con, posts_path, features_path=features_path, name=name)
+    provenance = {"synthetic": True, "simulation_spec": str(spec_path), "simulation_seed": seed,
+                  "simulation_options": {k: list(v) if isinstance(v, tuple) else v for k, v in spec.items()}}
+    return load_recsys_posts(con, posts_path, features_path=features_path, name=name, provenance=provenance)

@@ -80,6 +80,10 @@ def test_the_injected_biases_are_recovered_through_the_whole_pipeline(con, wareh
                          " max(n_pool), any_value(pool_definition) from marts.pool_vs_recommended_summary"
                          " where result_set = 'synthetic_demo'").fetchone()
     assert counts == (189, 189, 200, 600, "non_recommended")
+    parameters = json.loads(con.execute("select parameters from raw.runs where kind = 'ingest_recsys_posts'"
+                                        ).fetchone()[0])
+    assert parameters["provenance"]["synthetic"] is True
+    assert parameters["provenance"]["simulation_seed"] == 20261122 + 8
 
 
 def test_the_job_reproduces_a_direct_python_run_on_the_generated_file(con, warehouse, to_long):
@@ -162,3 +166,5 @@ def test_the_page_shows_heatmaps_and_bars_and_escapes_every_text(warehouse):
     assert HOSTILE not in html and "<img src=x>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "Raw results (189 rows)" in html
+    assert "synthetic_demo <span class=\"note\">(SYNTHETIC data" in html
+    assert "hostile_results <span class=\"note\">(published results)" in html
