@@ -42,12 +42,12 @@ def _label(value: float, marker: str) -> str:
 
 
 def _levels(con, source: str, result_set: str, level: str):
-    df = con.execute(
+    """One aggregation level of a result set; ``value`` is what the heatmaps colour."""
+    return con.execute(
         "select feature, group_value, dataset, provider, prompt_style, normalized_bias_mean as value, bias_mean,"
         " share_significant, n_conditions, marker, normalized_bias_mean, signed_normalized_bias_mean"
         " from marts.recsys_bias_aggregated where result_source = ? and result_set = ? and level = ?"
         " order by feature, group_value", [source, result_set, level]).df()
-    return df
 
 
 def _synthetic_post_sets(con) -> set[str]:
