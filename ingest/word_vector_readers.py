@@ -133,18 +133,23 @@ def read_word2vec_binary(path: Path) -> WordVectors:
 
 def read_npz(path: Path) -> WordVectors:
     """Read a NumPy ``.npz`` with arrays ``words`` [n] (strings) and ``vectors`` [n, dim] (numbers)."""
-    try:
-        archive = np.load(path, allow_pickle=False)
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
-        raise InputError(path, f"not a readable .npz archive ({exc})") from None
-    with archive:
-        missing = [k for k in ("words", "vectors") if k not in archive.files]
-        if missing:
-            raise InputError(path, f"missing array {missing[0]!r} (has {sorted(archive.files)})", field=missing[0])
+    # Open the file ourselves so that a corrupt archive cannot leak the handle.
+    with open(path, "rb") as handle:
         try:
-            words, vectors = archive["words"], archive["vectors"]
-        except (ValueError, zipfile.BadZipFile, OSError, EOFError) as exc:
-            raise InputError(path, f"array cannot be read ({exc})") from None
+            archive = np.load(handle, allow_pickle=False)
+        except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
+            raise InputError(path, f"not a readable .npz archive ({exc})") from None
+        if not isinstance(archive, np.lib.npyio.NpzFile):
+            raise InputError(path, "not an .npz archive (a single .npy array?)")
+        with archive:
+            missing = [k for k in ("words", "vectors") if k not in archive.files]
+            if missing:
+                raise InputError(path, f"missing array {missing[0]!r} (has {sorted(archive.files)})",
+                                 field=missing[0])
+            try:
+                words, vectors = archive["words"], archive["vectors"]
+            except (ValueError, zipfile.BadZipFile, OSError, EOFError) as exc:
+                raise InputError(path, f"array cannot be read ({exc})") from None
     if words.dtype.kind not in "US" or words.ndim != 1:
         raise InputError(path, f"'words' must be a 1-d array of strings, got {words.dtype} {words.shape}",
                          field="words")
