@@ -89,15 +89,18 @@ def load_word_vectors(
     options: dict = {}
     if format == "sentence_encoder":
         model_path = resolve_model_path(str(path))
-        vectors = encode_words(list(words or []), model_path=model_path, templates=tuple(templates))
+        unique_words = list(dict.fromkeys(words or []))
         sha256 = model_sha256(model_path)
         source_path: str | Path = str(path)
         options = {"model": str(path), "templates": list(templates), "n_words_requested": len(words or []),
-                   "words_sha256": hashlib.sha256("\n".join(vectors.words).encode("utf-8")).hexdigest()}
+                   "words_sha256": hashlib.sha256("\n".join(unique_words).encode("utf-8")).hexdigest()}
+        # Encoding is slow: only done inside write_rows, i.e. when this is not an identical re-ingest.
+        read = lambda: encode_words(unique_words, model_path=model_path, templates=tuple(templates))  # noqa: E731
     else:
         source_path = Path(path).expanduser().resolve()
         fmt = _detect_format(source_path) if format == "auto" else format
         vectors = read_word_vectors(source_path, format=fmt, table=table)
+        read = lambda: vectors  # noqa: E731
         format = fmt
         if fmt == "lancedb":
             sha256 = content_sha256(vectors)
@@ -106,14 +109,15 @@ def load_word_vectors(
             sha256 = file_sha256(source_path)
 
     def write_rows(run, version: int) -> int:
+        loaded = read()
         table_name = lancedb_table_name(name, version)
-        _write_lancedb(table_name, vectors, run_id=run.run_id, sha256=sha256)
+        _write_lancedb(table_name, loaded, run_id=run.run_id, sha256=sha256)
         con.execute(
             "insert into raw.weat_embeddings values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [run.run_id, sha256, version, name, format, str(source_path), table_name, len(vectors.words),
-             vectors.dim, vectors.n_duplicate_words, json.dumps(options, sort_keys=True)],
+            [run.run_id, sha256, version, name, format, str(source_path), table_name, len(loaded.words),
+             loaded.dim, loaded.n_duplicate_words, json.dumps(options, sort_keys=True)],
         )
-        return len(vectors.words)
+        return len(loaded.words)
 
     return ingest_version(con, dataset="weat_embeddings", source_name=name, source_path=source_path,
                           source_sha256=sha256, parameters={"format": format, **options}, write_rows=write_rows)
