@@ -57,9 +57,11 @@ def direction_sentence(effect_size: float, *, x_label: str, y_label: str, a_labe
 def interpret(effect_size: float, p_value: float, *, x_label: str, y_label: str, a_label: str,
               b_label: str, alpha: float = SIGNIFICANCE) -> Interpretation:
     """Magnitude, bias level and direction sentence of one computed test."""
-    return Interpretation(magnitude_label(effect_size), bias_level(effect_size, p_value, alpha=alpha),
-                          direction_sentence(effect_size, x_label=x_label, y_label=y_label, a_label=a_label,
-                                             b_label=b_label))
+    magnitude = magnitude_label(effect_size)
+    direction = direction_sentence(effect_size, x_label=x_label, y_label=y_label, a_label=a_label, b_label=b_label)
+    if magnitude == "negligible":
+        direction += " The difference is negligible (|d| < 0.2)."
+    return Interpretation(magnitude, bias_level(effect_size, p_value, alpha=alpha), direction)
 
 
 def level_counts(levels: Iterable[str]) -> dict[str, int]:

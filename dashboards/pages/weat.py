@@ -145,7 +145,8 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
             "significance", "bias_level"]]))]
         words = con.execute(
             "select embedding || ' / ' || test as test_label, test, set_role, set_label, word, matched_word,"
-            " association from marts.fct_weat_word_associations where run_id = ? and association is not null",
+            " association from marts.fct_weat_word_associations where run_id = ? and association is not null"
+            " order by embedding, test_set, length(test), test, set_role, position",
             [run_id]).df()
         parts += ["<h2>Per-word associations</h2>", chart(word_association_chart(words))]
     parts += ["<h2>Coverage of every word set</h2>",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.weat.interpretation import bias_level, direction_sentence, level_counts, magnitude_label
+from analysis.weat.interpretation import bias_level, direction_sentence, interpret, level_counts, magnitude_label
 
 
 @pytest.mark.parametrize("d, label", [(0.0, "negligible"), (-0.19, "negligible"), (0.2, "small"),
@@ -33,3 +33,10 @@ def test_level_counts_list_every_level():
     assert counts == {"high": 2, "moderate": 0, "weak": 1, "minimal": 0, "not computed": 1}
     with pytest.raises(ValueError):
         level_counts(["severe"])
+
+
+def test_a_negligible_effect_says_so_in_its_reading():
+    reading = interpret(-0.04, 0.53, x_label="young people's names", y_label="old people's names",
+                        a_label="pleasant words", b_label="unpleasant words")
+    assert (reading.magnitude, reading.bias_level) == ("negligible", "minimal")
+    assert reading.direction.endswith("The difference is negligible (|d| < 0.2).")
