@@ -14,7 +14,7 @@ import numpy as np
 
 from analysis.weat.association import word_associations
 from analysis.weat.bootstrap import BootstrapMethod, effect_size_interval
-from analysis.weat.coverage import MatchPolicy, Vocabulary, WordMatch, balance_targets, match_words, set_coverage
+from analysis.weat.coverage import MATCH_POLICIES, MatchPolicy, Vocabulary, WordMatch, balance_targets, match_words, set_coverage
 from analysis.weat.effect_size import EFFECT_SIZE_SD, weat_effect_size
 from analysis.weat.permutation import EXACT_LIMIT, RANDOM_PERMUTATIONS, weat_permutation_test
 
@@ -37,6 +37,12 @@ class WeatSettings:
     confidence_level: float = 0.95
 
     def __post_init__(self):
+        if self.match_policy not in MATCH_POLICIES:
+            raise ValueError(f"match_policy must be one of {', '.join(MATCH_POLICIES)}, got {self.match_policy!r}")
+        if self.bootstrap_method not in ("percentile", "basic", "BCa"):
+            raise ValueError(f"bootstrap_method must be percentile, basic or BCa, got {self.bootstrap_method!r}")
+        if not 0 < self.confidence_level < 1:
+            raise ValueError(f"confidence_level must be in (0, 1), got {self.confidence_level}")
         if not 0 < self.min_coverage <= 1:
             raise ValueError(f"min_coverage must be in (0, 1], got {self.min_coverage}")
         if self.n_permutations < 100_000:
