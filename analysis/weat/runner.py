@@ -14,7 +14,8 @@ import numpy as np
 
 from analysis.weat.association import word_associations
 from analysis.weat.bootstrap import BootstrapMethod, effect_size_interval
-from analysis.weat.coverage import MATCH_POLICIES, MatchPolicy, Vocabulary, WordMatch, balance_targets, match_words, set_coverage
+from analysis.weat.coverage import (MATCH_POLICIES, MatchPolicy, Vocabulary, WordMatch, balance_targets,
+                                    match_words, set_coverage)
 from analysis.weat.effect_size import EFFECT_SIZE_SD, weat_effect_size
 from analysis.weat.permutation import EXACT_LIMIT, RANDOM_PERMUTATIONS, weat_permutation_test
 
