@@ -19,7 +19,7 @@ from analysis.weat.coverage import Vocabulary
 from analysis.weat.interpretation import interpret, level_counts
 from analysis.weat.runner import WeatSettings, run_weat_test
 from analysis.weat.store import write_results
-from analysis.weat.vectors import read_embedding
+from analysis.weat.vectors import LanceVectors
 from warehouse.errors import UserError
 from warehouse.study import register_analysis, register_job
 
@@ -82,8 +82,8 @@ def run_weat(con, study, run_id: str) -> None:
             {"set_role": role, "position": position, "word": word, "excluded_by_definition": excluded})
     results = []
     for embedding, version, lancedb_table in embeddings:
-        vocabulary_words, vectors = read_embedding(lancedb_table)
-        vocabulary = Vocabulary(vocabulary_words)
+        vectors = LanceVectors(lancedb_table)
+        vocabulary = Vocabulary(vectors.words())
         for test_set, test in tests:
             result = run_weat_test(by_test[(test_set, test)], embedding=embedding, test_set=test_set, test=test,
                                    vocabulary=vocabulary, vectors=vectors, settings=settings,

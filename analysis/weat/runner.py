@@ -97,8 +97,12 @@ def _coverage_problem(matches: list[WordMatch], settings: WeatSettings) -> str |
 
 
 def run_weat_test(words: list[dict], *, embedding: str, test_set: str, test: str, vocabulary: Vocabulary,
-                  vectors: np.ndarray, settings: WeatSettings, study_seed: int) -> WeatResult:
-    """Run one test; ``words`` are its listed words (set_role, position, word, excluded_by_definition)."""
+                  vectors, settings: WeatSettings, study_seed: int) -> WeatResult:
+    """Run one test; ``words`` are its listed words (set_role, position, word, excluded_by_definition).
+
+    ``vectors`` is indexed by vocabulary position with a list of rows: a matrix, or
+    :class:`~analysis.weat.vectors.LanceVectors` that fetches only the rows asked for.
+    """
     seed = derive_seed(study_seed, embedding, test_set, test)
     matches = match_words(words, vocabulary, settings.match_policy)
     if settings.balance:

@@ -6,7 +6,7 @@ import lancedb
 import numpy as np
 import pytest
 
-from analysis.weat.vectors import read_embedding
+from analysis.weat.vectors import LanceVectors, read_embedding
 from ingest.word_vector_readers import read_word_vectors
 from ingest.word_vectors import load_word_vectors
 from tests.conftest import raw_fingerprint
@@ -61,6 +61,9 @@ def test_load_stores_vectors_in_lancedb_with_source_and_metadata_in_duckdb(con, 
     words, stored = read_embedding(row[3])
     assert words == WORDS
     np.testing.assert_allclose(stored, vectors)
+    on_demand = LanceVectors(row[3])
+    assert on_demand.words() == WORDS
+    np.testing.assert_allclose(on_demand[[4, 0, 4]], vectors[[4, 0, 4]])
     arrow = lancedb.connect(str(tmp_path / "warehouse" / "lancedb")).open_table(row[3]).to_arrow()
     assert set(arrow.column("source_sha256").to_pylist()) == {row[4]}
     assert set(arrow.column("run_id").to_pylist()) == {row[5]}

@@ -12,7 +12,7 @@ from analysis.weat.association import word_associations
 from analysis.weat.coverage import Vocabulary
 from analysis.weat.effect_size import weat_effect_size
 from analysis.weat.runner import WeatSettings, run_weat_test
-from analysis.weat.vectors import read_embedding
+from analysis.weat.vectors import LanceVectors, read_embedding
 from ingest.weat_tests import builtin_path, parse_weat_tests
 from ingest.word_vectors import load_word_vectors
 from tests.conftest import shared_file
@@ -25,7 +25,7 @@ VECTORS = "weat/word2vec_gnews_subset_13013x300.npz"
 
 @pytest.fixture(scope="module")
 def embedding(tmp_path_factory):
-    """The shared vectors ingested into a real warehouse (DuckDB + LanceDB) and read back from LanceDB."""
+    """The shared vectors ingested into a real warehouse (DuckDB + LanceDB), read back from LanceDB as the job does."""
     path = shared_file(VECTORS)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(HOME_VARIABLE, str(tmp_path_factory.mktemp("weat-real")))
@@ -33,9 +33,12 @@ def embedding(tmp_path_factory):
         result = load_word_vectors(con, path, name="word2vec_gnews_subset")
         table = con.execute("select lancedb_table from raw.weat_embeddings").fetchone()[0]
         con.close()
-        words, vectors = read_embedding(table)
-    assert result.rows == 13013 and vectors.shape == (13013, 300)
-    return Vocabulary(words), vectors
+        words, matrix = read_embedding(table)
+        vectors = LanceVectors(table)
+        vocabulary = Vocabulary(vectors.words())
+        assert list(vocabulary.index) == words
+    assert result.rows == 13013 and matrix.shape == (13013, 300)
+    return vocabulary, vectors
 
 
 @pytest.fixture(scope="module")
