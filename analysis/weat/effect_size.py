@@ -11,7 +11,12 @@ EFFECT_SIZE_SD = "sample SD (ddof=1) of s(w, A, B) over all target words X ∪ Y
 
 @dataclass(frozen=True)
 class EffectSize:
-    """d = (mean s(x) - mean s(y)) / SD, with the statistic s(X, Y, A, B) = sum s(x) - sum s(y)."""
+    """d = (mean s(x) - mean s(y)) / SD, with the statistic s(X, Y, A, B) = sum s(x) - sum s(y).
+
+    With the sample SD, |d| cannot exceed 2 * sqrt((N - 1) / N) for N = |X| + |Y| equal halves
+    (1.936 for 8 + 8), so intervals of d near that bound are short on the upper side. WEFE divides
+    by the population SD (ddof=0): its d is ours times sqrt(N / (N - 1)).
+    """
 
     effect_size: float
     test_statistic: float

@@ -4,6 +4,10 @@ H1: targets X are more associated with A (relative to B) than targets Y are. The
 distribution is that of s(Xi, Yi, A, B) over re-partitions of X ∪ Y into sets of sizes |X|
 and |Y|. Since s(Xi, Yi) = 2 * sum_{Xi} s - sum_{X ∪ Y} s, it suffices to compare the sums
 over Xi. Ties count as "at least as extreme", with scipy's relative tolerance of 100 eps.
+
+Compared with WEFE (1.0): WEFE draws each "permutation" with ``np.random.choice`` with
+replacement (a word can appear twice, and a draw need not be a partition of X ∪ Y), unseeded,
+and counts only strictly greater statistics; its p-values therefore differ from these.
 """
 
 from __future__ import annotations
