@@ -8,6 +8,7 @@ and the field. Written with numpy only, so no gensim is needed.
 from __future__ import annotations
 
 import hashlib
+import mmap
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,33 +103,38 @@ def read_text_vectors(path: Path, *, header: Literal["auto", "yes", "no"] = "aut
 
 
 def read_word2vec_binary(path: Path) -> WordVectors:
-    """Read the original word2vec binary format: a ``count dim`` line, then ``word<space>`` + dim float32 each."""
-    data = path.read_bytes()
-    end = data.find(b"\n")
-    header = _header(path, data[:end].decode("ascii", errors="replace")) if end > 0 else None
-    if header is None:
-        raise InputError(path, "not a word2vec binary file: line 1 should be a '<count> <dim>' header")
-    count, dim = header
-    offset = end + 1
-    width = 4 * dim
-    words, starts = [], []
-    for row in range(1, count + 1):
-        while offset < len(data) and data[offset:offset + 1] in (b"\n", b" "):
-            offset += 1  # some writers end each vector with a newline
-        space = data.find(b" ", offset)
-        if space < 0 or space + 1 + width > len(data):
-            raise InputError(path, f"file ends early: vector {row} of the {count} announced is incomplete", row=row)
-        try:
-            words.append(data[offset:space].decode("utf-8"))
-        except UnicodeDecodeError:
-            raise InputError(path, f"word at byte offset {offset} is not valid UTF-8", row=row,
-                             field="word") from None
-        starts.append(space + 1)
-        offset = space + 1 + width
-    buffer = np.frombuffer(data, dtype=np.uint8)
-    index = np.asarray(starts)[:, None] + np.arange(width)[None, :]
-    vectors = buffer[index].view("<f4").reshape(count, dim)
-    return _finish(path, words, vectors.astype(np.float32))
+    """Read the original word2vec binary format: a ``count dim`` line, then ``word<space>`` + dim float32 each.
+
+    The file is memory-mapped and each vector copied into one preallocated matrix, so a
+    full-size file (3 million words) needs about its own size in memory, not several times it.
+    """
+    with open(path, "rb") as handle:
+        if path.stat().st_size == 0:
+            raise InputError(path, "empty file: not a word2vec binary file")
+        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            end = data.find(b"\n")
+            header = _header(path, data[:end].decode("ascii", errors="replace")) if end > 0 else None
+            if header is None:
+                raise InputError(path, "not a word2vec binary file: line 1 should be a '<count> <dim>' header")
+            count, dim = header
+            vectors = np.empty((count, dim), dtype=np.float32)
+            words = []
+            offset, width = end + 1, 4 * dim
+            for row in range(1, count + 1):
+                while offset < len(data) and data[offset:offset + 1] in (b"\n", b" "):
+                    offset += 1  # some writers end each vector with a newline
+                space = data.find(b" ", offset)
+                if space < 0 or space + 1 + width > len(data):
+                    raise InputError(path, f"file ends early: vector {row} of the {count} announced is incomplete",
+                                     row=row)
+                try:
+                    words.append(data[offset:space].decode("utf-8"))
+                except UnicodeDecodeError:
+                    raise InputError(path, f"word at byte offset {offset} is not valid UTF-8", row=row,
+                                     field="word") from None
+                vectors[row - 1] = np.frombuffer(data[space + 1:space + 1 + width], dtype="<f4")
+                offset = space + 1 + width
+    return _finish(path, words, vectors)
 
 
 def read_npz(path: Path) -> WordVectors:
