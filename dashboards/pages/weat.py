@@ -47,10 +47,13 @@ def _has(con, schema: str, name: str) -> bool:
                        [schema, name]).fetchone()[0] > 0
 
 
-def _latest_run(con) -> str | None:
-    row = con.execute("select w.run_id from marts.weat_results w left join marts.dim_runs r using (run_id)"
-                      " order by r.started_at desc nulls last limit 1").fetchone()
-    return row[0] if row else None
+def _latest_runs(con) -> list[tuple[str, str]]:
+    """(study name, run id) of the latest run of each study that has WEAT results, newest first."""
+    return con.execute(
+        "with runs as (select distinct w.run_id, coalesce(r.run_name, 'unknown study') as study, r.started_at"
+        " from marts.weat_results w left join marts.dim_runs r using (run_id))"
+        " select study, run_id from runs qualify row_number() over (partition by study"
+        " order by started_at desc nulls last) = 1 order by started_at desc nulls last").fetchall()
 
 
 def _results(con, run_id: str):
@@ -119,28 +122,20 @@ def _dropped_table(con, run_id: str) -> str:
     return table([d[0] for d in cursor.description], rows)
 
 
-@register_page("weat.html", "WEAT: word-embedding association tests")
-def render(con: duckdb.DuckDBPyConnection) -> str:
-    if not _has(con, "marts", "weat_results") or _latest_run(con) is None:
-        return ('<p class="note">No WEAT results in this warehouse yet: run a study with the '
-                '<code>weat</code> job, e.g. <code>biaswh run studies/demo_weat.toml</code>.</p>')
-    run_id = _latest_run(con)
+def _run_section(con, study: str, run_id: str) -> str:
     results = _results(con, run_id)
-    parts = [f'<p class="note">Study run <code>{text(run_id)}</code>. d &gt; 0: the X targets are closer to the'
-             " A attributes than the Y targets are. p is one-sided (exact over all partitions, or seeded random"
-             " partitions without replacement, p = (k+1)/(B+1)); the interval is a bootstrap over target words."
-             " SD: sample SD (ddof=1) of s(w, A, B) over all target words.</p>",
-             _alert(results), "<h2>Results</h2>", _results_table(results)]
+    parts = [f"<h2>Study {text(study)}</h2>", f'<p class="note">Run <code>{text(run_id)}</code>.</p>',
+             _alert(results), "<h3>Results</h3>", _results_table(results)]
     if _has(con, "analysis", "weat_bias_level_counts"):
         cursor = con.execute("select embedding, bias_level, n_tests from analysis.weat_bias_level_counts"
                              " where run_id = ? order by embedding, severity_order", [run_id])
-        parts += ["<h2>Tests per bias level</h2>", table([d[0] for d in cursor.description],
+        parts += ["<h3>Tests per bias level</h3>", table([d[0] for d in cursor.description],
                                                           [list(r) for r in cursor.fetchall()])]
     computed = results[results["status"] == "computed"].copy()
     if not computed.empty:
         computed["test_label"] = computed["embedding"] + " / " + computed["test"]
         computed["significance"] = computed["p_value"].map(lambda p: "p < 0.05" if p < 0.05 else "p ≥ 0.05")
-        parts += ["<h2>Effect sizes</h2>", chart(effect_size_chart(computed[[
+        parts += ["<h3>Effect sizes</h3>", chart(effect_size_chart(computed[[
             "embedding", "test", "test_label", "effect_size", "ci_low", "ci_high", "p_value", "p_method",
             "significance", "bias_level"]]))]
         words = con.execute(
@@ -148,9 +143,22 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
             " association from marts.fct_weat_word_associations where run_id = ? and association is not null"
             " order by embedding, test_set, length(test), test, set_role, position",
             [run_id]).df()
-        parts += ["<h2>Per-word associations</h2>", chart(word_association_chart(words))]
-    parts += ["<h2>Coverage of every word set</h2>",
+        parts += ["<h3>Per-word associations</h3>", chart(word_association_chart(words))]
+    parts += ["<h3>Coverage of every word set</h3>",
               f'<p class="note">Match policy: {text(", ".join(sorted(set(results["match_policy"]))))}.'
               " A set below the threshold makes its test \"insufficient coverage\".</p>",
-              _coverage_table(con, run_id), "<h3>Found but not used</h3>", _dropped_table(con, run_id)]
+              _coverage_table(con, run_id), "<h4>Found but not used</h4>", _dropped_table(con, run_id)]
     return "".join(parts)
+
+
+@register_page("weat.html", "WEAT: word-embedding association tests")
+def render(con: duckdb.DuckDBPyConnection) -> str:
+    runs = _latest_runs(con) if _has(con, "marts", "weat_results") else []
+    if not runs:
+        return ('<p class="note">No WEAT results in this warehouse yet: run a study with the '
+                '<code>weat</code> job, e.g. <code>biaswh run studies/demo_weat.toml</code>.</p>')
+    intro = ('<p class="note">The latest run of each WEAT study. d &gt; 0: the X targets are closer to the'
+             " A attributes than the Y targets are. p is one-sided (exact over all partitions, or seeded random"
+             " partitions without replacement, p = (k+1)/(B+1)); the interval is a bootstrap over target words."
+             " SD: sample SD (ddof=1) of s(w, A, B) over all target words.</p>")
+    return intro + "".join(_run_section(con, study, run_id) for study, run_id in runs)
