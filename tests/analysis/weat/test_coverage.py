@@ -59,3 +59,15 @@ def test_low_coverage_is_reported_with_reasons_and_no_numbers():
     assert result.coverage == pytest.approx(1 / 3)
     assert (result.effect_size, result.p_value, result.ci_low) == (None, None, None)
     assert [m.word for m in result.matches if m.match_kind == "missing"] == ["x2", "x3"]
+
+
+def test_balanced_run_uses_equal_target_sets_and_records_the_dropped_words():
+    vocabulary = Vocabulary([f"x{i}" for i in range(6)] + ["y0", "y1", "y2", "a0", "a1", "b0", "b1"])
+    vectors = np.random.default_rng(3).normal(size=(13, 8))
+    words = (_words("target_x", *[f"x{i}" for i in range(6)]) + _words("target_y", "y0", "y1", "y2")
+             + _words("attribute_a", "a0", "a1") + _words("attribute_b", "b0", "b1"))
+    result = run_weat_test(words, embedding="e", test_set="s", test="t", vocabulary=vocabulary, vectors=vectors,
+                           settings=WeatSettings(balance=True), study_seed=5)
+    assert result.status == "computed" and (result.n_target_x, result.n_target_y) == (3, 3)
+    assert result.n_permutations == 20  # C(6, 3) partitions of the balanced sets
+    assert sum("balanced out" in (m.drop_reason or "") for m in result.matches) == 3
