@@ -12,7 +12,8 @@ import pytest
 
 from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
 
-SHARED_DATA = REPOSITORY_ROOT.parent / "shared" / "data"
+# ../shared/data beside the checkout; BIASWH_SHARED_DATA overrides it (e.g. in a git worktree elsewhere).
+SHARED_DATA = Path(os.environ.get("BIASWH_SHARED_DATA") or REPOSITORY_ROOT.parent / "shared" / "data")
 DEMO_STUDY = REPOSITORY_ROOT / "studies" / "demo.toml"
 DEMO_DATA = REPOSITORY_ROOT / "studies" / "demo_data"
 

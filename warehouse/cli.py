@@ -44,6 +44,17 @@ def _parser() -> argparse.ArgumentParser:
     pairs.add_argument("--squad-split", default="train", help="SQuAD split the squad_idx values index")
     pairs.add_argument("--no-cleanup", action="store_true", help="store the text as is, without the light clean-up")
 
+    vectors = sources.add_parser("vectors", help="word vectors for WEAT: word2vec .bin/.txt, GloVe, fastText .vec,"
+                                 " .npz (words, vectors) or a LanceDB folder")
+    vectors.add_argument("path")
+    vectors.add_argument("--name", required=True, help="the embedding's name, as studies refer to it")
+    vectors.add_argument("--format", default="auto", choices=["auto", "word2vec_binary", "word2vec_text",
+                                                              "glove_text", "fasttext_vec", "npz", "lancedb"])
+    vectors.add_argument("--table", help="table to read when the path is a LanceDB folder")
+    weat_tests = sources.add_parser("weat-tests", help="WEAT test definitions (YAML/JSON) or builtin:caliskan2017")
+    weat_tests.add_argument("path")
+    weat_tests.add_argument("--name", help="test set name (default: the file's name field)")
+
     build = commands.add_parser("build", help="run `dbt build` (models, data tests, unit tests)")
     build.add_argument("dbt_args", nargs=argparse.REMAINDER, help="extra arguments passed to dbt build")
 
@@ -73,6 +84,10 @@ def main(argv: list[str] | None = None) -> int:
                 args.path, name=args.name, variants=_variant_mapping(args.variant), id_column=args.id_column,
                 squad_idx_column=args.squad_idx_column, squad_split=args.squad_split, cleanup=not args.no_cleanup)
             print(result.message)
+        elif args.command == "ingest" and args.source == "vectors":
+            print(pipeline.ingest_word_vectors(args.path, name=args.name, format=args.format, table=args.table).message)
+        elif args.command == "ingest" and args.source == "weat-tests":
+            print(pipeline.ingest_weat_tests(args.path, name=args.name).message)
         elif args.command == "build":
             pipeline.dbt_build(args.dbt_args)
         elif args.command == "analyze":

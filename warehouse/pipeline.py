@@ -48,6 +48,20 @@ def ingest_pairs(path: str, **options):
         return load_pairs(con, path, **{k: v for k, v in options.items() if v is not None})
 
 
+def ingest_word_vectors(path: str, **options):
+    from ingest.word_vectors import load_word_vectors
+
+    with open_warehouse() as con:
+        return load_word_vectors(con, path, **{k: v for k, v in options.items() if v is not None})
+
+
+def ingest_weat_tests(path: str, *, name: str | None = None):
+    from ingest.weat_tests import load_weat_tests
+
+    with open_warehouse() as con:
+        return load_weat_tests(con, path, name=name)
+
+
 def _dbt_executable() -> str:
     beside_python = Path(sys.executable).parent / "dbt"
     found = str(beside_python) if beside_python.exists() else shutil.which("dbt")

@@ -1,0 +1,73 @@
+"""Plain-language reading of WEAT results: magnitude, bias level, direction, and a count per level."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Iterable, Literal
+
+Magnitude = Literal["negligible", "small", "medium", "large"]
+BiasLevel = Literal["high", "moderate", "weak", "minimal"]
+BIAS_LEVELS: tuple[str, ...] = ("high", "moderate", "weak", "minimal", "not computed")
+SIGNIFICANCE = 0.05
+
+
+@dataclass(frozen=True)
+class Interpretation:
+    """How one computed test reads: |d| magnitude, bias level, and which way the association goes."""
+
+    magnitude: Magnitude
+    bias_level: BiasLevel
+    direction: str
+
+
+def magnitude_label(effect_size: float) -> Magnitude:
+    """|d| < 0.2 negligible, < 0.5 small, < 0.8 medium, otherwise large (Cohen's conventions)."""
+    size = abs(effect_size)
+    if size < 0.2:
+        return "negligible"
+    if size < 0.5:
+        return "small"
+    return "medium" if size < 0.8 else "large"
+
+
+def bias_level(effect_size: float, p_value: float, *, alpha: float = SIGNIFICANCE) -> BiasLevel:
+    """high: p < alpha and |d| > 0.5; moderate: p < alpha and |d| > 0.2; weak: |d| > 0.2, not significant."""
+    size, significant = abs(effect_size), p_value < alpha
+    if significant and size > 0.5:
+        return "high"
+    if significant and size > 0.2:
+        return "moderate"
+    return "weak" if size > 0.2 else "minimal"
+
+
+def _capitalised(label: str) -> str:
+    return label[:1].upper() + label[1:]
+
+
+def direction_sentence(effect_size: float, *, x_label: str, y_label: str, a_label: str, b_label: str) -> str:
+    """E.g. "Male names are more associated with career words than female names (and female names with family words)."""
+    if effect_size == 0:
+        return f"{_capitalised(x_label)} and {y_label} are equally associated with {a_label} and {b_label}."
+    first, second = (x_label, y_label) if effect_size > 0 else (y_label, x_label)
+    return (f"{_capitalised(first)} are more associated with {a_label} than {second}"
+            f" (and {second} more with {b_label}).")
+
+
+def interpret(effect_size: float, p_value: float, *, x_label: str, y_label: str, a_label: str,
+              b_label: str, alpha: float = SIGNIFICANCE) -> Interpretation:
+    """Magnitude, bias level and direction sentence of one computed test."""
+    magnitude = magnitude_label(effect_size)
+    direction = direction_sentence(effect_size, x_label=x_label, y_label=y_label, a_label=a_label, b_label=b_label)
+    if magnitude == "negligible":
+        direction += " The difference is negligible (|d| < 0.2)."
+    return Interpretation(magnitude, bias_level(effect_size, p_value, alpha=alpha), direction)
+
+
+def level_counts(levels: Iterable[str]) -> dict[str, int]:
+    """How many tests are at each bias level (every level listed, zeros included, in severity order)."""
+    counted = Counter(levels)
+    unknown = set(counted) - set(BIAS_LEVELS)
+    if unknown:
+        raise ValueError(f"unknown bias level(s): {sorted(unknown)}")
+    return {level: counted.get(level, 0) for level in BIAS_LEVELS}
