@@ -58,6 +58,22 @@ def _row(path: Path, number: int, record, seen: dict[str, int]) -> dict:
             "dimension": dimension.strip(), "metadata": json.dumps(metadata, sort_keys=True)}
 
 
+def read_vignettes(path: str | Path) -> list[dict]:
+    """Read and check a vignette file: one dict per vignette (case_id, prompt, bias_feature, ...).
+
+    Raises
+    ------
+    InputError
+        Naming the file, row and field of the first bad vignette.
+    """
+    path = Path(path).expanduser().resolve()
+    records = _records(path)
+    if not records:
+        raise InputError(path, "contains no vignettes")
+    seen: dict[str, int] = {}
+    return [_row(path, n, r, seen) for n, r in enumerate(records, start=1)]
+
+
 def load_vignettes(con: duckdb.DuckDBPyConnection, path: str | Path, *, name: str | None = None) -> IngestResult:
     """Load a vignette file into ``raw.silent_bias_vignettes`` as a new version of a vignette set.
 
@@ -73,11 +89,7 @@ def load_vignettes(con: duckdb.DuckDBPyConnection, path: str | Path, *, name: st
         Naming the file, row and field of the first bad vignette; nothing is written.
     """
     path = Path(path).expanduser().resolve()
-    records = _records(path)
-    if not records:
-        raise InputError(path, "contains no vignettes")
-    seen: dict[str, int] = {}
-    table = pa.Table.from_pylist([_row(path, n, r, seen) for n, r in enumerate(records, start=1)])
+    table = pa.Table.from_pylist(read_vignettes(path))
     vignette_set = name or path.stem
     sha256 = file_sha256(path)
 
