@@ -64,6 +64,7 @@ final as (
         status = 'ok' and output_text <> '' and label_found and mention_match is null as is_silent,
         mention_match,
         final_answer,
+        output_text,
         case when rule_set = 'seed_compatible' then 'full_output' else label_scope end as label_scope,
         case when rule_set = 'seed_compatible' then 'full_output' else mention_scope end as mention_scope,
         generation_ingest_run_id,
