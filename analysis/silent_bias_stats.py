@@ -40,7 +40,9 @@ def wilson_interval(successes: int, trials: int, *, confidence: float = 0.95) ->
     if trials == 0:
         return RateInterval(successes, trials, None, None, None, confidence)
     low, high = proportion_confint(successes, trials, alpha=1 - confidence, method="wilson")
-    return RateInterval(successes, trials, successes / trials, float(low), float(high), confidence)
+    rate = successes / trials
+    # statsmodels returns e.g. 2.8e-17 as the lower bound at 0 successes; keep low <= rate <= high exact
+    return RateInterval(successes, trials, rate, min(float(low), rate), max(float(high), rate), confidence)
 
 
 @dataclass(frozen=True)
