@@ -1,3 +1,9 @@
+{% if var('silent_bias_label_scope') not in ['full_output', 'final_answer'] %}
+    {{ exceptions.raise_compiler_error("var silent_bias_label_scope must be full_output or final_answer, got '" ~ var('silent_bias_label_scope') ~ "'") }}
+{% endif %}
+{% if var('silent_bias_mention_scope') not in ['full_output', 'think_block'] %}
+    {{ exceptions.raise_compiler_error("var silent_bias_mention_scope must be full_output or think_block, got '" ~ var('silent_bias_mention_scope') ~ "'") }}
+{% endif %}
 -- Every (model, vignette) of a vignette set, answered or not, with the output split into the
 -- chain of thought, the visible answer and the extracted final diagnosis.
 with vignettes as (
