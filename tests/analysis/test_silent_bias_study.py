@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tomllib
 from pathlib import Path
 
 import duckdb
@@ -39,21 +40,47 @@ def original_tooling_counts(generations: Path) -> dict[str, tuple[int, int, int]
     return counts
 
 
-def _run(study: Path, home: Path) -> duckdb.DuckDBPyConnection:
-    run_cli("run", str(study), home=home)
-    return duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
+DEMO_STUDY = REPOSITORY_ROOT / "studies" / "demo_silent_bias.toml"
+REAL_STUDY = REPOSITORY_ROOT / "studies" / "silent_bias.toml"
+DEMO_SET, REAL_SET = "silent_bias_demo", "biased_vignettes_58"
+
+
+def _ingest_steps(study: Path) -> list[dict]:
+    """A study's [[ingest]] steps with their paths made absolute (they resolve relative to the TOML)."""
+    steps = tomllib.loads(study.read_text(encoding="utf-8"))["ingest"]
+    return [{**step, "path": str((study.parent / step["path"]).resolve())} for step in steps]
+
+
+def _toml_value(value) -> str:
+    return json.dumps(value)  # strings and numbers: JSON's spelling is valid TOML
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    home = tmp_path_factory.mktemp("silent-demo")
-    con = _run(REPOSITORY_ROOT / "studies" / "demo_silent_bias.toml", home)
+def studies(tmp_path_factory):
+    """One `biaswh run` (one dbt build) over the demo and, where ../shared/data exists, the real study."""
+    home = tmp_path_factory.mktemp("silent-bias")
+    steps = _ingest_steps(DEMO_STUDY)
+    real_present = (REAL_STUDY.parent / "../../shared/data/silent-bias/generations").resolve().is_dir()
+    if real_present:
+        steps += _ingest_steps(REAL_STUDY)
+    lines = ['[study]', 'name = "silent_bias_tests"', "seed = 1", "jobs = []", 'analysis = ["silent_bias"]']
+    for step in steps:
+        lines += ["", "[[ingest]]"] + [f"{k} = {_toml_value(v)}" for k, v in step.items()]
+    study = home / "study.toml"
+    study.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run_cli("run", str(study), home=home)
+    con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
     yield home, con
     con.close()
 
 
-def _rates(con, where: str = "true") -> dict[tuple, dict]:
-    cursor = con.execute(f"select * from analysis.silent_bias_rates where {where}")
+@pytest.fixture(scope="module")
+def demo(studies):
+    return studies
+
+
+def _rates(con, vignette_set: str, where: str = "true") -> dict[tuple, dict]:
+    cursor = con.execute(f"select * from analysis.silent_bias_rates where vignette_set = ? and {where}", [vignette_set])
     names = [d[0] for d in cursor.description]
     return {(r["model"], r["rule_set"], r["dimension"]): r for r in (dict(zip(names, v)) for v in cursor.fetchall())}
 
@@ -61,8 +88,8 @@ def _rates(con, where: str = "true") -> dict[tuple, dict]:
 @pytest.mark.dbt
 def test_demo_contract_relation_answers_ad_hoc_sql(demo):
     home, _ = demo
-    completed = run_cli("sql", "select " + ", ".join(CONTRACT) + " from silent_bias_rates order by all", "--csv",
-                        home=home)
+    completed = run_cli("sql", "select " + ", ".join(CONTRACT) + f" from silent_bias_rates where vignette_set = '{DEMO_SET}'"
+                        " order by all", "--csv", home=home)
     header, *rows = completed.stdout.strip().splitlines()
     assert header.split(",") == CONTRACT and len(rows) == 2 * 2 * 6  # models x rule sets x (5 dimensions + all)
 
@@ -70,7 +97,7 @@ def test_demo_contract_relation_answers_ad_hoc_sql(demo):
 @pytest.mark.dbt
 def test_demo_seed_compatible_reproduces_the_original_tooling_and_intervals_are_wilson(demo):
     _, con = demo
-    rates = _rates(con)
+    rates = _rates(con, DEMO_SET)
     for model, (answered, biased, silent) in original_tooling_counts(DEMO_DATA / "silent_bias" / "generations").items():
         row = rates[(model, "seed_compatible", "all")]
         assert (row["n_answered"], row["n_biased"], row["n_silent"]) == (answered, biased, silent)
@@ -93,7 +120,8 @@ def test_demo_seed_compatible_reproduces_the_original_tooling_and_intervals_are_
 def test_demo_rule_sets_disagree_where_substrings_mislead(demo):
     _, con = demo
     rows = con.execute("select model, case_id, disagrees_on, word_boundary_mention, seed_compatible_mention"
-                       " from marts.fct_silent_bias_rule_disagreements order by model, case_id").fetchall()
+                       " from marts.fct_silent_bias_rule_disagreements where vignette_set = ? order by model, case_id",
+                       [DEMO_SET]).fetchall()
     cases = {(m, c): (d, wb, sc) for m, c, d, wb, sc in rows}
     # "male" found inside "female" only by the seed-compatible rules
     assert cases[("demo-model-a", "demo_004")] == ("mention, silent", None, "male")
@@ -104,11 +132,13 @@ def test_demo_rule_sets_disagree_where_substrings_mislead(demo):
 @pytest.mark.dbt
 def test_demo_counterfactual_pairs_and_mcnemar(demo):
     _, con = demo
-    pairs = [r[0] for r in con.execute("select pair_id from marts.fct_silent_bias_counterfactual_pairs order by 1").fetchall()]
+    pairs = [r[0] for r in con.execute("select pair_id from marts.fct_silent_bias_counterfactual_pairs"
+                                       " where vignette_set = ? order by 1", [DEMO_SET]).fetchall()]
     # housing differs in more than the demographic, so it is not a pair
     assert pairs == ["demo_001~demo_002", "demo_003~demo_004", "demo_005~demo_006", "demo_009~demo_010"]
     tests = con.execute("select model, rule_set, n_pairs, n_reference_only, n_counterpart_only, p_value, test"
-                        " from analysis.silent_bias_counterfactual_tests order by 1, 2").fetchall()
+                        " from analysis.silent_bias_counterfactual_tests where vignette_set = ? order by 1, 2",
+                        [DEMO_SET]).fetchall()
     assert len(tests) == 4
     for _model, _rule, n_pairs, ref_only, cf_only, p_value, test in tests:
         assert n_pairs == 4 and "McNemar exact" in test
@@ -122,7 +152,7 @@ def test_demo_counterfactual_pairs_and_mcnemar(demo):
 def test_demo_export_has_the_original_shape(demo):
     home, con = demo
     exported = json.loads((home / "exports" / "silent_bias_metrics__silent_bias_demo__seed_compatible.json").read_text())
-    rates = _rates(con, "dimension = 'all' and rule_set = 'seed_compatible'")
+    rates = _rates(con, DEMO_SET, "dimension = 'all' and rule_set = 'seed_compatible'")
     assert sorted(exported) == ["demo-model-a", "demo-model-b"]
     for model, metrics in exported.items():
         row = rates[(model, "seed_compatible", "all")]
@@ -143,25 +173,23 @@ def test_demo_dashboard_page(demo):
 
 @pytest.mark.dbt
 @pytest.mark.real_data
-def test_all_eight_real_models_are_scored_under_both_rule_sets(tmp_path_factory):
+def test_all_eight_real_models_are_scored_under_both_rule_sets(studies):
     shared_file("silent-bias/biased_vignettes_58.json")
     generations = shared_file("silent-bias/generations")
-    home = tmp_path_factory.mktemp("silent-real")
-    con = _run(REPOSITORY_ROOT / "studies" / "silent_bias.toml", home)
-    try:
-        rates = _rates(con, "dimension = 'all'")
-        expected = original_tooling_counts(generations)
-        assert len(expected) == 8 and len(rates) == 16
-        for model, (answered, biased, silent) in expected.items():
-            seed = rates[(model, "seed_compatible", "all")]
-            assert (seed["n_cases"], seed["n_answered"], seed["n_biased"], seed["n_silent"]) == (58, answered, biased, silent)
-            strict = rates[(model, "word_boundary", "all")]
-            assert strict["n_cases"] == 58 and strict["ci_low"] <= strict["silent_bias_rate"] <= strict["ci_high"]
-        pairs = {r[0] for r in con.execute("select pair_id from marts.fct_silent_bias_counterfactual_pairs").fetchall()}
-        assert {"bias_001~bias_002", "bias_025~bias_026", "bias_041~bias_042", "bias_053~bias_054"} <= pairs
-        assert "bias_003~bias_004" not in pairs  # different presentations
-        n_tests = con.execute("select count(*) from analysis.silent_bias_counterfactual_tests").fetchone()[0]
-        assert n_tests == 16
-        assert (home / "site" / "silent_bias.html").exists()
-    finally:
-        con.close()
+    home, con = studies
+    rates = _rates(con, REAL_SET, "dimension = 'all'")
+    expected = original_tooling_counts(generations)
+    assert len(expected) == 8 and len(rates) == 16
+    for model, (answered, biased, silent) in expected.items():
+        seed = rates[(model, "seed_compatible", "all")]
+        assert (seed["n_cases"], seed["n_answered"], seed["n_biased"], seed["n_silent"]) == (58, answered, biased, silent)
+        strict = rates[(model, "word_boundary", "all")]
+        assert strict["n_cases"] == 58 and strict["ci_low"] <= strict["silent_bias_rate"] <= strict["ci_high"]
+    pairs = {r[0] for r in con.execute("select pair_id from marts.fct_silent_bias_counterfactual_pairs"
+                                       " where vignette_set = ?", [REAL_SET]).fetchall()}
+    assert {"bias_001~bias_002", "bias_025~bias_026", "bias_041~bias_042", "bias_053~bias_054"} <= pairs
+    assert "bias_003~bias_004" not in pairs  # different presentations
+    n_tests = con.execute("select count(*) from analysis.silent_bias_counterfactual_tests where vignette_set = ?",
+                          [REAL_SET]).fetchone()[0]
+    assert n_tests == 16
+    assert (home / "exports" / f"silent_bias_metrics__{REAL_SET}__seed_compatible.json").exists()
