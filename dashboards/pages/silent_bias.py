@@ -157,10 +157,21 @@ def _examples_section(con) -> list[str]:
     return parts + [table(columns, body, raw_columns=frozenset({"excerpt"})) if body else "<p>None.</p>"]
 
 
+def _models_section(con) -> list[str]:
+    if not _has(con, "marts", "dim_silent_bias_models"):
+        return []
+    rows = _rows(con, "select vignette_set, model, n_generations, n_ok, model_names_in_file, sampling,"
+                      " n_prompt_templates, source_version, source_sha256 from marts.dim_silent_bias_models"
+                      " order by vignette_set, model")
+    columns = ["vignette set", "model", "generations", "ok", "model name in file", "sampling",
+               "prompt templates recorded", "file version", "file sha256"]
+    return ["<h2>Models scored</h2>", table(columns, [list(r.values()) for r in rows])]
+
+
 @register_page("silent_bias.html", "Silent bias of chain-of-thought answers")
 def render(con: duckdb.DuckDBPyConnection) -> str:
     if not (_has(con, "analysis", "silent_bias_rates") and _has(con, "marts", "fct_silent_bias_detections")):
         return ('<p class="note">No silent-bias results in this warehouse yet: run a silent-bias study '
                 "(e.g. <code>biaswh run studies/demo_silent_bias.toml</code>).</p>")
-    parts = _rates_section(con) + _counterfactual_section(con) + _disagreements_section(con) + _examples_section(con)
+    parts = _models_section(con) + _rates_section(con) + _counterfactual_section(con) + _disagreements_section(con) + _examples_section(con)
     return "".join(parts)

@@ -41,6 +41,7 @@ joined as (
         cases.bias_label,
         coalesce(generations.status, 'missing') as status,
         coalesce(generations.output_text, '') as output_text,
+        generations.bias_label_in_file,
         generations.run_id as generation_ingest_run_id,
     from cases
     left join generations
