@@ -17,7 +17,7 @@ import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -217,4 +217,4 @@ def generate(vignette_path: str | Path, out_path: str | Path, settings: Generati
                                 len(todo) - n_ok, retries)
     message = (f"{out}: {summary.n_cached} cached, {summary.n_sent} sent, {summary.n_ok} ok,"
                f" {summary.n_failed} failed after retries ({summary.n_retries} retries)")
-    return GenerationSummary(**{**summary.__dict__, "message": message})
+    return replace(summary, message=message)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Literal
 
 import altair as alt
 import duckdb
@@ -12,6 +13,7 @@ import duckdb
 from dashboards.html import chart, table, text
 from dashboards.site import register_page
 
+RuleSet = Literal["word_boundary", "seed_compatible"]
 EXCERPT_CHARS = 240
 N_EXAMPLES = 12
 
@@ -67,7 +69,7 @@ def _interval(low, high) -> str:
     return "undefined" if low is None else f"[{_number(low)}, {_number(high)}]"
 
 
-def label_pattern(label: str, *, rule_set: str) -> re.Pattern:
+def label_pattern(label: str, *, rule_set: RuleSet) -> re.Pattern:
     """The label as the rule set matches it (word_boundary: whole words, any separator; else a substring)."""
     if rule_set == "seed_compatible":
         return re.compile(re.escape(label.strip()), re.IGNORECASE)
@@ -75,7 +77,7 @@ def label_pattern(label: str, *, rule_set: str) -> re.Pattern:
     return re.compile(r"\b" + r"[\s_-]+".join(words) + r"\b", re.IGNORECASE)
 
 
-def highlighted_excerpt(output: str, label: str, *, rule_set: str, chars: int = EXCERPT_CHARS) -> str:
+def highlighted_excerpt(output: str, label: str, *, rule_set: RuleSet, chars: int = EXCERPT_CHARS) -> str:
     """An escaped excerpt around the label's first match, the match wrapped in <mark>.
 
     Each piece is escaped on its own before the markup is added, so no model text becomes HTML.
