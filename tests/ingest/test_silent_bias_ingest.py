@@ -6,9 +6,10 @@ import json
 import shutil
 from types import SimpleNamespace
 
+import duckdb
 import pytest
 
-from conftest import DEMO_DATA
+from conftest import DEMO_DATA, run_cli
 from ingest.generations import load_generations
 from ingest.jobs.silent_bias import ingest_generations
 from ingest.vignettes import load_vignettes
@@ -95,3 +96,25 @@ def test_vignette_without_dimension_names_row_and_field(con, tmp_path):
     bad.write_text(json.dumps(cases))
     with pytest.raises(InputError, match=r"row 4, field 'metadata.dimension'"):
         load_vignettes(con, bad)
+
+
+def test_cli_run_with_a_malformed_generations_file_exits_2_naming_the_lines(tmp_path):
+    folder = tmp_path / "generations"
+    folder.mkdir()
+    good = (DEMO / "generations" / "demo-model-a.jsonl").read_text().splitlines()
+    (folder / "model-x.jsonl").write_text("\n".join(good[:4] + ["{oops", *good[4:]]) + "\n")
+    study = tmp_path / "study.toml"
+    study.write_text(
+        '[study]\nname = "bad"\nseed = 1\nanalysis = ["silent_bias"]\n\n'
+        f'[[ingest]]\nsource = "silent_bias_vignettes"\npath = "{DEMO / "vignettes_demo.json"}"\nname = "demo"\n\n'
+        f'[[ingest]]\nsource = "silent_bias_generations"\npath = "{folder}"\nvignette_set = "demo"\n')
+    home = tmp_path / "home"
+    completed = run_cli("run", str(study), home=home, check=False)
+    assert completed.returncode == 2
+    assert "model-x.jsonl: 1 malformed line(s), nothing loaded: line 5: malformed JSON" in completed.stderr
+    con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
+    try:
+        assert con.execute("select count(*) from raw.silent_bias_generations").fetchone()[0] == 0
+        assert con.execute("select status from raw.runs where kind = 'study'").fetchone()[0] == "failed"
+    finally:
+        con.close()
