@@ -9,21 +9,13 @@ from types import SimpleNamespace
 import duckdb
 import pytest
 
-from conftest import DEMO_DATA, run_cli
+from conftest import DEMO_DATA, raw_fingerprint, run_cli
 from ingest.generations import load_generations
 from ingest.jobs.silent_bias import ingest_generations
 from ingest.vignettes import load_vignettes
 from warehouse.errors import InputError, UserError
 
 DEMO = DEMO_DATA / "silent_bias"
-
-
-def raw_fingerprint(connection) -> dict[str, tuple]:
-    """Row count and content hash of every raw table (conftest's version fails on DuckDB 1.5: hash(t.*))."""
-    tables = [r[0] for r in connection.execute(
-        "select table_name from information_schema.tables where table_schema = 'raw' order by 1").fetchall()]
-    return {t: connection.execute(f"select count(*), coalesce(sum(hash(t)), 0) from raw.{t} t").fetchone()
-            for t in tables}
 
 
 def test_vignettes_load_once_and_reingest_is_a_no_op(con):
