@@ -17,11 +17,14 @@ class ChatStandIn:
     """
 
     def __init__(self, *, failures: dict[str, list] | None = None, slow_seconds: float = 1.0,
-                 status_for_all: int | None = None, echo_key_in_error: bool = False):
+                 status_for_all: int | None = None, echo_key_in_error: bool = False, delay_seconds: float = 0.0):
         self.failures = {k: list(v) for k, v in (failures or {}).items()}
         self.slow_seconds = slow_seconds
         self.status_for_all = status_for_all
         self.echo_key_in_error = echo_key_in_error
+        self.delay_seconds = delay_seconds
+        self.in_flight = 0
+        self.max_in_flight = 0
         self.requests: list[dict] = []
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -66,6 +69,17 @@ class ChatStandIn:
                 self.wfile.write(payload)
 
             def do_POST(self) -> None:
+                with stand_in.lock:
+                    stand_in.in_flight += 1
+                    stand_in.max_in_flight = max(stand_in.max_in_flight, stand_in.in_flight)
+                try:
+                    time.sleep(stand_in.delay_seconds)
+                    self._answer()
+                finally:
+                    with stand_in.lock:
+                        stand_in.in_flight -= 1
+
+            def _answer(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 prompt = body["messages"][-1]["content"]
                 with stand_in.lock:

@@ -51,6 +51,12 @@ def test_every_vignette_is_answered_with_prompt_template_and_sampling_recorded(t
     assert SECRET not in out.read_text()
 
 
+def test_no_more_requests_in_flight_than_the_concurrency_limit(tmp_path):
+    with ChatStandIn(delay_seconds=0.1) as server:
+        generate(VIGNETTES, tmp_path / "gen.jsonl", _settings(server, concurrency=2))
+    assert server.max_in_flight == 2 and len(server.requests) == 10
+
+
 def test_server_errors_and_rate_limits_are_retried_with_backoff(tmp_path):
     out = tmp_path / "gen.jsonl"
     with ChatStandIn(failures={"WHITE man": [500, 429, 503]}) as server:
