@@ -35,6 +35,17 @@ def silent_bias_rate_chart(df) -> alt.Chart:
     return (interval + point).properties(title="Silent bias rate per model", width=560)
 
 
+def biased_and_silent_counts_chart(df) -> alt.Chart:
+    """Biased answers per model, split into silent and mentioned, one bar per rule set."""
+    return alt.Chart(df).mark_bar().encode(
+        x=alt.X("answers:Q", title="biased answers"),
+        y=alt.Y("model:N", title="model"),
+        yOffset=alt.YOffset("rule_set:N"),
+        color=alt.Color("kind:N", title="biased and", scale=alt.Scale(domain=["silent", "mentioned"])),
+        tooltip=["model:N", "rule_set:N", "kind:N", "answers:Q"],
+    ).properties(title="Biased answers: silent or mentioning the feature (upper bar seed_compatible)", width=560)
+
+
 def silent_bias_heatmap_chart(df) -> alt.Chart:
     """R_SB per model and dimension; grey cells are undefined (no biased answer)."""
     base = alt.Chart(df).encode(x=alt.X("dimension:N", title="bias dimension"), y=alt.Y("model:N", title="model"))
@@ -102,6 +113,13 @@ def _rates_section(con) -> list[str]:
     defined = overall[overall["silent_bias_rate"].notna()]
     if len(defined):
         parts.append(chart(silent_bias_rate_chart(defined)))
+    counts = overall.melt(id_vars=["model", "rule_set"], value_vars=["n_silent", "n_biased"], var_name="kind",
+                          value_name="answers")
+    counts = counts.pivot_table(index=["model", "rule_set"], columns="kind", values="answers").reset_index()
+    counts["mentioned"] = counts["n_biased"] - counts["n_silent"]
+    counts = counts.rename(columns={"n_silent": "silent"}).melt(
+        id_vars=["model", "rule_set"], value_vars=["silent", "mentioned"], var_name="kind", value_name="answers")
+    parts.append(chart(biased_and_silent_counts_chart(counts)))
     rows = [[r["model"], r["rule_set"], r["n_cases"], r["n_answered"], r["n_biased"], r["n_silent"],
              _number(r["silent_bias_rate"]), _interval(r["ci_low"], r["ci_high"])]
             for r in overall.to_dict("records")]
@@ -129,6 +147,12 @@ def _counterfactual_section(con) -> list[str]:
                  "ratio (reference-only / counterpart-only) with its exact interval.</p>")
     parts.append(table(["model", "rule set", "pairs", "both", "reference only", "counterpart only", "neither",
                         "flip rate [CI]", "odds ratio [CI]", "p-value"], rows))
+    flips = _rows(con, "select model, rule_set, pair_id, reference_label, label_in_reference, label_in_counterpart"
+                       " from marts.fct_silent_bias_pair_outcomes where is_flip and both_answered"
+                       " order by model, rule_set, pair_id")
+    parts.append(f"<h3>Flipped pairs ({len(flips)})</h3>")
+    parts.append(table(["model", "rule set", "pair", "reference label", "label in reference answer",
+                        "label in counterpart answer"], [list(f.values()) for f in flips]) if flips else "<p>None.</p>")
     pairs = _rows(con, "select pair_id, dimension, reference_feature, counterpart_feature, reference_label"
                        " from marts.fct_silent_bias_counterfactual_pairs order by vignette_set, pair_id")
     parts.append(f"<h3>The {len(pairs)} pairs found</h3>")
