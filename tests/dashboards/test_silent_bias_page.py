@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dashboards.pages.silent_bias import (highlighted_excerpt, render, silent_bias_heatmap_chart,
-                                          silent_bias_rate_chart)
+from dashboards.pages.silent_bias import (biased_and_silent_counts_chart, highlighted_excerpt, render,
+                                          silent_bias_heatmap_chart, silent_bias_rate_chart)
 
 
 def test_excerpt_escapes_model_text_and_only_adds_the_mark():
@@ -32,6 +32,10 @@ def test_charts_encode_explicit_types():
     heatmap = silent_bias_heatmap_chart(cells).to_dict()
     assert heatmap["facet"]["column"]["field"] == "rule_set"
     assert heatmap["spec"]["layer"][1]["encoding"]["color"]["type"] == "quantitative"
+    counts = pd.DataFrame({"model": ["m", "m"], "rule_set": ["word_boundary"] * 2, "kind": ["silent", "mentioned"],
+                           "answers": [1, 3]})
+    encoding = biased_and_silent_counts_chart(counts).to_dict()["encoding"]
+    assert (encoding["x"]["type"], encoding["color"]["type"]) == ("quantitative", "nominal")
 
 
 def test_page_renders_a_note_on_a_warehouse_without_silent_bias_results(con):
