@@ -1,0 +1,117 @@
+"""Dashboard page: which post features LLM recommenders favour, how strongly and how consistently."""
+
+from __future__ import annotations
+
+import duckdb
+
+from dashboards.html import chart, table, text
+from dashboards.recsys_charts import (
+    MARKER_LEVELS,
+    aggregated_heatmap_chart,
+    condition_heatmap_chart,
+    fully_aggregated_bar_chart,
+    signed_bias_bar_chart,
+)
+from dashboards.site import register_page
+
+AGGREGATED_LEVELS = {"prompt": "prompt style", "dataset": "dataset", "model": "model (provider)"}
+RESULT_COLUMNS = ["feature", "dataset", "provider", "prompt_style", "metric", "bias", "p_value", "p_value_adjusted",
+                  "significant", "n_recommended", "n_pool", "hedges_g", "ci_low", "ci_high", "bias_corrected_v",
+                  "status", "message"]
+INTRO = (
+    "<p class=\"note\">Each condition (dataset × model × prompt style) compares the posts a model recommended "
+    "with the pool it was shown. Numerical features: Cohen's d (recommended minus pool, pooled SD) and Welch's "
+    "t-test; categorical and binary features: Cramér's V and the chi-square test (Yates' correction on 2×2 "
+    "tables). Heatmaps show the bias min-max normalised per feature over all conditions of a result set "
+    "(0 when the feature's bias is constant or never positive), so colours compare conditions within a feature, "
+    "not features with each other; the direction of Cohen's d is lost there and shown in the signed chart. "
+    "Min-max also stretches pure noise over the full 0-1 range (in the synthetic demo only text_length and "
+    "primary_topic carry bias, yet unbiased features show bright cells): read colours together with the markers "
+    "and the raw bias (tooltips, table). "
+    "Markers give the share of the underlying conditions with p &lt; 0.05: * above 50 %, ** above 60 %, "
+    "*** above 75 % (raw p, as the original; the table also gives the adjusted p).</p>")
+
+
+def _has(con, schema: str, name: str) -> bool:
+    return con.execute("select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
+                       [schema, name]).fetchone()[0] > 0
+
+
+def _label(value: float, marker: str) -> str:
+    return f"{value:.2f}{marker or ''}"
+
+
+def _levels(con, source: str, result_set: str, level: str):
+    """One aggregation level of a result set; ``value`` is what the heatmaps colour."""
+    return con.execute(
+        "select feature, group_value, dataset, provider, prompt_style, normalized_bias_mean as value, bias_mean,"
+        " share_significant, n_conditions, marker, normalized_bias_mean, signed_normalized_bias_mean"
+        " from marts.recsys_bias_aggregated where result_source = ? and result_set = ? and level = ?"
+        " order by feature, group_value", [source, result_set, level]).df()
+
+
+def _synthetic_post_sets(con) -> set[str]:
+    """Post sets whose ingest run records them as simulated (ingest/recsys_simulate.py)."""
+    if not (_has(con, "marts", "fct_recsys_post_values") and _has(con, "marts", "dim_runs")):
+        return set()
+    return {r[0] for r in con.execute(
+        "select distinct post_values.post_set from marts.fct_recsys_post_values as post_values"
+        " inner join marts.dim_runs as runs on post_values.run_id = runs.run_id"
+        " where coalesce(try_cast(json_extract_string(runs.parameters, '$.provenance.synthetic') as boolean), false)"
+    ).fetchall()}
+
+
+def _result_set_section(con, source: str, result_set: str, *, synthetic: bool) -> str:
+    label = "SYNTHETIC data, simulated with injected biases; " if synthetic else ""
+    parts = [f"<h2>{text(result_set)} <span class=\"note\">({text(label + source)} results)</span></h2>"]
+    summary = con.execute(
+        "select count(*), count(distinct feature), count(*) filter (where p_value < 0.05),"
+        " count(*) filter (where significant_adjusted), any_value(adjustment_method), any_value(pool_definition),"
+        " count(*) filter (where status = 'error')"
+        " from marts.pool_vs_recommended_summary where result_source = ? and result_set = ?",
+        [source, result_set]).fetchone()
+    n, n_features, n_sig, n_sig_adj, method, pool, n_error = summary
+    pool_note = f" Pool: {pool}." if pool else ""
+    adjusted = (f"; {n_sig_adj:,} stay significant after {method} adjustment over the {n:,} tests" if method
+                else "; no adjusted p-values (run the recsys_bias job)")
+    parts.append(f"<p>{text(f'{n:,} tests over {n_features} features: {n_sig:,} with raw p < 0.05{adjusted}.')}"
+                 f"{text(pool_note)}{text(f' {n_error} computations failed (see the table).' if n_error else '')}</p>")
+    overall = _levels(con, source, result_set, "all")
+    overall["significance"] = overall["marker"].map(MARKER_LEVELS)
+    parts += ["<h3>Fully aggregated</h3>", chart(fully_aggregated_bar_chart(overall)),
+              chart(signed_bias_bar_chart(overall))]
+    parts.append("<h3>By prompt style, dataset and model</h3>")
+    for level, title in AGGREGATED_LEVELS.items():
+        df = _levels(con, source, result_set, level)
+        df["label"] = [_label(v, m) for v, m in zip(df["value"], df["marker"])]
+        parts.append(chart(aggregated_heatmap_chart(df, by=title)))
+    parts.append("<h3>One heatmap per prompt style</h3>")
+    conditions = _levels(con, source, result_set, "dataset_model_prompt")
+    conditions["dataset_model"] = conditions["dataset"] + " · " + conditions["provider"]
+    # A single condition: * when its p < 0.05, as the original's disaggregated heatmaps.
+    conditions["label"] = [_label(v, "*" if s > 0 else "") for v, s in
+                           zip(conditions["value"], conditions["share_significant"])]
+    for prompt_style, df in conditions.groupby("prompt_style", sort=True):
+        parts.append(chart(condition_heatmap_chart(df, prompt_style=str(prompt_style))))
+    rows = con.execute(
+        f"select {', '.join(RESULT_COLUMNS)} from marts.pool_vs_recommended_summary"
+        " where result_source = ? and result_set = ? order by feature, dataset, provider, prompt_style",
+        [source, result_set]).fetchall()
+    formatted = [[f"{v:.4g}" if isinstance(v, float) else v for v in row] for row in rows]
+    parts += [f"<details><summary>Raw results ({len(rows):,} rows)</summary>", table(RESULT_COLUMNS, formatted),
+              "</details>"]
+    return "".join(parts)
+
+
+@register_page("recsys.html", "Recommendation bias")
+def render(con: duckdb.DuckDBPyConnection) -> str:
+    if not _has(con, "marts", "recsys_bias_aggregated"):
+        return "<p class=\"note\">No recommendation-bias results yet: run a recsys study, then <code>biaswh build</code>.</p>"
+    result_sets = con.execute("select distinct result_source, result_set from marts.pool_vs_recommended_summary"
+                              " order by result_source desc, result_set").fetchall()
+    if not result_sets:
+        return INTRO + "<p class=\"note\">No recommendation-bias results loaded in this warehouse.</p>"
+    synthetic = _synthetic_post_sets(con)
+    return INTRO + "".join(_result_set_section(con, source, result_set,
+                                               synthetic=source == "computed" and result_set in synthetic)
+                           for source, result_set in result_sets)

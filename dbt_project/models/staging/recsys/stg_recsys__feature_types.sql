@@ -1,0 +1,29 @@
+-- Only the feature table loaded with the latest version of each post set.
+with source as (
+    select * from {{ source('recsys', 'recsys_feature_types') }}
+),
+
+latest_versions as (
+    select
+        source_name as post_set,
+        max(version) as source_version,
+    from {{ source('warehouse', 'source_versions') }}
+    where dataset = 'recsys_posts'
+    group by source_name
+),
+
+final as (
+    select
+        source.post_set,
+        source.source_version,
+        source.feature,
+        source.feature_type,
+        source.run_id,
+        source.source_sha256,
+    from source
+    inner join latest_versions
+        on source.post_set = latest_versions.post_set
+        and source.source_version = latest_versions.source_version
+)
+
+select * from final

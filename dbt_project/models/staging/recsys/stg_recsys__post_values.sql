@@ -1,0 +1,37 @@
+-- Only the latest loaded version of each post set.
+with source as (
+    select * from {{ source('recsys', 'recsys_post_values') }}
+),
+
+latest_versions as (
+    select
+        source_name as post_set,
+        max(version) as source_version,
+    from {{ source('warehouse', 'source_versions') }}
+    where dataset = 'recsys_posts'
+    group by source_name
+),
+
+final as (
+    select
+        source.post_set,
+        source.source_version,
+        source.source_row,
+        source.item_id,
+        source.dataset,
+        source.provider,
+        source.prompt_style,
+        source.trial,
+        source.selected,
+        source.feature,
+        source.value_text,
+        source.value_number,
+        source.run_id,
+        source.source_sha256,
+    from source
+    inner join latest_versions
+        on source.post_set = latest_versions.post_set
+        and source.source_version = latest_versions.source_version
+)
+
+select * from final

@@ -1,0 +1,60 @@
+"""Study config sources for recommendation bias: ``recsys_posts``, ``recsys_summary``, ``recsys_simulated``.
+
+``recsys_simulated`` takes a small simulation spec (TOML: the keyword options of
+:func:`ingest.recsys_simulate.simulate_posts` plus ``name``), writes the synthetic files
+under ``$BIASWH_HOME/generated/recsys/`` with a seed derived from the study's seed, and
+loads them like any post-level file, so their sha256 is recorded and a re-run is a no-op.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from ingest.recsys_posts import load_recsys_posts
+from ingest.recsys_simulate import write_simulated_files
+from ingest.recsys_summary import load_recsys_summary
+from warehouse.errors import UserError
+from warehouse.settings import warehouse_paths
+from warehouse.study import register_ingester
+
+# Added to the study seed so the simulation's stream differs from other seeded steps.
+SIMULATION_SEED_OFFSET = 8
+
+
+def _options(step: dict, *, drop: tuple[str, ...] = ("source", "path")) -> dict:
+    return {k: v for k, v in step.items() if k not in drop}
+
+
+@register_ingester("recsys_summary")
+def ingest_summary_step(con, study, step: dict):
+    return load_recsys_summary(con, study.resolve(step["path"]), **_options(step))
+
+
+@register_ingester("recsys_posts")
+def ingest_posts_step(con, study, step: dict):
+    if "features_path" not in step:
+        raise UserError(f"{study.path}: a recsys_posts [[ingest]] step needs features_path (the feature table)")
+    options = _options(step, drop=("source", "path", "features_path"))
+    return load_recsys_posts(con, study.resolve(step["path"]), features_path=study.resolve(step["features_path"]),
+                             **options)
+
+
+@register_ingester("recsys_simulated")
+def ingest_simulated_step(con, study, step: dict):
+    spec_path = Path(study.resolve(step["path"]))
+    try:
+        spec = tomllib.loads(spec_path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise UserError(f"{spec_path}: cannot read the simulation spec ({exc})") from None
+    name = spec.pop("name", "synthetic")
+    spec = {k: tuple(v) if isinstance(v, list) else v for k, v in spec.items()}
+    folder = warehouse_paths().home / "generated" / "recsys"
+    seed = study.seed + SIMULATION_SEED_OFFSET
+    try:
+        posts_path, features_path = write_simulated_files(folder, name=name, seed=seed, **spec)
+    except (TypeError, ValueError) as exc:
+        raise UserError(f"{spec_path}: invalid simulation spec ({exc})") from None
+    provenance = {"synthetic": True, "simulation_spec": str(spec_path), "simulation_seed": seed,
+                  "simulation_options": {k: list(v) if isinstance(v, tuple) else v for k, v in spec.items()}}
+    return load_recsys_posts(con, posts_path, features_path=features_path, name=name, provenance=provenance)

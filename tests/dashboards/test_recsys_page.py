@@ -1,0 +1,51 @@
+"""The recommendation-bias charts' specs, and the page on a warehouse without recsys results."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from dashboards.pages.recsys import render
+from dashboards.recsys_charts import (
+    MARKER_LEVELS,
+    SIGNIFICANCE_COLOURS,
+    aggregated_heatmap_chart,
+    condition_heatmap_chart,
+    fully_aggregated_bar_chart,
+    signed_bias_bar_chart,
+)
+
+CELLS = pd.DataFrame({"feature": ["a", "b"], "group_value": ["x", "y"], "dataset_model": ["t · o", "r · g"],
+                      "value": [0.2, 0.9], "label": ["0.20", "0.90***"], "bias_mean": [0.1, 0.5],
+                      "share_significant": [0.0, 1.0], "n_conditions": [3, 3]})
+OVERALL = pd.DataFrame({"feature": ["a", "b", "c"], "normalized_bias_mean": [0.2, 0.7, 0.4],
+                        "signed_normalized_bias_mean": [-0.3, 0.6, 0.1], "bias_mean": [-0.1, 0.3, 0.05],
+                        "share_significant": [0.1, 0.8, 0.55], "n_conditions": [54] * 3,
+                        "marker": ["", "***", "*"]})
+OVERALL["significance"] = OVERALL["marker"].map(MARKER_LEVELS)
+
+
+def test_heatmaps_colour_normalised_bias_on_a_fixed_0_to_1_scale_and_print_markers():
+    for spec in (condition_heatmap_chart(CELLS, prompt_style="general").to_dict(),
+                 aggregated_heatmap_chart(CELLS, by="dataset").to_dict()):
+        cells, labels = spec["layer"]
+        assert cells["mark"]["type"] == "rect"
+        assert cells["encoding"]["color"]["field"] == "value" and cells["encoding"]["color"]["type"] == "quantitative"
+        assert cells["encoding"]["color"]["scale"]["domain"] == [0, 1]
+        assert labels["encoding"]["text"] == {"field": "label", "type": "nominal"}
+        assert cells["encoding"]["y"]["field"] == labels["encoding"]["y"]["field"] == "feature"
+    assert condition_heatmap_chart(CELLS, prompt_style="general").to_dict()["title"].startswith("Prompt style: general")
+
+
+def test_overall_bars_are_sorted_and_coloured_by_significance_level():
+    spec = fully_aggregated_bar_chart(OVERALL).to_dict()
+    bars = spec["layer"][0]
+    assert bars["encoding"]["y"]["sort"] == ["b", "c", "a"]
+    assert bars["encoding"]["color"]["field"] == "significance"
+    assert bars["encoding"]["color"]["scale"]["range"] == SIGNIFICANCE_COLOURS
+    assert set(OVERALL["significance"]) <= set(bars["encoding"]["color"]["scale"]["domain"])
+    signed = signed_bias_bar_chart(OVERALL).to_dict()
+    assert signed["encoding"]["x"]["scale"]["domain"] == [-1, 1]
+
+
+def test_page_renders_a_note_before_any_build(con):
+    assert "No recommendation-bias results yet" in render(con)
