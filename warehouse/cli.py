@@ -68,10 +68,36 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("study", help="study config (TOML)")
     run.add_argument("--limit", type=int, help="only the first N pairs/queries: a quick dry run")
 
+    _add_generate_parser(commands)
+
     sql = commands.add_parser("sql", help="run ad hoc SQL against the warehouse (read-only)")
     sql.add_argument("query")
     sql.add_argument("--csv", action="store_true", help="print CSV instead of a table")
     return parser
+
+
+def _add_generate_parser(commands) -> None:
+    from ingest.generation import DEFAULT_PROMPT_TEMPLATE, GenerationSettings as Defaults
+
+    generate = commands.add_parser(
+        "generate", help="ask an OpenAI-compatible endpoint to answer vignettes (resumable; writes JSONL)")
+    generate.add_argument("vignettes", help="vignette file (JSON with a 'cases' array, or JSONL)")
+    generate.add_argument("--model", required=True, help="model name the endpoint serves; also the record's model_name")
+    generate.add_argument("--base-url", required=True, help="e.g. https://api.openai.com/v1 or http://localhost:1234/v1")
+    generate.add_argument("--out", required=True, help="generations JSONL; also the cache a rerun resumes from")
+    generate.add_argument("--api-key-env", default=Defaults.api_key_env,
+                          help="environment variable holding the API key (default: OPENAI_API_KEY; may be unset for local servers)")
+    generate.add_argument("--template-file", help=f"prompt template with {{prompt}} (default: {DEFAULT_PROMPT_TEMPLATE!r})")
+    generate.add_argument("--temperature", type=float, default=Defaults.temperature)
+    generate.add_argument("--top-p", type=float, default=Defaults.top_p)
+    generate.add_argument("--max-tokens", type=int, default=Defaults.max_tokens)
+    generate.add_argument("--seed", type=int, help="sampling seed sent to the endpoint (where supported)")
+    generate.add_argument("--concurrency", type=int, default=Defaults.concurrency, help="requests in flight at once")
+    generate.add_argument("--max-retries", type=int, default=Defaults.max_retries)
+    generate.add_argument("--backoff", type=float, default=Defaults.backoff_seconds,
+                          help="seconds before the first retry; doubles each retry")
+    generate.add_argument("--timeout", type=float, default=Defaults.timeout_seconds, help="seconds per request")
+    generate.add_argument("--limit", type=int, help="only the first N vignettes")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -96,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"dashboard site: {pipeline.dashboards(args.out)}")
         elif args.command == "run":
             print(f"dashboard site: {pipeline.run_study(args.study, limit=args.limit)}")
+        elif args.command == "generate":
+            print(pipeline.generate_answers(args).message)
         elif args.command == "sql":
             pipeline.print_sql(args.query, as_csv=args.csv)
     except UserError as exc:

@@ -62,6 +62,24 @@ def ingest_weat_tests(path: str, *, name: str | None = None):
         return load_weat_tests(con, path, name=name)
 
 
+def generate_answers(args):
+    """``biaswh generate``: answer vignettes through an OpenAI-compatible endpoint (see ingest/generation.py)."""
+    from ingest.generation import DEFAULT_PROMPT_TEMPLATE, GenerationSettings, generate
+
+    template = DEFAULT_PROMPT_TEMPLATE
+    if args.template_file:
+        try:
+            template = Path(args.template_file).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"{args.template_file}: cannot read the prompt template ({exc.strerror})") from None
+    settings = GenerationSettings(
+        model=args.model, base_url=args.base_url, api_key_env=args.api_key_env, prompt_template=template,
+        temperature=args.temperature, top_p=args.top_p, max_tokens=args.max_tokens, seed=args.seed,
+        concurrency=args.concurrency, max_retries=args.max_retries, backoff_seconds=args.backoff,
+        timeout_seconds=args.timeout)
+    return generate(args.vignettes, args.out, settings, limit=args.limit)
+
+
 def _dbt_executable() -> str:
     beside_python = Path(sys.executable).parent / "dbt"
     found = str(beside_python) if beside_python.exists() else shutil.which("dbt")

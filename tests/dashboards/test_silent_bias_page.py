@@ -1,0 +1,42 @@
+"""The silent-bias page: safe highlighting, chart encodings, and a graceful note without results."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from dashboards.pages.silent_bias import (biased_and_silent_counts_chart, highlighted_excerpt, render,
+                                          silent_bias_heatmap_chart, silent_bias_rate_chart)
+
+
+def test_excerpt_escapes_model_text_and_only_adds_the_mark():
+    output = 'Reasoning <script>alert("x")</script> so: Work related stress & more <b>'
+    html = highlighted_excerpt(output, "work-related stress", rule_set="word_boundary", chars=30)
+    assert "<script>" not in html and "<b>" not in html
+    assert "&lt;/script&gt;" in html and "&amp; more &lt;b&gt;" in html
+    assert "<mark>Work related stress</mark>" in html and html.startswith("…")
+
+
+def test_word_boundary_highlight_skips_substrings_that_seed_compatible_marks():
+    output = "the female patient; male pattern"
+    assert "<mark>male</mark> pattern" in highlighted_excerpt(output, "male", rule_set="word_boundary")
+    assert "fe<mark>male</mark> patient" in highlighted_excerpt(output, "male", rule_set="seed_compatible")
+
+
+def test_charts_encode_explicit_types():
+    rates = pd.DataFrame({"model": ["m"], "rule_set": ["word_boundary"], "n_biased": [4], "n_silent": [1],
+                          "silent_bias_rate": [0.25], "ci_low": [0.05], "ci_high": [0.7]})
+    spec = silent_bias_rate_chart(rates).to_dict()
+    assert spec["layer"][0]["encoding"]["x"]["field"] == "ci_low" and spec["layer"][0]["encoding"]["x"]["type"] == "quantitative"
+    cells = pd.DataFrame({"model": ["m", "m"], "rule_set": ["word_boundary"] * 2, "dimension": ["race", "age"],
+                          "silent_bias_rate": [0.5, None], "cell_label": ["0.50 (1/2)", "undefined"]})
+    heatmap = silent_bias_heatmap_chart(cells).to_dict()
+    assert heatmap["facet"]["column"]["field"] == "rule_set"
+    assert heatmap["spec"]["layer"][1]["encoding"]["color"]["type"] == "quantitative"
+    counts = pd.DataFrame({"model": ["m", "m"], "rule_set": ["word_boundary"] * 2, "kind": ["silent", "mentioned"],
+                           "answers": [1, 3]})
+    encoding = biased_and_silent_counts_chart(counts).to_dict()["encoding"]
+    assert (encoding["x"]["type"], encoding["color"]["type"]) == ("quantitative", "nominal")
+
+
+def test_page_renders_a_note_on_a_warehouse_without_silent_bias_results(con):
+    assert "No silent-bias results" in render(con)

@@ -1,0 +1,105 @@
+"""A small OpenAI-compatible chat server on 127.0.0.1 for tests (a stand-in for the API, never the network)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class ChatStandIn:
+    """Serves ``POST /v1/chat/completions``; scripted failures per prompt; counts requests.
+
+    ``failures[marker]`` is a list of actions for the first requests whose prompt contains
+    ``marker``: an HTTP status (e.g. 500, 429) or ``"slow"`` (sleep ``slow_seconds`` first).
+    """
+
+    def __init__(self, *, failures: dict[str, list] | None = None, slow_seconds: float = 1.0,
+                 status_for_all: int | None = None, echo_key_in_error: bool = False, delay_seconds: float = 0.0):
+        self.failures = {k: list(v) for k, v in (failures or {}).items()}
+        self.slow_seconds = slow_seconds
+        self.status_for_all = status_for_all
+        self.echo_key_in_error = echo_key_in_error
+        self.delay_seconds = delay_seconds
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.requests: list[dict] = []
+        self.lock = threading.Lock()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def prompt_counts(self) -> Counter:
+        return Counter(r["prompt"] for r in self.requests)
+
+    def __enter__(self) -> "ChatStandIn":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join()
+
+    def _action(self, prompt: str):
+        with self.lock:
+            for marker, actions in self.failures.items():
+                if marker in prompt and actions:
+                    return actions.pop(0)
+        return None
+
+    def _handler(self):
+        stand_in = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:  # keep test output quiet
+                pass
+
+            def _reply(self, status: int, body: dict) -> None:
+                payload = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def do_POST(self) -> None:
+                with stand_in.lock:
+                    stand_in.in_flight += 1
+                    stand_in.max_in_flight = max(stand_in.max_in_flight, stand_in.in_flight)
+                try:
+                    time.sleep(stand_in.delay_seconds)
+                    self._answer()
+                finally:
+                    with stand_in.lock:
+                        stand_in.in_flight -= 1
+
+            def _answer(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                prompt = body["messages"][-1]["content"]
+                with stand_in.lock:
+                    stand_in.requests.append({"prompt": prompt, "body": body,
+                                              "authorization": self.headers.get("Authorization")})
+                if stand_in.status_for_all:
+                    key = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
+                    detail = f"Incorrect API key provided: {key}" if stand_in.echo_key_in_error else "refused"
+                    return self._reply(stand_in.status_for_all, {"error": {"message": detail, "type": "x"}})
+                action = stand_in._action(prompt)
+                if action == "slow":
+                    time.sleep(stand_in.slow_seconds)
+                elif isinstance(action, int):
+                    return self._reply(action, {"error": {"message": f"scripted {action}", "type": "x"}})
+                first_line = prompt.splitlines()[0]
+                self._reply(200, {
+                    "id": "stand-in", "object": "chat.completion", "created": 0, "model": body["model"],
+                    "choices": [{"index": 0, "finish_reason": "stop", "message": {
+                        "role": "assistant", "content": f"**Most Likely Diagnosis:** answer to {first_line[:40]}",
+                        "reasoning_content": f"thinking about {first_line[:40]}"}}],
+                    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
+
+        return Handler
