@@ -11,7 +11,7 @@ import pytest
 from scipy.stats import binomtest
 from statsmodels.stats.proportion import proportion_confint
 
-from conftest import DEMO_DATA, REPOSITORY_ROOT, run_cli, shared_file
+from tests.conftest import DEMO_DATA, REPOSITORY_ROOT, run_cli, shared_file
 
 CONTRACT = ["run_id", "model", "rule_set", "dimension", "n_cases", "n_answered", "n_biased", "n_silent",
             "silent_bias_rate", "ci_low", "ci_high"]

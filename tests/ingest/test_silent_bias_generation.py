@@ -7,7 +7,7 @@ import json
 import pytest
 
 from chat_stand_in import ChatStandIn
-from conftest import DEMO_DATA, run_cli
+from tests.conftest import DEMO_DATA, run_cli
 from ingest.generation import DEFAULT_PROMPT_TEMPLATE, GenerationSettings, generate
 from ingest.generations import load_generations
 from warehouse.errors import UserError

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import duckdb
 import pytest
 
-from conftest import DEMO_DATA, raw_fingerprint, run_cli
+from tests.conftest import DEMO_DATA, raw_fingerprint, run_cli
 from ingest.generations import load_generations
 from ingest.jobs.silent_bias import ingest_generations
 from ingest.vignettes import load_vignettes
