@@ -1,0 +1,59 @@
+"""Ranked hits per query and the one tie rule every retriever uses.
+
+Tie rule (documented, deterministic): documents are ordered by score, highest first;
+documents with equal scores are ordered by ``doc_id``, lowest first. Only candidates a
+retriever marks as valid (finite scores) can be returned.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+EMPTY_QUERY = "empty query"
+
+
+@dataclass(frozen=True)
+class QueryHits:
+    """One query's ranked hits, best first; ``reason`` says why there are none (else ``None``)."""
+
+    doc_ids: np.ndarray
+    scores: np.ndarray
+    reason: str | None = None
+
+    def __len__(self) -> int:
+        return len(self.doc_ids)
+
+
+def no_hits(reason: str) -> QueryHits:
+    """An empty result that records why it is empty."""
+    return QueryHits(np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64), reason)
+
+
+def top_k(scores: np.ndarray, doc_ids: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``depth`` best finite entries of one score row under the tie rule.
+
+    Parameters
+    ----------
+    scores
+        One score per document; ``-inf`` (or NaN) marks a document that is not a candidate.
+    doc_ids
+        The documents' ids, aligned with ``scores``.
+    depth
+        How many hits to return at most.
+
+    Returns
+    -------
+    (doc_ids, scores) of the hits, best first.
+    """
+    valid = np.flatnonzero(np.isfinite(scores))
+    if len(valid) > depth:
+        values = scores[valid]
+        # The depth-th best value; everything tied with it stays a candidate so the
+        # doc_id tie rule, not the partition algorithm, decides who is cut.
+        threshold = np.partition(values, len(values) - depth)[len(values) - depth]
+        valid = valid[values >= threshold]
+    order = np.lexsort((doc_ids[valid], -scores[valid]))[:depth]
+    chosen = valid[order]
+    return doc_ids[chosen].astype(np.int64), scores[chosen].astype(np.float64)
