@@ -12,7 +12,8 @@ import pytest
 
 from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
 
-SHARED_DATA = REPOSITORY_ROOT.parent / "shared" / "data"
+# BIASWH_SHARED_DATA overrides the location (e.g. in a git worktree outside the checkout's parent).
+SHARED_DATA = Path(os.environ.get("BIASWH_SHARED_DATA") or REPOSITORY_ROOT.parent / "shared" / "data")
 DEMO_STUDY = REPOSITORY_ROOT / "studies" / "demo.toml"
 DEMO_DATA = REPOSITORY_ROOT / "studies" / "demo_data"
 

@@ -33,6 +33,11 @@ NO_TOKENS = "no tokens after tokenization"
 NO_KNOWN_TOKENS = "no query token occurs in the corpus"
 # Score matrices are built for this many (query, document) cells at most at a time.
 MAX_CELLS_PER_BATCH = 8_000_000
+# Queries scored together in one block: about 2 MB of float64 scores, which fits a CPU cache.
+CACHE_CELLS = 262_144
+# Terms in at least 1/16 of the documents also get dense weight rows, within this memory budget.
+DENSE_TERM_FRACTION = 16
+DENSE_BYTES = 256 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -89,6 +94,19 @@ class BM25Index:
         self.average_length = total_length / n_docs
         self.idf = self._idf(np.diff(counts.indptr), n_docs)
         self.weights = self._weights(counts, np.asarray(doc_lengths, dtype=np.int64))
+        self._densify_common_terms(np.diff(counts.indptr))
+
+    def _densify_common_terms(self, document_frequencies: np.ndarray) -> None:
+        # Terms in many documents (the, of, is) are kept as dense rows too: adding a dense
+        # row is far cheaper than scattering thousands of postings.
+        common = np.flatnonzero(document_frequencies * DENSE_TERM_FRACTION >= self.n_docs)
+        common = common[np.argsort(-document_frequencies[common], kind="stable")][:max(0, DENSE_BYTES // (9 * self.n_docs))]
+        self._dense_slot = np.full(len(document_frequencies), -1, dtype=np.int64)
+        self._dense_slot[common] = np.arange(len(common))
+        self._dense_weights = self.weights[common].toarray()
+        present = self.weights[common].copy()
+        present.data = np.ones_like(present.data)
+        self._dense_present = present.toarray().astype(bool)
 
     def _idf(self, document_frequencies: np.ndarray, n_docs: int) -> np.ndarray:
         # math.log and a plain running sum, in vocabulary (first-occurrence) order, as rank_bm25.
@@ -121,6 +139,14 @@ class BM25Index:
                 "tokenizer": describe() if describe else repr(self.tokenizer), "n_docs": self.n_docs,
                 "vocabulary_size": len(self.vocabulary), "average_length": self.average_length}
 
+    def _gather(self, terms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The postings of ``terms``: per term its length, then all (document, weight) entries."""
+        starts = self.weights.indptr[terms]
+        lengths = self.weights.indptr[terms + 1] - starts
+        offsets = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths)
+        entries = offsets + np.arange(lengths.sum())
+        return lengths, self.weights.indices[entries], self.weights.data[entries]
+
     def score(self, queries: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
         """Scores of every document for token lists, as rank_bm25's ``get_scores`` would give.
 
@@ -129,19 +155,30 @@ class BM25Index:
         (scores, matched): float64 and bool arrays of shape (n_queries, n_docs); ``matched``
         marks documents holding at least one query token.
         """
-        scores = np.zeros((len(queries), self.n_docs), dtype=np.float64)
-        matched = np.zeros((len(queries), self.n_docs), dtype=bool)
+        n_docs = self.n_docs
+        scores = np.zeros((len(queries), n_docs), dtype=np.float64)
+        matched = np.zeros((len(queries), n_docs), dtype=bool)
+        flat_scores, flat_matched = scores.reshape(-1), matched.reshape(-1)
         known = [[self.vocabulary[t] for t in query if t in self.vocabulary] for query in queries]
-        longest = max((len(q) for q in known), default=0)
-        for position in range(longest):
-            # One term per query per step: each (query, document) cell is touched at most
-            # once, so the fancy-indexed += adds in query-token order, like rank_bm25.
-            rows = np.asarray([i for i, q in enumerate(known) if len(q) > position], dtype=np.int64)
-            terms = np.asarray([known[i][position] for i in rows], dtype=np.int64)
-            postings = self.weights[terms]
-            query_rows = np.repeat(rows, np.diff(postings.indptr))
-            scores[query_rows, postings.indices] += postings.data
-            matched[query_rows, postings.indices] = True
+        # Blocks of queries small enough that their score rows stay in the CPU cache.
+        block = max(1, CACHE_CELLS // n_docs)
+        for first in range(0, len(queries), block):
+            block_known = known[first:first + block]
+            for position in range(max((len(q) for q in block_known), default=0)):
+                # One term per query per step, added in query-token order as rank_bm25 adds.
+                # Adding a dense row adds exact zeros where the term is absent: same sums.
+                rows = np.asarray([first + i for i, q in enumerate(block_known) if len(q) > position], np.int64)
+                terms = np.asarray([known[i][position] for i in rows], dtype=np.int64)
+                dense_slot = self._dense_slot[terms]
+                is_dense = dense_slot >= 0
+                if is_dense.any():
+                    scores[rows[is_dense]] += self._dense_weights[dense_slot[is_dense]]
+                    matched[rows[is_dense]] |= self._dense_present[dense_slot[is_dense]]
+                if not is_dense.all():
+                    lengths, documents, weights = self._gather(terms[~is_dense])
+                    cells = np.repeat(rows[~is_dense] * n_docs, lengths) + documents
+                    flat_scores[cells] += weights
+                    flat_matched[cells] = True
         return scores, matched
 
     def search(self, queries: Sequence[str], *, depth: int = 100) -> list[QueryHits]:
@@ -164,6 +201,6 @@ class BM25Index:
                 elif not matched[row].any():
                     results.append(no_hits(NO_KNOWN_TOKENS))
                 else:
-                    row_scores = np.where(matched[row], scores[row], -np.inf)
-                    results.append(QueryHits(*top_k(row_scores, self.doc_ids, depth)))
+                    candidates = np.flatnonzero(matched[row])
+                    results.append(QueryHits(*top_k(scores[row, candidates], self.doc_ids[candidates], depth)))
         return results
