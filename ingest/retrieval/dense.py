@@ -17,7 +17,7 @@ import lancedb
 import numpy as np
 import pyarrow as pa
 
-from ingest.retrieval.ranking import EMPTY_QUERY, QueryHits, no_hits, top_k
+from ingest.retrieval.ranking import EMPTY_QUERY, QueryHits, no_hits, top_k_rows
 from warehouse.errors import UserError
 
 AnnIndex = Literal["none", "ivf_flat", "ivf_hnsw_sq", "ivf_pq"]
@@ -69,13 +69,14 @@ class DenseIndex:
         results = []
         batch = max(1, 8_000_000 // len(self.doc_ids))
         for start in range(0, len(query_vectors), batch):
-            scores = query_vectors[start:start + batch] @ self.vectors.T
-            for row, score_row in enumerate(scores):
+            scores = (query_vectors[start:start + batch] @ self.vectors.T).astype(np.float64)
+            ranked = top_k_rows(scores, None, self.doc_ids, depth)
+            for row, (found_ids, found_scores) in enumerate(ranked):
                 text = None if query_texts is None else query_texts[start + row]
                 if text is not None and not text.strip():
                     results.append(no_hits(EMPTY_QUERY))
                 else:
-                    results.append(QueryHits(*top_k(score_row.astype(np.float64), self.doc_ids, depth)))
+                    results.append(QueryHits(found_ids, found_scores))
         return results
 
     def search_ann(self, query_vectors: np.ndarray, *, lancedb_dir: str | Path, index: AnnIndex, depth: int = 100,
