@@ -19,7 +19,9 @@ rest with score 0 in an order its sort leaves undefined). Ranking follows the ti
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from dataclasses import dataclass
+from itertools import chain
 from typing import Callable, Sequence
 
 import numpy as np
@@ -74,20 +76,22 @@ class BM25Index:
         self.doc_ids = np.arange(len(documents), dtype=np.int64) if doc_ids is None else np.asarray(doc_ids, np.int64)
         if len(self.doc_ids) != len(documents):
             raise ValueError("doc_ids and documents differ in length")
-        self.vocabulary: dict[str, int] = {}
-        term_ids, doc_positions, doc_lengths = [], [], []
-        for position, document in enumerate(documents):
-            tokens = self.tokenizer(document) if isinstance(document, str) else list(document)
-            ids = [self.vocabulary.setdefault(token, len(self.vocabulary)) for token in tokens]
-            term_ids.extend(ids)
-            doc_positions.extend([position] * len(ids))
-            doc_lengths.append(len(ids))
+        # Term ids in first-occurrence order (rank_bm25's idf dict order): a missing token gets
+        # the next id from the default factory, all inside C-level map().
+        vocabulary: defaultdict[str, int] = defaultdict()
+        vocabulary.default_factory = vocabulary.__len__
+        token_lists = [self.tokenizer(d) if isinstance(d, str) else list(d) for d in documents]
+        doc_lengths = [len(tokens) for tokens in token_lists]
+        all_tokens = list(chain.from_iterable(token_lists))
+        term_ids = np.fromiter(map(vocabulary.__getitem__, all_tokens), dtype=np.int64, count=len(all_tokens))
+        doc_positions = np.repeat(np.arange(len(documents), dtype=np.int64), doc_lengths)
+        self.vocabulary: dict[str, int] = dict(vocabulary)
         total_length = sum(doc_lengths)
         if total_length == 0:
             raise UserError("the corpus has no tokens: every document is empty after tokenization")
         n_docs = len(documents)
         counts = sparse.csr_matrix(
-            (np.ones(len(term_ids), dtype=np.int64), (np.asarray(term_ids, np.int64), np.asarray(doc_positions, np.int64))),
+            (np.ones(len(term_ids), dtype=np.int64), (term_ids, doc_positions)),
             shape=(len(self.vocabulary), n_docs))
         counts.sum_duplicates()
         counts.sort_indices()

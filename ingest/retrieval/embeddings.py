@@ -78,9 +78,15 @@ class LocalProvider:
                 raise UserError(f"embedding model folder {location} holds no sentence-transformers model")
             return
         from huggingface_hub import try_to_load_from_cache
+        from huggingface_hub.errors import HFValidationError
 
-        if isinstance(try_to_load_from_cache(location, "config.json"), str):
-            return
+        if location.startswith(("/", ".", "~")):
+            raise UserError(f"unknown embedding model {self.model!r}: no such model folder")
+        try:
+            if isinstance(try_to_load_from_cache(location, "config.json"), str):
+                return
+        except HFValidationError:
+            raise UserError(f"unknown embedding model {self.model!r}: neither a folder nor a hub id") from None
         if os.environ.get("HF_HUB_OFFLINE") == "1":
             raise UserError(f"unknown embedding model {self.model!r}: not a local folder and not in the Hugging Face "
                             "cache (HF_HUB_OFFLINE=1)")
