@@ -80,3 +80,17 @@ def test_defaults_and_relative_paths():
     assert (config.depth, config.weights, config.rrf_k, config.ann_index) == (100, (0.5, 0.5), 60.0, "none")
     assert config.precomputed == ("/studies/vectors.parquet",)
     assert config.bm25 == {"k1": 1.5, "b": 0.75, "epsilon": 0.25}
+
+
+def test_ann_option_reports_recall_in_the_run_details(tmp_path):
+    rng = np.random.default_rng(7)
+    words = ["garden", "library", "bus", "water", "food", "book", "city", "park", "school", "music"]
+    texts = [" ".join(rng.choice(words, size=6)) + f" doc{i}" for i in range(300)]
+    corpus = {"train": Corpus(list(range(300)), texts)}
+    queries = [Query(str(i), "sae", "train", " ".join(rng.choice(words, size=3))) for i in range(10)]
+    config = config_from_settings({"retrievers": ["dense"], "depth": 10,
+                                   "ann": {"index": "ivf_flat", "partitions": 4, "probes": 4}})
+    (dense,) = run_retrievers(corpus, queries, config, provider=LetterProvider(),
+                              cache=EmbeddingCache(tmp_path, "letters"), lancedb_dir=tmp_path)
+    assert dense.details["ann_recall"] == pytest.approx(1.0)  # every partition probed: exact
+    assert all(len(h) == 10 for h in dense.hits)
