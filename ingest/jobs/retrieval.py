@@ -13,6 +13,8 @@ import json
 from datetime import datetime, timezone
 from pathlib import Path
 
+import numpy as np
+
 from ingest.retrieval.config import RetrievalConfig, config_from_settings
 from ingest.retrieval.embeddings import provider_from_settings
 from ingest.retrieval.runner import Corpus, Query, run_retrievers
@@ -82,6 +84,22 @@ def load_corpora(con, splits: set[str]) -> dict[str, Corpus]:
     return corpora
 
 
+def drop_documents(corpora: dict[str, Corpus], fraction: float, *, seed: int) -> dict[str, Corpus]:
+    """Leave a seeded random share of each split's documents out (an incomplete index, for drift studies)."""
+    if fraction == 0:
+        return corpora
+    kept = {}
+    for number, (split, corpus) in enumerate(sorted(corpora.items())):
+        rng = np.random.default_rng([seed, number])
+        n_drop = int(round(fraction * len(corpus.doc_ids)))
+        dropped = set(rng.choice(len(corpus.doc_ids), size=n_drop, replace=False).tolist())
+        keep = [i for i in range(len(corpus.doc_ids)) if i not in dropped]
+        if not keep:
+            raise UserError(f"drop_documents_fraction {fraction} leaves split {split!r} without documents")
+        kept[split] = Corpus([corpus.doc_ids[i] for i in keep], [corpus.texts[i] for i in keep])
+    return kept
+
+
 def _prepare_dense(con, config: RetrievalConfig, run_id: str, corpora: dict, query_sets: dict):
     """Check the provider, import precomputed vectors, and preflight only if texts must be embedded."""
     provider = provider_from_settings({**config.embedding})
@@ -111,13 +129,16 @@ def retrieval_job(con, study, run_id: str) -> None:
     config = config_from_settings(study.settings.get("retrieval"), resolve=study.resolve)
     query_sets = load_query_sets(con, config, study.limit)
     corpora = load_corpora(con, {q.corpus_split for qs in query_sets.values() for q in qs})
+    corpora = drop_documents(corpora, config.drop_documents_fraction, seed=study.seed)
     con.begin()
     try:
         provider = cache = None
         if "dense" in config.needs:
             provider, cache = _prepare_dense(con, config, run_id, corpora, query_sets)
         created = datetime.now(timezone.utc).replace(tzinfo=None)
-        record = config.record() | {"embedding_model_id": getattr(provider, "model_id", None),
+        record = config.record() | {"seed": study.seed,
+                                    "documents_indexed": {s: len(c.doc_ids) for s, c in corpora.items()},
+                                    "embedding_model_id": getattr(provider, "model_id", None),
                                     "embedding": provider.describe() if provider else None}
         for name, queries in query_sets.items():
             outputs = run_retrievers(corpora, queries, config, provider=provider, cache=cache,

@@ -6,6 +6,7 @@ retrievers = ["bm25", "dense", "hybrid_union", "hybrid_minmax", "hybrid_rrf"]
 depth = 100                      # hits kept per query
 query_sets = ["pairs"]           # "pairs" (every pair set), "pairs:<name>", "squad_questions:<split>"
 timing = "batch"                 # or "per_query": score each query alone to time it
+drop_documents_fraction = 0.0    # leave this share of documents out of every index (seeded): a drift scenario
 tokenizer = { pattern = "[a-z0-9]+", lowercase = true }
 bm25 = { k1 = 1.5, b = 0.75, epsilon = 0.25 }
 
@@ -39,7 +40,8 @@ RETRIEVERS = ("bm25", "dense", "hybrid_union", "hybrid_minmax", "hybrid_rrf")
 # What each retriever needs computed first.
 NEEDS = {"bm25": {"bm25"}, "dense": {"dense"}, "hybrid_union": {"bm25", "dense"},
          "hybrid_minmax": {"bm25", "dense"}, "hybrid_rrf": {"bm25", "dense"}}
-_KEYS = {"retrievers", "depth", "query_sets", "timing", "tokenizer", "bm25", "embedding", "hybrid", "ann"}
+_KEYS = {"retrievers", "depth", "query_sets", "timing", "tokenizer", "bm25", "embedding", "hybrid", "ann",
+         "drop_documents_fraction"}
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,7 @@ class RetrievalConfig:
     ann_index: str = "none"
     ann_partitions: int | None = None
     ann_probes: int | None = None
+    drop_documents_fraction: float = 0.0
 
     @property
     def needs(self) -> set[str]:
@@ -128,8 +131,11 @@ def config_from_settings(settings: dict | None, *, resolve=lambda path: path) ->
     index = ann.get("index", "none")
     if index not in ANN_INDEXES:
         raise UserError(f"[retrieval.ann] index must be one of {', '.join(ANN_INDEXES)}, got {index!r}")
+    drop = settings.get("drop_documents_fraction", 0.0)
+    if not isinstance(drop, (int, float)) or not 0 <= drop < 1:
+        raise UserError(f"[retrieval] drop_documents_fraction must be in [0, 1), got {drop!r}")
     return RetrievalConfig(
         retrievers=retrievers, depth=depth, query_sets=query_sets, timing=timing, tokenizer=tokenizer, bm25=bm25,
         embedding=embedding, precomputed=precomputed, weights=(weights[0], weights[1]), rrf_k=rrf_k,
         sweep_weights=sweep_weights, sweep_rrf_k=sweep_rrf_k, ann_index=index,
-        ann_partitions=ann.get("partitions"), ann_probes=ann.get("probes"))
+        ann_partitions=ann.get("partitions"), ann_probes=ann.get("probes"), drop_documents_fraction=float(drop))

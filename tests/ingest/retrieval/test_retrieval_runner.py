@@ -94,3 +94,17 @@ def test_ann_option_reports_recall_in_the_run_details(tmp_path):
                               cache=EmbeddingCache(tmp_path, "letters"), lancedb_dir=tmp_path)
     assert dense.details["ann_recall"] == pytest.approx(1.0)  # every partition probed: exact
     assert all(len(h) == 10 for h in dense.hits)
+
+
+def test_dropping_documents_is_seeded_and_keeps_order():
+    from ingest.jobs.retrieval import drop_documents
+
+    corpora = {"train": Corpus(list(range(100)), [f"doc {i}" for i in range(100)])}
+    once = drop_documents(corpora, 0.1, seed=11)["train"]
+    again = drop_documents(corpora, 0.1, seed=11)["train"]
+    other = drop_documents(corpora, 0.1, seed=12)["train"]
+    assert len(once.doc_ids) == 90 and once.doc_ids == again.doc_ids and once.doc_ids != other.doc_ids
+    assert once.doc_ids == sorted(once.doc_ids) and once.texts == [f"doc {i}" for i in once.doc_ids]
+    assert drop_documents(corpora, 0.0, seed=11) is corpora
+    with pytest.raises(UserError, match="drop_documents_fraction"):
+        config_from_settings({"drop_documents_fraction": 1.0})
