@@ -140,9 +140,10 @@ def retrieval_job(con, study, run_id: str) -> None:
                                     "documents_indexed": {s: len(c.doc_ids) for s, c in corpora.items()},
                                     "embedding_model_id": getattr(provider, "model_id", None),
                                     "embedding": provider.describe() if provider else None}
+        bm25_indexes: dict = {}  # built once per split, shared by the query sets
         for name, queries in query_sets.items():
             outputs = run_retrievers(corpora, queries, config, provider=provider, cache=cache,
-                                     lancedb_dir=warehouse_paths().lancedb_dir)
+                                     lancedb_dir=warehouse_paths().lancedb_dir, bm25_indexes=bm25_indexes)
             written = write_outputs(con, run_id=run_id, query_set=name, queries=queries, outputs=outputs,
                                     config=config, record=record, created_at=created)
             print(f"  {name}: {len(queries):,} queries; " + ", ".join(

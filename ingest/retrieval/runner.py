@@ -97,8 +97,13 @@ def _dense_for_split(corpus: Corpus, texts: list[str], config: RetrievalConfig, 
 
 def run_retrievers(corpora: dict[str, Corpus], queries: list[Query], config: RetrievalConfig, *,
                    provider: EmbeddingProvider | None, cache: EmbeddingCache | None,
-                   lancedb_dir: Path) -> list[RetrieverOutput]:
-    """Every configured retriever (and sweep point) over ``queries``, each against its split's corpus."""
+                   lancedb_dir: Path, bm25_indexes: dict | None = None) -> list[RetrieverOutput]:
+    """Every configured retriever (and sweep point) over ``queries``, each against its split's corpus.
+
+    ``bm25_indexes`` (split -> index), when given, keeps BM25 indexes for the next query set
+    over the same corpora and configuration.
+    """
+    bm25_indexes = {} if bm25_indexes is None else bm25_indexes
     needs = config.needs
     base = {name: RetrieverOutput(name, name) for name in ("bm25", "dense") if name in needs}
     base_hits = {name: [None] * len(queries) for name in base}
@@ -109,8 +114,11 @@ def run_retrievers(corpora: dict[str, Corpus], queries: list[Query], config: Ret
         corpus = corpora[split]
         if "bm25" in base:
             start = time.perf_counter()
-            index = BM25Index(corpus.texts, doc_ids=corpus.doc_ids, parameters=BM25Parameters(**config.bm25),
-                              tokenizer=RegexTokenizer(config.tokenizer["pattern"], config.tokenizer["lowercase"]))
+            if split not in bm25_indexes:
+                bm25_indexes[split] = BM25Index(
+                    corpus.texts, doc_ids=corpus.doc_ids, parameters=BM25Parameters(**config.bm25),
+                    tokenizer=RegexTokenizer(config.tokenizer["pattern"], config.tokenizer["lowercase"]))
+            index = bm25_indexes[split]
             base["bm25"].details.setdefault("index_seconds", {})[split] = time.perf_counter() - start
             base["bm25"].details.setdefault("index", {})[split] = index.describe()
             hits, latencies, seconds = _timed_search(lambda batch: index.search(batch, depth=config.depth), texts,
