@@ -1,0 +1,1 @@
+"""Speed measurements (`make bench`), each written to ``benchmarks/results/<name>.json`` and printed."""

@@ -1,0 +1,156 @@
+"""Study job ``retrieval``: run the configured retrievers over the marts' corpus and queries.
+
+Reads ``marts.dim_corpus_documents`` and the query sets (``marts.fct_query_variants`` for
+pairs, ``marts.fct_squad_questions`` for SQuAD questions), runs BM25, dense and hybrid
+retrieval (``ingest/retrieval/``), and writes ``raw.retrieval_*`` in one transaction.
+Everything that can be wrong with the configuration (unknown model, missing API key,
+missing embeddings file, empty corpus) is reported before any retrieval starts.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from ingest.retrieval.config import RetrievalConfig, config_from_settings
+from ingest.retrieval.embeddings import provider_from_settings
+from ingest.retrieval.runner import Corpus, Query, run_retrievers
+from ingest.retrieval.vector_store import EmbeddingCache, text_sha256
+from ingest.retrieval.writer import write_outputs
+from warehouse.errors import UserError
+from warehouse.settings import warehouse_paths
+from warehouse.study import register_job
+
+
+def _pair_queries(con, name: str | None, limit: int | None) -> dict[str, list[Query]]:
+    rows = con.execute(
+        """
+        with pairs as (
+            select *, dense_rank() over (partition by pair_set order by source_row) as pair_number
+            from marts.fct_pair_gold_documents
+        )
+        select v.pair_set, v.pair_id, v.variant, v.corpus_split, v.query_text, v.gold_doc_id
+        from marts.fct_query_variants v
+        inner join pairs p on v.pair_set = p.pair_set and v.pair_id = p.pair_id
+        where (? is null or v.pair_set = ?) and (? is null or p.pair_number <= ?)
+        order by v.pair_set, p.source_row, v.variant
+        """, [name, name, limit, limit]).fetchall()
+    if name is not None and not rows:
+        raise UserError(f"[retrieval] query set 'pairs:{name}': no such pair set in marts.fct_query_variants")
+    sets: dict[str, list[Query]] = {}
+    for pair_set, pair_id, variant, split, text, gold in rows:
+        sets.setdefault(pair_set, []).append(Query(pair_id, variant, split, text, gold))
+    return sets
+
+
+def _squad_queries(con, split: str, limit: int | None) -> dict[str, list[Query]]:
+    rows = con.execute(
+        "select row_idx, question, doc_id from marts.fct_squad_questions where split = ? order by row_idx"
+        + (" limit ?" if limit is not None else ""), [split] + ([limit] if limit is not None else [])).fetchall()
+    if not rows:
+        raise UserError(f"[retrieval] query set 'squad_questions:{split}': no questions for split {split!r}; "
+                        "ingest that SQuAD split first")
+    return {f"squad_questions_{split}": [Query(str(i), "question", split, q, d) for i, q, d in rows]}
+
+
+def load_query_sets(con, config: RetrievalConfig, limit: int | None) -> dict[str, list[Query]]:
+    """Every configured query set, first ``limit`` pairs/questions only when set."""
+    sets: dict[str, list[Query]] = {}
+    for name in config.query_sets:
+        if name == "pairs":
+            sets.update(_pair_queries(con, None, limit))
+        elif name.startswith("pairs:"):
+            sets.update(_pair_queries(con, name.split(":", 1)[1], limit))
+        else:
+            sets.update(_squad_queries(con, name.split(":", 1)[1], limit))
+    if not any(sets.values()):
+        raise UserError("[retrieval] no queries to run: ingest a pair set or name a query set")
+    return sets
+
+
+def load_corpora(con, splits: set[str]) -> dict[str, Corpus]:
+    """The corpus of each split; a split without documents is refused."""
+    corpora = {}
+    for split in sorted(splits):
+        rows = con.execute("select doc_id, document_text from marts.dim_corpus_documents where split = ?"
+                           " order by doc_id", [split]).fetchall()
+        if not rows:
+            raise UserError(f"the corpus for split {split!r} has no documents (marts.dim_corpus_documents): "
+                            "ingest that SQuAD split and build before retrieving")
+        corpora[split] = Corpus([r[0] for r in rows], [r[1] for r in rows])
+    return corpora
+
+
+def drop_documents(corpora: dict[str, Corpus], fraction: float, *, seed: int) -> dict[str, Corpus]:
+    """Leave a seeded random share of each split's documents out (an incomplete index, for drift studies)."""
+    if fraction == 0:
+        return corpora
+    kept = {}
+    for number, (split, corpus) in enumerate(sorted(corpora.items())):
+        rng = np.random.default_rng([seed, number])
+        n_drop = int(round(fraction * len(corpus.doc_ids)))
+        dropped = set(rng.choice(len(corpus.doc_ids), size=n_drop, replace=False).tolist())
+        keep = [i for i in range(len(corpus.doc_ids)) if i not in dropped]
+        if not keep:
+            raise UserError(f"drop_documents_fraction {fraction} leaves split {split!r} without documents")
+        kept[split] = Corpus([corpus.doc_ids[i] for i in keep], [corpus.texts[i] for i in keep])
+    return kept
+
+
+def _prepare_dense(con, config: RetrievalConfig, run_id: str, corpora: dict, query_sets: dict):
+    """Check the provider, import precomputed vectors, and preflight only if texts must be embedded."""
+    provider = provider_from_settings({**config.embedding})
+    provider.check()
+    for path in config.precomputed:
+        if not Path(path).is_file():
+            raise UserError(f"{path}: no such embeddings file ([retrieval.embedding] precomputed)")
+    cache = EmbeddingCache(warehouse_paths().lancedb_dir, provider.model_id)
+    for path in config.precomputed:
+        result = cache.import_parquet(path)
+        con.execute("insert into raw.run_sources values (?, ?, ?, ?)",
+                    [run_id, result.path, result.source_sha256, Path(path).stat().st_size])
+        print(f"  embeddings {Path(path).name}: {result.n_rows:,} vectors, {result.n_new:,} new in the cache")
+    texts = {t for c in corpora.values() for t in c.texts}
+    texts |= {q.text for queries in query_sets.values() for q in queries if q.text.strip()}
+    cached = set(cache.known().column("text_sha256").to_pylist())
+    missing = sum(text_sha256(t) not in cached for t in texts)
+    if missing:
+        print(f"  {missing:,} text(s) to embed with {provider.model_id}")
+        provider.preflight()
+    return provider, cache
+
+
+@register_job("retrieval")
+def retrieval_job(con, study, run_id: str) -> None:
+    """Run the study's ``[retrieval]`` configuration and write ``raw.retrieval_*`` for run ``run_id``."""
+    config = config_from_settings(study.settings.get("retrieval"), resolve=study.resolve)
+    query_sets = load_query_sets(con, config, study.limit)
+    corpora = load_corpora(con, {q.corpus_split for qs in query_sets.values() for q in qs})
+    corpora = drop_documents(corpora, config.drop_documents_fraction, seed=study.seed)
+    con.begin()
+    try:
+        provider = cache = None
+        if "dense" in config.needs:
+            provider, cache = _prepare_dense(con, config, run_id, corpora, query_sets)
+        created = datetime.now(timezone.utc).replace(tzinfo=None)
+        record = config.record() | {"seed": study.seed,
+                                    "documents_indexed": {s: len(c.doc_ids) for s, c in corpora.items()},
+                                    "embedding_model_id": getattr(provider, "model_id", None),
+                                    "embedding": provider.describe() if provider else None}
+        bm25_indexes: dict = {}  # built once per split, shared by the query sets
+        for name, queries in query_sets.items():
+            outputs = run_retrievers(corpora, queries, config, provider=provider, cache=cache,
+                                     lancedb_dir=warehouse_paths().lancedb_dir, bm25_indexes=bm25_indexes)
+            written = write_outputs(con, run_id=run_id, query_set=name, queries=queries, outputs=outputs,
+                                    config=config, record=record, created_at=created)
+            print(f"  {name}: {len(queries):,} queries; " + ", ".join(
+                f"{o.retriever} {o.seconds:.2f}s" for o in outputs) + f"; {written:,} result rows")
+        con.execute("update raw.runs set parameters = json_merge_patch(parameters, ?) where run_id = ?",
+                    [json.dumps({"retrieval_resolved": record}, default=str), run_id])
+        con.commit()
+    except BaseException:
+        con.rollback()
+        raise

@@ -1,0 +1,85 @@
+"""Ranked hits per query and the one tie rule every retriever uses.
+
+Tie rule (documented, deterministic): documents are ordered by score, highest first;
+documents with equal scores are ordered by ``doc_id``, lowest first. Only candidates a
+retriever marks as valid (finite scores) can be returned.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+EMPTY_QUERY = "empty query"
+
+
+@dataclass(frozen=True)
+class QueryHits:
+    """One query's ranked hits, best first; ``reason`` says why there are none (else ``None``)."""
+
+    doc_ids: np.ndarray
+    scores: np.ndarray
+    reason: str | None = None
+
+    def __len__(self) -> int:
+        return len(self.doc_ids)
+
+
+def no_hits(reason: str) -> QueryHits:
+    """An empty result that records why it is empty."""
+    return QueryHits(np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64), reason)
+
+
+def top_k(scores: np.ndarray, doc_ids: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``depth`` best finite entries of one score row under the tie rule.
+
+    Parameters
+    ----------
+    scores
+        One score per document; ``-inf`` (or NaN) marks a document that is not a candidate.
+    doc_ids
+        The documents' ids, aligned with ``scores``.
+    depth
+        How many hits to return at most.
+
+    Returns
+    -------
+    (doc_ids, scores) of the hits, best first.
+    """
+    valid = np.flatnonzero(np.isfinite(scores))
+    if len(valid) > depth:
+        values = scores[valid]
+        # The depth-th best value; everything tied with it stays a candidate so the
+        # doc_id tie rule, not the partition algorithm, decides who is cut.
+        threshold = np.partition(values, len(values) - depth)[len(values) - depth]
+        valid = valid[values >= threshold]
+    order = np.lexsort((doc_ids[valid], -scores[valid]))[:depth]
+    chosen = valid[order]
+    return doc_ids[chosen].astype(np.int64), scores[chosen].astype(np.float64)
+
+
+def top_k_rows(scores: np.ndarray, valid: np.ndarray | None, doc_ids: np.ndarray, depth: int, *,
+               above: float | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """:func:`top_k` for every row of a score matrix at once.
+
+    ``valid`` marks candidates (``None``: all finite scores); with ``above`` set, only
+    scores greater than it are candidates. Returns one (doc_ids, scores) pair per row,
+    best first, under the tie rule.
+    """
+    n_rows, n_docs = scores.shape
+    masked = scores if valid is None else np.where(valid, scores, -np.inf)
+    if n_docs > depth:
+        # Each row's depth-th best value; ties with it stay candidates for the doc_id rule.
+        threshold = np.partition(masked, n_docs - depth, axis=1)[:, n_docs - depth]
+        candidate = masked >= threshold[:, None]
+    else:
+        candidate = np.ones_like(masked, dtype=bool)
+    candidate &= np.isfinite(masked) if above is None else masked > above
+    rows, columns = np.nonzero(candidate)
+    values = masked[rows, columns]
+    order = np.lexsort((doc_ids[columns], -values, rows))
+    rows, columns, values = rows[order], columns[order], values[order]
+    bounds = np.searchsorted(rows, np.arange(n_rows + 1))
+    return [(doc_ids[columns[a:b][:depth]].astype(np.int64), values[a:b][:depth].astype(np.float64))
+            for a, b in zip(bounds[:-1], bounds[1:])]

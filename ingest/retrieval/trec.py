@@ -1,0 +1,62 @@
+"""TREC run files (``qid Q0 docid rank score tag``), so results interoperate with trec_eval and ranx.
+
+Export writes one line per hit, whitespace separated, ranks from 1, scores with 17
+significant digits (a float64 round-trips exactly). Import reads the same layout back,
+refusing a malformed line with the file, line and field named.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from warehouse.errors import InputError
+
+
+@dataclass(frozen=True)
+class TrecRow:
+    """One line of a TREC run file."""
+
+    query_id: str
+    doc_id: str
+    rank: int
+    score: float
+    tag: str
+
+
+def write_run(path: str | Path, rows: Iterable[TrecRow]) -> int:
+    """Write rows as a TREC run file; return how many lines were written."""
+    n = 0
+    with open(path, "w", encoding="utf-8", newline="\n") as handle:
+        for row in rows:
+            for name, value in (("qid", row.query_id), ("docid", row.doc_id), ("tag", row.tag)):
+                if not value or any(c.isspace() for c in str(value)):
+                    raise ValueError(f"TREC {name} must be non-empty without whitespace, got {value!r}")
+            handle.write(f"{row.query_id} Q0 {row.doc_id} {row.rank} {row.score:.17g} {row.tag}\n")
+            n += 1
+    return n
+
+
+def read_run(path: str | Path) -> list[TrecRow]:
+    """Read a TREC run file (blank lines skipped)."""
+    rows = []
+    with open(path, encoding="utf-8") as handle:
+        for line_number, line in enumerate(handle, start=1):
+            fields = line.split()
+            if not fields:
+                continue
+            if len(fields) != 6:
+                raise InputError(path, f"expected 6 fields (qid Q0 docid rank score tag), found {len(fields)}",
+                                 row=line_number)
+            query_id, _, doc_id, rank, score, tag = fields
+            try:
+                rank_value = int(rank)
+            except ValueError:
+                raise InputError(path, f"rank {rank!r} is not an integer", row=line_number, field="rank") from None
+            try:
+                score_value = float(score)
+            except ValueError:
+                raise InputError(path, f"score {score!r} is not a number", row=line_number, field="score") from None
+            rows.append(TrecRow(query_id, doc_id, rank_value, score_value, tag))
+    return rows
