@@ -70,17 +70,25 @@ def _runs_rows(con: duckdb.DuckDBPyConnection) -> list[dict]:
     return [dict(zip(names, row)) for row in cursor.fetchall()]
 
 
+def _short_version(version: str | None) -> str:
+    version = version or "unknown"
+    short = version[:12] if len(version) >= 40 else version
+    return f"{short} (dirty)" if version.endswith("-dirty") else short
+
+
 def _index_body(con: duckdb.DuckDBPyConnection) -> str:
     rows = []
     for run in _runs_rows(con):
         status = f'<span class="status-{text(run["run_status"])}">{text(run["run_status"])}</span>'
         counts = ", ".join(f"{k}: {v:,}" for k, v in json.loads(run["row_counts"] or "{}").items())
-        rows.append([run["run_id"], run["run_kind"], run["run_name"], status, str(run["started_at"])[:19],
-                     run["code_version"], counts, _provenance(run)])
+        run_id = f'<span class="mono" title="{text(run["run_id"])}">{text(run["run_id"][:12])}</span>'
+        code = f'<span class="mono" title="{text(run["code_version"])}">{text(_short_version(run["code_version"]))}</span>'
+        rows.append([run_id, run["run_kind"], run["run_name"], status, str(run["started_at"])[:19],
+                     code, counts, _provenance(run)])
     columns = ["run", "kind", "name", "status", "started (UTC)", "code version", "rows", "provenance"]
     intro = ('<p class="note">Every ingest and study run recorded in this warehouse, newest first. '
              "Each lists its parameters, the sha256 of every source file, and the package versions it ran with.</p>")
-    return intro + table(columns, rows, raw_columns=frozenset({"status", "provenance"}))
+    return intro + table(columns, rows, raw_columns=frozenset({"run", "status", "code version", "provenance"}))
 
 
 def build_site(con: duckdb.DuckDBPyConnection, out_dir: Path) -> Path:

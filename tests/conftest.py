@@ -60,5 +60,5 @@ def raw_fingerprint(connection: duckdb.DuckDBPyConnection) -> dict[str, tuple]:
     """Row count and an order-independent content hash of every raw table."""
     tables = [r[0] for r in connection.execute(
         "select table_name from information_schema.tables where table_schema = 'raw' order by 1").fetchall()]
-    return {t: connection.execute(f"select count(*), coalesce(sum(hash(t.*)), 0) from raw.{t} t").fetchone()
+    return {t: connection.execute(f"select count(*), coalesce(sum(hash(t)), 0) from raw.{t} t").fetchone()
             for t in tables}

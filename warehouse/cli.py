@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "build":
             pipeline.dbt_build(args.dbt_args)
         elif args.command == "analyze":
-            pipeline.analyze(args.study)
+            print(f"analysis run: {pipeline.analyze(args.study)}")
         elif args.command == "dashboards":
             print(f"dashboard site: {pipeline.dashboards(args.out)}")
         elif args.command == "run":

@@ -98,10 +98,27 @@ def _run_registered(study, run_id: str, names: list[str], registry: dict) -> Non
             registry[name](con, study, run_id)
 
 
-def analyze(study_path: str, *, run_id: str | None = None) -> None:
+def analyze(study_path: str) -> str:
+    """Run a study's analysis steps on the current marts as a run of kind ``analysis``."""
     load_plugins()
     study = load_study(study_path)
-    _run_registered(study, run_id or "adhoc", study.analysis, ANALYSIS_STEPS)
+    with open_warehouse() as con:
+        run_id = start_run(con, kind="analysis", name=study.name, parameters=study.parameters()).run_id
+    _finish_or_fail(run_id, lambda: _run_registered(study, run_id, study.analysis, ANALYSIS_STEPS))
+    return run_id
+
+
+def _finish_or_fail(run_id: str, work) -> None:
+    """Run ``work``; mark the run succeeded, or failed with the error's message (then re-raise)."""
+    try:
+        work()
+    except BaseException as exc:
+        with open_warehouse() as con:
+            con.execute("update raw.runs set status = 'failed', finished_at = now(), message = ?"
+                        " where run_id = ?", [str(exc)[:2000] or type(exc).__name__, run_id])
+        raise
+    with open_warehouse() as con:
+        con.execute("update raw.runs set status = 'succeeded', finished_at = now() where run_id = ?", [run_id])
 
 
 def run_study(study_path: str, *, limit: int | None = None) -> Path:
@@ -111,7 +128,8 @@ def run_study(study_path: str, *, limit: int | None = None) -> Path:
     with open_warehouse() as con:
         run = start_run(con, kind="study", name=study.name, parameters=study.parameters())
         run_id = run.run_id
-    try:
+
+    def chain() -> None:
         with open_warehouse() as con:
             for step in study.ingest:
                 result = _ingest_step(con, study, step)
@@ -121,13 +139,8 @@ def run_study(study_path: str, *, limit: int | None = None) -> Path:
             _run_registered(study, run_id, study.jobs, STUDY_JOBS)
             dbt_build()
         _run_registered(study, run_id, study.analysis, ANALYSIS_STEPS)
-    except BaseException as exc:
-        with open_warehouse() as con:
-            con.execute("update raw.runs set status = 'failed', finished_at = now(), message = ?"
-                        " where run_id = ?", [str(exc)[:2000] or type(exc).__name__, run_id])
-        raise
-    with open_warehouse() as con:
-        con.execute("update raw.runs set status = 'succeeded', finished_at = now() where run_id = ?", [run_id])
+
+    _finish_or_fail(run_id, chain)
     return dashboards() / "index.html"
 
 
@@ -148,7 +161,8 @@ def print_sql(query: str, *, as_csv: bool = False, max_rows: int = 200) -> None:
     if as_csv:
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(columns)
-        writer.writerows(rows)
+        # Booleans as SQL spells them, NULL as an empty field (as DuckDB's own CSV writer does).
+        writer.writerows([["true" if v is True else "false" if v is False else v for v in row] for row in rows])
         return
     print(_format_table(columns, rows, max_rows=max_rows))
 

@@ -1,4 +1,7 @@
--- Every run with its provenance, for the dashboard index and for audits.
+-- Every run with its provenance, for the dashboard index and for audits. A view, so a run's
+-- status is current even while the study that built this model is still running.
+{{ config(materialized='view') }}
+
 with runs as (
     select * from {{ ref('stg_warehouse__runs') }}
 ),

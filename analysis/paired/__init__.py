@@ -1,0 +1,1 @@
+"""Paired statistical tests for comparing two variants of the same queries (e.g. SAE vs AAE)."""

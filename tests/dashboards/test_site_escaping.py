@@ -1,0 +1,17 @@
+from dashboards.site import build_site
+from ingest.pairs import load_pairs
+from ingest.squad import load_squad
+from tests.conftest import DEMO_DATA
+
+HOSTILE = '<script>alert("x")</script>'
+
+
+def test_every_text_on_the_site_is_escaped(con, tmp_path):
+    load_squad(con, str(DEMO_DATA / "squad_demo.json"))
+    load_pairs(con, DEMO_DATA / "dialect_pairs_demo.csv", name=HOSTILE)
+    site = build_site(con, tmp_path / "site")
+    for page in site.glob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        assert HOSTILE not in html
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in index
