@@ -45,10 +45,11 @@ def _parser() -> argparse.ArgumentParser:
     pairs.add_argument("--no-cleanup", action="store_true", help="store the text as is, without the light clean-up")
 
     build = commands.add_parser("build", help="run `dbt build` (models, data tests, unit tests)")
-    build.add_argument("dbt_args", nargs=argparse.REMAINDER, help="extra arguments passed to dbt build")
+    build.epilog = "Any further arguments (e.g. --select marts.dialect) are passed to dbt build."
 
     analyze = commands.add_parser("analyze", help="run a study's analysis steps on the built marts")
     analyze.add_argument("study", help="study config (TOML)")
+    analyze.add_argument("--run", help="the study run to analyse (default: the study's latest run)")
 
     dashboards = commands.add_parser("dashboards", help="write the static dashboard site")
     dashboards.add_argument("--out", help="output folder (default: $BIASWH_HOME/site)")
@@ -64,7 +65,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command != "build":
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         if args.command == "ingest" and args.source == "squad":
             print(pipeline.ingest_squad(args.path, split=args.split).message)
@@ -74,9 +78,9 @@ def main(argv: list[str] | None = None) -> int:
                 squad_idx_column=args.squad_idx_column, squad_split=args.squad_split, cleanup=not args.no_cleanup)
             print(result.message)
         elif args.command == "build":
-            pipeline.dbt_build(args.dbt_args)
+            pipeline.dbt_build(extra)
         elif args.command == "analyze":
-            print(f"analysis run: {pipeline.analyze(args.study)}")
+            print(f"analysed study run {pipeline.analyze(args.study, run_id=args.run)}")
         elif args.command == "dashboards":
             print(f"dashboard site: {pipeline.dashboards(args.out)}")
         elif args.command == "run":
