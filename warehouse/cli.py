@@ -58,10 +58,36 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("study", help="study config (TOML)")
     run.add_argument("--limit", type=int, help="only the first N pairs/queries: a quick dry run")
 
+    trec = commands.add_parser("trec", help="export or import TREC run files (qid Q0 docid rank score tag)")
+    trec_commands = trec.add_subparsers(dest="trec_command", required=True, metavar="ACTION")
+    export = trec_commands.add_parser("export", help="write one retriever's results of a run")
+    export.add_argument("out", help="the run file to write")
+    export.add_argument("--run", required=True, help="the run_id (see raw.retrieval_runs)")
+    export.add_argument("--retriever", required=True, help="e.g. bm25, dense, hybrid_rrf")
+    export.add_argument("--query-set", help="needed when the run holds several query sets")
+    imported = trec_commands.add_parser("import", help="load a run file as a new run (kind trec_import)")
+    imported.add_argument("path")
+    imported.add_argument("--query-set", required=True, help="the query set the qids belong to")
+    imported.add_argument("--corpus-split", default="train", help="the corpus split the docids index")
+
     sql = commands.add_parser("sql", help="run ad hoc SQL against the warehouse (read-only)")
     sql.add_argument("query")
     sql.add_argument("--csv", action="store_true", help="print CSV instead of a table")
     return parser
+
+
+def _trec(args) -> None:
+    from ingest.retrieval.trec_warehouse import export_trec, import_trec
+    from warehouse.connection import open_warehouse
+
+    if args.trec_command == "export":
+        with open_warehouse(read_only=True) as con:
+            n = export_trec(con, run_id=args.run, retriever=args.retriever, path=args.out, query_set=args.query_set)
+        print(f"wrote {n:,} lines to {args.out}")
+    else:
+        with open_warehouse() as con:
+            run_id, n = import_trec(con, args.path, query_set=args.query_set, corpus_split=args.corpus_split)
+        print(f"imported {n:,} rows from {args.path} as run {run_id}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,6 +111,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"dashboard site: {pipeline.dashboards(args.out)}")
         elif args.command == "run":
             print(f"dashboard site: {pipeline.run_study(args.study, limit=args.limit)}")
+        elif args.command == "trec":
+            _trec(args)
         elif args.command == "sql":
             pipeline.print_sql(args.query, as_csv=args.csv)
     except UserError as exc:

@@ -25,7 +25,7 @@ from typing import Callable, Sequence
 import numpy as np
 from scipy import sparse
 
-from ingest.retrieval.ranking import EMPTY_QUERY, QueryHits, no_hits, top_k
+from ingest.retrieval.ranking import EMPTY_QUERY, QueryHits, no_hits, top_k_rows
 from ingest.retrieval.tokenize import RegexTokenizer
 from warehouse.errors import UserError
 
@@ -94,6 +94,7 @@ class BM25Index:
         self.average_length = total_length / n_docs
         self.idf = self._idf(np.diff(counts.indptr), n_docs)
         self.weights = self._weights(counts, np.asarray(doc_lengths, dtype=np.int64))
+        self.all_weights_positive = bool((self.weights.data > 0).all())
         self._densify_common_terms(np.diff(counts.indptr))
 
     def _densify_common_terms(self, document_frequencies: np.ndarray) -> None:
@@ -104,9 +105,11 @@ class BM25Index:
         self._dense_slot = np.full(len(document_frequencies), -1, dtype=np.int64)
         self._dense_slot[common] = np.arange(len(common))
         self._dense_weights = self.weights[common].toarray()
-        present = self.weights[common].copy()
-        present.data = np.ones_like(present.data)
-        self._dense_present = present.toarray().astype(bool)
+        self._dense_present = None
+        if not self.all_weights_positive:
+            present = self.weights[common].copy()
+            present.data = np.ones_like(present.data)
+            self._dense_present = present.toarray().astype(bool)
 
     def _idf(self, document_frequencies: np.ndarray, n_docs: int) -> np.ndarray:
         # math.log and a plain running sum, in vocabulary (first-occurrence) order, as rank_bm25.
@@ -156,8 +159,10 @@ class BM25Index:
         marks documents holding at least one query token.
         """
         n_docs = self.n_docs
+        # With every weight positive, "holds a query token" is "score > 0": no bookkeeping needed.
+        track_matches = not self.all_weights_positive
         scores = np.zeros((len(queries), n_docs), dtype=np.float64)
-        matched = np.zeros((len(queries), n_docs), dtype=bool)
+        matched = np.zeros((len(queries), n_docs if track_matches else 0), dtype=bool)
         flat_scores, flat_matched = scores.reshape(-1), matched.reshape(-1)
         known = [[self.vocabulary[t] for t in query if t in self.vocabulary] for query in queries]
         # Blocks of queries small enough that their score rows stay in the CPU cache.
@@ -171,14 +176,18 @@ class BM25Index:
                 terms = np.asarray([known[i][position] for i in rows], dtype=np.int64)
                 dense_slot = self._dense_slot[terms]
                 is_dense = dense_slot >= 0
-                if is_dense.any():
-                    scores[rows[is_dense]] += self._dense_weights[dense_slot[is_dense]]
-                    matched[rows[is_dense]] |= self._dense_present[dense_slot[is_dense]]
+                for row, slot in zip(rows[is_dense].tolist(), dense_slot[is_dense].tolist()):
+                    scores[row] += self._dense_weights[slot]  # in place: one pass over the row
+                    if track_matches:
+                        matched[row] |= self._dense_present[slot]
                 if not is_dense.all():
                     lengths, documents, weights = self._gather(terms[~is_dense])
                     cells = np.repeat(rows[~is_dense] * n_docs, lengths) + documents
                     flat_scores[cells] += weights
-                    flat_matched[cells] = True
+                    if track_matches:
+                        flat_matched[cells] = True
+        if not track_matches:
+            matched = scores > 0
         return scores, matched
 
     def search(self, queries: Sequence[str], *, depth: int = 100) -> list[QueryHits]:
@@ -193,14 +202,17 @@ class BM25Index:
         for start in range(0, len(queries), batch):
             chunk = token_lists[start:start + batch]
             scores, matched = self.score(chunk)
+            if self.all_weights_positive:  # matched is exactly score > 0
+                ranked = top_k_rows(scores, None, self.doc_ids, depth, above=0.0)
+            else:
+                ranked = top_k_rows(scores, matched, self.doc_ids, depth)
             for row, (text, tokens) in enumerate(zip(queries[start:start + batch], chunk)):
                 if not text.strip():
                     results.append(no_hits(EMPTY_QUERY))
                 elif not tokens:
                     results.append(no_hits(NO_TOKENS))
-                elif not matched[row].any():
+                elif len(ranked[row][0]) == 0:
                     results.append(no_hits(NO_KNOWN_TOKENS))
                 else:
-                    candidates = np.flatnonzero(matched[row])
-                    results.append(QueryHits(*top_k(scores[row, candidates], self.doc_ids[candidates], depth)))
+                    results.append(QueryHits(*ranked[row]))
         return results

@@ -17,7 +17,7 @@ import lancedb
 import numpy as np
 import pyarrow as pa
 
-from ingest.retrieval.ranking import EMPTY_QUERY, QueryHits, no_hits, top_k
+from ingest.retrieval.ranking import EMPTY_QUERY, QueryHits, no_hits, top_k_rows
 from warehouse.errors import UserError
 
 AnnIndex = Literal["none", "ivf_flat", "ivf_hnsw_sq", "ivf_pq"]
@@ -36,6 +36,15 @@ class AnnReport:
     n_probes: int
 
 
+def _unit(vectors) -> np.ndarray:
+    """Rows scaled to length 1 (cosine similarity is then a dot product); zero rows stay zero."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    if vectors.ndim != 2:
+        vectors = vectors.reshape(len(vectors), -1)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.where(norms == 0, 1, norms)
+
+
 class DenseIndex:
     """Exact cosine search over unit document vectors.
 
@@ -51,24 +60,23 @@ class DenseIndex:
         if len(doc_ids) == 0:
             raise UserError("the corpus has no documents: dense search needs at least one")
         self.doc_ids = np.asarray(doc_ids, dtype=np.int64)
-        vectors = np.asarray(vectors, dtype=np.float32)
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        self.vectors = vectors / np.where(norms == 0, 1, norms)
+        self.vectors = _unit(vectors)
 
     def search(self, query_vectors: np.ndarray, *, depth: int = 100,
                query_texts: list[str] | None = None) -> list[QueryHits]:
         """Rank every document by cosine similarity for each query vector (blank texts get no hits)."""
-        query_vectors = np.asarray(query_vectors, dtype=np.float32)
+        query_vectors = _unit(query_vectors)
         results = []
         batch = max(1, 8_000_000 // len(self.doc_ids))
         for start in range(0, len(query_vectors), batch):
-            scores = query_vectors[start:start + batch] @ self.vectors.T
-            for row, score_row in enumerate(scores):
+            scores = (query_vectors[start:start + batch] @ self.vectors.T).astype(np.float64)
+            ranked = top_k_rows(scores, None, self.doc_ids, depth)
+            for row, (found_ids, found_scores) in enumerate(ranked):
                 text = None if query_texts is None else query_texts[start + row]
                 if text is not None and not text.strip():
                     results.append(no_hits(EMPTY_QUERY))
                 else:
-                    results.append(QueryHits(*top_k(score_row.astype(np.float64), self.doc_ids, depth)))
+                    results.append(QueryHits(found_ids, found_scores))
         return results
 
     def search_ann(self, query_vectors: np.ndarray, *, lancedb_dir: str | Path, index: AnnIndex, depth: int = 100,
@@ -93,7 +101,7 @@ class DenseIndex:
             config = {"ivf_flat": IvfFlat, "ivf_hnsw_sq": HnswSq, "ivf_pq": IvfPq}[index]
             table.create_index("vector", config=config(distance_type="cosine", num_partitions=n_partitions))
         results = []
-        for vector in np.asarray(query_vectors, dtype=np.float32):
+        for vector in _unit(query_vectors):
             found = (table.search(vector).distance_type("cosine").limit(depth).nprobes(n_probes)
                      .select(["doc_id"]).to_arrow())
             doc_ids = found.column("doc_id").to_numpy()

@@ -32,6 +32,9 @@ class UnionHits:
     ranks: np.ndarray
     reason: str | None = None
 
+    def __len__(self) -> int:
+        return len(self.doc_ids)
+
 
 def _both_empty(a: QueryHits, b: QueryHits) -> str | None:
     if len(a) == 0 and len(b) == 0:

@@ -57,3 +57,29 @@ def top_k(scores: np.ndarray, doc_ids: np.ndarray, depth: int) -> tuple[np.ndarr
     order = np.lexsort((doc_ids[valid], -scores[valid]))[:depth]
     chosen = valid[order]
     return doc_ids[chosen].astype(np.int64), scores[chosen].astype(np.float64)
+
+
+def top_k_rows(scores: np.ndarray, valid: np.ndarray | None, doc_ids: np.ndarray, depth: int, *,
+               above: float | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """:func:`top_k` for every row of a score matrix at once.
+
+    ``valid`` marks candidates (``None``: all finite scores); with ``above`` set, only
+    scores greater than it are candidates. Returns one (doc_ids, scores) pair per row,
+    best first, under the tie rule.
+    """
+    n_rows, n_docs = scores.shape
+    masked = scores if valid is None else np.where(valid, scores, -np.inf)
+    if n_docs > depth:
+        # Each row's depth-th best value; ties with it stay candidates for the doc_id rule.
+        threshold = np.partition(masked, n_docs - depth, axis=1)[:, n_docs - depth]
+        candidate = masked >= threshold[:, None]
+    else:
+        candidate = np.ones_like(masked, dtype=bool)
+    candidate &= np.isfinite(masked) if above is None else masked > above
+    rows, columns = np.nonzero(candidate)
+    values = masked[rows, columns]
+    order = np.lexsort((doc_ids[columns], -values, rows))
+    rows, columns, values = rows[order], columns[order], values[order]
+    bounds = np.searchsorted(rows, np.arange(n_rows + 1))
+    return [(doc_ids[columns[a:b][:depth]].astype(np.int64), values[a:b][:depth].astype(np.float64))
+            for a, b in zip(bounds[:-1], bounds[1:])]

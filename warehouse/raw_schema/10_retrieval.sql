@@ -17,7 +17,7 @@ create table if not exists raw.retrieval_runs (
     rrf_k double,                        -- reciprocal rank fusion only
     ann_index varchar,                   -- dense only: none (exact), ivf_flat, ivf_hnsw_sq, ivf_pq
     ann_recall double,                   -- recall@depth of the ANN index against exact search
-    seconds double not null,             -- wall time of the retriever over the whole query set
+    seconds double not null,             -- wall time over the whole query set (hybrids: both retrievers + fusion)
     configuration json not null,
     created_at timestamp not null
 );

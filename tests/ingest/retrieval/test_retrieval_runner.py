@@ -1,0 +1,82 @@
+"""The runner and its configuration, on a small corpus with a stand-in embedding model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ingest.retrieval.config import config_from_settings
+from ingest.retrieval.runner import Corpus, Query, run_retrievers
+from ingest.retrieval.vector_store import EmbeddingCache
+from warehouse.errors import UserError
+
+
+class LetterProvider:
+    """A stand-in embedding model: letter counts, so similar spellings are similar vectors."""
+
+    model_id = "letters"
+
+    def embed(self, texts):
+        return np.asarray([[t.lower().count(c) + 0.01 for c in "abcdefghijklmnopqrstuvwxyz"] for t in texts],
+                          dtype=np.float32)
+
+
+CORPUS = {"train": Corpus([0, 1, 2, 3], ["community gardens grow food", "libraries lend books",
+                                         "buses run on time", "gardens need water"])}
+QUERIES = [Query("1", "sae", "train", "Who grows food in gardens?", 0), Query("1", "aae", "train", "   ", 0),
+           Query("2", "sae", "train", "zzz qqq", 1)]
+
+
+@pytest.mark.parametrize("timing", ["batch", "per_query"])
+def test_every_retriever_runs_and_empty_queries_get_reasons(tmp_path, timing):
+    config = config_from_settings({"depth": 3, "timing": timing, "hybrid": {"sweep_weights": [0.0, 1.0],
+                                                                            "sweep_rrf_k": [1]}})
+    outputs = {o.retriever: o for o in run_retrievers(CORPUS, QUERIES, config, provider=LetterProvider(),
+                                                      cache=EmbeddingCache(tmp_path, "letters"),
+                                                      lancedb_dir=tmp_path)}
+    assert set(outputs) == {"bm25", "dense", "hybrid_union", "hybrid_minmax", "hybrid_rrf", "hybrid_minmax@0",
+                            "hybrid_minmax@1", "hybrid_rrf@1"}
+    bm25, dense = outputs["bm25"], outputs["dense"]
+    assert bm25.hits[0].doc_ids.tolist() == [0, 3]
+    assert [h.reason for h in bm25.hits[1:]] == ["empty query", "no query token occurs in the corpus"]
+    assert len(dense.hits[2]) == 3 and dense.hits[1].reason == "empty query"  # dense always finds neighbours
+    for name, output in outputs.items():
+        assert len(output.hits[1]) == 0 and output.hits[1].reason == "empty query", name
+        assert all(latency is not None and latency >= 0 for latency in output.latency_ms[::2]), name
+    # The min-max sweep's end points order each retriever's own documents as it does.
+    for point, single in (("hybrid_minmax@1", bm25), ("hybrid_minmax@0", dense)):
+        own = single.hits[0].doc_ids.tolist()
+        assert [d for d in outputs[point].hits[0].doc_ids.tolist() if d in own] == own[:len(own)]
+    assert outputs["hybrid_minmax@0"].details == {"fusion_weight_bm25": 0.0, "fusion_weight_dense": 1.0,
+                                                  "fusion_seconds": pytest.approx(0, abs=5)}
+
+
+def test_bm25_alone_needs_no_embedding_provider(tmp_path):
+    config = config_from_settings({"retrievers": ["bm25"]})
+    (output,) = run_retrievers(CORPUS, QUERIES[:1], config, provider=None, cache=None, lancedb_dir=tmp_path)
+    assert output.retriever == "bm25" and output.details["index"]["train"]["n_docs"] == 4
+
+
+@pytest.mark.parametrize("settings, message", [
+    ({"retrievers": ["bm25", "splade"]}, "unknown splade"),
+    ({"depth": 0}, "depth must be a positive integer"),
+    ({"query_sets": ["everything"]}, "is not 'pairs'"),
+    ({"hybrid": {"weights": [0, 0]}}, "not both 0"),
+    ({"hybrid": {"sweep_weights": [1.5]}}, "between 0 and 1"),
+    ({"bm25": {"k3": 1}}, "only k1, b and epsilon"),
+    ({"tokenizer": {"pattern": "\\w+", "stem": True}}, "unknown key"),
+    ({"timing": "sometimes"}, "timing must be"),
+    ({"rerank": True}, "unknown key"),
+])
+def test_bad_settings_are_named(settings, message):
+    with pytest.raises(UserError, match=message):
+        config_from_settings(settings)
+
+
+def test_defaults_and_relative_paths():
+    config = config_from_settings({"embedding": {"provider": "local", "precomputed": "vectors.parquet"}},
+                                  resolve=lambda p: f"/studies/{p}")
+    assert config.retrievers == ("bm25", "dense", "hybrid_union", "hybrid_minmax", "hybrid_rrf")
+    assert (config.depth, config.weights, config.rrf_k, config.ann_index) == (100, (0.5, 0.5), 60.0, "none")
+    assert config.precomputed == ("/studies/vectors.parquet",)
+    assert config.bm25 == {"k1": 1.5, "b": 0.75, "epsilon": 0.25}
