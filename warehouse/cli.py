@@ -70,6 +70,17 @@ def _parser() -> argparse.ArgumentParser:
     imported.add_argument("--query-set", required=True, help="the query set the qids belong to")
     imported.add_argument("--corpus-split", default="train", help="the corpus split the docids index")
 
+    peek = commands.add_parser("peek", help="show one pair: its variants, each retriever's top k, where the gold sits")
+    peek.add_argument("study", help="study config (TOML)")
+    peek.add_argument("--pair", required=True, help="pair id")
+    peek.add_argument("-k", type=int, default=5, help="hits shown per retriever and variant (default 5)")
+
+    search = commands.add_parser("search", help="search a study's corpus by hand")
+    search.add_argument("query")
+    search.add_argument("--study", required=True, help="study config (TOML) whose corpus and settings to use")
+    search.add_argument("--retriever", default="bm25", help="bm25, dense or hybrid (default bm25)")
+    search.add_argument("-k", type=int, default=10, help="hits to show (default 10)")
+
     sql = commands.add_parser("sql", help="run ad hoc SQL against the warehouse (read-only)")
     sql.add_argument("query")
     sql.add_argument("--csv", action="store_true", help="print CSV instead of a table")
@@ -113,6 +124,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"dashboard site: {pipeline.run_study(args.study, limit=args.limit)}")
         elif args.command == "trec":
             _trec(args)
+        elif args.command == "peek":
+            from warehouse.inspection import peek as peek_pair
+
+            print(peek_pair(args.study, args.pair, k=args.k))
+        elif args.command == "search":
+            from warehouse.inspection import search as search_corpus
+
+            print(search_corpus(args.study, args.query, retriever=args.retriever, k=args.k))
         elif args.command == "sql":
             pipeline.print_sql(args.query, as_csv=args.csv)
     except UserError as exc:
