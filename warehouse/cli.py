@@ -56,10 +56,11 @@ def _parser() -> argparse.ArgumentParser:
     weat_tests.add_argument("--name", help="test set name (default: the file's name field)")
 
     build = commands.add_parser("build", help="run `dbt build` (models, data tests, unit tests)")
-    build.add_argument("dbt_args", nargs=argparse.REMAINDER, help="extra arguments passed to dbt build")
+    build.epilog = "Any further arguments (e.g. --select marts.dialect) are passed to dbt build."
 
     analyze = commands.add_parser("analyze", help="run a study's analysis steps on the built marts")
     analyze.add_argument("study", help="study config (TOML)")
+    analyze.add_argument("--run", help="the study run to analyse (default: the study's latest run)")
 
     dashboards = commands.add_parser("dashboards", help="write the static dashboard site")
     dashboards.add_argument("--out", help="output folder (default: $BIASWH_HOME/site)")
@@ -81,6 +82,17 @@ def _parser() -> argparse.ArgumentParser:
     imported.add_argument("path")
     imported.add_argument("--query-set", required=True, help="the query set the qids belong to")
     imported.add_argument("--corpus-split", default="train", help="the corpus split the docids index")
+
+    peek = commands.add_parser("peek", help="show one pair: its variants, each retriever's top k, where the gold sits")
+    peek.add_argument("study", help="study config (TOML)")
+    peek.add_argument("--pair", required=True, help="pair id")
+    peek.add_argument("-k", type=int, default=5, help="hits shown per retriever and variant (default 5)")
+
+    search = commands.add_parser("search", help="search a study's corpus by hand")
+    search.add_argument("query")
+    search.add_argument("--study", required=True, help="study config (TOML) whose corpus and settings to use")
+    search.add_argument("--retriever", default="bm25", help="bm25, dense or hybrid (default bm25)")
+    search.add_argument("-k", type=int, default=10, help="hits to show (default 10)")
 
     sql = commands.add_parser("sql", help="run ad hoc SQL against the warehouse (read-only)")
     sql.add_argument("query")
@@ -126,7 +138,10 @@ def _trec(args) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command != "build":
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         if args.command == "ingest" and args.source == "squad":
             print(pipeline.ingest_squad(args.path, split=args.split).message)
@@ -140,9 +155,9 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "ingest" and args.source == "weat-tests":
             print(pipeline.ingest_weat_tests(args.path, name=args.name).message)
         elif args.command == "build":
-            pipeline.dbt_build(args.dbt_args)
+            pipeline.dbt_build(extra)
         elif args.command == "analyze":
-            print(f"analysis run: {pipeline.analyze(args.study)}")
+            print(f"analysed study run {pipeline.analyze(args.study, run_id=args.run)}")
         elif args.command == "dashboards":
             print(f"dashboard site: {pipeline.dashboards(args.out)}")
         elif args.command == "run":
@@ -152,6 +167,14 @@ def main(argv: list[str] | None = None) -> int:
 
         elif args.command == "trec":
             _trec(args)
+        elif args.command == "peek":
+            from warehouse.inspection import peek as peek_pair
+
+            print(peek_pair(args.study, args.pair, k=args.k))
+        elif args.command == "search":
+            from warehouse.inspection import search as search_corpus
+
+            print(search_corpus(args.study, args.query, retriever=args.retriever, k=args.k))
         elif args.command == "sql":
             pipeline.print_sql(args.query, as_csv=args.csv)
     except UserError as exc:

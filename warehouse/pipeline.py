@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import importlib
+import json
 import os
 import pkgutil
 import shutil
@@ -130,14 +131,25 @@ def _run_registered(study, run_id: str, names: list[str], registry: dict) -> Non
             registry[name](con, study, run_id)
 
 
-def analyze(study_path: str) -> str:
-    """Run a study's analysis steps on the current marts as a run of kind ``analysis``."""
+def analyze(study_path: str, *, run_id: str | None = None) -> str:
+    """Re-run a study's analysis steps on the current marts for one of its study runs.
+
+    The steps analyse the study run ``run_id`` (default: the study's latest run); the
+    re-analysis itself is recorded as a run of kind ``analysis`` naming that target.
+    """
     load_plugins()
     study = load_study(study_path)
     with open_warehouse() as con:
-        run_id = start_run(con, kind="analysis", name=study.name, parameters=study.parameters()).run_id
-    _finish_or_fail(run_id, lambda: _run_registered(study, run_id, study.analysis, ANALYSIS_STEPS))
-    return run_id
+        target = run_id or con.execute(
+            "select run_id from raw.runs where kind = 'study' and name = ? order by started_at desc limit 1",
+            [study.name]).fetchone()
+        if target is None:
+            raise UserError(f"study {study.name!r} has no run in this warehouse: `biaswh run {study_path}` first")
+        target = target if isinstance(target, str) else target[0]
+        analysis_run = start_run(con, kind="analysis", name=study.name,
+                                 parameters={**study.parameters(), "target_run_id": target}).run_id
+    _finish_or_fail(analysis_run, lambda: _run_registered(study, target, study.analysis, ANALYSIS_STEPS))
+    return target
 
 
 def _finish_or_fail(run_id: str, work) -> None:
@@ -166,10 +178,11 @@ def run_study(study_path: str, *, limit: int | None = None) -> Path:
             for step in study.ingest:
                 result = _ingest_step(con, study, step)
                 print(f"[{study.name}] {result.message}", flush=True)
-        dbt_build()
+        dbt_vars = ["--vars", json.dumps(study.settings["dbt_vars"])] if study.settings.get("dbt_vars") else []
+        dbt_build(dbt_vars)
         if study.jobs:
             _run_registered(study, run_id, study.jobs, STUDY_JOBS)
-            dbt_build()
+            dbt_build(dbt_vars)
         _run_registered(study, run_id, study.analysis, ANALYSIS_STEPS)
 
     _finish_or_fail(run_id, chain)

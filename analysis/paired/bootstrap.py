@@ -16,25 +16,47 @@ def paired_recall_difference(hits_a, hits_b, *, seed: int, n_resamples: int = 20
     the percentile-bootstrap test of a zero difference: twice the smaller share of
     resampled means on either side of zero (capped at 1; 1 when all differences are 0).
     """
-    if n_resamples < 2000:
-        raise ValueError("use at least 2,000 bootstrap resamples")
     a = np.asarray(hits_a, dtype=float)
     b = np.asarray(hits_b, dtype=float)
     if a.shape != b.shape or a.ndim != 1:
         raise ValueError("hits_a and hits_b must be 1-d with one entry per pair")
-    if a.size == 0:
+    return paired_recall_difference_grid(a[:, None], b[:, None], seed=seed, n_resamples=n_resamples,
+                                         confidence=confidence)[0]
+
+
+def paired_recall_difference_grid(hits_a, hits_b, *, seed: int, n_resamples: int = 2000,
+                                  confidence: float = 0.95) -> list[TestResult]:
+    """:func:`paired_recall_difference` for many columns (e.g. every k) with the same resamples.
+
+    ``hits_a`` and ``hits_b`` are (pairs x columns). Each resample is a vector of counts of
+    how often each pair was drawn, so all columns cost one matrix product.
+    """
+    if n_resamples < 2000:
+        raise ValueError("use at least 2,000 bootstrap resamples")
+    a, b = np.asarray(hits_a, dtype=float), np.asarray(hits_b, dtype=float)
+    if a.shape != b.shape or a.ndim != 2:
+        raise ValueError("hits_a and hits_b must be (pairs x columns) of the same shape")
+    n_pairs = a.shape[0]
+    if n_pairs == 0:
         raise ValueError("no pairs to compare")
     differences = a - b
     rng = np.random.default_rng(seed)
-    draws = rng.integers(0, differences.size, size=(n_resamples, differences.size))
-    means = differences[draws].mean(axis=1)
+    draws = rng.integers(0, n_pairs, size=(n_resamples, n_pairs))
+    counts = np.zeros((n_resamples, n_pairs))
+    np.add.at(counts, (np.arange(n_resamples)[:, None], draws), 1.0)
+    means = counts @ differences / n_pairs
     tail = (1 - confidence) / 2
-    if not np.any(differences):
-        p_value = 1.0
-    else:
-        p_value = min(1.0, 2.0 * min(float(np.mean(means <= 0)), float(np.mean(means >= 0))))
-    return TestResult(test="paired bootstrap", variant=f"percentile, {n_resamples} resamples, seed {seed}",
-                      n=int(differences.size), statistic=float(differences.mean()), p_value=p_value,
-                      effect_name="recall difference (A - B)", effect_size=float(differences.mean()),
-                      ci_low=float(np.quantile(means, tail)), ci_high=float(np.quantile(means, 1 - tail)),
-                      confidence=confidence)
+    lows, highs = np.quantile(means, tail, axis=0), np.quantile(means, 1 - tail, axis=0)
+    results = []
+    for column in range(differences.shape[1]):
+        observed = float(differences[:, column].mean())
+        column_means = means[:, column]
+        if not np.any(differences[:, column]):
+            p_value = 1.0
+        else:
+            p_value = min(1.0, 2.0 * min(float(np.mean(column_means <= 0)), float(np.mean(column_means >= 0))))
+        results.append(TestResult(
+            test="paired bootstrap", variant=f"percentile, {n_resamples} resamples, seed {seed}", n=n_pairs,
+            statistic=observed, p_value=p_value, effect_name="recall difference (A - B)", effect_size=observed,
+            ci_low=float(lows[column]), ci_high=float(highs[column]), confidence=confidence))
+    return results

@@ -57,12 +57,13 @@ def power_statement(n_pairs: int, n_discordant: int, *, alpha: float = 0.05, pow
     # With no discordance observed, plan for at least one discordant pair in n (a floor, not an estimate).
     planning_psi = psi if psi > 0 else 1 / max(n_pairs, 1)
     needed = pairs_needed(target_gap, max(planning_psi, target_gap**2 * 1.0001), alpha=alpha, power=power)
+    pairs_word = "pair" if n_discordant == 1 else "pairs"
     if math.isinf(gap) or gap >= psi:
-        sentence = (f"With {n_discordant} discordant pairs out of {n_pairs}, this study cannot tell whether the "
+        sentence = (f"With {n_discordant} discordant {pairs_word} out of {n_pairs}, this study cannot tell whether the "
                     f"variants differ: no recall gap its discordance allows ({psi * 100:.1f} points at most) "
                     f"would be detected with {power:.0%} power.")
     else:
-        sentence = (f"With {n_discordant} discordant pairs out of {n_pairs}, only a recall gap of "
+        sentence = (f"With {n_discordant} discordant {pairs_word} out of {n_pairs}, only a recall gap of "
                     f"{gap * 100:.1f} points or more would be detected with {power:.0%} power; "
                     f"detecting a {target_gap * 100:.0f}-point gap would need about {math.ceil(needed):,} pairs.")
         if gap > 0.05:

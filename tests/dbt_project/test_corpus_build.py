@@ -37,9 +37,11 @@ def _query(home, sql):
 def test_corpus_is_normalised_deduplicated_and_ordered(built):
     document = json.loads((DEMO_DATA / "squad_demo.json").read_text(encoding="utf-8"))
     contexts = [p["context"] for a in document["data"] for p in a["paragraphs"]]
+    questions_per_context = [len(p["qas"]) for a in document["data"] for p in a["paragraphs"]]
+    first_rows = [sum(questions_per_context[:i]) for i in range(len(contexts))]
     docs = _query(built, "select doc_id, document_text, first_row_idx from marts.dim_corpus_documents order by doc_id")
     assert [d[0] for d in docs] == list(range(len(contexts)))
-    assert [d[2] for d in docs] == [3 * i for i in range(len(contexts))]
+    assert [d[2] for d in docs] == first_rows
     rain = docs[5][1]
     assert rain.startswith("Rainwater harvesting collects") and '"rain barrel"' in rain and "it's placed" in rain
     assert "  " not in rain
@@ -49,10 +51,12 @@ def test_every_demo_pair_maps_to_the_document_of_its_squad_row(built):
     rows = _query(built, "select p.pair_id, p.squad_idx, p.gold_doc_id, p.mapping_status, q.doc_id"
                          " from marts.fct_pair_gold_documents p join marts.fct_squad_questions q"
                          " on q.split = p.squad_split and q.row_idx = p.squad_idx")
-    assert len(rows) == 16
-    assert all(status == "mapped" and gold == doc == idx // 3 for _, idx, gold, status, doc in rows)
+    document = json.loads((DEMO_DATA / "squad_demo.json").read_text(encoding="utf-8"))
+    row_to_doc = [d for d, a in enumerate(p for a in document["data"] for p in a["paragraphs"]) for _ in a["qas"]]
+    assert len(rows) == 42
+    assert all(status == "mapped" and gold == doc == row_to_doc[idx] for _, idx, gold, status, doc in rows)
     variants = _query(built, "select count(*), count(distinct variant) from marts.fct_query_variants")
-    assert variants == [(32, 2)]
+    assert variants == [(84, 2)]
 
 
 def test_staging_uses_the_latest_version_and_unmapped_pairs_keep_a_reason(built, tmp_path):
@@ -64,6 +68,6 @@ def test_staging_uses_the_latest_version_and_unmapped_pairs_keep_a_reason(built,
     run_cli("build", home=built)
     assert _query(built, "select count(*), max(source_version) from staging.stg_squad__questions") == [(12, 2)]
     statuses = dict(_query(built, "select mapping_status, count(*) from marts.fct_pair_gold_documents group by 1"))
-    assert statuses == {"mapped": 9, "squad_idx_not_in_split": 7}
+    assert statuses == {"mapped": 9, "squad_idx_not_in_split": 33}
     runs = _query(built, "select run_kind, run_status from marts.dim_runs order by started_at")
     assert [r[0] for r in runs] == ["ingest_squad", "ingest_query_pairs", "ingest_squad"]

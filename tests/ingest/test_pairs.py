@@ -27,7 +27,7 @@ def _write(tmp_path, name: str, content) -> str:
 
 def test_pairs_are_stored_long_with_raw_and_cleaned_text(squad_loaded):
     result = load_pairs(squad_loaded, PAIRS_CSV)
-    assert result.rows == 32
+    assert result.rows == 84
     row = squad_loaded.execute(
         "select squad_idx, query_text_raw, query_text, cleanup, attributes->>'conversion_method'"
         " from raw.query_pair_variants where pair_id = '4' and variant = 'aae'").fetchone()
@@ -67,7 +67,7 @@ BAD_INPUTS = [
      "malformed JSON at line 1"),
     ("missing_idx.json", [{"id": 1, "squad_idx": 0, "sae_query": "a", "aave_query": "b"},
                           {"id": 2, "sae_query": "a", "aave_query": "b"}], "row 2, field 'squad_idx'", "missing squad_idx"),
-    ("out_of_range.json", [{"id": 1, "squad_idx": 24, "sae_query": "a", "aave_query": "b"}],
+    ("out_of_range.json", [{"id": 1, "squad_idx": 64, "sae_query": "a", "aave_query": "b"}],
      "row 1, field 'squad_idx'", "out of range"),
     ("not_integer.csv", "id,squad_idx,sae_query,aave_query\n1,3.5,a,b\n", "row 1, field 'squad_idx'", "must be an integer"),
     ("duplicate.json", [{"id": 7, "squad_idx": 0, "sae_query": "a", "aave_query": "b"},

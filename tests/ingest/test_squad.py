@@ -27,7 +27,7 @@ def _stored(con):
 
 def test_official_json_keeps_hugging_face_order(con):
     result = load_squad(con, str(SQUAD_JSON), split="train")
-    assert result.status == "loaded" and result.rows == 24
+    assert result.status == "loaded" and result.rows == 64
     rows = _stored(con)
     expected = _hf_records()
     assert [r[4] for r in rows] == [e["question"] for e in expected]
@@ -66,7 +66,7 @@ def test_changed_file_becomes_a_new_version(con, tmp_path):
     changed.write_text(json.dumps(document), encoding="utf-8")
     result = load_squad(con, str(changed))
     assert (result.status, result.version, result.rows) == ("loaded", 2, 6)
-    assert con.execute("select version, n_rows from raw.source_versions order by version").fetchall() == [(1, 24), (2, 6)]
+    assert con.execute("select version, n_rows from raw.source_versions order by version").fetchall() == [(1, 64), (2, 6)]
 
 
 @pytest.mark.parametrize(("content", "expected"), [

@@ -21,11 +21,11 @@ def test_every_command_has_help(command, warehouse_home):
 
 def test_ingest_then_sql_table_and_csv(warehouse_home):
     loaded = run_cli("ingest", "squad", str(DEMO_DATA / "squad_demo.json"), home=warehouse_home)
-    assert "loaded 24 rows" in loaded.stdout
+    assert "loaded 64 rows" in loaded.stdout
     again = run_cli("ingest", "squad", str(DEMO_DATA / "squad_demo.json"), home=warehouse_home)
     assert "unchanged" in again.stdout
     table = run_cli("sql", "select split, count(*) as n from squad_questions group by split", home=warehouse_home)
-    assert "train" in table.stdout and "24" in table.stdout and "(1 row)" in table.stdout
+    assert "train" in table.stdout and "64" in table.stdout and "(1 row)" in table.stdout
     as_csv = run_cli("sql", "select row_idx, question from raw.squad_questions order by row_idx limit 2", "--csv",
                      home=warehouse_home)
     rows = list(csv.reader(io.StringIO(as_csv.stdout)))
@@ -65,4 +65,4 @@ def test_second_writer_gets_warehouse_is_busy(warehouse_home):
     finally:
         holder.communicate("\n", timeout=30)
     after = run_cli("ingest", "pairs", str(DEMO_DATA / "dialect_pairs_demo.csv"), home=warehouse_home)
-    assert "loaded 32 rows" in after.stdout
+    assert "loaded 84 rows" in after.stdout

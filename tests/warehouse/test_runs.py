@@ -17,7 +17,7 @@ def test_every_raw_row_and_run_is_traceable(con):
     assert json.loads(parameters)["split"] == "train"
     assert code_version and code_version != "unknown"
     assert json.loads(packages)["duckdb"] == package_versions()["duckdb"]
-    assert json.loads(counts) == {"squad": 24}
+    assert json.loads(counts) == {"squad": 64}
     assert con.execute("select source_path, source_sha256, size_bytes from raw.run_sources").fetchall() == [
         (str(source), sha, source.stat().st_size)]
 

@@ -1,0 +1,36 @@
+-- Which variants are compared in each (run, pair set): the reference variant (var
+-- dialect_reference_variant, else the alphabetically first) against every other variant.
+with ranks as (
+    select * from {{ ref('fct_dialect_gold_ranks') }}
+),
+
+variants as (
+    select distinct run_id, pair_set, variant from ranks
+),
+
+reference_variants as (
+    select
+        run_id,
+        pair_set,
+        coalesce(
+            max(case when variant = '{{ var("dialect_reference_variant") }}' then variant end),
+            min(variant)
+        ) as variant_a,
+    from variants
+    group by all
+),
+
+final as (
+    select
+        reference_variants.run_id,
+        reference_variants.pair_set,
+        reference_variants.variant_a,
+        variants.variant as variant_b,
+    from reference_variants
+    inner join variants
+        on reference_variants.run_id = variants.run_id
+        and reference_variants.pair_set = variants.pair_set
+        and reference_variants.variant_a <> variants.variant
+)
+
+select * from final

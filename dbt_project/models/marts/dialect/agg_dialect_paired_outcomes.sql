@@ -1,0 +1,28 @@
+-- The 2x2 paired outcome table per (run, retriever, pair set, k, variant pair).
+with paired as (
+    select * from {{ ref('fct_dialect_paired_hits') }}
+),
+
+final as (
+    select
+        run_id,
+        retriever,
+        retriever_family,
+        pair_set,
+        k,
+        variant_a,
+        variant_b,
+        count(*)::integer as n_pairs,
+        count_if(is_hit_a and is_hit_b)::integer as both_hit,
+        count_if(is_hit_a and not is_hit_b)::integer as only_a,
+        count_if(is_hit_b and not is_hit_a)::integer as only_b,
+        count_if(not is_hit_a and not is_hit_b)::integer as neither,
+        avg(is_hit_a::integer)::double as recall_a,
+        avg(is_hit_b::integer)::double as recall_b,
+        (100.0 * (count_if(is_hit_a) - count_if(is_hit_b)) / count(*))::double as delta_pp,
+        k in ({{ var('dialect_highlight_k') | join(', ') }}) as is_highlighted_k,
+    from paired
+    group by all
+)
+
+select * from final

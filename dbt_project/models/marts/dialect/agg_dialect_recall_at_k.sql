@@ -1,0 +1,35 @@
+-- Recall@k per variant with n and a Wilson 95% interval (z = 1.959964).
+{% set z = 1.959963984540054 %}
+with hits as (
+    select * from {{ ref('fct_dialect_hits_at_k') }}
+),
+
+counts as (
+    select
+        run_id,
+        retriever,
+        retriever_family,
+        pair_set,
+        variant,
+        k,
+        count(*) as n_queries,
+        count_if(is_hit) as n_hits,
+    from hits
+    group by all
+),
+
+final as (
+    select
+        *,
+        n_hits / n_queries as recall,
+        (n_hits / n_queries + {{ z }}^2 / (2 * n_queries)
+            - {{ z }} * sqrt(n_hits / n_queries * (1 - n_hits / n_queries) / n_queries + {{ z }}^2 / (4 * n_queries^2)))
+            / (1 + {{ z }}^2 / n_queries) as recall_ci_low,
+        (n_hits / n_queries + {{ z }}^2 / (2 * n_queries)
+            + {{ z }} * sqrt(n_hits / n_queries * (1 - n_hits / n_queries) / n_queries + {{ z }}^2 / (4 * n_queries^2)))
+            / (1 + {{ z }}^2 / n_queries) as recall_ci_high,
+        k in ({{ var('dialect_highlight_k') | join(', ') }}) as is_highlighted_k,
+    from counts
+)
+
+select * from final

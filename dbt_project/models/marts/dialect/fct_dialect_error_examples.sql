@@ -1,0 +1,51 @@
+-- Pairs where one variant finds the gold document within k and the other does not, at the
+-- highlighted k, with both texts and a snippet of the gold context.
+with paired as (
+    select * from {{ ref('fct_dialect_paired_hits') }}
+),
+
+ranks as (
+    select * from {{ ref('fct_dialect_gold_ranks') }}
+),
+
+documents as (
+    select * from {{ ref('dim_corpus_documents') }}
+),
+
+final as (
+    select
+        paired.run_id,
+        paired.retriever,
+        paired.pair_set,
+        paired.k,
+        paired.pair_id,
+        paired.variant_a,
+        paired.variant_b,
+        case when paired.is_hit_a then 'only ' || paired.variant_a else 'only ' || paired.variant_b end as outcome,
+        ranks_a.query_text as query_text_a,
+        ranks_b.query_text as query_text_b,
+        ranks_a.gold_outcome as gold_outcome_a,
+        ranks_b.gold_outcome as gold_outcome_b,
+        ranks_a.gold_doc_id,
+        left(documents.document_text, {{ var('snippet_chars') }}) as gold_snippet,
+    from paired
+    inner join ranks as ranks_a
+        on paired.run_id = ranks_a.run_id
+        and paired.retriever = ranks_a.retriever
+        and paired.pair_set = ranks_a.pair_set
+        and paired.pair_id = ranks_a.pair_id
+        and paired.variant_a = ranks_a.variant
+    inner join ranks as ranks_b
+        on paired.run_id = ranks_b.run_id
+        and paired.retriever = ranks_b.retriever
+        and paired.pair_set = ranks_b.pair_set
+        and paired.pair_id = ranks_b.pair_id
+        and paired.variant_b = ranks_b.variant
+    inner join documents
+        on ranks_a.corpus_split = documents.split
+        and ranks_a.gold_doc_id = documents.doc_id
+    where paired.is_hit_a <> paired.is_hit_b
+        and paired.k in ({{ var('dialect_highlight_k') | join(', ') }})
+)
+
+select * from final
