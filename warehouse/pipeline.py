@@ -10,6 +10,7 @@ import pkgutil
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import duckdb
@@ -166,27 +167,53 @@ def _finish_or_fail(run_id: str, work) -> None:
 
 
 def run_study(study_path: str, *, limit: int | None = None) -> Path:
-    """Run a study end to end and return the dashboard site's index page."""
+    """Run a study end to end and return the dashboard site's index page.
+
+    Stage wall times are printed and stored with the study run (``raw.runs.stage_seconds``).
+    A study may restrict its dbt builds to the models it needs with ``[study] dbt_select``:
+    one selector for both builds, or ``{sources = "...", results = "..."}`` for the build
+    before its jobs and the build after them.
+    """
+    started = time.perf_counter()
     load_plugins()
     study = load_study(study_path, limit=limit)
     with open_warehouse() as con:
-        run = start_run(con, kind="study", name=study.name, parameters=study.parameters())
-        run_id = run.run_id
+        run_id = start_run(con, kind="study", name=study.name, parameters=study.parameters()).run_id
+    stages: dict[str, float] = {"load plugins and config": time.perf_counter() - started}
+    dbt_args = ["--vars", json.dumps(study.settings["dbt_vars"])] if study.settings.get("dbt_vars") else []
+    select = study.dbt_select if isinstance(study.dbt_select, dict) else {"sources": study.dbt_select,
+                                                                          "results": study.dbt_select}
+    sources_args = dbt_args + (["--select", select["sources"]] if select.get("sources") else [])
+    results_args = dbt_args + (["--select", select["results"]] if select.get("results") else [])
 
-    def chain() -> None:
+    def timed(stage: str, work) -> None:
+        begin = time.perf_counter()
+        work()
+        stages[stage] = stages.get(stage, 0.0) + time.perf_counter() - begin
+        print(f"[{study.name}] {stage}: {stages[stage]:.1f} s", flush=True)
+
+    def ingest() -> None:
         with open_warehouse() as con:
             for step in study.ingest:
-                result = _ingest_step(con, study, step)
-                print(f"[{study.name}] {result.message}", flush=True)
-        dbt_vars = ["--vars", json.dumps(study.settings["dbt_vars"])] if study.settings.get("dbt_vars") else []
-        dbt_build(dbt_vars)
+                print(f"[{study.name}] {_ingest_step(con, study, step).message}", flush=True)
+
+    def chain() -> None:
+        timed("ingest", ingest)
+        timed("dbt build (sources)", lambda: dbt_build(sources_args))
         if study.jobs:
-            _run_registered(study, run_id, study.jobs, STUDY_JOBS)
-            dbt_build(dbt_vars)
-        _run_registered(study, run_id, study.analysis, ANALYSIS_STEPS)
+            timed("jobs", lambda: _run_registered(study, run_id, study.jobs, STUDY_JOBS))
+            timed("dbt build (results)", lambda: dbt_build(results_args))
+        timed("analysis", lambda: _run_registered(study, run_id, study.analysis, ANALYSIS_STEPS))
 
     _finish_or_fail(run_id, chain)
-    return dashboards() / "index.html"
+    begin = time.perf_counter()
+    index = dashboards() / "index.html"
+    stages["dashboards"] = time.perf_counter() - begin
+    stages["total"] = time.perf_counter() - started
+    print(f"[{study.name}] dashboards: {stages['dashboards']:.1f} s; total {stages['total']:.1f} s", flush=True)
+    with open_warehouse() as con:
+        con.execute("update raw.runs set stage_seconds = ? where run_id = ?", [json.dumps(stages), run_id])
+    return index
 
 
 def print_sql(query: str, *, as_csv: bool = False, max_rows: int = 200) -> None:

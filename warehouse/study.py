@@ -32,6 +32,7 @@ class Study:
     analysis: list[str]
     settings: dict = field(default_factory=dict)
     limit: int | None = None
+    dbt_select: str | dict | None = None
 
     def resolve(self, relative: str) -> str:
         """Resolve a path from the config relative to the config's folder (``hf:`` ids pass through)."""
@@ -41,7 +42,8 @@ class Study:
 
     def parameters(self) -> dict:
         return {"config": str(self.path), "name": self.name, "seed": self.seed, "ingest": self.ingest,
-                "jobs": self.jobs, "analysis": self.analysis, "settings": self.settings, "limit": self.limit}
+                "jobs": self.jobs, "analysis": self.analysis, "settings": self.settings, "limit": self.limit,
+                "dbt_select": self.dbt_select}
 
 
 def load_study(path: str | Path, *, limit: int | None = None, check_steps: bool = True) -> Study:
@@ -68,7 +70,7 @@ def load_study(path: str | Path, *, limit: int | None = None, check_steps: bool 
     settings = {k: v for k, v in config.items() if k not in ("study", "ingest")}
     return Study(path=path, name=study["name"], seed=int(study["seed"]), ingest=config.get("ingest", []),
                  jobs=list(study.get("jobs", [])), analysis=list(study.get("analysis", [])),
-                 settings=settings, limit=limit)
+                 settings=settings, limit=limit, dbt_select=study.get("dbt_select"))
 
 
 # source name -> callable(con, study, step) for ingest sources added by later issues.

@@ -16,6 +16,8 @@ create table if not exists raw.runs (
     row_counts json,
     message varchar
 );
+-- Wall time per stage of a study run (ingest, dbt builds, jobs, analysis, dashboards).
+alter table raw.runs add column if not exists stage_seconds json;
 
 create table if not exists raw.run_sources (
     run_id varchar not null,
