@@ -5,7 +5,12 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = {"bm25_speed": "benchmarks.bm25_speed", "dense_speed": "benchmarks.dense_speed"}
+BENCHMARKS = {
+    "bm25_speed": "benchmarks.bm25_speed",
+    "dense_speed": "benchmarks.dense_speed",
+    "weat_exact_permutation": "benchmarks.weat_exact_permutation",
+    "dialect_study": "benchmarks.dialect_study",
+}
 
 
 def main(argv: list[str]) -> int:
