@@ -1,0 +1,64 @@
+"""Bootstrap intervals of the mean of per-query metrics, and paired tests of a run against its baseline."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from analysis.paired.bootstrap import paired_recall_difference_grid
+from analysis.paired.result import TestResult
+
+METRICS = ("recall", "precision", "f1", "hit_rate", "mrr", "ndcg", "map", "r_precision")
+
+
+def resample_counts(n_queries: int, *, seed: int, n_resamples: int) -> np.ndarray:
+    """(resamples x queries) counts of how often each query is drawn, with replacement."""
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, n_queries, size=(n_resamples, n_queries))
+    counts = np.zeros((n_resamples, n_queries))
+    np.add.at(counts, (np.arange(n_resamples)[:, None], draws), 1.0)
+    return counts
+
+
+def mean_intervals(values: np.ndarray, counts: np.ndarray, *, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile bootstrap interval of each column's mean; ``values`` is (queries x columns)."""
+    means = counts @ values / values.shape[0]
+    tail = (1 - confidence) / 2
+    return np.quantile(means, tail, axis=0), np.quantile(means, 1 - tail, axis=0)
+
+
+def metrics_with_intervals(query_metrics: pl.DataFrame, *, seed: int, n_resamples: int = 2000,
+                           confidence: float = 0.95) -> pl.DataFrame:
+    """Mean of every metric at every k per (run, query set, retriever), with bootstrap intervals.
+
+    ``query_metrics`` has marts.fct_retrieval_query_metrics' columns. Queries are resampled
+    with replacement (every metric and k of a query together); one set of resamples per
+    number of queries, seeded by ``seed``.
+    """
+    rows = []
+    counts_by_n: dict[int, np.ndarray] = {}
+    for (run_id, query_set, retriever), group in query_metrics.group_by(["run_id", "query_set", "retriever"]):
+        group = group.sort(["query_id", "variant", "k"])
+        ks = sorted(group["k"].unique().to_list())
+        n = group.height // len(ks)
+        # (queries x (k, metric)): each query contributes one row per k, in k order.
+        values = np.stack([group[m].to_numpy().astype(float).reshape(n, len(ks)) for m in METRICS], axis=2)
+        values = values.reshape(n, len(ks) * len(METRICS))
+        if n not in counts_by_n:
+            counts_by_n[n] = resample_counts(n, seed=seed, n_resamples=n_resamples)
+        lows, highs = mean_intervals(values, counts_by_n[n], confidence=confidence)
+        means = values.mean(axis=0)
+        for column in range(values.shape[1]):
+            k, metric = ks[column // len(METRICS)], METRICS[column % len(METRICS)]
+            rows.append({"run_id": run_id, "query_set": query_set, "retriever": retriever, "k": k,
+                         "metric": metric, "value": float(means[column]), "ci_low": float(lows[column]),
+                         "ci_high": float(highs[column]), "n_queries": n, "confidence": confidence,
+                         "interval": f"percentile bootstrap over queries, {n_resamples} resamples, seed {seed}"})
+    return pl.DataFrame(rows)
+
+
+def paired_change(values: np.ndarray, baseline_values: np.ndarray, *, seed: int,
+                  n_resamples: int = 2000) -> TestResult:
+    """Paired bootstrap test of the mean per-query change (run minus baseline) over the queries both ran."""
+    return paired_recall_difference_grid(values[:, None], baseline_values[:, None], seed=seed,
+                                         n_resamples=n_resamples)[0]

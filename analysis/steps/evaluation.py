@@ -1,0 +1,49 @@
+"""Analysis step ``evaluation``: bootstrap intervals and alerts of a drift series into ``analysis.*``.
+
+Writes the contract relations ``analysis.retrieval_metrics_at_k`` (run_id, retriever, k,
+metric, value, ci_low, ci_high, n_queries, ...) and ``analysis.retrieval_alerts`` (run_id,
+baseline_run_id, retriever, metric, value, baseline_value, threshold, severity,
+is_significant, ...), one set of rows per evaluation run of the study run's series.
+Options (``[evaluation]``): ``bootstrap_resamples`` (2000), ``alpha`` (0.05).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from analysis.evaluation.alerts import series_alerts
+from analysis.evaluation.intervals import metrics_with_intervals
+from analysis.seeds import derive_seed
+from analysis.store import replace_run_rows
+from warehouse.errors import UserError
+from warehouse.study import register_analysis
+
+
+@register_analysis("evaluation")
+def evaluation_analysis(con, study, run_id: str) -> None:
+    """Intervals of every metric and the alerts of the series that study run ``run_id`` produced."""
+    settings = study.settings.get("evaluation", {})
+    n_resamples = int(settings.get("bootstrap_resamples", 2000))
+    alpha = float(settings.get("alpha", 0.05))
+    runs = [r[0] for r in con.execute("select run_id from staging.stg_evaluation__runs where series_run_id = ?"
+                                      " order by position", [run_id]).fetchall()]
+    if not runs:
+        raise UserError(f"run {run_id} has no evaluation runs: does the study run the `evaluation` job?")
+    query_metrics = con.execute(
+        "select m.* from marts.fct_retrieval_query_metrics m join staging.stg_evaluation__runs r using (run_id)"
+        " where r.series_run_id = ?", [run_id]).pl()
+    metrics = metrics_with_intervals(query_metrics, seed=derive_seed(study.seed, "evaluation", "bootstrap"),
+                                     n_resamples=n_resamples)
+    alerts = series_alerts(con, run_id, seed=study.seed, alpha=alpha, n_resamples=n_resamples)
+    con.begin()
+    try:
+        for evaluation_run in runs:
+            replace_run_rows(con, "retrieval_metrics_at_k", evaluation_run,
+                             metrics.filter(pl.col("run_id") == evaluation_run))
+            replace_run_rows(con, "retrieval_alerts", evaluation_run, alerts.filter(pl.col("run_id") == evaluation_run))
+        con.commit()
+    except BaseException:
+        con.rollback()
+        raise
+    print(f"  analysis.retrieval_metrics_at_k: {metrics.height:,} rows; analysis.retrieval_alerts: "
+          f"{alerts.height:,} alerts ({alerts['is_significant'].sum()} significant)", flush=True)

@@ -1,0 +1,48 @@
+-- Mean selection metric (var evaluation_select_metric at evaluation_select_k) of every
+-- min-max weight and RRF constant, on each fold of the run's seeded tune/report split.
+with query_metrics as (
+    select * from {{ ref('fct_retrieval_query_metrics') }}
+),
+
+folds as (
+    select * from {{ ref('stg_evaluation__query_folds') }}
+),
+
+runs as (
+    select * from {{ ref('stg_retrieval__runs') }}
+    where retriever_family in ('hybrid_minmax', 'hybrid_rrf')
+),
+
+long as (
+    unpivot (select * from query_metrics where k = {{ var('evaluation_select_k') }})
+    on recall, precision, f1, hit_rate, mrr, ndcg, map, r_precision
+    into name metric value value
+),
+
+final as (
+    select
+        long.run_id,
+        long.query_set,
+        runs.retriever_family,
+        long.retriever,
+        case when runs.retriever_family = 'hybrid_minmax' then runs.fusion_weight_bm25 else runs.rrf_k end
+            as parameter,
+        folds.fold,
+        long.metric,
+        long.k,
+        avg(long.value) as value,
+        count(*) as n_queries,
+    from long
+    inner join runs
+        on long.run_id = runs.run_id
+        and long.query_set = runs.query_set
+        and long.retriever = runs.retriever
+    inner join folds
+        on long.run_id = folds.run_id
+        and long.query_set = folds.query_set
+        and long.query_id = folds.query_id
+    where long.metric = '{{ var("evaluation_select_metric") }}'
+    group by all
+)
+
+select * from final

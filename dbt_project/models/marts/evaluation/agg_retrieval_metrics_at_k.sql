@@ -1,0 +1,26 @@
+-- Mean of each per-query metric over a run's queries (the bootstrap intervals are added by
+-- the analysis step in analysis.retrieval_metrics_at_k).
+with query_metrics as (
+    select * from {{ ref('fct_retrieval_query_metrics') }}
+),
+
+long as (
+    unpivot query_metrics
+    on recall, precision, f1, hit_rate, mrr, ndcg, map, r_precision
+    into name metric value value
+),
+
+final as (
+    select
+        run_id,
+        query_set,
+        retriever,
+        k,
+        metric,
+        avg(value) as value,
+        count(*) as n_queries,
+    from long
+    group by run_id, query_set, retriever, k, metric
+)
+
+select * from final

@@ -1,0 +1,32 @@
+-- Only the latest loaded version of each qrels file (by its name).
+with source as (
+    select * from {{ source('evaluation', 'evaluation_qrels') }}
+),
+
+latest_versions as (
+    select
+        source_name as qrels_name,
+        max(version) as source_version,
+    from {{ source('warehouse', 'source_versions') }}
+    where dataset = 'qrels'
+    group by source_name
+),
+
+final as (
+    select
+        source.qrels_name,
+        source.query_set,
+        source.query_id,
+        source.doc_id,
+        source.relevance,
+        source.source_row,
+        source.source_version,
+        source.run_id,
+        source.source_sha256,
+    from source
+    inner join latest_versions
+        on source.qrels_name = latest_versions.qrels_name
+        and source.source_version = latest_versions.source_version
+)
+
+select * from final

@@ -1,0 +1,212 @@
+"""Relevance judgments (qrels): read TREC, JSON or CSV files, check them, store one version.
+
+Formats (relevance is a non-negative integer grade; 0 = judged not relevant):
+
+- TREC qrels (``.qrels``, ``.trec``, ``.txt``): ``query_id iteration doc_id relevance`` per
+  line, whitespace separated, as trec_eval reads them (the iteration column is ignored).
+- CSV (``.csv``): a header with ``query_id``, ``doc_id`` and optionally ``relevance``
+  (default 1).
+- JSON (``.json``): a list of ``{"query_id": ..., "doc_id": ..., "relevance": ...}`` objects,
+  or an object ``{query_id: {doc_id: relevance}}`` (the ranx / pytrec_eval layout).
+
+Rows are numbered from 1: the n-th line of a TREC file, the n-th data row of a CSV file, the
+n-th judgment of a JSON file. Whether the query and document ids exist is checked against the
+marts by :func:`check_qrels_ids` (document ids are assigned by dbt, so that check runs in
+the evaluation job before anything is retrieved).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+
+from ingest.readers import parse_json, read_utf8
+from ingest.versions import IngestResult, ingest_version
+from warehouse.errors import InputError, UserError
+from warehouse.runs import file_sha256
+
+TREC_SUFFIXES = (".qrels", ".trec", ".txt")
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """One relevance judgment; ``row`` is where it is in its file."""
+
+    row: int
+    query_id: str
+    doc_id: int
+    relevance: int
+
+
+def query_set_table_name(query_set: str) -> str:
+    """The name the retrieval job stores a configured query set under (``squad_questions:validation`` ->
+    ``squad_questions_validation``, ``pairs:<name>`` -> ``<name>``)."""
+    if query_set.startswith("squad_questions:"):
+        return "squad_questions_" + query_set.split(":", 1)[1]
+    if query_set.startswith("pairs:"):
+        return query_set.split(":", 1)[1]
+    raise UserError(f"qrels query_set must be 'squad_questions:<split>' or 'pairs:<name>', got {query_set!r}")
+
+
+def _integer(path: Path, value, row: int, field: str, *, minimum: int | None = None) -> int:
+    try:
+        number = int(str(value).strip())
+    except (TypeError, ValueError):
+        raise InputError(path, f"{value!r} is not an integer", row=row, field=field) from None
+    if minimum is not None and number < minimum:
+        raise InputError(path, f"{number} is below {minimum}", row=row, field=field)
+    return number
+
+
+def _judgment(path: Path, row: int, query_id, doc_id, relevance) -> Judgment:
+    if query_id is None or not str(query_id).strip():
+        raise InputError(path, "missing query id", row=row, field="query_id")
+    if doc_id is None or str(doc_id).strip() == "":
+        raise InputError(path, "missing document id", row=row, field="doc_id")
+    return Judgment(row, str(query_id).strip(), _integer(path, doc_id, row, "doc_id", minimum=0),
+                    _integer(path, relevance, row, "relevance", minimum=0))
+
+
+def _read_trec(path: Path, text: str) -> list[Judgment]:
+    judgments = []
+    for line_number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        fields = line.split()
+        if len(fields) != 4:
+            raise InputError(path, f"expected 4 fields 'query_id iteration doc_id relevance', found {len(fields)}",
+                             row=line_number, field="line")
+        judgments.append(_judgment(path, line_number, fields[0], fields[2], fields[3]))
+    return judgments
+
+
+def _read_csv(path: Path, text: str) -> list[Judgment]:
+    reader = csv.DictReader(io.StringIO(text))
+    missing = {"query_id", "doc_id"} - set(reader.fieldnames or [])
+    if missing:
+        raise InputError(path, "the CSV header needs query_id and doc_id (relevance optional)", field=sorted(missing)[0])
+    return [_judgment(path, number, record.get("query_id"), record.get("doc_id"), record.get("relevance") or 1)
+            for number, record in enumerate(reader, start=1)]
+
+
+def _read_json(path: Path, text: str) -> list[Judgment]:
+    document = parse_json(path, text)
+    if isinstance(document, dict):  # {query_id: {doc_id: relevance}}
+        records = []
+        for query_id, documents in document.items():
+            if not isinstance(documents, dict):
+                raise InputError(path, "expected {doc_id: relevance} for each query", row=len(records) + 1,
+                                 field=str(query_id))
+            records += [{"query_id": query_id, "doc_id": d, "relevance": r} for d, r in documents.items()]
+    elif isinstance(document, list):
+        records = document
+    else:
+        raise InputError(path, "expected a list of judgments or an object {query_id: {doc_id: relevance}}")
+    judgments = []
+    for number, record in enumerate(records, start=1):
+        if not isinstance(record, dict):
+            raise InputError(path, "a judgment must be an object", row=number)
+        judgments.append(_judgment(path, number, record.get("query_id"), record.get("doc_id"),
+                                   record.get("relevance", 1)))
+    return judgments
+
+
+def read_qrels(path: str | Path) -> list[Judgment]:
+    """Every judgment of a qrels file; a duplicate (query, document) pair is refused with both rows."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, "no such file")
+    suffix = path.suffix.lower()
+    if suffix not in TREC_SUFFIXES + (".csv", ".json"):
+        raise InputError(path, f"unsupported qrels file type '{suffix or '(none)'}'; expected .qrels, .trec, "
+                               ".txt (TREC), .csv or .json")
+    text = read_utf8(path)
+    reader = _read_csv if suffix == ".csv" else _read_json if suffix == ".json" else _read_trec
+    judgments = reader(path, text)
+    if not judgments:
+        raise InputError(path, "no judgments in the file")
+    seen: dict[tuple[str, int], int] = {}
+    for judgment in judgments:
+        key = (judgment.query_id, judgment.doc_id)
+        if key in seen:
+            raise InputError(path, f"duplicate judgment for query {judgment.query_id!r} and document "
+                                   f"{judgment.doc_id} (first at row {seen[key]})", row=judgment.row, field="doc_id")
+        seen[key] = judgment.row
+    return judgments
+
+
+def load_qrels(con, path: str | Path, *, query_set: str, name: str | None = None) -> IngestResult:
+    """Ingest a qrels file for ``query_set`` (config syntax, e.g. ``squad_questions:validation``)."""
+    path = Path(path)
+    stored_set = query_set_table_name(query_set)
+    judgments = read_qrels(path)
+    sha = file_sha256(path)
+
+    def write_rows(run, version: int) -> int:
+        table = pa.table({
+            "run_id": [run.run_id] * len(judgments), "source_sha256": [sha] * len(judgments),
+            "source_version": pa.array([version] * len(judgments), pa.int32()),
+            "qrels_name": [name or path.stem] * len(judgments), "query_set": [stored_set] * len(judgments),
+            "source_row": pa.array([j.row for j in judgments], pa.int32()),
+            "query_id": [j.query_id for j in judgments],
+            "doc_id": pa.array([j.doc_id for j in judgments], pa.int32()),
+            "relevance": pa.array([j.relevance for j in judgments], pa.int32()),
+        })
+        con.register("_qrels_rows", table)
+        try:
+            con.execute("insert into raw.evaluation_qrels by name select * from _qrels_rows")
+        finally:
+            con.unregister("_qrels_rows")
+        return len(judgments)
+
+    return ingest_version(con, dataset="qrels", source_name=name or path.stem, source_path=path, source_sha256=sha,
+                          parameters={"query_set": stored_set}, write_rows=write_rows)
+
+
+def check_qrels_ids(con, query_set: str) -> int:
+    """Refuse the latest qrels of ``query_set`` (stored name) naming an unknown query or document.
+
+    Queries are the query set's questions or pairs; documents are the corpus of its split.
+    Returns the number of judgments checked. The error names the qrels file, row and field.
+    """
+    if query_set.startswith("squad_questions_"):
+        split = query_set.removeprefix("squad_questions_")
+        known_queries = "select cast(row_idx as varchar) as query_id, split from marts.fct_squad_questions where split = ?"
+        parameter = split
+    else:
+        known_queries = ("select distinct pair_id as query_id, corpus_split as split from marts.fct_query_variants"
+                         " where pair_set = ?")
+        parameter = query_set
+    rows = con.execute(f"""
+        with latest as (
+            select q.*, v.source_path
+            from raw.evaluation_qrels q
+            inner join raw.source_versions v
+                on v.dataset = 'qrels' and v.source_name = q.qrels_name and v.version = q.source_version
+            where q.query_set = ?
+              and q.source_version = (select max(version) from raw.source_versions
+                                      where dataset = 'qrels' and source_name = q.qrels_name)
+        ),
+        queries as ({known_queries}),
+        splits as (select distinct split from queries)
+        select latest.source_path, latest.source_row, latest.query_id, latest.doc_id,
+            queries.query_id is null as unknown_query,
+            documents.doc_id is null as unknown_document,
+        from latest
+        left join queries on queries.query_id = latest.query_id
+        left join marts.dim_corpus_documents documents
+            on documents.doc_id = latest.doc_id and documents.split in (select split from splits)
+        order by latest.source_path, latest.source_row
+        """, [query_set, parameter]).fetchall()
+    for source_path, row, query_id, doc_id, unknown_query, unknown_document in rows:
+        if unknown_query:
+            raise InputError(source_path, f"query {query_id!r} is not in query set {query_set}", row=row,
+                             field="query_id")
+        if unknown_document:
+            raise InputError(source_path, f"document {doc_id} is not in the corpus of query set {query_set}",
+                             row=row, field="doc_id")
+    return len(rows)
