@@ -1,0 +1,117 @@
+"""Dashboard page: retrieval evaluation and drift monitoring (the latest analysed drift series)."""
+
+from __future__ import annotations
+
+import duckdb
+
+from dashboards.charts.evaluation import (
+    drift_chart, fusion_sweep_chart, latency_chart, metrics_at_k_chart, overlap_chart)
+from dashboards.html import chart, table, text
+from dashboards.site import register_page
+
+MAIN_RETRIEVERS = "('bm25', 'dense', 'hybrid_minmax', 'hybrid_rrf')"
+
+
+def _exists(con, schema: str, name: str) -> bool:
+    return con.execute("select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
+                       [schema, name]).fetchone()[0] > 0
+
+
+def _rows(con, sql: str, params: list) -> tuple[list[str], list[list]]:
+    cursor = con.execute(sql, params)
+    return [d[0] for d in cursor.description], [list(r) for r in cursor.fetchall()]
+
+
+def _fmt(value, digits: int = 3) -> str:
+    if value is None or (isinstance(value, float) and value != value):
+        return "–"
+    return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
+
+
+def _metrics_table(con, baseline: str) -> str:
+    columns, rows = _rows(con, f"""
+        select retriever, k, metric, value, '[' || round(ci_low, 3) || ', ' || round(ci_high, 3) || ']' as ci_95,
+               n_queries
+        from analysis.retrieval_metrics_at_k where run_id = ? and retriever in {MAIN_RETRIEVERS}
+        order by metric, k, retriever""", [baseline])
+    pivot: dict = {}
+    for retriever, k, metric, value, ci, n in rows:
+        pivot.setdefault((retriever, k), {})[metric] = f"{_fmt(value)} {ci}"
+    metrics = ["recall", "precision", "f1", "hit_rate", "mrr", "ndcg", "map", "r_precision"]
+    body = [[r, k, *[pivot[(r, k)].get(m, "–") for m in metrics]] for (r, k) in sorted(pivot, key=lambda x: (x[1], x[0]))]
+    return ("<h2>Metrics at k (baseline run)</h2><p class=\"note\">Mean over the evaluated queries with a 95% "
+            "percentile bootstrap interval over queries. Definitions follow trec_eval (see "
+            "dbt_project/models/marts/evaluation/_evaluation__models.yml); R-precision does not depend on k.</p>"
+            + table(["retriever", "k", *metrics], body))
+
+
+def _alerts(con, series: str) -> str:
+    columns, rows = _rows(con, """
+        select label, retriever, metric, value, baseline_value, direction, threshold, severity, is_significant,
+               mean_change, '[' || round(change_ci_low, 4) || ', ' || round(change_ci_high, 4) || ']' as change_ci_95,
+               p_value, n_paired_queries
+        from analysis.retrieval_alerts where series_run_id = ?
+        order by position, case severity when 'high' then 0 when 'medium' then 1 else 2 end, retriever, metric""",
+                          [series])
+    rows = [[_fmt(v, 4) for v in row] for row in rows]
+    return ("<h2>Alerts</h2><p class=\"note\">Thresholds from the seed retrieval_alert_thresholds (edit it to change "
+            "them). is_significant: a paired bootstrap of the per-query change against the baseline, p &lt; alpha, "
+            "on the queries both runs evaluated.</p>" + (table(columns, rows) if rows else "<p>No alerts.</p>"))
+
+
+def _fusion_choice(con, series: str) -> str:
+    columns, rows = _rows(con, """
+        select e.label, c.retriever_family, c.chosen_retriever, c.chosen_parameter, c.metric, c.k,
+               c.tune_value, c.report_value, c.n_tune_queries, c.n_report_queries
+        from marts.fct_retrieval_fusion_choice c join staging.stg_evaluation__runs e using (run_id)
+        where e.series_run_id = ? order by e.position, c.retriever_family""", [series])
+    return ("<h3>Chosen on the tune fold, reported on the report fold</h3>"
+            + table(columns, [[_fmt(v, 4) for v in row] for row in rows]))
+
+
+def _provenance(con, series: str) -> str:
+    code = con.execute("select code_version, started_at from raw.runs where run_id = ?", [series]).fetchone()
+    columns, rows = _rows(con, """select position, label, is_baseline, run_id, n_queries, created_at
+        from staging.stg_evaluation__runs where series_run_id = ? order by position""", [series])
+    return (f"<h2>Provenance</h2><p>Study run <code>{text(series)}</code>, started {text(code[1] if code else '')}, "
+            f"code version <code>{text(code[0] if code else '')}</code>. Each evaluation run's full retrieval "
+            "configuration is in raw.evaluation_runs.configuration and raw.runs.parameters.</p>"
+            + table(columns, rows))
+
+
+@register_page("evaluation.html", "Retrieval evaluation and drift")
+def render(con: duckdb.DuckDBPyConnection) -> str:
+    if not _exists(con, "analysis", "retrieval_alerts") or not _exists(con, "marts", "fct_retrieval_alert_checks"):
+        return '<p class="note">No retrieval evaluation has been analysed in this warehouse yet.</p>'
+    latest = con.execute("""select e.series_run_id from staging.stg_evaluation__runs e
+        join analysis.retrieval_metrics_at_k m using (run_id) order by e.created_at desc limit 1""").fetchone()
+    if latest is None:
+        return '<p class="note">No retrieval evaluation has been analysed in this warehouse yet.</p>'
+    series = latest[0]
+    baseline = con.execute("select run_id from staging.stg_evaluation__runs where series_run_id = ? and is_baseline",
+                           [series]).fetchone()[0]
+    metrics = con.execute(f"""select retriever, k, metric, value, ci_low, ci_high from analysis.retrieval_metrics_at_k
+        where run_id = ? and retriever in {MAIN_RETRIEVERS}""", [baseline]).df()
+    sweep = con.execute("""select s.* from marts.agg_retrieval_fusion_sweep s where s.run_id = ?
+        and s.retriever like '%@%'""", [baseline]).df()
+    overlap = con.execute("""select e.label, e.position, o.found_by, o.share, o.n_documents
+        from marts.agg_retrieval_overlap o join staging.stg_evaluation__runs e using (run_id)
+        where e.series_run_id = ?""", [series]).df()
+    drift = con.execute("""select c.label, c.position, c.retriever, c.metric, c.value, c.baseline_value, c.direction,
+        c.threshold, c.severity, c.is_breached, coalesce(a.is_significant, false) as is_significant
+        from marts.fct_retrieval_alert_checks c left join analysis.retrieval_alerts a
+            on a.run_id = c.run_id and a.query_set = c.query_set and a.retriever = c.retriever and a.metric = c.metric
+        where c.series_run_id = ?""", [series]).df()
+    latency = con.execute("""unpivot (select e.label, e.position, l.retriever, l.latency_p50_ms as p50,
+        l.latency_p95_ms as p95 from marts.agg_retrieval_latency l join staging.stg_evaluation__runs e using (run_id)
+        where e.series_run_id = ? and l.retriever in ('bm25', 'dense', 'hybrid_minmax', 'hybrid_rrf'))
+        on p50, p95 into name percentile value latency_ms""", [series]).df()
+    parts = [f'<p class="note">Latest analysed drift series: study run <code>{text(series)}</code>; baseline '
+             f'<code>{text(baseline)}</code>.</p>', _alerts(con, series),
+             "<h2>Drift over the series</h2>", chart(drift_chart(drift)),
+             _metrics_table(con, baseline), chart(metrics_at_k_chart(metrics))]
+    if len(sweep):
+        parts += ["<h2>Fusion sweep (baseline run)</h2>", chart(fusion_sweep_chart(sweep)), _fusion_choice(con, series)]
+    parts += ["<h2>Dense vs BM25 overlap</h2>", chart(overlap_chart(overlap)) if len(overlap) else "<p>–</p>",
+              "<h2>Latency</h2>", chart(latency_chart(latency)), _provenance(con, series)]
+    return "".join(parts)
