@@ -202,3 +202,21 @@ def test_qrels_with_unknown_ids_are_refused_before_anything_runs(demo, tmp_path,
             assert raw_fingerprint(con) == before
         finally:
             con.close()
+
+
+def test_page_escapes_labels_and_descriptions(demo, tmp_path):
+    home, _ = demo
+    hostile = '<script>alert("x")</script>'
+    copy = tmp_path / "warehouse.duckdb"
+    shutil.copy(home / "warehouse.duckdb", copy)
+    con = duckdb.connect(str(copy))
+    try:
+        con.execute("update raw.evaluation_runs set label = ? where position = 2", [hostile])
+        con.execute("update analysis.retrieval_alerts set label = ?, description = ? where position = 2",
+                    [hostile, hostile])
+        from dashboards.pages.evaluation import render
+        html = render(con)
+    finally:
+        con.close()
+    assert hostile not in html
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in html
