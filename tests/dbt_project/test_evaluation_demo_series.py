@@ -151,8 +151,9 @@ def test_fusion_choice_is_the_best_on_the_tune_fold(demo):
     for run_id, family, chosen, tune_value, report_value in con.execute(
             "select run_id, retriever_family, chosen_retriever, tune_value, report_value"
             " from marts.fct_retrieval_fusion_choice").fetchall():
-        tune = [(v, -p, r) for rid, fam, r, p, f, v in sweep if rid == run_id and fam == family and f == "tune"]
-        assert max(tune)[2] == chosen and max(tune)[0] == tune_value
+        # Best value first; ties: the smaller parameter, then the retriever name.
+        tune = [(-v, p, r) for rid, fam, r, p, f, v in sweep if rid == run_id and fam == family and f == "tune"]
+        assert min(tune)[2] == chosen and -min(tune)[0] == tune_value
         assert report_value == next(v for rid, fam, r, p, f, v in sweep
                                     if rid == run_id and r == chosen and f == "report")
 

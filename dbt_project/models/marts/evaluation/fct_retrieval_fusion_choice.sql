@@ -1,5 +1,5 @@
 -- The fusion setting chosen on the tune fold (best mean selection metric; ties go to the
--- smaller parameter) and its value on the report fold, which played no part in the choice.
+-- smaller parameter, then the retriever name) and its value on the report fold, which played no part in the choice.
 with sweep as (
     select * from {{ ref('agg_retrieval_fusion_sweep') }}
 ),
@@ -9,7 +9,7 @@ tune as (
         *,
         row_number() over (
             partition by run_id, query_set, retriever_family
-            order by value desc, parameter asc
+            order by value desc, parameter asc, retriever asc
         ) as tune_rank,
     from sweep
     where fold = 'tune'
