@@ -97,8 +97,13 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
     overlap = con.execute("""select e.label, e.position, o.found_by, o.share, o.n_documents
         from marts.agg_retrieval_overlap o join staging.stg_evaluation__runs e using (run_id)
         where e.series_run_id = ?""", [series]).df()
-    drift = con.execute("""select c.label, c.position, c.retriever, c.metric, c.value, c.baseline_value, c.direction,
-        c.threshold, c.severity, c.is_breached, coalesce(a.is_significant, false) as is_significant
+    # Relative checks are drawn as a percentage of the baseline (BM25 and dense scores differ in scale).
+    drift = con.execute("""select c.label, c.position, c.retriever,
+        case when c.direction = 'drop_pct' then c.metric || ' (% of baseline)' else c.metric end as metric,
+        case when c.direction = 'drop_pct' then 100 * c.value / nullif(c.baseline_value, 0) else c.value end as value,
+        c.baseline_value, case when c.direction = 'drop_pct' then 'below' else c.direction end as direction,
+        case when c.direction = 'drop_pct' then 100 - c.threshold else c.threshold end as threshold,
+        c.severity, c.is_breached, coalesce(a.is_significant, false) as is_significant
         from marts.fct_retrieval_alert_checks c left join analysis.retrieval_alerts a
             on a.run_id = c.run_id and a.query_set = c.query_set and a.retriever = c.retriever and a.metric = c.metric
         where c.series_run_id = ?""", [series]).df()
