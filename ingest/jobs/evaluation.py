@@ -68,6 +68,9 @@ def series_settings(study) -> tuple[dict, list[dict]]:
         raise UserError(f"[evaluation] has unknown key(s): {', '.join(sorted(unknown))}")
     if not str(settings.get("query_set", "")).startswith("squad_questions:"):
         raise UserError("[evaluation] query_set must be 'squad_questions:<split>'")
+    sample = settings.get("sample")
+    if sample is not None and (not isinstance(sample, int) or isinstance(sample, bool) or sample < 1):
+        raise UserError(f"[evaluation] sample must be a positive number of queries, got {sample!r}")
     share = settings.get("tune_share", 0.5)
     if not isinstance(share, (int, float)) or not 0 < share < 1:
         raise UserError(f"[evaluation] tune_share must be between 0 and 1, got {share!r}")

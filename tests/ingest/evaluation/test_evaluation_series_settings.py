@@ -42,6 +42,8 @@ def test_first_run_is_the_baseline_by_default():
                                                           {"label": "b", "baseline": True}]}, "only one run"),
     ({"query_set": "squad_questions:validation", "runs": [{"label": "a", "bm25": {}}]}, "unknown key"),
     ({"query_set": "squad_questions:validation", "typo": 1}, "unknown key"),
+    ({"query_set": "squad_questions:validation", "sample": 0}, "sample"),
+    ({"query_set": "squad_questions:validation", "sample": "all"}, "sample"),
 ])
 def test_bad_settings_are_refused(evaluation, message):
     with pytest.raises(UserError, match=message):
