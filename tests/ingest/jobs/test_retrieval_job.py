@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
-from conftest import DEMO_STUDY, raw_fingerprint, run_cli
+from tests.conftest import DEMO_STUDY, raw_fingerprint, run_cli
 from ingest.retrieval.ranking import top_k
 from ingest.retrieval.tokenize import RegexTokenizer
 from warehouse.errors import UserError
