@@ -3,8 +3,10 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-# The torch CPU wheel lives in a local folder on some machines; pass it on when set.
-FIND_LINKS := $(if $(PIP_FIND_LINKS),--find-links $(PIP_FIND_LINKS),)
+# The torch CPU wheel lives in a local folder on some machines (PIP_FIND_LINKS, else the
+# /opt/wheels folder where present); without it the installer takes torch from the index.
+WHEELS := $(or $(PIP_FIND_LINKS),$(wildcard /opt/wheels))
+FIND_LINKS := $(if $(WHEELS),--find-links $(WHEELS),)
 
 .PHONY: setup demo test test-fast bench dashboards clean
 

@@ -183,8 +183,11 @@ def run_study(study_path: str, *, limit: int | None = None) -> Path:
     dbt_args = ["--vars", json.dumps(study.settings["dbt_vars"])] if study.settings.get("dbt_vars") else []
     select = study.dbt_select if isinstance(study.dbt_select, dict) else {"sources": study.dbt_select,
                                                                           "results": study.dbt_select}
-    sources_args = dbt_args + (["--select", select["sources"]] if select.get("sources") else [])
-    results_args = dbt_args + (["--select", select["results"]] if select.get("results") else [])
+    # Cautious: a test runs only when every model it reads was selected (and so exists).
+    sources_args = dbt_args + (["--select", select["sources"], "--indirect-selection", "cautious"]
+                               if select.get("sources") else [])
+    results_args = dbt_args + (["--select", select["results"], "--indirect-selection", "cautious"]
+                               if select.get("results") else [])
 
     def timed(stage: str, work) -> None:
         begin = time.perf_counter()

@@ -83,6 +83,11 @@ def _number(value, spec: str) -> str:
     return "" if value is None or value != value else format(value, spec)
 
 
+def _label(value, *, missing: str = "—") -> str:
+    """A text cell; pandas gives NaN (not None) for missing strings."""
+    return missing if value is None or (isinstance(value, float) and value != value) else str(value)
+
+
 def _results_table(results) -> str:
     rows = []
     for r in results.itertuples():
@@ -94,7 +99,7 @@ def _results_table(results) -> str:
                      f"{r.n_target_x}/{r.n_target_y}/{r.n_attribute_a}/{r.n_attribute_b}",
                      _number(r.effect_size, ".3f") if computed else "—", interval,
                      (f"{r.p_value:.3g} ({r.p_method}, {r.n_permutations:,} partitions)" if computed else "—"),
-                     r.magnitude or "—", r.bias_level or "—", r.direction or ""])
+                     _label(r.magnitude), _label(r.bias_level), _label(r.direction, missing="")])
     columns = ["embedding", "test", "title", "status", "coverage", "n X/Y/A/B", "d", "interval", "p (one-sided)",
                "magnitude", "bias level", "reading"]
     return table(columns, rows, raw_columns=frozenset({"status"}))

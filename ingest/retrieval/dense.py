@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-import lancedb
 import numpy as np
 import pyarrow as pa
 
@@ -90,6 +89,8 @@ class DenseIndex:
         n_probes = n_probes or max(1, n_partitions // 4)
         fingerprint = hashlib.sha256(self.doc_ids.tobytes() + self.vectors.tobytes()).hexdigest()[:16]
         name = f"ann_{index}_{n_partitions}_{fingerprint}"
+        import lancedb  # imported here: it costs seconds at start-up and only ANN search needs it
+
         db = lancedb.connect(str(lancedb_dir))
         if name in db.list_tables().tables:
             table = db.open_table(name)

@@ -12,7 +12,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import lancedb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -50,6 +49,8 @@ class EmbeddingCache:
     def __init__(self, lancedb_dir: str | Path, model_id: str) -> None:
         self.model_id = model_id
         self.table_name = _table_name(model_id)
+        import lancedb  # imported here: it costs seconds at start-up, and not every command needs it
+
         self._db = lancedb.connect(str(lancedb_dir))
 
     def _table(self):

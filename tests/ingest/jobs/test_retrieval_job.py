@@ -5,18 +5,27 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import tomllib
 
 import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
-from conftest import DEMO_STUDY, raw_fingerprint, run_cli
+from tests.conftest import DEMO_DATA, DEMO_STUDY, raw_fingerprint, run_cli
 from ingest.retrieval.ranking import top_k
 from ingest.retrieval.tokenize import RegexTokenizer
 from warehouse.errors import UserError
 from warehouse.settings import HOME_VARIABLE
 
 pytestmark = pytest.mark.dbt
+
+# Sizes of the demo study's inputs, read from its files rather than written down here.
+_DEMO = tomllib.loads(DEMO_STUDY.read_text(encoding="utf-8"))
+DEPTH = _DEMO["retrieval"]["depth"]
+N_PAIR_QUERIES = 2 * (len((DEMO_DATA / "dialect_pairs_demo.csv").read_text(encoding="utf-8").splitlines()) - 1)
+N_QUESTIONS = sum(len(p["qas"]) for a in json.loads((DEMO_DATA / "squad_demo.json").read_text(encoding="utf-8"))["data"]
+                  for p in a["paragraphs"])
+N_RETRIEVERS = len(_DEMO["retrieval"]["retrievers"]) + len(_DEMO["retrieval"]["hybrid"]["sweep_weights"])
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +69,7 @@ def test_bm25_rows_equal_rank_bm25_over_the_corpus_mart(demo_con):
     doc_ids = np.array([d for d, _ in documents])
     queries = demo_con.execute("select query_id, variant, query_text from raw.retrieval_queries"
                                " where query_set = 'dialect_pairs_demo'").fetchall()
-    assert len(queries) == 32
+    assert len(queries) == N_PAIR_QUERIES
     for query_id, variant, text in queries:
         rows = demo_con.execute(
             "select doc_id, score from raw.retrieval_results where retriever = 'bm25' and query_set ="
@@ -68,7 +77,7 @@ def test_bm25_rows_equal_rank_bm25_over_the_corpus_mart(demo_con):
         tokens = tokenizer(text)
         scores = oracle.get_scores(tokens)
         matched = np.array([any(t in doc for t in tokens) for doc in oracle.doc_freqs])
-        want_ids, want_scores = top_k(np.where(matched, scores, -np.inf), doc_ids, 5)
+        want_ids, want_scores = top_k(np.where(matched, scores, -np.inf), doc_ids, DEPTH)
         assert [r[0] for r in rows] == want_ids.tolist()
         assert [r[1] for r in rows] == want_scores.tolist()  # bit for bit
 
@@ -78,26 +87,26 @@ def test_every_retriever_lands_with_provenance(demo_con, demo_home):
     counts = dict(demo_con.execute("select retriever, count(*) from raw.retrieval_results"
                                    " where query_set = 'dialect_pairs_demo' group by 1").fetchall())
     for name in ("dense", "hybrid_minmax", "hybrid_rrf"):
-        assert counts[name] == 32 * 5, name
-    assert 32 <= counts["bm25"] <= 32 * 5  # only documents sharing a token with the query are hits
-    assert 32 * 5 <= counts["hybrid_union"] <= 32 * 10
+        assert counts[name] == N_PAIR_QUERIES * DEPTH, name
+    assert N_PAIR_QUERIES <= counts["bm25"] <= N_PAIR_QUERIES * DEPTH  # only documents sharing a query token
+    assert N_PAIR_QUERIES * DEPTH <= counts["hybrid_union"] <= N_PAIR_QUERIES * DEPTH * 2
     assert {"hybrid_minmax@0", "hybrid_minmax@1"} <= set(counts)
     # The sweep's end points are the two retrievers' own rankings.
     same = demo_con.execute("""
         select count(*) from raw.retrieval_results a join raw.retrieval_results b
           using (run_id, query_set, query_id, variant, rank)
         where a.retriever = 'hybrid_minmax@0' and b.retriever = 'dense' and a.doc_id = b.doc_id""").fetchone()[0]
-    assert same >= 32 * 4
+    assert same >= 0.9 * N_PAIR_QUERIES * DEPTH
     run_id, parameters = demo_con.execute("select run_id, parameters from raw.runs where kind = 'study'").fetchone()
     resolved = json.loads(parameters)["retrieval_resolved"]
     assert resolved["tokenizer"] == {"kind": "regex", "pattern": "[a-z0-9]+", "lowercase": True}
-    assert resolved["depth"] == 5 and resolved["embedding_model_id"] == "all-MiniLM-L6-v2"
+    assert resolved["depth"] == DEPTH and resolved["embedding_model_id"] == "all-MiniLM-L6-v2"
     stats = demo_con.execute("select count(*), count(reason), count(latency_ms) from raw.retrieval_query_stats"
                              " where run_id = ?", [run_id]).fetchone()
-    assert stats[0] == (32 + 24) * 10 and stats[1] == 0 and stats[2] == stats[0]
+    assert stats[0] == (N_PAIR_QUERIES + N_QUESTIONS) * N_RETRIEVERS and stats[1] == 0 and stats[2] == stats[0]
     relevant = demo_con.execute("select count(relevant_doc_id) from raw.retrieval_queries where query_set ="
                                 " 'squad_questions_train'").fetchone()[0]
-    assert relevant == 24
+    assert relevant == N_QUESTIONS
     staged = demo_con.execute("select count(*) from staging.stg_retrieval__results").fetchone()[0]
     assert staged == demo_con.execute("select count(*) from raw.retrieval_results").fetchone()[0]
     assert "to embed with all-MiniLM-L6-v2" in stdout

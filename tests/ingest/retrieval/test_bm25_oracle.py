@@ -13,7 +13,7 @@ from ingest.retrieval.bm25 import NO_KNOWN_TOKENS, NO_TOKENS, BM25Index, BM25Par
 from ingest.retrieval.ranking import EMPTY_QUERY, top_k
 from ingest.retrieval.tokenize import RegexTokenizer
 from ingest.text_cleanup import light_cleanup
-from conftest import shared_file
+from tests.conftest import shared_file
 from warehouse.errors import UserError
 
 STOPWORD_QUERIES = ["the of is the", "the the the", "of", "is the of a in to", "what is the name of the"]

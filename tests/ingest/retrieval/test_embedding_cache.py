@@ -7,7 +7,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import shared_file
+from tests.conftest import shared_file
 from ingest.retrieval.dense import DenseIndex
 from ingest.retrieval.embeddings import LocalProvider
 from ingest.retrieval.vector_store import EmbeddingCache, text_sha256
