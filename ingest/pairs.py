@@ -14,7 +14,7 @@ import pyarrow as pa
 
 from ingest.readers import read_records
 from ingest.text_cleanup import CLEANUP_RULES, light_cleanup
-from ingest.versions import IngestResult, ingest_version
+from ingest.versions import IngestResult, ingest_version, unchanged_result
 from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256
 
@@ -96,6 +96,15 @@ def load_pairs(
     variants = dict(variants or DEFAULT_VARIANTS)
     if not variants:
         raise UserError("at least one variant column is needed")
+    pair_set = name or path.stem
+    cleanup_label = CLEANUP_RULES if cleanup else "none"
+    parameters = {"variants": variants, "id_column": id_column, "squad_idx_column": squad_idx_column,
+                  "squad_split": squad_split, "cleanup": cleanup_label}
+    if path.is_file():
+        unchanged = unchanged_result(con, dataset="query_pairs", source_name=pair_set, source_path=path,
+                                     source_sha256=file_sha256(path), parameters=parameters)
+        if unchanged is not None:
+            return unchanged
     records = read_records(path, allowed=("json", "jsonl", "csv"))
     if not records:
         raise InputError(path, "contains no query pairs")
@@ -107,9 +116,7 @@ def load_pairs(
     rows = _long_rows(path, records, variants=variants, id_column=id_column,
                       squad_idx_column=squad_idx_column, n_rows=n_rows, cleanup=cleanup)
     table = pa.Table.from_pylist(rows)
-    pair_set = name or path.stem
     sha256 = file_sha256(path)
-    cleanup_label = CLEANUP_RULES if cleanup else "none"
 
     def write_rows(run, version: int) -> int:
         con.register("incoming_pairs", table)
@@ -124,7 +131,5 @@ def load_pairs(
             con.unregister("incoming_pairs")
         return table.num_rows
 
-    parameters = {"variants": variants, "id_column": id_column, "squad_idx_column": squad_idx_column,
-                  "squad_split": squad_split, "cleanup": cleanup_label}
     return ingest_version(con, dataset="query_pairs", source_name=pair_set, source_path=path,
                           source_sha256=sha256, parameters=parameters, write_rows=write_rows)

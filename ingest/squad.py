@@ -15,7 +15,7 @@ import pyarrow as pa
 from tqdm import tqdm
 
 from ingest.readers import file_format, parse_json, read_jsonl, read_parquet, read_utf8
-from ingest.versions import IngestResult, ingest_version
+from ingest.versions import IngestResult, ingest_version, unchanged_result
 from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256
 
@@ -114,8 +114,12 @@ def load_squad(con: duckdb.DuckDBPyConnection, source: str, *, split: str = "tra
         sha256, path = hashlib.sha256(canonical.encode()).hexdigest(), Path(source)
     else:
         path = Path(source).expanduser().resolve()
+        sha256, source_path = (file_sha256(path) if path.is_file() else ""), str(path)
+        unchanged = unchanged_result(con, dataset="squad", source_name=split, source_path=source_path,
+                                     source_sha256=sha256, parameters={"split": split}) if sha256 else None
+        if unchanged is not None:
+            return unchanged
         records = _local_records(path)
-        sha256, source_path = file_sha256(path), str(path)
     if not records:
         raise InputError(path, "contains no SQuAD rows")
     rows = [_validated_row(path, i, r)

@@ -40,6 +40,30 @@ def _latest(con, dataset: str, source_name: str):
     ).fetchone()
 
 
+def _with_identity(parameters: dict, dataset: str, source_name: str, source_path) -> dict:
+    return {**parameters, "dataset": dataset, "source_name": source_name, "source_path": str(source_path)}
+
+
+def unchanged_result(con: duckdb.DuckDBPyConnection, *, dataset: str, source_name: str, source_path: str | Path,
+                     source_sha256: str, parameters: dict) -> IngestResult | None:
+    """The no-op result when this exact source (sha256 and load options) is already the latest version.
+
+    Ingest modules call it before parsing a large file, so a re-run costs one hash.
+    """
+    latest = _latest(con, dataset, source_name)
+    if latest is None:
+        return None
+    version, sha, run_id, n_rows, latest_parameters = latest
+    wanted = {k: v for k, v in _with_identity(parameters, dataset, source_name, source_path).items()
+              if k != "source_path"}
+    stored = {k: v for k, v in json.loads(latest_parameters).items() if k != "source_path"}
+    if sha != source_sha256 or stored != wanted:
+        return None
+    return IngestResult(dataset, source_name, "unchanged", version, n_rows, run_id,
+                        f"{dataset} '{source_name}' is unchanged (identical to version {version},"
+                        f" run {run_id}); nothing written")
+
+
 def ingest_version(
     con: duckdb.DuckDBPyConnection,
     *,
@@ -55,17 +79,12 @@ def ingest_version(
     ``write_rows(run, version)`` inserts the raw rows and returns how many it wrote.
     Any exception rolls back everything, the run row included.
     """
-    parameters = {**parameters, "dataset": dataset, "source_name": source_name,
-                  "source_path": str(source_path)}
+    unchanged = unchanged_result(con, dataset=dataset, source_name=source_name, source_path=source_path,
+                                 source_sha256=source_sha256, parameters=parameters)
+    if unchanged is not None:
+        return unchanged
+    parameters = _with_identity(parameters, dataset, source_name, source_path)
     latest = _latest(con, dataset, source_name)
-    if latest is not None:
-        version, sha, run_id, n_rows, latest_parameters = latest
-        same_load = {k: v for k, v in json.loads(latest_parameters).items() if k != "source_path"} == {
-            k: v for k, v in parameters.items() if k != "source_path"}
-        if sha == source_sha256 and same_load:
-            return IngestResult(dataset, source_name, "unchanged", version, n_rows, run_id,
-                                f"{dataset} '{source_name}' is unchanged (identical to version {version},"
-                                f" run {run_id}); nothing written")
     version = 1 if latest is None else latest[0] + 1
     con.begin()
     try:
