@@ -63,7 +63,8 @@ def _runs_rows(con: duckdb.DuckDBPyConnection) -> list[dict]:
         query = "select * from marts.dim_runs order by started_at desc"
     else:  # a warehouse that has ingested but not yet been built
         query = ("select r.*, r.kind as run_kind, r.name as run_name, r.status as run_status, "
-                 "list({'path': s.source_path, 'sha256': s.source_sha256}) filter (where s.run_id is not null) as sources "
+                 "coalesce(list({'path': s.source_path, 'sha256': s.source_sha256}) filter (where s.run_id is not null), [])"
+                 " as sources "
                  "from raw.runs r left join raw.run_sources s using (run_id) group by all order by r.started_at desc")
     cursor = con.execute(query)
     names = [d[0] for d in cursor.description]

@@ -99,15 +99,23 @@ def _hugging_face_records(dataset_id: str, split: str) -> tuple[list[dict], str]
     return loaded.to_list(), f"{HF_PREFIX}{dataset_id}@{loaded._fingerprint}"
 
 
-def load_squad(con: duckdb.DuckDBPyConnection, source: str, *, split: str = "train") -> IngestResult:
+def load_squad(con: duckdb.DuckDBPyConnection, source: str, *, split: str = "train",
+               name: str | None = None) -> IngestResult:
     """Load one SQuAD split into ``raw.squad_questions`` as a new version.
 
     Parameters
     ----------
     con : an open, writable warehouse connection.
     source : a path to a local file, or ``hf:squad`` (any ``hf:<dataset id>``) for the hub.
-    split : the split name the rows are stored under (``train``, ``validation``).
+    split : the split to read (``train``, ``validation``); for the hub, the split it loads.
+    name : the dataset name the rows are stored under, which corpora, pairs
+        (``squad_split``) and query sets (``squad_questions:<name>``) refer to; default:
+        the split. Demo data uses its own names (e.g. ``demo_train``) so it never becomes
+        a version of the real ``train``.
     """
+    stored = name or split
+    if not stored or not isinstance(stored, str) or stored != stored.strip():
+        raise UserError(f"SQuAD dataset name must be a non-empty string without surrounding spaces, got {stored!r}")
     if source.startswith(HF_PREFIX):
         records, source_path = _hugging_face_records(source[len(HF_PREFIX):], split)
         canonical = "\n".join(json.dumps(r, sort_keys=True, ensure_ascii=False) for r in records)
@@ -115,7 +123,7 @@ def load_squad(con: duckdb.DuckDBPyConnection, source: str, *, split: str = "tra
     else:
         path = Path(source).expanduser().resolve()
         sha256, source_path = (file_sha256(path) if path.is_file() else ""), str(path)
-        unchanged = unchanged_result(con, dataset="squad", source_name=split, source_path=source_path,
+        unchanged = unchanged_result(con, dataset="squad", source_name=stored, source_path=source_path,
                                      source_sha256=sha256, parameters={"split": split}) if sha256 else None
         if unchanged is not None:
             return unchanged
@@ -133,11 +141,11 @@ def load_squad(con: duckdb.DuckDBPyConnection, source: str, *, split: str = "tra
             con.execute(
                 "insert into raw.squad_questions select ?, ?, ?, ?, row_idx, squad_id, title,"
                 " context, question, answer_texts, answer_starts from incoming_squad",
-                [run.run_id, sha256, version, split],
+                [run.run_id, sha256, version, stored],
             )
         finally:
             con.unregister("incoming_squad")
         return table.num_rows
 
-    return ingest_version(con, dataset="squad", source_name=split, source_path=source_path,
+    return ingest_version(con, dataset="squad", source_name=stored, source_path=source_path,
                           source_sha256=sha256, parameters={"split": split}, write_rows=write_rows)

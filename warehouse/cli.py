@@ -33,7 +33,9 @@ def _parser() -> argparse.ArgumentParser:
     sources = ingest.add_subparsers(dest="source", required=True, metavar="SOURCE")
     squad = sources.add_parser("squad", help="SQuAD v1.1: official JSON, JSONL, Parquet, or hf:squad")
     squad.add_argument("path", help="a local file, or hf:squad to load from Hugging Face")
-    squad.add_argument("--split", default="train", help="split name to store the rows under (default: train)")
+    squad.add_argument("--split", default="train", help="the split to read (default: train)")
+    squad.add_argument("--name", help="dataset name to store the rows under, as corpora, pairs and query sets"
+                       " refer to it (default: the split)")
     pairs = sources.add_parser("pairs", help="paired queries (JSON, JSONL or CSV), stored one row per variant")
     pairs.add_argument("path")
     pairs.add_argument("--name", help="pair set name (default: the file name without suffix)")
@@ -56,7 +58,11 @@ def _parser() -> argparse.ArgumentParser:
     weat_tests.add_argument("--name", help="test set name (default: the file's name field)")
 
     build = commands.add_parser("build", help="run `dbt build` (models, data tests, unit tests)")
-    build.epilog = "Any further arguments (e.g. --select marts.dialect) are passed to dbt build."
+    build.epilog = ("Any further arguments (e.g. --select marts.dialect) are passed to dbt build. dbt's per-node"
+                    " output goes to $BIASWH_HOME/dbt/logs/dbt-build.log; -v shows it here.")
+    build.add_argument("-v", "--verbose", action="store_true", help="show dbt's own output")
+    rebuild = commands.add_parser("rebuild", help="recompute one run's rows in every run-keyed mart, on purpose")
+    rebuild.add_argument("--run", required=True, help="the run_id (see dim_runs)")
 
     analyze = commands.add_parser("analyze", help="run a study's analysis steps on the built marts")
     analyze.add_argument("study", help="study config (TOML)")
@@ -144,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         if args.command == "ingest" and args.source == "squad":
-            print(pipeline.ingest_squad(args.path, split=args.split).message)
+            print(pipeline.ingest_squad(args.path, split=args.split, name=args.name).message)
         elif args.command == "ingest" and args.source == "pairs":
             result = pipeline.ingest_pairs(
                 args.path, name=args.name, variants=_variant_mapping(args.variant), id_column=args.id_column,
@@ -155,7 +161,9 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "ingest" and args.source == "weat-tests":
             print(pipeline.ingest_weat_tests(args.path, name=args.name).message)
         elif args.command == "build":
-            pipeline.dbt_build(extra)
+            print(pipeline.dbt_build(extra, quiet=not args.verbose).line)
+        elif args.command == "rebuild":
+            print(pipeline.rebuild_run(args.run).line)
         elif args.command == "analyze":
             print(f"analysed study run {pipeline.analyze(args.study, run_id=args.run)}")
         elif args.command == "dashboards":

@@ -9,6 +9,7 @@ from typing import Iterator
 import duckdb
 
 from warehouse.errors import UserError, WarehouseBusyError
+from warehouse.layout import check_layout, record_layout
 from warehouse.settings import warehouse_paths
 
 
@@ -45,8 +46,15 @@ def connect(*, read_only: bool = False) -> duckdb.DuckDBPyConnection:
                 "wait for it to finish and try again"
             ) from None
         raise
+    try:
+        stored = check_layout(con, paths.duckdb_file)
+    except UserError:
+        con.close()
+        raise
     if not read_only:
         con.execute(_raw_schema_ddl())
+        if stored is None:
+            record_layout(con)
     return con
 
 

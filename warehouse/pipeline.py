@@ -5,21 +5,21 @@ from __future__ import annotations
 import csv
 import importlib
 import json
-import os
 import pkgutil
-import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import duckdb
 
+from warehouse.build_state import is_up_to_date, mark_built
 from warehouse.connection import open_warehouse
+from warehouse.dbt_runner import BuildSummary, run_dbt_build
 from warehouse.errors import UserError
+from warehouse.run_parameters import record_run_inputs, record_run_parameters
 from warehouse.runs import start_run
-from warehouse.settings import DBT_PROJECT_DIR, HOME_VARIABLE, warehouse_paths
-from warehouse.study import ANALYSIS_STEPS, STUDY_INGESTERS, STUDY_JOBS, load_study
+from warehouse.settings import warehouse_paths
+from warehouse.study import ANALYSIS_STEPS, STUDY_INGESTERS, STUDY_JOBS, build_selections, load_study
 
 # Packages whose every module registers study jobs, analysis steps or dashboard pages on
 # import: add a module there (e.g. analysis/steps/weat.py), never a line here.
@@ -36,11 +36,11 @@ def load_plugins() -> None:
             importlib.import_module(f"{package_name}.{module.name}")
 
 
-def ingest_squad(source: str, *, split: str = "train"):
+def ingest_squad(source: str, *, split: str = "train", name: str | None = None):
     from ingest.squad import load_squad
 
     with open_warehouse() as con:
-        return load_squad(con, source, split=split)
+        return load_squad(con, source, split=split, name=name)
 
 
 def ingest_pairs(path: str, **options):
@@ -82,26 +82,13 @@ def generate_answers(args):
     return generate(args.vignettes, args.out, settings, limit=args.limit)
 
 
-def _dbt_executable() -> str:
-    beside_python = Path(sys.executable).parent / "dbt"
-    found = str(beside_python) if beside_python.exists() else shutil.which("dbt")
-    if not found:
-        raise UserError("dbt is not installed in this environment: run `make setup`")
-    return found
-
-
-def dbt_build(extra_args: list[str] | None = None) -> None:
+def dbt_build(extra_args: list[str] | None = None, *, label: str = "all", quiet: bool = True) -> BuildSummary:
     """Run ``dbt build`` on the warehouse named by ``BIASWH_HOME``; raise if anything fails."""
     paths = warehouse_paths()
     paths.home.mkdir(parents=True, exist_ok=True)
     with open_warehouse():
         pass  # creates the raw schema on a new warehouse, and fails fast with "busy"
-    env = {**os.environ, HOME_VARIABLE: str(paths.home)}
-    command = [_dbt_executable(), "build", "--project-dir", str(DBT_PROJECT_DIR),
-               "--profiles-dir", str(DBT_PROJECT_DIR), *(extra_args or [])]
-    completed = subprocess.run(command, env=env, cwd=DBT_PROJECT_DIR)
-    if completed.returncode != 0:
-        raise UserError(f"dbt build failed (exit {completed.returncode}): see dbt's output above")
+    return run_dbt_build(extra_args, label=label, quiet=quiet)
 
 
 def dashboards(out: str | None = None) -> Path:
@@ -166,46 +153,74 @@ def _finish_or_fail(run_id: str, work) -> None:
         con.execute("update raw.runs set status = 'succeeded', finished_at = now() where run_id = ?", [run_id])
 
 
+# Study builds leave dbt's unit tests out: they test the SQL, not the data, and run once in
+# `make test` / `biaswh build`.
+STUDY_BUILD_ARGS = ["--exclude-resource-type", "unit_test"]
+
+
+def _selected_build(selection: str | None, label: str) -> str:
+    """Build ``selection`` (None: the whole project) unless its inputs are unchanged since its last build."""
+    key = selection or "<all>"
+    with open_warehouse() as con:
+        if label == "sources" and is_up_to_date(con, key):
+            return f"dbt build ({label}): inputs unchanged since the last build, skipped"
+    args = list(STUDY_BUILD_ARGS)
+    if selection and label == "sources":
+        selection += " +dim_runs"  # a view: the dashboards' list of runs
+    if selection:
+        # Cautious: a test runs only when every model it reads was selected (and so exists).
+        args += ["--select", selection, "--indirect-selection", "cautious"]
+    summary = dbt_build(args, label=label)
+    with open_warehouse() as con:
+        mark_built(con, key)
+    return summary.line
+
+
 def run_study(study_path: str, *, limit: int | None = None) -> Path:
     """Run a study end to end and return the dashboard site's index page.
 
-    Stage wall times are printed and stored with the study run (``raw.runs.stage_seconds``).
-    A study may restrict its dbt builds to the models it needs with ``[study] dbt_select``:
-    one selector for both builds, or ``{sources = "...", results = "..."}`` for the build
-    before its jobs and the build after them.
+    The run records its resolved parameters (``raw.run_parameters``) and the source
+    versions it read (``raw.run_inputs``); run-keyed marts compute only runs they do not
+    hold yet, so nothing this run does changes an earlier run's results. Stage wall times
+    are printed and stored with the run (``raw.runs.stage_seconds``). The dbt builds
+    select the models the study's steps declare (or ``[study] dbt_select``); the build
+    before the jobs is skipped when no source and no model changed since it last ran.
     """
     started = time.perf_counter()
     load_plugins()
     study = load_study(study_path, limit=limit)
     with open_warehouse() as con:
+        con.begin()
         run_id = start_run(con, kind="study", name=study.name, parameters=study.parameters()).run_id
+        record_run_parameters(con, run_id, study.run_parameters)
+        con.commit()
     stages: dict[str, float] = {"load plugins and config": time.perf_counter() - started}
-    dbt_args = ["--vars", json.dumps(study.settings["dbt_vars"])] if study.settings.get("dbt_vars") else []
-    select = study.dbt_select if isinstance(study.dbt_select, dict) else {"sources": study.dbt_select,
-                                                                          "results": study.dbt_select}
-    # Cautious: a test runs only when every model it reads was selected (and so exists).
-    sources_args = dbt_args + (["--select", select["sources"], "--indirect-selection", "cautious"]
-                               if select.get("sources") else [])
-    results_args = dbt_args + (["--select", select["results"], "--indirect-selection", "cautious"]
-                               if select.get("results") else [])
+    selections = build_selections(study)
 
     def timed(stage: str, work) -> None:
         begin = time.perf_counter()
-        work()
+        detail = work()
         stages[stage] = stages.get(stage, 0.0) + time.perf_counter() - begin
-        print(f"[{study.name}] {stage}: {stages[stage]:.1f} s", flush=True)
+        line = detail if isinstance(detail, str) else f"{stage}: {stages[stage]:.1f} s"
+        print(f"[{study.name}] {line}", flush=True)
 
     def ingest() -> None:
+        results = []
         with open_warehouse() as con:
             for step in study.ingest:
-                print(f"[{study.name}] {_ingest_step(con, study, step).message}", flush=True)
+                result = _ingest_step(con, study, step)
+                results.append(result)
+                print(f"[{study.name}] {result.message}", flush=True)
+            record_run_inputs(con, run_id, results)
 
     def chain() -> None:
         timed("ingest", ingest)
-        timed("dbt build (sources)", lambda: dbt_build(sources_args))
+        if selections["sources"] != "":
+            timed("dbt build (sources)", lambda: _selected_build(selections["sources"], "sources"))
         if study.jobs:
             timed("jobs", lambda: _run_registered(study, run_id, study.jobs, STUDY_JOBS))
-            timed("dbt build (results)", lambda: dbt_build(results_args))
+            if selections["results"] != "":
+                timed("dbt build (results)", lambda: _selected_build(selections["results"], "results"))
         timed("analysis", lambda: _run_registered(study, run_id, study.analysis, ANALYSIS_STEPS))
 
     _finish_or_fail(run_id, chain)
@@ -217,6 +232,19 @@ def run_study(study_path: str, *, limit: int | None = None) -> Path:
     with open_warehouse() as con:
         con.execute("update raw.runs set stage_seconds = ? where run_id = ?", [json.dumps(stages), run_id])
     return index
+
+
+def rebuild_run(run_id: str) -> BuildSummary:
+    """Recompute one run's rows in every run-keyed mart from its raw rows and recorded parameters."""
+    with open_warehouse(read_only=True) as con:
+        row = con.execute("select kind, status from raw.runs where run_id = ?", [run_id]).fetchone()
+        children = [r[0] for r in con.execute(
+            "select run_id from raw.evaluation_runs where series_run_id = ?", [run_id]).fetchall()]
+    if row is None:
+        raise UserError(f"no run {run_id!r} in this warehouse (see `biaswh sql \"select * from dim_runs\"`)")
+    ids = [run_id, *children]
+    return dbt_build([*STUDY_BUILD_ARGS, "--select", "tag:run_keyed", "--indirect-selection", "cautious",
+                      "--vars", json.dumps({"rebuild_run_ids": ids})], label=f"rebuild {run_id}")
 
 
 def print_sql(query: str, *, as_csv: bool = False, max_rows: int = 200) -> None:

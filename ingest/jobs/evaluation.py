@@ -30,13 +30,14 @@ import numpy as np
 import pyarrow as pa
 
 from analysis.seeds import derive_seed
-from ingest.jobs.retrieval import _prepare_dense, drop_documents, load_corpora
+from ingest.jobs.retrieval import _prepare_dense, drop_documents, load_corpora, pin_read_versions
 from ingest.qrels import check_qrels_ids, load_qrels, query_set_table_name
 from ingest.retrieval.config import config_from_settings
 from ingest.retrieval.runner import Query, run_retrievers
 from ingest.retrieval.writer import write_outputs
 from ingest.versions import IngestResult
 from warehouse.errors import UserError
+from warehouse.run_parameters import record_run_parameters
 from warehouse.runs import start_run
 from warehouse.settings import warehouse_paths
 from warehouse.study import register_ingester, register_job
@@ -117,7 +118,22 @@ def tune_report_folds(query_ids: list[str], *, share: float, seed: int) -> list[
     return folds.tolist()
 
 
-@register_job("evaluation")
+def _snapshot_judgments(con, run_id: str, query_set: str, queries) -> None:
+    """Copy the judgments of the run's queries into ``raw.retrieval_judgments`` (its pinned qrels)."""
+    con.register("_asked", pa.table({"query_id": sorted({q.query_id for q in queries})}))
+    try:
+        con.execute("insert into raw.retrieval_judgments select ?, q.query_set, q.query_id, q.doc_id, q.relevance,"
+                    " q.qrels_source from marts.fct_retrieval_qrels q inner join _asked using (query_id)"
+                    " where q.query_set = ?", [run_id, query_set])
+    finally:
+        con.unregister("_asked")
+
+
+@register_job(
+    "evaluation",
+    before="+fct_squad_questions +dim_corpus_documents +fct_query_variants +fct_retrieval_qrels",
+    after="path:models/staging/retrieval path:models/staging/evaluation path:models/staging/warehouse"
+          " path:seeds/evaluation path:models/marts/evaluation")
 def evaluation_job(con, study, run_id: str) -> None:
     """Run every configured evaluation run and write ``raw.retrieval_*`` and ``raw.evaluation_*``."""
     settings, runs = series_settings(study)
@@ -131,6 +147,7 @@ def evaluation_job(con, study, run_id: str) -> None:
     corpora_all = load_corpora(con, {split})
     con.begin()
     try:
+        pin_read_versions(con, run_id, pair_sets=[], corpus_splits={split})
         for run in runs:
             config = config_from_settings(run["retrieval"], resolve=study.resolve)
             corpora = drop_documents(corpora_all, config.drop_documents_fraction,
@@ -138,6 +155,8 @@ def evaluation_job(con, study, run_id: str) -> None:
             child = start_run(con, kind="evaluation_run", name=f"{study.name}:{run['label']}",
                               parameters={"series_run_id": run_id, "label": run["label"],
                                           "retrieval": run["retrieval"], "seed": study.seed})
+            record_run_parameters(con, child.run_id, study.run_parameters)
+            _snapshot_judgments(con, child.run_id, query_set, queries)
             provider = cache = None
             if "dense" in config.needs:
                 provider, cache = _prepare_dense(con, config, child.run_id, corpora, {query_set: queries})

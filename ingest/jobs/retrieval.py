@@ -19,13 +19,14 @@ from ingest.retrieval.config import RetrievalConfig, config_from_settings
 from ingest.retrieval.embeddings import provider_from_settings
 from ingest.retrieval.runner import Corpus, Query, run_retrievers
 from ingest.retrieval.vector_store import EmbeddingCache, text_sha256
-from ingest.retrieval.writer import write_outputs
+from ingest.retrieval.writer import write_outputs, write_relevant_documents
 from warehouse.errors import UserError
+from warehouse.run_parameters import pinned_inputs, pinned_version
 from warehouse.settings import warehouse_paths
 from warehouse.study import register_job
 
 
-def _pair_queries(con, name: str | None, limit: int | None) -> dict[str, list[Query]]:
+def _pair_queries(con, names: list[str], limit: int | None) -> dict[str, list[Query]]:
     rows = con.execute(
         """
         with pairs as (
@@ -35,14 +36,15 @@ def _pair_queries(con, name: str | None, limit: int | None) -> dict[str, list[Qu
         select v.pair_set, v.pair_id, v.variant, v.corpus_split, v.query_text, v.gold_doc_id
         from marts.fct_query_variants v
         inner join pairs p on v.pair_set = p.pair_set and v.pair_id = p.pair_id
-        where (? is null or v.pair_set = ?) and (? is null or p.pair_number <= ?)
+        where list_contains(?, v.pair_set) and (? is null or p.pair_number <= ?)
         order by v.pair_set, p.source_row, v.variant
-        """, [name, name, limit, limit]).fetchall()
-    if name is not None and not rows:
-        raise UserError(f"[retrieval] query set 'pairs:{name}': no such pair set in marts.fct_query_variants")
-    sets: dict[str, list[Query]] = {}
+        """, [names, limit, limit]).fetchall()
+    sets: dict[str, list[Query]] = {name: [] for name in names}
     for pair_set, pair_id, variant, split, text, gold in rows:
-        sets.setdefault(pair_set, []).append(Query(pair_id, variant, split, text, gold))
+        sets[pair_set].append(Query(pair_id, variant, split, text, gold))
+    empty = [name for name, queries in sets.items() if not queries]
+    if empty:
+        raise UserError(f"[retrieval] query set 'pairs:{empty[0]}': no such pair set in marts.fct_query_variants")
     return sets
 
 
@@ -51,24 +53,57 @@ def _squad_queries(con, split: str, limit: int | None) -> dict[str, list[Query]]
         "select row_idx, question, doc_id from marts.fct_squad_questions where split = ? order by row_idx"
         + (" limit ?" if limit is not None else ""), [split] + ([limit] if limit is not None else [])).fetchall()
     if not rows:
-        raise UserError(f"[retrieval] query set 'squad_questions:{split}': no questions for split {split!r}; "
-                        "ingest that SQuAD split first")
+        raise UserError(f"[retrieval] query set 'squad_questions:{split}': no questions for the SQuAD dataset "
+                        f"{split!r}; ingest it (source = \"squad\", name = \"{split}\") first")
     return {f"squad_questions_{split}": [Query(str(i), "question", split, q, d) for i, q, d in rows]}
 
 
-def load_query_sets(con, config: RetrievalConfig, limit: int | None) -> dict[str, list[Query]]:
-    """Every configured query set, first ``limit`` pairs/questions only when set."""
+def load_query_sets(con, config: RetrievalConfig, limit: int | None, *,
+                    run_id: str | None = None) -> tuple[dict[str, list[Query]], dict[str, str]]:
+    """Every configured query set (first ``limit`` pairs/questions only when set) and each set's kind.
+
+    ``pairs`` means the pair sets the study run ingested (its pinned inputs), never every
+    pair set in the warehouse; ``pairs:<name>`` names one.
+    """
     sets: dict[str, list[Query]] = {}
+    kinds: dict[str, str] = {}
     for name in config.query_sets:
-        if name == "pairs":
-            sets.update(_pair_queries(con, None, limit))
-        elif name.startswith("pairs:"):
-            sets.update(_pair_queries(con, name.split(":", 1)[1], limit))
+        if name == "pairs" or name.startswith("pairs:"):
+            if name == "pairs":
+                names = sorted(pinned_inputs(con, run_id, "query_pairs")) if run_id else []
+                if not names:
+                    raise UserError("[retrieval] query set 'pairs' means the pair sets this study ingests, and it "
+                                    "ingests none: add a source = \"pairs\" [[ingest]] step or name 'pairs:<name>'")
+            else:
+                names = [name.split(":", 1)[1]]
+            found = _pair_queries(con, names, limit)
+            kinds.update({n: "pairs" for n in found})
         else:
-            sets.update(_squad_queries(con, name.split(":", 1)[1], limit))
+            found = _squad_queries(con, name.split(":", 1)[1], limit)
+            kinds.update({n: "questions" for n in found})
+        sets.update(found)
     if not any(sets.values()):
         raise UserError("[retrieval] no queries to run: ingest a pair set or name a query set")
-    return sets
+    return sets, kinds
+
+
+def pin_read_versions(con, run_id: str, *, pair_sets: list[str], corpus_splits: set[str]) -> None:
+    """Check the marts hold the versions the run pinned, and pin the inputs it read but did not ingest.
+
+    A mismatch means the marts were not rebuilt after an ingest; reading them would mix versions.
+    """
+    wanted = [("query_pairs", name, "select distinct source_version from marts.fct_query_variants where pair_set = ?")
+              for name in pair_sets]
+    wanted += [("squad", split, "select distinct source_version from marts.dim_corpus_documents where split = ?")
+               for split in sorted(corpus_splits)]
+    for dataset, name, query in wanted:
+        in_marts = [r[0] for r in con.execute(query, [name]).fetchall()]
+        pinned = pinned_version(con, run_id, dataset, name)
+        if len(in_marts) != 1 or (pinned is not None and in_marts[0] != pinned):
+            raise UserError(f"the marts hold version(s) {in_marts} of {dataset} {name!r} but this run read version "
+                            f"{pinned}: run `biaswh build` and try again")
+        if pinned is None:
+            con.execute("insert into raw.run_inputs values (?, ?, ?, ?)", [run_id, dataset, name, in_marts[0]])
 
 
 def load_corpora(con, splits: set[str]) -> dict[str, Corpus]:
@@ -78,8 +113,8 @@ def load_corpora(con, splits: set[str]) -> dict[str, Corpus]:
         rows = con.execute("select doc_id, document_text from marts.dim_corpus_documents where split = ?"
                            " order by doc_id", [split]).fetchall()
         if not rows:
-            raise UserError(f"the corpus for split {split!r} has no documents (marts.dim_corpus_documents): "
-                            "ingest that SQuAD split and build before retrieving")
+            raise UserError(f"the corpus {split!r} has no documents (marts.dim_corpus_documents): "
+                            "ingest that SQuAD dataset and build before retrieving")
         corpora[split] = Corpus([r[0] for r in rows], [r[1] for r in rows])
     return corpora
 
@@ -123,15 +158,21 @@ def _prepare_dense(con, config: RetrievalConfig, run_id: str, corpora: dict, que
     return provider, cache
 
 
-@register_job("retrieval")
+@register_job(
+    "retrieval",
+    before="+fct_query_variants +fct_squad_questions +dim_corpus_documents",
+    after="path:models/staging/retrieval path:models/staging/warehouse path:models/intermediate/dialect"
+          " path:models/marts/dialect")
 def retrieval_job(con, study, run_id: str) -> None:
     """Run the study's ``[retrieval]`` configuration and write ``raw.retrieval_*`` for run ``run_id``."""
     config = config_from_settings(study.settings.get("retrieval"), resolve=study.resolve)
-    query_sets = load_query_sets(con, config, study.limit)
-    corpora = load_corpora(con, {q.corpus_split for qs in query_sets.values() for q in qs})
-    corpora = drop_documents(corpora, config.drop_documents_fraction, seed=study.seed)
+    query_sets, kinds = load_query_sets(con, config, study.limit, run_id=run_id)
+    splits = {q.corpus_split for qs in query_sets.values() for q in qs}
+    corpora_all = load_corpora(con, splits)
+    corpora = drop_documents(corpora_all, config.drop_documents_fraction, seed=study.seed)
     con.begin()
     try:
+        pin_read_versions(con, run_id, pair_sets=[n for n, k in kinds.items() if k == "pairs"], corpus_splits=splits)
         provider = cache = None
         if "dense" in config.needs:
             provider, cache = _prepare_dense(con, config, run_id, corpora, query_sets)
@@ -145,9 +186,10 @@ def retrieval_job(con, study, run_id: str) -> None:
             outputs = run_retrievers(corpora, queries, config, provider=provider, cache=cache,
                                      lancedb_dir=warehouse_paths().lancedb_dir, bm25_indexes=bm25_indexes)
             written = write_outputs(con, run_id=run_id, query_set=name, queries=queries, outputs=outputs,
-                                    config=config, record=record, created_at=created)
+                                    config=config, record=record, created_at=created, query_set_kind=kinds[name])
             print(f"  {name}: {len(queries):,} queries; " + ", ".join(
                 f"{o.retriever} {o.seconds:.2f}s" for o in outputs) + f"; {written:,} result rows")
+        write_relevant_documents(con, run_id=run_id, query_sets=query_sets, corpora=corpora_all)
         con.execute("update raw.runs set parameters = json_merge_patch(parameters, ?) where run_id = ?",
                     [json.dumps({"retrieval_resolved": record}, default=str), run_id])
         con.commit()

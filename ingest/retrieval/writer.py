@@ -49,10 +49,12 @@ def _result_rows(run_id: str, query_set: str, queries: list[Query], output: Retr
 
 
 def write_outputs(con, *, run_id: str, query_set: str, queries: list[Query], outputs: list[RetrieverOutput],
-                  config: RetrievalConfig, record: dict, created_at: datetime) -> int:
+                  config: RetrievalConfig, record: dict, created_at: datetime,
+                  query_set_kind: str = "questions") -> int:
     """Insert the queries, every retriever's ranked hits, per-query stats and per-retriever runs.
 
-    Returns the number of result rows written.
+    ``query_set_kind``: ``pairs`` for a pair set (the dialect marts read those), else
+    ``questions``. Returns the number of result rows written.
     """
     _insert(con, "retrieval_queries", pa.table({
         "run_id": [run_id] * len(queries), "query_set": [query_set] * len(queries),
@@ -60,6 +62,7 @@ def write_outputs(con, *, run_id: str, query_set: str, queries: list[Query], out
         "corpus_split": [q.corpus_split for q in queries], "query_text": [q.text for q in queries],
         "text_sha256": [text_sha256(q.text) for q in queries],
         "relevant_doc_id": pa.array([q.relevant_doc_id for q in queries], pa.int32()),
+        "query_set_kind": [query_set_kind] * len(queries),
     }))
     timing = "per_query" if config.timing == "per_query" else "batch_amortised"
     written = 0
@@ -87,3 +90,17 @@ def write_outputs(con, *, run_id: str, query_set: str, queries: list[Query], out
              config.ann_index if output.family == "dense" else None, details.get("ann_recall"), output.seconds,
              json.dumps(record | {"retriever_details": details}, default=str, sort_keys=True), created_at])
     return written
+
+
+def write_relevant_documents(con, *, run_id: str, query_sets: dict[str, list[Query]], corpora: dict) -> int:
+    """Record the text of every document the run's queries name as relevant (for error examples)."""
+    wanted = sorted({(q.corpus_split, q.relevant_doc_id) for queries in query_sets.values() for q in queries
+                     if q.relevant_doc_id is not None and q.corpus_split in corpora})
+    position = {split: dict(zip(c.doc_ids, range(len(c.doc_ids)))) for split, c in corpora.items()}
+    rows = [(split, doc_id, corpora[split].texts[position[split][doc_id]]) for split, doc_id in wanted
+            if doc_id in position[split]]
+    if rows:
+        _insert(con, "retrieval_relevant_documents", pa.table({
+            "run_id": [run_id] * len(rows), "corpus_split": [r[0] for r in rows],
+            "doc_id": pa.array([r[1] for r in rows], pa.int32()), "document_text": [r[2] for r in rows]}))
+    return len(rows)

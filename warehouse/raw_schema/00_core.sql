@@ -70,3 +70,37 @@ create table if not exists raw.query_pair_variants (
     cleanup varchar not null,       -- 'none' or the clean-up rule set applied
     attributes json                 -- every other column of the source row
 );
+
+-- Which (dataset, source name, version) a study run read: its pinned inputs. A later ingest
+-- adds versions; it never changes what an earlier run read.
+create table if not exists raw.run_inputs (
+    run_id varchar not null,
+    dataset varchar not null,
+    source_name varchar not null,
+    version integer not null,
+    primary key (run_id, dataset, source_name)
+);
+
+-- Every parameter that shapes a run's results in dbt (highlight k, evaluation k, alpha, ...),
+-- recorded per run from its study config over the documented defaults (dbt_project.yml vars).
+-- Run-keyed models read these, never the global dbt vars, so no later build changes a run.
+create table if not exists raw.run_parameters (
+    run_id varchar not null,
+    name varchar not null,
+    value json not null,
+    primary key (run_id, name)
+);
+
+-- The layout this warehouse was written with (one row); see warehouse/layout.py.
+create table if not exists raw.warehouse_layout (
+    layout_version integer not null,
+    created_at timestamp not null
+);
+
+-- The inputs of the last successful build of each dbt selection (a hash of the dbt project's
+-- files and of raw.source_versions): a study skips a build whose inputs did not change.
+create table if not exists raw.dbt_build_state (
+    selection varchar primary key,
+    fingerprint varchar not null,
+    built_at timestamp not null
+);

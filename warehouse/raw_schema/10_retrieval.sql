@@ -31,7 +31,17 @@ create table if not exists raw.retrieval_queries (
     corpus_split varchar not null,
     query_text varchar not null,
     text_sha256 varchar not null,
-    relevant_doc_id integer              -- gold document; null when unknown
+    relevant_doc_id integer,             -- gold document; null when unknown
+    query_set_kind varchar not null      -- pairs (a dialect/variant pair set) or questions
+);
+
+-- The text of every document a run's queries named as relevant (gold), as the run saw it:
+-- error examples quote it without reading a corpus that a later ingest may have replaced.
+create table if not exists raw.retrieval_relevant_documents (
+    run_id varchar not null,
+    corpus_split varchar not null,
+    doc_id integer not null,
+    document_text varchar not null
 );
 
 -- One row per (run, query set, retriever, query, variant, rank) down to the run's depth.
@@ -61,4 +71,15 @@ create table if not exists raw.retrieval_query_stats (
     latency_ms double,                   -- see timing
     timing varchar not null,             -- batch_amortised (batch time / queries) or per_query
     reason varchar                       -- e.g. 'empty query'; null when there are hits
+);
+
+-- The relevance judgments a run was evaluated with (a snapshot of marts.fct_retrieval_qrels
+-- for its queries at the time it ran): a later qrels version never changes its metrics.
+create table if not exists raw.retrieval_judgments (
+    run_id varchar not null,
+    query_set varchar not null,
+    query_id varchar not null,
+    doc_id integer not null,
+    relevance integer not null,
+    qrels_source varchar not null       -- file:<qrels name> or squad_context
 );

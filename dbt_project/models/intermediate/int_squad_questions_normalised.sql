@@ -24,6 +24,7 @@ normalised as (
 final as (
     select
         questions.split,
+        questions.source_version,
         questions.row_idx,
         questions.title,
         questions.question,

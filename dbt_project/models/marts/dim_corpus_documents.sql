@@ -8,6 +8,7 @@ documents as (
     select
         split,
         context_normalised as document_text,
+        any_value(source_version) as source_version,
         min(row_idx) as first_row_idx,
         count(*) as n_questions,
     from questions
@@ -21,6 +22,7 @@ final as (
         questions.title,
         documents.document_text,
         sha256(documents.document_text) as text_sha256,
+        documents.source_version,
         documents.first_row_idx,
         documents.n_questions,
     from documents

@@ -10,6 +10,7 @@ pairs as (
 final as (
     select
         variants.pair_set,
+        variants.source_version,
         variants.pair_id,
         variants.variant,
         variants.query_text,

@@ -9,6 +9,7 @@ documents as (
 final as (
     select
         questions.split,
+        questions.source_version,
         questions.row_idx,
         questions.question,
         documents.doc_id,

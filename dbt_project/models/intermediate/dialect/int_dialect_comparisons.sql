@@ -1,3 +1,4 @@
+-- depends_on: {{ ref('stg_warehouse__run_parameters') }}
 -- Which variants are compared in each (run, pair set): the reference variant (var
 -- dialect_reference_variant, else the alphabetically first) against every other variant.
 with ranks as (
@@ -13,7 +14,7 @@ reference_variants as (
         run_id,
         pair_set,
         coalesce(
-            max(case when variant = '{{ var("dialect_reference_variant") }}' then variant end),
+            max(case when variant = {{ run_parameter('dialect_reference_variant', 'variants.run_id') }} then variant end),
             min(variant)
         ) as variant_a,
     from variants

@@ -1,15 +1,14 @@
--- Every (run, retriever, pair, variant) a retrieval run answered for a pair set, with its
--- gold document and the run's depth. Sweep points (e.g. hybrid_minmax@0.3) are included.
+-- Every (run, retriever, pair, variant) a retrieval run answered for a pair set, with the gold
+-- document the run recorded for it (raw.retrieval_queries.relevant_doc_id) and the run's depth.
+-- Pairs without a gold document (unmapped) are left out. Sweep points are included.
 with queries as (
     select * from {{ ref('stg_retrieval__queries') }}
+    where query_set_kind = 'pairs'
+        and relevant_doc_id is not null
 ),
 
 retrieval_runs as (
     select * from {{ ref('stg_retrieval__runs') }}
-),
-
-pairs as (
-    select * from {{ ref('fct_pair_gold_documents') }}
 ),
 
 final as (
@@ -23,15 +22,11 @@ final as (
         queries.variant,
         queries.corpus_split,
         queries.query_text,
-        pairs.gold_doc_id,
+        queries.relevant_doc_id as gold_doc_id,
     from queries
     inner join retrieval_runs
         on queries.run_id = retrieval_runs.run_id
         and queries.query_set = retrieval_runs.query_set
-    inner join pairs
-        on queries.query_set = pairs.pair_set
-        and queries.query_id = pairs.pair_id
-    where pairs.mapping_status = 'mapped'
 )
 
 select * from final

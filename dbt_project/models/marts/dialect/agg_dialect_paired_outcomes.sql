@@ -1,6 +1,9 @@
+{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
+-- depends_on: {{ ref('stg_warehouse__run_parameters') }}
 -- The 2x2 paired outcome table per (run, retriever, pair set, k, variant pair).
 with paired as (
     select * from {{ ref('fct_dialect_paired_hits') }}
+    where {{ is_new_run('run_id') }}
 ),
 
 final as (
@@ -20,7 +23,7 @@ final as (
         avg(is_hit_a::integer)::double as recall_a,
         avg(is_hit_b::integer)::double as recall_b,
         (100.0 * (count_if(is_hit_a) - count_if(is_hit_b)) / count(*))::double as delta_pp,
-        k in ({{ var('dialect_highlight_k') | join(', ') }}) as is_highlighted_k,
+        list_contains({{ run_parameter('dialect_highlight_k', 'paired.run_id', 'integer[]') }}, k) as is_highlighted_k,
     from paired
     group by all
 )

@@ -1,6 +1,8 @@
+{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
 -- MRR and mean rank of the gold document per (run, retriever, pair set, variant).
 with ranks as (
     select * from {{ ref('fct_dialect_gold_ranks') }}
+    where {{ is_new_run('run_id') }}
 ),
 
 final as (

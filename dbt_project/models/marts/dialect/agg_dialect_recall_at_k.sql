@@ -1,7 +1,10 @@
+{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
+-- depends_on: {{ ref('stg_warehouse__run_parameters') }}
 -- Recall@k per variant with n and a Wilson 95% interval (z = 1.959964).
 {% set z = 1.959963984540054 %}
 with hits as (
     select * from {{ ref('fct_dialect_hits_at_k') }}
+    where {{ is_new_run('run_id') }}
 ),
 
 counts as (
@@ -28,7 +31,7 @@ final as (
         (n_hits / n_queries + {{ z }}^2 / (2 * n_queries)
             + {{ z }} * sqrt(n_hits / n_queries * (1 - n_hits / n_queries) / n_queries + {{ z }}^2 / (4 * n_queries^2)))
             / (1 + {{ z }}^2 / n_queries) as recall_ci_high,
-        k in ({{ var('dialect_highlight_k') | join(', ') }}) as is_highlighted_k,
+        list_contains({{ run_parameter('dialect_highlight_k', 'counts.run_id', 'integer[]') }}, k) as is_highlighted_k,
     from counts
 )
 

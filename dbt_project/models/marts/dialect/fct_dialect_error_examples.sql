@@ -1,15 +1,19 @@
+{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
+-- depends_on: {{ ref('stg_warehouse__run_parameters') }}
 -- Pairs where one variant finds the gold document within k and the other does not, at the
 -- highlighted k, with both texts and a snippet of the gold context.
 with paired as (
     select * from {{ ref('fct_dialect_paired_hits') }}
+    where {{ is_new_run('run_id') }}
 ),
 
 ranks as (
     select * from {{ ref('fct_dialect_gold_ranks') }}
+    where {{ is_new_run('run_id') }}
 ),
 
 documents as (
-    select * from {{ ref('dim_corpus_documents') }}
+    select * from {{ ref('stg_retrieval__relevant_documents') }}
 ),
 
 final as (
@@ -27,7 +31,7 @@ final as (
         ranks_a.gold_outcome as gold_outcome_a,
         ranks_b.gold_outcome as gold_outcome_b,
         ranks_a.gold_doc_id,
-        left(documents.document_text, {{ var('snippet_chars') }}) as gold_snippet,
+        left(documents.document_text, {{ run_parameter('snippet_chars', 'paired.run_id', 'integer') }}) as gold_snippet,
     from paired
     inner join ranks as ranks_a
         on paired.run_id = ranks_a.run_id
@@ -42,10 +46,11 @@ final as (
         and paired.pair_id = ranks_b.pair_id
         and paired.variant_b = ranks_b.variant
     inner join documents
-        on ranks_a.corpus_split = documents.split
+        on ranks_a.run_id = documents.run_id
+        and ranks_a.corpus_split = documents.corpus_split
         and ranks_a.gold_doc_id = documents.doc_id
     where paired.is_hit_a <> paired.is_hit_b
-        and paired.k in ({{ var('dialect_highlight_k') | join(', ') }})
+        and list_contains({{ run_parameter('dialect_highlight_k', 'paired.run_id', 'integer[]') }}, paired.k)
 )
 
 select * from final

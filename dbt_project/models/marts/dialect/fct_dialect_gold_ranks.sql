@@ -1,10 +1,13 @@
+{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
 -- Where the gold document landed for each query; a miss is explicit, never a silent null.
 with queries as (
     select * from {{ ref('int_dialect_queries_retrieved') }}
+    where {{ is_new_run('run_id') }}
 ),
 
 results as (
     select * from {{ ref('stg_retrieval__results') }}
+    where {{ is_new_run('run_id') }}
 ),
 
 gold_hits as (

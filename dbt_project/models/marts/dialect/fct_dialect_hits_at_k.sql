@@ -1,6 +1,8 @@
+{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
 -- One row per query and k of the grid (1..depth): did the gold document appear in the top k?
 with ranks as (
     select * from {{ ref('fct_dialect_gold_ranks') }}
+    where {{ is_new_run('run_id') }}
 ),
 
 final as (

@@ -1,10 +1,13 @@
+{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
 -- Both variants of a pair side by side at every k: the unit of the paired tests.
 with hits as (
     select * from {{ ref('fct_dialect_hits_at_k') }}
+    where {{ is_new_run('run_id') }}
 ),
 
 comparisons as (
     select * from {{ ref('int_dialect_comparisons') }}
+    where {{ is_new_run('run_id') }}
 ),
 
 final as (

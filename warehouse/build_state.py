@@ -1,0 +1,48 @@
+"""Skip a dbt build whose inputs did not change since its last success.
+
+A build's inputs are the dbt project's files and the versions of every ingested source
+(``raw.source_versions``); run-keyed models are incremental, so a build that only adds a
+new run is never skipped by this (it is the results build, which always runs).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime, timezone
+
+import duckdb
+
+from warehouse.settings import DBT_PROJECT_DIR
+
+_PROJECT_FOLDERS = ("models", "macros", "seeds", "tests")
+
+
+def project_digest() -> str:
+    """sha256 over the dbt project's source files (names and contents)."""
+    digest = hashlib.sha256()
+    files = [DBT_PROJECT_DIR / "dbt_project.yml"]
+    for folder in _PROJECT_FOLDERS:
+        files += sorted(p for p in (DBT_PROJECT_DIR / folder).rglob("*") if p.is_file())
+    for path in files:
+        digest.update(str(path.relative_to(DBT_PROJECT_DIR)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def build_fingerprint(con: duckdb.DuckDBPyConnection, selection: str) -> str:
+    """The fingerprint of a build of ``selection`` against this warehouse's sources now."""
+    versions = con.execute("select dataset, source_name, version, source_sha256 from raw.source_versions"
+                           " order by all").fetchall()
+    digest = hashlib.sha256(selection.encode() + b"\0" + project_digest().encode())
+    for row in versions:
+        digest.update(repr(row).encode())
+    return digest.hexdigest()
+
+
+def is_up_to_date(con: duckdb.DuckDBPyConnection, selection: str) -> bool:
+    row = con.execute("select fingerprint from raw.dbt_build_state where selection = ?", [selection]).fetchone()
+    return row is not None and row[0] == build_fingerprint(con, selection)
+
+
+def mark_built(con: duckdb.DuckDBPyConnection, selection: str) -> None:
+    con.execute("insert or replace into raw.dbt_build_state values (?, ?, ?)",
+                [selection, build_fingerprint(con, selection), datetime.now(timezone.utc).replace(tzinfo=None)])

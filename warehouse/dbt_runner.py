@@ -1,0 +1,115 @@
+"""Run ``dbt build`` quietly: per-node output to a log file, one summary line to the terminal.
+
+dbt writes its per-node lines, compiled SQL and ``run_results.json`` under the warehouse
+folder (``$BIASWH_HOME/dbt/``), so each warehouse keeps its own partial-parse state and
+logs. The terminal gets one line per build (nodes, passes, failures, seconds) and, on a
+failure, each failing node's name, message and compiled query path.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from warehouse.errors import UserError
+from warehouse.settings import DBT_PROJECT_DIR, HOME_VARIABLE, warehouse_paths
+
+FAILED_STATUSES = {"error", "fail", "runtime error"}
+
+
+@dataclass(frozen=True)
+class BuildSummary:
+    """What one ``dbt build`` did."""
+
+    label: str
+    seconds: float
+    counts: dict = field(default_factory=dict)
+    failures: list = field(default_factory=list)
+    log_path: str = ""
+
+    @property
+    def line(self) -> str:
+        nodes = sum(self.counts.values())
+        parts = ", ".join(f"{n} {status}" for status, n in sorted(self.counts.items()))
+        return f"dbt build ({self.label}): {nodes} nodes ({parts or 'nothing selected'}) in {self.seconds:.1f} s"
+
+
+def _dbt_executable() -> str:
+    beside_python = Path(sys.executable).parent / "dbt"
+    found = str(beside_python) if beside_python.exists() else shutil.which("dbt")
+    if not found:
+        raise UserError("dbt is not installed in this environment: run `make setup`")
+    return found
+
+
+def _die_with_parent() -> None:
+    """In the dbt child: receive SIGTERM when biaswh dies, so no orphan keeps writing (Linux)."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+def dbt_folder() -> Path:
+    """Where dbt keeps this warehouse's target (compiled SQL, run results) and logs."""
+    return warehouse_paths().home / "dbt"
+
+
+def _compiled_path(target: Path, unique_id: str) -> str | None:
+    name = unique_id.split(".")[-1]
+    matches = sorted((target / "compiled").rglob(f"{name}.sql")) if (target / "compiled").exists() else []
+    return str(matches[0]) if matches else None
+
+
+def run_dbt_build(args: list[str] | None = None, *, label: str = "all", quiet: bool = True) -> BuildSummary:
+    """Run ``dbt build`` on the warehouse named by ``BIASWH_HOME``; raise a one-line error on failure.
+
+    ``quiet``: dbt's own output goes to ``$BIASWH_HOME/dbt/logs/dbt-build.log`` instead of
+    the terminal.
+    """
+    folder = dbt_folder()
+    target, logs = folder / "target", folder / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, HOME_VARIABLE: str(warehouse_paths().home), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
+    command = [_dbt_executable(), "--no-use-colors", "--log-path", str(logs), "build",
+               "--project-dir", str(DBT_PROJECT_DIR), "--profiles-dir", str(DBT_PROJECT_DIR),
+               "--target-path", str(target), *(args or [])]
+    results_file = target / "run_results.json"
+    results_file.unlink(missing_ok=True)
+    log_file = logs / "dbt-build.log"
+    begin = time.perf_counter()
+    with open(log_file, "a", encoding="utf-8") as log, warnings.catch_warnings():
+        # preexec_fn means fork: lancedb (imported for the embedding cache) warns about forks,
+        # but the child only execs dbt.
+        warnings.filterwarnings("ignore", message="lancedb fork support")
+        log.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(command)}\n")
+        log.flush()
+        completed = subprocess.run(command, env=env, cwd=DBT_PROJECT_DIR, preexec_fn=_die_with_parent,
+                                   stdout=log if quiet else None, stderr=subprocess.STDOUT if quiet else None)
+    seconds = time.perf_counter() - begin
+    counts: dict[str, int] = {}
+    failures = []
+    if results_file.exists():
+        for result in json.loads(results_file.read_text(encoding="utf-8")).get("results", []):
+            status = str(result.get("status"))
+            counts[status] = counts.get(status, 0) + 1
+            if status in FAILED_STATUSES:
+                message = " ".join(str(result.get("message") or "").split())[:300]
+                failures.append((result["unique_id"], message, _compiled_path(target, result["unique_id"])))
+    summary = BuildSummary(label, seconds, counts, failures, str(log_file))
+    if completed.returncode != 0:
+        details = "; ".join(f"{uid}: {msg}" + (f" (compiled: {path})" if path else "")
+                            for uid, msg, path in failures[:5])
+        if not failures:
+            details = "dbt stopped before building (a parse or connection error)"
+        raise UserError(f"dbt build ({label}) failed: {details}. Full log: {log_file}")
+    return summary

@@ -1,0 +1,87 @@
+"""Per-run parameters and pinned inputs: what a study run's results depend on, recorded in ``raw``.
+
+The documented defaults are the ``vars`` of ``dbt_project/dbt_project.yml`` (each with a
+one-line comment there). A study overrides them in its ``[parameters]`` table (``[dbt_vars]``
+is read as an older spelling). At the start of a run the resolved set is written to
+``raw.run_parameters``; run-keyed models read it per run, so a later study, a changed
+default or a plain ``dbt build`` never changes an earlier run's rows.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+
+import duckdb
+import yaml
+
+from warehouse.errors import UserError
+from warehouse.settings import DBT_PROJECT_DIR
+
+
+# dbt vars that steer a build rather than shape results.
+BUILD_VARIABLES = frozenset({"rebuild_run_ids"})
+
+
+@lru_cache(maxsize=1)
+def parameter_defaults() -> dict:
+    """The documented default of every run parameter (dbt_project.yml ``vars``)."""
+    with open(DBT_PROJECT_DIR / "dbt_project.yml", encoding="utf-8") as handle:
+        project = yaml.safe_load(handle)
+    return {k: v for k, v in (project.get("vars") or {}).items() if k not in BUILD_VARIABLES}
+
+
+def _same_kind(default, value) -> bool:
+    if isinstance(default, bool) or isinstance(value, bool):
+        return isinstance(default, bool) and isinstance(value, bool)
+    if isinstance(default, (int, float)):
+        return isinstance(value, (int, float)) and (isinstance(default, float) or isinstance(value, int))
+    if isinstance(default, list):
+        return isinstance(value, list) and all(_same_kind(default[0], v) for v in value) if default else True
+    return isinstance(value, type(default))
+
+
+def resolve_parameters(overrides: dict | None, *, where: str = "[parameters]") -> dict:
+    """The defaults with a study's overrides applied; unknown names and wrong types are refused."""
+    defaults = parameter_defaults()
+    overrides = dict(overrides or {})
+    unknown = sorted(set(overrides) - set(defaults))
+    if unknown:
+        raise UserError(f"{where}: unknown parameter(s) {', '.join(unknown)}; known: {', '.join(sorted(defaults))}")
+    for name, value in overrides.items():
+        if not _same_kind(defaults[name], value):
+            raise UserError(f"{where} {name}: expected a value like {json.dumps(defaults[name])}, got {value!r}")
+        if isinstance(value, list) and not value:
+            raise UserError(f"{where} {name}: must not be empty")
+    return {**defaults, **overrides}
+
+
+def record_run_parameters(con: duckdb.DuckDBPyConnection, run_id: str, parameters: dict) -> None:
+    """Write a run's resolved parameters (one row each) to ``raw.run_parameters``."""
+    con.executemany("insert into raw.run_parameters values (?, ?, ?)",
+                    [[run_id, name, json.dumps(value)] for name, value in sorted(parameters.items())])
+
+
+def record_run_inputs(con: duckdb.DuckDBPyConnection, run_id: str, results) -> None:
+    """Pin the (dataset, source name, version) each ingest step of a run resolved to."""
+    seen = set()
+    for result in results:
+        key = (result.dataset, result.source_name)
+        if key in seen:
+            continue
+        seen.add(key)
+        con.execute("insert into raw.run_inputs values (?, ?, ?, ?)",
+                    [run_id, result.dataset, result.source_name, result.version])
+
+
+def pinned_version(con: duckdb.DuckDBPyConnection, run_id: str, dataset: str, source_name: str) -> int | None:
+    """The version of ``(dataset, source_name)`` that run ``run_id`` read, or None if it read none."""
+    row = con.execute("select version from raw.run_inputs where run_id = ? and dataset = ? and source_name = ?",
+                      [run_id, dataset, source_name]).fetchone()
+    return None if row is None else row[0]
+
+
+def pinned_inputs(con: duckdb.DuckDBPyConnection, run_id: str, dataset: str) -> dict[str, int]:
+    """Every ``source_name -> version`` of ``dataset`` that run ``run_id`` pinned."""
+    return dict(con.execute("select source_name, version from raw.run_inputs where run_id = ? and dataset = ?",
+                            [run_id, dataset]).fetchall())
