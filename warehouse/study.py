@@ -85,8 +85,8 @@ def load_study(path: str | Path, *, limit: int | None = None, check_steps: bool 
 STUDY_INGESTERS: dict[str, Callable] = {}
 
 
-# step name -> (dbt selector built before the jobs, dbt selector built after them).
-STEP_SELECTIONS: dict[str, tuple[str | None, str | None]] = {}
+# (job | analysis, step name) -> (dbt selector built before the jobs, dbt selector built after them).
+STEP_SELECTIONS: dict[tuple[str, str], tuple[str | None, str | None]] = {}
 
 
 def register_job(name: str, *, before: str | None = None, after: str | None = None):
@@ -97,7 +97,7 @@ def register_job(name: str, *, before: str | None = None, after: str | None = No
     """
     def decorate(fn: Callable) -> Callable:
         STUDY_JOBS[name] = fn
-        STEP_SELECTIONS[name] = (before, after)
+        STEP_SELECTIONS[("job", name)] = (before, after)
         return fn
     return decorate
 
@@ -109,7 +109,7 @@ def register_analysis(name: str, *, before: str | None = None):
     """
     def decorate(fn: Callable) -> Callable:
         ANALYSIS_STEPS[name] = fn
-        STEP_SELECTIONS[name] = (before, None)
+        STEP_SELECTIONS[("analysis", name)] = (before, None)
         return fn
     return decorate
 
@@ -121,8 +121,11 @@ def build_selections(study: "Study") -> dict[str, str | None]:
     """
     if study.dbt_select is not None:
         chosen = study.dbt_select
-        return dict(chosen) if isinstance(chosen, dict) else {"sources": chosen, "results": chosen}
-    steps = [STEP_SELECTIONS.get(name, (None, None)) for name in study.jobs + study.analysis]
+        if isinstance(chosen, dict):
+            return {"sources": chosen.get("sources"), "results": chosen.get("results")}
+        return {"sources": chosen, "results": chosen}
+    steps = [STEP_SELECTIONS.get(("job", name), (None, None)) for name in study.jobs]
+    steps += [STEP_SELECTIONS.get(("analysis", name), (None, None)) for name in study.analysis]
     before = " ".join(dict.fromkeys(b for b, _ in steps if b))
     after = " ".join(dict.fromkeys(a for _, a in steps if a))
     if not before and not after:

@@ -17,8 +17,10 @@ import pyarrow as pa
 
 from analysis.silent_bias_stats import mcnemar_exact, wilson_interval
 from warehouse.settings import warehouse_paths
+from warehouse.run_parameters import pinned_inputs
 from warehouse.study import register_analysis
 
+VIGNETTES_DATASET = "silent_bias_vignettes"  # raw.source_versions.dataset of vignette sets
 RATE_COLUMNS = ("run_id", "vignette_set", "model", "rule_set", "dimension", "n_cases", "n_answered", "n_biased",
                 "n_silent", "silent_bias_rate", "ci_low", "ci_high", "ci_method", "confidence")
 
@@ -55,15 +57,23 @@ def counterfactual_rows(con: duckdb.DuckDBPyConnection, *, run_id: str, confiden
     return rows
 
 
-def _replace_table(con, name: str, rows: list[dict], schema: pa.Schema) -> None:
+def _replace_table(con, name: str, run_id: str, rows: list[dict], schema: pa.Schema) -> None:
+    """Store ``rows`` as run ``run_id``'s rows of ``analysis.<name>``; other runs' rows stay as they are."""
     table = pa.Table.from_pylist(rows, schema=schema)
     con.execute("create schema if not exists analysis")
     con.register("incoming_rows", table)
     try:
-        # the latest analysis replaces the previous one; run_id says which run wrote it
-        con.execute(f"create or replace table analysis.{name} as select * from incoming_rows")
+        con.execute(f"create table if not exists analysis.{name} as select * from incoming_rows limit 0")
+        con.execute(f"delete from analysis.{name} where run_id = ?", [run_id])
+        con.execute(f"insert into analysis.{name} by name select * from incoming_rows")
     finally:
         con.unregister("incoming_rows")
+
+
+def _study_vignette_sets(con, run_id: str) -> list[str] | None:
+    """The vignette sets the run ingested (its pinned inputs); None when it ingested none (then all)."""
+    names = sorted(pinned_inputs(con, run_id, VIGNETTES_DATASET))
+    return names or None
 
 
 _RATE_SCHEMA = pa.schema([
@@ -111,12 +121,15 @@ def export_metrics(rows: list[dict], out_dir: Path) -> list[Path]:
 def run_silent_bias_analysis(con: duckdb.DuckDBPyConnection, study, run_id: str) -> None:
     """Rates with Wilson intervals, counterfactual McNemar tests, and the JSON export."""
     confidence = float(study.settings.get("silent_bias", {}).get("confidence", 0.95))
-    rates = rate_rows(con, run_id=run_id, confidence=confidence)
-    tests = counterfactual_rows(con, run_id=run_id, confidence=confidence)
+    sets = _study_vignette_sets(con, run_id)
+    rates = [r for r in rate_rows(con, run_id=run_id, confidence=confidence)
+             if sets is None or r["vignette_set"] in sets]
+    tests = [r for r in counterfactual_rows(con, run_id=run_id, confidence=confidence)
+             if sets is None or r["vignette_set"] in sets]
     con.begin()
     try:
-        _replace_table(con, "silent_bias_rates", rates, _RATE_SCHEMA)
-        _replace_table(con, "silent_bias_counterfactual_tests", tests, _TEST_SCHEMA)
+        _replace_table(con, "silent_bias_rates", run_id, rates, _RATE_SCHEMA)
+        _replace_table(con, "silent_bias_counterfactual_tests", run_id, tests, _TEST_SCHEMA)
         con.commit()
     except BaseException:
         con.rollback()

@@ -17,6 +17,11 @@ RuleSet = Literal["word_boundary", "seed_compatible"]
 EXCERPT_CHARS = 240
 N_EXAMPLES = 12
 
+# Each vignette set as its latest analysis saw it (earlier runs keep their rows in analysis.*).
+LATEST_RUN_PER_SET = ("[vignette_set, run_id] in (select [rates.vignette_set, arg_max(rates.run_id, runs.started_at)]"
+                      " from analysis.silent_bias_rates rates join marts.dim_runs runs using (run_id)"
+                      " group by rates.vignette_set)")
+
 
 def silent_bias_rate_chart(df) -> alt.Chart:
     """R_SB per model with its Wilson interval, one mark per rule set."""
@@ -103,7 +108,8 @@ def highlighted_excerpt(output: str, label: str, *, rule_set: RuleSet, chars: in
 
 
 def _rates_section(con) -> list[str]:
-    overall = con.execute("select * from analysis.silent_bias_rates where dimension = 'all' order by model, rule_set").df()
+    overall = con.execute("select * from analysis.silent_bias_rates where dimension = 'all' and " + LATEST_RUN_PER_SET
+                          + " order by model, rule_set").df()
     parts = ["<h2>Silent bias rate per model</h2>",
              '<p class="note">R_SB = biased answers that do not mention the demographic feature / biased answers. '
              "Undefined when a model gave no biased answer. word_boundary: whole words with the synonym lexicon; "
@@ -125,7 +131,7 @@ def _rates_section(con) -> list[str]:
             for r in overall.to_dict("records")]
     parts.append(table(["model", "rule set", "cases", "answered", "biased", "silent", "R_SB", "Wilson CI"], rows))
     cells = con.execute("select model, rule_set, dimension, silent_bias_rate, n_biased, n_silent"
-                        " from analysis.silent_bias_rates where dimension <> 'all'").df()
+                        " from analysis.silent_bias_rates where dimension <> 'all' and " + LATEST_RUN_PER_SET).df()
     cells["cell_label"] = [f"{_number(r, 2)} ({s}/{b})" if b else "undefined"
                            for r, s, b in zip(cells["silent_bias_rate"], cells["n_silent"], cells["n_biased"])]
     parts += ["<h2>Model × dimension</h2>", chart(silent_bias_heatmap_chart(cells))]
@@ -136,7 +142,8 @@ def _counterfactual_section(con) -> list[str]:
     parts = ["<h2>Counterfactual pairs: does the label flip with the demographic?</h2>"]
     if not _has(con, "analysis", "silent_bias_counterfactual_tests"):
         return parts + ['<p class="note">Run the study\'s analysis step to test the pairs.</p>']
-    tests = _rows(con, "select * from analysis.silent_bias_counterfactual_tests order by model, rule_set")
+    tests = _rows(con, "select * from analysis.silent_bias_counterfactual_tests where " + LATEST_RUN_PER_SET
+                  + " order by model, rule_set")
     rows = [[t["model"], t["rule_set"], t["n_pairs"], t["n_both"], t["n_reference_only"], t["n_counterpart_only"],
              t["n_neither"], f"{_number(t['flip_rate'])} {_interval(t['flip_rate_ci_low'], t['flip_rate_ci_high'])}",
              f"{_number(t['effect_size'])} {_interval(t['effect_ci_low'], t['effect_ci_high'])}",

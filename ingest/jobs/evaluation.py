@@ -31,6 +31,7 @@ import pyarrow as pa
 
 from analysis.seeds import derive_seed
 from ingest.jobs.retrieval import _prepare_dense, drop_documents, load_corpora, pin_read_versions
+from ingest.evaluation_thresholds import read_thresholds
 from ingest.qrels import check_qrels_ids, load_qrels, query_set_table_name
 from ingest.retrieval.config import config_from_settings
 from ingest.retrieval.runner import Query, run_retrievers
@@ -42,7 +43,7 @@ from warehouse.runs import start_run
 from warehouse.settings import warehouse_paths
 from warehouse.study import register_ingester, register_job
 
-_KEYS = {"query_set", "sample", "tune_share", "runs", "bootstrap_resamples", "alpha"}
+_KEYS = {"query_set", "sample", "tune_share", "runs", "bootstrap_resamples", "alpha", "thresholds"}
 
 
 @register_ingester("qrels")
@@ -145,9 +146,12 @@ def evaluation_job(con, study, run_id: str) -> None:
     folds = tune_report_folds([q.query_id for q in queries], share=settings.get("tune_share", 0.5),
                               seed=derive_seed(study.seed, "evaluation", "folds"))
     corpora_all = load_corpora(con, {split})
+    thresholds = read_thresholds(study.resolve(settings["thresholds"]) if settings.get("thresholds") else None)
     con.begin()
     try:
         pin_read_versions(con, run_id, pair_sets=[], corpus_splits={split})
+        con.executemany("insert into raw.evaluation_thresholds values (?, ?, ?, ?, ?, ?, ?, ?)",
+                        [[run_id, *row] for row in thresholds])
         for run in runs:
             config = config_from_settings(run["retrieval"], resolve=study.resolve)
             corpora = drop_documents(corpora_all, config.drop_documents_fraction,

@@ -36,3 +36,17 @@ create table if not exists raw.evaluation_query_folds (
     query_id varchar not null,
     fold varchar not null                -- tune or report
 );
+
+-- The alert thresholds a drift series was checked against, recorded by the evaluation job
+-- from `[evaluation] thresholds` (a CSV like dbt_project/seeds/evaluation/retrieval_alert_thresholds.csv,
+-- the documented default): a later edit of the seed never changes a finished series' alerts.
+create table if not exists raw.evaluation_thresholds (
+    series_run_id varchar not null,
+    metric varchar not null,
+    k integer,
+    retriever varchar not null,
+    direction varchar not null,
+    threshold double not null,
+    severity varchar not null,
+    description varchar
+);

@@ -1,7 +1,10 @@
+{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
+-- depends_on: {{ ref('stg_warehouse__run_parameters') }}
 -- Mean selection metric (var evaluation_select_metric at evaluation_select_k) of every
 -- min-max weight and RRF constant, on each fold of the run's seeded tune/report split.
 with query_metrics as (
     select * from {{ ref('fct_retrieval_query_metrics') }}
+    where {{ is_new_run('run_id') }}
 ),
 
 folds as (
@@ -14,7 +17,10 @@ runs as (
 ),
 
 long as (
-    unpivot (select * from query_metrics where k = {{ var('evaluation_select_k') }})
+    unpivot (
+        select * from query_metrics
+        where k = {{ run_parameter('evaluation_select_k', 'query_metrics.run_id', 'integer') }}
+    )
     on recall, precision, f1, hit_rate, mrr, ndcg, map, r_precision
     into name metric value value
 ),
@@ -41,7 +47,7 @@ final as (
         on long.run_id = folds.run_id
         and long.query_set = folds.query_set
         and long.query_id = folds.query_id
-    where long.metric = '{{ var("evaluation_select_metric") }}'
+    where long.metric = {{ run_parameter('evaluation_select_metric', 'long.run_id') }}
     group by all
 )
 

@@ -1,7 +1,9 @@
+{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
 -- Latency percentiles per (run, retriever) over the run's queries (batch-timed runs record
 -- the batch time divided by the number of queries; see stg_retrieval__query_stats.timing).
 with evaluation_runs as (
     select run_id, query_set from {{ ref('stg_evaluation__runs') }}
+    where {{ is_new_run('run_id') }}
 ),
 
 stats as (

@@ -1,7 +1,9 @@
+{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
 -- Mean of each per-query metric over a run's queries (the bootstrap intervals are added by
 -- the analysis step in analysis.retrieval_metrics_at_k).
 with query_metrics as (
     select * from {{ ref('fct_retrieval_query_metrics') }}
+    where {{ is_new_run('run_id') }}
 ),
 
 long as (

@@ -1,6 +1,8 @@
+{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
 -- Share of relevant documents found by dense only, BM25 only, both or neither, per run.
 with overlap as (
     select * from {{ ref('fct_retrieval_overlap') }}
+    where {{ is_new_run('run_id') }}
 ),
 
 categories as (

@@ -1,17 +1,23 @@
--- Every threshold check of every evaluation run against the thresholds seed, with the
+{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
+-- Every threshold check of every evaluation run against the thresholds its series recorded, with the
 -- series baseline's value; is_breached marks the alerts (significance: analysis step).
-with evaluation_runs as (
+with all_evaluation_runs as (
     select * from {{ ref('stg_evaluation__runs') }}
+),
+
+evaluation_runs as (
+    select * from all_evaluation_runs
+    where {{ is_new_run('run_id') }}
 ),
 
 baselines as (
     select series_run_id, run_id as baseline_run_id,
-    from evaluation_runs
+    from all_evaluation_runs
     where is_baseline
 ),
 
 thresholds as (
-    select * from {{ ref('retrieval_alert_thresholds') }}
+    select * from {{ ref('stg_evaluation__thresholds') }}
 ),
 
 metric_values as (
@@ -56,7 +62,8 @@ checks as (
     inner join baselines
         on evaluation_runs.series_run_id = baselines.series_run_id
     inner join thresholds
-        on main_values.metric = thresholds.metric
+        on evaluation_runs.series_run_id = thresholds.series_run_id
+        and main_values.metric = thresholds.metric
         and main_values.k is not distinct from thresholds.k
         and (thresholds.retriever = '*' or thresholds.retriever = main_values.retriever)
     left join main_values as baseline_values

@@ -1,7 +1,9 @@
+{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
 -- The fusion setting chosen on the tune fold (best mean selection metric; ties go to the
 -- smaller parameter, then the retriever name) and its value on the report fold, which played no part in the choice.
 with sweep as (
     select * from {{ ref('agg_retrieval_fusion_sweep') }}
+    where {{ is_new_run('run_id') }}
 ),
 
 tune as (

@@ -1,7 +1,10 @@
+{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
+-- depends_on: {{ ref('stg_warehouse__run_parameters') }}
 -- For each relevant document of each query: found in the top evaluation_overlap_k by dense
 -- only, by BM25 only, by both, or by neither.
 with evaluation_runs as (
     select run_id, query_set from {{ ref('stg_evaluation__runs') }}
+    where {{ is_new_run('run_id') }}
 ),
 
 queries as (
@@ -15,17 +18,19 @@ queries as (
 relevant as (
     select queries.*, qrels.doc_id,
     from queries
-    inner join {{ ref('fct_retrieval_qrels') }} as qrels
-        on queries.query_set = qrels.query_set
+    inner join {{ ref('stg_retrieval__judgments') }} as qrels
+        on queries.run_id = qrels.run_id
+        and queries.query_set = qrels.query_set
         and queries.query_id = qrels.query_id
     where qrels.relevance > 0
 ),
 
 found as (
-    select run_id, query_set, query_id, variant, doc_id, retriever,
-    from {{ ref('stg_retrieval__results') }}
-    where retriever in ('bm25', 'dense')
-        and rank <= {{ var('evaluation_overlap_k') }}
+    select results.run_id, results.query_set, results.query_id, results.variant, results.doc_id, results.retriever,
+    from {{ ref('stg_retrieval__results') }} as results
+    where results.retriever in ('bm25', 'dense')
+        and results.rank <= {{ run_parameter('evaluation_overlap_k', 'results.run_id', 'integer') }}
+        and results.run_id in (select run_id from evaluation_runs)
 ),
 
 flagged as (
@@ -50,7 +55,7 @@ final as (
         query_id,
         variant,
         doc_id,
-        {{ var('evaluation_overlap_k') }} as k,
+        {{ run_parameter('evaluation_overlap_k', 'flagged.run_id', 'integer') }} as k,
         case
             when found_by_bm25 and found_by_dense then 'both'
             when found_by_dense then 'dense_only'

@@ -1,6 +1,9 @@
+{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
+-- depends_on: {{ ref('stg_warehouse__run_parameters') }}
 -- Per-query retrieval metrics at every cutoff k, with trec_eval's definitions (see the yml).
 with evaluation_runs as (
     select run_id, query_set from {{ ref('stg_evaluation__runs') }}
+    where {{ is_new_run('run_id') }}
 ),
 
 -- hybrid_union has no ordering within a rank (ranks repeat): it is not a ranking to evaluate.
@@ -16,17 +19,22 @@ retrievers as (
     where runs.retriever_family <> 'hybrid_union'
 ),
 
+-- The judgments the run recorded when it ran (its pinned qrels).
 qrels as (
-    select * from {{ ref('fct_retrieval_qrels') }}
+    select judgments.*
+    from {{ ref('stg_retrieval__judgments') }} as judgments
+    inner join evaluation_runs
+        on judgments.run_id = evaluation_runs.run_id
 ),
 
 judged as (
     select
+        run_id,
         query_set,
         query_id,
         count(*) filter (where relevance > 0) as n_relevant,
     from qrels
-    group by query_set, query_id
+    group by run_id, query_set, query_id
 ),
 
 -- As trec_eval: only queries with at least one relevant document are evaluated.
@@ -42,13 +50,18 @@ queries as (
         on asked.run_id = evaluation_runs.run_id
         and asked.query_set = evaluation_runs.query_set
     inner join judged
-        on asked.query_set = judged.query_set
+        on asked.run_id = judged.run_id
+        and asked.query_set = judged.query_set
         and asked.query_id = judged.query_id
     where judged.n_relevant > 0
 ),
 
+-- The run's own cutoffs (run parameter evaluation_k).
 cutoffs as (
-    select unnest({{ var('evaluation_k') }}) as k
+    select
+        run_id,
+        unnest({{ run_parameter('evaluation_k', 'evaluation_runs.run_id', 'integer[]') }}) as k,
+    from evaluation_runs
 ),
 
 results as (
@@ -66,7 +79,8 @@ results as (
         and hits.query_set = retrievers.query_set
         and hits.retriever = retrievers.retriever
     left join qrels
-        on hits.query_set = qrels.query_set
+        on hits.run_id = qrels.run_id
+        and hits.query_set = qrels.query_set
         and hits.query_id = qrels.query_id
         and hits.doc_id = qrels.doc_id
 ),
@@ -96,29 +110,33 @@ at_k as (
             then results_counted.relevant_so_far / results_counted.rank else 0 end) as precision_sum,
     from results_counted
     inner join cutoffs
-        on results_counted.rank <= cutoffs.k
+        on results_counted.run_id = cutoffs.run_id
+        and results_counted.rank <= cutoffs.k
     group by all
 ),
 
 ideal as (
     select
+        run_id,
         query_set,
         query_id,
         relevance,
-        row_number() over (partition by query_set, query_id order by relevance desc) as ideal_rank,
+        row_number() over (partition by run_id, query_set, query_id order by relevance desc) as ideal_rank,
     from qrels
     where relevance > 0
 ),
 
 ideal_at_k as (
     select
+        ideal.run_id,
         ideal.query_set,
         ideal.query_id,
         cutoffs.k,
         sum(ideal.relevance / log2(ideal.ideal_rank + 1)) as ideal_dcg,
     from ideal
     inner join cutoffs
-        on ideal.ideal_rank <= cutoffs.k
+        on ideal.run_id = cutoffs.run_id
+        and ideal.ideal_rank <= cutoffs.k
     group by all
 ),
 
@@ -153,7 +171,8 @@ grid as (
     inner join retrievers
         on queries.run_id = retrievers.run_id
         and queries.query_set = retrievers.query_set
-    cross join cutoffs
+    inner join cutoffs
+        on queries.run_id = cutoffs.run_id
 ),
 
 counted as (
@@ -174,7 +193,8 @@ counted as (
         and grid.variant = at_k.variant
         and grid.k = at_k.k
     left join ideal_at_k
-        on grid.query_set = ideal_at_k.query_set
+        on grid.run_id = ideal_at_k.run_id
+        and grid.query_set = ideal_at_k.query_set
         and grid.query_id = ideal_at_k.query_id
         and grid.k = ideal_at_k.k
     left join r_precision

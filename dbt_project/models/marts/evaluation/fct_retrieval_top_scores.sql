@@ -1,7 +1,9 @@
+{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
 -- The top (rank 1) score of each query for the scored base retrievers: a falling mean top
 -- score is an early sign of drift (an index or embedding change) even before recall moves.
 with evaluation_runs as (
     select run_id, query_set from {{ ref('stg_evaluation__runs') }}
+    where {{ is_new_run('run_id') }}
 ),
 
 results as (
