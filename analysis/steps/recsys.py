@@ -106,7 +106,9 @@ def _published_adjustments(con, run_id, now, options) -> list[dict]:
     return out
 
 
-@register_job("recsys_bias")
+@register_job("recsys_bias", before="+fct_recsys_post_values +pool_vs_recommended_summary",
+              after="path:models/staging/recsys path:models/staging/warehouse path:models/intermediate/recsys"
+                    " path:models/marts/recsys")
 def recsys_bias_job(con: duckdb.DuckDBPyConnection, study, run_id: str) -> None:
     """Test every feature × condition of every loaded post set; adjust p-values per result set."""
     options = recsys_options(study)

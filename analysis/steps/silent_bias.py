@@ -117,7 +117,8 @@ def export_metrics(rows: list[dict], out_dir: Path) -> list[Path]:
     return written
 
 
-@register_analysis("silent_bias")
+@register_analysis("silent_bias", before="path:models/staging/silent_bias path:seeds/silent_bias"
+                   " path:models/intermediate/silent_bias path:models/marts/silent_bias")
 def run_silent_bias_analysis(con: duckdb.DuckDBPyConnection, study, run_id: str) -> None:
     """Rates with Wilson intervals, counterfactual McNemar tests, and the JSON export."""
     confidence = float(study.settings.get("silent_bias", {}).get("confidence", 0.95))

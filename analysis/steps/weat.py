@@ -69,7 +69,8 @@ def _selected(con, selection: dict) -> tuple[list[tuple], list[tuple]]:
     return embeddings, tests
 
 
-@register_job("weat")
+@register_job("weat", before="+dim_weat_embeddings +dim_weat_test_words +dim_weat_tests",
+              after="path:models/staging/weat path:models/staging/warehouse path:models/marts/weat")
 def run_weat(con, study, run_id: str) -> None:
     """Run every selected test on every selected embedding and store the outcomes under ``run_id``."""
     settings, selection = weat_settings(study)

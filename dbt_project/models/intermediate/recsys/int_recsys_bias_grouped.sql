@@ -1,3 +1,4 @@
+-- depends_on: {{ ref('stg_warehouse__run_parameters') }}
 -- The five aggregation levels of the original: each condition alone, then averaged by
 -- prompt style, by dataset, by model (provider), and over everything.
 {% set levels = {
@@ -8,13 +9,17 @@
     'all': [],
 } %}
 with results as (
-    select * from {{ ref('pool_vs_recommended_summary') }}
+    select
+        summary.*,
+        {{ run_parameter('recsys_alpha', 'summary.run_id', 'double') }} as alpha,
+    from {{ ref('pool_vs_recommended_summary') }} as summary
 ),
 
 grouped as (
     {% for level, columns in levels.items() %}
     select
         run_id,
+        alpha,
         result_source,
         result_set,
         '{{ level }}' as level,
@@ -27,9 +32,9 @@ grouped as (
         avg(bias) as bias_mean,
         avg(bias_normalized) as normalized_bias_mean,
         avg(bias_signed_normalized) as signed_normalized_bias_mean,
-        count(*) filter (where p_value < {{ var('recsys_alpha') }}) as n_significant,
+        count(*) filter (where p_value < alpha) as n_significant,
         count(p_value_adjusted) as n_adjusted,
-        count(*) filter (where p_value_adjusted < {{ var('recsys_alpha') }}) as n_significant_adjusted,
+        count(*) filter (where p_value_adjusted < alpha) as n_significant_adjusted,
     from results
     group by all
     {% if not loop.last %}union all{% endif %}

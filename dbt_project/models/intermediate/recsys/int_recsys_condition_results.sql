@@ -1,3 +1,4 @@
+-- depends_on: {{ ref('stg_warehouse__run_parameters') }}
 -- Published and computed condition-level results side by side, each with its adjusted p-value.
 with published as (
     select * from {{ ref('stg_recsys__published_results') }}
@@ -77,7 +78,7 @@ final as (
         unioned.*,
         adjustments.p_value_adjusted,
         adjustments.adjustment_method,
-        adjustments.p_value_adjusted < {{ var('recsys_alpha') }} as significant_adjusted,
+        adjustments.p_value_adjusted < {{ run_parameter('recsys_alpha', 'unioned.run_id', 'double') }} as significant_adjusted,
     from unioned
     left join adjustments
         on unioned.result_source = adjustments.result_source

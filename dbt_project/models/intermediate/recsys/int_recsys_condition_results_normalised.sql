@@ -11,7 +11,7 @@ feature_ranges as (
         max(bias) over per_feature as feature_bias_max,
         max(abs(bias)) over per_feature as feature_bias_max_abs,
     from results
-    window per_feature as (partition by result_source, result_set, feature)
+    window per_feature as (partition by run_id, result_source, result_set, feature)
 ),
 
 final as (

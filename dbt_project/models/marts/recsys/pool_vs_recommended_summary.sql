@@ -1,6 +1,9 @@
+{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
+-- depends_on: {{ ref('stg_warehouse__run_parameters') }}
 -- The contract relation: the original eight columns first, then ours.
 with normalised as (
     select * from {{ ref('int_recsys_condition_results_normalised') }}
+    where {{ is_new_run('run_id') }}
 ),
 
 final as (

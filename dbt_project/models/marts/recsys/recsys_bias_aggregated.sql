@@ -1,6 +1,9 @@
+{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
+-- depends_on: {{ ref('stg_warehouse__run_parameters') }}
 -- The contract relation: mean normalised bias and significance markers at five levels.
 with grouped as (
     select * from {{ ref('int_recsys_bias_grouped') }}
+    where {{ is_new_run('run_id') }}
 ),
 
 shares as (
@@ -19,7 +22,7 @@ final as (
         feature,
         normalized_bias_mean,
         share_significant,
-        {{ significance_marker('share_significant') }} as marker,
+        {{ significance_marker('share_significant', 'shares.run_id') }} as marker,
         result_source,
         result_set,
         dataset,
@@ -30,7 +33,7 @@ final as (
         bias_mean,
         signed_normalized_bias_mean,
         share_significant_adjusted,
-        {{ significance_marker('share_significant_adjusted') }} as marker_adjusted,
+        {{ significance_marker('share_significant_adjusted', 'shares.run_id') }} as marker_adjusted,
     from shares
 )
 

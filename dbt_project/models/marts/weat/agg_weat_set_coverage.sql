@@ -1,6 +1,8 @@
+{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
 -- Coverage of each word set of each test on each embedding: counts, the found share, and the missing words.
 with words as (
     select * from {{ ref('fct_weat_word_associations') }}
+    where {{ is_new_run('run_id') }}
 ),
 
 final as (

@@ -1,6 +1,8 @@
+{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
 -- Every listed word of every test run on an embedding: found or not, how, used or not, and s(w, A, B).
 with coverage as (
     select * from {{ ref('stg_weat__word_coverage') }}
+    where {{ is_new_run('run_id') }}
 ),
 
 test_words as (

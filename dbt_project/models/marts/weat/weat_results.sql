@@ -1,7 +1,9 @@
+{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
 -- The WEAT contract relation: one row per (run, embedding, test set, test). The first fourteen columns
 -- are the contract; coverage is the lowest found share of the four word sets (what the threshold checks).
 with statistics as (
     select * from {{ ref('stg_weat__test_statistics') }}
+    where {{ is_new_run('run_id') }}
 ),
 
 set_coverage as (
