@@ -62,3 +62,21 @@ def raw_fingerprint(connection: duckdb.DuckDBPyConnection) -> dict[str, tuple]:
         "select table_name from information_schema.tables where table_schema = 'raw' order by 1").fetchall()]
     return {t: connection.execute(f"select count(*), coalesce(sum(hash(t)), 0) from raw.{t} t").fetchone()
             for t in tables}
+
+
+def run_fingerprints(connection: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], tuple]:
+    """Row count and an order-independent content hash per (table, run) of every run-keyed table.
+
+    Covers every table (not view) in ``marts`` and ``analysis`` with a ``run_id`` column.
+    """
+    tables = connection.execute(
+        "select c.table_schema || '.' || c.table_name from information_schema.columns c"
+        " join information_schema.tables t using (table_schema, table_name)"
+        " where c.column_name = 'run_id' and c.table_schema in ('marts', 'analysis')"
+        " and t.table_type = 'BASE TABLE' order by 1").fetchall()
+    fingerprints = {}
+    for (table,) in tables:
+        for run_id, n_rows, digest in connection.execute(
+                f"select run_id, count(*), sum(hash(t)::hugeint) from {table} t group by run_id").fetchall():
+            fingerprints[(table, run_id)] = (n_rows, digest)
+    return fingerprints

@@ -5,7 +5,8 @@
     Usage, in the model's first CTE:  where {{ is_new_run('run_id') }}
 #}
 {% macro is_new_run(run_id_column='run_id') -%}
-    {%- if is_incremental() -%}
+    {#- Unit tests render models without a relation of their own (`this` is none): every run is new. -#}
+    {%- if this is not none and is_incremental() -%}
         ({{ run_id_column }} not in (select distinct run_id from {{ this }})
         {%- for rebuilt in var('rebuild_run_ids', []) %} or {{ run_id_column }} = '{{ rebuilt | replace("'", "''") }}'{% endfor -%})
     {%- else -%}
