@@ -15,7 +15,7 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.connection import open_warehouse
+from warehouse.connection import open_sandbox, open_warehouse
 from warehouse.errors import UserError
 from warehouse.runs import start_run
 from warehouse.settings import DBT_PROJECT_DIR, HOME_VARIABLE, warehouse_paths
@@ -220,19 +220,26 @@ def run_study(study_path: str, *, limit: int | None = None) -> Path:
 
 
 def print_sql(query: str, *, as_csv: bool = False, max_rows: int = 200) -> None:
-    """Run one read-only query and print a table (or CSV) to stdout."""
-    with open_warehouse(read_only=True) as con:
-        existing = {r[0] for r in con.execute("select schema_name from information_schema.schemata").fetchall()}
-        search_path = ",".join(s for s in SEARCH_PATH.split(",") if s in existing)
-        con.execute(f"set search_path = '{search_path}'")
+    """Run one query on a sandboxed read-only connection and print a table (or CSV) to stdout.
+
+    The sandbox (:func:`warehouse.connection.open_sandbox`) is DuckDB's own: the query cannot
+    write, read other files, attach databases, install or load extensions, or change settings.
+    """
+    if not query.strip():
+        raise UserError("sql: the query is empty; pass one SQL statement, e.g. \"select * from dim_runs\"")
+    with open_sandbox(SEARCH_PATH.split(",")) as con:
         try:
             relation = con.execute(query)
+            if relation is None:
+                raise UserError("sql: the query holds no statement")
+            if relation.description is None:
+                return
+            columns = [d[0] for d in relation.description]
+            rows = relation.fetchall()
         except duckdb.Error as exc:
-            raise UserError(f"SQL error: {str(exc).splitlines()[0]}") from None
-        if relation.description is None:
-            return
-        columns = [d[0] for d in relation.description]
-        rows = relation.fetchall()
+            hint = (" (biaswh sql cannot write, read other files, attach databases, install or load extensions,"
+                    " or change settings)") if isinstance(exc, duckdb.PermissionException) else ""
+            raise UserError(f"SQL error: {str(exc).splitlines()[0]}{hint}") from None
     if as_csv:
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(columns)
