@@ -10,6 +10,7 @@ from typing import Iterator, Sequence
 import duckdb
 
 from warehouse.errors import UserError, WarehouseBusyError
+from warehouse.runs import mark_interrupted_runs
 from warehouse.settings import warehouse_paths
 
 # DuckDB's own controls for untrusted SQL (``biaswh sql``): no file system access beyond the
@@ -55,7 +56,8 @@ def _open_file(path, *, read_only: bool, config: dict | None = None) -> duckdb.D
 
 
 def connect(*, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """Open the warehouse; create the folder and the raw schema when writing.
+    """Open the warehouse; when writing, create the folder and the raw schema, and mark the runs
+    whose process died as ``interrupted`` (:func:`warehouse.runs.mark_interrupted_runs`).
 
     Raises
     ------
@@ -71,6 +73,7 @@ def connect(*, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     con = _open_file(paths.duckdb_file, read_only=read_only)
     if not read_only:
         con.execute(_raw_schema_ddl())
+        mark_interrupted_runs(con)
     return con
 
 

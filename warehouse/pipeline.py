@@ -17,6 +17,7 @@ import duckdb
 
 from warehouse.connection import open_sandbox, open_warehouse
 from warehouse.errors import UserError
+from warehouse.processes import DIE_WITH_PARENT
 from warehouse.runs import start_run
 from warehouse.settings import DBT_PROJECT_DIR, HOME_VARIABLE, warehouse_paths
 from warehouse.study import ANALYSIS_STEPS, STUDY_INGESTERS, STUDY_JOBS, load_study
@@ -99,7 +100,7 @@ def dbt_build(extra_args: list[str] | None = None) -> None:
     env = {**os.environ, HOME_VARIABLE: str(paths.home)}
     command = [_dbt_executable(), "build", "--project-dir", str(DBT_PROJECT_DIR),
                "--profiles-dir", str(DBT_PROJECT_DIR), *(extra_args or [])]
-    completed = subprocess.run(command, env=env, cwd=DBT_PROJECT_DIR)
+    completed = subprocess.run(command, env=env, cwd=DBT_PROJECT_DIR, preexec_fn=DIE_WITH_PARENT)
     if completed.returncode != 0:
         raise UserError(f"dbt build failed (exit {completed.returncode}): see dbt's output above")
 

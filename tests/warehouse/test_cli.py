@@ -70,6 +70,7 @@ def test_second_writer_gets_warehouse_is_busy(warehouse_home):
                             check=False)
         assert completed.returncode == 2
         assert "warehouse is busy" in completed.stderr and "Traceback" not in completed.stderr
+        assert f"process {holder.pid} is using" in completed.stderr  # DuckDB's lock error names the holder
     finally:
         holder.communicate("\n", timeout=30)
     after = run_cli("ingest", "pairs", str(DEMO_DATA / "dialect_pairs_demo.csv"), home=warehouse_home)
