@@ -60,7 +60,7 @@ def _parser() -> argparse.ArgumentParser:
 
     analyze = commands.add_parser("analyze", help="run a study's analysis steps on the built marts")
     analyze.add_argument("study", help="study config (TOML)")
-    analyze.add_argument("--run", help="the study run to analyse (default: the study's latest run)")
+    analyze.add_argument("--run", help="the study run to analyse (default: the study's latest succeeded run)")
 
     dashboards = commands.add_parser("dashboards", help="write the static dashboard site")
     dashboards.add_argument("--out", help="output folder (default: $BIASWH_HOME/site)")
@@ -83,7 +83,8 @@ def _parser() -> argparse.ArgumentParser:
     imported.add_argument("--query-set", required=True, help="the query set the qids belong to")
     imported.add_argument("--corpus-split", default="train", help="the corpus split the docids index")
 
-    peek = commands.add_parser("peek", help="show one pair: its variants, each retriever's top k, where the gold sits")
+    peek = commands.add_parser("peek", help="show one pair of the study's latest succeeded run: its variants,"
+                               " each retriever's top k, where the gold sits")
     peek.add_argument("study", help="study config (TOML)")
     peek.add_argument("--pair", required=True, help="pair id")
     peek.add_argument("-k", type=int, default=5, help="hits shown per retriever and variant (default 5)")

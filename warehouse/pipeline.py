@@ -18,7 +18,7 @@ import duckdb
 from warehouse.connection import open_sandbox, open_warehouse
 from warehouse.errors import UserError
 from warehouse.processes import DIE_WITH_PARENT
-from warehouse.runs import start_run
+from warehouse.runs import latest_succeeded_study_run, start_run
 from warehouse.settings import DBT_PROJECT_DIR, HOME_VARIABLE, warehouse_paths
 from warehouse.study import ANALYSIS_STEPS, STUDY_INGESTERS, STUDY_JOBS, load_study
 
@@ -136,18 +136,17 @@ def _run_registered(study, run_id: str, names: list[str], registry: dict) -> Non
 def analyze(study_path: str, *, run_id: str | None = None) -> str:
     """Re-run a study's analysis steps on the current marts for one of its study runs.
 
-    The steps analyse the study run ``run_id`` (default: the study's latest run); the
+    The steps analyse the study run ``run_id`` (default: the study's latest succeeded run); the
     re-analysis itself is recorded as a run of kind ``analysis`` naming that target.
     """
     load_plugins()
     study = load_study(study_path)
     with open_warehouse() as con:
-        target = run_id or con.execute(
-            "select run_id from raw.runs where kind = 'study' and name = ? order by started_at desc limit 1",
-            [study.name]).fetchone()
+        target = run_id
         if target is None:
-            raise UserError(f"study {study.name!r} has no run in this warehouse: `biaswh run {study_path}` first")
-        target = target if isinstance(target, str) else target[0]
+            target, finished_at = latest_succeeded_study_run(con, study)
+            print(f"[{study.name}] analysing study run {target}, the latest that succeeded"
+                  f" (finished {finished_at:%Y-%m-%d %H:%M:%S} UTC)", flush=True)
         analysis_run = start_run(con, kind="analysis", name=study.name,
                                  parameters={**study.parameters(), "target_run_id": target}).run_id
     _finish_or_fail(analysis_run, lambda: _run_registered(study, target, study.analysis, ANALYSIS_STEPS))

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import duckdb
 
+from warehouse.errors import UserError
 from warehouse.processes import process_alive
 from warehouse.settings import REPOSITORY_ROOT
 
@@ -118,6 +119,28 @@ class Run:
 def start_run(con: duckdb.DuckDBPyConnection, *, kind: str, name: str, parameters: dict) -> Run:
     """Register a new run (status ``running``) on ``con`` and return it."""
     return Run(con=con, kind=kind, name=name, parameters=parameters).start()
+
+
+def latest_succeeded_study_run(con: duckdb.DuckDBPyConnection, study) -> tuple[str, datetime]:
+    """The run id and end time of ``study``'s latest study run that succeeded.
+
+    A failed, interrupted or still running study run has incomplete results, so commands that
+    read a study's results (``analyze``, ``peek``) never pick one by default.
+
+    Raises
+    ------
+    UserError
+        When the study has no succeeded run; the message names its latest run and that run's status.
+    """
+    row = con.execute("select run_id, coalesce(finished_at, started_at) from raw.runs where kind = 'study'"
+                      " and name = ? and status = 'succeeded' order by started_at desc limit 1",
+                      [study.name]).fetchone()
+    if row is not None:
+        return row[0], row[1]
+    latest = con.execute("select run_id, status from raw.runs where kind = 'study' and name = ?"
+                         " order by started_at desc limit 1", [study.name]).fetchone()
+    what = "no run" if latest is None else f"no succeeded run (its latest, {latest[0]}, {latest[1]})"
+    raise UserError(f"study {study.name!r} has {what} in this warehouse: `biaswh run {study.path}` first")
 
 
 def mark_interrupted_runs(con: duckdb.DuckDBPyConnection) -> list[str]:
