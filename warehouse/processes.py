@@ -13,6 +13,8 @@ _PR_SET_PDEATHSIG = 1
 
 def process_alive(pid: int) -> bool:
     """Whether ``pid`` names a live process on this host (a zombie, dead but not yet reaped, is not)."""
+    if pid <= 0:
+        return False  # 0 and negative numbers name process groups, not a process
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -29,7 +29,8 @@ def _squad(*, answer_start=None, document=None) -> str:
     if document is None:
         answer = {"text": "gardens", "answer_start": answer_start}
         document = {"data": [{"title": "t", "paragraphs": [
-            {"context": "Community gardens grow food.", "qas": [{"id": "q", "question": "What?", "answers": [answer]}]}]}]}
+            {"context": "Community gardens grow food.",
+             "qas": [{"id": "q", "question": "What?", "answers": [answer]}]}]}]}
     # allow_nan: Infinity and NaN are what a careless writer (Python's json by default) produces
     return json.dumps(document, allow_nan=True)
 
@@ -50,7 +51,8 @@ class Case:
     records_a_failed_study_run: bool = False  # `biaswh run` records its own run before ingesting
 
 
-QRELS_STUDY = _study('seed = 1\n[[ingest]]\nsource = "qrels"\npath = "qrels.csv"\nquery_set = "squad_questions:train"\n')
+QRELS_STUDY = _study('seed = 1\n[[ingest]]\nsource = "qrels"\npath = "qrels.csv"\n'
+                     'query_set = "squad_questions:train"\n')
 
 CASES = {
     "run --limit -1": Case(["run", "{tmp}/study.toml", "--limit", "-1"], ("argument --limit", "'-1'")),
@@ -72,7 +74,8 @@ CASES = {
         ["ingest", "squad", "{tmp}/squad.json", "--split", "x"], ("{tmp}/squad.json", "field 'data'", "must be a list"),
         files={"squad.json": _squad(document={"data": {"title": "t"}})}),
     "squad data items not objects": Case(
-        ["ingest", "squad", "{tmp}/squad.json", "--split", "x"], ("{tmp}/squad.json", "row data[0]", "must be an object"),
+        ["ingest", "squad", "{tmp}/squad.json", "--split", "x"],
+        ("{tmp}/squad.json", "row data[0]", "must be an object"),
         files={"squad.json": _squad(document={"data": ["t"]})}),
     "squad qas not a list": Case(
         ["ingest", "squad", "{tmp}/squad.json", "--split", "x"],
@@ -93,7 +96,8 @@ CASES = {
     "answer_start NaN (JSONL)": Case(
         ["ingest", "squad", "{tmp}/squad.jsonl", "--split", "x"],
         ("{tmp}/squad.jsonl", "row 1", "field 'answers.answer_start'", "nan is not an integer"),
-        files={"squad.jsonl": '{"context": "c", "question": "q", "answers": {"text": ["c"], "answer_start": [NaN]}}\n'}),
+        files={"squad.jsonl": '{"context": "c", "question": "q",'
+                              ' "answers": {"text": ["c"], "answer_start": [NaN]}}\n'}),
     "qrels doc_id 2^31": Case(
         ["run", "{tmp}/study.toml"], ("{tmp}/qrels.csv", "row 1", "field 'doc_id'", f"{BIG} is out of range"),
         files={"study.toml": QRELS_STUDY, "qrels.csv": f"query_id,doc_id,relevance\n0,{BIG},1\n"},

@@ -38,8 +38,9 @@ def _add_pair_marts(run_id: str) -> None:
         create table staging.stg_retrieval__queries as select '{run_id}' as run_id, 'set' as query_set;
         create table marts.fct_dialect_gold_ranks as select '{run_id}' as run_id, 'set' as pair_set, 'p1' as pair_id,
             'bm25' as retriever, 'bm25' as retriever_family, 'sae' as variant, 'rank 1' as gold_outcome;
-        create table staging.stg_retrieval__results as select '{run_id}' as run_id, 'set' as query_set, 'bm25' as retriever,
-            'p1' as query_id, 'sae' as variant, 'train' as corpus_split, 1 as rank, 0 as doc_id, 1.5 as score;
+        create table staging.stg_retrieval__results as select '{run_id}' as run_id, 'set' as query_set,
+            'bm25' as retriever, 'p1' as query_id, 'sae' as variant, 'train' as corpus_split, 1 as rank,
+            0 as doc_id, 1.5 as score;
     """)
     con.close()
 
