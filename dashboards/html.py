@@ -23,6 +23,7 @@ th, td { border-bottom: 1px solid #ddd; padding: 0.3rem 0.5rem; text-align: left
 th { background: #f4f4f4; }
 code, .mono { font-family: ui-monospace, monospace; font-size: 0.8rem; word-break: break-all; }
 .status-succeeded { color: #1a7f37; } .status-failed { color: #cf222e; } .status-running { color: #9a6700; }
+.status-interrupted { color: #bc4c00; font-weight: 600; }
 .note { color: #555; font-size: 0.9rem; } nav a { margin-right: 1rem; }
 details summary { cursor: pointer; }
 """

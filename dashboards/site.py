@@ -48,7 +48,7 @@ def _nav() -> str:
 def _provenance(row: dict) -> str:
     sources = "".join(
         f"<li><span class=\"mono\">{text(s['path'])}</span><br>sha256 <code>{text(s['sha256'])}</code></li>"
-        for s in row["sources"]) or "<li>none</li>"
+        for s in row["sources"] or []) or "<li>none</li>"
     packages = ", ".join(f"{k} {v}" for k, v in json.loads(row["package_versions"] or "{}").items())
     return (f"<details><summary>details</summary><p><b>Parameters</b> <code>{text(row['parameters'])}</code></p>"
             f"<p><b>Sources</b></p><ul>{sources}</ul><p><b>Packages</b> {text(packages)}</p>"
@@ -88,7 +88,9 @@ def _index_body(con: duckdb.DuckDBPyConnection) -> str:
                      code, counts, _provenance(run)])
     columns = ["run", "kind", "name", "status", "started (UTC)", "code version", "rows", "provenance"]
     intro = ('<p class="note">Every ingest and study run recorded in this warehouse, newest first. '
-             "Each lists its parameters, the sha256 of every source file, and the package versions it ran with.</p>")
+             "Each lists its parameters, the sha256 of every source file, and the package versions it ran with. "
+             "Status is running, succeeded, failed, or interrupted: its process died (killed, crashed) before "
+             "the run could close itself.</p>")
     return intro + table(columns, rows, raw_columns=frozenset({"run", "status", "code version", "provenance"}))
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ingest.readers import parse_json, read_utf8
+from ingest.readers import int32_value, parse_json, read_utf8
 from ingest.versions import IngestResult, ingest_version
 from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256
@@ -52,23 +52,13 @@ def query_set_table_name(query_set: str) -> str:
     raise UserError(f"qrels query_set must be 'squad_questions:<split>' or 'pairs:<name>', got {query_set!r}")
 
 
-def _integer(path: Path, value, row: int, field: str, *, minimum: int | None = None) -> int:
-    try:
-        number = int(str(value).strip())
-    except (TypeError, ValueError):
-        raise InputError(path, f"{value!r} is not an integer", row=row, field=field) from None
-    if minimum is not None and number < minimum:
-        raise InputError(path, f"{number} is below {minimum}", row=row, field=field)
-    return number
-
-
 def _judgment(path: Path, row: int, query_id, doc_id, relevance) -> Judgment:
     if query_id is None or not str(query_id).strip():
         raise InputError(path, "missing query id", row=row, field="query_id")
     if doc_id is None or str(doc_id).strip() == "":
         raise InputError(path, "missing document id", row=row, field="doc_id")
-    return Judgment(row, str(query_id).strip(), _integer(path, doc_id, row, "doc_id", minimum=0),
-                    _integer(path, relevance, row, "relevance", minimum=0))
+    return Judgment(row, str(query_id).strip(), int32_value(path, doc_id, row=row, field="doc_id", minimum=0),
+                    int32_value(path, relevance, row=row, field="relevance", minimum=0))
 
 
 def _read_trec(path: Path, text: str) -> list[Judgment]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import pyarrow as pa
@@ -16,6 +17,8 @@ import pyarrow.parquet as pq
 
 from warehouse.errors import InputError
 
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+_DIGITS = re.compile(r"\s*[+-]?[0-9]+\s*")
 RECORD_FORMATS = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv",
                   ".parquet": "parquet"}
 
@@ -34,15 +37,39 @@ def file_format(path: Path, allowed: tuple[str, ...]) -> str:
 
 
 def read_utf8(path: Path) -> str:
-    """Decode a file as strict UTF-8; on failure name the line and byte offset."""
+    """Decode a file as strict UTF-8 (a leading byte-order mark is dropped, as ``utf-8-sig`` does);
+    on failure name the line and byte offset."""
     data = path.read_bytes()
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise InputError(
             path, f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}, line {line})"
         ) from None
+
+
+def int32_value(path: Path, value, *, row=None, field: str, minimum: int | None = None) -> int:
+    """``value`` as an integer the warehouse can store (32-bit), or an error naming file, row and field.
+
+    Accepted: an int, a float with no fractional part (``3.0``, as pandas writes), or a string
+    of digits. Refused, never truncated or wrapped: ``3.7``, ``Infinity``, NaN, booleans,
+    and anything outside -2,147,483,648..2,147,483,647 (or below ``minimum``).
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, float) and value.is_integer():
+        number = int(value)
+    elif isinstance(value, str) and _DIGITS.fullmatch(value):
+        number = int(value) if len(value) < 100 else INT32_MAX + 1  # int() refuses thousands of digits
+    else:
+        raise InputError(path, f"{value!r} is not an integer", row=row, field=field)
+    if not INT32_MIN <= number <= INT32_MAX:
+        raise InputError(path, f"{number} is out of range (the warehouse stores it as a 32-bit integer,"
+                               f" at most {INT32_MAX:,})", row=row, field=field)
+    if minimum is not None and number < minimum:
+        raise InputError(path, f"{number} is below {minimum}", row=row, field=field)
+    return number
 
 
 def parse_json(path: Path, text: str):

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from warehouse.paths import safe_file_stem
+
 TOPICS = ("politics", "sports", "technology", "entertainment", "health")
 GENDERS = ("female", "male", "unknown")
 FEATURE_TYPES = {"text_length": "numerical", "sentiment_polarity": "numerical", "toxicity": "numerical",
@@ -95,12 +97,15 @@ def simulate_posts(
 def write_simulated_files(folder: str | Path, *, name: str, **options) -> tuple[Path, Path]:
     """Write ``<name>_posts.csv`` and ``<name>_features.csv`` into ``folder``; return both paths.
 
+    ``name`` passes through :func:`warehouse.paths.safe_file_stem`, so the files stay in ``folder``.
+
     ``options`` are passed to :func:`simulate_posts` (``seed`` is required).
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     rows = simulate_posts(**options)
-    posts_path, features_path = folder / f"{name}_posts.csv", folder / f"{name}_features.csv"
+    stem = safe_file_stem(name)
+    posts_path, features_path = folder / f"{stem}_posts.csv", folder / f"{stem}_features.csv"
     with open(posts_path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]), lineterminator="\n")
         writer.writeheader()

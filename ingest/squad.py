@@ -14,7 +14,7 @@ import duckdb
 import pyarrow as pa
 from tqdm import tqdm
 
-from ingest.readers import file_format, parse_json, read_jsonl, read_parquet, read_utf8
+from ingest.readers import file_format, int32_value, parse_json, read_jsonl, read_parquet, read_utf8
 from ingest.versions import IngestResult, ingest_version, unchanged_result
 from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256
@@ -27,15 +27,29 @@ _SCHEMA = pa.schema([
 ])
 
 
+def _objects(path: Path, value, where: str, field: str) -> list[dict]:
+    """``value`` (the list at ``where``.``field``), checked to be a list of JSON objects."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise InputError(path, f"must be a list, got {type(value).__name__}", row=where or None, field=field)
+    for i, item in enumerate(value):
+        if not isinstance(item, dict):
+            raise InputError(path, f"must be an object, got {type(item).__name__}",
+                             row=f"{where}.{field}[{i}]" if where else f"{field}[{i}]")
+    return value
+
+
 def _official_json_records(path: Path, document: dict) -> list[dict]:
     """Flatten ``data[].paragraphs[].qas[]`` into Hugging Face style records."""
     records = []
-    for a, article in enumerate(document["data"]):
-        for p, paragraph in enumerate(article.get("paragraphs") or []):
+    for a, article in enumerate(_objects(path, document["data"], "", "data")):
+        for p, paragraph in enumerate(_objects(path, article.get("paragraphs"), f"data[{a}]", "paragraphs")):
             if not isinstance(paragraph.get("context"), str):
                 raise InputError(path, "missing or non-text context", row=f"data[{a}].paragraphs[{p}]", field="context")
-            for q, qa in enumerate(paragraph.get("qas") or []):
-                answers = qa.get("answers") or []
+            qas = _objects(path, paragraph.get("qas"), f"data[{a}].paragraphs[{p}]", "qas")
+            for q, qa in enumerate(qas):
+                answers = _objects(path, qa.get("answers"), f"data[{a}].paragraphs[{p}].qas[{q}]", "answers")
                 records.append({
                     "_where": f"data[{a}].paragraphs[{p}].qas[{q}]",
                     "id": qa.get("id"), "title": article.get("title"),
@@ -47,6 +61,8 @@ def _official_json_records(path: Path, document: dict) -> list[dict]:
 
 
 def _validated_row(path: Path, index: int, record: dict) -> dict:
+    if not isinstance(record, dict):
+        raise InputError(path, f"a SQuAD row must be an object, got {type(record).__name__}", row=index + 1)
     where = record.get("_where", index + 1)
     for name in ("context", "question"):
         value = record.get(name)
@@ -54,14 +70,18 @@ def _validated_row(path: Path, index: int, record: dict) -> dict:
             raise InputError(path, "missing or empty text", row=where, field=name)
     answers = record.get("answers") or {"text": [], "answer_start": []}
     if isinstance(answers, str):  # JSONL written by pandas may hold the struct as a string
-        answers = json.loads(answers)
+        try:
+            answers = json.loads(answers)
+        except json.JSONDecodeError:
+            raise InputError(path, "answers is text that is not JSON", row=where, field="answers") from None
+    if not isinstance(answers, dict):
+        raise InputError(path, "answers must be an object with text and answer_start lists", row=where,
+                         field="answers")
     texts, starts = answers.get("text") or [], answers.get("answer_start") or []
-    if len(texts) != len(starts) or not all(isinstance(t, str) for t in texts):
+    if (not isinstance(texts, list) or not isinstance(starts, list) or len(texts) != len(starts)
+            or not all(isinstance(t, str) for t in texts)):
         raise InputError(path, "answers.text and answers.answer_start must be equal-length lists", row=where, field="answers")
-    try:
-        starts = [int(s) for s in starts]
-    except (TypeError, ValueError):
-        raise InputError(path, "answer_start values must be integers", row=where, field="answers.answer_start") from None
+    starts = [int32_value(path, s, row=where, field="answers.answer_start") for s in starts]
     squad_id = record.get("id")
     return {"row_idx": index, "squad_id": None if squad_id is None else str(squad_id),
             "title": record.get("title"), "context": record["context"], "question": record["question"],
@@ -80,7 +100,7 @@ def _local_records(path: Path) -> list[dict]:
     if fmt == "jsonl":
         return read_jsonl(path, text)
     document = parse_json(path, text)
-    if isinstance(document, dict) and isinstance(document.get("data"), list):
+    if isinstance(document, dict) and "data" in document:
         return _official_json_records(path, document)
     if isinstance(document, list):
         return document

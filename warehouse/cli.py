@@ -13,6 +13,23 @@ from warehouse import pipeline
 from warehouse.errors import UserError
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with its mistakes in one line (``biaswh run: error: ...``), exit code 2, like every other error."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
 def _variant_mapping(pairs: list[str] | None) -> dict[str, str] | None:
     if not pairs:
         return None
@@ -26,7 +43,7 @@ def _variant_mapping(pairs: list[str] | None) -> dict[str, str] | None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="biaswh", description="The bias warehouse: reproducible AI-bias studies on DuckDB.")
+    parser = _Parser(prog="biaswh", description="The bias warehouse: reproducible AI-bias studies on DuckDB.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     ingest = commands.add_parser("ingest", help="load a source into the raw schema")
@@ -66,14 +83,14 @@ def _parser() -> argparse.ArgumentParser:
 
     analyze = commands.add_parser("analyze", help="run a study's analysis steps on the built marts")
     analyze.add_argument("study", help="study config (TOML)")
-    analyze.add_argument("--run", help="the study run to analyse (default: the study's latest run)")
+    analyze.add_argument("--run", help="the study run to analyse (default: the study's latest succeeded run)")
 
     dashboards = commands.add_parser("dashboards", help="write the static dashboard site")
     dashboards.add_argument("--out", help="output folder (default: $BIASWH_HOME/site)")
 
     run = commands.add_parser("run", help="run a study end to end: ingest, build, jobs, analyze, dashboards")
     run.add_argument("study", help="study config (TOML)")
-    run.add_argument("--limit", type=int, help="only the first N pairs/queries: a quick dry run")
+    run.add_argument("--limit", type=_positive_int, help="only the first N pairs/queries: a quick dry run")
 
     _add_generate_parser(commands)
 
@@ -89,16 +106,17 @@ def _parser() -> argparse.ArgumentParser:
     imported.add_argument("--query-set", required=True, help="the query set the qids belong to")
     imported.add_argument("--corpus-split", default="train", help="the corpus split the docids index")
 
-    peek = commands.add_parser("peek", help="show one pair: its variants, each retriever's top k, where the gold sits")
+    peek = commands.add_parser("peek", help="show one pair of the study's latest succeeded run: its variants,"
+                               " each retriever's top k, where the gold sits")
     peek.add_argument("study", help="study config (TOML)")
     peek.add_argument("--pair", required=True, help="pair id")
-    peek.add_argument("-k", type=int, default=5, help="hits shown per retriever and variant (default 5)")
+    peek.add_argument("-k", type=_positive_int, default=5, help="hits shown per retriever and variant (default 5)")
 
     search = commands.add_parser("search", help="search a study's corpus by hand")
     search.add_argument("query")
     search.add_argument("--study", required=True, help="study config (TOML) whose corpus and settings to use")
     search.add_argument("--retriever", default="bm25", help="bm25, dense or hybrid (default bm25)")
-    search.add_argument("-k", type=int, default=10, help="hits to show (default 10)")
+    search.add_argument("-k", type=_positive_int, default=10, help="hits to show (default 10)")
 
     sql = commands.add_parser("sql", help="run ad hoc SQL against the warehouse (read-only)")
     sql.add_argument("query")
@@ -127,7 +145,7 @@ def _add_generate_parser(commands) -> None:
     generate.add_argument("--backoff", type=float, default=Defaults.backoff_seconds,
                           help="seconds before the first retry; doubles each retry")
     generate.add_argument("--timeout", type=float, default=Defaults.timeout_seconds, help="seconds per request")
-    generate.add_argument("--limit", type=int, help="only the first N vignettes")
+    generate.add_argument("--limit", type=_positive_int, help="only the first N vignettes")
 
 def _trec(args) -> None:
     from ingest.retrieval.trec_warehouse import export_trec, import_trec

@@ -8,11 +8,9 @@ failure, each failing node's name, message and compiled query path.
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -21,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from warehouse.errors import UserError
+from warehouse.processes import DIE_WITH_PARENT
 from warehouse.settings import DBT_PROJECT_DIR, HOME_VARIABLE, warehouse_paths
 
 FAILED_STATUSES = {"error", "fail", "runtime error"}
@@ -49,14 +48,6 @@ def _dbt_executable() -> str:
     if not found:
         raise UserError("dbt is not installed in this environment: run `make setup`")
     return found
-
-
-def _die_with_parent() -> None:
-    """In the dbt child: receive SIGTERM when biaswh dies, so no orphan keeps writing (Linux)."""
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except OSError:
-        pass
 
 
 def dbt_folder() -> Path:
@@ -93,7 +84,7 @@ def run_dbt_build(args: list[str] | None = None, *, label: str = "all", quiet: b
         warnings.filterwarnings("ignore", message="lancedb fork support")
         log.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(command)}\n")
         log.flush()
-        completed = subprocess.run(command, env=env, cwd=DBT_PROJECT_DIR, preexec_fn=_die_with_parent,
+        completed = subprocess.run(command, env=env, cwd=DBT_PROJECT_DIR, preexec_fn=DIE_WITH_PARENT,
                                    stdout=log if quiet else None, stderr=subprocess.STDOUT if quiet else None)
     seconds = time.perf_counter() - begin
     counts: dict[str, int] = {}

@@ -12,18 +12,11 @@ import textwrap
 
 from warehouse.connection import open_warehouse
 from warehouse.errors import UserError
+from warehouse.runs import latest_succeeded_study_run
 from warehouse.settings import warehouse_paths
 from warehouse.study import load_study
 
 SNIPPET = 110
-
-
-def _latest_study_run(con, study) -> str:
-    row = con.execute("select run_id from raw.runs where kind = 'study' and name = ? order by started_at desc limit 1",
-                      [study.name]).fetchone()
-    if row is None:
-        raise UserError(f"study {study.name!r} has no run in this warehouse: `biaswh run {study.path}` first")
-    return row[0]
 
 
 def _snippet(text: str | None) -> str:
@@ -31,10 +24,13 @@ def _snippet(text: str | None) -> str:
 
 
 def peek(study_path: str, pair_id: str, *, k: int = 5) -> str:
-    """A pair's variants, each retriever's top k with scores, and where the gold document sits."""
+    """A pair's variants, each retriever's top k with scores, and where the gold document sits.
+
+    Reads the study's latest succeeded run (:func:`warehouse.runs.latest_succeeded_study_run`).
+    """
     study = load_study(study_path, check_steps=False)
     with open_warehouse(read_only=True) as con:
-        run_id = _latest_study_run(con, study)
+        run_id, finished_at = latest_succeeded_study_run(con, study)
         variants = con.execute(
             "select v.pair_set, v.variant, v.query_text_raw, v.query_text, v.gold_doc_id, v.corpus_split, v.mapping_status"
             " from marts.fct_query_variants v where v.pair_id = ? and v.pair_set in"
@@ -45,7 +41,8 @@ def peek(study_path: str, pair_id: str, *, k: int = 5) -> str:
         pair_set, _, _, _, gold, split, status = variants[0]
         gold_text = con.execute("select document_text from marts.dim_corpus_documents where split = ? and doc_id = ?",
                                 [split, gold]).fetchone()
-        lines = [f"study {study.name}, run {run_id}, pair set {pair_set}, pair {pair_id} ({status})",
+        lines = [f"study {study.name}, run {run_id} (the latest that succeeded, finished"
+                 f" {finished_at:%Y-%m-%d %H:%M:%S} UTC), pair set {pair_set}, pair {pair_id} ({status})",
                  f"gold document {gold}: {_snippet(gold_text[0] if gold_text else None)}", ""]
         for _, variant, raw, cleaned, *_ in variants:
             lines.append(f"  {variant}: {cleaned}" + (f"   (raw: {raw})" if raw != cleaned else ""))

@@ -13,11 +13,11 @@ from pathlib import Path
 import duckdb
 
 from warehouse.build_state import is_up_to_date, mark_built
-from warehouse.connection import open_warehouse
+from warehouse.connection import open_sandbox, open_warehouse
 from warehouse.dbt_runner import BuildSummary, run_dbt_build
 from warehouse.errors import UserError
 from warehouse.run_parameters import record_run_inputs, record_run_parameters
-from warehouse.runs import start_run
+from warehouse.runs import latest_succeeded_study_run, start_run
 from warehouse.settings import warehouse_paths
 from warehouse.study import ANALYSIS_STEPS, STUDY_INGESTERS, STUDY_JOBS, build_selections, load_study
 
@@ -122,18 +122,17 @@ def _run_registered(study, run_id: str, names: list[str], registry: dict) -> Non
 def analyze(study_path: str, *, run_id: str | None = None) -> str:
     """Re-run a study's analysis steps on the current marts for one of its study runs.
 
-    The steps analyse the study run ``run_id`` (default: the study's latest run); the
+    The steps analyse the study run ``run_id`` (default: the study's latest succeeded run); the
     re-analysis itself is recorded as a run of kind ``analysis`` naming that target.
     """
     load_plugins()
     study = load_study(study_path)
     with open_warehouse() as con:
-        target = run_id or con.execute(
-            "select run_id from raw.runs where kind = 'study' and name = ? order by started_at desc limit 1",
-            [study.name]).fetchone()
+        target = run_id
         if target is None:
-            raise UserError(f"study {study.name!r} has no run in this warehouse: `biaswh run {study_path}` first")
-        target = target if isinstance(target, str) else target[0]
+            target, finished_at = latest_succeeded_study_run(con, study)
+            print(f"[{study.name}] analysing study run {target}, the latest that succeeded"
+                  f" (finished {finished_at:%Y-%m-%d %H:%M:%S} UTC)", flush=True)
         analysis_run = start_run(con, kind="analysis", name=study.name,
                                  parameters={**study.parameters(), "target_run_id": target}).run_id
     _finish_or_fail(analysis_run, lambda: _run_registered(study, target, study.analysis, ANALYSIS_STEPS))
@@ -248,19 +247,26 @@ def rebuild_run(run_id: str) -> BuildSummary:
 
 
 def print_sql(query: str, *, as_csv: bool = False, max_rows: int = 200) -> None:
-    """Run one read-only query and print a table (or CSV) to stdout."""
-    with open_warehouse(read_only=True) as con:
-        existing = {r[0] for r in con.execute("select schema_name from information_schema.schemata").fetchall()}
-        search_path = ",".join(s for s in SEARCH_PATH.split(",") if s in existing)
-        con.execute(f"set search_path = '{search_path}'")
+    """Run one query on a sandboxed read-only connection and print a table (or CSV) to stdout.
+
+    The sandbox (:func:`warehouse.connection.open_sandbox`) is DuckDB's own: the query cannot
+    write, read other files, attach databases, install or load extensions, or change settings.
+    """
+    if not query.strip():
+        raise UserError("sql: the query is empty; pass one SQL statement, e.g. \"select * from dim_runs\"")
+    with open_sandbox(SEARCH_PATH.split(",")) as con:
         try:
             relation = con.execute(query)
+            if relation is None:
+                raise UserError("sql: the query holds no statement")
+            if relation.description is None:
+                return
+            columns = [d[0] for d in relation.description]
+            rows = relation.fetchall()
         except duckdb.Error as exc:
-            raise UserError(f"SQL error: {str(exc).splitlines()[0]}") from None
-        if relation.description is None:
-            return
-        columns = [d[0] for d in relation.description]
-        rows = relation.fetchall()
+            hint = (" (biaswh sql cannot write, read other files, attach databases, install or load extensions,"
+                    " or change settings)") if isinstance(exc, duckdb.PermissionException) else ""
+            raise UserError(f"SQL error: {str(exc).splitlines()[0]}{hint}") from None
     if as_csv:
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(columns)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import socket
 import subprocess
 import uuid
 from dataclasses import dataclass, field
@@ -18,6 +20,8 @@ from pathlib import Path
 
 import duckdb
 
+from warehouse.errors import UserError
+from warehouse.processes import process_alive
 from warehouse.settings import REPOSITORY_ROOT
 
 TRACKED_PACKAGES = (
@@ -84,9 +88,10 @@ class Run:
     def start(self) -> "Run":
         self.con.execute(
             "insert into raw.runs (run_id, kind, name, status, parameters, code_version,"
-            " package_versions, started_at) values (?, ?, ?, 'running', ?, ?, ?, ?)",
+            " package_versions, started_at, pid, host) values (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)",
             [self.run_id, self.kind, self.name, json.dumps(self.parameters, sort_keys=True),
-             code_version(), json.dumps(package_versions(), sort_keys=True), _now()],
+             code_version(), json.dumps(package_versions(), sort_keys=True), _now(), os.getpid(),
+             socket.gethostname()],
         )
         return self
 
@@ -114,3 +119,44 @@ class Run:
 def start_run(con: duckdb.DuckDBPyConnection, *, kind: str, name: str, parameters: dict) -> Run:
     """Register a new run (status ``running``) on ``con`` and return it."""
     return Run(con=con, kind=kind, name=name, parameters=parameters).start()
+
+
+def latest_succeeded_study_run(con: duckdb.DuckDBPyConnection, study) -> tuple[str, datetime]:
+    """The run id and end time of ``study``'s latest study run that succeeded.
+
+    A failed, interrupted or still running study run has incomplete results, so commands that
+    read a study's results (``analyze``, ``peek``) never pick one by default.
+
+    Raises
+    ------
+    UserError
+        When the study has no succeeded run; the message names its latest run and that run's status.
+    """
+    row = con.execute("select run_id, coalesce(finished_at, started_at) from raw.runs where kind = 'study'"
+                      " and name = ? and status = 'succeeded' order by started_at desc limit 1",
+                      [study.name]).fetchone()
+    if row is not None:
+        return row[0], row[1]
+    latest = con.execute("select run_id, status from raw.runs where kind = 'study' and name = ?"
+                         " order by started_at desc limit 1", [study.name]).fetchone()
+    what = "no run" if latest is None else f"no succeeded run (its latest, {latest[0]}, {latest[1]})"
+    raise UserError(f"study {study.name!r} has {what} in this warehouse: `biaswh run {study.path}` first")
+
+
+def mark_interrupted_runs(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Mark this host's ``running`` runs whose process is gone as ``interrupted``; return their ids.
+
+    A run whose process was killed (``kill -9``, a crash, a closed terminal) never closes
+    itself. Runs of other hosts, and old rows without a pid, are left alone: their process
+    cannot be checked from here.
+    """
+    host = socket.gethostname()
+    running = con.execute("select run_id, pid from raw.runs where status = 'running' and host = ? and pid is not null",
+                          [host]).fetchall()
+    dead = [(run_id, pid) for run_id, pid in running if pid != os.getpid() and not process_alive(pid)]
+    for run_id, pid in dead:
+        con.execute(
+            "update raw.runs set status = 'interrupted', finished_at = ?, message = ? where run_id = ?"
+            " and status = 'running'",
+            [_now(), f"interrupted: process {pid} on {host} ended without finishing the run", run_id])
+    return [run_id for run_id, _ in dead]

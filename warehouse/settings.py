@@ -11,6 +11,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from warehouse.errors import UserError
+
 HOME_VARIABLE = "BIASWH_HOME"
 REPOSITORY_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_HOME = REPOSITORY_ROOT / ".warehouse"
@@ -37,7 +39,16 @@ class WarehousePaths:
 
 
 def warehouse_paths() -> WarehousePaths:
-    """Resolve the warehouse folder from ``BIASWH_HOME`` (default: ``.warehouse/`` in the checkout)."""
+    """Resolve the warehouse folder from ``BIASWH_HOME`` (default: ``.warehouse/`` in the checkout).
+
+    Raises
+    ------
+    UserError
+        When that path exists and is not a folder.
+    """
     raw = os.environ.get(HOME_VARIABLE)
-    home = Path(raw).expanduser() if raw else DEFAULT_HOME
-    return WarehousePaths(home=home.resolve())
+    home = (Path(raw).expanduser() if raw else DEFAULT_HOME).resolve()
+    if home.exists() and not home.is_dir():
+        raise UserError(f"{HOME_VARIABLE} names {home}, which is a file, not a folder: set {HOME_VARIABLE}"
+                        " to the folder that holds (or will hold) warehouse.duckdb")
+    return WarehousePaths(home=home)

@@ -54,12 +54,15 @@ def load_study(path: str | Path, *, limit: int | None = None, check_steps: bool 
     if not path.is_file():
         raise UserError(f"{path}: no such study config")
     try:
-        config = tomllib.loads(path.read_text(encoding="utf-8"))
+        config = tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise UserError(f"{path}: not valid TOML ({exc})") from None
     study = config.get("study", {})
     if "name" not in study or "seed" not in study:
         raise UserError(f"{path}: [study] needs a name and a seed")
+    if not isinstance(study["seed"], int) or isinstance(study["seed"], bool):
+        # every random step derives from this seed: a truncated 1.9 would silently be another study
+        raise UserError(f"{path}: [study] seed must be an integer, got {study['seed']!r}")
     for number, step in enumerate(config.get("ingest", []), start=1):
         if check_steps and step.get("source") not in ("squad", "pairs") and step.get("source") not in STUDY_INGESTERS:
             raise UserError(f"{path}: [[ingest]] #{number} has unknown source {step.get('source')!r}")
@@ -76,7 +79,7 @@ def load_study(path: str | Path, *, limit: int | None = None, check_steps: bool 
         raise UserError(f"{path}: [parameters] must be a table")
     run_parameters = resolve_parameters(overrides, where=f"{path}: [parameters]")
     settings = {k: v for k, v in config.items() if k not in ("study", "ingest", "parameters", "dbt_vars")}
-    return Study(path=path, name=study["name"], seed=int(study["seed"]), ingest=config.get("ingest", []),
+    return Study(path=path, name=study["name"], seed=study["seed"], ingest=config.get("ingest", []),
                  jobs=list(study.get("jobs", [])), analysis=list(study.get("analysis", [])),
                  settings=settings, limit=limit, dbt_select=study.get("dbt_select"), run_parameters=run_parameters)
 

@@ -16,6 +16,7 @@ import duckdb
 import pyarrow as pa
 
 from analysis.silent_bias_stats import mcnemar_exact, wilson_interval
+from warehouse.paths import safe_file_stem
 from warehouse.settings import warehouse_paths
 from warehouse.run_parameters import pinned_inputs
 from warehouse.study import register_analysis
@@ -93,6 +94,9 @@ _TEST_SCHEMA = pa.schema([
 def export_metrics(rows: list[dict], out_dir: Path) -> list[Path]:
     """Write ``silent_bias_metrics__<vignette set>__<rule set>.json`` per set and rule set.
 
+    Both names pass through :func:`warehouse.paths.safe_file_stem`, so a set named ``a/../b``
+    writes ``silent_bias_metrics__a_.._b-<hash>__...json`` inside ``out_dir``, never elsewhere.
+
     The shape is the original tooling's ``{model: {silent_bias_rate, n_biased_outcomes, n_silent,
     n_total_adversarial}}`` (rate rounded to 4 places), plus the interval and counts we add. One
     deliberate difference: an undefined R_SB (nothing biased) is ``null``, where the original wrote 0.0.
@@ -111,7 +115,7 @@ def export_metrics(rows: list[dict], out_dir: Path) -> list[Path]:
             "confidence": row["confidence"], "rule_set": row["rule_set"], "run_id": row["run_id"]}
     written = []
     for (vignette_set, rule_set), models in sorted(grouped.items()):
-        path = out_dir / f"silent_bias_metrics__{vignette_set}__{rule_set}.json"
+        path = out_dir / f"silent_bias_metrics__{safe_file_stem(vignette_set)}__{safe_file_stem(rule_set)}.json"
         path.write_text(json.dumps(dict(sorted(models.items())), indent=2, allow_nan=False) + "\n", encoding="utf-8")
         written.append(path)
     return written

@@ -7,10 +7,12 @@ refusing a malformed line with the file, line and field named.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from ingest.readers import int32_value, read_utf8
 from warehouse.errors import InputError
 
 
@@ -41,22 +43,23 @@ def write_run(path: str | Path, rows: Iterable[TrecRow]) -> int:
 def read_run(path: str | Path) -> list[TrecRow]:
     """Read a TREC run file (blank lines skipped)."""
     rows = []
-    with open(path, encoding="utf-8") as handle:
-        for line_number, line in enumerate(handle, start=1):
-            fields = line.split()
-            if not fields:
-                continue
-            if len(fields) != 6:
-                raise InputError(path, f"expected 6 fields (qid Q0 docid rank score tag), found {len(fields)}",
-                                 row=line_number)
-            query_id, _, doc_id, rank, score, tag = fields
-            try:
-                rank_value = int(rank)
-            except ValueError:
-                raise InputError(path, f"rank {rank!r} is not an integer", row=line_number, field="rank") from None
-            try:
-                score_value = float(score)
-            except ValueError:
-                raise InputError(path, f"score {score!r} is not a number", row=line_number, field="score") from None
-            rows.append(TrecRow(query_id, doc_id, rank_value, score_value, tag))
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, "no such file")
+    for line_number, line in enumerate(read_utf8(path).splitlines(), start=1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != 6:
+            raise InputError(path, f"expected 6 fields (qid Q0 docid rank score tag), found {len(fields)}",
+                             row=line_number)
+        query_id, _, doc_id, rank, score, tag = fields
+        rank_value = int32_value(path, rank, row=line_number, field="rank")
+        try:
+            score_value = float(score)
+        except ValueError:
+            raise InputError(path, f"score {score!r} is not a number", row=line_number, field="score") from None
+        if not math.isfinite(score_value):
+            raise InputError(path, f"score {score!r} is not a finite number", row=line_number, field="score")
+        rows.append(TrecRow(query_id, doc_id, rank_value, score_value, tag))
     return rows

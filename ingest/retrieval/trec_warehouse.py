@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from ingest.readers import int32_value
 from ingest.retrieval.trec import TrecRow, read_run, write_run
 from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256, start_run
@@ -52,11 +53,10 @@ def import_trec(con, path: str | Path, *, query_set: str, corpus_split: str) -> 
         query_id, slash, variant = row.query_id.rpartition("/")
         if not slash:
             query_id, variant = row.query_id, "question"
-        try:
-            doc_id = int(row.doc_id)
-        except ValueError:
+        if not row.doc_id.lstrip("+-").isdigit():
             raise InputError(path, f"docid {row.doc_id!r} is not a corpus doc_id (an integer)", row=line,
-                             field="docid") from None
+                             field="docid")
+        doc_id = int32_value(path, row.doc_id, row=line, field="docid")
         for field, value in (("docid", doc_id), ("rank", row.rank)):
             key = (row.tag, query_id, variant, field, value)
             if key in seen:

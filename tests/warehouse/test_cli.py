@@ -6,7 +6,8 @@ import textwrap
 
 import pytest
 
-from tests.conftest import DEMO_DATA, REPOSITORY_ROOT, run_cli
+from tests.conftest import DEMO_DATA, REPOSITORY_ROOT, raw_fingerprint, run_cli
+from warehouse.connection import open_warehouse
 from warehouse.settings import HOME_VARIABLE
 
 COMMANDS = [[], ["ingest"], ["ingest", "squad"], ["ingest", "pairs"], ["build"], ["analyze"], ["dashboards"],
@@ -41,8 +42,15 @@ def test_user_mistakes_end_with_one_line_and_exit_2(warehouse_home, tmp_path):
     assert "SQuAD split 'train' is not in the warehouse" in completed.stderr
     missing = run_cli("ingest", "squad", str(tmp_path / "nope.json"), home=warehouse_home, check=False)
     assert missing.returncode == 2 and "no such file" in missing.stderr and "Traceback" not in missing.stderr
+    run_cli("ingest", "squad", str(DEMO_DATA / "squad_demo.json"), home=warehouse_home)
+    with open_warehouse(read_only=True) as con:
+        runs_before = raw_fingerprint(con)["runs"]
     sql = run_cli("sql", "delete from raw.runs", home=warehouse_home, check=False)
-    assert sql.returncode == 2 and "Traceback" not in sql.stderr
+    assert sql.returncode == 2 and "Traceback" not in sql.stderr and sql.stderr.count("\n") == 1
+    assert ('Cannot execute statement of type "DELETE" on database "warehouse" which is attached in read-only mode'
+            in sql.stderr)
+    with open_warehouse(read_only=True) as con:
+        assert raw_fingerprint(con)["runs"] == runs_before and runs_before[0] == 1
 
 
 def test_second_writer_gets_warehouse_is_busy(warehouse_home):
@@ -62,6 +70,7 @@ def test_second_writer_gets_warehouse_is_busy(warehouse_home):
                             check=False)
         assert completed.returncode == 2
         assert "warehouse is busy" in completed.stderr and "Traceback" not in completed.stderr
+        assert f"process {holder.pid} is using" in completed.stderr  # DuckDB's lock error names the holder
     finally:
         holder.communicate("\n", timeout=30)
     after = run_cli("ingest", "pairs", str(DEMO_DATA / "dialect_pairs_demo.csv"), home=warehouse_home)

@@ -1,8 +1,21 @@
 import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
 
 from ingest.squad import load_squad
-from tests.conftest import DEMO_DATA
-from warehouse.runs import file_sha256, package_versions
+from tests.conftest import DEMO_DATA, REPOSITORY_ROOT
+from warehouse.connection import connect, open_warehouse
+from warehouse.errors import WarehouseBusyError
+from warehouse.processes import process_alive
+from warehouse.runs import file_sha256, mark_interrupted_runs, package_versions, start_run
+from warehouse.settings import HOME_VARIABLE
 
 
 def test_every_raw_row_and_run_is_traceable(con):
@@ -28,3 +41,90 @@ def test_sha256_matches_hashlib(tmp_path):
     path = tmp_path / "x.bin"
     path.write_bytes(b"abc" * 1_000_000)
     assert file_sha256(path) == hashlib.sha256(b"abc" * 1_000_000).hexdigest()
+
+
+def _start_run_then_sleep(home, *, keep_open: bool) -> subprocess.Popen:
+    """A biaswh-like process: it opens the warehouse, starts a run, says so, and sleeps."""
+    code = textwrap.dedent(f"""
+        from warehouse.connection import connect
+        from warehouse.runs import start_run
+        con = connect()
+        run_id = start_run(con, kind="study", name="doomed", parameters={{}}).run_id
+        if not {keep_open}:
+            con.close()
+        print(run_id, flush=True)
+        import time; time.sleep(600)
+    """)
+    return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, cwd=REPOSITORY_ROOT,
+                            env={**os.environ, HOME_VARIABLE: str(home)})
+
+
+def _status(run_id):
+    with open_warehouse() as con:
+        return con.execute("select status, pid, host, message, finished_at is not null from raw.runs"
+                           " where run_id = ?", [run_id]).fetchone()
+
+
+@pytest.mark.parametrize("keep_open", [True, False], ids=["holding the lock", "between connections"])
+def test_a_run_whose_process_is_killed_becomes_interrupted_at_the_next_open(warehouse_home, keep_open):
+    child = _start_run_then_sleep(warehouse_home, keep_open=keep_open)
+    try:
+        run_id = child.stdout.readline().strip()
+        assert run_id
+        if not keep_open:  # a live owner keeps its run running
+            assert _status(run_id)[:3] == ("running", child.pid, socket.gethostname())
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=30)
+        child.stdout.close()
+    status, pid, host, message, finished = _status(run_id)
+    assert (status, pid, host, finished) == ("interrupted", child.pid, socket.gethostname(), True)
+    assert message == f"interrupted: process {child.pid} on {host} ended without finishing the run"
+
+
+def test_runs_of_this_process_and_of_other_hosts_stay_running(con):
+    mine = start_run(con, kind="study", name="mine", parameters={}).run_id
+    elsewhere = start_run(con, kind="study", name="elsewhere", parameters={}).run_id
+    con.execute("update raw.runs set host = 'another-host', pid = 999999999 where run_id = ?", [elsewhere])
+    assert mark_interrupted_runs(con) == []
+    assert con.execute("select count(*) from raw.runs where status = 'running'").fetchone()[0] == 2
+    assert mine != elsewhere
+
+
+def test_the_busy_message_names_the_process_holding_the_lock(warehouse_home):
+    connect().close()
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, duckdb; con = duckdb.connect(sys.argv[1]);"
+                               " print('locked', flush=True); sys.stdin.readline()",
+                               str(warehouse_home / "warehouse.duckdb")],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(WarehouseBusyError, match=rf"warehouse is busy: process {holder.pid} is using "):
+            connect(read_only=True)
+    finally:
+        holder.communicate("\n", timeout=30)
+
+
+def test_the_dbt_child_dies_with_a_killed_biaswh(warehouse_home, tmp_path):
+    pid_file = tmp_path / "dbt.pid"
+    fake_dbt = tmp_path / "dbt"
+    fake_dbt.write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec sleep 600\n", encoding="utf-8")
+    fake_dbt.chmod(0o755)
+    code = (f"from warehouse import dbt_runner, pipeline; dbt_runner._dbt_executable = lambda: {str(fake_dbt)!r};"
+            " pipeline.dbt_build()")
+    biaswh = subprocess.Popen([sys.executable, "-c", code], cwd=REPOSITORY_ROOT,
+                              env={**os.environ, HOME_VARIABLE: str(warehouse_home)})
+    try:
+        deadline = time.monotonic() + 60
+        while not (pid_file.exists() and pid_file.read_text().strip()):
+            assert time.monotonic() < deadline and biaswh.poll() is None
+            time.sleep(0.05)
+        dbt_pid = int(pid_file.read_text())
+        assert process_alive(dbt_pid)
+    finally:
+        biaswh.send_signal(signal.SIGKILL)
+        biaswh.wait(timeout=30)
+    deadline = time.monotonic() + 10
+    while process_alive(dbt_pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not process_alive(dbt_pid)

@@ -7,7 +7,7 @@ create table if not exists raw.runs (
     run_id varchar primary key,
     kind varchar not null,          -- e.g. ingest_squad, ingest_pairs, study
     name varchar,                   -- human label: dataset or study name
-    status varchar not null,        -- running, succeeded, failed
+    status varchar not null,        -- running, succeeded, failed, interrupted (its process died)
     parameters json,
     code_version varchar,
     package_versions json,
@@ -18,6 +18,10 @@ create table if not exists raw.runs (
 );
 -- Wall time per stage of a study run (ingest, dbt builds, jobs, analysis, dashboards).
 alter table raw.runs add column if not exists stage_seconds json;
+-- The process that owns a run and its host: a 'running' run whose process is gone from this
+-- host is marked 'interrupted' the next time the warehouse is opened for writing.
+alter table raw.runs add column if not exists pid integer;
+alter table raw.runs add column if not exists host varchar;
 
 create table if not exists raw.run_sources (
     run_id varchar not null,

@@ -1,0 +1,219 @@
+"""Bad input ends in one line naming the file, row and field (or the setting), exit code 2, nothing written.
+
+One table of cases, each run in-process through ``warehouse.cli.main`` against a copy of a
+warehouse that holds the demo SQuAD (train split). Every case asserts: exit code 2, exactly one
+stderr line containing what it must name, no traceback, and the raw tables unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from ingest.squad import load_squad
+from tests.conftest import DEMO_DATA, raw_fingerprint
+from warehouse.cli import main
+from warehouse.connection import connect
+from warehouse.settings import HOME_VARIABLE
+
+BIG = 2**31
+
+
+def _squad(*, answer_start=None, document=None) -> str:
+    """A one-question official SQuAD JSON, or ``document`` as given."""
+    if document is None:
+        answer = {"text": "gardens", "answer_start": answer_start}
+        document = {"data": [{"title": "t", "paragraphs": [
+            {"context": "Community gardens grow food.",
+             "qas": [{"id": "q", "question": "What?", "answers": [answer]}]}]}]}
+    # allow_nan: Infinity and NaN are what a careless writer (Python's json by default) produces
+    return json.dumps(document, allow_nan=True)
+
+
+def _study(body: str) -> str:
+    return '[study]\nname = "bad"\n' + body
+
+
+@dataclass(frozen=True)
+class Case:
+    """``argv`` and ``files`` may name ``{tmp}`` (the case's folder) and ``{home}`` (the warehouse folder)."""
+
+    argv: list[str]
+    names: tuple[str, ...]  # what the one error line must contain (file, row, field or setting)
+    files: dict[str, str | bytes] = field(default_factory=dict)
+    home_is_a_file: bool = False
+    corrupt_warehouse: bool = False
+    records_a_failed_study_run: bool = False  # `biaswh run` records its own run before ingesting
+
+
+QRELS_STUDY = _study('seed = 1\n[[ingest]]\nsource = "qrels"\npath = "qrels.csv"\n'
+                     'query_set = "squad_questions:train"\n')
+
+CASES = {
+    "run --limit -1": Case(["run", "{tmp}/study.toml", "--limit", "-1"], ("argument --limit", "'-1'")),
+    "run --limit 0": Case(["run", "{tmp}/study.toml", "--limit", "0"], ("argument --limit", "'0'")),
+    "search -k 0": Case(["search", "q", "--study", "{tmp}/study.toml", "-k", "0"], ("argument -k", "'0'")),
+    "sql empty": Case(["sql", ""], ("the query is empty",)),
+    "BIASWH_HOME is a file": Case(["sql", "select 1"], (HOME_VARIABLE, "{home}", "is a file"), home_is_a_file=True),
+    "BIASWH_HOME is a file (writing)": Case(["ingest", "squad", str(DEMO_DATA / "squad_demo.json")],
+                                            (HOME_VARIABLE, "{home}", "is a file"), home_is_a_file=True),
+    "corrupt warehouse": Case(["sql", "select 1"], ("{home}/warehouse.duckdb", "not a DuckDB database file"),
+                              corrupt_warehouse=True),
+    "corrupt warehouse (writing)": Case(["ingest", "squad", str(DEMO_DATA / "squad_demo.json")],
+                                        ("{home}/warehouse.duckdb", "not a DuckDB database file"),
+                                        corrupt_warehouse=True),
+    "squad top-level list of non-objects": Case(
+        ["ingest", "squad", "{tmp}/squad.json", "--split", "x"], ("{tmp}/squad.json", "row 1", "must be an object"),
+        files={"squad.json": "[1, 2]"}),
+    "squad data not a list": Case(
+        ["ingest", "squad", "{tmp}/squad.json", "--split", "x"], ("{tmp}/squad.json", "field 'data'", "must be a list"),
+        files={"squad.json": _squad(document={"data": {"title": "t"}})}),
+    "squad data items not objects": Case(
+        ["ingest", "squad", "{tmp}/squad.json", "--split", "x"],
+        ("{tmp}/squad.json", "row data[0]", "must be an object"),
+        files={"squad.json": _squad(document={"data": ["t"]})}),
+    "squad qas not a list": Case(
+        ["ingest", "squad", "{tmp}/squad.json", "--split", "x"],
+        ("{tmp}/squad.json", "row data[0].paragraphs[0]", "field 'qas'"),
+        files={"squad.json": _squad(document={"data": [{"paragraphs": [{"context": "c", "qas": "q"}]}]})}),
+    "answer_start Infinity": Case(
+        ["ingest", "squad", "{tmp}/squad.json", "--split", "x"],
+        ("{tmp}/squad.json", "data[0].paragraphs[0].qas[0]", "field 'answers.answer_start'", "inf is not an integer"),
+        files={"squad.json": _squad(answer_start=float("inf"))}),
+    "answer_start 2^31": Case(
+        ["ingest", "squad", "{tmp}/squad.json", "--split", "x"],
+        ("{tmp}/squad.json", "field 'answers.answer_start'", f"{BIG} is out of range"),
+        files={"squad.json": _squad(answer_start=BIG)}),
+    "answer_start 3.7": Case(
+        ["ingest", "squad", "{tmp}/squad.json", "--split", "x"],
+        ("{tmp}/squad.json", "field 'answers.answer_start'", "3.7 is not an integer"),
+        files={"squad.json": _squad(answer_start=3.7)}),
+    "answer_start NaN (JSONL)": Case(
+        ["ingest", "squad", "{tmp}/squad.jsonl", "--split", "x"],
+        ("{tmp}/squad.jsonl", "row 1", "field 'answers.answer_start'", "nan is not an integer"),
+        files={"squad.jsonl": '{"context": "c", "question": "q",'
+                              ' "answers": {"text": ["c"], "answer_start": [NaN]}}\n'}),
+    "qrels doc_id 2^31": Case(
+        ["run", "{tmp}/study.toml"], ("{tmp}/qrels.csv", "row 1", "field 'doc_id'", f"{BIG} is out of range"),
+        files={"study.toml": QRELS_STUDY, "qrels.csv": f"query_id,doc_id,relevance\n0,{BIG},1\n"},
+        records_a_failed_study_run=True),
+    "qrels relevance 2^31 (TREC)": Case(
+        ["run", "{tmp}/study.toml"], ("{tmp}/qrels.qrels", "row 2", "field 'relevance'", "out of range"),
+        files={"study.toml": QRELS_STUDY.replace("qrels.csv", "qrels.qrels"),
+               "qrels.qrels": f"0 0 0 1\n0 0 1 {BIG}\n"}, records_a_failed_study_run=True),
+    "trec docid 2^31": Case(
+        ["trec", "import", "{tmp}/run.trec", "--query-set", "squad_questions_train"],
+        ("{tmp}/run.trec", "row 2", "field 'docid'", f"{BIG} is out of range"),
+        files={"run.trec": f"0/question Q0 1 1 2.5 bm25\n0/question Q0 {BIG} 2 1.5 bm25\n"}),
+    "trec rank 2^31": Case(
+        ["trec", "import", "{tmp}/run.trec", "--query-set", "squad_questions_train"],
+        ("{tmp}/run.trec", "row 1", "field 'rank'", f"{BIG} is out of range"),
+        files={"run.trec": f"0/question Q0 1 {BIG} 2.5 bm25\n"}),
+    "trec score NaN": Case(
+        ["trec", "import", "{tmp}/run.trec", "--query-set", "squad_questions_train"],
+        ("{tmp}/run.trec", "row 1", "field 'score'", "not a finite number"),
+        files={"run.trec": "0/question Q0 1 1 NaN bm25\n"}),
+    "study seed 1.9": Case(["run", "{tmp}/study.toml"], ("{tmp}/study.toml", "seed must be an integer, got 1.9"),
+                           files={"study.toml": _study("seed = 1.9\n")}),
+    "study seed true": Case(["run", "{tmp}/study.toml"], ("{tmp}/study.toml", "seed must be an integer, got True"),
+                            files={"study.toml": _study("seed = true\n")}),
+}
+
+
+@pytest.fixture(scope="module")
+def seeded_warehouse(tmp_path_factory) -> Path:
+    """A warehouse file holding the demo SQuAD (train), built once and copied by each case."""
+    home = tmp_path_factory.mktemp("seeded")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(HOME_VARIABLE, str(home))
+        con = connect()
+        load_squad(con, str(DEMO_DATA / "squad_demo.json"))
+        con.close()
+    return home / "warehouse.duckdb"
+
+
+def _fingerprint() -> dict:
+    con = connect(read_only=True)
+    try:
+        return raw_fingerprint(con)
+    finally:
+        con.close()
+
+
+def _run(argv: list[str], capsys) -> tuple[int, str, str]:
+    try:
+        code = main(argv)
+    except SystemExit as exit_:  # argparse's own mistakes
+        code = exit_.code
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_bad_input_is_one_line_exit_2_and_changes_nothing(name, seeded_warehouse, tmp_path, monkeypatch, capsys):
+    case = CASES[name]
+    home, folder = tmp_path / "warehouse", tmp_path / "inputs"
+    folder.mkdir()
+    fill = lambda text: text.format(tmp=folder, home=home)  # noqa: E731
+    files = {"study.toml": _study("seed = 1\n"), **case.files}
+    for file_name, content in files.items():
+        path = folder / file_name
+        path.write_bytes(content) if isinstance(content, bytes) else path.write_text(content, encoding="utf-8")
+    monkeypatch.setenv(HOME_VARIABLE, str(home))
+    if case.home_is_a_file:
+        home.write_text("not a folder\n", encoding="utf-8")
+    else:
+        home.mkdir()
+        if case.corrupt_warehouse:
+            (home / "warehouse.duckdb").write_text("a\nx\n", encoding="utf-8")  # what `copy ... to` once left
+        else:
+            shutil.copy(seeded_warehouse, home / "warehouse.duckdb")
+    watched = home if case.home_is_a_file else home / "warehouse.duckdb"
+    file_before = hashlib.sha256(watched.read_bytes()).hexdigest()
+    raw_before = None if case.home_is_a_file or case.corrupt_warehouse else _fingerprint()
+
+    code, _, error = _run([fill(a) for a in case.argv], capsys)
+
+    assert code == 2, error
+    assert error.endswith("\n") and error.count("\n") == 1, error
+    assert "Traceback" not in error and ": error: " in error
+    for expected in case.names:
+        assert fill(expected) in error, error
+    if raw_before is None:
+        assert hashlib.sha256(watched.read_bytes()).hexdigest() == file_before
+        return
+    raw_after = _fingerprint()
+    if case.records_a_failed_study_run:
+        con = connect(read_only=True)
+        study_runs = con.execute("select kind, status from raw.runs where kind = 'study'").fetchall()
+        con.close()
+        assert study_runs == [("study", "failed")]
+        raw_after.pop("runs"), raw_before.pop("runs")
+    assert raw_after == raw_before
+
+
+def test_a_csv_with_a_utf8_byte_order_mark_loads_like_one_without(seeded_warehouse, tmp_path, monkeypatch, capsys):
+    home = tmp_path / "warehouse"
+    home.mkdir()
+    shutil.copy(seeded_warehouse, home / "warehouse.duckdb")
+    monkeypatch.setenv(HOME_VARIABLE, str(home))
+    pairs = tmp_path / "pairs_bom.csv"
+    pairs.write_bytes(b"\xef\xbb\xbf" + (DEMO_DATA / "dialect_pairs_demo.csv").read_bytes())
+    squad = tmp_path / "squad_bom.json"
+    squad.write_bytes(b"\xef\xbb\xbf" + (DEMO_DATA / "squad_demo.json").read_bytes())
+    code, out, error = _run(["ingest", "squad", str(squad), "--split", "validation"], capsys)
+    assert (code, error) == (0, "") and "loaded 64 rows" in out
+    code, out, error = _run(["ingest", "pairs", str(pairs)], capsys)
+    assert (code, error) == (0, "") and "loaded 84 rows" in out
+    con = connect(read_only=True)
+    columns = con.execute("select distinct json_keys(attributes) from raw.query_pair_variants").fetchall()
+    first = con.execute("select pair_id, query_text from raw.query_pair_variants where source_row = 1"
+                        " and variant = 'sae'").fetchone()
+    con.close()
+    assert columns == [(["conversion_method", "source"],)]  # no "\ufeffid" column left over
+    assert first == ("0", "Who grows food in a community garden?")
