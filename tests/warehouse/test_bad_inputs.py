@@ -193,7 +193,8 @@ def test_bad_input_is_one_line_exit_2_and_changes_nothing(name, seeded_warehouse
         study_runs = con.execute("select kind, status from raw.runs where kind = 'study'").fetchall()
         con.close()
         assert study_runs == [("study", "failed")]
-        raw_after.pop("runs"), raw_before.pop("runs")
+        for registry in ("runs", "run_parameters"):  # the failed run and the parameters it was started with
+            raw_after.pop(registry), raw_before.pop(registry)
     assert raw_after == raw_before
 
 

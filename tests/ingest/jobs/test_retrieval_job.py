@@ -51,6 +51,17 @@ def demo_con(demo_home):
     connection.close()
 
 
+def _study_run_id(con) -> str:
+    return con.execute("select run_id from raw.runs where kind = 'study' and status = 'succeeded'"
+                       " order by started_at limit 1").fetchone()[0]
+
+
+def _pin_like_the_study(con, run_id: str) -> None:
+    """Give a hand-made run id the demo study run's pinned inputs (as `biaswh run` records them)."""
+    con.execute("insert or ignore into raw.run_inputs select ?, dataset, source_name, version from raw.run_inputs"
+                " where run_id = ? and dataset = 'query_pairs'", [run_id, _study_run_id(con)])
+
+
 def _study(**settings):
     from warehouse.pipeline import load_plugins
     from warehouse.study import load_study
@@ -63,17 +74,19 @@ def _study(**settings):
 
 def test_bm25_rows_equal_rank_bm25_over_the_corpus_mart(demo_con):
     documents = demo_con.execute("select doc_id, document_text from marts.dim_corpus_documents"
-                                 " where split = 'train' order by doc_id").fetchall()
+                                 " where split = 'demo_train' order by doc_id").fetchall()
+    run_id = _study_run_id(demo_con)
     tokenizer = RegexTokenizer()
     oracle = BM25Okapi([tokenizer(text) for _, text in documents])
     doc_ids = np.array([d for d, _ in documents])
     queries = demo_con.execute("select query_id, variant, query_text from raw.retrieval_queries"
-                               " where query_set = 'dialect_pairs_demo'").fetchall()
+                               " where query_set = 'dialect_pairs_demo' and run_id = ?", [run_id]).fetchall()
     assert len(queries) == N_PAIR_QUERIES
     for query_id, variant, text in queries:
         rows = demo_con.execute(
             "select doc_id, score from raw.retrieval_results where retriever = 'bm25' and query_set ="
-            " 'dialect_pairs_demo' and query_id = ? and variant = ? order by rank", [query_id, variant]).fetchall()
+            " 'dialect_pairs_demo' and query_id = ? and variant = ? and run_id = ? order by rank",
+            [query_id, variant, run_id]).fetchall()
         tokens = tokenizer(text)
         scores = oracle.get_scores(tokens)
         matched = np.array([any(t in doc for t in tokens) for doc in oracle.doc_freqs])
@@ -84,8 +97,10 @@ def test_bm25_rows_equal_rank_bm25_over_the_corpus_mart(demo_con):
 
 def test_every_retriever_lands_with_provenance(demo_con, demo_home):
     _, stdout = demo_home
+    run_id = _study_run_id(demo_con)
     counts = dict(demo_con.execute("select retriever, count(*) from raw.retrieval_results"
-                                   " where query_set = 'dialect_pairs_demo' group by 1").fetchall())
+                                   " where query_set = 'dialect_pairs_demo' and run_id = ? group by 1",
+                                   [run_id]).fetchall())
     for name in ("dense", "hybrid_minmax", "hybrid_rrf"):
         assert counts[name] == N_PAIR_QUERIES * DEPTH, name
     assert N_PAIR_QUERIES <= counts["bm25"] <= N_PAIR_QUERIES * DEPTH  # only documents sharing a query token
@@ -95,9 +110,10 @@ def test_every_retriever_lands_with_provenance(demo_con, demo_home):
     same = demo_con.execute("""
         select count(*) from raw.retrieval_results a join raw.retrieval_results b
           using (run_id, query_set, query_id, variant, rank)
-        where a.retriever = 'hybrid_minmax@0' and b.retriever = 'dense' and a.doc_id = b.doc_id""").fetchone()[0]
+        where a.retriever = 'hybrid_minmax@0' and b.retriever = 'dense' and a.doc_id = b.doc_id
+          and run_id = ?""", [run_id]).fetchone()[0]
     assert same >= 0.9 * N_PAIR_QUERIES * DEPTH
-    run_id, parameters = demo_con.execute("select run_id, parameters from raw.runs where kind = 'study'").fetchone()
+    parameters = demo_con.execute("select parameters from raw.runs where run_id = ?", [run_id]).fetchone()[0]
     resolved = json.loads(parameters)["retrieval_resolved"]
     assert resolved["tokenizer"] == {"kind": "regex", "pattern": "[a-z0-9]+", "lowercase": True}
     assert resolved["depth"] == DEPTH and resolved["embedding_model_id"] == "all-MiniLM-L6-v2"
@@ -105,10 +121,12 @@ def test_every_retriever_lands_with_provenance(demo_con, demo_home):
                              " where run_id = ?", [run_id]).fetchone()
     assert stats[0] == (N_PAIR_QUERIES + N_QUESTIONS) * N_RETRIEVERS and stats[1] == 0 and stats[2] == stats[0]
     relevant = demo_con.execute("select count(relevant_doc_id) from raw.retrieval_queries where query_set ="
-                                " 'squad_questions_train'").fetchone()[0]
+                                " 'squad_questions_demo_train' and run_id = ?", [run_id]).fetchone()[0]
     assert relevant == N_QUESTIONS
-    staged = demo_con.execute("select count(*) from staging.stg_retrieval__results").fetchone()[0]
-    assert staged == demo_con.execute("select count(*) from raw.retrieval_results").fetchone()[0]
+    staged = demo_con.execute("select count(*) from staging.stg_retrieval__results where run_id = ?",
+                              [run_id]).fetchone()[0]
+    assert staged == demo_con.execute("select count(*) from raw.retrieval_results where run_id = ?",
+                                      [run_id]).fetchone()[0]
     assert "to embed with all-MiniLM-L6-v2" in stdout
 
 
@@ -119,12 +137,13 @@ def test_rerun_embeds_nothing_and_limit_limits_queries(demo_con, capsys):
 
     cache = EmbeddingCache(warehouse_paths().lancedb_dir, "all-MiniLM-L6-v2")
     cached = cache.known().num_rows
+    _pin_like_the_study(demo_con, "rerun-with-limit")
     retrieval_job(demo_con, _study(), "rerun-with-limit")
     assert "to embed" not in capsys.readouterr().out
     assert cache.known().num_rows == cached
     asked = dict(demo_con.execute("select query_set, count(*) from raw.retrieval_queries"
                                   " where run_id = 'rerun-with-limit' group by 1").fetchall())
-    assert asked == {"dialect_pairs_demo": 4, "squad_questions_train": 2}
+    assert asked == {"dialect_pairs_demo": 4, "squad_questions_demo_train": 2}
 
 
 @pytest.mark.parametrize("embedding, message", [
@@ -137,6 +156,7 @@ def test_bad_embedding_settings_are_reported_before_any_work(demo_con, monkeypat
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.delenv("BIASWH_TEST_NO_KEY", raising=False)
+    _pin_like_the_study(demo_con, "bad-settings")
     before = raw_fingerprint(demo_con)
     with pytest.raises(UserError, match=message):
         retrieval_job(demo_con, _study(embedding=embedding), "bad-settings")
@@ -146,7 +166,7 @@ def test_bad_embedding_settings_are_reported_before_any_work(demo_con, monkeypat
 def test_a_split_without_documents_is_refused(demo_con):
     from ingest.jobs.retrieval import load_corpora
 
-    with pytest.raises(UserError, match="split 'validation' has no documents"):
+    with pytest.raises(UserError, match="corpus 'validation' has no documents"):
         load_corpora(demo_con, {"validation"})
 
 
