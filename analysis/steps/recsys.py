@@ -18,6 +18,7 @@ from analysis.recsys.conditions import ConditionResult, pool_vs_recommended
 from analysis.recsys.multiple_comparisons import METHOD_NAMES, adjust_p_values
 from analysis.recsys.result import MIN_GROUP_SIZE
 from warehouse.errors import UserError
+from warehouse.run_parameters import pinned_inputs
 from warehouse.study import register_job
 
 DEFAULTS = {"pool": "non_recommended", "p_adjust": "holm", "yates": True, "min_group_size": MIN_GROUP_SIZE}
@@ -81,6 +82,9 @@ def _computed(con, run_id, now, options) -> tuple[list[dict], list[dict]]:
         return computed, adjustments
     post_sets = con.execute("select distinct post_set, source_version from marts.fct_recsys_post_values"
                             " order by post_set").fetchall()
+    pinned = pinned_inputs(con, run_id, "recsys_posts")
+    if pinned:  # the post sets this study ingested, never another study's
+        post_sets = [(name, version) for name, version in post_sets if name in pinned]
     for post_set, version in post_sets:
         values = con.execute("select dataset, provider, prompt_style, selected, feature, feature_type, value_text,"
                              " value_number from marts.fct_recsys_post_values where post_set = ?", [post_set]).pl()
@@ -94,11 +98,18 @@ def _computed(con, run_id, now, options) -> tuple[list[dict], list[dict]]:
 
 
 def _published_adjustments(con, run_id, now, options) -> list[dict]:
-    if not _has(con, "marts", "pool_vs_recommended_summary"):
+    """Adjust the published result sets this study ingested (all loaded ones if it ingested none).
+
+    The adjustment rows are what ties a published result set to this run in the marts.
+    """
+    if not _has(con, "staging", "stg_recsys__published_results"):
         return []
     rows = con.execute("select result_set, feature, dataset, provider, prompt_style, p_value"
-                       " from marts.pool_vs_recommended_summary where result_source = 'published'"
+                       " from staging.stg_recsys__published_results"
                        " order by result_set, feature, dataset, provider, prompt_style").fetchall()
+    pinned = pinned_inputs(con, run_id, "recsys_summary")
+    if pinned:
+        rows = [r for r in rows if r[0] in pinned]
     out = []
     for result_set in sorted({r[0] for r in rows}):
         out += _adjustment_rows(run_id, now, "published", result_set, [r[1:] for r in rows if r[0] == result_set],
@@ -106,7 +117,7 @@ def _published_adjustments(con, run_id, now, options) -> list[dict]:
     return out
 
 
-@register_job("recsys_bias", before="+fct_recsys_post_values +pool_vs_recommended_summary",
+@register_job("recsys_bias", before="+fct_recsys_post_values +stg_recsys__published_results",
               after="path:models/staging/recsys path:models/staging/warehouse path:models/intermediate/recsys"
                     " path:models/marts/recsys")
 def recsys_bias_job(con: duckdb.DuckDBPyConnection, study, run_id: str) -> None:

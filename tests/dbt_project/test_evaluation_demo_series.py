@@ -194,7 +194,7 @@ def test_qrels_with_unknown_ids_are_refused_before_anything_runs(demo, tmp_path,
         bad.write_text(content)
         con = connect()
         try:
-            load_qrels(con, bad, query_set="squad_questions:validation", name="demo_qrels")
+            load_qrels(con, bad, query_set="squad_questions:demo_validation", name="demo_qrels")
             before = raw_fingerprint(con)
             with pytest.raises(InputError) as caught:
                 evaluation_job(con, load_study(STUDY, check_steps=False), "a-study-run")

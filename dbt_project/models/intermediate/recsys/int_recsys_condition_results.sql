@@ -1,15 +1,28 @@
 -- depends_on: {{ ref('stg_warehouse__run_parameters') }}
--- Published and computed condition-level results side by side, each with its adjusted p-value.
-with published as (
-    select * from {{ ref('stg_recsys__published_results') }}
+-- Published and computed condition-level results side by side, each with its adjusted p-value,
+-- keyed by the study run that tested (computed) or adjusted (published) them: a published result
+-- set appears once per study run that reported it, with that run's adjustment and parameters.
+with adjustments as (
+    select * from {{ ref('stg_recsys__p_adjustments') }}
+),
+
+published_runs as (
+    select distinct run_id, result_set
+    from adjustments
+    where result_source = 'published'
+),
+
+published as (
+    select
+        results.* exclude (run_id),
+        published_runs.run_id,
+    from {{ ref('stg_recsys__published_results') }} as results
+    inner join published_runs
+        on results.result_set = published_runs.result_set
 ),
 
 computed as (
     select * from {{ ref('stg_recsys__computed_results') }}
-),
-
-adjustments as (
-    select * from {{ ref('stg_recsys__p_adjustments') }}
 ),
 
 unioned as (
@@ -81,7 +94,8 @@ final as (
         adjustments.p_value_adjusted < {{ run_parameter('recsys_alpha', 'unioned.run_id', 'double') }} as significant_adjusted,
     from unioned
     left join adjustments
-        on unioned.result_source = adjustments.result_source
+        on unioned.run_id = adjustments.run_id
+        and unioned.result_source = adjustments.result_source
         and unioned.result_set = adjustments.result_set
         and unioned.feature = adjustments.feature
         and unioned.dataset = adjustments.dataset

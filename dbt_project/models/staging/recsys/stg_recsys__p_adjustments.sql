@@ -1,4 +1,4 @@
--- Only the latest recsys_bias job run's adjustment of each result set.
+-- Every recsys_bias job run's adjustment of each result set (keyed by that run).
 with source as (
     select * from {{ source('recsys', 'recsys_p_adjustments') }}
 ),
@@ -18,7 +18,6 @@ final as (
         run_id,
         computed_at,
     from source
-    qualify computed_at = max(computed_at) over (partition by result_source, result_set)
 )
 
 select * from final
