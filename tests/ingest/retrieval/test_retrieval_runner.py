@@ -85,7 +85,9 @@ def test_defaults_and_relative_paths():
 def test_ann_option_reports_recall_in_the_run_details(tmp_path):
     rng = np.random.default_rng(7)
     words = ["garden", "library", "bus", "water", "food", "book", "city", "park", "school", "music"]
-    texts = [" ".join(rng.choice(words, size=6)) + f" doc{i}" for i in range(300)]
+    # A distinct letter-count vector per document (z and q counts encode i): no ties at the
+    # depth boundary, so "exact" has one answer and the ANN recall is exactly 1.
+    texts = [" ".join(rng.choice(words, size=6)) + " " + "z" * (i % 20) + "q" * (i // 20) for i in range(300)]
     corpus = {"train": Corpus(list(range(300)), texts)}
     queries = [Query(str(i), "sae", "train", " ".join(rng.choice(words, size=3))) for i in range(10)]
     config = config_from_settings({"retrievers": ["dense"], "depth": 10,
