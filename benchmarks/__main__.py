@@ -10,6 +10,8 @@ BENCHMARKS = {
     "dense_speed": "benchmarks.dense_speed",
     "weat_exact_permutation": "benchmarks.weat_exact_permutation",
     "dialect_study": "benchmarks.dialect_study",
+    "demo": "benchmarks.demo",
+    "run_history": "benchmarks.run_history",
 }
 
 

@@ -27,7 +27,7 @@ from benchmarks.common import SHARED_DATA, pair_queries, squad_train_corpus, wri
 from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
 
 STUDY = REPOSITORY_ROOT / "studies" / "squad_dialect.toml"
-TARGET_SECONDS = 30.0
+TARGET_SECONDS = 20.0
 
 
 def _run_study(home: Path) -> float:

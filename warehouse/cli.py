@@ -7,10 +7,15 @@ dashboards) and chains them; no layer imports a later one.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
-from warehouse import pipeline
-from warehouse.errors import UserError
+# LanceDB's Rust core logs deprecation warnings per query to stderr; keep errors only
+# (a user's own LANCEDB_LOG wins).
+os.environ.setdefault("LANCEDB_LOG", "error")
+
+from warehouse import pipeline  # noqa: E402  (after the environment it reads at import)
+from warehouse.errors import UserError  # noqa: E402
 
 
 class _Parser(argparse.ArgumentParser):
