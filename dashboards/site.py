@@ -50,8 +50,11 @@ def _provenance(row: dict) -> str:
         f"<li><span class=\"mono\">{text(s['path'])}</span><br>sha256 <code>{text(s['sha256'])}</code></li>"
         for s in row["sources"] or []) or "<li>none</li>"
     packages = ", ".join(f"{k} {v}" for k, v in json.loads(row["package_versions"] or "{}").items())
+    inputs = ", ".join(f"{i['dataset']} {i['name']} v{i['version']}" for i in row.get("inputs") or [])
+    pinned = (f"<p><b>Inputs read</b> {text(inputs)}</p>" if inputs else "") + (
+        f"<p><b>Run parameters</b> <code>{text(row['run_parameters'])}</code></p>" if row.get("run_parameters") else "")
     return (f"<details><summary>details</summary><p><b>Parameters</b> <code>{text(row['parameters'])}</code></p>"
-            f"<p><b>Sources</b></p><ul>{sources}</ul><p><b>Packages</b> {text(packages)}</p>"
+            f"{pinned}<p><b>Sources</b></p><ul>{sources}</ul><p><b>Packages</b> {text(packages)}</p>"
             f"<p><b>Message</b> {text(row['message'])}</p></details>")
 
 
