@@ -18,7 +18,7 @@ from analysis.paired.mcnemar import mcnemar
 from analysis.paired.multiple_comparisons import adjust_p_values
 from analysis.paired.power import power_statement
 from analysis.paired.wilcoxon import wilcoxon_rank_of_gold
-from analysis.seeds import derive_seed
+from warehouse.seeds import derive_seed
 
 OUTCOME_COLUMNS = ["run_id", "retriever", "pair_set", "k", "variant_a", "variant_b", "n_pairs", "both_hit",
                    "only_a", "only_b", "neither", "recall_a", "recall_b", "delta_pp", "is_highlighted_k"]

@@ -9,8 +9,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.proportion import proportion_confint
+
+from analysis.paired.mcnemar import mcnemar
 
 
 @dataclass(frozen=True)
@@ -87,10 +88,11 @@ def mcnemar_exact(*, n_both: int, n_reference_only: int, n_counterpart_only: int
     n_both, n_reference_only, n_counterpart_only, n_neither : the four cells of the paired 2x2 table.
     confidence : two-sided level of the flip-rate and odds-ratio intervals.
     """
-    table = [[n_both, n_reference_only], [n_counterpart_only, n_neither]]
     n_pairs = n_both + n_reference_only + n_counterpart_only + n_neither
     discordant = n_reference_only + n_counterpart_only
-    result = mcnemar(table, exact=True)
+    # The one McNemar of the house (analysis/paired/mcnemar.py); its statistic is the smaller
+    # discordant count, as statsmodels reports it (0 when there are no discordant pairs).
+    result = mcnemar(n_reference_only, n_counterpart_only, n_pairs=max(n_pairs, 1), variant="exact")
     flips = wilson_interval(discordant, n_pairs, confidence=confidence)
     if discordant:
         low, high = proportion_confint(n_reference_only, discordant, alpha=1 - confidence, method="beta")
@@ -102,7 +104,7 @@ def mcnemar_exact(*, n_both: int, n_reference_only: int, n_counterpart_only: int
         test="McNemar exact (two-sided binomial test on the discordant pairs)",
         n_pairs=n_pairs, n_both=n_both, n_reference_only=n_reference_only,
         n_counterpart_only=n_counterpart_only, n_neither=n_neither,
-        statistic=float(result.statistic), p_value=float(result.pvalue),
+        statistic=float(min(n_reference_only, n_counterpart_only)), p_value=float(result.p_value),
         flip_rate=flips.rate, flip_rate_ci_low=flips.ci_low, flip_rate_ci_high=flips.ci_high,
         effect_size_name="conditional odds ratio (reference-only / counterpart-only flips)",
         effect_size=effect[0], effect_ci_low=effect[1], effect_ci_high=effect[2], confidence=confidence)

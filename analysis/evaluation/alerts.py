@@ -6,7 +6,7 @@ import numpy as np
 import polars as pl
 
 from analysis.evaluation.intervals import paired_change
-from analysis.seeds import derive_seed
+from warehouse.seeds import derive_seed
 
 
 def _per_query(con, metric_name: str, k, run_id: str, query_set: str, retriever: str) -> dict[tuple, float]:

@@ -13,7 +13,7 @@ import polars as pl
 
 from analysis.evaluation.alerts import series_alerts
 from analysis.evaluation.intervals import metrics_with_intervals
-from analysis.seeds import derive_seed
+from warehouse.seeds import derive_seed
 from analysis.store import replace_run_rows
 from warehouse.errors import UserError
 from warehouse.study import register_analysis

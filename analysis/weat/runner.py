@@ -6,7 +6,6 @@ A test whose coverage is below the threshold is not computed: it comes back with
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -18,6 +17,7 @@ from analysis.weat.coverage import (MATCH_POLICIES, MatchPolicy, Vocabulary, Wor
                                     match_words, set_coverage)
 from analysis.weat.effect_size import EFFECT_SIZE_SD, weat_effect_size
 from analysis.weat.permutation import EXACT_LIMIT, RANDOM_PERMUTATIONS, weat_permutation_test
+from warehouse.seeds import derive_seed
 
 ROLES = ("target_x", "target_y", "attribute_a", "attribute_b")
 Status = Literal["computed", "insufficient coverage", "undefined"]
@@ -77,11 +77,6 @@ class WeatResult:
     p_method: str | None = None
     n_permutations: int | None = None
 
-
-def derive_seed(study_seed: int, *labels: str) -> int:
-    """A stable 63-bit seed for one (embedding, test) from the study's one seed."""
-    digest = hashlib.sha256(":".join([str(study_seed), *labels]).encode("utf-8")).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
 
 
 def _coverage_problem(matches: list[WordMatch], settings: WeatSettings) -> str | None:

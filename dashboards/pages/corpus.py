@@ -6,6 +6,7 @@ import altair as alt
 import duckdb
 
 from dashboards.html import chart, table, text
+from dashboards.queries import query_rows, relation_exists
 from dashboards.site import register_page
 
 
@@ -20,40 +21,31 @@ def questions_per_document_chart(df) -> alt.Chart:
     ).properties(title="Questions per corpus document", width=600, height=220)
 
 
-def _query(con, sql: str):
-    cursor = con.execute(sql)
-    return [d[0] for d in cursor.description], [list(r) for r in cursor.fetchall()]
-
-
-def _has(con, schema: str, name: str) -> bool:
-    return con.execute("select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
-                       [schema, name]).fetchone()[0] > 0
-
 
 @register_page("corpus.html", "Sources and corpus")
 def render(con: duckdb.DuckDBPyConnection) -> str:
     parts = ["<h2>Loaded source versions</h2>"]
-    columns, rows = _query(con, "select dataset, source_name, version, n_rows, source_sha256, loaded_at"
+    columns, rows = query_rows(con, "select dataset, source_name, version, n_rows, source_sha256, loaded_at"
                                 " from raw.source_versions order by dataset, source_name, version")
     parts.append(table(columns, rows))
-    if not _has(con, "marts", "dim_corpus_documents"):
+    if not relation_exists(con, "marts", "dim_corpus_documents"):
         return "".join(parts) + "<p class=\"note\">Run <code>biaswh build</code> to build the corpus.</p>"
-    columns, rows = _query(con, "select split, count(*) as documents, sum(n_questions) as questions"
+    columns, rows = query_rows(con, "select split, count(*) as documents, sum(n_questions) as questions"
                                 " from marts.dim_corpus_documents group by split order by split")
     parts += ["<h2>Corpus documents (normalised, de-duplicated contexts)</h2>", table(columns, rows)]
     df = con.execute("select split, least(n_questions, 10) as n_questions, count(*) as n_documents"
                      " from marts.dim_corpus_documents group by all order by all").df()
     parts.append(chart(questions_per_document_chart(df)))
     parts.append('<p class="note">Documents with 10 or more questions are counted in the bar at 10.</p>')
-    columns, rows = _query(con, "select pair_set, mapping_status, count(*) as pairs"
+    columns, rows = query_rows(con, "select pair_set, mapping_status, count(*) as pairs"
                                 " from marts.fct_pair_gold_documents group by all order by all")
     parts += ["<h2>Paired queries mapped to gold documents</h2>", table(columns, rows)]
-    columns, rows = _query(con, "select pair_set, pair_id, source_row, squad_split, squad_idx, mapping_status"
+    columns, rows = query_rows(con, "select pair_set, pair_id, source_row, squad_split, squad_idx, mapping_status"
                                 " from marts.fct_pair_gold_documents where mapping_status <> 'mapped'"
                                 " order by pair_set, source_row limit 200")
     parts.append(f"<h3>Pairs without a gold document ({len(rows)} shown)</h3>")
     parts.append(table(columns, rows) if rows else "<p>None: every pair mapped.</p>")
-    columns, rows = _query(con, "select pair_set, pair_id, variant, query_text_raw, query_text"
+    columns, rows = query_rows(con, "select pair_set, pair_id, variant, query_text_raw, query_text"
                                 " from marts.fct_query_variants where query_text <> query_text_raw"
                                 " order by pair_set, pair_id, variant limit 50")
     parts.append(f"<h3>Queries changed by the light clean-up ({len(rows)} shown, up to 50)</h3>")

@@ -6,6 +6,7 @@ import duckdb
 
 from dashboards.charts.dialect import rank_distribution_chart, recall_at_k_chart
 from dashboards.html import chart, table, text
+from dashboards.queries import number, query_rows, relation_exists
 from dashboards.site import register_page
 
 RANK_BINS = """case when not is_found_within_depth then 'not found'
@@ -13,30 +14,17 @@ RANK_BINS = """case when not is_found_within_depth then 'not found'
     when rank_of_gold <= 20 then '11-20' when rank_of_gold <= 50 then '21-50' else '51+' end"""
 
 
-def _exists(con, schema: str, name: str) -> bool:
-    return con.execute("select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
-                       [schema, name]).fetchone()[0] > 0
 
-
-def _rows(con, sql: str, params: list) -> tuple[list[str], list[list]]:
-    cursor = con.execute(sql, params)
-    return [d[0] for d in cursor.description], [list(r) for r in cursor.fetchall()]
-
-
-def _fmt(value, digits: int = 3) -> str:
-    if value is None or (isinstance(value, float) and value != value):
-        return "–"
-    return f"{value:.{digits}g}" if isinstance(value, float) else str(value)
 
 
 def _summary(con, run_id: str) -> str:
-    columns, rows = _rows(con, """
+    columns, rows = query_rows(con, """
         select retriever, k, variant_a || ' vs ' || variant_b as comparison, n_pairs,
                round(100 * recall_a, 1) as recall_a_pct, round(100 * recall_b, 1) as recall_b_pct,
                round(delta_pp, 1) as delta_pp, '[' || round(ci_low, 1) || ', ' || round(ci_high, 1) || ']' as ci_95_pp,
                only_a, only_b, p_exact, p_midp, p_chi2_cc, p_holm
         from analysis.dialect_paired_tests where run_id = ? and is_highlighted_k order by k, retriever""", [run_id])
-    rows = [[_fmt(v) for v in row] for row in rows]
+    rows = [[number(v) for v in row] for row in rows]
     return ("<h2>Paired comparison at the highlighted k</h2><p class=\"note\">McNemar three ways on the discordant "
             "pairs (only_a: only variant A found the gold document within k); p_holm adjusts p_exact over retrievers "
             "× highlighted k. The interval is a seeded paired bootstrap of the recall difference, in points.</p>"
@@ -44,34 +32,34 @@ def _summary(con, run_id: str) -> str:
 
 
 def _power(con, run_id: str) -> str:
-    _, rows = _rows(con, "select retriever, k, sentence from analysis.dialect_power where run_id = ?"
+    _, rows = query_rows(con, "select retriever, k, sentence from analysis.dialect_power where run_id = ?"
                          " order by k, retriever", [run_id])
     items = "".join(f"<li><b>{text(r)} @ {text(k)}</b>: {text(s)}</li>" for r, k, s in rows)
     return f"<h2>What this study can detect</h2><ul>{items}</ul>"
 
 
 def _rank_tests(con, run_id: str) -> str:
-    columns, rows = _rows(con, """select retriever, variant_a || ' vs ' || variant_b as comparison, test_variant,
+    columns, rows = query_rows(con, """select retriever, variant_a || ' vs ' || variant_b as comparison, test_variant,
         n_pairs, n_used, statistic, p_value, rank_biserial, '[' || round(ci_low, 3) || ', ' || round(ci_high, 3) || ']'
         as ci_95, note from analysis.dialect_rank_tests where run_id = ? order by retriever, policy""", [run_id])
     return ("<h2>Rank of the gold document: Wilcoxon signed-rank</h2><p class=\"note\">Recommended policy: a miss "
             "counts as depth + 1 and zero differences are kept (Pratt). The original policy drops pairs with a miss "
             "and zero differences; compare the n each used. Rank-biserial r &gt; 0: variant A ranks the gold "
-            "document lower (worse).</p>" + table(columns, [[_fmt(v) for v in row] for row in rows]))
+            "document lower (worse).</p>" + table(columns, [[number(v) for v in row] for row in rows]))
 
 
 def _discordant_tables(con, run_id: str) -> str:
     parts = ["<h2>Discordant pairs</h2>"]
     for (k,) in con.execute("select distinct k from analysis.dialect_paired_tests where run_id = ? and"
                             " is_highlighted_k order by k", [run_id]).fetchall():
-        columns, rows = _rows(con, """select retriever, both_hit, only_a, only_b, neither, p_exact, p_midp, p_chi2_cc
+        columns, rows = query_rows(con, """select retriever, both_hit, only_a, only_b, neither, p_exact, p_midp, p_chi2_cc
             from analysis.dialect_paired_tests where run_id = ? and k = ? order by retriever""", [run_id, k])
-        parts += [f"<h3>k = {text(k)}</h3>", table(columns, [[_fmt(v) for v in row] for row in rows])]
+        parts += [f"<h3>k = {text(k)}</h3>", table(columns, [[number(v) for v in row] for row in rows])]
     return "".join(parts)
 
 
 def _errors(con, run_id: str) -> str:
-    columns, rows = _rows(con, """select retriever, k, pair_id, outcome, query_text_a, gold_outcome_a, query_text_b,
+    columns, rows = query_rows(con, """select retriever, k, pair_id, outcome, query_text_a, gold_outcome_a, query_text_b,
         gold_outcome_b, gold_snippet from marts.fct_dialect_error_examples where run_id = ? and retriever in
         (select retriever from analysis.dialect_paired_tests where run_id = ?)
         order by k, retriever, pair_id limit 60""", [run_id, run_id])
@@ -81,7 +69,7 @@ def _errors(con, run_id: str) -> str:
 
 def _provenance(con, run_id: str) -> str:
     code = con.execute("select code_version, started_at from raw.runs where run_id = ?", [run_id]).fetchone()
-    _, sources = _rows(con, """select distinct s.source_path, s.source_sha256 from raw.run_sources s
+    _, sources = query_rows(con, """select distinct s.source_path, s.source_sha256 from raw.run_sources s
         where s.run_id = ? or s.run_id in (select distinct run_id from staging.stg_query_pairs__variants
         union select distinct run_id from staging.stg_squad__questions) order by 1""", [run_id])
     items = "".join(f"<li><span class=\"mono\">{text(p)}</span> sha256 <code>{text(s)}</code></li>" for p, s in sources)
@@ -91,7 +79,7 @@ def _provenance(con, run_id: str) -> str:
 
 @register_page("dialect.html", "Dialect retrieval bias")
 def render(con: duckdb.DuckDBPyConnection) -> str:
-    if not _exists(con, "analysis", "dialect_paired_tests"):
+    if not relation_exists(con, "analysis", "dialect_paired_tests"):
         return '<p class="note">No dialect study has been analysed in this warehouse yet.</p>'
     run_id = con.execute("select t.run_id from analysis.dialect_paired_tests t join raw.runs r using (run_id)"
                          " order by r.started_at desc limit 1").fetchone()[0]

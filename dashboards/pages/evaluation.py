@@ -7,36 +7,24 @@ import duckdb
 from dashboards.charts.evaluation import (
     drift_chart, fusion_sweep_chart, latency_chart, metrics_at_k_chart, overlap_chart)
 from dashboards.html import chart, table, text
+from dashboards.queries import number, query_rows, relation_exists
 from dashboards.site import register_page
 
 MAIN_RETRIEVERS = "('bm25', 'dense', 'hybrid_minmax', 'hybrid_rrf')"
 
 
-def _exists(con, schema: str, name: str) -> bool:
-    return con.execute("select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
-                       [schema, name]).fetchone()[0] > 0
 
-
-def _rows(con, sql: str, params: list) -> tuple[list[str], list[list]]:
-    cursor = con.execute(sql, params)
-    return [d[0] for d in cursor.description], [list(r) for r in cursor.fetchall()]
-
-
-def _fmt(value, digits: int = 3) -> str:
-    if value is None or (isinstance(value, float) and value != value):
-        return "–"
-    return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
 
 
 def _metrics_table(con, baseline: str) -> str:
-    columns, rows = _rows(con, f"""
+    columns, rows = query_rows(con, f"""
         select retriever, k, metric, value, '[' || round(ci_low, 3) || ', ' || round(ci_high, 3) || ']' as ci_95,
                n_queries
         from analysis.retrieval_metrics_at_k where run_id = ? and retriever in {MAIN_RETRIEVERS}
         order by metric, k, retriever""", [baseline])
     pivot: dict = {}
     for retriever, k, metric, value, ci, n in rows:
-        pivot.setdefault((retriever, k), {})[metric] = f"{_fmt(value)} {ci}"
+        pivot.setdefault((retriever, k), {})[metric] = f"{number(value)} {ci}"
     metrics = ["recall", "precision", "f1", "hit_rate", "mrr", "ndcg", "map", "r_precision"]
     body = [[r, k, *[pivot[(r, k)].get(m, "–") for m in metrics]] for (r, k) in sorted(pivot, key=lambda x: (x[1], x[0]))]
     return ("<h2>Metrics at k (baseline run)</h2><p class=\"note\">Mean over the evaluated queries with a 95% "
@@ -46,32 +34,32 @@ def _metrics_table(con, baseline: str) -> str:
 
 
 def _alerts(con, series: str) -> str:
-    columns, rows = _rows(con, """
+    columns, rows = query_rows(con, """
         select label, retriever, metric, value, baseline_value, direction, threshold, severity, is_significant,
                mean_change, '[' || round(change_ci_low, 4) || ', ' || round(change_ci_high, 4) || ']' as change_ci_95,
                p_value, n_paired_queries
         from analysis.retrieval_alerts where series_run_id = ?
         order by position, case severity when 'high' then 0 when 'medium' then 1 else 2 end, retriever, metric""",
                           [series])
-    rows = [[_fmt(v, 4) for v in row] for row in rows]
+    rows = [[number(v, 4) for v in row] for row in rows]
     return ("<h2>Alerts</h2><p class=\"note\">Thresholds from the seed retrieval_alert_thresholds (edit it to change "
             "them). is_significant: a paired bootstrap of the per-query change against the baseline, p &lt; alpha, "
             "on the queries both runs evaluated.</p>" + (table(columns, rows) if rows else "<p>No alerts.</p>"))
 
 
 def _fusion_choice(con, series: str) -> str:
-    columns, rows = _rows(con, """
+    columns, rows = query_rows(con, """
         select e.label, c.retriever_family, c.chosen_retriever, c.chosen_parameter, c.metric, c.k,
                c.tune_value, c.report_value, c.n_tune_queries, c.n_report_queries
         from marts.fct_retrieval_fusion_choice c join staging.stg_evaluation__runs e using (run_id)
         where e.series_run_id = ? order by e.position, c.retriever_family""", [series])
     return ("<h3>Chosen on the tune fold, reported on the report fold</h3>"
-            + table(columns, [[_fmt(v, 4) for v in row] for row in rows]))
+            + table(columns, [[number(v, 4) for v in row] for row in rows]))
 
 
 def _provenance(con, series: str) -> str:
     code = con.execute("select code_version, started_at from raw.runs where run_id = ?", [series]).fetchone()
-    columns, rows = _rows(con, """select position, label, is_baseline, run_id, n_queries, created_at
+    columns, rows = query_rows(con, """select position, label, is_baseline, run_id, n_queries, created_at
         from staging.stg_evaluation__runs where series_run_id = ? order by position""", [series])
     return (f"<h2>Provenance</h2><p>Study run <code>{text(series)}</code>, started {text(code[1] if code else '')}, "
             f"code version <code>{text(code[0] if code else '')}</code>. Each evaluation run's full retrieval "
@@ -81,7 +69,8 @@ def _provenance(con, series: str) -> str:
 
 @register_page("evaluation.html", "Retrieval evaluation and drift")
 def render(con: duckdb.DuckDBPyConnection) -> str:
-    if not _exists(con, "analysis", "retrieval_alerts") or not _exists(con, "marts", "fct_retrieval_alert_checks"):
+    if not (relation_exists(con, "analysis", "retrieval_alerts")
+            and relation_exists(con, "marts", "fct_retrieval_alert_checks")):
         return '<p class="note">No retrieval evaluation has been analysed in this warehouse yet.</p>'
     latest = con.execute("""select e.series_run_id from staging.stg_evaluation__runs e
         join analysis.retrieval_metrics_at_k m using (run_id) order by e.created_at desc limit 1""").fetchone()

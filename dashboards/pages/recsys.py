@@ -12,6 +12,7 @@ from dashboards.recsys_charts import (
     fully_aggregated_bar_chart,
     signed_bias_bar_chart,
 )
+from dashboards.queries import relation_exists
 from dashboards.site import register_page
 
 AGGREGATED_LEVELS = {"prompt": "prompt style", "dataset": "dataset", "model": "model (provider)"}
@@ -32,10 +33,6 @@ INTRO = (
     "*** above 75 % (raw p, as the original; the table also gives the adjusted p).</p>")
 
 
-def _has(con, schema: str, name: str) -> bool:
-    return con.execute("select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
-                       [schema, name]).fetchone()[0] > 0
-
 
 def _label(value: float, marker: str) -> str:
     return f"{value:.2f}{marker or ''}"
@@ -52,7 +49,7 @@ def _levels(con, source: str, result_set: str, level: str):
 
 def _synthetic_post_sets(con) -> set[str]:
     """Post sets whose ingest run records them as simulated (ingest/recsys_simulate.py)."""
-    if not (_has(con, "marts", "fct_recsys_post_values") and _has(con, "marts", "dim_runs")):
+    if not (relation_exists(con, "marts", "fct_recsys_post_values") and relation_exists(con, "marts", "dim_runs")):
         return set()
     return {r[0] for r in con.execute(
         "select distinct post_values.post_set from marts.fct_recsys_post_values as post_values"
@@ -105,7 +102,7 @@ def _result_set_section(con, source: str, result_set: str, *, synthetic: bool) -
 
 @register_page("recsys.html", "Recommendation bias")
 def render(con: duckdb.DuckDBPyConnection) -> str:
-    if not _has(con, "marts", "recsys_bias_aggregated"):
+    if not relation_exists(con, "marts", "recsys_bias_aggregated"):
         return "<p class=\"note\">No recommendation-bias results yet: run a recsys study, then <code>biaswh build</code>.</p>"
     result_sets = con.execute("select distinct result_source, result_set from marts.pool_vs_recommended_summary"
                               " order by result_source desc, result_set").fetchall()

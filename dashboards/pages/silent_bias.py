@@ -11,6 +11,7 @@ import altair as alt
 import duckdb
 
 from dashboards.html import chart, table, text
+from dashboards.queries import number, query_dicts, relation_exists
 from dashboards.site import register_page
 
 RuleSet = Literal["word_boundary", "seed_compatible"]
@@ -62,23 +63,13 @@ def silent_bias_heatmap_chart(df) -> alt.Chart:
         column=alt.Column("rule_set:N", title="rule set")).properties(title="R_SB by model and dimension")
 
 
-def _has(con, schema: str, name: str) -> bool:
-    return con.execute("select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
-                       [schema, name]).fetchone()[0] > 0
-
-
-def _rows(con, sql: str) -> list[dict]:
-    cursor = con.execute(sql)
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, r)) for r in cursor.fetchall()]
 
 
 def _number(value, digits: int = 3) -> str:
-    if value is None:
-        return "undefined"
-    if math.isinf(value):
+    """The house format; an undefined rate (None) says so, an infinite odds ratio is ∞."""
+    if isinstance(value, float) and math.isinf(value):
         return "∞"
-    return f"{value:.{digits}f}"
+    return number(value, digits, missing="undefined")
 
 
 def _interval(low, high) -> str:
@@ -140,9 +131,9 @@ def _rates_section(con) -> list[str]:
 
 def _counterfactual_section(con) -> list[str]:
     parts = ["<h2>Counterfactual pairs: does the label flip with the demographic?</h2>"]
-    if not _has(con, "analysis", "silent_bias_counterfactual_tests"):
+    if not relation_exists(con, "analysis", "silent_bias_counterfactual_tests"):
         return parts + ['<p class="note">Run the study\'s analysis step to test the pairs.</p>']
-    tests = _rows(con, "select * from analysis.silent_bias_counterfactual_tests where " + LATEST_RUN_PER_SET
+    tests = query_dicts(con, "select * from analysis.silent_bias_counterfactual_tests where " + LATEST_RUN_PER_SET
                   + " order by model, rule_set")
     rows = [[t["model"], t["rule_set"], t["n_pairs"], t["n_both"], t["n_reference_only"], t["n_counterpart_only"],
              t["n_neither"], f"{_number(t['flip_rate'])} {_interval(t['flip_rate_ci_low'], t['flip_rate_ci_high'])}",
@@ -154,13 +145,13 @@ def _counterfactual_section(con) -> list[str]:
                  "ratio (reference-only / counterpart-only) with its exact interval.</p>")
     parts.append(table(["model", "rule set", "pairs", "both", "reference only", "counterpart only", "neither",
                         "flip rate [CI]", "odds ratio [CI]", "p-value"], rows))
-    flips = _rows(con, "select model, rule_set, pair_id, reference_label, label_in_reference, label_in_counterpart"
+    flips = query_dicts(con, "select model, rule_set, pair_id, reference_label, label_in_reference, label_in_counterpart"
                        " from marts.fct_silent_bias_pair_outcomes where is_flip and both_answered"
                        " order by model, rule_set, pair_id")
     parts.append(f"<h3>Flipped pairs ({len(flips)})</h3>")
     parts.append(table(["model", "rule set", "pair", "reference label", "label in reference answer",
                         "label in counterpart answer"], [list(f.values()) for f in flips]) if flips else "<p>None.</p>")
-    pairs = _rows(con, "select pair_id, dimension, reference_feature, counterpart_feature, reference_label"
+    pairs = query_dicts(con, "select pair_id, dimension, reference_feature, counterpart_feature, reference_label"
                        " from marts.fct_silent_bias_counterfactual_pairs order by vignette_set, pair_id")
     parts.append(f"<h3>The {len(pairs)} pairs found</h3>")
     parts.append(table(["pair", "dimension", "reference feature", "counterpart feature", "reference label"],
@@ -169,7 +160,7 @@ def _counterfactual_section(con) -> list[str]:
 
 
 def _disagreements_section(con) -> list[str]:
-    rows = _rows(con, "select model, case_id, bias_feature, bias_label, disagrees_on, word_boundary_mention,"
+    rows = query_dicts(con, "select model, case_id, bias_feature, bias_label, disagrees_on, word_boundary_mention,"
                       " seed_compatible_mention, word_boundary_biased, seed_compatible_biased"
                       " from marts.fct_silent_bias_rule_disagreements order by model, case_id limit 300")
     parts = [f"<h2>Where the rule sets disagree ({len(rows)} cases shown)</h2>"]
@@ -179,7 +170,7 @@ def _disagreements_section(con) -> list[str]:
 
 
 def _examples_section(con) -> list[str]:
-    rows = _rows(con, "select model, rule_set, case_id, bias_feature, bias_label, output_text"
+    rows = query_dicts(con, "select model, rule_set, case_id, bias_feature, bias_label, output_text"
                       " from marts.fct_silent_bias_detections where is_silent"
                       f" order by rule_set desc, model, case_id limit {N_EXAMPLES}")
     parts = [f"<h2>Example silent cases ({len(rows)} shown)</h2>",
@@ -191,9 +182,9 @@ def _examples_section(con) -> list[str]:
 
 
 def _models_section(con) -> list[str]:
-    if not _has(con, "marts", "dim_silent_bias_models"):
+    if not relation_exists(con, "marts", "dim_silent_bias_models"):
         return []
-    rows = _rows(con, "select vignette_set, model, n_generations, n_ok, model_names_in_file, sampling,"
+    rows = query_dicts(con, "select vignette_set, model, n_generations, n_ok, model_names_in_file, sampling,"
                       " n_prompt_templates, source_version, source_sha256 from marts.dim_silent_bias_models"
                       " order by vignette_set, model")
     columns = ["vignette set", "model", "generations", "ok", "model name in file", "sampling",
@@ -203,7 +194,7 @@ def _models_section(con) -> list[str]:
 
 @register_page("silent_bias.html", "Silent bias of chain-of-thought answers")
 def render(con: duckdb.DuckDBPyConnection) -> str:
-    if not (_has(con, "analysis", "silent_bias_rates") and _has(con, "marts", "fct_silent_bias_detections")):
+    if not (relation_exists(con, "analysis", "silent_bias_rates") and relation_exists(con, "marts", "fct_silent_bias_detections")):
         return ('<p class="note">No silent-bias results in this warehouse yet: run a silent-bias study '
                 "(e.g. <code>biaswh run studies/demo_silent_bias.toml</code>).</p>")
     parts = _models_section(con) + _rates_section(con) + _counterfactual_section(con) + _disagreements_section(con) + _examples_section(con)

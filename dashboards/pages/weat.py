@@ -6,6 +6,7 @@ import altair as alt
 import duckdb
 
 from dashboards.html import chart, table, text
+from dashboards.queries import relation_exists
 from dashboards.site import register_page
 
 ALERT = ('<div style="border:3px solid #cf222e;background:#ffebe9;padding:0.8rem 1rem;margin:1rem 0;'
@@ -42,10 +43,6 @@ def word_association_chart(df) -> alt.Chart:
     ).properties(title="Per-word association of the target words (X blue, Y amber)", width=600)
 
 
-def _has(con, schema: str, name: str) -> bool:
-    return con.execute("select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
-                       [schema, name]).fetchone()[0] > 0
-
 
 def _latest_runs(con) -> list[tuple[str, str]]:
     """(study name, run id) of the latest run of each study that has WEAT results, newest first."""
@@ -57,7 +54,7 @@ def _latest_runs(con) -> list[tuple[str, str]]:
 
 
 def _results(con, run_id: str):
-    has_report = _has(con, "analysis", "weat_interpretations")
+    has_report = relation_exists(con, "analysis", "weat_interpretations")
     report_join = ("left join analysis.weat_interpretations i using (run_id, embedding, test_set, test)"
                    if has_report else "")
     report_columns = "i.magnitude, i.bias_level, i.direction" if has_report else "null, null, null"
@@ -131,7 +128,7 @@ def _run_section(con, study: str, run_id: str) -> str:
     results = _results(con, run_id)
     parts = [f"<h2>Study {text(study)}</h2>", f'<p class="note">Run <code>{text(run_id)}</code>.</p>',
              _alert(results), "<h3>Results</h3>", _results_table(results)]
-    if _has(con, "analysis", "weat_bias_level_counts"):
+    if relation_exists(con, "analysis", "weat_bias_level_counts"):
         cursor = con.execute("select embedding, bias_level, n_tests from analysis.weat_bias_level_counts"
                              " where run_id = ? order by embedding, severity_order", [run_id])
         parts += ["<h3>Tests per bias level</h3>", table([d[0] for d in cursor.description],
@@ -158,7 +155,7 @@ def _run_section(con, study: str, run_id: str) -> str:
 
 @register_page("weat.html", "WEAT: word-embedding association tests")
 def render(con: duckdb.DuckDBPyConnection) -> str:
-    runs = _latest_runs(con) if _has(con, "marts", "weat_results") else []
+    runs = _latest_runs(con) if relation_exists(con, "marts", "weat_results") else []
     if not runs:
         return ('<p class="note">No WEAT results in this warehouse yet: run a study with the '
                 '<code>weat</code> job, e.g. <code>biaswh run studies/demo_weat.toml</code>.</p>')

@@ -29,7 +29,7 @@ from datetime import datetime, timezone
 import numpy as np
 import pyarrow as pa
 
-from analysis.seeds import derive_seed
+from warehouse.seeds import derive_seed
 from ingest.jobs.retrieval import _prepare_dense, drop_documents, load_corpora, pin_read_versions
 from ingest.evaluation_thresholds import read_thresholds
 from ingest.qrels import check_qrels_ids, load_qrels, query_set_table_name

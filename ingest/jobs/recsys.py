@@ -15,12 +15,9 @@ from ingest.recsys_posts import load_recsys_posts
 from ingest.recsys_simulate import write_simulated_files
 from ingest.recsys_summary import load_recsys_summary
 from warehouse.errors import UserError
+from warehouse.seeds import derive_seed
 from warehouse.settings import warehouse_paths
 from warehouse.study import register_ingester
-
-# Added to the study seed so the simulation's stream differs from other seeded steps.
-SIMULATION_SEED_OFFSET = 8
-
 
 def _options(step: dict, *, drop: tuple[str, ...] = ("source", "path")) -> dict:
     return {k: v for k, v in step.items() if k not in drop}
@@ -50,7 +47,7 @@ def ingest_simulated_step(con, study, step: dict):
     name = spec.pop("name", "synthetic")
     spec = {k: tuple(v) if isinstance(v, list) else v for k, v in spec.items()}
     folder = warehouse_paths().home / "generated" / "recsys"
-    seed = study.seed + SIMULATION_SEED_OFFSET
+    seed = derive_seed(study.seed, "recsys", "simulation", name)
     try:
         posts_path, features_path = write_simulated_files(folder, name=name, seed=seed, **spec)
     except (TypeError, ValueError) as exc:

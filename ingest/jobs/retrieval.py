@@ -22,6 +22,7 @@ from ingest.retrieval.vector_store import EmbeddingCache, text_sha256
 from ingest.retrieval.writer import write_outputs, write_relevant_documents
 from warehouse.errors import UserError
 from warehouse.run_parameters import pinned_inputs, pinned_version
+from warehouse.seeds import derive_seed
 from warehouse.settings import warehouse_paths
 from warehouse.study import register_job
 
@@ -169,7 +170,8 @@ def retrieval_job(con, study, run_id: str) -> None:
     query_sets, kinds = load_query_sets(con, config, study.limit, run_id=run_id)
     splits = {q.corpus_split for qs in query_sets.values() for q in qs}
     corpora_all = load_corpora(con, splits)
-    corpora = drop_documents(corpora_all, config.drop_documents_fraction, seed=study.seed)
+    corpora = drop_documents(corpora_all, config.drop_documents_fraction,
+                             seed=derive_seed(study.seed, "retrieval", "drop"))
     con.begin()
     try:
         pin_read_versions(con, run_id, pair_sets=[n for n, k in kinds.items() if k == "pairs"], corpus_splits=splits)

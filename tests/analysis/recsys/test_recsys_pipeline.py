@@ -19,6 +19,7 @@ from statsmodels.stats.multitest import multipletests
 
 from analysis.recsys.conditions import pool_vs_recommended
 from tests.conftest import REPOSITORY_ROOT, SHARED_DATA, run_cli, shared_file
+from warehouse.seeds import derive_seed
 
 pytestmark = pytest.mark.dbt
 
@@ -83,7 +84,7 @@ def test_the_injected_biases_are_recovered_through_the_whole_pipeline(con, wareh
     parameters = json.loads(con.execute("select parameters from raw.runs where kind = 'ingest_recsys_posts'"
                                         ).fetchone()[0])
     assert parameters["provenance"]["synthetic"] is True
-    assert parameters["provenance"]["simulation_seed"] == 20261122 + 8
+    assert parameters["provenance"]["simulation_seed"] == derive_seed(20261122, "recsys", "simulation", "synthetic_demo")
 
 
 def test_the_job_reproduces_a_direct_python_run_on_the_generated_file(con, warehouse, to_long):

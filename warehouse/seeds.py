@@ -1,4 +1,4 @@
-"""Every random step's seed is derived from the study's one seed and the step's name."""
+"""Every random step's seed is derived from the study's one seed and the step's labels (the one copy)."""
 
 from __future__ import annotations
 
