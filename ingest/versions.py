@@ -16,6 +16,7 @@ from typing import Callable
 import duckdb
 
 from warehouse.runs import Run, start_run
+from warehouse.transactions import transaction
 
 
 @dataclass(frozen=True)
@@ -86,8 +87,7 @@ def ingest_version(
     parameters = _with_identity(parameters, dataset, source_name, source_path)
     latest = _latest(con, dataset, source_name)
     version = 1 if latest is None else latest[0] + 1
-    con.begin()
-    try:
+    with transaction(con):
         run = start_run(con, kind=f"ingest_{dataset}", name=source_name, parameters=parameters)
         run.add_source(source_path, source_sha256)
         rows = write_rows(run, version)
@@ -98,9 +98,5 @@ def ingest_version(
         )
         run.row_counts[dataset] = rows
         run.finish()
-        con.commit()
-    except BaseException:
-        con.rollback()
-        raise
     return IngestResult(dataset, source_name, "loaded", version, rows, run.run_id,
                         f"loaded {rows:,} rows into {dataset} '{source_name}' version {version} (run {run.run_id})")

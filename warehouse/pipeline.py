@@ -20,6 +20,7 @@ from warehouse.run_parameters import record_run_inputs, record_run_parameters
 from warehouse.runs import latest_succeeded_study_run, start_run
 from warehouse.settings import warehouse_paths
 from warehouse.study import ANALYSIS_STEPS, STUDY_INGESTERS, STUDY_JOBS, build_selections, load_study
+from warehouse.transactions import transaction
 
 # Packages whose every module registers study jobs, analysis steps or dashboard pages on
 # import: add a module there (e.g. analysis/steps/weat.py), never a line here.
@@ -188,11 +189,9 @@ def run_study(study_path: str, *, limit: int | None = None) -> Path:
     started = time.perf_counter()
     load_plugins()
     study = load_study(study_path, limit=limit)
-    with open_warehouse() as con:
-        con.begin()
+    with open_warehouse() as con, transaction(con):
         run_id = start_run(con, kind="study", name=study.name, parameters=study.parameters()).run_id
         record_run_parameters(con, run_id, study.run_parameters)
-        con.commit()
     stages: dict[str, float] = {"load plugins and config": time.perf_counter() - started}
     selections = build_selections(study)
 

@@ -6,6 +6,7 @@ from analysis.dialect import paired_tests, power_rows, rank_tests
 from analysis.store import replace_run_rows
 from warehouse.errors import UserError
 from warehouse.study import register_analysis
+from warehouse.transactions import transaction
 
 
 @register_analysis("dialect_tests")
@@ -19,12 +20,7 @@ def dialect_tests(con, study, run_id: str) -> None:
                         "over a pair set with two or more variants?")
     ranks = rank_tests(con, run_id, seed=study.seed)
     power = power_rows(tests)
-    con.begin()
-    try:
+    with transaction(con):
         counts = {name: replace_run_rows(con, name, run_id, frame) for name, frame in
                   (("dialect_paired_tests", tests), ("dialect_rank_tests", ranks), ("dialect_power", power))}
-        con.commit()
-    except BaseException:
-        con.rollback()
-        raise
     print("  " + ", ".join(f"analysis.{name}: {n:,} rows" for name, n in counts.items()), flush=True)

@@ -17,6 +17,7 @@ from warehouse.seeds import derive_seed
 from analysis.store import replace_run_rows
 from warehouse.errors import UserError
 from warehouse.study import register_analysis
+from warehouse.transactions import transaction
 
 
 @register_analysis("evaluation")
@@ -35,15 +36,10 @@ def evaluation_analysis(con, study, run_id: str) -> None:
     metrics = metrics_with_intervals(query_metrics, seed=derive_seed(study.seed, "evaluation", "bootstrap"),
                                      n_resamples=n_resamples)
     alerts = series_alerts(con, run_id, seed=study.seed, alpha=alpha, n_resamples=n_resamples)
-    con.begin()
-    try:
+    with transaction(con):
         for evaluation_run in runs:
             replace_run_rows(con, "retrieval_metrics_at_k", evaluation_run,
                              metrics.filter(pl.col("run_id") == evaluation_run))
             replace_run_rows(con, "retrieval_alerts", evaluation_run, alerts.filter(pl.col("run_id") == evaluation_run))
-        con.commit()
-    except BaseException:
-        con.rollback()
-        raise
     print(f"  analysis.retrieval_metrics_at_k: {metrics.height:,} rows; analysis.retrieval_alerts: "
           f"{alerts.height:,} alerts ({alerts['is_significant'].sum()} significant)", flush=True)

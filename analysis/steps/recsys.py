@@ -20,6 +20,7 @@ from analysis.recsys.result import MIN_GROUP_SIZE
 from warehouse.errors import UserError
 from warehouse.run_parameters import pinned_inputs
 from warehouse.study import register_job
+from warehouse.transactions import transaction
 
 DEFAULTS = {"pool": "non_recommended", "p_adjust": "holm", "yates": True, "min_group_size": MIN_GROUP_SIZE}
 # The original's level; dbt's markers use the same one (var recsys_alpha), so it is not an option here.
@@ -126,14 +127,9 @@ def recsys_bias_job(con: duckdb.DuckDBPyConnection, study, run_id: str) -> None:
     now = datetime.now(timezone.utc).replace(tzinfo=None)
     computed, adjustments = _computed(con, run_id, now, options)
     adjustments += _published_adjustments(con, run_id, now, options)
-    con.begin()
-    try:
+    with transaction(con):
         _insert(con, "recsys_computed_results", computed)
         _insert(con, "recsys_p_adjustments", adjustments)
-        con.commit()
-    except BaseException:
-        con.rollback()
-        raise
     n_error = sum(r["status"] == "error" for r in computed)
     print(f"[{study.name}] recsys_bias: {len(computed)} computed tests ({n_error} failed, recorded),"
           f" {len(adjustments)} p-values adjusted ({options['p_adjust']})", flush=True)

@@ -20,6 +20,7 @@ from warehouse.paths import safe_file_stem
 from warehouse.settings import warehouse_paths
 from warehouse.run_parameters import pinned_inputs
 from warehouse.study import register_analysis
+from warehouse.transactions import transaction
 
 VIGNETTES_DATASET = "silent_bias_vignettes"  # raw.source_versions.dataset of vignette sets
 RATE_COLUMNS = ("run_id", "vignette_set", "model", "rule_set", "dimension", "n_cases", "n_answered", "n_biased",
@@ -131,13 +132,8 @@ def run_silent_bias_analysis(con: duckdb.DuckDBPyConnection, study, run_id: str)
              if sets is None or r["vignette_set"] in sets]
     tests = [r for r in counterfactual_rows(con, run_id=run_id, confidence=confidence)
              if sets is None or r["vignette_set"] in sets]
-    con.begin()
-    try:
+    with transaction(con):
         _replace_table(con, "silent_bias_rates", run_id, rates, _RATE_SCHEMA)
         _replace_table(con, "silent_bias_counterfactual_tests", run_id, tests, _TEST_SCHEMA)
-        con.commit()
-    except BaseException:
-        con.rollback()
-        raise
     for path in export_metrics(rates, warehouse_paths().home / "exports"):
         print(f"[{study.name}] wrote {path}", flush=True)

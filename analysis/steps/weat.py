@@ -22,6 +22,7 @@ from analysis.weat.store import write_results
 from analysis.weat.vectors import LanceVectors
 from warehouse.errors import UserError
 from warehouse.study import register_analysis, register_job
+from warehouse.transactions import transaction
 
 SELECTION_KEYS = ("embeddings", "test_sets", "tests")
 REPORT_DDL = {
@@ -133,15 +134,10 @@ def report_weat(con, study, run_id: str) -> None:
               for embedding, levels in levels_by_embedding.items()
               for order, (level, n) in enumerate(level_counts(levels).items(), start=1)]
     con.execute("create schema if not exists analysis")
-    con.begin()
-    try:
+    with transaction(con):
         for name, records in (("weat_interpretations", interpretations), ("weat_bias_level_counts", counts)):
             con.register("incoming_weat_report", pa.Table.from_pylist(records))
             con.execute(f"create table if not exists analysis.{name} ({REPORT_DDL[name]})")
             con.execute(f"delete from analysis.{name} where run_id = ?", [report_run])
             con.execute(f"insert into analysis.{name} by name select * from incoming_weat_report")
             con.unregister("incoming_weat_report")
-        con.commit()
-    except BaseException:
-        con.rollback()
-        raise

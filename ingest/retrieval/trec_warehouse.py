@@ -17,6 +17,7 @@ from ingest.readers import int32_value
 from ingest.retrieval.trec import TrecRow, read_run, write_run
 from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256, start_run
+from warehouse.transactions import transaction
 
 
 def export_trec(con, *, run_id: str, retriever: str, path: str | Path, query_set: str | None = None) -> int:
@@ -66,8 +67,7 @@ def import_trec(con, path: str | Path, *, query_set: str, corpus_split: str) -> 
         if row.rank < 1:
             raise InputError(path, f"rank {row.rank} is below 1", row=line, field="rank")
         records.append((f"trec:{row.tag}", query_id, variant, row.rank, doc_id, row.score))
-    con.begin()
-    try:
+    with transaction(con):
         run = start_run(con, kind="trec_import", name=Path(path).name,
                         parameters={"path": str(path), "query_set": query_set, "corpus_split": corpus_split})
         run.add_source(path, file_sha256(path))
@@ -83,8 +83,4 @@ def import_trec(con, path: str | Path, *, query_set: str, corpus_split: str) -> 
         con.unregister("_trec_rows")
         run.row_counts["retrieval_results"] = len(records)
         run.finish(f"imported at {datetime.now(timezone.utc).isoformat(timespec='seconds')}")
-        con.commit()
-    except BaseException:
-        con.rollback()
-        raise
     return run.run_id, len(records)

@@ -4,12 +4,7 @@ with source as (
 ),
 
 latest_versions as (
-    select
-        source_name as qrels_name,
-        max(version) as source_version,
-    from {{ source('warehouse', 'source_versions') }}
-    where dataset = 'qrels'
-    group by source_name
+    {{ latest_versions('qrels', 'qrels_name') }}
 ),
 
 final as (

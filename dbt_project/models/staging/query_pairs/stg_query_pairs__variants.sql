@@ -4,12 +4,7 @@ with source as (
 ),
 
 latest_versions as (
-    select
-        source_name as pair_set,
-        max(version) as source_version,
-    from {{ source('warehouse', 'source_versions') }}
-    where dataset = 'query_pairs'
-    group by source_name
+    {{ latest_versions('query_pairs', 'pair_set') }}
 ),
 
 final as (

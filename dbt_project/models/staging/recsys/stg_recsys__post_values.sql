@@ -4,12 +4,7 @@ with source as (
 ),
 
 latest_versions as (
-    select
-        source_name as post_set,
-        max(version) as source_version,
-    from {{ source('warehouse', 'source_versions') }}
-    where dataset = 'recsys_posts'
-    group by source_name
+    {{ latest_versions('recsys_posts', 'post_set') }}
 ),
 
 final as (

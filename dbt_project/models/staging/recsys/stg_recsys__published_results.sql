@@ -4,12 +4,7 @@ with source as (
 ),
 
 latest_versions as (
-    select
-        source_name as result_set,
-        max(version) as source_version,
-    from {{ source('warehouse', 'source_versions') }}
-    where dataset = 'recsys_summary'
-    group by source_name
+    {{ latest_versions('recsys_summary', 'result_set') }}
 ),
 
 final as (

@@ -4,12 +4,7 @@ with source as (
 ),
 
 latest_versions as (
-    select
-        source_name,
-        max(version) as source_version,
-    from {{ source('warehouse', 'source_versions') }}
-    where dataset = 'silent_bias_generations'
-    group by source_name
+    {{ latest_versions('silent_bias_generations', 'source_name') }}
 ),
 
 final as (

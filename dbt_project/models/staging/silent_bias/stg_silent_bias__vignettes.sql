@@ -4,12 +4,7 @@ with source as (
 ),
 
 latest_versions as (
-    select
-        source_name as vignette_set,
-        max(version) as source_version,
-    from {{ source('warehouse', 'source_versions') }}
-    where dataset = 'silent_bias_vignettes'
-    group by source_name
+    {{ latest_versions('silent_bias_vignettes', 'vignette_set') }}
 ),
 
 final as (

@@ -4,12 +4,7 @@ with source as (
 ),
 
 latest_versions as (
-    select
-        source_name as split,
-        max(version) as source_version,
-    from {{ source('warehouse', 'source_versions') }}
-    where dataset = 'squad'
-    group by source_name
+    {{ latest_versions('squad', 'split') }}
 ),
 
 final as (

@@ -4,12 +4,7 @@ with source as (
 ),
 
 latest_versions as (
-    select
-        source_name as embedding,
-        max(version) as source_version,
-    from {{ source('warehouse', 'source_versions') }}
-    where dataset = 'weat_embeddings'
-    group by source_name
+    {{ latest_versions('weat_embeddings', 'embedding') }}
 ),
 
 final as (

@@ -4,12 +4,7 @@ with source as (
 ),
 
 latest_versions as (
-    select
-        source_name as test_set,
-        max(version) as source_version,
-    from {{ source('warehouse', 'source_versions') }}
-    where dataset = 'weat_tests'
-    group by source_name
+    {{ latest_versions('weat_tests', 'test_set') }}
 ),
 
 final as (
