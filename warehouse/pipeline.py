@@ -102,14 +102,6 @@ def dashboards(out: str | None = None) -> Path:
 
 
 def _ingest_step(con, study, step: dict):
-    from ingest.pairs import load_pairs
-    from ingest.squad import load_squad
-
-    options = {k: v for k, v in step.items() if k not in ("source", "path")}
-    if step["source"] == "squad":
-        return load_squad(con, study.resolve(step["path"]), **options)
-    if step["source"] == "pairs":
-        return load_pairs(con, study.resolve(step["path"]), **options)
     return STUDY_INGESTERS[step["source"]](con, study, step)
 
 

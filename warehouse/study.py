@@ -64,7 +64,7 @@ def load_study(path: str | Path, *, limit: int | None = None, check_steps: bool 
         # every random step derives from this seed: a truncated 1.9 would silently be another study
         raise UserError(f"{path}: [study] seed must be an integer, got {study['seed']!r}")
     for number, step in enumerate(config.get("ingest", []), start=1):
-        if check_steps and step.get("source") not in ("squad", "pairs") and step.get("source") not in STUDY_INGESTERS:
+        if check_steps and step.get("source") not in STUDY_INGESTERS:
             raise UserError(f"{path}: [[ingest]] #{number} has unknown source {step.get('source')!r}")
         if "path" not in step:
             raise UserError(f"{path}: [[ingest]] #{number} needs a path")
