@@ -24,39 +24,15 @@ from urllib.parse import urlsplit, urlunsplit
 
 import openai
 
+from ingest.generation_settings import DEFAULT_PROMPT_TEMPLATE, GenerationSettings
 from ingest.vignettes import read_vignettes
 from warehouse.errors import UserError
 
-# The original study's instruction, appended to every vignette.
-DEFAULT_PROMPT_TEMPLATE = ("{prompt}\n\nThink step-by-step about the patient's presentation and provide the most"
-                           " likely diagnosis. Explain your reasoning clearly.")
 _RETRYABLE = (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError,
               openai.InternalServerError)
 # Wrong key, model or URL: every request would fail the same way, so stop at once.
 _FATAL = (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError)
 _KEY_LIKE = re.compile(r"sk-[A-Za-z0-9_\-*]{4,}")
-
-
-@dataclass(frozen=True)
-class GenerationSettings:
-    """What to ask and how; every field except the key's variable name is recorded per line."""
-
-    model: str
-    base_url: str
-    api_key_env: str = "OPENAI_API_KEY"
-    prompt_template: str = DEFAULT_PROMPT_TEMPLATE
-    temperature: float = 0.7
-    top_p: float = 0.9
-    max_tokens: int = 8192
-    seed: int | None = None
-    concurrency: int = 4
-    max_retries: int = 4
-    backoff_seconds: float = 2.0
-    timeout_seconds: float = 300.0
-
-    def sampling(self) -> dict:
-        values = {"temperature": self.temperature, "top_p": self.top_p, "max_tokens": self.max_tokens}
-        return values if self.seed is None else {**values, "seed": self.seed}
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,7 @@ import sys
 # (a user's own LANCEDB_LOG wins).
 os.environ.setdefault("LANCEDB_LOG", "error")
 
-from warehouse import pipeline  # noqa: E402  (after the environment it reads at import)
-from warehouse.errors import UserError  # noqa: E402
+from warehouse.errors import UserError  # noqa: E402  (after the environment it reads at import)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -130,7 +129,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _add_generate_parser(commands) -> None:
-    from ingest.generation import DEFAULT_PROMPT_TEMPLATE, GenerationSettings as Defaults
+    from ingest.generation_settings import DEFAULT_PROMPT_TEMPLATE, GenerationSettings as Defaults
 
     generate = commands.add_parser(
         "generate", help="ask an OpenAI-compatible endpoint to answer vignettes (resumable; writes JSONL)")
@@ -172,6 +171,10 @@ def main(argv: list[str] | None = None) -> int:
     if extra and args.command != "build":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
+        # Imported after parsing: `--help` and argument errors answer without loading the
+        # warehouse's libraries.
+        from warehouse import pipeline
+
         if args.command == "ingest" and args.source == "squad":
             print(pipeline.ingest_squad(args.path, split=args.split, name=args.name).message)
         elif args.command == "ingest" and args.source == "pairs":
