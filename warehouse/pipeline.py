@@ -158,7 +158,7 @@ def _selected_build(selection: str | None, label: str) -> str:
             return f"dbt build ({label}): inputs unchanged since the last build, skipped"
     args = list(STUDY_BUILD_ARGS)
     if selection and label == "sources":
-        selection += " +dim_runs"  # a view: the dashboards' list of runs
+        selection += " +dim_runs +dim_source_versions"  # views: the dashboards' runs and their sources
     if selection:
         # Cautious: a test runs only when every model it reads was selected (and so exists).
         args += ["--select", selection, "--indirect-selection", "cautious"]

@@ -25,8 +25,10 @@ def questions_per_document_chart(df) -> alt.Chart:
 @register_page("corpus.html", "Sources and corpus")
 def render(con: duckdb.DuckDBPyConnection) -> str:
     parts = ["<h2>Loaded source versions</h2>"]
-    columns, rows = query_rows(con, "select dataset, source_name, version, n_rows, source_sha256, loaded_at"
-                                " from raw.source_versions order by dataset, source_name, version")
+    if not relation_exists(con, "marts", "dim_source_versions"):
+        return "<p class=\"note\">Run <code>biaswh build</code> to list the loaded sources.</p>"
+    columns, rows = query_rows(con, "select dataset, source_name, source_version as version, n_rows, source_sha256,"
+                                " loaded_at from marts.dim_source_versions order by dataset, source_name, version")
     parts.append(table(columns, rows))
     if not relation_exists(con, "marts", "dim_corpus_documents"):
         return "".join(parts) + "<p class=\"note\">Run <code>biaswh build</code> to build the corpus.</p>"

@@ -68,20 +68,22 @@ def _errors(con, run_id: str) -> str:
 
 
 def _provenance(con, run_id: str) -> str:
-    code = con.execute("select code_version, started_at from raw.runs where run_id = ?", [run_id]).fetchone()
-    _, sources = query_rows(con, """select distinct s.source_path, s.source_sha256 from raw.run_sources s
-        where s.run_id = ? or s.run_id in (select distinct run_id from staging.stg_query_pairs__variants
-        union select distinct run_id from staging.stg_squad__questions) order by 1""", [run_id])
-    items = "".join(f"<li><span class=\"mono\">{text(p)}</span> sha256 <code>{text(s)}</code></li>" for p, s in sources)
-    return (f"<h2>Provenance</h2><p>Study run <code>{text(run_id)}</code>, started {text(code[1])}, code version "
-            f"<code>{text(code[0])}</code>.</p><ul>{items}</ul>")
+    code = con.execute("select code_version, started_at from marts.dim_runs where run_id = ?", [run_id]).fetchone()
+    _, sources = query_rows(con, """select v.dataset, v.source_name, v.source_version, v.source_path, v.source_sha256
+        from (select unnest(inputs) as input from marts.dim_runs where run_id = ?) pinned
+        join marts.dim_source_versions v on v.dataset = pinned.input.dataset and v.source_name = pinned.input.name
+            and v.source_version = pinned.input.version order by all""", [run_id])
+    items = "".join(f"<li>{text(d)} <b>{text(n)}</b> version {text(v)}: <span class=\"mono\">{text(p)}</span>"
+                    f" sha256 <code>{text(s)}</code></li>" for d, n, v, p, s in sources)
+    return (f"<h2>Provenance</h2><p>Study run <code>{text(run_id)}</code>, started {text(code[1] if code else '')},"
+            f" code version <code>{text(code[0] if code else '')}</code>. Inputs it read:</p><ul>{items}</ul>")
 
 
 @register_page("dialect.html", "Dialect retrieval bias")
 def render(con: duckdb.DuckDBPyConnection) -> str:
     if not relation_exists(con, "analysis", "dialect_paired_tests"):
         return '<p class="note">No dialect study has been analysed in this warehouse yet.</p>'
-    run_id = con.execute("select t.run_id from analysis.dialect_paired_tests t join raw.runs r using (run_id)"
+    run_id = con.execute("select t.run_id from analysis.dialect_paired_tests t join marts.dim_runs r using (run_id)"
                          " order by r.started_at desc limit 1").fetchone()[0]
     recall = con.execute("""select r.retriever, r.variant, r.k, r.recall, r.recall_ci_low, r.recall_ci_high
         from marts.agg_dialect_recall_at_k r where r.run_id = ? and r.retriever = r.retriever_family""",

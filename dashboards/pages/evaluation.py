@@ -51,19 +51,19 @@ def _fusion_choice(con, series: str) -> str:
     columns, rows = query_rows(con, """
         select e.label, c.retriever_family, c.chosen_retriever, c.chosen_parameter, c.metric, c.k,
                c.tune_value, c.report_value, c.n_tune_queries, c.n_report_queries
-        from marts.fct_retrieval_fusion_choice c join staging.stg_evaluation__runs e using (run_id)
+        from marts.fct_retrieval_fusion_choice c join marts.dim_evaluation_runs e using (run_id)
         where e.series_run_id = ? order by e.position, c.retriever_family""", [series])
     return ("<h3>Chosen on the tune fold, reported on the report fold</h3>"
             + table(columns, [[number(v, 4) for v in row] for row in rows]))
 
 
 def _provenance(con, series: str) -> str:
-    code = con.execute("select code_version, started_at from raw.runs where run_id = ?", [series]).fetchone()
+    code = con.execute("select code_version, started_at from marts.dim_runs where run_id = ?", [series]).fetchone()
     columns, rows = query_rows(con, """select position, label, is_baseline, run_id, n_queries, created_at
-        from staging.stg_evaluation__runs where series_run_id = ? order by position""", [series])
+        from marts.dim_evaluation_runs where series_run_id = ? order by position""", [series])
     return (f"<h2>Provenance</h2><p>Study run <code>{text(series)}</code>, started {text(code[1] if code else '')}, "
             f"code version <code>{text(code[0] if code else '')}</code>. Each evaluation run's full retrieval "
-            "configuration is in raw.evaluation_runs.configuration and raw.runs.parameters.</p>"
+            "configuration is in marts.dim_evaluation_runs.configuration and marts.dim_runs.parameters.</p>"
             + table(columns, rows))
 
 
@@ -72,19 +72,19 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
     if not (relation_exists(con, "analysis", "retrieval_alerts")
             and relation_exists(con, "marts", "fct_retrieval_alert_checks")):
         return '<p class="note">No retrieval evaluation has been analysed in this warehouse yet.</p>'
-    latest = con.execute("""select e.series_run_id from staging.stg_evaluation__runs e
+    latest = con.execute("""select e.series_run_id from marts.dim_evaluation_runs e
         join analysis.retrieval_metrics_at_k m using (run_id) order by e.created_at desc limit 1""").fetchone()
     if latest is None:
         return '<p class="note">No retrieval evaluation has been analysed in this warehouse yet.</p>'
     series = latest[0]
-    baseline = con.execute("select run_id from staging.stg_evaluation__runs where series_run_id = ? and is_baseline",
+    baseline = con.execute("select run_id from marts.dim_evaluation_runs where series_run_id = ? and is_baseline",
                            [series]).fetchone()[0]
     metrics = con.execute(f"""select retriever, k, metric, value, ci_low, ci_high from analysis.retrieval_metrics_at_k
         where run_id = ? and retriever in {MAIN_RETRIEVERS}""", [baseline]).df()
     sweep = con.execute("""select s.* from marts.agg_retrieval_fusion_sweep s where s.run_id = ?
         and s.retriever like '%@%'""", [baseline]).df()
     overlap = con.execute("""select e.label, e.position, o.found_by, o.share, o.n_documents
-        from marts.agg_retrieval_overlap o join staging.stg_evaluation__runs e using (run_id)
+        from marts.agg_retrieval_overlap o join marts.dim_evaluation_runs e using (run_id)
         where e.series_run_id = ?""", [series]).df()
     # Relative checks are drawn as a percentage of the baseline (BM25 and dense scores differ in scale).
     drift = con.execute("""select c.label, c.position, c.retriever,
@@ -97,7 +97,7 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
             on a.run_id = c.run_id and a.query_set = c.query_set and a.retriever = c.retriever and a.metric = c.metric
         where c.series_run_id = ?""", [series]).df()
     latency = con.execute("""unpivot (select e.label, e.position, l.retriever, l.latency_p50_ms as p50,
-        l.latency_p95_ms as p95 from marts.agg_retrieval_latency l join staging.stg_evaluation__runs e using (run_id)
+        l.latency_p95_ms as p95 from marts.agg_retrieval_latency l join marts.dim_evaluation_runs e using (run_id)
         where e.series_run_id = ? and l.retriever in ('bm25', 'dense', 'hybrid_minmax', 'hybrid_rrf'))
         on p50, p95 into name percentile value latency_ms""", [series]).df()
     parts = [f'<p class="note">Latest analysed drift series: study run <code>{text(series)}</code>; baseline '
