@@ -27,7 +27,9 @@ $(VENV)/.installed: requirements.lock pyproject.toml
 # Every studies/demo*.toml runs in turn (each study adds its own); the last line printed
 # is the dashboard site's index page.
 demo: setup
-	@for study in studies/demo*.toml; do $(BIN)/biaswh run $$study || exit 1; done
+	@studies="$$(ls studies/demo*.toml)"; total=$$(echo "$$studies" | wc -l); n=0; \
+	for study in $$studies; do n=$$((n + 1)); echo "== study $$n/$$total: $$study"; \
+	  $(BIN)/biaswh run $$study || exit 1; done
 
 test: setup
 	$(BIN)/python -m pytest

@@ -24,7 +24,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import openai
 
-from ingest.generation_settings import DEFAULT_PROMPT_TEMPLATE, GenerationSettings
+from ingest.generation_settings import DEFAULT_PROMPT_TEMPLATE, GenerationSettings  # noqa: F401  (re-exported)
 from ingest.vignettes import read_vignettes
 from warehouse.errors import UserError
 

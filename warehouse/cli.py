@@ -124,7 +124,11 @@ def _parser() -> argparse.ArgumentParser:
 
     sql = commands.add_parser("sql", help="run ad hoc SQL against the warehouse (read-only)")
     sql.add_argument("query")
-    sql.add_argument("--csv", action="store_true", help="print CSV instead of a table")
+    sql.add_argument("--format", choices=["table", "csv", "json", "parquet"], default="table",
+                     help="output: an aligned table with rounded numbers (default), csv, json, or parquet (needs --out)")
+    sql.add_argument("--csv", action="store_true", help="same as --format csv")
+    sql.add_argument("--out", help="write the result to this file instead of the terminal")
+    commands.add_parser("shell", help="an interactive read-only SQL prompt on the warehouse")
     return parser
 
 
@@ -210,7 +214,13 @@ def main(argv: list[str] | None = None) -> int:
 
             print(search_corpus(args.study, args.query, retriever=args.retriever, k=args.k))
         elif args.command == "sql":
-            pipeline.print_sql(args.query, as_csv=args.csv)
+            from warehouse.adhoc_sql import print_sql
+
+            print_sql(args.query, output_format="csv" if args.csv else args.format, out=args.out)
+        elif args.command == "shell":
+            from warehouse.adhoc_sql import shell
+
+            shell()
     except UserError as exc:
         print(f"biaswh: error: {exc}", file=sys.stderr)
         return 2

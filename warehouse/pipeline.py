@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import csv
 import importlib
 import json
 import pkgutil
-import sys
 import time
 from pathlib import Path
 
-import duckdb
 
 from warehouse.build_state import is_up_to_date, mark_built
-from warehouse.connection import open_sandbox, open_warehouse
+from warehouse.connection import open_warehouse
+from warehouse.contracts import publish_contract_views
 from warehouse.dbt_runner import BuildSummary, run_dbt_build
 from warehouse.errors import UserError
 from warehouse.run_parameters import record_run_inputs, record_run_parameters
@@ -25,8 +23,6 @@ from warehouse.transactions import transaction
 # Packages whose every module registers study jobs, analysis steps or dashboard pages on
 # import: add a module there (e.g. analysis/steps/weat.py), never a line here.
 PLUGIN_PACKAGES: tuple[str, ...] = ("ingest.jobs", "analysis.steps", "dashboards.pages")
-# Ad hoc SQL sees every layer without schema prefixes (marts first).
-SEARCH_PATH = "marts,analysis,intermediate,staging,raw,main"
 
 
 def load_plugins() -> None:
@@ -212,6 +208,8 @@ def run_study(study_path: str, *, limit: int | None = None) -> Path:
             if selections["results"] != "":
                 timed("dbt build (results)", lambda: _selected_build(selections["results"], "results"))
         timed("analysis", lambda: _run_registered(study, run_id, study.analysis, ANALYSIS_STEPS))
+        with open_warehouse() as con:
+            publish_contract_views(con)
 
     _finish_or_fail(run_id, chain)
     begin = time.perf_counter()
@@ -221,7 +219,32 @@ def run_study(study_path: str, *, limit: int | None = None) -> Path:
     print(f"[{study.name}] dashboards: {stages['dashboards']:.1f} s; total {stages['total']:.1f} s", flush=True)
     with open_warehouse() as con:
         con.execute("update raw.runs set stage_seconds = ? where run_id = ?", [json.dumps(stages), run_id])
+    _print_next_steps(study, run_id)
     return index
+
+
+# What to ask first after each kind of study (contract relations, reachable unqualified).
+_FIRST_QUERIES = {
+    "dialect_tests": "select retriever, k, delta_pp, p_exact, p_holm, ci_low, ci_high from dialect_paired_tests"
+                     " where run_id = '{run}' and is_highlighted_k",
+    "evaluation": "select label, retriever, metric, value, baseline_value, is_significant from retrieval_alerts"
+                  " where series_run_id = '{run}'",
+    "weat_report": "select embedding, test, effect_size, ci_low, ci_high, p_value from weat_results"
+                   " where run_id = '{run}'",
+    "silent_bias": "select model, rule_set, silent_bias_rate, ci_low, ci_high from silent_bias_rates"
+                   " where run_id = '{run}' and dimension = 'all'",
+    "recsys_bias": "select feature, normalized_bias_mean, share_significant, marker from recsys_bias_aggregated"
+                   " where run_id = '{run}' and level = 'all'",
+}
+
+
+def _print_next_steps(study, run_id: str) -> None:
+    """Three ways in: the site (printed last), this run's headline query, and the run list."""
+    step = next((s for s in [*study.analysis, *study.jobs] if s in _FIRST_QUERIES), None)
+    print(f"[{study.name}] next: open the dashboard site below; query this run (biaswh sql, or biaswh shell):")
+    if step:
+        print(f'  biaswh sql "{_FIRST_QUERIES[step].format(run=run_id)}"')
+    print('  biaswh sql "select run_name, run_status, started_at, inputs from dim_runs order by started_at desc"')
 
 
 def rebuild_run(run_id: str) -> BuildSummary:
@@ -235,48 +258,3 @@ def rebuild_run(run_id: str) -> BuildSummary:
     ids = [run_id, *children]
     return dbt_build([*STUDY_BUILD_ARGS, "--select", "tag:run_keyed", "--indirect-selection", "cautious",
                       "--vars", json.dumps({"rebuild_run_ids": ids})], label=f"rebuild {run_id}")
-
-
-def print_sql(query: str, *, as_csv: bool = False, max_rows: int = 200) -> None:
-    """Run one query on a sandboxed read-only connection and print a table (or CSV) to stdout.
-
-    The sandbox (:func:`warehouse.connection.open_sandbox`) is DuckDB's own: the query cannot
-    write, read other files, attach databases, install or load extensions, or change settings.
-    """
-    if not query.strip():
-        raise UserError("sql: the query is empty; pass one SQL statement, e.g. \"select * from dim_runs\"")
-    with open_sandbox(SEARCH_PATH.split(",")) as con:
-        try:
-            relation = con.execute(query)
-            if relation is None:
-                raise UserError("sql: the query holds no statement")
-            if relation.description is None:
-                return
-            columns = [d[0] for d in relation.description]
-            rows = relation.fetchall()
-        except duckdb.Error as exc:
-            hint = (" (biaswh sql cannot write, read other files, attach databases, install or load extensions,"
-                    " or change settings)") if isinstance(exc, duckdb.PermissionException) else ""
-            raise UserError(f"SQL error: {str(exc).splitlines()[0]}{hint}") from None
-    if as_csv:
-        writer = csv.writer(sys.stdout, lineterminator="\n")
-        writer.writerow(columns)
-        # Booleans as SQL spells them, NULL as an empty field (as DuckDB's own CSV writer does).
-        writer.writerows([["true" if v is True else "false" if v is False else v for v in row] for row in rows])
-        return
-    print(_format_table(columns, rows, max_rows=max_rows))
-
-
-def _format_table(columns: list[str], rows: list[tuple], *, max_rows: int, max_width: int = 60) -> str:
-    def cell(value) -> str:
-        text = "NULL" if value is None else str(value)
-        text = text.replace("\n", " ")
-        return text if len(text) <= max_width else text[: max_width - 1] + "…"
-
-    shown = [[cell(v) for v in row] for row in rows[:max_rows]]
-    widths = [max([len(c)] + [len(r[i]) for r in shown]) for i, c in enumerate(columns)]
-    line = lambda values: " | ".join(v.ljust(w) for v, w in zip(values, widths))  # noqa: E731
-    out = [line(columns), "-+-".join("-" * w for w in widths), *(line(r) for r in shown)]
-    more = f" (showing {max_rows})" if len(rows) > max_rows else ""
-    out.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''}{more})")
-    return "\n".join(out)

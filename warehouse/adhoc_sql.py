@@ -1,0 +1,161 @@
+"""Ad hoc SQL: ``biaswh sql`` (one query, four output formats) and ``biaswh shell`` (a prompt).
+
+Both run on DuckDB's sandboxed read-only connection (:func:`warehouse.connection.open_sandbox`):
+a query cannot write, read other files, attach databases, install or load extensions, or
+change settings. Output files (``--out``) are written by this module, not by the SQL.
+Unqualified names resolve through the layers (marts first).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from datetime import date, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Literal
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from warehouse.connection import open_sandbox
+from warehouse.errors import UserError
+
+OutputFormat = Literal["table", "csv", "json", "parquet"]
+FORMATS = ("table", "csv", "json", "parquet")
+# Ad hoc SQL sees every layer without schema prefixes (marts first).
+SEARCH_PATH = ("marts", "analysis", "intermediate", "staging", "raw", "main")
+_SANDBOX_HINT = (" (biaswh sql cannot write, read other files, attach databases, install or load extensions,"
+                 " or change settings)")
+
+
+def run_query(con: duckdb.DuckDBPyConnection, query: str) -> pa.Table | None:
+    """One statement's result as an Arrow table (None for a statement without rows)."""
+    if not query.strip().strip(";").strip():
+        raise UserError("sql: the query is empty; pass one SQL statement, e.g. \"select * from dim_runs\"")
+    try:
+        relation = con.execute(query)
+        if relation is None or relation.description is None:
+            return None
+        return relation.fetch_arrow_table()
+    except duckdb.Error as exc:
+        hint = _SANDBOX_HINT if isinstance(exc, duckdb.PermissionException) else ""
+        raise UserError(f"SQL error: {str(exc).splitlines()[0]}{hint}") from None
+
+
+def _cell(value, *, max_width: int = 60) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, float):
+        # Rounded in the table view (csv, json and parquet keep every digit); 1.0 stays a float.
+        text = f"{value:.1f}" if value.is_integer() and abs(value) < 1e15 else f"{value:.4g}"
+    else:
+        text = str(value)
+    text = text.replace("\n", " ")
+    return text if len(text) <= max_width else text[: max_width - 1] + "…"
+
+
+def format_table(table: pa.Table, *, max_rows: int = 200) -> str:
+    """An aligned text table of the first ``max_rows`` rows, with the row count."""
+    columns = table.column_names
+    rows = table.slice(0, max_rows).to_pylist()
+    shown = [[_cell(row[c]) for c in columns] for row in rows]
+    widths = [max([len(c)] + [len(r[i]) for r in shown]) for i, c in enumerate(columns)]
+    line = lambda values: " | ".join(v.ljust(w) for v, w in zip(values, widths))  # noqa: E731
+    out = [line(columns), "-+-".join("-" * w for w in widths), *(line(r) for r in shown)]
+    more = f" (showing {max_rows})" if table.num_rows > max_rows else ""
+    out.append(f"({table.num_rows} row{'s' if table.num_rows != 1 else ''}{more})")
+    return "\n".join(out)
+
+
+def _csv_text(table: pa.Table) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(table.column_names)
+    # Booleans as SQL spells them, NULL as an empty field (as DuckDB's own CSV writer does).
+    for row in table.to_pylist():
+        writer.writerow(["true" if v is True else "false" if v is False else v for v in row.values()])
+    return buffer.getvalue()
+
+
+def _json_default(value):
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return float(value)
+    return str(value)
+
+
+def _json_text(table: pa.Table) -> str:
+    return json.dumps(table.to_pylist(), default=_json_default, ensure_ascii=False, indent=1) + "\n"
+
+
+def print_sql(query: str, *, output_format: OutputFormat = "table", out: str | None = None,
+              max_rows: int = 200) -> None:
+    """Run one query on the sandboxed connection; print it, or write it to ``out``."""
+    if output_format not in FORMATS:
+        raise UserError(f"sql: --format must be one of {', '.join(FORMATS)}, got {output_format!r}")
+    if output_format == "parquet" and not out:
+        raise UserError("sql: --format parquet writes a file: add --out FILE.parquet")
+    with open_sandbox(SEARCH_PATH) as con:
+        table = run_query(con, query)
+    if table is None:
+        return
+    if output_format == "parquet":
+        pq.write_table(table, _writable(out))
+        print(f"wrote {table.num_rows:,} rows to {out}")
+        return
+    text = {"table": lambda: format_table(table, max_rows=max_rows) + "\n", "csv": lambda: _csv_text(table),
+            "json": lambda: _json_text(table)}[output_format]()
+    if out:
+        _writable(out).write_text(text, encoding="utf-8")
+        print(f"wrote {table.num_rows:,} rows to {out}")
+    else:
+        sys.stdout.write(text)
+
+
+def _writable(out: str) -> Path:
+    path = Path(out).expanduser()
+    if not path.parent.is_dir():
+        raise UserError(f"--out {out}: no such folder {path.parent}")
+    return path
+
+
+def shell(*, stdin=None, stdout=None) -> None:
+    """An interactive SQL prompt on the sandboxed connection; statements end with ``;``.
+
+    ``.tables`` lists the relations, ``.quit`` (or end of input) leaves.
+    """
+    stdin, stdout = stdin or sys.stdin, stdout or sys.stdout
+    interactive = stdin.isatty()
+    with open_sandbox(SEARCH_PATH) as con:
+        stdout.write("biaswh shell (read-only; unqualified names search marts, analysis, intermediate, staging,"
+                     " raw). End statements with ';'. .tables lists relations, .quit leaves.\n")
+        buffer = ""
+        while True:
+            if interactive:
+                stdout.write("biaswh> " if not buffer else "   ...> ")
+                stdout.flush()
+            line = stdin.readline()
+            if not line:
+                break
+            stripped = line.strip()
+            if not buffer and stripped in (".quit", ".exit"):
+                break
+            if not buffer and stripped == ".tables":
+                stripped = ("select table_schema as schema, table_name as name, table_type as type from"
+                            " information_schema.tables where table_schema <> 'information_schema' order by 1, 2;")
+            buffer += ("\n" if buffer else "") + stripped
+            if not buffer.rstrip().endswith(";"):
+                continue
+            query, buffer = buffer, ""
+            try:
+                table = run_query(con, query)
+            except UserError as exc:
+                stdout.write(f"{exc}\n")
+                continue
+            if table is not None:
+                stdout.write(format_table(table) + "\n")
