@@ -40,7 +40,7 @@ def run_query(con: duckdb.DuckDBPyConnection, query: str) -> pa.Table | None:
         relation = con.execute(query)
         if relation is None or relation.description is None:
             return None
-        return relation.fetch_arrow_table()
+        return relation.to_arrow_table()
     except duckdb.Error as exc:
         hint = _SANDBOX_HINT if isinstance(exc, duckdb.PermissionException) else ""
         raise UserError(f"SQL error: {str(exc).splitlines()[0]}{hint}") from None

@@ -193,7 +193,9 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "build":
             print(pipeline.dbt_build(extra, quiet=not args.verbose).line)
         elif args.command == "rebuild":
-            print(pipeline.rebuild_run(args.run).line)
+            from warehouse.rebuild import rebuild_run
+
+            print(rebuild_run(args.run).line)
         elif args.command == "analyze":
             print(f"analysed study run {pipeline.analyze(args.study, run_id=args.run)}")
         elif args.command == "dashboards":

@@ -245,16 +245,3 @@ def _print_next_steps(study, run_id: str) -> None:
     if step:
         print(f'  biaswh sql "{_FIRST_QUERIES[step].format(run=run_id)}"')
     print('  biaswh sql "select run_name, run_status, started_at, inputs from dim_runs order by started_at desc"')
-
-
-def rebuild_run(run_id: str) -> BuildSummary:
-    """Recompute one run's rows in every run-keyed mart from its raw rows and recorded parameters."""
-    with open_warehouse(read_only=True) as con:
-        row = con.execute("select kind, status from raw.runs where run_id = ?", [run_id]).fetchone()
-        children = [r[0] for r in con.execute(
-            "select run_id from raw.evaluation_runs where series_run_id = ?", [run_id]).fetchall()]
-    if row is None:
-        raise UserError(f"no run {run_id!r} in this warehouse (see `biaswh sql \"select * from dim_runs\"`)")
-    ids = [run_id, *children]
-    return dbt_build([*STUDY_BUILD_ARGS, "--select", "tag:run_keyed", "--indirect-selection", "cautious",
-                      "--vars", json.dumps({"rebuild_run_ids": ids})], label=f"rebuild {run_id}")

@@ -1,0 +1,156 @@
+"""Run-scoped results: parameters and inputs recorded per run, skipped builds, rebuild, layout, ad hoc SQL."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+
+from tests.conftest import DEMO_STUDY, run_fingerprints
+from warehouse.errors import UserError
+from warehouse.settings import HOME_VARIABLE
+
+pytestmark = pytest.mark.dbt
+
+
+@pytest.fixture(scope="module")
+def demo_home(tmp_path_factory):
+    """A warehouse after one `biaswh run studies/demo.toml` (in process)."""
+    from warehouse.pipeline import run_study
+
+    home = tmp_path_factory.mktemp("run-scope") / "warehouse"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(HOME_VARIABLE, str(home))
+        run_study(str(DEMO_STUDY))
+    return home
+
+
+@pytest.fixture
+def copy_home(demo_home, tmp_path, monkeypatch):
+    """A private copy of the demo warehouse for a test that changes it."""
+    home = tmp_path / "warehouse"
+    shutil.copytree(demo_home, home, ignore=shutil.ignore_patterns("site"))
+    monkeypatch.setenv(HOME_VARIABLE, str(home))
+    return home
+
+
+def _con(home):
+    return duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
+
+
+def test_a_study_run_records_its_parameters_and_pinned_inputs(demo_home):
+    with _con(demo_home) as con:
+        run_id = con.execute("select run_id from raw.runs where kind = 'study'").fetchone()[0]
+        parameters = dict(con.execute("select name, value from raw.run_parameters where run_id = ?",
+                                      [run_id]).fetchall())
+        inputs = con.execute("select dataset, source_name, version from raw.run_inputs where run_id = ?"
+                             " order by all", [run_id]).fetchall()
+    assert json.loads(parameters["dialect_highlight_k"]) == [1, 3, 5]  # the study's [parameters]
+    assert json.loads(parameters["snippet_chars"]) == 240  # the documented default
+    assert inputs == [("query_pairs", "dialect_pairs_demo", 1), ("squad", "demo_train", 1)]
+
+
+def test_unknown_or_mistyped_parameters_are_refused():
+    from warehouse.run_parameters import resolve_parameters
+
+    with pytest.raises(UserError, match="unknown parameter.*dialect_highlight_kk"):
+        resolve_parameters({"dialect_highlight_kk": [1]})
+    with pytest.raises(UserError, match="dialect_highlight_k: expected a value like"):
+        resolve_parameters({"dialect_highlight_k": "5"})
+    with pytest.raises(UserError, match="recsys_alpha: expected"):
+        resolve_parameters({"recsys_alpha": True})
+    assert resolve_parameters({"recsys_alpha": 0.01})["recsys_alpha"] == 0.01
+
+
+def test_a_rerun_skips_the_unchanged_build_and_adds_only_its_own_rows(copy_home, capsys):
+    from warehouse.pipeline import run_study
+
+    with _con(copy_home) as con:
+        before = run_fingerprints(con)
+    run_study(str(DEMO_STUDY))
+    out = capsys.readouterr().out
+    assert "dbt build (sources): inputs unchanged since the last build, skipped" in out
+    with _con(copy_home) as con:
+        after = run_fingerprints(con)
+    assert {k: v for k, v in after.items() if k in before} == before
+    assert len({run for _, run in after} - {run for _, run in before}) == 1
+
+
+def _run_rows(con, run_id: str) -> dict[str, list[tuple]]:
+    """Every run-keyed table's rows of one run, sorted, floats rounded to 9 digits (sums of
+    floats may differ in the last bit when a build adds them in another order)."""
+    rows = {}
+    for table, _ in run_fingerprints(con):
+        fetched = con.execute(f"select * from {table} where run_id = ? order by all", [run_id]).fetchall()
+        rows[table] = [tuple(("nan" if v != v else round(v, 9)) if isinstance(v, float) else v for v in row)
+                       for row in fetched]
+    return rows
+
+
+def test_rebuild_recomputes_a_run_to_the_same_rows(copy_home):
+    from warehouse.rebuild import rebuild_run
+
+    with duckdb.connect(str(copy_home / "warehouse.duckdb")) as con:
+        run_id = con.execute("select run_id from raw.runs where kind = 'study'").fetchone()[0]
+        before = _run_rows(con, run_id)
+        con.execute("delete from marts.agg_dialect_recall_at_k where run_id = ? and k = 1", [run_id])
+        con.execute("delete from marts.fct_dialect_error_examples where run_id = ?", [run_id])
+    rebuild_run(run_id)
+    with _con(copy_home) as con:
+        after = _run_rows(con, run_id)
+    assert sum(len(v) for v in before.values()) > 0 and after == before
+
+
+def test_a_warehouse_from_an_older_layout_is_refused_with_what_to_do(tmp_path, monkeypatch):
+    from warehouse.connection import connect
+
+    home = tmp_path / "old"
+    home.mkdir()
+    with duckdb.connect(str(home / "warehouse.duckdb")) as con:  # layout 1: raw.runs, no layout stamp
+        con.execute("create schema raw; create table raw.runs (run_id varchar)")
+    monkeypatch.setenv(HOME_VARIABLE, str(home))
+    for read_only in (False, True):
+        with pytest.raises(UserError, match="written with warehouse layout 1.*new folder"):
+            connect(read_only=read_only)
+
+
+def test_sql_formats_and_output_files(demo_home, tmp_path, monkeypatch, capsys):
+    from warehouse.adhoc_sql import print_sql
+
+    monkeypatch.setenv(HOME_VARIABLE, str(demo_home))
+    query = "select retriever, variant, k, recall from dialect_recall_at_k where k = 1 order by all"
+    print_sql(query, output_format="json")
+    rows = json.loads(capsys.readouterr().out)
+    with _con(demo_home) as con:
+        expected = con.execute(f"set search_path = 'marts'; {query}").fetchall()
+    assert [tuple(r.values()) for r in rows] == expected  # every digit kept
+    out = tmp_path / "recall.parquet"
+    print_sql(query, output_format="parquet", out=str(out))
+    assert pq.read_table(out).num_rows == len(expected)
+    print_sql(query, output_format="csv", out=str(tmp_path / "recall.csv"))
+    assert (tmp_path / "recall.csv").read_text().splitlines()[0] == "retriever,variant,k,recall"
+    with pytest.raises(UserError, match="parquet writes a file"):
+        print_sql(query, output_format="parquet")
+
+
+def test_shell_answers_statements_and_stays_read_only(demo_home, monkeypatch):
+    from warehouse.adhoc_sql import shell
+
+    monkeypatch.setenv(HOME_VARIABLE, str(demo_home))
+    out = io.StringIO()
+    shell(stdin=io.StringIO("select count(*) as n\n  from dim_runs;\ndelete from raw.runs;\n.quit\n"), stdout=out)
+    text = out.getvalue()
+    assert "n\n" in text and "(1 row)" in text
+    assert "SQL error" in text  # the delete is refused
+    with _con(demo_home) as con:
+        assert con.execute("select count(*) from raw.runs").fetchone()[0] == 3
+
+
+def test_contract_relations_need_no_schema_prefix_in_plain_duckdb(demo_home):
+    with _con(demo_home) as con:
+        assert con.execute("select count(*) from dialect_recall_at_k").fetchone()[0] > 0
+        assert con.execute("select count(*) from dialect_paired_tests").fetchone()[0] > 0
