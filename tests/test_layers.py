@@ -16,7 +16,7 @@ from pathlib import Path
 from tests.conftest import REPOSITORY_ROOT
 
 LAYERS = ("warehouse", "ingest", "analysis", "dashboards")
-TOP = {"warehouse.cli", "warehouse.pipeline", "warehouse.inspection"}
+TOP = {"warehouse.cli", "warehouse.pipeline", "warehouse.inspection", "warehouse.rebuild", "warehouse.adhoc_sql"}
 ALLOWED = {"kernel": {"kernel"}, "ingest": {"ingest", "kernel"}, "analysis": {"analysis", "kernel"},
            "dashboards": {"dashboards", "kernel"}}
 
