@@ -13,6 +13,8 @@ from itertools import count
 
 import altair as alt
 
+from dashboards.queries import number
+
 _chart_ids = count(1)
 
 STYLE = """
@@ -26,6 +28,9 @@ code, .mono { font-family: ui-monospace, monospace; font-size: 0.8rem; word-brea
 .status-interrupted { color: #bc4c00; font-weight: 600; }
 .note { color: #555; font-size: 0.9rem; } nav a { margin-right: 1rem; }
 details summary { cursor: pointer; }
+.card { border: 1px solid #ddd; border-radius: 6px; padding: 0.2rem 1rem 0.6rem; margin: 1rem 0; }
+.card h2 { margin-top: 0.8rem; } .verdict { font-size: 1.05rem; line-height: 1.45; }
+.table-box { max-width: 100%; overflow-x: auto; }
 """
 
 
@@ -35,12 +40,19 @@ def text(value) -> str:
 
 
 def table(columns: list[str], rows: list[list], *, raw_columns: frozenset[str] = frozenset()) -> str:
-    """An HTML table; cells are escaped unless their column is in ``raw_columns`` (pre-built HTML)."""
+    """An HTML table in its own scrolling box; cells are escaped unless their column is in
+    ``raw_columns`` (pre-built HTML); floats get the house number format (3 significant digits)."""
     head = "".join(f"<th>{text(c)}</th>" for c in columns)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{v if c in raw_columns else text(v)}</td>" for c, v in zip(columns, row)) + "</tr>"
-        for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+    def cell(column, value) -> str:
+        if column in raw_columns:
+            return value
+        return text(number(value) if isinstance(value, float) else value)
+
+    body = "".join("<tr>" + "".join(f"<td>{cell(c, v)}</td>" for c, v in zip(columns, row)) + "</tr>"
+                   for row in rows)
+    return f'<div class="table-box"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+
 
 
 def chart(spec: alt.TopLevelMixin) -> str:

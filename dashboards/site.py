@@ -1,4 +1,4 @@
-"""Write the static dashboard site: an index of every run with provenance, plus study pages.
+"""Write the static dashboard site: the findings overview, every run with provenance, and study pages.
 
 The Vega, Vega-Lite and vega-embed JavaScript is written once into ``vendor/`` (from
 vl-convert-python), so the site works offline from disk and no chart inlines it.
@@ -13,6 +13,7 @@ from typing import Callable
 import duckdb
 import vl_convert
 
+from dashboards.findings import findings_body
 from dashboards.html import page, table, text
 
 # page file name -> (title, callable(con) -> HTML body). Later issues register study pages.
@@ -40,7 +41,7 @@ def _write_bundle(site: Path) -> None:
 
 
 def _nav() -> str:
-    links = ['<a href="index.html">Runs</a>'] + [
+    links = ['<a href="index.html">Findings</a>', '<a href="runs.html">Runs</a>'] + [
         f'<a href="{text(name)}">{text(title)}</a>' for name, (title, _) in sorted(PAGES.items())]
     return "".join(links)
 
@@ -102,7 +103,9 @@ def build_site(con: duckdb.DuckDBPyConnection, out_dir: Path) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     _write_bundle(out_dir)
     nav = _nav()
-    (out_dir / "index.html").write_text(page("Bias warehouse: runs", _index_body(con), nav=nav), encoding="utf-8")
+    (out_dir / "index.html").write_text(page("Bias warehouse: findings", findings_body(con), nav=nav),
+                                        encoding="utf-8")
+    (out_dir / "runs.html").write_text(page("Bias warehouse: runs", _index_body(con), nav=nav), encoding="utf-8")
     for file_name, (title, render) in PAGES.items():
         (out_dir / file_name).write_text(page(title, render(con), nav=nav), encoding="utf-8")
     return out_dir

@@ -34,9 +34,19 @@ def test_demo_prints_the_dashboard_index_and_the_site_works_offline(demo):
     assert "dialect_pairs_demo" in corpus and "chart-" in corpus
 
 
-def test_index_lists_every_run_with_provenance(demo):
+def test_the_index_leads_with_the_finding(demo):
     home, _ = demo
     html = (home / "site" / "index.html").read_text(encoding="utf-8")
+    verdict = re.search(r'<p class="verdict">(.*?)</p>', html).group(1)
+    # The demo's 42 pairs show no significant gap after Holm: the card says so, with the
+    # interval and the gap the study could have detected, never a direction.
+    assert "No evidence of a difference" in verdict and "95% CI" in verdict and "would have been detected" in verdict
+    assert 'href="dialect.html"' in html and 'href="runs.html"' in html
+
+
+def test_runs_page_lists_every_run_with_provenance(demo):
+    home, _ = demo
+    html = (home / "site" / "runs.html").read_text(encoding="utf-8")
     assert html.count('class="status-succeeded"') == 3  # the study run and its two ingests
     assert 'class="status-running"' not in html
     assert "squad_demo.json" in html and "dialect_pairs_demo.csv" in html

@@ -69,6 +69,8 @@ def _errors(con, run_id: str) -> str:
 
 def _provenance(con, run_id: str) -> str:
     code = con.execute("select code_version, started_at from marts.dim_runs where run_id = ?", [run_id]).fetchone()
+    if not relation_exists(con, "marts", "dim_source_versions"):
+        return f"<h2>Provenance</h2><p>Study run <code>{text(run_id)}</code>; run <code>biaswh build</code> to list its inputs.</p>"
     _, sources = query_rows(con, """select v.dataset, v.source_name, v.source_version, v.source_path, v.source_sha256
         from (select unnest(inputs) as input from marts.dim_runs where run_id = ?) pinned
         join marts.dim_source_versions v on v.dataset = pinned.input.dataset and v.source_name = pinned.input.name

@@ -70,7 +70,8 @@ def _provenance(con, series: str) -> str:
 @register_page("evaluation.html", "Retrieval evaluation and drift")
 def render(con: duckdb.DuckDBPyConnection) -> str:
     if not (relation_exists(con, "analysis", "retrieval_alerts")
-            and relation_exists(con, "marts", "fct_retrieval_alert_checks")):
+            and relation_exists(con, "marts", "fct_retrieval_alert_checks")
+            and relation_exists(con, "marts", "dim_evaluation_runs")):
         return '<p class="note">No retrieval evaluation has been analysed in this warehouse yet.</p>'
     latest = con.execute("""select e.series_run_id from marts.dim_evaluation_runs e
         join analysis.retrieval_metrics_at_k m using (run_id) order by e.created_at desc limit 1""").fetchone()

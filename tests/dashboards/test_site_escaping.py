@@ -13,5 +13,5 @@ def test_every_text_on_the_site_is_escaped(con, tmp_path):
     for page in site.glob("*.html"):
         html = page.read_text(encoding="utf-8")
         assert HOSTILE not in html
-    index = (site / "index.html").read_text(encoding="utf-8")
+    index = (site / "runs.html").read_text(encoding="utf-8")
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in index
