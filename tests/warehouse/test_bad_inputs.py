@@ -122,6 +122,18 @@ CASES = {
                            files={"study.toml": _study("seed = 1.9\n")}),
     "study seed true": Case(["run", "{tmp}/study.toml"], ("{tmp}/study.toml", "seed must be an integer, got True"),
                             files={"study.toml": _study("seed = true\n")}),
+    "study unknown key": Case(["run", "{tmp}/study.toml"],
+                              ("{tmp}/study.toml", "[study] unknown key 'jbos' (did you mean 'jobs'?)"),
+                              files={"study.toml": _study('seed = 1\njbos = ["retrieval"]\n')}),
+    "study unknown table": Case(["run", "{tmp}/study.toml"],
+                                ("{tmp}/study.toml", "unknown table [retreival] (did you mean [retrieval]?)"),
+                                files={"study.toml": _study("seed = 1\n[retreival]\ndepth = 5\n")}),
+    "study nested unknown key": Case(
+        ["run", "{tmp}/study.toml"], ("{tmp}/study.toml", "[retrieval.hybrid] unknown key 'weigths'"),
+        files={"study.toml": _study("seed = 1\n[retrieval.hybrid]\nweigths = [0.5, 0.5]\n")}),
+    "study ingest key of the wrong type": Case(
+        ["run", "{tmp}/study.toml"], ("{tmp}/study.toml", "[[ingest]] #1 (source = \"pairs\")", "cleanup must be true or false"),
+        files={"study.toml": _study('seed = 1\n[[ingest]]\nsource = "pairs"\npath = "p.csv"\ncleanup = "yes"\n')}),
 }
 
 
