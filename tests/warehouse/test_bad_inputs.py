@@ -51,6 +51,8 @@ class Case:
     records_a_failed_study_run: bool = False  # `biaswh run` records its own run before ingesting
 
 
+TEXT_VECTORS = "2 3\nfood 0.1 0.2 0.3\ngarden -0.4 0.5 0.6\n"
+
 QRELS_STUDY = _study('seed = 1\n[[ingest]]\nsource = "qrels"\npath = "qrels.csv"\n'
                      'query_set = "squad_questions:train"\n')
 
@@ -122,6 +124,18 @@ CASES = {
                            files={"study.toml": _study("seed = 1.9\n")}),
     "study seed true": Case(["run", "{tmp}/study.toml"], ("{tmp}/study.toml", "seed must be an integer, got True"),
                             files={"study.toml": _study("seed = true\n")}),
+    "vectors: text file named .bin": Case(
+        ["ingest", "vectors", "{tmp}/v.bin", "--name", "v"], ("{tmp}/v.bin", "field 'format'", "holds text"),
+        files={"v.bin": TEXT_VECTORS}),
+    "vectors: binary file read as text": Case(
+        ["ingest", "vectors", "{tmp}/v.txt", "--name", "v"], ("{tmp}/v.txt", "field 'format'", "holds binary data"),
+        files={"v.txt": b"2 3\nfood \x00\x00\x80?\x00\x00\x00@\x00\x00@@\n"}),
+    "vectors: header announces 10^11 words": Case(
+        ["ingest", "vectors", "{tmp}/v.bin", "--name", "v"], ("{tmp}/v.bin", "field 'count'", "100,000,000,000 vectors"),
+        files={"v.bin": b"100000000000 300\nfood \x00\x00\x80?\n"}),
+    "vectors: zero dimensions": Case(
+        ["ingest", "vectors", "{tmp}/v.txt", "--name", "v"], ("{tmp}/v.txt", "field 'dim'", "0 dimensions"),
+        files={"v.txt": "2 0\nfood\ngarden\n"}),
     "study unknown key": Case(["run", "{tmp}/study.toml"],
                               ("{tmp}/study.toml", "[study] unknown key 'jbos' (did you mean 'jobs'?)"),
                               files={"study.toml": _study('seed = 1\njbos = ["retrieval"]\n')}),
