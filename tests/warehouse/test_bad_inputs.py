@@ -108,6 +108,19 @@ CASES = {
         ["run", "{tmp}/study.toml"], ("{tmp}/qrels.qrels", "row 2", "field 'relevance'", "out of range"),
         files={"study.toml": QRELS_STUDY.replace("qrels.csv", "qrels.qrels"),
                "qrels.qrels": f"0 0 0 1\n0 0 1 {BIG}\n"}, records_a_failed_study_run=True),
+    "qrels unknown query id": Case(
+        ["run", "{tmp}/study.toml"], ("{tmp}/qrels.csv", "row 2", "field 'query_id'", "'64' is not in query set"),
+        files={"study.toml": QRELS_STUDY, "qrels.csv": "query_id,doc_id\n0,0\n64,0\n"},
+        records_a_failed_study_run=True),
+    "qrels unknown document id": Case(
+        ["run", "{tmp}/study.toml"], ("{tmp}/qrels.csv", "row 1", "field 'doc_id'", "document 28 is not in the corpus"),
+        files={"study.toml": QRELS_STUDY, "qrels.csv": "query_id,doc_id\n0,28\n"},
+        records_a_failed_study_run=True),
+    "qrels for a SQuAD dataset not ingested": Case(
+        ["run", "{tmp}/study.toml"], ("{tmp}/qrels.csv", "SQuAD dataset 'validation'", "ingest it first"),
+        files={"study.toml": QRELS_STUDY.replace("squad_questions:train", "squad_questions:validation"),
+               "qrels.csv": "query_id,doc_id\n0,0\n"},
+        records_a_failed_study_run=True),
     "trec docid 2^31": Case(
         ["trec", "import", "{tmp}/run.trec", "--query-set", "squad_questions_train"],
         ("{tmp}/run.trec", "row 2", "field 'docid'", f"{BIG} is out of range"),
