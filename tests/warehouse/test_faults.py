@@ -81,25 +81,38 @@ def _reader(home: Path, *, seconds: float) -> subprocess.Popen:
     return reader
 
 
-def _kill(process: subprocess.Popen) -> None:
-    """SIGKILL the process; its dbt child (if any) must die with it."""
+def _kill(process: subprocess.Popen) -> str:
+    """SIGKILL the process and return the rest of its output; its dbt child (if any) must die with it."""
     children = _children(process.pid)
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=30)
+    rest = process.stdout.read()
     process.stdout.close()
     deadline = time.monotonic() + 30
     while any(process_alive(c) for c in children) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(process_alive(c) for c in children), f"children {children} outlived their killed parent"
+    return rest
 
 
-def _wait_for_dbt_progress(home: Path, nodes: int = 3, timeout: float = 120) -> None:
-    """Wait until the running dbt build has finished ``nodes`` nodes (its log after the last header)."""
-    log = home / "dbt" / "logs" / "dbt-build.log"
+def _dbt_log(home: Path) -> Path:
+    return home / "dbt" / "logs" / "dbt-build.log"
+
+
+def _log_size(home: Path) -> int:
+    return _dbt_log(home).stat().st_size if _dbt_log(home).exists() else 0
+
+
+def _wait_for_dbt_progress(home: Path, since: int, nodes: int = 3, timeout: float = 120) -> None:
+    """Wait until a dbt build started after log offset ``since`` has finished ``nodes`` nodes."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
-        if len(re.findall(r" (OK|PASS) ", text.rpartition("\n=== ")[2])) >= nodes:
+        text = ""
+        if _dbt_log(home).exists():
+            with open(_dbt_log(home), "rb") as handle:
+                handle.seek(since)
+                text = handle.read().decode("utf-8", errors="replace")
+        if "=== " in text and len(re.findall(r" (OK|PASS) ", text.rpartition("=== ")[2])) >= nodes:
             return
         time.sleep(0.1)
     pytest.fail(f"dbt build showed no progress in {timeout} s")
@@ -186,8 +199,9 @@ def faults(tmp_path_factory):
     # 2. kill -9 during the sources dbt build (dbt must die with biaswh).
     lines = []
     process = _start(home, "none", "run", demo)
+    since = _log_size(home)
     _wait_for_line(process, r"FAULT-POINT dbt build sources started", lines)
-    _wait_for_dbt_progress(home)
+    _wait_for_dbt_progress(home, since)
     _kill(process)
     seen["sources build"] = {"state": _state(home), "pid": process.pid, "lines": lines}
 
@@ -204,15 +218,17 @@ def faults(tmp_path_factory):
     release = home.parent / "release"
     process = _start(home, "before-results-build", "run", demo, BIASWH_TEST_RELEASE=str(release))
     _wait_for_line(process, r"FAULT-POINT before-results-build", lines, timeout=180)
+    since = _log_size(home)
     second = _biaswh(home, "run", demo)
     reader = _reader(home, seconds=3)
     release.touch()
     _wait_for_line(process, r"FAULT-POINT dbt build results started", lines)
-    _wait_for_dbt_progress(home)
-    _kill(process)
+    _wait_for_dbt_progress(home, since)
+    lines.append(_kill(process))
     reader.wait(timeout=30)
     reader.stdout.close()
-    seen["results build"] = {"state": _state(home), "pid": process.pid, "second": second, "lines": lines}
+    seen["results build"] = {"state": _state(home), "pid": process.pid, "second": second, "lines": lines,
+                             "reader_pid": reader.pid}
 
     # 5. A reader holds the warehouse for longer than a run waits: the run ends with "busy".
     before = _state(home)
@@ -292,7 +308,11 @@ def test_a_second_run_while_one_runs_loses_with_one_busy_line(faults):
 
 
 def test_kill_during_the_results_build_after_a_reader_delayed_it(faults):
-    state = faults["results build"]["state"]
+    observed = faults["results build"]
+    output = "".join(observed["lines"])
+    assert f"warehouse is busy: process {observed['reader_pid']} is using" in output  # the run waited...
+    assert "waiting up to 60 s" in output and "FAULT-POINT dbt build results started" in output  # ...then went on
+    state = observed["state"]
     _assert_consistent(state)
     assert [status for _, status, _ in _study_runs(state)] == ["interrupted"] * 4
 
