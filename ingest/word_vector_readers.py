@@ -85,6 +85,17 @@ def _looks_like_text_numbers(sample: bytes) -> bool:
         return False
 
 
+# Magic bytes of files that are never word2vec or text vectors.
+_MAGIC = {b"PK\x03\x04": "a zip archive (an .npz? use format npz)", b"\x93NUMPY": "a single NumPy .npy array",
+          b"\x1f\x8b": "gzip-compressed (decompress it first)"}
+
+
+def _refuse_foreign_magic(path: Path, head: bytes, expected: str) -> None:
+    for magic, what in _MAGIC.items():
+        if head.startswith(magic):
+            raise InputError(path, f"is {what}, not {expected}", field="format")
+
+
 def _check_header_dimensions(path: Path, dim: int) -> None:
     if dim == 0:
         raise InputError(path, "header announces vectors of 0 dimensions", field="dim")
@@ -96,7 +107,9 @@ def read_text_vectors(path: Path, *, header: Literal["auto", "yes", "no"] = "aut
     A file of raw binary numbers (control bytes in its first 4 KB) is refused as such.
     """
     with open(path, "rb") as handle:
-        if _looks_binary(handle.read(_SAMPLE_BYTES)):
+        head = handle.read(_SAMPLE_BYTES)
+        _refuse_foreign_magic(path, head, "text vectors")
+        if _looks_binary(head):
             raise InputError(path, "holds binary data, not text vectors: is it word2vec binary (format"
                                    " word2vec_binary, suffix .bin)?", field="format")
     words: list[str] = []
@@ -153,6 +166,7 @@ def read_word2vec_binary(path: Path) -> WordVectors:
         if path.stat().st_size == 0:
             raise InputError(path, "empty file: not a word2vec binary file")
         with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            _refuse_foreign_magic(path, data[:8], "a word2vec binary file")
             end = data.find(b"\n")
             header = _header(path, data[:end].decode("ascii", errors="replace")) if end > 0 else None
             if header is None:
@@ -193,6 +207,13 @@ def read_npz(path: Path) -> WordVectors:
     """Read a NumPy ``.npz`` with arrays ``words`` [n] (strings) and ``vectors`` [n, dim] (numbers)."""
     # Open the file ourselves so that a corrupt archive cannot leak the handle.
     with open(path, "rb") as handle:
+        if not handle.read(4) == b"PK\x03\x04":
+            handle.seek(0)
+            if handle.read(6) != b"\x93NUMPY":  # a lone .npy gets its own message below
+                raise InputError(path, "is not an .npz archive (no zip header): is it text or word2vec binary"
+                                       " vectors (format word2vec_text, glove_text or word2vec_binary)?",
+                                 field="format")
+        handle.seek(0)
         try:
             archive = np.load(handle, allow_pickle=False)
         except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:

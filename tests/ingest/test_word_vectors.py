@@ -221,3 +221,21 @@ def test_zero_dimension_npz_is_refused(con, tmp_path):
     path = tmp_path / "zero.npz"
     np.savez(path, words=np.asarray(WORDS), vectors=np.zeros((len(WORDS), 0), dtype=np.float32))
     assert "0 dimensions" in _error(con, tmp_path, path)
+
+
+def test_magic_bytes_of_another_format_are_refused_naming_it(con, tmp_path, vectors):
+    npz = tmp_path / "v.npz"
+    np.savez(npz, words=np.asarray(WORDS), vectors=vectors)
+    posing = tmp_path / "v.bin"
+    posing.write_bytes(npz.read_bytes())
+    with pytest.raises(InputError) as error:
+        load_word_vectors(con, posing, name="posing")
+    assert error.value.field == "format" and "zip archive (an .npz? use format npz)" in str(error.value)
+    text = write_text(tmp_path / "v.txt", WORDS, vectors, header=True)
+    with pytest.raises(InputError) as error:
+        load_word_vectors(con, text, name="posing", format="npz")
+    assert error.value.field == "format" and "not an .npz archive (no zip header)" in str(error.value)
+    gz = tmp_path / "v.vec"
+    gz.write_bytes(b"\x1f\x8b\x08\x00" + b"\x00" * 20)
+    with pytest.raises(InputError, match="gzip-compressed"):
+        load_word_vectors(con, gz, name="posing")
