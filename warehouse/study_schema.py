@@ -240,7 +240,8 @@ def check_config(path: Path, config: dict, *, check_sources: bool = True) -> Non
     checker = _Checker(path)
     for name in config:
         if name not in STUDY_SCHEMA.keys:
-            raise UserError(f"{path}: unknown table [{name}]{suggestion(name, STUDY_SCHEMA.keys, brackets=True)}; known: "
+            close = suggestion(name, STUDY_SCHEMA.keys, brackets=True)
+            raise UserError(f"{path}: unknown table [{name}]{close}; known: "
                             f"{', '.join(f'[{t}]' for t in STUDY_SCHEMA.keys)}")
     if "study" not in config:
         raise UserError(f"{path}: [study] needs a name and a seed")

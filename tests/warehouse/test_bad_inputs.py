@@ -144,7 +144,8 @@ CASES = {
         ["ingest", "vectors", "{tmp}/v.txt", "--name", "v"], ("{tmp}/v.txt", "field 'format'", "holds binary data"),
         files={"v.txt": b"2 3\nfood \x00\x00\x80?\x00\x00\x00@\x00\x00@@\n"}),
     "vectors: header announces 10^11 words": Case(
-        ["ingest", "vectors", "{tmp}/v.bin", "--name", "v"], ("{tmp}/v.bin", "field 'count'", "100,000,000,000 vectors"),
+        ["ingest", "vectors", "{tmp}/v.bin", "--name", "v"],
+        ("{tmp}/v.bin", "field 'count'", "100,000,000,000 vectors"),
         files={"v.bin": b"100000000000 300\nfood \x00\x00\x80?\n"}),
     "vectors: zero dimensions": Case(
         ["ingest", "vectors", "{tmp}/v.txt", "--name", "v"], ("{tmp}/v.txt", "field 'dim'", "0 dimensions"),
@@ -159,7 +160,8 @@ CASES = {
         ["run", "{tmp}/study.toml"], ("{tmp}/study.toml", "[retrieval.hybrid] unknown key 'weigths'"),
         files={"study.toml": _study("seed = 1\n[retrieval.hybrid]\nweigths = [0.5, 0.5]\n")}),
     "study ingest key of the wrong type": Case(
-        ["run", "{tmp}/study.toml"], ("{tmp}/study.toml", "[[ingest]] #1 (source = \"pairs\")", "cleanup must be true or false"),
+        ["run", "{tmp}/study.toml"],
+        ("{tmp}/study.toml", "[[ingest]] #1 (source = \"pairs\")", "cleanup must be true or false"),
         files={"study.toml": _study('seed = 1\n[[ingest]]\nsource = "pairs"\npath = "p.csv"\ncleanup = "yes"\n')}),
 }
 

@@ -33,6 +33,7 @@ def _stop(process: subprocess.Popen) -> None:
     process.stdout.close()
 
 
+READ_ONLY = "import duckdb\ncon = duckdb.connect({path!r}, read_only=True)"
 HOLD_LOCK = """
 from warehouse.command_lock import exclusive_command
 lock = exclusive_command("biaswh run studies/x.toml")
@@ -65,8 +66,7 @@ def test_the_lock_is_reentrant_within_a_process(warehouse_home):
 
 def test_inside_a_command_opening_waits_for_a_reader_and_outside_it_does_not(warehouse_home, monkeypatch):
     connect().close()
-    reader = _holder(warehouse_home, f"import duckdb\ncon = duckdb.connect({str(warehouse_home / 'warehouse.duckdb')!r},"
-                                     " read_only=True)")
+    reader = _holder(warehouse_home, READ_ONLY.format(path=str(warehouse_home / "warehouse.duckdb")))
     try:
         with pytest.raises(WarehouseBusyError, match=f"process {reader.pid}"):
             connect()  # not inside a command: at once
@@ -78,8 +78,8 @@ def test_inside_a_command_opening_waits_for_a_reader_and_outside_it_does_not(war
     finally:
         _stop(reader)
     monkeypatch.setenv(TIMEOUT_VARIABLE, "30")
-    late = _holder(warehouse_home, f"import duckdb\ncon = duckdb.connect({str(warehouse_home / 'warehouse.duckdb')!r},"
-                                   " read_only=True)", seconds=1)  # the reader leaves after a second
+    late = _holder(warehouse_home, READ_ONLY.format(path=str(warehouse_home / "warehouse.duckdb")),
+                   seconds=1)  # the reader leaves after a second
     try:
         with exclusive_command("biaswh ingest"):
             connect().close()

@@ -31,7 +31,8 @@ def test_the_schema_knows_every_registered_ingest_source():
 @pytest.mark.parametrize(("body", "message"), [
     ('jbos = ["retrieval"]\n', "[study] unknown key 'jbos' (did you mean 'jobs'?)"),
     ('[retreival]\ndepth = 5\n', "unknown table [retreival] (did you mean [retrieval]?)"),
-    ('[retrieval.hybrid]\nweigths = [0.5, 0.5]\n', "[retrieval.hybrid] unknown key 'weigths' (did you mean 'weights'?)"),
+    ('[retrieval.hybrid]\nweigths = [0.5, 0.5]\n',
+     "[retrieval.hybrid] unknown key 'weigths' (did you mean 'weights'?)"),
     ('[retrieval]\ndepth = "5"\n', "[retrieval] depth must be an integer, got '5'"),
     ('[retrieval]\ndepth = 5.0\n', "[retrieval] depth must be an integer, got 5.0"),
     ('[retrieval]\nbm25 = { k1 = 1.2, bb = 0.7 }\n', "[retrieval.bm25] unknown key 'bb' (did you mean 'b'?)"),
@@ -46,7 +47,8 @@ def test_the_schema_knows_every_registered_ingest_source():
     ('[[ingest]]\nsource = "squad"\npath = "s.json"\n[[ingest]]\nsource = "pairs"\npath = "p.csv"\ncleanup = 1\n',
      "[[ingest]] #2 (source = \"pairs\"): cleanup must be true or false, got 1"),
     ('[[ingest]]\nsource = "qrels"\npath = "q.csv"\n', "[[ingest]] #1 (source = \"qrels\"): needs query_set"),
-    ('[[ingest]]\nsource = "sqaud"\npath = "q.csv"\n', "[[ingest]] #1 has unknown source 'sqaud' (did you mean 'squad'?)"),
+    ('[[ingest]]\nsource = "sqaud"\npath = "q.csv"\n',
+     "[[ingest]] #1 has unknown source 'sqaud' (did you mean 'squad'?)"),
     ('[[ingest]]\nsource = "squad"\n', "[[ingest]] #1 (source = \"squad\"): needs path"),
     ('[evaluation]\nquery_set = "squad_questions:x"\nsampel = 5\n',
      "[evaluation] unknown key 'sampel' (did you mean 'sample'?)"),
@@ -74,9 +76,10 @@ def test_unknown_keys_and_wrong_types_are_refused_with_the_key_path(tmp_path, bo
     assert str(error.value).startswith(f"{path}: ") and message in str(error.value), str(error.value)
 
 
-def test_a_booleans_is_never_a_number_and_an_integer_is_a_number(tmp_path):
+def test_a_boolean_is_never_a_number_and_an_integer_is_a_number(tmp_path):
     path = tmp_path / "study.toml"
-    path.write_text(HEAD + '[retrieval]\ndrop_documents_fraction = 0\n[silent_bias]\nconfidence = 1\n', encoding="utf-8")
+    path.write_text(HEAD + '[retrieval]\ndrop_documents_fraction = 0\n[silent_bias]\nconfidence = 1\n',
+                    encoding="utf-8")
     assert load_study(path).settings["silent_bias"] == {"confidence": 1}
     path.write_text(HEAD + '[silent_bias]\nconfidence = true\n', encoding="utf-8")
     with pytest.raises(UserError, match="confidence must be a number, got True"):
