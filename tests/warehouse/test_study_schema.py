@@ -84,3 +84,46 @@ def test_a_boolean_is_never_a_number_and_an_integer_is_a_number(tmp_path):
     path.write_text(HEAD + '[silent_bias]\nconfidence = true\n', encoding="utf-8")
     with pytest.raises(UserError, match="confidence must be a number, got True"):
         load_study(path)
+
+
+def test_the_schema_lists_what_each_consumer_reads():
+    """Each table's keys are the keys its consumer accepts: a new option must be added to both."""
+    import dataclasses
+    import inspect
+
+    from analysis.steps.recsys import DEFAULTS
+    from analysis.steps.weat import SELECTION_KEYS
+    from analysis.weat.runner import WeatSettings
+    from ingest.jobs import evaluation
+    from ingest.retrieval import config
+    from ingest.retrieval.embeddings import PROVIDERS
+    from warehouse.study_schema import EVALUATION, RETRIEVAL, STUDY_SCHEMA
+
+    assert set(RETRIEVAL.keys) == config._KEYS
+    assert set(EVALUATION.keys) == evaluation._KEYS
+    assert set(STUDY_SCHEMA.keys["recsys"].keys) == set(DEFAULTS)
+    weat_options = {f.name for f in dataclasses.fields(WeatSettings)} | set(SELECTION_KEYS)
+    assert set(STUDY_SCHEMA.keys["weat"].keys) == weat_options
+    options = {"provider", "precomputed"}
+    for provider in PROVIDERS.values():
+        options |= set(inspect.signature(provider.__init__).parameters) - {"self"}
+    assert set(RETRIEVAL.keys["embedding"].keys) == options
+
+
+def test_sources_that_pass_their_keys_to_a_loader_accept_exactly_its_options():
+    import inspect
+
+    from ingest.pairs import load_pairs
+    from ingest.recsys_posts import load_recsys_posts
+    from ingest.recsys_summary import load_recsys_summary
+    from ingest.squad import load_squad
+
+    def options(loader, *, internal=()) -> set[str]:
+        parameters = inspect.signature(loader).parameters
+        return {n for n, p in parameters.items() if p.kind is p.KEYWORD_ONLY} - set(internal)
+
+    for source, loader, internal in (("squad", load_squad, ()), ("pairs", load_pairs, ()),
+                                     ("recsys_summary", load_recsys_summary, ()),
+                                     # provenance is written by the simulator, never by a study
+                                     ("recsys_posts", load_recsys_posts, ("provenance",))):
+        assert set(INGEST_SOURCES[source].keys) - {"source", "path"} == options(loader, internal=internal), source
