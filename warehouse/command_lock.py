@@ -7,9 +7,10 @@ So every writing command holds an advisory lock (``flock``) on ``$BIASWH_HOME/wa
 from start to end; the file names the holder. The kernel releases the lock when its process
 dies (``kill -9`` included), so a dead holder never blocks anyone.
 
-While a command holds it, opening the warehouse waits (``BIASWH_BUSY_TIMEOUT`` seconds, default
-60) for a reader (``biaswh sql``, a dashboard build) that holds DuckDB's lock to finish, instead
-of failing the study half way.
+Once a command has opened the warehouse, its later opens wait (``BIASWH_BUSY_TIMEOUT`` seconds,
+default 60) for a reader (``biaswh sql``, a dashboard build) that took DuckDB's lock in between,
+instead of failing the study half way. Its first open does not wait: a warehouse that is busy
+before a command has done anything is refused at once.
 """
 
 from __future__ import annotations
@@ -33,10 +34,23 @@ DEFAULT_TIMEOUT_SECONDS = 60.0
 LOCK_FILE_NAME = "warehouse.lock"
 
 _depth = 0  # re-entrant within a process: run_study's dbt build is a writing command too
+_opened = False  # whether the command holding the lock has opened the warehouse yet
+
+
+def may_wait() -> bool:
+    """Whether opening the warehouse should wait for another holder: this process holds the
+    command lock and has opened the warehouse before (so a wait cannot hide a busy start)."""
+    return _depth > 0 and _opened
+
+
+def note_opened() -> None:
+    """Record that the command holding the lock opened the warehouse (later opens may wait)."""
+    global _opened
+    _opened = _depth > 0
 
 
 def held() -> bool:
-    """Whether this process holds the command lock (so opening the warehouse may wait for readers)."""
+    """Whether this process holds the command lock."""
     return _depth > 0
 
 
@@ -64,13 +78,16 @@ def exclusive_command(description: str) -> Iterator[None]:
         Naming the holder's process id and command, e.g. ``warehouse is busy: held by process
         4242 (biaswh run studies/demo.toml since 2026-11-22 17:30:01 UTC)``.
     """
-    global _depth
+    global _depth, _opened
     if _depth or fcntl is None:
+        outermost = _depth == 0
         _depth += 1
+        _opened = _opened and not outermost
         try:
             yield
         finally:
             _depth -= 1
+            _opened = _opened and not outermost
         return
     paths = warehouse_paths()
     paths.home.mkdir(parents=True, exist_ok=True)
@@ -88,11 +105,11 @@ def exclusive_command(description: str) -> Iterator[None]:
         handle.write(f"process {os.getpid()} on {socket.gethostname()} ({description} since "
                      f"{time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())} UTC)\n")
         handle.flush()
-        _depth += 1
+        _depth, _opened = _depth + 1, False
         try:
             yield
         finally:
-            _depth -= 1
+            _depth, _opened = _depth - 1, False
             handle.seek(0)
             handle.truncate()
             fcntl.flock(handle, fcntl.LOCK_UN)

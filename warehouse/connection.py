@@ -60,9 +60,12 @@ def _open_file(path, *, read_only: bool, config: dict | None = None) -> duckdb.D
 
 
 def _open_waiting(path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
-    """Open the file; inside a writing command (:mod:`warehouse.command_lock`) wait for a reader to finish."""
-    if not command_lock.held():
-        return _open_file(path, read_only=read_only)
+    """Open the file; a writing command that opened it before waits for a reader to finish
+    (:mod:`warehouse.command_lock`)."""
+    if not command_lock.may_wait():
+        con = _open_file(path, read_only=read_only)
+        command_lock.note_opened()
+        return con
     deadline = time.monotonic() + command_lock.busy_timeout()
     said = False
     while True:
@@ -82,8 +85,9 @@ def connect(*, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """Open the warehouse; when writing, create the folder and the raw schema, and mark the runs
     whose process died as ``interrupted`` (:func:`warehouse.runs.mark_interrupted_runs`).
 
-    Inside a writing command (one holding :func:`warehouse.command_lock.exclusive_command`) a
-    warehouse held by another process (a reader) is waited for, up to ``BIASWH_BUSY_TIMEOUT``.
+    A writing command (one holding :func:`warehouse.command_lock.exclusive_command`) that has
+    opened the warehouse before waits for another holder (a reader that took the file between
+    two stages), up to ``BIASWH_BUSY_TIMEOUT``.
 
     Raises
     ------

@@ -64,27 +64,34 @@ def test_the_lock_is_reentrant_within_a_process(warehouse_home):
     assert not held()
 
 
-def test_inside_a_command_opening_waits_for_a_reader_and_outside_it_does_not(warehouse_home, monkeypatch):
+def test_a_command_that_opened_the_warehouse_waits_for_a_reader_and_only_then(warehouse_home, monkeypatch):
     connect().close()
-    reader = _holder(warehouse_home, READ_ONLY.format(path=str(warehouse_home / "warehouse.duckdb")))
+    path = str(warehouse_home / "warehouse.duckdb")
+    reader = _holder(warehouse_home, READ_ONLY.format(path=path))
     try:
         with pytest.raises(WarehouseBusyError, match=f"process {reader.pid}"):
             connect()  # not inside a command: at once
-        monkeypatch.setenv(TIMEOUT_VARIABLE, "0.5")
-        begin = time.monotonic()
         with exclusive_command("biaswh ingest"), pytest.raises(WarehouseBusyError, match=f"process {reader.pid}"):
-            connect()
-        assert time.monotonic() - begin >= 0.5
+            connect()  # a command's first open: at once (nothing done yet, nothing to protect)
     finally:
         _stop(reader)
-    monkeypatch.setenv(TIMEOUT_VARIABLE, "30")
-    late = _holder(warehouse_home, READ_ONLY.format(path=str(warehouse_home / "warehouse.duckdb")),
-                   seconds=1)  # the reader leaves after a second
-    try:
-        with exclusive_command("biaswh ingest"):
-            connect().close()
-    finally:
-        _stop(late)
+    monkeypatch.setenv(TIMEOUT_VARIABLE, "0.5")
+    with exclusive_command("biaswh run"):
+        connect().close()  # the command's first stage
+        reader = _holder(warehouse_home, READ_ONLY.format(path=path))  # a reader slips in between two stages
+        try:
+            begin = time.monotonic()
+            with pytest.raises(WarehouseBusyError, match=f"process {reader.pid}"):
+                connect()
+            assert time.monotonic() - begin >= 0.5  # waited BIASWH_BUSY_TIMEOUT, then gave up
+        finally:
+            _stop(reader)
+        monkeypatch.setenv(TIMEOUT_VARIABLE, "30")
+        late = _holder(warehouse_home, READ_ONLY.format(path=path), seconds=1)  # leaves after a second
+        try:
+            connect().close()  # waits for it, then opens
+        finally:
+            _stop(late)
 
 
 def test_a_bad_timeout_setting_is_refused(monkeypatch):
