@@ -39,10 +39,15 @@ def _env(home: Path, **extra: str) -> dict:
     return {**os.environ, HOME_VARIABLE: str(home), "PYTHONUNBUFFERED": "1", **extra}
 
 
+_STARTED: list[subprocess.Popen] = []  # every process the faults fixture started, ended when it is done
+
+
 def _start(home: Path, point: str, *args: str, **env: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "tests.warehouse.fault_driver", point, "--", *args],
-                            cwd=REPOSITORY_ROOT, env=_env(home, **env), stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    process = subprocess.Popen([sys.executable, "-m", "tests.warehouse.fault_driver", point, "--", *args],
+                               cwd=REPOSITORY_ROOT, env=_env(home, **env), stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+    _STARTED.append(process)
+    return process
 
 
 def _biaswh(home: Path, *args: str, timeout: float = 300, **env: str) -> subprocess.CompletedProcess:
@@ -81,6 +86,7 @@ def _reader(home: Path, *, seconds: float) -> subprocess.Popen:
                                "con = duckdb.connect(sys.argv[1], read_only=True); print('ready', flush=True); "
                                f"time.sleep({seconds})", str(home / "warehouse.duckdb")],
                               stdout=subprocess.PIPE, text=True)
+    _STARTED.append(reader)
     assert reader.stdout.readline().strip() == "ready"
     return reader
 
@@ -174,6 +180,18 @@ def _study_runs(state: dict) -> list[tuple[str, str, str]]:
 @pytest.fixture(scope="module")
 def faults(tmp_path_factory):
     """Drive one warehouse through every fault; return what was observed after each."""
+    try:
+        yield _drive_faults(tmp_path_factory)
+    finally:  # a failed step must not leave a paused biaswh or a reader behind
+        for process in _STARTED:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+            if process.stdout and not process.stdout.closed:
+                process.stdout.close()
+
+
+def _drive_faults(tmp_path_factory) -> dict:
     home = tmp_path_factory.mktemp("faults") / "warehouse"
     demo = str(DEMO_STUDY)
     seen: dict[str, dict] = {}
