@@ -38,6 +38,8 @@ def _finish(path: Path, words: list[str], vectors: np.ndarray) -> WordVectors:
     """Check the matrix and drop repeated words (the first occurrence wins, as gensim does)."""
     if not words:
         raise InputError(path, "contains no word vectors")
+    if vectors.ndim != 2 or vectors.shape[1] == 0:
+        raise InputError(path, "vectors have 0 dimensions", field="dim")
     finite = np.isfinite(vectors).all(axis=1)
     if not finite.all():
         row = int(np.flatnonzero(~finite)[0]) + 1
@@ -60,8 +62,56 @@ def _header(path: Path, line: str) -> tuple[int, int] | None:
     return None
 
 
+# Bytes a text vectors file never holds (tab, newline and carriage return aside); float32 data is full of them.
+_CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 13))
+_SAMPLE_BYTES = 4096
+
+
+def _looks_binary(sample: bytes) -> bool:
+    """Whether bytes that should be text hold raw numbers (NUL or other control bytes)."""
+    return any(b in _CONTROL_BYTES for b in sample)
+
+
+def _looks_like_text_numbers(sample: bytes) -> bool:
+    """Whether bytes that should be raw float32 values are lines of a word and decimal numbers instead."""
+    if len(sample) == _SAMPLE_BYTES:
+        sample = sample[:sample.rfind(b"\n") + 1] or sample  # whole lines only
+    if _looks_binary(sample):
+        return False
+    try:
+        lines = [line.split() for line in sample.decode("utf-8").splitlines() if line.strip()]
+        return bool(lines) and all(len(line) > 1 and [float(v) for v in line[1:]] for line in lines)
+    except (UnicodeDecodeError, ValueError):
+        return False
+
+
+# Magic bytes of files that are never word2vec or text vectors.
+_MAGIC = {b"PK\x03\x04": "a zip archive (an .npz? use format npz)", b"\x93NUMPY": "a single NumPy .npy array",
+          b"\x1f\x8b": "gzip-compressed (decompress it first)"}
+
+
+def _refuse_foreign_magic(path: Path, head: bytes, expected: str) -> None:
+    for magic, what in _MAGIC.items():
+        if head.startswith(magic):
+            raise InputError(path, f"is {what}, not {expected}", field="format")
+
+
+def _check_header_dimensions(path: Path, dim: int) -> None:
+    if dim == 0:
+        raise InputError(path, "header announces vectors of 0 dimensions", field="dim")
+
+
 def read_text_vectors(path: Path, *, header: Literal["auto", "yes", "no"] = "auto") -> WordVectors:
-    """Read ``word v1 v2 ...`` lines (word2vec text and fastText ``.vec`` have a ``count dim`` header, GloVe none)."""
+    """Read ``word v1 v2 ...`` lines (word2vec text and fastText ``.vec`` have a ``count dim`` header, GloVe none).
+
+    A file of raw binary numbers (control bytes in its first 4 KB) is refused as such.
+    """
+    with open(path, "rb") as handle:
+        head = handle.read(_SAMPLE_BYTES)
+        _refuse_foreign_magic(path, head, "text vectors")
+        if _looks_binary(head):
+            raise InputError(path, "holds binary data, not text vectors: is it word2vec binary (format"
+                                   " word2vec_binary, suffix .bin)?", field="format")
     words: list[str] = []
     rows: list[np.ndarray] = []
     dim = None
@@ -77,6 +127,7 @@ def read_text_vectors(path: Path, *, header: Literal["auto", "yes", "no"] = "aut
                 found = _header(path, line)
                 if found is not None:
                     expected_count, dim = found
+                    _check_header_dimensions(path, dim)
                     continue
                 if header == "yes":
                     raise InputError(path, "line 1 should be a '<count> <dim>' header", row=None)
@@ -107,16 +158,31 @@ def read_word2vec_binary(path: Path) -> WordVectors:
 
     The file is memory-mapped and each vector copied into one preallocated matrix, so a
     full-size file (3 million words) needs about its own size in memory, not several times it.
+    Before anything is allocated the header must be plausible (at least one dimension, and
+    ``count * (dim * 4 + 1)`` bytes must fit in the file), and the bytes after it must not be
+    a text vectors file's words and decimal numbers.
     """
     with open(path, "rb") as handle:
         if path.stat().st_size == 0:
             raise InputError(path, "empty file: not a word2vec binary file")
         with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            _refuse_foreign_magic(path, data[:8], "a word2vec binary file")
             end = data.find(b"\n")
             header = _header(path, data[:end].decode("ascii", errors="replace")) if end > 0 else None
             if header is None:
                 raise InputError(path, "not a word2vec binary file: line 1 should be a '<count> <dim>' header")
             count, dim = header
+            _check_header_dimensions(path, dim)
+            if count == 0:
+                raise InputError(path, "header announces 0 vectors", field="count")
+            needed = count * (dim * 4 + 1)  # each vector: the space after its word, then dim float32 values
+            if needed > len(data) - end - 1:
+                raise InputError(path, f"header announces {count:,} vectors of {dim:,} dimensions, which need at"
+                                       f" least {needed:,} bytes, but the file holds {len(data) - end - 1:,} after"
+                                       " the header", field="count")
+            if _looks_like_text_numbers(data[end + 1:end + 1 + _SAMPLE_BYTES]):
+                raise InputError(path, "holds text (words and decimal numbers), not binary float32 vectors: is it"
+                                       " word2vec text (format word2vec_text, suffix .txt)?", field="format")
             vectors = np.empty((count, dim), dtype=np.float32)
             words = []
             offset, width = end + 1, 4 * dim
@@ -141,6 +207,13 @@ def read_npz(path: Path) -> WordVectors:
     """Read a NumPy ``.npz`` with arrays ``words`` [n] (strings) and ``vectors`` [n, dim] (numbers)."""
     # Open the file ourselves so that a corrupt archive cannot leak the handle.
     with open(path, "rb") as handle:
+        if not handle.read(4) == b"PK\x03\x04":
+            handle.seek(0)
+            if handle.read(6) != b"\x93NUMPY":  # a lone .npy gets its own message below
+                raise InputError(path, "is not an .npz archive (no zip header): is it text or word2vec binary"
+                                       " vectors (format word2vec_text, glove_text or word2vec_binary)?",
+                                 field="format")
+        handle.seek(0)
         try:
             archive = np.load(handle, allow_pickle=False)
         except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:

@@ -7,6 +7,7 @@ dashboards) and chains them; no layer imports a later one.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 
@@ -14,7 +15,8 @@ import sys
 # (a user's own LANCEDB_LOG wins).
 os.environ.setdefault("LANCEDB_LOG", "error")
 
-from warehouse.errors import UserError  # noqa: E402  (after the environment it reads at import)
+from warehouse.command_lock import exclusive_command  # noqa: E402  (after the environment it reads at import)
+from warehouse.errors import UserError  # noqa: E402
 
 
 class _Parser(argparse.ArgumentParser):
@@ -169,67 +171,84 @@ def _trec(args) -> None:
         print(f"imported {n:,} rows from {args.path} as run {run_id}")
 
 
+def _writes(args) -> bool:
+    """Whether the command writes the warehouse (and so holds the command lock for its whole life)."""
+    return args.command in ("ingest", "build", "rebuild", "analyze", "run") or (
+        args.command == "trec" and args.trec_command == "import")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
+    argv = sys.argv[1:] if argv is None else argv
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "build":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    import duckdb  # after parsing: `--help` and argument errors answer without loading libraries
+
     try:
-        # Imported after parsing: `--help` and argument errors answer without loading the
-        # warehouse's libraries.
-        from warehouse import pipeline
-
-        if args.command == "ingest" and args.source == "squad":
-            print(pipeline.ingest_squad(args.path, split=args.split, name=args.name).message)
-        elif args.command == "ingest" and args.source == "pairs":
-            result = pipeline.ingest_pairs(
-                args.path, name=args.name, variants=_variant_mapping(args.variant), id_column=args.id_column,
-                squad_idx_column=args.squad_idx_column, squad_split=args.squad_split, cleanup=not args.no_cleanup)
-            print(result.message)
-        elif args.command == "ingest" and args.source == "vectors":
-            print(pipeline.ingest_word_vectors(args.path, name=args.name, format=args.format, table=args.table).message)
-        elif args.command == "ingest" and args.source == "weat-tests":
-            print(pipeline.ingest_weat_tests(args.path, name=args.name).message)
-        elif args.command == "build":
-            print(pipeline.dbt_build(extra, quiet=not args.verbose).line)
-        elif args.command == "rebuild":
-            from warehouse.rebuild import rebuild_run
-
-            print(rebuild_run(args.run).line)
-        elif args.command == "analyze":
-            print(f"analysed study run {pipeline.analyze(args.study, run_id=args.run)}")
-        elif args.command == "dashboards":
-            print(f"dashboard site: {pipeline.dashboards(args.out)}")
-        elif args.command == "run":
-            print(f"dashboard site: {pipeline.run_study(args.study, limit=args.limit)}")
-        elif args.command == "generate":
-            print(pipeline.generate_answers(args).message)
-
-        elif args.command == "trec":
-            _trec(args)
-        elif args.command == "peek":
-            from warehouse.inspection import peek as peek_pair
-
-            print(peek_pair(args.study, args.pair, k=args.k))
-        elif args.command == "search":
-            from warehouse.inspection import search as search_corpus
-
-            print(search_corpus(args.study, args.query, retriever=args.retriever, k=args.k))
-        elif args.command == "sql":
-            from warehouse.adhoc_sql import print_sql
-
-            print_sql(args.query, output_format="csv" if args.csv else args.format, out=args.out)
-        elif args.command == "shell":
-            from warehouse.adhoc_sql import shell
-
-            shell()
+        with exclusive_command(f"biaswh {' '.join(argv)}") if _writes(args) else contextlib.nullcontext():
+            _dispatch(args, extra)
     except UserError as exc:
         print(f"biaswh: error: {exc}", file=sys.stderr)
         return 2
+    except (OSError, duckdb.IOException) as exc:
+        # A full disk, a vanished folder: the step that was writing rolled back; say so in one line.
+        print(f"biaswh: error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+              " (the step that was writing was rolled back)", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("biaswh: interrupted; the warehouse is unchanged by the step that was running", file=sys.stderr)
         return 130
     return 0
+
+
+def _dispatch(args, extra: list[str]) -> None:
+    """Run the parsed command (the pipeline is imported here, not at start-up: `--help` stays fast)."""
+    from warehouse import pipeline
+
+    if args.command == "ingest" and args.source == "squad":
+        print(pipeline.ingest_squad(args.path, split=args.split, name=args.name).message)
+    elif args.command == "ingest" and args.source == "pairs":
+        result = pipeline.ingest_pairs(
+            args.path, name=args.name, variants=_variant_mapping(args.variant), id_column=args.id_column,
+            squad_idx_column=args.squad_idx_column, squad_split=args.squad_split, cleanup=not args.no_cleanup)
+        print(result.message)
+    elif args.command == "ingest" and args.source == "vectors":
+        print(pipeline.ingest_word_vectors(args.path, name=args.name, format=args.format, table=args.table).message)
+    elif args.command == "ingest" and args.source == "weat-tests":
+        print(pipeline.ingest_weat_tests(args.path, name=args.name).message)
+    elif args.command == "build":
+        print(pipeline.dbt_build(extra, quiet=not args.verbose).line)
+    elif args.command == "rebuild":
+        from warehouse.rebuild import rebuild_run
+
+        print(rebuild_run(args.run).line)
+    elif args.command == "analyze":
+        print(f"analysed study run {pipeline.analyze(args.study, run_id=args.run)}")
+    elif args.command == "dashboards":
+        print(f"dashboard site: {pipeline.dashboards(args.out)}")
+    elif args.command == "run":
+        print(f"dashboard site: {pipeline.run_study(args.study, limit=args.limit)}")
+    elif args.command == "generate":
+        print(pipeline.generate_answers(args).message)
+    elif args.command == "trec":
+        _trec(args)
+    elif args.command == "peek":
+        from warehouse.inspection import peek as peek_pair
+
+        print(peek_pair(args.study, args.pair, k=args.k))
+    elif args.command == "search":
+        from warehouse.inspection import search as search_corpus
+
+        print(search_corpus(args.study, args.query, retriever=args.retriever, k=args.k))
+    elif args.command == "sql":
+        from warehouse.adhoc_sql import print_sql
+
+        print_sql(args.query, output_format="csv" if args.csv else args.format, out=args.out)
+    elif args.command == "shell":
+        from warehouse.adhoc_sql import shell
+
+        shell()
 
 
 if __name__ == "__main__":

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
+import sys
+import time
 from contextlib import contextmanager
 from importlib import resources
 from typing import Iterator, Sequence
 
 import duckdb
 
+from warehouse import command_lock
 from warehouse.errors import UserError, WarehouseBusyError
 from warehouse.layout import check_layout, record_layout
 from warehouse.runs import mark_interrupted_runs
@@ -56,9 +59,35 @@ def _open_file(path, *, read_only: bool, config: dict | None = None) -> duckdb.D
         raise
 
 
+def _open_waiting(path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
+    """Open the file; a writing command that opened it before waits for a reader to finish
+    (:mod:`warehouse.command_lock`)."""
+    if not command_lock.may_wait():
+        con = _open_file(path, read_only=read_only)
+        command_lock.note_opened()
+        return con
+    deadline = time.monotonic() + command_lock.busy_timeout()
+    said = False
+    while True:
+        try:
+            return _open_file(path, read_only=read_only)
+        except WarehouseBusyError as busy:
+            if time.monotonic() >= deadline:
+                raise
+            if not said:
+                print(f"biaswh: {str(busy).split(';')[0]}; waiting up to {command_lock.busy_timeout():.0f} s"
+                      f" ({command_lock.TIMEOUT_VARIABLE})", file=sys.stdout, flush=True)
+                said = True
+            time.sleep(0.2)
+
+
 def connect(*, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """Open the warehouse; when writing, create the folder and the raw schema, and mark the runs
     whose process died as ``interrupted`` (:func:`warehouse.runs.mark_interrupted_runs`).
+
+    A writing command (one holding :func:`warehouse.command_lock.exclusive_command`) that has
+    opened the warehouse before waits for another holder (a reader that took the file between
+    two stages), up to ``BIASWH_BUSY_TIMEOUT``.
 
     Raises
     ------
@@ -71,7 +100,7 @@ def connect(*, read_only: bool = False) -> duckdb.DuckDBPyConnection:
             f"no warehouse at {paths.duckdb_file}: run an ingest or `make demo` first"
         )
     paths.home.mkdir(parents=True, exist_ok=True)
-    con = _open_file(paths.duckdb_file, read_only=read_only)
+    con = _open_waiting(paths.duckdb_file, read_only=read_only)
     try:
         stored = check_layout(con, paths.duckdb_file)
     except UserError:

@@ -8,8 +8,10 @@ import pkgutil
 import time
 from pathlib import Path
 
+import duckdb
 
 from warehouse.build_state import is_up_to_date, mark_built
+from warehouse.command_lock import exclusive_command
 from warehouse.connection import open_warehouse
 from warehouse.contracts import publish_contract_views
 from warehouse.dbt_runner import BuildSummary, run_dbt_build
@@ -129,13 +131,21 @@ def analyze(study_path: str, *, run_id: str | None = None) -> str:
 
 
 def _finish_or_fail(run_id: str, work) -> None:
-    """Run ``work``; mark the run succeeded, or failed with the error's message (then re-raise)."""
+    """Run ``work``; mark the run succeeded, or failed with the error's message (then re-raise).
+
+    If even marking it failed is impossible (a full disk, a reader holding the warehouse past
+    the wait), the original error is raised; the run stays ``running`` until the next writer
+    finds its process gone and marks it ``interrupted``.
+    """
     try:
         work()
     except BaseException as exc:
-        with open_warehouse() as con:
-            con.execute("update raw.runs set status = 'failed', finished_at = now(), message = ?"
-                        " where run_id = ?", [str(exc)[:2000] or type(exc).__name__, run_id])
+        try:
+            with open_warehouse() as con:
+                con.execute("update raw.runs set status = 'failed', finished_at = now(), message = ?"
+                            " where run_id = ?", [str(exc)[:2000] or type(exc).__name__, run_id])
+        except (UserError, OSError, duckdb.Error):
+            pass
         raise
     with open_warehouse() as con:
         con.execute("update raw.runs set status = 'succeeded', finished_at = now() where run_id = ?", [run_id])
@@ -173,7 +183,15 @@ def run_study(study_path: str, *, limit: int | None = None) -> Path:
     are printed and stored with the run (``raw.runs.stage_seconds``). The dbt builds
     select the models the study's steps declare (or ``[study] dbt_select``); the build
     before the jobs is skipped when no source and no model changed since it last ran.
+    The whole run holds the warehouse's command lock (:mod:`warehouse.command_lock`), so no
+    other writing command can slip in between its stages.
     """
+    with exclusive_command(f"biaswh run {study_path}"):
+        return _run_study(study_path, limit=limit)
+
+
+def _run_study(study_path: str, *, limit: int | None = None) -> Path:
+    """Stages of :func:`run_study`, run while it holds the command lock."""
     started = time.perf_counter()
     load_plugins()
     study = load_study(study_path, limit=limit)

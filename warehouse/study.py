@@ -14,6 +14,7 @@ from typing import Callable
 
 from warehouse.errors import UserError
 from warehouse.run_parameters import resolve_parameters
+from warehouse.study_schema import check_config, suggestion
 
 # name -> callable(con, study, run) run after the first `dbt build` (reads marts, writes raw).
 STUDY_JOBS: dict[str, Callable] = {}
@@ -49,7 +50,10 @@ class Study:
 
 
 def load_study(path: str | Path, *, limit: int | None = None, check_steps: bool = True) -> Study:
-    """Parse and check a study TOML file (``check_steps``: its jobs and steps must be registered)."""
+    """Parse and check a study TOML file (``check_steps``: its jobs and steps must be registered).
+
+    Every table, key and type is checked against :mod:`warehouse.study_schema` first.
+    """
     path = Path(path).expanduser().resolve()
     if not path.is_file():
         raise UserError(f"{path}: no such study config")
@@ -57,26 +61,15 @@ def load_study(path: str | Path, *, limit: int | None = None, check_steps: bool 
         config = tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise UserError(f"{path}: not valid TOML ({exc})") from None
-    study = config.get("study", {})
-    if "name" not in study or "seed" not in study:
-        raise UserError(f"{path}: [study] needs a name and a seed")
-    if not isinstance(study["seed"], int) or isinstance(study["seed"], bool):
-        # every random step derives from this seed: a truncated 1.9 would silently be another study
-        raise UserError(f"{path}: [study] seed must be an integer, got {study['seed']!r}")
-    for number, step in enumerate(config.get("ingest", []), start=1):
-        if check_steps and step.get("source") not in STUDY_INGESTERS:
-            raise UserError(f"{path}: [[ingest]] #{number} has unknown source {step.get('source')!r}")
-        if "path" not in step:
-            raise UserError(f"{path}: [[ingest]] #{number} needs a path")
-    unknown = [j for j in study.get("jobs", []) if j not in STUDY_JOBS]
-    unknown += [a for a in study.get("analysis", []) if a not in ANALYSIS_STEPS]
+    check_config(path, config)
+    study = config["study"]
+    unknown = [j + suggestion(j, STUDY_JOBS) for j in study.get("jobs", []) if j not in STUDY_JOBS]
+    unknown += [a + suggestion(a, ANALYSIS_STEPS) for a in study.get("analysis", []) if a not in ANALYSIS_STEPS]
     if unknown and check_steps:
         raise UserError(f"{path}: unknown job or analysis step(s): {', '.join(unknown)}")
     if "parameters" in config and "dbt_vars" in config:
         raise UserError(f"{path}: [dbt_vars] is the older spelling of [parameters]; keep only [parameters]")
     overrides = config.get("parameters", config.get("dbt_vars")) or {}
-    if not isinstance(overrides, dict):
-        raise UserError(f"{path}: [parameters] must be a table")
     run_parameters = resolve_parameters(overrides, where=f"{path}: [parameters]")
     settings = {k: v for k, v in config.items() if k not in ("study", "ingest", "parameters", "dbt_vars")}
     return Study(path=path, name=study["name"], seed=study["seed"], ingest=config.get("ingest", []),

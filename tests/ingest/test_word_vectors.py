@@ -176,3 +176,66 @@ def test_cli_ingests_vectors_and_reports_bad_files_in_one_line(tmp_path, vectors
     failed = run_cli("ingest", "vectors", str(bad), "--name", "bad", "--format", "glove_text", home=home, check=False)
     assert failed.returncode == 2
     assert failed.stderr.strip().count("\n") == 0 and "row 1" in failed.stderr and "not valid UTF-8" in failed.stderr
+
+
+def test_a_text_file_read_as_binary_is_refused_not_read_as_tiny_floats(con, tmp_path, vectors):
+    text = write_text(tmp_path / "v.txt", WORDS, vectors, header=True)
+    posing = tmp_path / "v.bin"
+    posing.write_bytes(text.read_bytes())
+    message = _error(con, tmp_path, posing)  # auto: .bin means word2vec_binary
+    assert str(posing) in message and "field 'format'" in message and "holds text" in message
+
+
+@pytest.mark.parametrize("fmt", ["word2vec_text", "glove_text", "fasttext_vec"])
+def test_a_binary_file_read_as_text_is_refused(con, tmp_path, vectors, fmt):
+    binary = write_binary(tmp_path / "v.bin", WORDS, vectors)
+    posing = tmp_path / "v.txt"
+    posing.write_bytes(binary.read_bytes())
+    with pytest.raises(InputError) as error:
+        load_word_vectors(con, posing, name="posing", format=fmt)
+    assert error.value.field == "format" and "holds binary data" in str(error.value)
+
+
+def test_a_header_announcing_more_vectors_than_the_file_can_hold_is_refused_before_allocating(con, tmp_path, vectors):
+    path = write_binary(tmp_path / "v.bin", WORDS, vectors)
+    path.write_bytes(b"100000000000 300\n" + path.read_bytes().split(b"\n", 1)[1])
+    with pytest.raises(InputError) as error:
+        load_word_vectors(con, path, name="huge")
+    assert error.value.field == "count" and "100,000,000,000 vectors of 300 dimensions" in str(error.value)
+
+
+@pytest.mark.parametrize(("name", "content", "fmt"), [
+    ("zero.bin", b"3 0\na b c ", "word2vec_binary"),
+    ("zero.txt", b"3 0\na\nb\nc\n", "word2vec_text"),
+    ("zero_glove.txt", b"a\nb\nc\n", "glove_text"),
+])
+def test_zero_dimension_vectors_are_refused(con, tmp_path, name, content, fmt):
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(InputError) as error:
+        load_word_vectors(con, path, name="zero", format=fmt)
+    assert error.value.field == "dim" and "0 dimensions" in str(error.value)
+
+
+def test_zero_dimension_npz_is_refused(con, tmp_path):
+    path = tmp_path / "zero.npz"
+    np.savez(path, words=np.asarray(WORDS), vectors=np.zeros((len(WORDS), 0), dtype=np.float32))
+    assert "0 dimensions" in _error(con, tmp_path, path)
+
+
+def test_magic_bytes_of_another_format_are_refused_naming_it(con, tmp_path, vectors):
+    npz = tmp_path / "v.npz"
+    np.savez(npz, words=np.asarray(WORDS), vectors=vectors)
+    posing = tmp_path / "v.bin"
+    posing.write_bytes(npz.read_bytes())
+    with pytest.raises(InputError) as error:
+        load_word_vectors(con, posing, name="posing")
+    assert error.value.field == "format" and "zip archive (an .npz? use format npz)" in str(error.value)
+    text = write_text(tmp_path / "v.txt", WORDS, vectors, header=True)
+    with pytest.raises(InputError) as error:
+        load_word_vectors(con, text, name="posing", format="npz")
+    assert error.value.field == "format" and "not an .npz archive (no zip header)" in str(error.value)
+    gz = tmp_path / "v.vec"
+    gz.write_bytes(b"\x1f\x8b\x08\x00" + b"\x00" * 20)
+    with pytest.raises(InputError, match="gzip-compressed"):
+        load_word_vectors(con, gz, name="posing")

@@ -51,6 +51,8 @@ class Case:
     records_a_failed_study_run: bool = False  # `biaswh run` records its own run before ingesting
 
 
+TEXT_VECTORS = "2 3\nfood 0.1 0.2 0.3\ngarden -0.4 0.5 0.6\n"
+
 QRELS_STUDY = _study('seed = 1\n[[ingest]]\nsource = "qrels"\npath = "qrels.csv"\n'
                      'query_set = "squad_questions:train"\n')
 
@@ -106,6 +108,19 @@ CASES = {
         ["run", "{tmp}/study.toml"], ("{tmp}/qrels.qrels", "row 2", "field 'relevance'", "out of range"),
         files={"study.toml": QRELS_STUDY.replace("qrels.csv", "qrels.qrels"),
                "qrels.qrels": f"0 0 0 1\n0 0 1 {BIG}\n"}, records_a_failed_study_run=True),
+    "qrels unknown query id": Case(
+        ["run", "{tmp}/study.toml"], ("{tmp}/qrels.csv", "row 2", "field 'query_id'", "'64' is not in query set"),
+        files={"study.toml": QRELS_STUDY, "qrels.csv": "query_id,doc_id\n0,0\n64,0\n"},
+        records_a_failed_study_run=True),
+    "qrels unknown document id": Case(
+        ["run", "{tmp}/study.toml"], ("{tmp}/qrels.csv", "row 1", "field 'doc_id'", "document 28 is not in the corpus"),
+        files={"study.toml": QRELS_STUDY, "qrels.csv": "query_id,doc_id\n0,28\n"},
+        records_a_failed_study_run=True),
+    "qrels for a SQuAD dataset not ingested": Case(
+        ["run", "{tmp}/study.toml"], ("{tmp}/qrels.csv", "SQuAD dataset 'validation'", "ingest it first"),
+        files={"study.toml": QRELS_STUDY.replace("squad_questions:train", "squad_questions:validation"),
+               "qrels.csv": "query_id,doc_id\n0,0\n"},
+        records_a_failed_study_run=True),
     "trec docid 2^31": Case(
         ["trec", "import", "{tmp}/run.trec", "--query-set", "squad_questions_train"],
         ("{tmp}/run.trec", "row 2", "field 'docid'", f"{BIG} is out of range"),
@@ -122,6 +137,32 @@ CASES = {
                            files={"study.toml": _study("seed = 1.9\n")}),
     "study seed true": Case(["run", "{tmp}/study.toml"], ("{tmp}/study.toml", "seed must be an integer, got True"),
                             files={"study.toml": _study("seed = true\n")}),
+    "vectors: text file named .bin": Case(
+        ["ingest", "vectors", "{tmp}/v.bin", "--name", "v"], ("{tmp}/v.bin", "field 'format'", "holds text"),
+        files={"v.bin": TEXT_VECTORS}),
+    "vectors: binary file read as text": Case(
+        ["ingest", "vectors", "{tmp}/v.txt", "--name", "v"], ("{tmp}/v.txt", "field 'format'", "holds binary data"),
+        files={"v.txt": b"2 3\nfood \x00\x00\x80?\x00\x00\x00@\x00\x00@@\n"}),
+    "vectors: header announces 10^11 words": Case(
+        ["ingest", "vectors", "{tmp}/v.bin", "--name", "v"],
+        ("{tmp}/v.bin", "field 'count'", "100,000,000,000 vectors"),
+        files={"v.bin": b"100000000000 300\nfood \x00\x00\x80?\n"}),
+    "vectors: zero dimensions": Case(
+        ["ingest", "vectors", "{tmp}/v.txt", "--name", "v"], ("{tmp}/v.txt", "field 'dim'", "0 dimensions"),
+        files={"v.txt": "2 0\nfood\ngarden\n"}),
+    "study unknown key": Case(["run", "{tmp}/study.toml"],
+                              ("{tmp}/study.toml", "[study] unknown key 'jbos' (did you mean 'jobs'?)"),
+                              files={"study.toml": _study('seed = 1\njbos = ["retrieval"]\n')}),
+    "study unknown table": Case(["run", "{tmp}/study.toml"],
+                                ("{tmp}/study.toml", "unknown table [retreival] (did you mean [retrieval]?)"),
+                                files={"study.toml": _study("seed = 1\n[retreival]\ndepth = 5\n")}),
+    "study nested unknown key": Case(
+        ["run", "{tmp}/study.toml"], ("{tmp}/study.toml", "[retrieval.hybrid] unknown key 'weigths'"),
+        files={"study.toml": _study("seed = 1\n[retrieval.hybrid]\nweigths = [0.5, 0.5]\n")}),
+    "study ingest key of the wrong type": Case(
+        ["run", "{tmp}/study.toml"],
+        ("{tmp}/study.toml", "[[ingest]] #1 (source = \"pairs\")", "cleanup must be true or false"),
+        files={"study.toml": _study('seed = 1\n[[ingest]]\nsource = "pairs"\npath = "p.csv"\ncleanup = "yes"\n')}),
 }
 
 

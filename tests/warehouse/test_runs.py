@@ -128,3 +128,30 @@ def test_the_dbt_child_dies_with_a_killed_biaswh(warehouse_home, tmp_path):
     while process_alive(dbt_pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not process_alive(dbt_pid)
+
+
+def test_a_full_disk_during_an_ingest_rolls_it_back_and_ends_in_one_line(warehouse_home, monkeypatch, capsys):
+    """An OSError (ENOSPC) after the raw rows are written: nothing stays, the CLI says so in one line."""
+    import errno
+
+    import ingest.squad
+    from tests.conftest import raw_fingerprint
+    from warehouse.cli import main
+
+    connect().close()
+    with open_warehouse(read_only=True) as con:
+        before = raw_fingerprint(con)
+    real = ingest.squad.ingest_version
+
+    def full_disk(*args, write_rows, **kwargs):
+        def write_then_fail(run, version):
+            write_rows(run, version)
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(warehouse_home / "warehouse.duckdb.wal"))
+        return real(*args, write_rows=write_then_fail, **kwargs)
+
+    monkeypatch.setattr(ingest.squad, "ingest_version", full_disk)
+    assert main(["ingest", "squad", str(DEMO_DATA / "squad_demo.json")]) == 1
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and os.strerror(errno.ENOSPC) in error and "rolled back" in error
+    with open_warehouse(read_only=True) as con:
+        assert raw_fingerprint(con) == before

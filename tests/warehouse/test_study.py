@@ -13,14 +13,14 @@ def _study(tmp_path, body: str):
 
 def test_config_paths_resolve_relative_to_the_config(tmp_path):
     study = load_study(_study(tmp_path, '[study]\nname = "s"\nseed = 7\n[[ingest]]\nsource = "squad"\npath = "d/x.json"\n'
-                                        '[custom]\nalpha = 0.05\n'))
-    assert study.seed == 7 and study.settings == {"custom": {"alpha": 0.05}}
+                                        '[dialect]\nbootstrap_resamples = 500\n'))
+    assert study.seed == 7 and study.settings == {"dialect": {"bootstrap_resamples": 500}}
     assert study.resolve("d/x.json") == str(tmp_path / "d" / "x.json")
     assert study.resolve("hf:squad") == "hf:squad"
 
 
 @pytest.mark.parametrize(("body", "message"), [
-    ('[study]\nname = "s"\n', "needs a name and a seed"),
+    ('[study]\nname = "s"\n', "[study] needs seed"),
     ('[study\n', "not valid TOML"),
     ('[study]\nname = "s"\nseed = 1\n[[ingest]]\nsource = "mystery"\npath = "x"\n', "unknown source 'mystery'"),
     ('[study]\nname = "s"\nseed = 1\njobs = ["no_such_job"]\n', "unknown job or analysis step(s): no_such_job"),

@@ -35,7 +35,7 @@ def test_the_published_config_points_at_the_shared_summary():
 @pytest.mark.parametrize("body, message", [
     ('[recsys]\npool = "everyone"\n', "pool must be"),
     ('[recsys]\np_adjust = "bonferroni"\n', "p_adjust must be"),
-    ('[recsys]\nalfa = 0.1\n', "unknown [recsys] option"),
+    ('[recsys]\nalfa = 0.1\n', "[recsys] unknown key 'alfa'"),
 ])
 def test_bad_recsys_options_are_refused(tmp_path, body, message):
     load_plugins()

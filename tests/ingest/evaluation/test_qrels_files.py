@@ -6,8 +6,10 @@ import json
 
 import pytest
 
+from ingest.pairs import load_pairs
 from ingest.qrels import load_qrels, query_set_table_name, read_qrels
-from tests.conftest import raw_fingerprint
+from ingest.squad import load_squad
+from tests.conftest import DEMO_DATA, raw_fingerprint
 from warehouse.errors import InputError, UserError
 
 
@@ -70,17 +72,82 @@ def test_unknown_query_set_syntax_is_refused():
         query_set_table_name("validation")
 
 
-def test_reingest_is_a_no_op_and_a_bad_file_leaves_the_warehouse_unchanged(con, tmp_path):
+@pytest.fixture
+def squad_con(con):
+    """A warehouse holding the demo SQuAD file as dataset 'validation' (64 questions, 28 documents)."""
+    load_squad(con, str(DEMO_DATA / "squad_demo.json"), split="validation")
+    return con
+
+
+def test_reingest_is_a_no_op_and_a_bad_file_leaves_the_warehouse_unchanged(squad_con, tmp_path):
+    con = squad_con
     path = tmp_path / "judged.csv"
-    path.write_text("query_id,doc_id,relevance\n1,10,2\n2,30,1\n")
+    path.write_text("query_id,doc_id,relevance\n1,10,2\n2,20,1\n")
     first = load_qrels(con, path, query_set="squad_questions:validation")
     again = load_qrels(con, path, query_set="squad_questions:validation")
     assert (first.status, again.status) == ("loaded", "unchanged")
     rows = con.execute("select query_set, query_id, doc_id, relevance, source_row from raw.evaluation_qrels"
                        " order by source_row").fetchall()
-    assert rows == [("squad_questions_validation", "1", 10, 2, 1), ("squad_questions_validation", "2", 30, 1, 2)]
+    assert rows == [("squad_questions_validation", "1", 10, 2, 1), ("squad_questions_validation", "2", 20, 1, 2)]
     before = raw_fingerprint(con)
     path.write_text("query_id,doc_id,relevance\n1,10,2\n1,10,1\n")
     with pytest.raises(InputError, match="duplicate"):
         load_qrels(con, path, query_set="squad_questions:validation")
     assert raw_fingerprint(con) == before
+
+
+@pytest.mark.parametrize(("content", "row", "field", "message"), [
+    ("query_id,doc_id\n0,0\n64,1\n", 2, "query_id", "query '64' is not in query set squad_questions:validation"),
+    ("query_id,doc_id\n0,0\nq7,1\n", 2, "query_id", "query 'q7' is not in query set"),
+    ("query_id,doc_id\n0,0\n1,27\n2,28\n", 3, "doc_id", "document 28 is not in the corpus"),
+])
+def test_unknown_ids_are_refused_before_anything_is_stored(squad_con, tmp_path, content, row, field, message):
+    con = squad_con
+    path = tmp_path / "judged.csv"
+    path.write_text(content)
+    before = raw_fingerprint(con)
+    with pytest.raises(InputError) as caught:
+        load_qrels(con, path, query_set="squad_questions:validation")
+    assert (caught.value.row, caught.value.field) == (row, field) and message in str(caught.value)
+    assert str(path) in str(caught.value)
+    assert raw_fingerprint(con) == before  # never a version, not even a failed run
+
+
+def test_ids_are_checked_against_the_latest_version_of_the_squad_dataset(squad_con, tmp_path):
+    con = squad_con
+    smaller = tmp_path / "smaller.json"
+    document = json.loads((DEMO_DATA / "squad_demo.json").read_text(encoding="utf-8"))
+    document["data"] = document["data"][:1]
+    smaller.write_text(json.dumps(document), encoding="utf-8")
+    load_squad(con, str(smaller), split="validation")  # version 2: fewer questions and documents
+    n_questions = con.execute("select count(*) from raw.squad_questions where source_version = 2").fetchone()[0]
+    path = tmp_path / "judged.csv"
+    path.write_text(f"query_id,doc_id\n0,0\n{n_questions},0\n")
+    with pytest.raises(InputError, match="is not in query set"):
+        load_qrels(con, path, query_set="squad_questions:validation")
+
+
+def test_qrels_for_a_dataset_not_ingested_say_to_ingest_it_first(con, tmp_path):
+    path = tmp_path / "judged.csv"
+    path.write_text("query_id,doc_id\n0,0\n")
+    before = raw_fingerprint(con)
+    with pytest.raises(UserError, match="SQuAD dataset 'validation', which is not ingested: ingest it first"):
+        load_qrels(con, path, query_set="squad_questions:validation")
+    with pytest.raises(UserError, match="pair set 'demo', which is not ingested: ingest it first"):
+        load_qrels(con, path, query_set="pairs:demo")
+    assert raw_fingerprint(con) == before
+
+
+def test_pair_qrels_are_checked_against_the_pair_ids_and_the_corpus_they_index(squad_con, tmp_path):
+    con = squad_con
+    load_pairs(con, DEMO_DATA / "dialect_pairs_demo.csv", name="demo", squad_split="validation")
+    pair_id = con.execute("select min(pair_id) from raw.query_pair_variants").fetchone()[0]
+    path = tmp_path / "judged.csv"
+    path.write_text(f"query_id,doc_id\n{pair_id},27\n")
+    assert load_qrels(con, path, query_set="pairs:demo").status == "loaded"
+    path.write_text(f"query_id,doc_id\n{pair_id},28\n")
+    with pytest.raises(InputError, match="document 28 is not in the corpus of query set pairs:demo"):
+        load_qrels(con, path, query_set="pairs:demo")
+    path.write_text("query_id,doc_id\nno-such-pair,0\n")
+    with pytest.raises(InputError, match="query 'no-such-pair' is not in query set pairs:demo"):
+        load_qrels(con, path, query_set="pairs:demo")

@@ -1,0 +1,87 @@
+"""Run ``biaswh`` with fault points, so a test can ``kill -9`` it at a known place of a study.
+
+``python -m tests.warehouse.fault_driver POINT -- ARGS...`` runs ``biaswh ARGS`` in this process
+after patching one place to print ``FAULT-POINT <point> pid <pid>`` and wait there:
+
+- ``ingest``: inside an ingest's transaction, after its raw rows are written, before the commit;
+- ``jobs``: inside the retrieval job's transaction, after its outputs are written, before the commit;
+- ``before-results-build``: between stages (no connection open) before the results ``dbt build``;
+  it waits until the file named by ``BIASWH_TEST_RELEASE`` exists, then goes on;
+- ``none``: no wait.
+
+Every ``dbt build`` start is announced as ``FAULT-POINT dbt build <label> started`` (no wait).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+
+def _announce(point: str) -> None:
+    print(f"FAULT-POINT {point} pid {os.getpid()}", flush=True)
+
+
+def _wait_forever(point: str) -> None:
+    _announce(point)
+    time.sleep(600)
+
+
+def _patch(point: str) -> None:
+    import ingest.jobs.retrieval
+    import ingest.pairs
+    import ingest.squad
+    import warehouse.pipeline
+
+    # dbt_build (pipeline) opens the warehouse first, then calls run_dbt_build: pause before that open.
+    real_dbt_build = warehouse.pipeline.dbt_build
+
+    def dbt_build(extra_args=None, *, label="all", quiet=True):
+        if point == "before-results-build" and label == "results":
+            _announce(point)
+            release = Path(os.environ["BIASWH_TEST_RELEASE"])
+            while not release.exists():
+                time.sleep(0.05)
+        _announce(f"dbt build {label} started")
+        return real_dbt_build(extra_args, label=label, quiet=quiet)
+
+    warehouse.pipeline.dbt_build = dbt_build
+
+    if point == "ingest":
+        for module in (ingest.squad, ingest.pairs):
+            real_version = module.ingest_version
+
+            def paused_version(*args, _real=real_version, write_rows, **kwargs):
+                def write_then_wait(run, version):
+                    rows = write_rows(run, version)
+                    _wait_forever("ingest")
+                    return rows
+                return _real(*args, write_rows=write_then_wait, **kwargs)
+
+            module.ingest_version = paused_version
+    if point == "jobs":
+        real_relevant = ingest.jobs.retrieval.write_relevant_documents
+
+        def write_then_wait(*args, **kwargs):
+            real_relevant(*args, **kwargs)
+            _wait_forever("jobs")
+
+        ingest.jobs.retrieval.write_relevant_documents = write_then_wait
+
+
+def main(argv: list[str]) -> int:
+    point, separator, *args = argv
+    assert separator == "--", "usage: fault_driver POINT -- ARGS..."
+    from warehouse.pipeline import load_plugins
+
+    load_plugins()
+    _patch(point)
+    from warehouse.cli import main as biaswh
+
+    return biaswh(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
