@@ -80,3 +80,19 @@ def run_fingerprints(connection: duckdb.DuckDBPyConnection) -> dict[tuple[str, s
                 f"select run_id, count(*), sum(hash(t)::hugeint) from {table} t group by run_id").fetchall():
             fingerprints[(table, run_id)] = (n_rows, digest)
     return fingerprints
+
+
+@pytest.fixture(scope="session")
+def demo_site(tmp_path_factory) -> Path:
+    """One warehouse after every `studies/demo*.toml` (what `make demo` builds); its site folder.
+
+    Session-scoped and shared: tests that only read it use it as is, never change it.
+    """
+    from warehouse.pipeline import run_study
+
+    home = tmp_path_factory.mktemp("demo-site") / "warehouse"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(HOME_VARIABLE, str(home))
+        for study in sorted((REPOSITORY_ROOT / "studies").glob("demo*.toml")):
+            run_study(str(study))
+    return home / "site"

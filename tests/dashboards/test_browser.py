@@ -1,0 +1,91 @@
+"""Every page of the demo site, rendered in a real browser (headless Chromium through chromedriver).
+
+A page fails on a JavaScript error, a chart that did not draw, a table wider than the page,
+or any request to a remote URL. A screenshot of each page is kept in `test-artifacts/`.
+`.ci/run` installs Debian's chromium and chromium-driver when they are missing.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+
+import pytest
+
+from tests.conftest import REPOSITORY_ROOT
+
+pytestmark = pytest.mark.dbt
+ARTIFACTS = REPOSITORY_ROOT / "test-artifacts" / "screenshots"
+CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not (CHROMIUM and CHROMEDRIVER):
+        if os.environ.get("CI"):
+            pytest.fail("CI needs chromium and chromium-driver (Debian packages); .ci/run installs them")
+        pytest.skip("chromium or chromedriver not installed (apt-get install chromium chromium-driver)")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--window-size=1400,1000"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    yield driver
+    driver.quit()
+
+
+_CHARTS_DRAWN = """return Array.from(document.querySelectorAll('div[id^="chart-"]'))
+    .filter(d => !d.id.endsWith('-spec'))
+    .map(d => [d.id, d.querySelectorAll('svg, canvas').length > 0 && d.getBoundingClientRect().height > 20]);"""
+_WIDE_TABLES = """return Array.from(document.querySelectorAll('table'))
+    .filter(t => t.closest('.table-box') === null && t.getBoundingClientRect().right > window.innerWidth + 1)
+    .length + (document.documentElement.scrollWidth > window.innerWidth + 1 ? 1 : 0);"""
+_REMOTE = """return performance.getEntriesByType('resource').map(e => e.name)
+    .filter(n => /^(https?|wss?):/.test(n));"""
+
+
+def test_every_demo_page_renders_without_errors(browser, demo_site):
+    pages = sorted(demo_site.glob("*.html"))
+    assert {p.name for p in pages} >= {"index.html", "runs.html", "dialect.html", "evaluation.html",
+                                        "weat.html", "silent_bias.html", "recsys.html", "corpus.html"}
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    problems = []
+    for page in pages:
+        browser.get(page.as_uri())
+        deadline = time.monotonic() + 30
+        while True:
+            charts = browser.execute_script(_CHARTS_DRAWN)
+            if all(drawn for _, drawn in charts) or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        problems += [f"{page.name}: chart {chart_id} did not draw" for chart_id, drawn in charts if not drawn]
+        errors = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+        problems += [f"{page.name}: JavaScript error {message}" for message in errors]
+        if browser.execute_script(_WIDE_TABLES):
+            problems.append(f"{page.name}: wider than the window (a table outside its scrolling box)")
+        problems += [f"{page.name}: remote request {url}" for url in browser.execute_script(_REMOTE)]
+        height = browser.execute_script("return document.documentElement.scrollHeight")
+        browser.set_window_size(1400, min(max(height, 1000), 16000))
+        browser.save_screenshot(str(ARTIFACTS / f"{page.stem}.png"))
+        browser.set_window_size(1400, 1000)
+    assert not problems, "\n".join(problems)
+
+
+def test_the_index_reads_as_findings_in_the_browser(browser, demo_site):
+    browser.get((demo_site / "index.html").as_uri())
+    cards = browser.find_elements("css selector", "section.card")
+    titles = [c.find_element("css selector", "h2").text for c in cards]
+    assert titles == ["Dialect retrieval bias", "Retrieval evaluation and drift", "Word-embedding association (WEAT)",
+                      "Silent bias of chain-of-thought answers", "LLM recommendation bias"]
+    for card in cards:
+        verdict = card.find_element("css selector", "p.verdict")
+        assert verdict.is_displayed() and len(verdict.text) > 40
+    # The first card's finding is on the first screen, without scrolling.
+    assert cards[0].find_element("css selector", "p.verdict").rect["y"] < 1000
