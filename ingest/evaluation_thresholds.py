@@ -12,6 +12,8 @@ import csv
 import math
 from pathlib import Path
 
+import pyarrow as pa
+
 from warehouse.errors import InputError, UserError
 from warehouse.settings import DBT_PROJECT_DIR
 
@@ -54,3 +56,24 @@ def read_thresholds(path: str | Path | None = None) -> list[tuple]:
             rows.append((metric, k, (record["retriever"] or "*").strip(), (record["direction"] or "").strip(),
                          threshold, (record["severity"] or "").strip(), record["description"]))
     return rows
+
+
+def max_achievable(con, query_set: str, query_ids: list[str], metric: str, k: int | None) -> float | None:
+    """The best mean ``metric@k`` the judgments allow over these queries (None when it is 1 or not bounded).
+
+    A perfect ranking puts every relevant document first: P@k is then min(n_relevant, k) / k and
+    R@k min(n_relevant, k) / n_relevant per query (queries without a relevant document are not
+    evaluated, as in trec_eval). A ``below`` threshold above this value can never clear.
+    """
+    if metric not in ("precision", "recall") or k is None:
+        return None
+    con.register("_threshold_queries", pa.table({"query_id": sorted(set(query_ids))}))
+    try:
+        value = con.execute(
+            f"""select avg(least(n_relevant, {int(k)}) / {'n_relevant' if metric == 'recall' else int(k)})
+            from (select q.query_id, count(*) filter (where q.relevance > 0) as n_relevant
+                  from marts.fct_retrieval_qrels q join _threshold_queries using (query_id)
+                  where q.query_set = ? group by q.query_id) where n_relevant > 0""", [query_set]).fetchone()[0]
+    finally:
+        con.unregister("_threshold_queries")
+    return None if value is None or value >= 1.0 else float(value)

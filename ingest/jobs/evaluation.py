@@ -31,7 +31,7 @@ import pyarrow as pa
 
 from warehouse.seeds import derive_seed
 from ingest.jobs.retrieval import _prepare_dense, drop_documents, load_corpora, pin_read_versions
-from ingest.evaluation_thresholds import read_thresholds
+from ingest.evaluation_thresholds import max_achievable, read_thresholds
 from ingest.qrels import check_qrels_ids, load_qrels, query_set_table_name
 from ingest.retrieval.config import config_from_settings
 from ingest.retrieval.runner import Query, run_retrievers
@@ -119,6 +119,18 @@ def tune_report_folds(query_ids: list[str], *, share: float, seed: int) -> list[
     return folds.tolist()
 
 
+def _record_thresholds(con, run_id: str, thresholds: list[tuple], query_set: str, query_ids: list[str]) -> None:
+    """Record the series' thresholds with the best value its judgments allow; warn of any that can never clear."""
+    rows = []
+    for metric, k, retriever, direction, threshold, severity, description in thresholds:
+        best = max_achievable(con, query_set, query_ids, metric, k)
+        if direction == "below" and best is not None and threshold > best:
+            print(f"  threshold {metric}@{k} below {threshold:g} can never clear: these judgments cap"
+                  f" {metric}@{k} at {best:.3f} (use drop_pct, or a threshold under the cap)", flush=True)
+        rows.append([run_id, metric, k, retriever, direction, threshold, severity, description, best])
+    con.executemany("insert into raw.evaluation_thresholds values (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+
 def _snapshot_judgments(con, run_id: str, query_set: str, queries) -> None:
     """Copy the judgments of the run's queries into ``raw.retrieval_judgments`` (its pinned qrels)."""
     con.register("_asked", pa.table({"query_id": sorted({q.query_id for q in queries})}))
@@ -150,8 +162,7 @@ def evaluation_job(con, study, run_id: str) -> None:
     con.begin()
     try:
         pin_read_versions(con, run_id, pair_sets=[], corpus_splits={split})
-        con.executemany("insert into raw.evaluation_thresholds values (?, ?, ?, ?, ?, ?, ?, ?)",
-                        [[run_id, *row] for row in thresholds])
+        _record_thresholds(con, run_id, thresholds, query_set, [q.query_id for q in queries])
         for run in runs:
             config = config_from_settings(run["retrieval"], resolve=study.resolve)
             corpora = drop_documents(corpora_all, config.drop_documents_fraction,

@@ -48,5 +48,6 @@ create table if not exists raw.evaluation_thresholds (
     direction varchar not null,
     threshold double not null,
     severity varchar not null,
-    description varchar
+    description varchar,
+    max_achievable double               -- the best value the series' judgments allow (precision/recall@k); null if 1
 );

@@ -56,6 +56,7 @@ checks as (
         thresholds.threshold,
         thresholds.severity,
         thresholds.description,
+        thresholds.max_achievable,
     from main_values
     inner join evaluation_runs
         on main_values.run_id = evaluation_runs.run_id

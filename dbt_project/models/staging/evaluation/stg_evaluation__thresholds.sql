@@ -12,6 +12,7 @@ final as (
         threshold,
         severity,
         description,
+        max_achievable,
     from source
 )
 
