@@ -38,7 +38,9 @@ def run_query(con: duckdb.DuckDBPyConnection, query: str) -> pa.Table | None:
         raise UserError("sql: the query is empty; pass one SQL statement, e.g. \"select * from dim_runs\"")
     try:
         relation = con.execute(query)
-        if relation is None or relation.description is None:
+        if relation is None:
+            raise UserError("sql: the query holds no statement (only comments or semicolons)")
+        if relation.description is None:
             return None
         return relation.to_arrow_table()
     except duckdb.Error as exc:
