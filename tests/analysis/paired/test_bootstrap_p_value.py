@@ -50,6 +50,18 @@ def test_every_column_of_the_grid_equals_its_own_scipy_bootstrap():
         assert (result.ci_low, result.ci_high, result.p_value) == pytest.approx((low, high, p_value), abs=1e-12)
 
 
+def test_resamples_whose_changes_cancel_count_as_ties_at_zero():
+    # Per-query changes of a precision@5: steps of 0.2. Many resamples have a mean of exactly 0,
+    # which floating-point sums miss by ~1e-17; integer arithmetic on the steps counts them exactly.
+    rng = np.random.default_rng(12)
+    steps = rng.choice([-2, -1, 0, 0, 0, 1, 2], size=64)
+    result = paired_recall_difference(steps * 0.2, np.zeros(64), seed=4)
+    draws = np.random.default_rng(4).integers(0, 64, size=(2000, 64))  # the resamples, drawn as scipy does
+    sums = steps[draws].sum(axis=1)
+    assert np.sum(sums == 0) > 20  # the check is about ties: there are many
+    assert result.p_value == pytest.approx(min(1.0, 2 * min(np.mean(sums <= 0), np.mean(sums >= 0))), abs=1e-12)
+
+
 def test_under_a_true_zero_difference_about_five_percent_of_p_values_are_below_005():
     rng = np.random.default_rng(20261122)
     rejections = 0
