@@ -20,14 +20,9 @@ from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
 pytestmark = pytest.mark.dbt
 DBT_PROJECT = REPOSITORY_ROOT / "dbt_project"
 KEY_TESTS = {"not_null", "unique", "unique_combination_of_columns"}
-# Marts that have only key tests today. The list may only shrink: a mart on it that gains a
-# content test fails this test until it is taken off the list.
-KNOWN_GAPS = {
-    "agg_dialect_rank_summary", "agg_retrieval_fusion_sweep", "agg_retrieval_metrics_at_k", "dim_runs",
-    "dim_silent_bias_models", "dim_weat_embeddings", "dim_weat_test_words", "fct_dialect_error_examples",
-    "fct_dialect_paired_hits", "fct_query_variants", "fct_recsys_post_values", "fct_retrieval_qrels",
-    "fct_silent_bias_rule_disagreements", "fct_squad_questions",
-}
+# Marts allowed to have only key tests (none today). The list may only shrink: a mart on it
+# that gains a content test fails this test until it is taken off the list.
+KNOWN_GAPS: set[str] = set()
 
 
 @pytest.fixture(scope="module")
