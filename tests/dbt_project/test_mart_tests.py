@@ -29,8 +29,8 @@ KNOWN_GAPS: set[str] = set()
 def manifest(tmp_path_factory) -> dict:
     folder = tmp_path_factory.mktemp("dbt-parse")
     env = {**os.environ, HOME_VARIABLE: str(folder / "home"), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
-    subprocess.run([_dbt_executable(), "--no-use-colors", "--log-path", str(folder / "logs"), "parse", "--no-partial-parse",
-                    "--project-dir", str(DBT_PROJECT), "--profiles-dir", str(DBT_PROJECT),
+    subprocess.run([_dbt_executable(), "--no-use-colors", "--log-path", str(folder / "logs"), "parse",
+                    "--no-partial-parse", "--project-dir", str(DBT_PROJECT), "--profiles-dir", str(DBT_PROJECT),
                     "--target-path", str(folder / "target")],
                    env=env, cwd=DBT_PROJECT, check=True, capture_output=True, timeout=600)
     return json.loads((folder / "target" / "manifest.json").read_text(encoding="utf-8"))

@@ -152,8 +152,8 @@ def test_numerical_condition_is_cohens_d_hedges_g_and_welch_by_hand(con):
 
 @pytest.mark.parametrize(("feature", "counts", "yates"), [
     ("topic", [[HAND_TOPIC["pool"][t], HAND_TOPIC["recommended"][t]] for t in ("politics", "sports", "tech")], False),
-    ("has_link", [[18 - HAND_LINK["pool"], 12 - HAND_LINK["recommended"]], [HAND_LINK["pool"], HAND_LINK["recommended"]]],
-     True),
+    ("has_link", [[18 - HAND_LINK["pool"], 12 - HAND_LINK["recommended"]],
+                  [HAND_LINK["pool"], HAND_LINK["recommended"]]], True),
 ])
 def test_categorical_and_binary_conditions_are_cramers_v_by_hand(con, feature, counts, yates):
     row = _hand_row(con, feature)
