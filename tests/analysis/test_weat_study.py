@@ -107,7 +107,9 @@ def test_case_matches_are_recorded(con):
 
 
 def test_report_counts_every_test_once_per_level(con):
-    latest = con.execute("select run_id from analysis.weat_interpretations limit 1").fetchone()[0]
+    latest = con.execute("select run_id from raw.runs where kind = 'study' and name = 'weat_test'"
+                         " and status = 'succeeded' order by started_at desc limit 1").fetchone()[0]
+    assert con.execute("select count(*) from analysis.weat_interpretations where run_id = ?", [latest]).fetchone()[0]
     total = con.execute("select sum(n_tests) from analysis.weat_bias_level_counts where run_id = ?",
                         [latest]).fetchone()[0]
     assert total == 12

@@ -5,18 +5,24 @@ from __future__ import annotations
 import csv
 import math
 import shutil
+import tomllib
 from collections import defaultdict
 
 import duckdb
 import numpy as np
+import polars as pl
 import pytest
+from scipy import stats
 
+from analysis.evaluation.intervals import METRICS
+from analysis.seeds import derive_seed
 from tests.conftest import DEMO_DATA, raw_fingerprint, run_cli
 from warehouse.errors import InputError
 from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
 
 pytestmark = pytest.mark.dbt
 STUDY = REPOSITORY_ROOT / "studies" / "demo_evaluation.toml"
+SETTINGS = tomllib.loads(STUDY.read_text(encoding="utf-8"))
 QRELS = DEMO_DATA / "evaluation" / "demo_qrels.csv"
 THRESHOLDS = REPOSITORY_ROOT / "dbt_project" / "seeds" / "evaluation" / "retrieval_alert_thresholds.csv"
 
@@ -97,6 +103,74 @@ def test_contract_relations_have_the_agreed_columns(demo):
     intervals = con.execute("select count(*), count(*) filter (where ci_low - 1e-9 <= value and value <= ci_high + 1e-9)"
                             " from analysis.retrieval_metrics_at_k").fetchone()
     assert intervals[0] > 0 and intervals[0] == intervals[1]
+
+
+def _bootstrap(values: np.ndarray, seed: int) -> stats.BootstrapResult:
+    """scipy's percentile bootstrap of the column means, resampling queries (rows) with replacement."""
+    return stats.bootstrap((values,), np.mean, n_resamples=SETTINGS["evaluation"]["bootstrap_resamples"],
+                           method="percentile", axis=0, vectorized=True, rng=np.random.default_rng(seed))
+
+
+def test_metric_intervals_equal_a_scipy_bootstrap_over_the_per_query_metrics(demo):
+    _, con = demo
+    seed = derive_seed(SETTINGS["study"]["seed"], "evaluation", "bootstrap")
+    ours = {(r, ret, k, m): (low, high) for r, ret, k, m, low, high in con.execute(
+        "select run_id, retriever, k, metric, ci_low, ci_high from analysis.retrieval_metrics_at_k").fetchall()}
+    per_query = con.execute("select * from marts.fct_retrieval_query_metrics").pl()
+    checked = 0
+    for (run_id, retriever), group in per_query.group_by(["run_id", "retriever"]):
+        for k in group["k"].unique().to_list():
+            # Queries in (query_id, variant) order, the order the resamples index.
+            values = group.filter(pl.col("k") == k).sort(["query_id", "variant"]).select(METRICS).to_numpy()
+            result = _bootstrap(values, seed)
+            for column, metric in enumerate(METRICS):
+                low, high = ours[(run_id, retriever, k, metric)]
+                assert low == pytest.approx(result.confidence_interval.low[column], abs=1e-9)
+                assert high == pytest.approx(result.confidence_interval.high[column], abs=1e-9)
+                checked += 1
+    assert checked == len(ours) == 4 * 20 * 5 * 8
+
+
+def _per_query_values(con, metric: str, run_id: str, query_set: str, retriever: str) -> dict[tuple, float]:
+    if metric == "top_score":
+        sql, extra = "select query_id, variant, top_score from marts.fct_retrieval_top_scores where true", []
+    elif metric == "latency_p95_ms":
+        sql, extra = ("select query_id, variant, latency_ms from raw.retrieval_query_stats"
+                      " where latency_ms is not null"), []
+    else:
+        name, k = metric.split("@")
+        sql, extra = f"select query_id, variant, {name} from marts.fct_retrieval_query_metrics where k = ?", [int(k)]
+    rows = con.execute(sql + " and run_id = ? and query_set = ? and retriever = ?",
+                       [*extra, run_id, query_set, retriever]).fetchall()
+    return {(q, v): float(x) for q, v, x in rows}
+
+
+def test_alert_significance_equals_a_scipy_paired_bootstrap_of_the_per_query_changes(demo):
+    _, con = demo
+    alerts = con.execute("select run_id, baseline_run_id, query_set, retriever, metric, change_ci_low, change_ci_high,"
+                         " p_value, is_significant, alpha from analysis.retrieval_alerts"
+                         " where run_id <> baseline_run_id").fetchall()
+    assert alerts
+    for run_id, baseline_run_id, query_set, retriever, metric, low, high, p_value, significant, alpha in alerts:
+        run = _per_query_values(con, metric, run_id, query_set, retriever)
+        base = _per_query_values(con, metric, baseline_run_id, query_set, retriever)
+        common = sorted(set(run) & set(base))
+        changes = np.array([run[q] - base[q] for q in common])
+        if not np.any(changes):
+            assert p_value == 1.0 and not significant
+            continue
+        seed = derive_seed(SETTINGS["study"]["seed"], "evaluation", "alert", run_id, retriever, metric)
+        result = _bootstrap(changes, seed)
+        # Metrics are stored to 12 digits, so a mean within 1e-9 of zero is a tie at zero (a
+        # resample whose changes cancel); floating-point sums miss such ties by ~1e-17.
+        means = np.round(result.bootstrap_distribution, 9)
+        expected_p = min(1.0, 2 * min(np.mean(means <= 0), np.mean(means >= 0)))
+        key = (run_id, retriever, metric)
+        assert (low, high) == (pytest.approx(result.confidence_interval.low, abs=1e-9),
+                               pytest.approx(result.confidence_interval.high, abs=1e-9)), key
+        assert p_value == pytest.approx(expected_p, abs=1e-12), key
+        assert significant == (expected_p < alpha), key
+    assert any(significant for *_, significant, _ in alerts)
 
 
 def _expected_alerts(con) -> set[tuple]:

@@ -1,9 +1,11 @@
-"""Bootstrap intervals of metric means: seeded, around the mean, and matching a plain loop."""
+"""Bootstrap intervals of metric means and the paired change test, against a plain loop and scipy."""
 
 from __future__ import annotations
 
 import numpy as np
 import polars as pl
+import pytest
+from scipy import stats
 
 from analysis.evaluation.intervals import METRICS, mean_intervals, metrics_with_intervals, paired_change, resample_counts
 
@@ -39,10 +41,20 @@ def test_every_metric_and_k_gets_the_mean_inside_its_interval():
     assert metrics_with_intervals(frame, seed=11).equals(out)
 
 
-def test_paired_change_detects_a_real_drop_and_not_a_null_one():
+def test_paired_change_equals_a_scipy_bootstrap_of_the_per_query_changes():
+    # Changes with variance: a real drop of 0.05 with noise, and a null change of pure noise.
     rng = np.random.default_rng(2)
     baseline = rng.random(300)
-    dropped = paired_change(baseline - 0.1, baseline, seed=1)
+    for values, seed in ((baseline - 0.05 + rng.normal(0, 0.1, 300), 1), (baseline + rng.normal(0, 0.1, 300), 2)):
+        change = paired_change(values, baseline, seed=seed)
+        reference = stats.bootstrap((values - baseline,), np.mean, n_resamples=2000, method="percentile",
+                                    vectorized=True, rng=np.random.default_rng(seed))
+        means = reference.bootstrap_distribution
+        p_value = min(1.0, 2 * min(np.mean(means <= 0), np.mean(means >= 0)))
+        assert change.ci_low == pytest.approx(reference.confidence_interval.low, abs=1e-12)
+        assert change.ci_high == pytest.approx(reference.confidence_interval.high, abs=1e-12)
+        assert change.p_value == pytest.approx(p_value, abs=1e-12)
+        assert change.effect_size == pytest.approx(np.mean(values - baseline))
+    dropped = paired_change(baseline - 0.05 + rng.normal(0, 0.1, 300), baseline, seed=3)
     assert dropped.p_value < 0.001 and dropped.ci_high < 0
-    same = paired_change(baseline, baseline, seed=1)
-    assert same.p_value == 1.0
+    assert paired_change(baseline, baseline, seed=1).p_value == 1.0

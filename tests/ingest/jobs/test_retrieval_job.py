@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import tomllib
 
 import numpy as np
@@ -33,13 +32,9 @@ def demo_home(tmp_path_factory):
     """A warehouse after `biaswh run studies/demo.toml` (retrieval job included)."""
     home = tmp_path_factory.mktemp("retrieval-demo")
     completed = run_cli("run", str(DEMO_STUDY), home=home)
-    previous = os.environ.get(HOME_VARIABLE)
-    os.environ[HOME_VARIABLE] = str(home)
-    yield home, completed.stdout
-    if previous is None:
-        os.environ.pop(HOME_VARIABLE, None)
-    else:
-        os.environ[HOME_VARIABLE] = previous
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(HOME_VARIABLE, str(home))
+        yield home, completed.stdout
 
 
 @pytest.fixture

@@ -1,0 +1,72 @@
+"""Every mart has a test that checks its content, not only its keys.
+
+A mart passes with a dbt unit test, or with a data test other than the key tests
+(``not_null``, ``unique`` and ``unique_combination_of_columns``, which is ``unique`` over
+several columns). The manifest comes from a real ``dbt parse``, so tests declared in any
+yml file or as singular tests count.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from warehouse.dbt_runner import _dbt_executable
+from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
+
+pytestmark = pytest.mark.dbt
+DBT_PROJECT = REPOSITORY_ROOT / "dbt_project"
+KEY_TESTS = {"not_null", "unique", "unique_combination_of_columns"}
+# Marts allowed to have only key tests (none today). The list may only shrink: a mart on it
+# that gains a content test fails this test until it is taken off the list.
+KNOWN_GAPS: set[str] = set()
+
+
+@pytest.fixture(scope="module")
+def manifest(tmp_path_factory) -> dict:
+    folder = tmp_path_factory.mktemp("dbt-parse")
+    env = {**os.environ, HOME_VARIABLE: str(folder / "home"), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
+    subprocess.run([_dbt_executable(), "--no-use-colors", "--log-path", str(folder / "logs"), "parse",
+                    "--no-partial-parse", "--project-dir", str(DBT_PROJECT), "--profiles-dir", str(DBT_PROJECT),
+                    "--target-path", str(folder / "target")],
+                   env=env, cwd=DBT_PROJECT, check=True, capture_output=True, timeout=600)
+    return json.loads((folder / "target" / "manifest.json").read_text(encoding="utf-8"))
+
+
+def _content_tests(manifest: dict) -> dict[str, set[str]]:
+    """Mart model name -> the names of its data tests beyond the key tests, and 'unit' for unit tests."""
+    marts = {uid: node["name"] for uid, node in manifest["nodes"].items()
+             if node["resource_type"] == "model" and node["original_file_path"].startswith("models/marts/")}
+    found: dict[str, set[str]] = {name: set() for name in marts.values()}
+    for node in manifest["nodes"].values():
+        if node["resource_type"] != "test":
+            continue
+        name = (node.get("test_metadata") or {}).get("name", "singular")
+        if name in KEY_TESTS:
+            continue
+        for uid in node["depends_on"]["nodes"]:
+            # A relationships test depends on both models; it checks the one it is declared on.
+            if uid in marts and (node.get("attached_node") in (None, uid) or name == "singular"):
+                found[marts[uid]].add(name)
+    for unit_test in manifest.get("unit_tests", {}).values():
+        if unit_test["model"] in found:
+            found[unit_test["model"]].add("unit")
+    return found
+
+
+def test_every_mart_has_a_unit_test_or_a_content_data_test(manifest):
+    found = _content_tests(manifest)
+    assert len(found) >= 30  # the manifest holds the marts (a parse that found none would pass vacuously)
+    untested = sorted(name for name, tests in found.items() if not tests and name not in KNOWN_GAPS)
+    assert not untested, f"marts with only not_null/unique tests and no unit test: {', '.join(untested)}"
+
+
+def test_the_list_of_known_gaps_only_shrinks(manifest):
+    found = _content_tests(manifest)
+    covered = sorted(name for name in KNOWN_GAPS if found.get(name))
+    gone = sorted(name for name in KNOWN_GAPS if name not in found)
+    assert not covered, f"now tested, take off KNOWN_GAPS: {', '.join(covered)}"
+    assert not gone, f"no longer marts, take off KNOWN_GAPS: {', '.join(gone)}"
