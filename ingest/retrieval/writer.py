@@ -24,24 +24,30 @@ def _insert(con, table: str, rows: pa.Table) -> None:
         con.unregister("_retrieval_rows")
 
 
+def _constant(value: str, n: int) -> pa.Array:
+    return pa.array([value], pa.string()).take(pa.array(np.zeros(n, np.int64)))
+
+
 def _result_rows(run_id: str, query_set: str, queries: list[Query], output: RetrieverOutput) -> pa.Table:
-    counts = [len(h.doc_ids) for h in output.hits]
-    repeat = lambda values: np.repeat(np.asarray(values, dtype=object), counts)  # noqa: E731
+    counts = np.asarray([len(h.doc_ids) for h in output.hits], np.int64)
+    # Each query's values taken once per hit (no Python object per result row).
+    of_query = pa.array(np.repeat(np.arange(len(queries), dtype=np.int64), counts))
+    per_query = lambda values: pa.array(values, pa.string()).take(of_query)  # noqa: E731
     doc_ids = np.concatenate([h.doc_ids for h in output.hits]) if output.hits else np.empty(0, np.int64)
     if output.hits and isinstance(output.hits[0], UnionHits):
         ranks = np.concatenate([h.ranks for h in output.hits])
         scores = pa.nulls(len(doc_ids), pa.float64())
     else:
-        ranks = np.concatenate([np.arange(1, n + 1) for n in counts]) if counts else np.empty(0, np.int64)
+        ranks = np.arange(1, len(doc_ids) + 1) - np.repeat(np.cumsum(counts) - counts, counts)
         scores = pa.array(np.concatenate([h.scores for h in output.hits]) if output.hits else [], pa.float64())
     n = len(doc_ids)
     return pa.table({
-        "run_id": pa.array([run_id] * n, pa.string()),
-        "query_set": pa.array([query_set] * n, pa.string()),
-        "retriever": pa.array([output.retriever] * n, pa.string()),
-        "query_id": pa.array(repeat([q.query_id for q in queries]).tolist(), pa.string()),
-        "variant": pa.array(repeat([q.variant for q in queries]).tolist(), pa.string()),
-        "corpus_split": pa.array(repeat([q.corpus_split for q in queries]).tolist(), pa.string()),
+        "run_id": _constant(run_id, n),
+        "query_set": _constant(query_set, n),
+        "retriever": _constant(output.retriever, n),
+        "query_id": per_query([q.query_id for q in queries]),
+        "variant": per_query([q.variant for q in queries]),
+        "corpus_split": per_query([q.corpus_split for q in queries]),
         "rank": pa.array(np.asarray(ranks, np.int32)),
         "doc_id": pa.array(np.asarray(doc_ids, np.int32)),
         "score": scores,
@@ -55,6 +61,21 @@ def write_outputs(con, *, run_id: str, query_set: str, queries: list[Query], out
 
     ``query_set_kind``: ``pairs`` for a pair set (the dialect marts read those), else
     ``questions``. Returns the number of result rows written.
+    """
+    written = write_query_rows(con, run_id=run_id, query_set=query_set, queries=queries, outputs=outputs,
+                               config=config, query_set_kind=query_set_kind)
+    write_retriever_runs(con, run_id=run_id, query_set=query_set, corpus_splits={q.corpus_split for q in queries},
+                         n_queries=len(queries), outputs=outputs,
+                         n_answered={o.retriever: sum(len(h.doc_ids) > 0 for h in o.hits) for o in outputs},
+                         config=config, record=record, created_at=created_at)
+    return written
+
+
+def write_query_rows(con, *, run_id: str, query_set: str, queries: list[Query], outputs: list[RetrieverOutput],
+                     config: RetrievalConfig, query_set_kind: str = "questions") -> int:
+    """Insert the queries, every retriever's ranked hits and per-query stats (all of a query set, or a chunk).
+
+    Returns the number of result rows written.
     """
     _insert(con, "retrieval_queries", pa.table({
         "run_id": [run_id] * len(queries), "query_set": [query_set] * len(queries),
@@ -70,6 +91,7 @@ def write_outputs(con, *, run_id: str, query_set: str, queries: list[Query], out
         results = _result_rows(run_id, query_set, queries, output)
         _insert(con, "retrieval_results", results)
         written += results.num_rows
+        del results
         _insert(con, "retrieval_query_stats", pa.table({
             "run_id": [run_id] * len(queries), "query_set": [query_set] * len(queries),
             "retriever": [output.retriever] * len(queries),
@@ -81,15 +103,26 @@ def write_outputs(con, *, run_id: str, query_set: str, queries: list[Query], out
             "timing": [timing] * len(queries),
             "reason": pa.array([h.reason for h in output.hits], pa.string()),
         }))
+    return written
+
+
+def write_retriever_runs(con, *, run_id: str, query_set: str, corpus_splits: set[str], n_queries: int,
+                         outputs: list[RetrieverOutput], n_answered: dict[str, int], config: RetrievalConfig,
+                         record: dict, created_at: datetime) -> None:
+    """Insert one ``raw.retrieval_runs`` row per retriever of a query set.
+
+    ``n_answered``: per retriever, how many queries got at least one hit; ``outputs`` give
+    the wall time and settings (their hits are not read).
+    """
+    for output in outputs:
         details = output.details
         con.execute(
             "insert into raw.retrieval_runs values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [run_id, query_set, output.retriever, output.family, sorted({q.corpus_split for q in queries}),
-             config.depth, len(queries), sum(len(h.doc_ids) > 0 for h in output.hits),
+            [run_id, query_set, output.retriever, output.family, sorted(corpus_splits),
+             config.depth, n_queries, n_answered[output.retriever],
              details.get("fusion_weight_bm25"), details.get("fusion_weight_dense"), details.get("rrf_k"),
              config.ann_index if output.family == "dense" else None, details.get("ann_recall"), output.seconds,
              json.dumps(record | {"retriever_details": details}, default=str, sort_keys=True), created_at])
-    return written
 
 
 def write_relevant_documents(con, *, run_id: str, query_sets: dict[str, list[Query]], corpora: dict) -> int:
