@@ -12,6 +12,7 @@ missing embeddings file, empty corpus) is reported before any retrieval starts.
 from __future__ import annotations
 
 import json
+import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from ingest.retrieval.config import RetrievalConfig, config_from_settings
 from ingest.retrieval.embeddings import provider_from_settings
 from ingest.retrieval.runner import Corpus, Query, run_retrievers
 from ingest.retrieval.vector_store import EmbeddingCache, text_sha256
-from ingest.retrieval.writer import write_query_rows, write_relevant_documents, write_retriever_runs
+from ingest.retrieval.writer import ResultSpool, write_query_rows, write_relevant_documents, write_retriever_runs
 from warehouse.errors import UserError
 from warehouse.run_parameters import pinned_inputs, pinned_version
 from warehouse.settings import warehouse_paths
@@ -146,7 +147,9 @@ def _retrieve_in_chunks(con, *, run_id: str, query_set: str, queries: list[Query
                         query_set_kind: str) -> tuple[int, list, dict[str, int]]:
     """Retrieve and write one query set chunk by chunk, so only one chunk's hits are held in memory.
 
-    Returns the result rows written, each retriever's output (hits dropped; wall time summed
+    The result rows of all chunks are inserted at the end with one statement from a Parquet
+    spool in the warehouse folder (see :class:`ResultSpool`). Returns the result rows
+    written, each retriever's output (hits dropped; wall time summed
     over the chunks; settings and index timings of the first chunk) and, per retriever, how
     many queries got a hit. Only BM25 is chunked: its scores do not depend on which other
     queries share a batch, while dense scores (a float32 matrix product) can differ in the
@@ -154,21 +157,30 @@ def _retrieve_in_chunks(con, *, run_id: str, query_set: str, queries: list[Query
     """
     size = QUERY_CHUNK if "dense" not in config.needs else max(1, len(queries))
     written, totals, answered = 0, {}, {}
-    for first in range(0, len(queries), size):
-        chunk = queries[first:first + size]
-        outputs = run_retrievers(corpora, chunk, config, provider=provider, cache=cache,
-                                 lancedb_dir=warehouse_paths().lancedb_dir, bm25_indexes=bm25_indexes)
-        written += write_query_rows(con, run_id=run_id, query_set=query_set, queries=chunk, outputs=outputs,
-                                    config=config, query_set_kind=query_set_kind)
-        for output in outputs:
-            answered[output.retriever] = answered.get(output.retriever, 0) + sum(len(h.doc_ids) > 0
-                                                                                 for h in output.hits)
-            output.hits, output.latency_ms = [], []
-            if output.retriever in totals:
-                totals[output.retriever].seconds += output.seconds
-            else:
-                totals[output.retriever] = output
+    home = warehouse_paths().home
+    with tempfile.TemporaryDirectory(dir=home, prefix="retrieval-spool-") as folder:
+        spool = ResultSpool(Path(folder))
+        for first in range(0, len(queries), size):
+            chunk = queries[first:first + size]
+            outputs = run_retrievers(corpora, chunk, config, provider=provider, cache=cache,
+                                     lancedb_dir=warehouse_paths().lancedb_dir, bm25_indexes=bm25_indexes)
+            written += write_query_rows(con, run_id=run_id, query_set=query_set, queries=chunk, outputs=outputs,
+                                        config=config, query_set_kind=query_set_kind, results_spool=spool)
+            _add_up(outputs, totals, answered)
+        spool.insert(con)
     return written, list(totals.values()), answered
+
+
+def _add_up(outputs: list, totals: dict, answered: dict) -> None:
+    """Add one chunk's outputs to the query set's totals (hits are dropped once counted)."""
+    for output in outputs:
+        answered[output.retriever] = answered.get(output.retriever, 0) + sum(len(h.doc_ids) > 0
+                                                                             for h in output.hits)
+        output.hits, output.latency_ms = [], []
+        if output.retriever in totals:
+            totals[output.retriever].seconds += output.seconds
+        else:
+            totals[output.retriever] = output
 
 
 def _prepare_dense(con, config: RetrievalConfig, run_id: str, corpora: dict, query_sets: dict):

@@ -6,13 +6,19 @@ import json
 import math
 from datetime import datetime
 
+from pathlib import Path
+
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from ingest.retrieval.config import RetrievalConfig
 from ingest.retrieval.hybrid import UnionHits
 from ingest.retrieval.runner import Query, RetrieverOutput
 from ingest.retrieval.vector_store import text_sha256
+
+RESULT_COLUMNS = ("run_id", "query_set", "retriever", "query_id", "variant", "corpus_split", "rank", "doc_id",
+                  "score")
 
 
 def _insert(con, table: str, rows: pa.Table) -> None:
@@ -22,6 +28,34 @@ def _insert(con, table: str, rows: pa.Table) -> None:
         con.execute(f"insert into raw.{table} ({columns}) select {columns} from _retrieval_rows")
     finally:
         con.unregister("_retrieval_rows")
+
+
+class ResultSpool:
+    """Result rows kept in Parquet files in ``folder`` until one ``insert`` moves them all.
+
+    DuckDB holds the rows of many insert statements in one transaction in memory until the
+    commit (about 140 bytes a row: 7 GB for 50 M rows), while one ``insert ... select`` from
+    Parquet streams them to the database file. The caller owns the folder and the transaction.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.n_files = 0
+
+    def add(self, rows: pa.Table) -> None:
+        pq.write_table(rows, self.folder / f"{self.n_files:06d}.parquet")
+        self.n_files += 1
+
+    def insert(self, con) -> None:
+        """Insert every spooled row (in the order added) into ``raw.retrieval_results``; empty the spool."""
+        if self.n_files:
+            files = [str(self.folder / f"{n:06d}.parquet") for n in range(self.n_files)]
+            columns = ", ".join(RESULT_COLUMNS)
+            con.execute(f"insert into raw.retrieval_results ({columns}) select {columns} from read_parquet(?)",
+                        [files])
+            for file in files:
+                Path(file).unlink()
+        self.n_files = 0
 
 
 def _constant(value: str, n: int) -> pa.Array:
@@ -72,10 +106,12 @@ def write_outputs(con, *, run_id: str, query_set: str, queries: list[Query], out
 
 
 def write_query_rows(con, *, run_id: str, query_set: str, queries: list[Query], outputs: list[RetrieverOutput],
-                     config: RetrievalConfig, query_set_kind: str = "questions") -> int:
+                     config: RetrievalConfig, query_set_kind: str = "questions",
+                     results_spool: ResultSpool | None = None) -> int:
     """Insert the queries, every retriever's ranked hits and per-query stats (all of a query set, or a chunk).
 
-    Returns the number of result rows written.
+    With ``results_spool`` the ranked hits go to the spool, to be inserted by its
+    :meth:`ResultSpool.insert`. Returns the number of result rows written.
     """
     _insert(con, "retrieval_queries", pa.table({
         "run_id": [run_id] * len(queries), "query_set": [query_set] * len(queries),
@@ -89,7 +125,10 @@ def write_query_rows(con, *, run_id: str, query_set: str, queries: list[Query], 
     written = 0
     for output in outputs:
         results = _result_rows(run_id, query_set, queries, output)
-        _insert(con, "retrieval_results", results)
+        if results_spool is None:
+            _insert(con, "retrieval_results", results)
+        else:
+            results_spool.add(results)
         written += results.num_rows
         del results
         _insert(con, "retrieval_query_stats", pa.table({
