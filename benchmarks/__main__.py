@@ -10,6 +10,7 @@ BENCHMARKS = {
     "dense_speed": "benchmarks.dense_speed",
     "weat_exact_permutation": "benchmarks.weat_exact_permutation",
     "dialect_study": "benchmarks.dialect_study",
+    "scale": "benchmarks.scale",
 }
 
 
