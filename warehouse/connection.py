@@ -12,7 +12,7 @@ import duckdb
 from warehouse.errors import UserError, WarehouseBusyError
 from warehouse.layout import check_layout, record_layout
 from warehouse.runs import mark_interrupted_runs
-from warehouse.settings import warehouse_paths
+from warehouse.settings import duckdb_memory_limit, warehouse_paths
 
 # DuckDB's own controls for untrusted SQL (``biaswh sql``): no file system access beyond the
 # warehouse file itself (so no COPY ... TO, EXPORT DATABASE, ATTACH, read_csv of other files,
@@ -71,7 +71,7 @@ def connect(*, read_only: bool = False) -> duckdb.DuckDBPyConnection:
             f"no warehouse at {paths.duckdb_file}: run an ingest or `make demo` first"
         )
     paths.home.mkdir(parents=True, exist_ok=True)
-    con = _open_file(paths.duckdb_file, read_only=read_only)
+    con = _open_file(paths.duckdb_file, read_only=read_only, config={"memory_limit": duckdb_memory_limit()})
     try:
         stored = check_layout(con, paths.duckdb_file)
     except UserError:
