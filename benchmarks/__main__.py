@@ -12,6 +12,7 @@ BENCHMARKS = {
     "dialect_study": "benchmarks.dialect_study",
     "demo": "benchmarks.demo",
     "run_history": "benchmarks.run_history",
+    "scale": "benchmarks.scale",
 }
 
 

@@ -15,7 +15,7 @@ from warehouse import command_lock
 from warehouse.errors import UserError, WarehouseBusyError
 from warehouse.layout import check_layout, record_layout
 from warehouse.runs import mark_interrupted_runs
-from warehouse.settings import warehouse_paths
+from warehouse.settings import duckdb_memory_limit, warehouse_paths
 
 # DuckDB's own controls for untrusted SQL (``biaswh sql``): no file system access beyond the
 # warehouse file itself (so no COPY ... TO, EXPORT DATABASE, ATTACH, read_csv of other files,
@@ -60,17 +60,18 @@ def _open_file(path, *, read_only: bool, config: dict | None = None) -> duckdb.D
 
 
 def _open_waiting(path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
-    """Open the file; a writing command that opened it before waits for a reader to finish
-    (:mod:`warehouse.command_lock`)."""
+    """Open the file (with the memory limit); a writing command that opened it before waits for a
+    reader to finish (:mod:`warehouse.command_lock`)."""
+    config = {"memory_limit": duckdb_memory_limit()}
     if not command_lock.may_wait():
-        con = _open_file(path, read_only=read_only)
+        con = _open_file(path, read_only=read_only, config=config)
         command_lock.note_opened()
         return con
     deadline = time.monotonic() + command_lock.busy_timeout()
     said = False
     while True:
         try:
-            return _open_file(path, read_only=read_only)
+            return _open_file(path, read_only=read_only, config=config)
         except WarehouseBusyError as busy:
             if time.monotonic() >= deadline:
                 raise
@@ -136,7 +137,7 @@ def open_sandbox(search_path: Sequence[str] = ()) -> Iterator[duckdb.DuckDBPyCon
     paths = warehouse_paths()
     if not paths.duckdb_file.exists():
         raise UserError(f"no warehouse at {paths.duckdb_file}: run an ingest or `make demo` first")
-    con = _open_file(paths.duckdb_file, read_only=True, config=SANDBOX_CONFIG)
+    con = _open_file(paths.duckdb_file, read_only=True, config={**SANDBOX_CONFIG, "memory_limit": duckdb_memory_limit()})
     try:
         existing = {r[0] for r in con.execute("select schema_name from information_schema.schemata").fetchall()}
         path = ",".join(s for s in search_path if s in existing)

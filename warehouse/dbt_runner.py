@@ -20,7 +20,8 @@ from pathlib import Path
 
 from warehouse.errors import UserError
 from warehouse.processes import DIE_WITH_PARENT
-from warehouse.settings import DBT_PROJECT_DIR, HOME_VARIABLE, warehouse_paths
+from warehouse.settings import (DBT_PROJECT_DIR, HOME_VARIABLE, MEMORY_LIMIT_VARIABLE, duckdb_memory_limit,
+                                warehouse_paths)
 
 FAILED_STATUSES = {"error", "fail", "runtime error"}
 
@@ -70,7 +71,8 @@ def run_dbt_build(args: list[str] | None = None, *, label: str = "all", quiet: b
     folder = dbt_folder()
     target, logs = folder / "target", folder / "logs"
     logs.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, HOME_VARIABLE: str(warehouse_paths().home), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
+    env = {**os.environ, HOME_VARIABLE: str(warehouse_paths().home), MEMORY_LIMIT_VARIABLE: duckdb_memory_limit(),
+           "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
     command = [_dbt_executable(), "--no-use-colors", "--log-path", str(logs), "build",
                "--project-dir", str(DBT_PROJECT_DIR), "--profiles-dir", str(DBT_PROJECT_DIR),
                "--target-path", str(target), *(args or [])]

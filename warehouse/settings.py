@@ -14,6 +14,11 @@ from pathlib import Path
 from warehouse.errors import UserError
 
 HOME_VARIABLE = "BIASWH_HOME"
+# DuckDB's memory limit for every connection, ours and dbt's (profiles.yml reads the same
+# variable): beyond it, large joins, aggregates and sorts spill to the warehouse folder
+# instead of growing (DuckDB's own default is 80% of the machine's memory).
+MEMORY_LIMIT_VARIABLE = "BIASWH_MEMORY_LIMIT"
+DEFAULT_MEMORY_LIMIT = "2GB"
 REPOSITORY_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_HOME = REPOSITORY_ROOT / ".warehouse"
 DBT_PROJECT_DIR = REPOSITORY_ROOT / "dbt_project"
@@ -52,3 +57,8 @@ def warehouse_paths() -> WarehousePaths:
         raise UserError(f"{HOME_VARIABLE} names {home}, which is a file, not a folder: set {HOME_VARIABLE}"
                         " to the folder that holds (or will hold) warehouse.duckdb")
     return WarehousePaths(home=home)
+
+
+def duckdb_memory_limit() -> str:
+    """DuckDB's memory limit from ``BIASWH_MEMORY_LIMIT`` (e.g. ``4GB``; default 2GB)."""
+    return os.environ.get(MEMORY_LIMIT_VARIABLE) or DEFAULT_MEMORY_LIMIT

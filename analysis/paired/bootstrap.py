@@ -6,6 +6,9 @@ import numpy as np
 
 from analysis.paired.result import TestResult
 
+# Draws held at a time (pairs x resamples of one block): 32 MB of int64.
+RESAMPLE_BLOCK_CELLS = 4_194_304
+
 
 def paired_recall_difference(hits_a, hits_b, *, seed: int, n_resamples: int = 2000,
                              confidence: float = 0.95) -> TestResult:
@@ -44,10 +47,17 @@ def paired_recall_difference_grid(hits_a, hits_b, *, seed: int, n_resamples: int
         raise ValueError("no pairs to compare")
     differences = a - b
     rng = np.random.default_rng(seed)
-    draws = rng.integers(0, n_pairs, size=(n_resamples, n_pairs))
-    counts = np.zeros((n_resamples, n_pairs))
-    np.add.at(counts, (np.arange(n_resamples)[:, None], draws), 1.0)
-    means = counts @ differences / n_pairs
+    means = np.empty((n_resamples, differences.shape[1]))
+    # Resamples are drawn and counted a block at a time, so memory stays flat as pairs grow.
+    # The same draws come out as one (n_resamples x n_pairs) call would give, and with 0/1
+    # hits every product sum is an exact integer, so the block size changes no result.
+    block = max(1, min(n_resamples, RESAMPLE_BLOCK_CELLS // n_pairs))
+    for first in range(0, n_resamples, block):
+        rows = min(block, n_resamples - first)
+        draws = rng.integers(0, n_pairs, size=(rows, n_pairs))
+        cells = (draws + np.arange(rows)[:, None] * n_pairs).ravel()
+        counts = np.bincount(cells, minlength=rows * n_pairs).reshape(rows, n_pairs).astype(float)
+        means[first:first + rows] = counts @ differences / n_pairs
     tail = (1 - confidence) / 2
     lows, highs = np.quantile(means, tail, axis=0), np.quantile(means, 1 - tail, axis=0)
     results = []

@@ -20,6 +20,7 @@ from typing import Literal
 import numpy as np
 from scipy import stats
 
+from analysis.paired.bootstrap import RESAMPLE_BLOCK_CELLS
 from analysis.paired.result import TestResult
 
 MissPolicy = Literal["miss_as_depth_plus_one", "original"]
@@ -39,8 +40,13 @@ def _bootstrap_interval(differences: np.ndarray, *, seed: int, n_resamples: int,
     if differences.size == 0 or not np.any(differences):
         return 0.0, 0.0
     rng = np.random.default_rng(seed)
-    draws = rng.integers(0, differences.size, size=(n_resamples, differences.size))
-    values = np.array([rank_biserial(differences[row]) for row in draws])
+    # Drawn a block of resamples at a time (the same draws as one call), so memory stays flat.
+    block = max(1, min(n_resamples, RESAMPLE_BLOCK_CELLS // differences.size))
+    values = np.empty(n_resamples)
+    for first in range(0, n_resamples, block):
+        rows = min(block, n_resamples - first)
+        draws = rng.integers(0, differences.size, size=(rows, differences.size))
+        values[first:first + rows] = [rank_biserial(differences[row]) for row in draws]
     tail = (1 - confidence) / 2
     return float(np.quantile(values, tail)), float(np.quantile(values, 1 - tail))
 

@@ -1,9 +1,22 @@
-{# The one dbt_utils test we need, written here because `dbt deps` cannot reach the hub. #}
+{# The one dbt_utils test we need, written here because `dbt deps` cannot reach the hub.
+   Rows are first grouped by one 64-bit hash of the columns, which is much cheaper than grouping
+   by the columns themselves over tens of millions of rows (e.g. raw retrieval results); only
+   rows whose hash repeats are then grouped by the columns, so the rows returned are the same. #}
 {% test unique_combination_of_columns(model, combination_of_columns) %}
-with grouped as (
-    select {{ combination_of_columns | join(', ') }}, count(*) as n_rows
+{%- set columns = combination_of_columns | join(', ') -%}
+with repeated_hashes as (
+    select hash({{ columns }}) as row_hash
     from {{ model }}
     group by all
+    having count(*) > 1
+),
+
+grouped as (
+    select {{ columns }}, count(*) as n_rows
+    from {{ model }}
+    where hash({{ columns }}) in (select row_hash from repeated_hashes)
+    group by all
 )
+
 select * from grouped where n_rows > 1
 {% endtest %}

@@ -2,7 +2,9 @@
 
 Reads ``marts.dim_corpus_documents`` and the query sets (``marts.fct_query_variants`` for
 pairs, ``marts.fct_squad_questions`` for SQuAD questions), runs BM25, dense and hybrid
-retrieval (``ingest/retrieval/``), and writes ``raw.retrieval_*`` in one transaction.
+retrieval (``ingest/retrieval/``), and writes ``raw.retrieval_*`` in one transaction; BM25-only
+configurations are retrieved and written chunk by chunk (:data:`QUERY_CHUNK` queries at a time),
+so their memory does not grow with the query set.
 Everything that can be wrong with the configuration (unknown model, missing API key,
 missing embeddings file, empty corpus) is reported before any retrieval starts.
 """
@@ -10,6 +12,7 @@ missing embeddings file, empty corpus) is reported before any retrieval starts.
 from __future__ import annotations
 
 import json
+import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -19,12 +22,16 @@ from ingest.retrieval.config import RetrievalConfig, config_from_settings
 from ingest.retrieval.embeddings import provider_from_settings
 from ingest.retrieval.runner import Corpus, Query, run_retrievers
 from ingest.retrieval.vector_store import EmbeddingCache, text_sha256
-from ingest.retrieval.writer import write_outputs, write_relevant_documents
+from ingest.retrieval.writer import ResultSpool, write_query_rows, write_relevant_documents, write_retriever_runs
 from warehouse.errors import UserError
 from warehouse.run_parameters import pinned_inputs, pinned_version
 from warehouse.seeds import derive_seed
 from warehouse.settings import warehouse_paths
 from warehouse.study import register_job
+
+# Queries retrieved and written at a time: their hits (x retrievers x depth) are all that is
+# held in memory, about 1 M result rows per retriever at depth 100.
+QUERY_CHUNK = 10_000
 
 
 def _pair_queries(con, names: list[str], limit: int | None) -> dict[str, list[Query]]:
@@ -136,6 +143,47 @@ def drop_documents(corpora: dict[str, Corpus], fraction: float, *, seed: int) ->
     return kept
 
 
+def _retrieve_in_chunks(con, *, run_id: str, query_set: str, queries: list[Query], corpora: dict,
+                        config: RetrievalConfig, provider, cache, bm25_indexes: dict,
+                        query_set_kind: str) -> tuple[int, list, dict[str, int]]:
+    """Retrieve and write one query set chunk by chunk, so only one chunk's hits are held in memory.
+
+    The result rows of all chunks are inserted at the end with one statement from a Parquet
+    spool in the warehouse folder (see :class:`ResultSpool`). Returns the result rows
+    written, each retriever's output (hits dropped; wall time summed
+    over the chunks; settings and index timings of the first chunk) and, per retriever, how
+    many queries got a hit. Only BM25 is chunked: its scores do not depend on which other
+    queries share a batch, while dense scores (a float32 matrix product) can differ in the
+    last bits with the batch's shape, and an ANN index is built per search.
+    """
+    size = QUERY_CHUNK if "dense" not in config.needs else max(1, len(queries))
+    written, totals, answered = 0, {}, {}
+    home = warehouse_paths().home
+    with tempfile.TemporaryDirectory(dir=home, prefix="retrieval-spool-") as folder:
+        spool = ResultSpool(Path(folder))
+        for first in range(0, len(queries), size):
+            chunk = queries[first:first + size]
+            outputs = run_retrievers(corpora, chunk, config, provider=provider, cache=cache,
+                                     lancedb_dir=warehouse_paths().lancedb_dir, bm25_indexes=bm25_indexes)
+            written += write_query_rows(con, run_id=run_id, query_set=query_set, queries=chunk, outputs=outputs,
+                                        config=config, query_set_kind=query_set_kind, results_spool=spool)
+            _add_up(outputs, totals, answered)
+        spool.insert(con)
+    return written, list(totals.values()), answered
+
+
+def _add_up(outputs: list, totals: dict, answered: dict) -> None:
+    """Add one chunk's outputs to the query set's totals (hits are dropped once counted)."""
+    for output in outputs:
+        answered[output.retriever] = answered.get(output.retriever, 0) + sum(len(h.doc_ids) > 0
+                                                                             for h in output.hits)
+        output.hits, output.latency_ms = [], []
+        if output.retriever in totals:
+            totals[output.retriever].seconds += output.seconds
+        else:
+            totals[output.retriever] = output
+
+
 def _prepare_dense(con, config: RetrievalConfig, run_id: str, corpora: dict, query_sets: dict):
     """Check the provider, import precomputed vectors, and preflight only if texts must be embedded."""
     provider = provider_from_settings({**config.embedding})
@@ -183,12 +231,14 @@ def retrieval_job(con, study, run_id: str) -> None:
                                     "documents_indexed": {s: len(c.doc_ids) for s, c in corpora.items()},
                                     "embedding_model_id": getattr(provider, "model_id", None),
                                     "embedding": provider.describe() if provider else None}
-        bm25_indexes: dict = {}  # built once per split, shared by the query sets
+        bm25_indexes: dict = {}  # built once per (split, BM25 setting), shared by the query sets and chunks
         for name, queries in query_sets.items():
-            outputs = run_retrievers(corpora, queries, config, provider=provider, cache=cache,
-                                     lancedb_dir=warehouse_paths().lancedb_dir, bm25_indexes=bm25_indexes)
-            written = write_outputs(con, run_id=run_id, query_set=name, queries=queries, outputs=outputs,
-                                    config=config, record=record, created_at=created, query_set_kind=kinds[name])
+            written, outputs, answered = _retrieve_in_chunks(
+                con, run_id=run_id, query_set=name, queries=queries, corpora=corpora, config=config,
+                provider=provider, cache=cache, bm25_indexes=bm25_indexes, query_set_kind=kinds[name])
+            write_retriever_runs(con, run_id=run_id, query_set=name, corpus_splits={q.corpus_split for q in queries},
+                                 n_queries=len(queries), outputs=outputs, n_answered=answered, config=config,
+                                 record=record, created_at=created)
             print(f"  {name}: {len(queries):,} queries; " + ", ".join(
                 f"{o.retriever} {o.seconds:.2f}s" for o in outputs) + f"; {written:,} result rows")
         write_relevant_documents(con, run_id=run_id, query_sets=query_sets, corpora=corpora_all)

@@ -3,6 +3,7 @@
 ```toml
 [retrieval]
 retrievers = ["bm25", "dense", "hybrid_union", "hybrid_minmax", "hybrid_rrf"]
+# More BM25 settings in the same run: "bm25@k1=1.2,b=0.75" overrides [retrieval.bm25] (family bm25).
 depth = 100                      # hits kept per query
 query_sets = ["pairs"]           # "pairs" (every pair set), "pairs:<name>", "squad_questions:<split>"
 timing = "batch"                 # or "per_query": score each query alone to time it
@@ -28,6 +29,7 @@ index = "none"                   # exact search; or ivf_flat, ivf_hnsw_sq (recal
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 
 from ingest.retrieval.bm25 import BM25Parameters
@@ -40,6 +42,8 @@ RETRIEVERS = ("bm25", "dense", "hybrid_union", "hybrid_minmax", "hybrid_rrf")
 # What each retriever needs computed first.
 NEEDS = {"bm25": {"bm25"}, "dense": {"dense"}, "hybrid_union": {"bm25", "dense"},
          "hybrid_minmax": {"bm25", "dense"}, "hybrid_rrf": {"bm25", "dense"}}
+# A named BM25 setting: "bm25@" then k1=<number> and/or b=<number>, comma-separated.
+_BM25_POINT = re.compile(r"bm25@(?P<settings>(?:k1|b)=[0-9.]+(?:,(?:k1|b)=[0-9.]+)?)")
 _KEYS = {"retrievers", "depth", "query_sets", "timing", "tokenizer", "bm25", "embedding", "hybrid", "ann",
          "drop_documents_fraction"}
 
@@ -67,12 +71,35 @@ class RetrievalConfig:
 
     @property
     def needs(self) -> set[str]:
+        """The base retrievers to run (named BM25 settings are run on their own, not here)."""
         extra = {"bm25", "dense"} if self.sweep_weights or self.sweep_rrf_k else set()
-        return set().union(extra, *(NEEDS[r] for r in self.retrievers))
+        return set().union(extra, *(NEEDS.get(r, set()) for r in self.retrievers))
+
+    @property
+    def bm25_points(self) -> dict[str, dict]:
+        """Each named BM25 setting (``bm25@k1=1.2,b=0.75``) and its full parameters, in listed order."""
+        return {r: {**self.bm25, **bm25_point_settings(r)} for r in self.retrievers if r not in RETRIEVERS}
 
     def record(self) -> dict:
         """The configuration as stored with the run (no secrets: keys are named by variable only)."""
         return asdict(self)
+
+
+def bm25_point_settings(name: str) -> dict[str, float]:
+    """The k1 and/or b that a named BM25 setting such as ``bm25@k1=1.2,b=0.75`` overrides."""
+    match = _BM25_POINT.fullmatch(name)
+    if match is None:
+        raise UserError(f"[retrieval] retrievers: {name!r} is not a BM25 setting like 'bm25@k1=1.2,b=0.75'")
+    settings = {}
+    for item in match["settings"].split(","):
+        key, value = item.split("=")
+        try:
+            settings[key] = float(value)
+        except ValueError:
+            raise UserError(f"[retrieval] retrievers: {name!r}: {value!r} is not a number") from None
+    if len(settings) != len(match["settings"].split(",")):
+        raise UserError(f"[retrieval] retrievers: {name!r} names a setting twice")
+    return settings
 
 
 def _number_list(values, name: str) -> tuple[float, ...]:
@@ -91,10 +118,15 @@ def config_from_settings(settings: dict | None, *, resolve=lambda path: path) ->
     if unknown:
         raise UserError(f"[retrieval] has unknown key(s): {', '.join(sorted(unknown))}")
     retrievers = tuple(settings.get("retrievers", RETRIEVERS))
-    bad = [r for r in retrievers if r not in RETRIEVERS]
+    bad = [r for r in retrievers if r not in RETRIEVERS and not _BM25_POINT.fullmatch(r)]
     if bad or not retrievers:
         raise UserError(f"[retrieval] retrievers: unknown {', '.join(bad) or '(none given)'}; "
-                        f"choose from {', '.join(RETRIEVERS)}")
+                        f"choose from {', '.join(RETRIEVERS)} or BM25 settings like 'bm25@k1=1.2,b=0.75'")
+    for name in retrievers:
+        if name not in RETRIEVERS:
+            bm25_point_settings(name)
+    if len(set(retrievers)) != len(retrievers):
+        raise UserError("[retrieval] retrievers: a retriever is listed twice")
     depth = settings.get("depth", 100)
     if not isinstance(depth, int) or depth < 1:
         raise UserError(f"[retrieval] depth must be a positive integer, got {depth!r}")

@@ -70,6 +70,24 @@ def _timed_search(search, texts: list[str], per_query: bool) -> tuple[list, list
     return hits, [seconds * 1000 / len(texts)] * len(texts), seconds
 
 
+def _bm25_for_split(split: str, corpus: Corpus, texts: list[str], config: RetrievalConfig, parameters: dict,
+                    indexes: dict, out: RetrieverOutput) -> tuple[list, list]:
+    """BM25 with ``parameters`` over one split; the index is built once per (split, parameters)."""
+    start = time.perf_counter()
+    key = (split, tuple(sorted(parameters.items())))
+    if key not in indexes:
+        indexes[key] = BM25Index(
+            corpus.texts, doc_ids=corpus.doc_ids, parameters=BM25Parameters(**parameters),
+            tokenizer=RegexTokenizer(config.tokenizer["pattern"], config.tokenizer["lowercase"]))
+    index = indexes[key]
+    out.details.setdefault("index_seconds", {})[split] = time.perf_counter() - start
+    out.details.setdefault("index", {})[split] = index.describe()
+    hits, latencies, seconds = _timed_search(lambda batch: index.search(batch, depth=config.depth), texts,
+                                             config.timing == "per_query")
+    out.seconds += seconds
+    return hits, latencies
+
+
 def _dense_for_split(corpus: Corpus, texts: list[str], config: RetrievalConfig, cache: EmbeddingCache,
                      provider: EmbeddingProvider | None, lancedb_dir: Path, out: dict) -> tuple[list, list, float]:
     document_vectors, n_docs_embedded = cache.vectors_for(corpus.texts, provider)
@@ -100,32 +118,28 @@ def run_retrievers(corpora: dict[str, Corpus], queries: list[Query], config: Ret
                    lancedb_dir: Path, bm25_indexes: dict | None = None) -> list[RetrieverOutput]:
     """Every configured retriever (and sweep point) over ``queries``, each against its split's corpus.
 
-    ``bm25_indexes`` (split -> index), when given, keeps BM25 indexes for the next query set
-    over the same corpora and configuration.
+    ``bm25_indexes`` ((split, BM25 parameters) -> index), when given, keeps BM25 indexes for the
+    next query set (or chunk of queries) over the same corpora and configuration.
     """
     bm25_indexes = {} if bm25_indexes is None else bm25_indexes
     needs = config.needs
     base = {name: RetrieverOutput(name, name) for name in ("bm25", "dense") if name in needs}
     base_hits = {name: [None] * len(queries) for name in base}
     base_latency = {name: [None] * len(queries) for name in base}
+    points = {name: RetrieverOutput(name, "bm25", [None] * len(queries), [None] * len(queries))
+              for name in config.bm25_points}
     for split in sorted({q.corpus_split for q in queries}):
         rows = [i for i, q in enumerate(queries) if q.corpus_split == split]
         texts = [queries[i].text for i in rows]
         corpus = corpora[split]
         if "bm25" in base:
-            start = time.perf_counter()
-            if split not in bm25_indexes:
-                bm25_indexes[split] = BM25Index(
-                    corpus.texts, doc_ids=corpus.doc_ids, parameters=BM25Parameters(**config.bm25),
-                    tokenizer=RegexTokenizer(config.tokenizer["pattern"], config.tokenizer["lowercase"]))
-            index = bm25_indexes[split]
-            base["bm25"].details.setdefault("index_seconds", {})[split] = time.perf_counter() - start
-            base["bm25"].details.setdefault("index", {})[split] = index.describe()
-            hits, latencies, seconds = _timed_search(lambda batch: index.search(batch, depth=config.depth), texts,
-                                                     config.timing == "per_query")
-            base["bm25"].seconds += seconds
+            hits, latencies = _bm25_for_split(split, corpus, texts, config, config.bm25, bm25_indexes, base["bm25"])
             for i, h, latency in zip(rows, hits, latencies):
                 base_hits["bm25"][i], base_latency["bm25"][i] = h, latency
+        for name, parameters in config.bm25_points.items():
+            hits, latencies = _bm25_for_split(split, corpus, texts, config, parameters, bm25_indexes, points[name])
+            for i, h, latency in zip(rows, hits, latencies):
+                points[name].hits[i], points[name].latency_ms[i] = h, latency
         if "dense" in base:
             hits, latencies, seconds = _dense_for_split(corpus, texts, config, cache, provider, lancedb_dir,
                                                         base["dense"].details)
@@ -137,7 +151,7 @@ def run_retrievers(corpora: dict[str, Corpus], queries: list[Query], config: Ret
     if "dense" in base and "ann_reports" in base["dense"].details:
         reports = base["dense"].details["ann_reports"]
         base["dense"].details["ann_recall"] = float(np.mean([r["recall"] for r in reports]))
-    outputs = [base[name] for name in ("bm25", "dense") if name in config.retrievers]
+    outputs = [base[name] for name in ("bm25", "dense") if name in config.retrievers] + list(points.values())
     for hybrid in _hybrids(base_hits, base_latency, config):
         hybrid.seconds += base["bm25"].seconds + base["dense"].seconds  # a hybrid runs both retrievers
         outputs.append(hybrid)

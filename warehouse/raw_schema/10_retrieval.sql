@@ -6,7 +6,7 @@
 create table if not exists raw.retrieval_runs (
     run_id varchar not null,
     query_set varchar not null,          -- a pair set name, or squad_questions_<split>
-    retriever varchar not null,          -- bm25, dense, hybrid_union, hybrid_minmax, hybrid_rrf, or a sweep point e.g. hybrid_minmax@0.3
+    retriever varchar not null,          -- bm25, dense, hybrid_union, hybrid_minmax, hybrid_rrf, or a sweep point e.g. hybrid_minmax@0.3 or bm25@k1=1.2,b=0.75
     retriever_family varchar not null,   -- the retriever without its sweep point
     corpus_splits varchar[] not null,
     depth integer not null,

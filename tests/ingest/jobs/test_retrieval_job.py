@@ -197,3 +197,30 @@ def test_trec_round_trip_through_the_cli(demo_home, tmp_path):
     finally:
         con.close()
     assert differences == [] and kind == "trec_import"
+
+
+def test_chunked_bm25_retrieval_writes_the_same_rows(demo_con, monkeypatch):
+    import ingest.jobs.retrieval as job
+
+    study = _study(retrievers=["bm25", "bm25@k1=0.9,b=0.4"], hybrid={})
+    study = dataclasses.replace(study, limit=None)
+    monkeypatch.setattr(job, "QUERY_CHUNK", 3)  # several chunks per query set
+    _pin_like_the_study(demo_con, "chunked")
+    job.retrieval_job(demo_con, study, "chunked")
+    _pin_like_the_study(demo_con, "one-chunk")
+    monkeypatch.setattr(job, "QUERY_CHUNK", 10_000)
+    job.retrieval_job(demo_con, study, "one-chunk")
+
+    def rows(run_id: str, query: str) -> list:
+        return demo_con.execute(query + " order by all", [run_id]).fetchall()
+
+    for query in ("select query_set, retriever, query_id, variant, rank, doc_id, score from raw.retrieval_results"
+                  " where run_id = ?",
+                  "select query_set, retriever, query_id, variant, n_hits, reason from raw.retrieval_query_stats"
+                  " where run_id = ?",
+                  "select query_set, query_id, variant, query_text, relevant_doc_id from raw.retrieval_queries"
+                  " where run_id = ?",
+                  "select query_set, retriever, retriever_family, depth, n_queries, n_queries_with_hits"
+                  " from raw.retrieval_runs where run_id = ?"):
+        chunked = rows("chunked", query)
+        assert chunked and chunked == rows("one-chunk", query), query

@@ -57,6 +57,25 @@ def test_bm25_alone_needs_no_embedding_provider(tmp_path):
     assert output.retriever == "bm25" and output.details["index"]["train"]["n_docs"] == 4
 
 
+def test_named_bm25_settings_rank_as_that_setting_alone(tmp_path):
+    config = config_from_settings({"retrievers": ["bm25", "bm25@k1=0.9,b=0.4", "bm25@b=1"],
+                                   "bm25": {"k1": 1.2, "b": 0.75, "epsilon": 0.25}})
+    assert config.needs == {"bm25"}
+    assert config.bm25_points == {"bm25@k1=0.9,b=0.4": {"k1": 0.9, "b": 0.4, "epsilon": 0.25},
+                                  "bm25@b=1": {"k1": 1.2, "b": 1.0, "epsilon": 0.25}}
+    outputs = run_retrievers(CORPUS, QUERIES, config, provider=None, cache=None, lancedb_dir=tmp_path)
+    assert [(o.retriever, o.family) for o in outputs] == [("bm25", "bm25"), ("bm25@k1=0.9,b=0.4", "bm25"),
+                                                          ("bm25@b=1", "bm25")]
+    for output, parameters in zip(outputs[1:], config.bm25_points.values()):
+        alone = config_from_settings({"retrievers": ["bm25"], "bm25": parameters})
+        (expected,) = run_retrievers(CORPUS, QUERIES, alone, provider=None, cache=None, lancedb_dir=tmp_path)
+        assert output.details["index"]["train"]["k1"] == parameters["k1"]
+        for got, want in zip(output.hits, expected.hits):
+            assert got.doc_ids.tolist() == want.doc_ids.tolist() and got.reason == want.reason
+            assert got.scores.tolist() == want.scores.tolist()
+    assert outputs[0].hits[0].scores.tolist() != outputs[2].hits[0].scores.tolist()
+
+
 @pytest.mark.parametrize("settings, message", [
     ({"retrievers": ["bm25", "splade"]}, "unknown splade"),
     ({"depth": 0}, "depth must be a positive integer"),
@@ -67,6 +86,10 @@ def test_bm25_alone_needs_no_embedding_provider(tmp_path):
     ({"tokenizer": {"pattern": "\\w+", "stem": True}}, "unknown key"),
     ({"timing": "sometimes"}, "timing must be"),
     ({"rerank": True}, "unknown key"),
+    ({"retrievers": ["bm25@k3=1"]}, "unknown bm25@k3=1"),
+    ({"retrievers": ["bm25@k1=1.2.3"]}, "is not a number"),
+    ({"retrievers": ["bm25@k1=1,k1=2"]}, "names a setting twice"),
+    ({"retrievers": ["bm25@b=0.5", "bm25@b=0.5"]}, "listed twice"),
 ])
 def test_bad_settings_are_named(settings, message):
     with pytest.raises(UserError, match=message):

@@ -1,39 +1,54 @@
-{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
--- Both variants of a pair side by side at every k: the unit of the paired tests.
-with hits as (
-    select * from {{ ref('fct_dialect_hits_at_k') }}
-    where {{ is_new_run('run_id') }}
+{{ config(materialized='view') }}
+-- Both variants of a pair side by side at every k (1..depth): the unit of the paired tests.
+-- A view, like fct_dialect_hits_at_k: the two variants' gold ranks are paired once per query
+-- pair and then spread over the k grid, rather than joining two hit tables k by k.
+with ranks as (
+    select * from {{ ref('fct_dialect_gold_ranks') }}
 ),
 
 comparisons as (
     select * from {{ ref('int_dialect_comparisons') }}
-    where {{ is_new_run('run_id') }}
+),
+
+pairs as (
+    select
+        ranks_a.run_id,
+        ranks_a.retriever,
+        ranks_a.retriever_family,
+        ranks_a.pair_set,
+        ranks_a.pair_id,
+        ranks_a.depth,
+        comparisons.variant_a,
+        comparisons.variant_b,
+        ranks_a.rank_of_gold as rank_of_gold_a,
+        ranks_b.rank_of_gold as rank_of_gold_b,
+    from comparisons
+    inner join ranks as ranks_a
+        on comparisons.run_id = ranks_a.run_id
+        and comparisons.pair_set = ranks_a.pair_set
+        and comparisons.variant_a = ranks_a.variant
+    inner join ranks as ranks_b
+        on ranks_a.run_id = ranks_b.run_id
+        and ranks_a.pair_set = ranks_b.pair_set
+        and ranks_a.retriever = ranks_b.retriever
+        and ranks_a.pair_id = ranks_b.pair_id
+        and comparisons.variant_b = ranks_b.variant
 ),
 
 final as (
     select
-        hits_a.run_id,
-        hits_a.retriever,
-        hits_a.retriever_family,
-        hits_a.pair_set,
-        hits_a.pair_id,
-        hits_a.k,
-        comparisons.variant_a,
-        comparisons.variant_b,
-        hits_a.is_hit as is_hit_a,
-        hits_b.is_hit as is_hit_b,
-    from comparisons
-    inner join hits as hits_a
-        on comparisons.run_id = hits_a.run_id
-        and comparisons.pair_set = hits_a.pair_set
-        and comparisons.variant_a = hits_a.variant
-    inner join hits as hits_b
-        on hits_a.run_id = hits_b.run_id
-        and hits_a.pair_set = hits_b.pair_set
-        and hits_a.retriever = hits_b.retriever
-        and hits_a.pair_id = hits_b.pair_id
-        and hits_a.k = hits_b.k
-        and comparisons.variant_b = hits_b.variant
+        pairs.run_id,
+        pairs.retriever,
+        pairs.retriever_family,
+        pairs.pair_set,
+        pairs.pair_id,
+        grid.k,
+        pairs.variant_a,
+        pairs.variant_b,
+        coalesce(pairs.rank_of_gold_a <= grid.k, false) as is_hit_a,
+        coalesce(pairs.rank_of_gold_b <= grid.k, false) as is_hit_b,
+    from pairs
+    cross join lateral (select unnest(range(1, pairs.depth + 1)) as k) as grid
 )
 
 select * from final
