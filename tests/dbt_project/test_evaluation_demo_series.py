@@ -15,9 +15,9 @@ import pytest
 from scipy import stats
 
 from analysis.evaluation.intervals import METRICS
-from analysis.seeds import derive_seed
 from tests.conftest import DEMO_DATA, raw_fingerprint, run_cli
 from warehouse.errors import InputError
+from warehouse.seeds import derive_seed
 from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
 
 pytestmark = pytest.mark.dbt
