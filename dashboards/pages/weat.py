@@ -99,7 +99,7 @@ def _results_table(results) -> str:
                      _label(r.magnitude), _label(r.bias_level), _label(r.direction, missing="")])
     columns = ["embedding", "test", "title", "status", "coverage", "n X/Y/A/B", "d", "interval", "p (one-sided)",
                "magnitude", "bias level", "reading"]
-    return table(columns, rows, raw_columns=frozenset({"status"}))
+    return table(columns, rows, raw_columns=frozenset({"status"}), css_class="weat-results")
 
 
 def _coverage_table(con, run_id: str) -> str:
@@ -149,7 +149,8 @@ def _run_section(con, study: str, run_id: str) -> str:
     parts += ["<h3>Coverage of every word set</h3>",
               f'<p class="note">Match policy: {text(", ".join(sorted(set(results["match_policy"]))))}.'
               " A set below the threshold makes its test \"insufficient coverage\".</p>",
-              _coverage_table(con, run_id), "<h4>Found but not used</h4>", _dropped_table(con, run_id)]
+              "<details><summary>Coverage table (one row per word set)</summary>", _coverage_table(con, run_id),
+              "</details><details><summary>Found but not used</summary>", _dropped_table(con, run_id), "</details>"]
     return "".join(parts)
 
 
