@@ -36,6 +36,9 @@ def test_charts_encode_explicit_types():
                            "answers": [1, 3]})
     encoding = biased_and_silent_counts_chart(counts).to_dict()["encoding"]
     assert (encoding["x"]["type"], encoding["color"]["type"]) == ("quantitative", "nominal")
+    # One panel per rule set: the two stacked bars no longer share a row (issue 14).
+    assert encoding["column"] == {"field": "rule_set", "type": "nominal", "title": "rule set"}
+    assert "yOffset" not in encoding
 
 
 def test_page_renders_a_note_on_a_warehouse_without_silent_bias_results(con):
