@@ -34,6 +34,7 @@ details summary { cursor: pointer; }
 th .sql { display: block; font-weight: normal; font-family: ui-monospace, monospace; font-size: 0.7rem; color: #666; }
 .weat-results td:last-child { min-width: 22rem; } .weat-results td:nth-child(3) { min-width: 10rem; }
 details > .table-box { margin-top: 0.5rem; }
+.table-box.tall { max-height: 32rem; overflow-y: auto; } .table-box.tall th { position: sticky; top: 0; }
 """
 
 
@@ -69,7 +70,8 @@ def table(columns: list[str], rows: list[list], *, raw_columns: frozenset[str] =
     body = "".join("<tr>" + "".join(f"<td>{cell(c, v)}</td>" for c, v in zip(columns, row)) + "</tr>"
                    for row in rows)
     class_attribute = f' class="{text(css_class)}"' if css_class else ""
-    return f'<div class="table-box"><table{class_attribute}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+    box = "table-box tall" if css_class == "tall" else "table-box"
+    return f'<div class="{box}"><table{class_attribute}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
 
