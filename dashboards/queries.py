@@ -40,6 +40,11 @@ def number(value, digits: int = 3, *, missing: str = "–") -> str:
     return str(value)
 
 
+def id_order(column: str) -> str:
+    """An ORDER BY term list for an id column: numeric ids in numeric order (2 before 10), then the rest as text."""
+    return f"try_cast({column} as bigint) nulls last, {column}"
+
+
 # Human labels for SQL column names (a name not listed reads with its underscores as spaces).
 # A value may name the SQL columns it is built from when the page derives it (e.g. an interval).
 HEADERS: dict[str, tuple[str, str]] = {

@@ -6,7 +6,7 @@ import duckdb
 
 from dashboards.charts.dialect import rank_distribution_chart, recall_at_k_chart
 from dashboards.html import chart, table, text
-from dashboards.queries import number, query_dicts, query_rows, relation_exists
+from dashboards.queries import id_order, number, query_dicts, query_rows, relation_exists
 from dashboards.site import register_page
 
 RANK_BINS = """case when not is_found_within_depth then 'not found'
@@ -107,7 +107,7 @@ def _errors(con, run_id: str, pair_set: str) -> str:
     columns, rows = query_rows(con, f"""select pair_set, retriever, k, pair_id, outcome, query_text_a,
         gold_outcome_a, query_text_b, gold_outcome_b, gold_snippet from marts.fct_dialect_error_examples
         where {SECTION} and retriever in (select retriever from analysis.dialect_paired_tests where run_id = ?)
-        order by k, retriever, try_cast(pair_id as bigint) nulls last, pair_id limit 60""",
+        order by k, retriever, {id_order('pair_id')} limit 60""",
                               [run_id, pair_set, run_id])
     return (f"<h3>Error examples (first {len(rows)})</h3><p class=\"note\">Pairs where exactly one variant found "
             "the gold document within k.</p>" + (table(columns, rows) if rows else "<p>None.</p>"))

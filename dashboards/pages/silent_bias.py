@@ -11,7 +11,7 @@ import altair as alt
 import duckdb
 
 from dashboards.html import chart, table, text
-from dashboards.queries import number, query_dicts, relation_exists
+from dashboards.queries import id_order, number, query_dicts, relation_exists
 from dashboards.site import register_page
 
 RuleSet = Literal["word_boundary", "seed_compatible"]
@@ -148,12 +148,12 @@ def _counterfactual_section(con) -> list[str]:
                         "flip rate [CI]", "odds ratio [CI]", "p-value"], rows))
     flips = query_dicts(con, "select model, rule_set, pair_id, reference_label, label_in_reference, label_in_counterpart"
                        " from marts.fct_silent_bias_pair_outcomes where is_flip and both_answered"
-                       " order by model, rule_set, pair_id")
+                       f" order by model, rule_set, {id_order('pair_id')}")
     parts.append(f"<h3>Flipped pairs ({len(flips)})</h3>")
     parts.append(table(["model", "rule set", "pair", "reference label", "label in reference answer",
                         "label in counterpart answer"], [list(f.values()) for f in flips]) if flips else "<p>None.</p>")
     pairs = query_dicts(con, "select pair_id, dimension, reference_feature, counterpart_feature, reference_label"
-                       " from marts.fct_silent_bias_counterfactual_pairs order by vignette_set, pair_id")
+                       f" from marts.fct_silent_bias_counterfactual_pairs order by vignette_set, {id_order('pair_id')}")
     parts.append(f"<h3>The {len(pairs)} pairs found</h3>")
     parts.append(table(["pair", "dimension", "reference feature", "counterpart feature", "reference label"],
                        [list(p.values()) for p in pairs]))
