@@ -36,6 +36,10 @@ def number(value, digits: int = 3, *, missing: str = "–") -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return missing
     if isinstance(value, float):
+        if math.isinf(value):
+            return "∞" if value > 0 else "-∞"
+        if abs(value) >= 10 ** digits:  # no scientific notation for counts such as 1,400 pairs
+            return f"{value:,.0f}"
         return f"{value:.{digits}g}"
     return str(value)
 

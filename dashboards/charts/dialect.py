@@ -22,8 +22,11 @@ def recall_at_k_chart(df, *, depth: int | None = None) -> alt.FacetChart:
     with its Wilson interval band; y fitted to the data and bands, x from k = 1 to the run's depth."""
     k_max = int(depth or df["k"].max())
     n_retrievers = max(1, df["retriever"].nunique())
+    k_min = int(df["k"].min())
+    ticks = [k for k in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000) if k_min <= k <= k_max]
     base = alt.Chart(df).encode(
-        x=alt.X("k:Q", title="k", scale=alt.Scale(type="log", domain=[int(df["k"].min()), k_max], nice=False)),
+        x=alt.X("k:Q", title="k", scale=alt.Scale(type="log", domain=[k_min, k_max], nice=False),
+                axis=alt.Axis(values=ticks, grid=False)),
         color=alt.Color("variant:N", title="variant"),
     )
     y_scale = alt.Scale(domain=recall_domain(df), zero=False)

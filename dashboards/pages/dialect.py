@@ -46,8 +46,9 @@ def finding(rows: list[dict], power: dict) -> str:
     else:
         largest = max(rows, key=lambda r: abs(r["delta_pp"] or 0))
         gaps = [g for g in power.values() if g is not None]
-        could = (f" Gaps from {number(min(gaps))} to {number(max(gaps))} points were detectable with 80% power."
-                 if gaps else " No gap this data allows was detectable with 80% power.")
+        could = (f" A gap was detectable (80% power) in {len(gaps)} of {len(power)} comparisons, and only from "
+                 f"{number(min(gaps))} to {number(max(gaps))} points up." if gaps
+                 else " No gap this data allows was detectable with 80% power.")
         sentence = (f"<b>No evidence of a difference</b> between {text(largest['variant_a'])} and "
                     f"{text(largest['variant_b'])} in {len(rows)} highlighted comparisons after Holm correction: "
                     f"the largest gap is {number(largest['delta_pp'])} points ({text(largest['retriever'])}, "
@@ -60,25 +61,34 @@ def _summary(con, run_id: str, pair_set: str) -> str:
     columns, rows = query_rows(con, f"""
         select pair_set, retriever, k, variant_a || ' vs ' || variant_b as comparison, n_pairs,
                recall_a, recall_b, delta_pp, '[' || round(ci_low, 1) || ', ' || round(ci_high, 1) || ']' as ci_95_pp,
-               only_a, only_b, p_exact, p_midp, p_chi2_cc, p_holm
+               only_a, only_b, p_exact, p_holm
         from analysis.dialect_paired_tests where {SECTION} and is_highlighted_k order by k, retriever""",
                               [run_id, pair_set])
     rows = [[number(v) for v in row] for row in rows]
     return ("<h3>Paired comparison at the highlighted k</h3><p class=\"note\">McNemar three ways on the discordant "
-            "pairs (only_a: only variant A found the gold document within k); p_holm adjusts p_exact over retrievers "
-            "× highlighted k. The interval is a seeded paired bootstrap of the recall difference, in points.</p>"
+            "pairs (only_a: only variant A found the gold document within k; mid-p and χ² are under Discordant "
+            "pairs); p_holm adjusts p_exact over retrievers × highlighted k. The interval is a seeded paired "
+            "bootstrap of the recall difference, in points.</p>"
             + table(columns, rows))
 
 
 def _power(con, run_id: str, pair_set: str) -> str:
-    columns, rows = query_rows(con, f"""select pair_set, retriever, k, n_pairs, n_discordant,
-        detectable_gap_pp, pairs_needed_for_2pp from analysis.dialect_power where {SECTION}
-        order by k, retriever""", [run_id, pair_set])
-    rows = [[number(v) if v is not None else "none detectable" if c == "detectable_gap_pp" else "–"
-             for c, v in zip(columns, row)] for row in rows]
-    return ("<h3>What this study can detect</h3><p class=\"note\">The smallest recall gap (points) a two-sided "
-            "exact McNemar test at α = 0.05 detects with 80% power given the discordant pairs observed, and the "
-            "pairs a 2-point gap would need at that discordance (Connor 1987).</p>" + table(columns, rows))
+    _, rows = query_rows(con, f"""select retriever, k, n_pairs, n_discordant, detectable_gap_pp, pairs_needed_for_2pp
+        from analysis.dialect_power where {SECTION} order by retriever, k""", [run_id, pair_set])
+    ks = sorted({k for _, k, *_ in rows})
+    cells: dict[str, dict] = {}
+    for retriever, k, n_pairs, n_discordant, gap, needed in rows:
+        found = cells.setdefault(retriever, {"n_pairs": n_pairs})
+        found[k] = f"{number(gap)} ({n_discordant})" if gap is not None else f"none ({n_discordant})"
+        found["needed"] = needed
+    body = [[pair_set, retriever, c["n_pairs"], *[c.get(k, "–") for k in ks], number(c["needed"])]
+            for retriever, c in cells.items()]
+    columns = ["pair_set", "retriever", "n_pairs", *[f"k = {k}" for k in ks], "pairs_needed_for_2pp"]
+    return ("<h3>What this study can detect</h3><p class=\"note\">Per highlighted k: the smallest recall gap "
+            "in points (detectable_gap_pp) a two-sided exact McNemar test at α = 0.05 detects with 80% power, with "
+            "the discordant pairs it rests on (n_discordant) in brackets; \"none\": no gap the observed discordance "
+            "allows is detectable. Pairs a 2-point gap would need at the discordance of the largest k (Connor "
+            "1987).</p>" + table(columns, body))
 
 
 def _rank_tests(con, run_id: str, pair_set: str) -> str:

@@ -48,7 +48,7 @@ def test_finding_leads_with_no_evidence_for_null_results():
                              {("bm25", 5): 12.5, ("dense", 5): 15.0}))
     assert sentence.startswith("No evidence of a difference between sae and aae in 2 highlighted comparisons")
     assert "-4 points (dense, k = 5; 95% CI [-9, 1])" in sentence
-    assert "Gaps from 12.5 to 15 points were detectable" in sentence
+    assert "A gap was detectable (80% power) in 2 of 2 comparisons, and only from 12.5 to 15 points up" in sentence
     assert "higher" not in sentence and "lower" not in sentence
 
 
