@@ -31,7 +31,7 @@ details summary { cursor: pointer; }
 .card { border: 1px solid #ddd; border-radius: 6px; padding: 0.2rem 1rem 0.6rem; margin: 1rem 0; }
 .card h2 { margin-top: 0.8rem; } .verdict { font-size: 1.05rem; line-height: 1.45; }
 .table-box { max-width: 100%; overflow-x: auto; }
-th .sql { display: block; font-weight: normal; font-family: ui-monospace, monospace; font-size: 0.7rem; color: #666; }
+th .sql { display: block; overflow-wrap: anywhere; font-weight: normal; font-family: ui-monospace, monospace; font-size: 0.7rem; color: #666; }
 .weat-results td:last-child { min-width: 16rem; } .weat-results td:nth-child(2) { min-width: 10rem; }
 .weat-results td:nth-child(1) { word-break: break-word; }
 details > .table-box { margin-top: 0.5rem; }

@@ -56,6 +56,8 @@ HEADERS: dict[str, tuple[str, str]] = {
     "delta_pp": ("difference A − B, points", "delta_pp"),
     "ci_95_pp": ("95% CI, points", "ci_low, ci_high"), "ci_95": ("95% CI", "ci_low, ci_high"),
     "change_ci_95": ("95% CI of the change", "change_ci_low, change_ci_high"),
+    "value_vs_baseline": ("value vs baseline", "value, baseline_value"),
+    "alert_rule": ("alert rule", "direction, threshold"),
     "only_a": ("only A found it", "only_a"), "only_b": ("only B found it", "only_b"),
     "both_hit": ("both found it", "both_hit"), "neither": ("neither", "neither"),
     "n_pairs": ("pairs", "n_pairs"), "n_used": ("pairs used", "n_used"),

@@ -33,16 +33,26 @@ def _metrics_table(con, baseline: str) -> str:
             + table(["retriever", "k", *metrics], body))
 
 
+def _p(value) -> str:
+    """A resampling p of 0 is below the resolution, not 0."""
+    return "–" if value is None else "< 0.001" if value < 0.001 else number(value)
+
+
 def _alerts(con, series: str) -> str:
-    columns, rows = query_rows(con, """
-        select label, retriever, metric, is_significant, severity, mean_change,
-               '[' || round(change_ci_low, 4) || ', ' || round(change_ci_high, 4) || ']' as change_ci_95,
+    _, found = query_rows(con, """
+        select label, retriever, metric, is_significant, severity, mean_change, change_ci_low, change_ci_high,
                p_value, value, baseline_value, direction, threshold, n_paired_queries
         from analysis.retrieval_alerts where series_run_id = ?
         order by is_significant desc nulls last, case severity when 'high' then 0 when 'medium' then 1 else 2 end,
                  abs(mean_change) desc nulls last, position, retriever, metric""", [series])
-    rows = [[number(v) for v in row] for row in rows]
-    n_significant = sum(1 for r in rows if r[3] == "True")
+    rows = [[label, retriever, metric, "yes" if significant else "no", severity, number(change),
+             f"[{number(low)}, {number(high)}]", _p(p_value), f"{number(value)} vs {number(baseline)}",
+             f"{direction} {number(threshold)}", n]
+            for (label, retriever, metric, significant, severity, change, low, high, p_value, value, baseline,
+                 direction, threshold, n) in found]
+    columns = ["label", "retriever", "metric", "is_significant", "severity", "mean_change", "change_ci_95",
+               "p_value", "value_vs_baseline", "alert_rule", "n_paired_queries"]
+    n_significant = sum(1 for r in found if r[3])
     lead = (f"<p class=\"verdict\">{len(rows)} alert{'s' if len(rows) != 1 else ''}: <b>{n_significant} "
             f"significant</b> (a paired change unlikely under no change), {len(rows) - n_significant} within "
             "noise.</p>" if rows else "")
