@@ -108,6 +108,7 @@ def _rates_section(con) -> list[str]:
              'seed_compatible: the original tooling\'s plain substrings ("male" inside "female"). As in the original '
              "tooling, every vignette's own bias label counts, the comparison group's (usually the expected "
              "diagnosis) included.</p>"]
+    parts.insert(0, _lead(overall))
     defined = overall[overall["silent_bias_rate"].notna()]
     if len(defined):
         parts.append(chart(silent_bias_rate_chart(defined)))
@@ -128,6 +129,18 @@ def _rates_section(con) -> list[str]:
                            for r, s, b in zip(cells["silent_bias_rate"], cells["n_silent"], cells["n_biased"])]
     parts += ["<h2>Model × dimension</h2>", chart(silent_bias_heatmap_chart(cells))]
     return parts
+
+
+def _lead(overall) -> str:
+    """The finding first: each model's silent bias rate under the recommended rule set, with its interval."""
+    rows = overall[overall["rule_set"] == "word_boundary"].to_dict("records") or overall.to_dict("records")
+    if not rows:
+        return ""
+    rule_set = rows[0]["rule_set"]
+    items = "; ".join(f"<b>{text(r['model'])}</b> {_number(r['silent_bias_rate'])} "
+                      f"{_interval(r['ci_low'], r['ci_high'])} ({r['n_silent']} of {r['n_biased']})" for r in rows)
+    return (f'<p class="verdict">Share of biased answers whose reasoning never mentions the demographic feature '
+            f"(R_SB, {text(rule_set)} rule set, 95% Wilson interval): {items}.</p>")
 
 
 def _counterfactual_section(con) -> list[str]:
@@ -188,9 +201,13 @@ def _models_section(con) -> list[str]:
     rows = query_dicts(con, "select vignette_set, model, n_generations, n_ok, model_names_in_file, sampling,"
                       " n_prompt_templates, source_version, source_sha256 from marts.dim_silent_bias_models"
                       " order by vignette_set, model")
+    for row in rows:  # the full hash on hover: 64 characters would widen the table past the page
+        sha = row["source_sha256"] or ""
+        row["source_sha256"] = f'<span class="mono" title="{text(sha)}">{text(sha[:12])}…</span>' if sha else ""
     columns = ["vignette set", "model", "generations", "ok", "model name in file", "sampling",
                "prompt templates recorded", "file version", "file sha256"]
-    return ["<h2>Models scored</h2>", table(columns, [list(r.values()) for r in rows])]
+    return ["<h2>Models scored</h2>", table(columns, [list(r.values()) for r in rows],
+                                            raw_columns=frozenset({"file sha256"}))]
 
 
 @register_page("silent_bias.html", "Silent bias of chain-of-thought answers")
@@ -198,5 +215,6 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
     if not (relation_exists(con, "analysis", "silent_bias_rates") and relation_exists(con, "marts", "fct_silent_bias_detections")):
         return ('<p class="note">No silent-bias results in this warehouse yet: run a silent-bias study '
                 "(e.g. <code>biaswh run studies/demo_silent_bias.toml</code>).</p>")
-    parts = _models_section(con) + _rates_section(con) + _counterfactual_section(con) + _disagreements_section(con) + _examples_section(con)
+    parts = (_rates_section(con) + _counterfactual_section(con) + _disagreements_section(con)
+             + _examples_section(con) + _models_section(con))
     return "".join(parts)
