@@ -27,9 +27,13 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
     parts = ["<h2>Loaded source versions</h2>"]
     if not relation_exists(con, "marts", "dim_source_versions"):
         return "<p class=\"note\">Run <code>biaswh build</code> to list the loaded sources.</p>"
-    columns, rows = query_rows(con, "select dataset, source_name, source_version as version, n_rows, source_sha256,"
-                                " loaded_at from marts.dim_source_versions order by dataset, source_name, version")
-    parts.append(table(columns, rows))
+    columns, rows = query_rows(con, "select dataset, source_name, source_version, n_rows, source_sha256,"
+                                " loaded_at from marts.dim_source_versions order by dataset, source_name,"
+                                " source_version")
+    # The full hash on hover: 64 characters would widen the table past the page.
+    rows = [[*r[:4], f'<span class="mono" title="{text(r[4])}">{text((r[4] or "")[:12])}…</span>', str(r[5])[:19]]
+            for r in rows]
+    parts.append(table(columns, rows, raw_columns=frozenset({"source_sha256"})))
     if not relation_exists(con, "marts", "dim_corpus_documents"):
         return "".join(parts) + "<p class=\"note\">Run <code>biaswh build</code> to build the corpus.</p>"
     columns, rows = query_rows(con, "select split, count(*) as documents, sum(n_questions) as questions"
