@@ -70,7 +70,7 @@ def _fusion_choice(con, series: str) -> str:
         from marts.fct_retrieval_fusion_choice c join marts.dim_evaluation_runs e using (run_id)
         where e.series_run_id = ? order by e.position, c.retriever_family""", [series])
     return ("<h3>Chosen on the tune fold, reported on the report fold</h3>"
-            + table(columns, [[number(v, 4) for v in row] for row in rows]))
+            + table(columns, [[number(v) for v in row] for row in rows]))
 
 
 def _provenance(con, series: str) -> str:

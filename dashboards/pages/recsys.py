@@ -15,7 +15,7 @@ from dashboards.recsys_charts import (
     signed_bias_bar_chart,
     signed_condition_heatmap_chart,
 )
-from dashboards.queries import relation_exists
+from dashboards.queries import number, relation_exists
 from dashboards.site import register_page
 
 AGGREGATED_LEVELS = {"prompt": "prompt style", "dataset": "dataset", "model": "model (provider)"}
@@ -128,7 +128,7 @@ def _result_set_section(con, source: str, result_set: str, *, synthetic: bool) -
         f"select {', '.join(RESULT_COLUMNS)} from marts.pool_vs_recommended_summary"
         " where result_source = ? and result_set = ? order by feature, dataset, provider, prompt_style",
         [source, result_set]).fetchall()
-    formatted = [[f"{v:.4g}" if isinstance(v, float) else v for v in row] for row in rows]
+    formatted = [[number(v) if isinstance(v, float) else v for v in row] for row in rows]
     parts += [f"<details><summary>Raw results ({len(rows):,} rows)</summary>", table(RESULT_COLUMNS, formatted),
               "</details>"]
     return "".join(parts)
