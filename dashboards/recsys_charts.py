@@ -128,7 +128,7 @@ def fully_aggregated_bar_chart(df) -> alt.LayerChart:
                  alt.Tooltip("n_conditions:Q", title="conditions")],
     )
     markers = base.mark_text(align="left", dx=3).encode(x=alt.X("normalized_bias_mean:Q"), text=alt.Text("marker:N"))
-    return (bars + markers).properties(title="As published: overall min-max normalised bias (fully aggregated)",
+    return (bars + markers).properties(title="Overall bias as published (min-max normalised, fully aggregated)",
                                        width=420, height=alt.Step(18))
 
 
