@@ -27,3 +27,15 @@ def test_alerts_sort_by_significance_severity_and_size_of_change(con):
     assert labels == ["sig-high-large", "sig-high-small", "sig-medium", "sig-low", "small-high-noise"]
     assert "4 significant" in html and "&lt; 0.001" in html  # a resampling p of 0 is not printed as 0
     assert '<div class="table-box tall">' in html  # the long table scrolls inside its own box
+
+
+def test_metrics_at_k_axis_spans_the_data_not_a_padded_log_range():
+    import pandas as pd
+
+    from dashboards.charts.evaluation import metrics_at_k_chart
+
+    df = pd.DataFrame({"retriever": ["bm25"] * 3, "k": [1, 5, 20], "metric": ["recall"] * 3,
+                       "value": [0.5, 0.8, 0.9], "ci_low": [0.4, 0.7, 0.8], "ci_high": [0.6, 0.9, 1.0]})
+    band = metrics_at_k_chart(df).to_dict()["spec"]["layer"][0]
+    assert band["encoding"]["x"]["scale"]["domain"] == [1, 20]
+    assert band["encoding"]["x"]["axis"]["values"] == [1, 2, 5, 10, 20]
