@@ -13,7 +13,7 @@ from itertools import count
 
 import altair as alt
 
-from dashboards.queries import number
+from dashboards.queries import column_label, number
 
 _chart_ids = count(1)
 
@@ -31,6 +31,11 @@ details summary { cursor: pointer; }
 .card { border: 1px solid #ddd; border-radius: 6px; padding: 0.2rem 1rem 0.6rem; margin: 1rem 0; }
 .card h2 { margin-top: 0.8rem; } .verdict { font-size: 1.05rem; line-height: 1.45; }
 .table-box { max-width: 100%; overflow-x: auto; }
+th .sql { display: block; overflow-wrap: anywhere; font-weight: normal; font-family: ui-monospace, monospace; font-size: 0.7rem; color: #666; }
+.weat-results td:last-child { min-width: 16rem; } .weat-results td:nth-child(2) { min-width: 10rem; }
+.weat-results td:nth-child(1) { word-break: break-word; }
+details > .table-box { margin-top: 0.5rem; }
+.table-box.tall { max-height: 32rem; overflow-y: auto; } .table-box.tall th { position: sticky; top: 0; }
 """
 
 
@@ -39,10 +44,24 @@ def text(value) -> str:
     return html.escape("" if value is None else str(value), quote=True)
 
 
-def table(columns: list[str], rows: list[list], *, raw_columns: frozenset[str] = frozenset()) -> str:
+def header(column: str) -> str:
+    """A column header: a human label, and the SQL column it shows when the name is a SQL name.
+
+    ``recall_a`` reads "recall A" over ``recall_a``; a name already written for people
+    ("rule set") is kept as is. :data:`dashboards.queries.HEADERS` holds the labels.
+    """
+    label, sql = column_label(column)
+    if sql is None:
+        return text(label)
+    return f'{text(label)}<span class="sql">{text(sql)}</span>'
+
+
+def table(columns: list[str], rows: list[list], *, raw_columns: frozenset[str] = frozenset(),
+          css_class: str | None = None) -> str:
     """An HTML table in its own scrolling box; cells are escaped unless their column is in
-    ``raw_columns`` (pre-built HTML); floats get the house number format (3 significant digits)."""
-    head = "".join(f"<th>{text(c)}</th>" for c in columns)
+    ``raw_columns`` (pre-built HTML); floats get the house number format (3 significant digits).
+    Headers name the SQL column they show (:func:`header`)."""
+    head = "".join(f"<th>{header(c)}</th>" for c in columns)
 
     def cell(column, value) -> str:
         if column in raw_columns:
@@ -51,7 +70,9 @@ def table(columns: list[str], rows: list[list], *, raw_columns: frozenset[str] =
 
     body = "".join("<tr>" + "".join(f"<td>{cell(c, v)}</td>" for c, v in zip(columns, row)) + "</tr>"
                    for row in rows)
-    return f'<div class="table-box"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+    class_attribute = f' class="{text(css_class)}"' if css_class else ""
+    box = "table-box tall" if css_class == "tall" else "table-box"
+    return f'<div class="{box}"><table{class_attribute}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
 

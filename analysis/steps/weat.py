@@ -114,14 +114,16 @@ def report_weat(con, study, run_id: str) -> None:
     if report_run is None:
         raise UserError("no WEAT results in marts.weat_results: add the 'weat' job to the study's jobs")
     rows = con.execute(
-        "select w.embedding, w.test_set, w.test, w.status, w.effect_size, w.p_value, t.target_x_label,"
+        "select w.embedding, w.test_set, w.test, w.status, w.effect_size, w.p_value, w.ci_low, w.ci_high,"
+        " t.target_x_label,"
         " t.target_y_label, t.attribute_a_label, t.attribute_b_label from marts.weat_results w"
         " join marts.dim_weat_tests t using (test_set, test) where w.run_id = ? order by all",
         [report_run]).fetchall()
     interpretations, levels_by_embedding = [], {}
-    for embedding, test_set, test, status, d, p, x_label, y_label, a_label, b_label in rows:
+    for embedding, test_set, test, status, d, p, ci_low, ci_high, x_label, y_label, a_label, b_label in rows:
         if status == "computed":
-            reading = interpret(d, p, x_label=x_label, y_label=y_label, a_label=a_label, b_label=b_label)
+            reading = interpret(d, p, x_label=x_label, y_label=y_label, a_label=a_label, b_label=b_label,
+                                ci_low=ci_low, ci_high=ci_high)
             magnitude, level, direction = reading.magnitude, reading.bias_level, reading.direction
         else:
             magnitude, level, direction = None, "not computed", f"Not computed: {status}."

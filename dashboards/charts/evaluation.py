@@ -9,9 +9,12 @@ SEVERITY_ORDER = ["high", "medium", "low"]
 
 
 def metrics_at_k_chart(df) -> alt.FacetChart:
-    """Each metric against k, one line per retriever, with its bootstrap interval band."""
+    """Each metric against k, one line per retriever, with its bootstrap interval band; x spans the data's k."""
+    k_min, k_max = int(df["k"].min()), int(df["k"].max())
+    ticks = [k for k in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000) if k_min <= k <= k_max]
     base = alt.Chart(df).encode(
-        x=alt.X("k:Q", title="k", scale=alt.Scale(type="log")),
+        x=alt.X("k:Q", title="k", scale=alt.Scale(type="log", domain=[k_min, k_max], nice=False),
+                axis=alt.Axis(values=ticks)),
         color=alt.Color("retriever:N", title="retriever"),
     )
     band = base.mark_area(opacity=0.15).encode(y=alt.Y("ci_low:Q", title="mean over queries"), y2="ci_high:Q")

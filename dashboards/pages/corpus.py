@@ -6,7 +6,7 @@ import altair as alt
 import duckdb
 
 from dashboards.html import chart, table, text
-from dashboards.queries import query_rows, relation_exists
+from dashboards.queries import id_order, query_rows, relation_exists
 from dashboards.site import register_page
 
 
@@ -27,9 +27,13 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
     parts = ["<h2>Loaded source versions</h2>"]
     if not relation_exists(con, "marts", "dim_source_versions"):
         return "<p class=\"note\">Run <code>biaswh build</code> to list the loaded sources.</p>"
-    columns, rows = query_rows(con, "select dataset, source_name, source_version as version, n_rows, source_sha256,"
-                                " loaded_at from marts.dim_source_versions order by dataset, source_name, version")
-    parts.append(table(columns, rows))
+    columns, rows = query_rows(con, "select dataset, source_name, source_version, n_rows, source_sha256,"
+                                " loaded_at from marts.dim_source_versions order by dataset, source_name,"
+                                " source_version")
+    # The full hash on hover: 64 characters would widen the table past the page.
+    rows = [[*r[:4], f'<span class="mono" title="{text(r[4])}">{text((r[4] or "")[:12])}…</span>', str(r[5])[:19]]
+            for r in rows]
+    parts.append(table(columns, rows, raw_columns=frozenset({"source_sha256"})))
     if not relation_exists(con, "marts", "dim_corpus_documents"):
         return "".join(parts) + "<p class=\"note\">Run <code>biaswh build</code> to build the corpus.</p>"
     columns, rows = query_rows(con, "select split, count(*) as documents, sum(n_questions) as questions"
@@ -44,12 +48,12 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
     parts += ["<h2>Paired queries mapped to gold documents</h2>", table(columns, rows)]
     columns, rows = query_rows(con, "select pair_set, pair_id, source_row, squad_split, squad_idx, mapping_status"
                                 " from marts.fct_pair_gold_documents where mapping_status <> 'mapped'"
-                                " order by pair_set, source_row limit 200")
+                                f" order by pair_set, {id_order('pair_id')}, source_row limit 200")
     parts.append(f"<h3>Pairs without a gold document ({len(rows)} shown)</h3>")
     parts.append(table(columns, rows) if rows else "<p>None: every pair mapped.</p>")
     columns, rows = query_rows(con, "select pair_set, pair_id, variant, query_text_raw, query_text"
                                 " from marts.fct_query_variants where query_text <> query_text_raw"
-                                " order by pair_set, pair_id, variant limit 50")
+                                f" order by pair_set, {id_order('pair_id')}, variant limit 50")
     parts.append(f"<h3>Queries changed by the light clean-up ({len(rows)} shown, up to 50)</h3>")
     parts.append(table(columns, rows) if rows else f"<p>{text('None.')}</p>")
     return "".join(parts)

@@ -6,7 +6,7 @@ import duckdb
 
 from dashboards.charts.dialect import rank_distribution_chart, recall_at_k_chart
 from dashboards.html import chart, table, text
-from dashboards.queries import number, query_rows, relation_exists
+from dashboards.queries import id_order, number, query_dicts, query_rows, relation_exists
 from dashboards.site import register_page
 
 RANK_BINS = """case when not is_found_within_depth then 'not found'
@@ -17,54 +17,138 @@ RANK_BINS = """case when not is_found_within_depth then 'not found'
 
 
 
-def _summary(con, run_id: str) -> str:
-    columns, rows = query_rows(con, """
-        select retriever, k, variant_a || ' vs ' || variant_b as comparison, n_pairs,
-               round(100 * recall_a, 1) as recall_a_pct, round(100 * recall_b, 1) as recall_b_pct,
-               round(delta_pp, 1) as delta_pp, '[' || round(ci_low, 1) || ', ' || round(ci_high, 1) || ']' as ci_95_pp,
-               only_a, only_b, p_exact, p_midp, p_chi2_cc, p_holm
-        from analysis.dialect_paired_tests where run_id = ? and is_highlighted_k order by k, retriever""", [run_id])
+ALPHA = 0.05
+SECTION = "run_id = ? and pair_set = ?"
+
+
+def _pct(value) -> str:
+    return "–" if value is None else f"{100 * value:.1f}%"
+
+
+def finding(rows: list[dict], power: dict) -> str:
+    """The lead sentence of one pair set: a direction only for a Holm-significant comparison; otherwise
+    no evidence of a difference, with the largest gap, its interval and what the study could detect.
+
+    ``rows`` are the highlighted-k rows of ``analysis.dialect_paired_tests``; ``power`` maps
+    (retriever, k) to the detectable gap in points.
+    """
+    if not rows:
+        return '<p class="verdict">No paired comparison at the highlighted k.</p>'
+    significant = [r for r in rows if r["p_holm"] is not None and r["p_holm"] < ALPHA]
+    if significant:
+        best = min(significant, key=lambda r: r["p_holm"])
+        direction = "higher" if best["delta_pp"] > 0 else "lower"
+        sentence = (f"<b>{text(best['variant_a'])} recall is {direction} than {text(best['variant_b'])}</b> for "
+                    f"{text(best['retriever'])} at k = {best['k']}: {_pct(best['recall_a'])} vs "
+                    f"{_pct(best['recall_b'])} (difference {number(best['delta_pp'])} points, 95% CI "
+                    f"[{number(best['ci_low'])}, {number(best['ci_high'])}], Holm p {number(best['p_holm'])}); "
+                    f"{len(significant)} of {len(rows)} highlighted comparisons are significant.")
+    else:
+        largest = max(rows, key=lambda r: abs(r["delta_pp"] or 0))
+        gaps = [g for g in power.values() if g is not None]
+        could = (f" A gap was detectable (80% power) in {len(gaps)} of {len(power)} comparisons, and only from "
+                 f"{number(min(gaps))} to {number(max(gaps))} points up." if gaps
+                 else " No gap this data allows was detectable with 80% power.")
+        sentence = (f"<b>No evidence of a difference</b> between {text(largest['variant_a'])} and "
+                    f"{text(largest['variant_b'])} in {len(rows)} highlighted comparisons after Holm correction: "
+                    f"the largest gap is {number(largest['delta_pp'])} points ({text(largest['retriever'])}, "
+                    f"k = {largest['k']}; 95% CI [{number(largest['ci_low'])}, {number(largest['ci_high'])}])."
+                    + could)
+    return f'<p class="verdict">{sentence}</p>'
+
+
+def _summary(con, run_id: str, pair_set: str) -> str:
+    columns, rows = query_rows(con, f"""
+        select pair_set, retriever, k, variant_a || ' vs ' || variant_b as comparison, n_pairs,
+               recall_a, recall_b, delta_pp, '[' || round(ci_low, 1) || ', ' || round(ci_high, 1) || ']' as ci_95_pp,
+               only_a, only_b, p_exact, p_holm
+        from analysis.dialect_paired_tests where {SECTION} and is_highlighted_k order by k, retriever""",
+                              [run_id, pair_set])
     rows = [[number(v) for v in row] for row in rows]
-    return ("<h2>Paired comparison at the highlighted k</h2><p class=\"note\">McNemar three ways on the discordant "
-            "pairs (only_a: only variant A found the gold document within k); p_holm adjusts p_exact over retrievers "
-            "× highlighted k. The interval is a seeded paired bootstrap of the recall difference, in points.</p>"
+    return ("<h3>Paired comparison at the highlighted k</h3><p class=\"note\">McNemar three ways on the discordant "
+            "pairs (only_a: only variant A found the gold document within k; mid-p and χ² are under Discordant "
+            "pairs); p_holm adjusts p_exact over retrievers × highlighted k. The interval is a seeded paired "
+            "bootstrap of the recall difference, in points.</p>"
             + table(columns, rows))
 
 
-def _power(con, run_id: str) -> str:
-    _, rows = query_rows(con, "select retriever, k, sentence from analysis.dialect_power where run_id = ?"
-                         " order by k, retriever", [run_id])
-    items = "".join(f"<li><b>{text(r)} @ {text(k)}</b>: {text(s)}</li>" for r, k, s in rows)
-    return f"<h2>What this study can detect</h2><ul>{items}</ul>"
+def _power(con, run_id: str, pair_set: str) -> str:
+    _, rows = query_rows(con, f"""select retriever, k, n_pairs, n_discordant, detectable_gap_pp, pairs_needed_for_2pp
+        from analysis.dialect_power where {SECTION} order by retriever, k""", [run_id, pair_set])
+    ks = sorted({k for _, k, *_ in rows})
+    cells: dict[str, dict] = {}
+    for retriever, k, n_pairs, n_discordant, gap, needed in rows:
+        found = cells.setdefault(retriever, {"n_pairs": n_pairs})
+        found[k] = f"{number(gap)} ({n_discordant})" if gap is not None else f"none ({n_discordant})"
+        found["needed"] = needed
+    body = [[pair_set, retriever, c["n_pairs"], *[c.get(k, "–") for k in ks], number(c["needed"])]
+            for retriever, c in cells.items()]
+    columns = ["pair_set", "retriever", "n_pairs", *[f"k = {k}" for k in ks], "pairs_needed_for_2pp"]
+    return ("<h3>What this study can detect</h3><p class=\"note\">Per highlighted k: the smallest recall gap "
+            "in points (detectable_gap_pp) a two-sided exact McNemar test at α = 0.05 detects with 80% power, with "
+            "the discordant pairs it rests on (n_discordant) in brackets; \"none\": no gap the observed discordance "
+            "allows is detectable. Pairs a 2-point gap would need at the discordance of the largest k (Connor "
+            "1987).</p>" + table(columns, body))
 
 
-def _rank_tests(con, run_id: str) -> str:
-    columns, rows = query_rows(con, """select retriever, variant_a || ' vs ' || variant_b as comparison, test_variant,
-        n_pairs, n_used, statistic, p_value, rank_biserial, '[' || round(ci_low, 3) || ', ' || round(ci_high, 3) || ']'
-        as ci_95, note from analysis.dialect_rank_tests where run_id = ? order by retriever, policy""", [run_id])
-    return ("<h2>Rank of the gold document: Wilcoxon signed-rank</h2><p class=\"note\">Recommended policy: a miss "
+def _rank_tests(con, run_id: str, pair_set: str) -> str:
+    columns, rows = query_rows(con, f"""select pair_set, retriever, variant_a || ' vs ' || variant_b as comparison,
+        test_variant, n_pairs, n_used, statistic, p_value, rank_biserial,
+        '[' || round(ci_low, 3) || ', ' || round(ci_high, 3) || ']' as ci_95, note
+        from analysis.dialect_rank_tests where {SECTION} order by retriever, policy""", [run_id, pair_set])
+    return ("<h3>Rank of the gold document: Wilcoxon signed-rank</h3><p class=\"note\">Recommended policy: a miss "
             "counts as depth + 1 and zero differences are kept (Pratt). The original policy drops pairs with a miss "
             "and zero differences; compare the n each used. Rank-biserial r &gt; 0: variant A ranks the gold "
             "document lower (worse).</p>" + table(columns, [[number(v) for v in row] for row in rows]))
 
 
-def _discordant_tables(con, run_id: str) -> str:
-    parts = ["<h2>Discordant pairs</h2>"]
-    for (k,) in con.execute("select distinct k from analysis.dialect_paired_tests where run_id = ? and"
-                            " is_highlighted_k order by k", [run_id]).fetchall():
-        columns, rows = query_rows(con, """select retriever, both_hit, only_a, only_b, neither, p_exact, p_midp, p_chi2_cc
-            from analysis.dialect_paired_tests where run_id = ? and k = ? order by retriever""", [run_id, k])
-        parts += [f"<h3>k = {text(k)}</h3>", table(columns, [[number(v) for v in row] for row in rows])]
+def _discordant_tables(con, run_id: str, pair_set: str) -> str:
+    parts = ["<h3>Discordant pairs</h3>"]
+    for (k,) in con.execute(f"select distinct k from analysis.dialect_paired_tests where {SECTION} and"
+                            " is_highlighted_k order by k", [run_id, pair_set]).fetchall():
+        columns, rows = query_rows(con, f"""select pair_set, retriever, both_hit, only_a, only_b, neither, p_exact,
+            p_midp, p_chi2_cc from analysis.dialect_paired_tests where {SECTION} and k = ? order by retriever""",
+                                  [run_id, pair_set, k])
+        parts += [f"<h4>k = {text(k)}</h4>", table(columns, [[number(v) for v in row] for row in rows])]
     return "".join(parts)
 
 
-def _errors(con, run_id: str) -> str:
-    columns, rows = query_rows(con, """select retriever, k, pair_id, outcome, query_text_a, gold_outcome_a, query_text_b,
-        gold_outcome_b, gold_snippet from marts.fct_dialect_error_examples where run_id = ? and retriever in
-        (select retriever from analysis.dialect_paired_tests where run_id = ?)
-        order by k, retriever, pair_id limit 60""", [run_id, run_id])
-    return (f"<h2>Error examples (first {len(rows)})</h2><p class=\"note\">Pairs where exactly one variant found "
+def _errors(con, run_id: str, pair_set: str) -> str:
+    columns, rows = query_rows(con, f"""select pair_set, retriever, k, pair_id, outcome, query_text_a,
+        gold_outcome_a, query_text_b, gold_outcome_b, gold_snippet from marts.fct_dialect_error_examples
+        where {SECTION} and retriever in (select retriever from analysis.dialect_paired_tests where run_id = ?)
+        order by k, retriever, {id_order('pair_id')} limit 60""",
+                              [run_id, pair_set, run_id])
+    return (f"<h3>Error examples (first {len(rows)})</h3><p class=\"note\">Pairs where exactly one variant found "
             "the gold document within k.</p>" + (table(columns, rows) if rows else "<p>None.</p>"))
+
+
+def _pair_set_section(con, run_id: str, pair_set: str) -> str:
+    # The analysis step tests retriever families only (no sweep points), so every row is a comparison.
+    tests = query_dicts(con, f"select * from analysis.dialect_paired_tests where {SECTION} and is_highlighted_k"
+                             " order by k, retriever", [run_id, pair_set])
+    power = {(r, k): g for r, k, g in con.execute(
+        f"select retriever, k, detectable_gap_pp from analysis.dialect_power where {SECTION}",
+        [run_id, pair_set]).fetchall()}
+    recall = con.execute(f"""select retriever, variant, k, recall, recall_ci_low, recall_ci_high
+        from marts.agg_dialect_recall_at_k where {SECTION} and retriever = retriever_family""",
+                         [run_id, pair_set]).df()
+    depth = con.execute(f"select max(depth) from marts.fct_dialect_gold_ranks where {SECTION}",
+                        [run_id, pair_set]).fetchone()[0]
+    ranks = con.execute(f"""select retriever, variant, {RANK_BINS} as rank_bin, count(*) as n_queries
+        from marts.fct_dialect_gold_ranks where {SECTION} and retriever = retriever_family group by all""",
+                        [run_id, pair_set]).df()
+    parts = [f'<section id="pair-set-{text(pair_set)}"><h2>Pair set {text(pair_set)}</h2>', finding(tests, power),
+             _power(con, run_id, pair_set), _summary(con, run_id, pair_set)]
+    if len(recall):
+        parts += ["<h3>Recall@k</h3>", chart(recall_at_k_chart(recall, depth=depth)),
+                  f'<p class="note">Bands: Wilson 95% intervals per variant; k from 1 to the run\'s depth '
+                  f'({text(depth)}); the y axis is fitted to the data and their bands.</p>']
+    if len(ranks):
+        parts += ["<h3>Where the gold document lands</h3>", chart(rank_distribution_chart(ranks))]
+    parts += [_rank_tests(con, run_id, pair_set), _discordant_tables(con, run_id, pair_set),
+              _errors(con, run_id, pair_set), "</section>"]
+    return "".join(parts)
 
 
 def _provenance(con, run_id: str) -> str:
@@ -87,17 +171,11 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
         return '<p class="note">No dialect study has been analysed in this warehouse yet.</p>'
     run_id = con.execute("select t.run_id from analysis.dialect_paired_tests t join marts.dim_runs r using (run_id)"
                          " order by r.started_at desc limit 1").fetchone()[0]
-    recall = con.execute("""select r.retriever, r.variant, r.k, r.recall, r.recall_ci_low, r.recall_ci_high
-        from marts.agg_dialect_recall_at_k r where r.run_id = ? and r.retriever = r.retriever_family""",
-                         [run_id]).df()
-    ranks = con.execute(f"""select retriever, variant, {RANK_BINS} as rank_bin, count(*) as n_queries
-        from marts.fct_dialect_gold_ranks where run_id = ? and retriever = retriever_family group by all""",
-                        [run_id]).df()
+    pair_sets = [r[0] for r in con.execute("select distinct pair_set from analysis.dialect_paired_tests"
+                                           " where run_id = ? order by pair_set", [run_id]).fetchall()]
+    links = ", ".join(f'<a href="#pair-set-{text(p)}">{text(p)}</a>' for p in pair_sets)
     return "".join([
-        f'<p class="note">Latest analysed run: <code>{text(run_id)}</code>.</p>',
-        _power(con, run_id), _summary(con, run_id),
-        "<h2>Recall@k</h2>", chart(recall_at_k_chart(recall)),
-        '<p class="note">Bands: Wilson 95% intervals per variant.</p>',
-        "<h2>Where the gold document lands</h2>", chart(rank_distribution_chart(ranks)),
-        _rank_tests(con, run_id), _discordant_tables(con, run_id), _errors(con, run_id), _provenance(con, run_id),
+        f'<p class="note">Latest analysed run: <code>{text(run_id)}</code>; one section per pair set ({links}),'
+        " each leading with its finding, then the evidence.</p>",
+        *(_pair_set_section(con, run_id, p) for p in pair_sets), _provenance(con, run_id),
     ])

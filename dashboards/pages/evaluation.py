@@ -33,18 +33,34 @@ def _metrics_table(con, baseline: str) -> str:
             + table(["retriever", "k", *metrics], body))
 
 
+def _p(value) -> str:
+    """A resampling p of 0 is below the resolution, not 0."""
+    return "–" if value is None else "< 0.001" if value < 0.001 else number(value)
+
+
 def _alerts(con, series: str) -> str:
-    columns, rows = query_rows(con, """
-        select label, retriever, metric, value, baseline_value, direction, threshold, severity, is_significant,
-               mean_change, '[' || round(change_ci_low, 4) || ', ' || round(change_ci_high, 4) || ']' as change_ci_95,
-               p_value, n_paired_queries
+    _, found = query_rows(con, """
+        select label, retriever, metric, is_significant, severity, mean_change, change_ci_low, change_ci_high,
+               p_value, value, baseline_value, direction, threshold, n_paired_queries
         from analysis.retrieval_alerts where series_run_id = ?
-        order by position, case severity when 'high' then 0 when 'medium' then 1 else 2 end, retriever, metric""",
-                          [series])
-    rows = [[number(v, 4) for v in row] for row in rows]
-    return ("<h2>Alerts</h2><p class=\"note\">Thresholds from the seed retrieval_alert_thresholds (edit it to change "
-            "them). is_significant: a paired bootstrap of the per-query change against the baseline, p &lt; alpha, "
-            "on the queries both runs evaluated.</p>" + (table(columns, rows) if rows else "<p>No alerts.</p>"))
+        order by is_significant desc nulls last, case severity when 'high' then 0 when 'medium' then 1 else 2 end,
+                 abs(mean_change) desc nulls last, position, retriever, metric""", [series])
+    rows = [[label, retriever, metric, "yes" if significant else "no", severity, number(change),
+             f"[{number(low)}, {number(high)}]", _p(p_value), f"{number(value)} vs {number(baseline)}",
+             f"{direction} {number(threshold)}", n]
+            for (label, retriever, metric, significant, severity, change, low, high, p_value, value, baseline,
+                 direction, threshold, n) in found]
+    columns = ["label", "retriever", "metric", "is_significant", "severity", "mean_change", "change_ci_95",
+               "p_value", "value_vs_baseline", "alert_rule", "n_paired_queries"]
+    n_significant = sum(1 for r in found if r[3])
+    lead = (f"<p class=\"verdict\">{len(rows)} alert{'s' if len(rows) != 1 else ''}: <b>{n_significant} "
+            f"significant</b> (a paired change unlikely under no change), {len(rows) - n_significant} within "
+            "noise.</p>" if rows else "")
+    return ("<h2>Alerts</h2>" + lead + "<p class=\"note\">Sorted by significance, then severity, then the size of "
+            "the change. Thresholds from the seed retrieval_alert_thresholds (edit it to change them). "
+            "is_significant: a paired bootstrap of the per-query change against the baseline, p &lt; alpha, on the "
+            "queries both runs evaluated.</p>"
+            + (table(columns, rows, css_class="tall") if rows else "<p>No alerts.</p>"))
 
 
 def _fusion_choice(con, series: str) -> str:
@@ -54,7 +70,7 @@ def _fusion_choice(con, series: str) -> str:
         from marts.fct_retrieval_fusion_choice c join marts.dim_evaluation_runs e using (run_id)
         where e.series_run_id = ? order by e.position, c.retriever_family""", [series])
     return ("<h3>Chosen on the tune fold, reported on the report fold</h3>"
-            + table(columns, [[number(v, 4) for v in row] for row in rows]))
+            + table(columns, [[number(v) for v in row] for row in rows]))
 
 
 def _provenance(con, series: str) -> str:

@@ -9,10 +9,13 @@ from dashboards.recsys_charts import (
     MARKER_LEVELS,
     aggregated_heatmap_chart,
     condition_heatmap_chart,
+    condition_interval_chart,
     fully_aggregated_bar_chart,
+    signed_aggregated_heatmap_chart,
     signed_bias_bar_chart,
+    signed_condition_heatmap_chart,
 )
-from dashboards.queries import relation_exists
+from dashboards.queries import number, relation_exists
 from dashboards.site import register_page
 
 AGGREGATED_LEVELS = {"prompt": "prompt style", "dataset": "dataset", "model": "model (provider)"}
@@ -23,12 +26,10 @@ INTRO = (
     "<p class=\"note\">Each condition (dataset × model × prompt style) compares the posts a model recommended "
     "with the pool it was shown. Numerical features: Cohen's d (recommended minus pool, pooled SD) and Welch's "
     "t-test; categorical and binary features: Cramér's V and the chi-square test (Yates' correction on 2×2 "
-    "tables). Heatmaps show the bias min-max normalised per feature over all conditions of a result set "
-    "(0 when the feature's bias is constant or never positive), so colours compare conditions within a feature, "
-    "not features with each other; the direction of Cohen's d is lost there and shown in the signed chart. "
-    "Min-max also stretches pure noise over the full 0-1 range (in the synthetic demo only text_length and "
-    "primary_topic carry bias, yet unbiased features show bright cells): read colours together with the markers "
-    "and the raw bias (tooltips, table). "
+    "tables). The heatmaps colour the signed bias (bias / max |bias| per feature, -1 to 1: red, the model "
+    "favours higher values or the category mix differs; blue, lower) on a diverging scale around 0, and grey out "
+    "cells whose conditions are not mostly significant, so noise is not painted. The original's min-max views, "
+    "which stretch noise over 0-1, stay available below each result set, labelled \"as published\". "
     "Markers give the share of the underlying conditions with p &lt; 0.05: * above 50 %, ** above 60 %, "
     "*** above 75 % (raw p, as the original; the table also gives the adjusted p).</p>")
 
@@ -36,6 +37,18 @@ INTRO = (
 
 def _label(value: float, marker: str) -> str:
     return f"{value:.2f}{marker or ''}"
+
+
+def _lead(overall) -> str:
+    """The finding: which features are consistently significant, and which way, before any chart."""
+    consistent = overall[overall["share_significant"] > 0.5].sort_values("share_significant", ascending=False)
+    if consistent.empty:
+        return ('<p class="verdict"><b>No feature is consistently favoured</b>: none has p &lt; 0.05 in more than '
+                "half of its conditions.</p>")
+    items = "; ".join(f"<b>{text(r.feature)}</b> (mean bias {r.bias_mean:.3g}, p &lt; 0.05 in "
+                      f"{r.share_significant:.0%} of {r.n_conditions} conditions)" for r in consistent.itertuples())
+    return (f'<p class="verdict">{len(consistent)} of {len(overall)} features differ between recommended posts '
+            f"and the pool in most conditions: {items}. The other features show no consistent difference.</p>")
 
 
 def _levels(con, source: str, result_set: str, level: str):
@@ -75,26 +88,47 @@ def _result_set_section(con, source: str, result_set: str, *, synthetic: bool) -
                  f"{text(pool_note)}{text(f' {n_error} computations failed (see the table).' if n_error else '')}</p>")
     overall = _levels(con, source, result_set, "all")
     overall["significance"] = overall["marker"].map(MARKER_LEVELS)
-    parts += ["<h3>Fully aggregated</h3>", chart(fully_aggregated_bar_chart(overall)),
-              chart(signed_bias_bar_chart(overall))]
+    parts.append(_lead(overall))
+    parts += ["<h3>Fully aggregated</h3>", chart(signed_bias_bar_chart(overall))]
     parts.append("<h3>By prompt style, dataset and model</h3>")
+    levels = {}
     for level, title in AGGREGATED_LEVELS.items():
         df = _levels(con, source, result_set, level)
         df["label"] = [_label(v, m) for v, m in zip(df["value"], df["marker"])]
-        parts.append(chart(aggregated_heatmap_chart(df, by=title)))
+        df["signed_label"] = [_label(v, m) for v, m in zip(df["signed_normalized_bias_mean"], df["marker"])]
+        levels[title] = df
+        parts.append(chart(signed_aggregated_heatmap_chart(df, by=title)))
     parts.append("<h3>One heatmap per prompt style</h3>")
     conditions = _levels(con, source, result_set, "dataset_model_prompt")
     conditions["dataset_model"] = conditions["dataset"] + " · " + conditions["provider"]
     # A single condition: * when its p < 0.05, as the original's disaggregated heatmaps.
     conditions["label"] = [_label(v, "*" if s > 0 else "") for v, s in
                            zip(conditions["value"], conditions["share_significant"])]
-    for prompt_style, df in conditions.groupby("prompt_style", sort=True):
-        parts.append(chart(condition_heatmap_chart(df, prompt_style=str(prompt_style))))
+    conditions["signed_label"] = [_label(v, "*" if s > 0 else "") for v, s in
+                                  zip(conditions["signed_normalized_bias_mean"], conditions["share_significant"])]
+    by_prompt = list(conditions.groupby("prompt_style", sort=True))
+    for prompt_style, df in by_prompt:
+        parts.append(chart(signed_condition_heatmap_chart(df, prompt_style=str(prompt_style))))
+    intervals = con.execute(
+        "select feature, dataset || ' · ' || provider || ' · ' || prompt_style as condition, hedges_g, ci_low,"
+        " ci_high, p_value, case when p_value < 0.05 then 'p < 0.05' else 'p ≥ 0.05' end as significance"
+        " from marts.pool_vs_recommended_summary where result_source = ? and result_set = ?"
+        " and ci_low is not null and ci_high is not null order by feature, condition", [source, result_set]).df()
+    if len(intervals):
+        parts += ["<h3>Condition-level intervals</h3>", '<p class="note">Hedges\' g of every condition with its '
+                  "95% normal-approximation interval (numerical features; categorical and binary features have "
+                  "Cramér's V, without an interval in the mart).</p>", chart(condition_interval_chart(intervals))]
+    published = [chart(fully_aggregated_bar_chart(overall))]
+    published += [chart(aggregated_heatmap_chart(df, by=title)) for title, df in levels.items()]
+    published += [chart(condition_heatmap_chart(df, prompt_style=str(prompt_style))) for prompt_style, df in by_prompt]
+    parts += ["<details><summary>As published: the original's min-max normalised views</summary>",
+              '<p class="note">Min-max normalisation per feature stretches pure noise over 0-1: a feature with no '
+              "significant condition can reach 1.00. Read with the markers.</p>", *published, "</details>"]
     rows = con.execute(
         f"select {', '.join(RESULT_COLUMNS)} from marts.pool_vs_recommended_summary"
         " where result_source = ? and result_set = ? order by feature, dataset, provider, prompt_style",
         [source, result_set]).fetchall()
-    formatted = [[f"{v:.4g}" if isinstance(v, float) else v for v in row] for row in rows]
+    formatted = [[number(v) if isinstance(v, float) else v for v in row] for row in rows]
     parts += [f"<details><summary>Raw results ({len(rows):,} rows)</summary>", table(RESULT_COLUMNS, formatted),
               "</details>"]
     return "".join(parts)

@@ -11,7 +11,7 @@ import altair as alt
 import duckdb
 
 from dashboards.html import chart, table, text
-from dashboards.queries import number, query_dicts, relation_exists
+from dashboards.queries import id_order, number, query_dicts, relation_exists
 from dashboards.site import register_page
 
 RuleSet = Literal["word_boundary", "seed_compatible"]
@@ -42,14 +42,15 @@ def silent_bias_rate_chart(df) -> alt.Chart:
 
 
 def biased_and_silent_counts_chart(df) -> alt.Chart:
-    """Biased answers per model, split into silent and mentioned, one bar per rule set."""
+    """Biased answers per model, split into silent and mentioned: one panel per rule set, so the two
+    rule sets' stacked bars never share a row and read as two bars, not one notched bar."""
     return alt.Chart(df).mark_bar().encode(
         x=alt.X("answers:Q", title="biased answers"),
         y=alt.Y("model:N", title="model"),
-        yOffset=alt.YOffset("rule_set:N"),
         color=alt.Color("kind:N", title="biased and", scale=alt.Scale(domain=["silent", "mentioned"])),
+        column=alt.Column("rule_set:N", title="rule set"),
         tooltip=["model:N", "rule_set:N", "kind:N", "answers:Q"],
-    ).properties(title="Biased answers: silent or mentioning the feature (upper bar seed_compatible)", width=560)
+    ).properties(title="Biased answers: silent or mentioning the feature", width=300)
 
 
 def silent_bias_heatmap_chart(df) -> alt.Chart:
@@ -107,6 +108,7 @@ def _rates_section(con) -> list[str]:
              'seed_compatible: the original tooling\'s plain substrings ("male" inside "female"). As in the original '
              "tooling, every vignette's own bias label counts, the comparison group's (usually the expected "
              "diagnosis) included.</p>"]
+    parts.insert(0, _lead(overall))
     defined = overall[overall["silent_bias_rate"].notna()]
     if len(defined):
         parts.append(chart(silent_bias_rate_chart(defined)))
@@ -129,6 +131,18 @@ def _rates_section(con) -> list[str]:
     return parts
 
 
+def _lead(overall) -> str:
+    """The finding first: each model's silent bias rate under the recommended rule set, with its interval."""
+    rows = overall[overall["rule_set"] == "word_boundary"].to_dict("records") or overall.to_dict("records")
+    if not rows:
+        return ""
+    rule_set = rows[0]["rule_set"]
+    items = "; ".join(f"<b>{text(r['model'])}</b> {_number(r['silent_bias_rate'])} "
+                      f"{_interval(r['ci_low'], r['ci_high'])} ({r['n_silent']} of {r['n_biased']})" for r in rows)
+    return (f'<p class="verdict">Share of biased answers whose reasoning never mentions the demographic feature '
+            f"(R_SB, {text(rule_set)} rule set, 95% Wilson interval): {items}.</p>")
+
+
 def _counterfactual_section(con) -> list[str]:
     parts = ["<h2>Counterfactual pairs: does the label flip with the demographic?</h2>"]
     if not relation_exists(con, "analysis", "silent_bias_counterfactual_tests"):
@@ -147,12 +161,12 @@ def _counterfactual_section(con) -> list[str]:
                         "flip rate [CI]", "odds ratio [CI]", "p-value"], rows))
     flips = query_dicts(con, "select model, rule_set, pair_id, reference_label, label_in_reference, label_in_counterpart"
                        " from marts.fct_silent_bias_pair_outcomes where is_flip and both_answered"
-                       " order by model, rule_set, pair_id")
+                       f" order by model, rule_set, {id_order('pair_id')}")
     parts.append(f"<h3>Flipped pairs ({len(flips)})</h3>")
     parts.append(table(["model", "rule set", "pair", "reference label", "label in reference answer",
                         "label in counterpart answer"], [list(f.values()) for f in flips]) if flips else "<p>None.</p>")
     pairs = query_dicts(con, "select pair_id, dimension, reference_feature, counterpart_feature, reference_label"
-                       " from marts.fct_silent_bias_counterfactual_pairs order by vignette_set, pair_id")
+                       f" from marts.fct_silent_bias_counterfactual_pairs order by vignette_set, {id_order('pair_id')}")
     parts.append(f"<h3>The {len(pairs)} pairs found</h3>")
     parts.append(table(["pair", "dimension", "reference feature", "counterpart feature", "reference label"],
                        [list(p.values()) for p in pairs]))
@@ -187,9 +201,13 @@ def _models_section(con) -> list[str]:
     rows = query_dicts(con, "select vignette_set, model, n_generations, n_ok, model_names_in_file, sampling,"
                       " n_prompt_templates, source_version, source_sha256 from marts.dim_silent_bias_models"
                       " order by vignette_set, model")
+    for row in rows:  # the full hash on hover: 64 characters would widen the table past the page
+        sha = row["source_sha256"] or ""
+        row["source_sha256"] = f'<span class="mono" title="{text(sha)}">{text(sha[:12])}…</span>' if sha else ""
     columns = ["vignette set", "model", "generations", "ok", "model name in file", "sampling",
                "prompt templates recorded", "file version", "file sha256"]
-    return ["<h2>Models scored</h2>", table(columns, [list(r.values()) for r in rows])]
+    return ["<h2>Models scored</h2>", table(columns, [list(r.values()) for r in rows],
+                                            raw_columns=frozenset({"file sha256"}))]
 
 
 @register_page("silent_bias.html", "Silent bias of chain-of-thought answers")
@@ -197,5 +215,6 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
     if not (relation_exists(con, "analysis", "silent_bias_rates") and relation_exists(con, "marts", "fct_silent_bias_detections")):
         return ('<p class="note">No silent-bias results in this warehouse yet: run a silent-bias study '
                 "(e.g. <code>biaswh run studies/demo_silent_bias.toml</code>).</p>")
-    parts = _models_section(con) + _rates_section(con) + _counterfactual_section(con) + _disagreements_section(con) + _examples_section(con)
+    parts = (_rates_section(con) + _counterfactual_section(con) + _disagreements_section(con)
+             + _examples_section(con) + _models_section(con))
     return "".join(parts)

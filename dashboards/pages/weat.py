@@ -86,20 +86,25 @@ def _label(value, *, missing: str = "—") -> str:
 
 
 def _results_table(results) -> str:
+    """One row per test, few enough columns that the reading has room."""
     rows = []
     for r in results.itertuples():
         computed = r.status == "computed"
         colour = "#1a7f37" if computed else "#cf222e"
-        status = f'<b style="color:{colour}">{text(r.status.upper() if not computed else r.status)}</b>'
-        interval = f"[{_number(r.ci_low, '.2f')}, {_number(r.ci_high, '.2f')}]" if computed else "not computed"
-        rows.append([r.embedding, r.test, r.test_title, status, f"{r.coverage:.0%}",
-                     f"{r.n_target_x}/{r.n_target_y}/{r.n_attribute_a}/{r.n_attribute_b}",
-                     _number(r.effect_size, ".3f") if computed else "—", interval,
-                     (f"{r.p_value:.3g} ({r.p_method}, {r.n_permutations:,} partitions)" if computed else "—"),
-                     _label(r.magnitude), _label(r.bias_level), _label(r.direction, missing="")])
-    columns = ["embedding", "test", "title", "status", "coverage", "n X/Y/A/B", "d", "interval", "p (one-sided)",
-               "magnitude", "bias level", "reading"]
-    return table(columns, rows, raw_columns=frozenset({"status"}))
+        status = (f'<b style="color:{colour}">{text(r.status.upper() if not computed else r.status)}</b>'
+                  f"<br>{text(f'{r.coverage:.0%}')} of words found")
+        test = f"<b>{text(r.test)}</b><br>{text(r.test_title)}" if _label(r.test_title, missing="") else text(r.test)
+        effect = (f"{_number(r.effect_size, '.2f')} [{_number(r.ci_low, '.2f')}, {_number(r.ci_high, '.2f')}]"
+                  if computed else "not computed")
+        p_value = (f'{text(f"{r.p_value:.3g}")}<br><span class="note">{text(r.p_method)}, '
+                   f"{r.n_permutations:,} partitions</span>" if computed else "—")
+        level = (f"{_label(r.bias_level)} ({_label(r.magnitude)})" if computed and _label(r.magnitude, missing="")
+                 else _label(r.bias_level))
+        rows.append([r.embedding, test, status, f"{r.n_target_x}/{r.n_target_y}/{r.n_attribute_a}/{r.n_attribute_b}",
+                     effect, p_value, level, _label(r.direction, missing="")])
+    columns = ["embedding", "test", "status, coverage", "words X/Y/A/B", "d [95% CI]", "p (one-sided)",
+               "bias level (magnitude)", "reading"]
+    return table(columns, rows, raw_columns=frozenset({"status, coverage", "test", "p (one-sided)"}), css_class="weat-results")
 
 
 def _coverage_table(con, run_id: str) -> str:
@@ -149,7 +154,8 @@ def _run_section(con, study: str, run_id: str) -> str:
     parts += ["<h3>Coverage of every word set</h3>",
               f'<p class="note">Match policy: {text(", ".join(sorted(set(results["match_policy"]))))}.'
               " A set below the threshold makes its test \"insufficient coverage\".</p>",
-              _coverage_table(con, run_id), "<h4>Found but not used</h4>", _dropped_table(con, run_id)]
+              "<details><summary>Coverage table (one row per word set)</summary>", _coverage_table(con, run_id),
+              "</details><details><summary>Found but not used</summary>", _dropped_table(con, run_id), "</details>"]
     return "".join(parts)
 
 

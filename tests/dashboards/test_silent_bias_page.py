@@ -36,7 +36,21 @@ def test_charts_encode_explicit_types():
                            "answers": [1, 3]})
     encoding = biased_and_silent_counts_chart(counts).to_dict()["encoding"]
     assert (encoding["x"]["type"], encoding["color"]["type"]) == ("quantitative", "nominal")
+    # One panel per rule set: the two stacked bars no longer share a row (issue 14).
+    assert encoding["column"] == {"field": "rule_set", "type": "nominal", "title": "rule set"}
+    assert "yOffset" not in encoding
 
 
 def test_page_renders_a_note_on_a_warehouse_without_silent_bias_results(con):
     assert "No silent-bias results" in render(con)
+
+
+def test_the_page_leads_with_each_models_rate_and_interval():
+    from dashboards.pages.silent_bias import _lead
+
+    overall = pd.DataFrame({"model": ["m", "m"], "rule_set": ["seed_compatible", "word_boundary"],
+                            "silent_bias_rate": [0.8, 0.5], "ci_low": [0.5, 0.2], "ci_high": [0.95, 0.8],
+                            "n_silent": [4, 2], "n_biased": [5, 4]})
+    lead = _lead(overall)
+    assert lead.startswith('<p class="verdict">') and "word_boundary rule set" in lead
+    assert "<b>m</b> 0.5 [0.2, 0.8] (2 of 4)" in lead and "0.95" not in lead

@@ -31,3 +31,17 @@ def test_word_association_chart_is_a_strip_per_test():
 
 def test_page_renders_a_note_without_weat_tables(con):
     assert "No WEAT results in this warehouse yet" in render(con)
+
+
+def test_results_table_gives_the_reading_room_and_never_a_direction_for_a_null():
+    from dashboards.pages.weat import _results_table
+
+    results = pd.DataFrame({
+        "embedding": ["e"], "test_set": ["s"], "test": ["weat3"], "test_title": ["WEAT 3"], "status": ["computed"],
+        "status_reason": [None], "coverage": [1.0], "n_target_x": [32], "n_target_y": [32], "n_attribute_a": [25],
+        "n_attribute_b": [25], "effect_size": [0.27], "ci_low": [-0.19], "ci_high": [0.73], "p_value": [0.14],
+        "p_method": ["randomised"], "n_permutations": [100000], "match_policy": ["exact"], "magnitude": ["small"],
+        "bias_level": ["weak"], "direction": ["No evidence of a difference (d 0.27, 95% CI [-0.19, 0.73])."]})
+    html = _results_table(results)
+    assert '<table class="weat-results">' in html and html.count("<th>") == 8
+    assert "0.27 [-0.19, 0.73]" in html and "No evidence of a difference" in html

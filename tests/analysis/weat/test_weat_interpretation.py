@@ -35,8 +35,29 @@ def test_level_counts_list_every_level():
         level_counts(["severe"])
 
 
-def test_a_negligible_effect_says_so_in_its_reading():
-    reading = interpret(-0.04, 0.53, x_label="young people's names", y_label="old people's names",
-                        a_label="pleasant words", b_label="unpleasant words")
+def test_a_negligible_significant_effect_says_so_in_its_reading():
+    reading = interpret(-0.04, 0.01, x_label="young people's names", y_label="old people's names",
+                        a_label="pleasant words", b_label="unpleasant words", ci_low=-0.07, ci_high=-0.01)
     assert (reading.magnitude, reading.bias_level) == ("negligible", "minimal")
     assert reading.direction.endswith("The difference is negligible (|d| < 0.2).")
+
+
+LABELS = dict(x_label="European American names", y_label="African American names", a_label="pleasant words",
+              b_label="unpleasant words")
+
+
+def test_a_null_result_claims_no_direction():
+    # Issue 14: d 0.27, interval [-0.19, 0.73], p 0.14 used to read "European American names are more ...".
+    reading = interpret(0.27, 0.14, ci_low=-0.19, ci_high=0.73, **LABELS)
+    assert reading.direction == "No evidence of a difference (d 0.27, 95% CI [-0.19, 0.73])."
+    assert "more associated" not in reading.direction
+
+
+def test_a_small_p_with_an_interval_spanning_zero_is_still_null():
+    reading = interpret(0.4, 0.03, ci_low=-0.05, ci_high=0.8, **LABELS)
+    assert reading.direction.startswith("No evidence of a difference (d 0.40, 95% CI [-0.05, 0.80])")
+
+
+def test_a_significant_result_states_its_direction():
+    reading = interpret(-0.9, 0.001, ci_low=-1.3, ci_high=-0.5, **LABELS)
+    assert reading.direction.startswith("African American names are more associated with pleasant words")

@@ -1,0 +1,46 @@
+"""Page HTML of the demo site (issue 14): findings first, pair sets in every dialect table, folded coverage."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+pytestmark = pytest.mark.dbt
+
+
+def _tables(html: str) -> list[str]:
+    return re.findall(r"<table[^>]*>.*?</table>", html, flags=re.S)
+
+
+def test_dialect_page_leads_with_its_finding_and_names_the_pair_set_everywhere(demo_site):
+    html = (demo_site / "dialect.html").read_text(encoding="utf-8")
+    body = html.split("<h1>", 1)[1]
+    assert body.index('class="verdict"') < body.index("<table")  # the finding before any evidence
+    assert "What this study can detect" in html and "With 3 discordant pairs" not in html  # no sentence list
+    tables = _tables(html)
+    assert tables and all("<span class=\"sql\">pair_set</span>" in t for t in tables)
+    assert "recall_a_pct" not in html and "<span class=\"sql\">recall_a</span>" in html
+
+
+def test_weat_page_folds_coverage_tables(demo_site):
+    html = (demo_site / "weat.html").read_text(encoding="utf-8")
+    assert html.count("<summary>Coverage table (one row per word set)</summary>") >= 1
+    coverage = html.split("<summary>Coverage table", 1)[1]
+    assert coverage.index("</details>") > coverage.index("<table")  # the table sits inside <details>
+
+
+def test_recsys_page_keeps_the_published_view_labelled(demo_site):
+    html = (demo_site / "recsys.html").read_text(encoding="utf-8")
+    assert "<summary>As published: the original's min-max normalised views</summary>" in html
+    assert "Condition-level intervals" in html
+
+
+def _significant_digits(cell: str) -> int:
+    return len(cell.lstrip("-").replace(".", "").lstrip("0"))
+
+
+def test_no_page_prints_long_floats_in_its_tables(demo_site):
+    for page in demo_site.glob("*.html"):
+        cells = re.findall(r"<td>(-?\d+\.\d+)</td>", page.read_text(encoding="utf-8"))
+        assert not [c for c in cells if _significant_digits(c) > 4], page.name
