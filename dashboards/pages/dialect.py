@@ -7,6 +7,7 @@ import duckdb
 from dashboards.charts.dialect import rank_distribution_chart, recall_at_k_chart
 from dashboards.html import chart, table, text
 from dashboards.queries import id_order, number, query_dicts, query_rows, relation_exists
+from dashboards.findings import dialect_finding as finding
 from dashboards.site import register_page
 
 RANK_BINS = """case when not is_found_within_depth then 'not found'
@@ -23,38 +24,6 @@ SECTION = "run_id = ? and pair_set = ?"
 
 def _pct(value) -> str:
     return "–" if value is None else f"{100 * value:.1f}%"
-
-
-def finding(rows: list[dict], power: dict) -> str:
-    """The lead sentence of one pair set: a direction only for a Holm-significant comparison; otherwise
-    no evidence of a difference, with the largest gap, its interval and what the study could detect.
-
-    ``rows`` are the highlighted-k rows of ``analysis.dialect_paired_tests``; ``power`` maps
-    (retriever, k) to the detectable gap in points.
-    """
-    if not rows:
-        return '<p class="verdict">No paired comparison at the highlighted k.</p>'
-    significant = [r for r in rows if r["p_holm"] is not None and r["p_holm"] < ALPHA]
-    if significant:
-        best = min(significant, key=lambda r: r["p_holm"])
-        direction = "higher" if best["delta_pp"] > 0 else "lower"
-        sentence = (f"<b>{text(best['variant_a'])} recall is {direction} than {text(best['variant_b'])}</b> for "
-                    f"{text(best['retriever'])} at k = {best['k']}: {_pct(best['recall_a'])} vs "
-                    f"{_pct(best['recall_b'])} (difference {number(best['delta_pp'])} points, 95% CI "
-                    f"[{number(best['ci_low'])}, {number(best['ci_high'])}], Holm p {number(best['p_holm'])}); "
-                    f"{len(significant)} of {len(rows)} highlighted comparisons are significant.")
-    else:
-        largest = max(rows, key=lambda r: abs(r["delta_pp"] or 0))
-        gaps = [g for g in power.values() if g is not None]
-        could = (f" A gap was detectable (80% power) in {len(gaps)} of {len(power)} comparisons, and only from "
-                 f"{number(min(gaps))} to {number(max(gaps))} points up." if gaps
-                 else " No gap this data allows was detectable with 80% power.")
-        sentence = (f"<b>No evidence of a difference</b> between {text(largest['variant_a'])} and "
-                    f"{text(largest['variant_b'])} in {len(rows)} highlighted comparisons after Holm correction: "
-                    f"the largest gap is {number(largest['delta_pp'])} points ({text(largest['retriever'])}, "
-                    f"k = {largest['k']}; 95% CI [{number(largest['ci_low'])}, {number(largest['ci_high'])}])."
-                    + could)
-    return f'<p class="verdict">{sentence}</p>'
 
 
 def _summary(con, run_id: str, pair_set: str) -> str:

@@ -30,8 +30,8 @@ def test_a_null_result_says_no_evidence_with_its_interval_and_power(con):
                                         ("dense", 10, 0.89, 0.86, 3.0, 0.5, 5.5, 0.47)])
     verdict = _text(re.search(r'<p class="verdict">(.*?)</p>', dialect_card(con)).group(1))
     assert verdict.startswith("No evidence of a difference")
-    assert "3 pp (dense, k = 10; 95% CI [0.5 pp, 5.5 pp])" in verdict
-    assert "a gap of at least 7.2 points would have been detected" in verdict
+    assert "the largest gap is 3 points (dense, k = 10; 95% CI [0.5, 5.5])" in verdict
+    assert "A gap was detectable (80% power) in 2 of 2 comparisons, and only from 6.8 to 7.2 points up" in verdict
     assert "higher" not in verdict and "lower" not in verdict  # no direction for a null result
 
 
@@ -40,7 +40,8 @@ def test_a_significant_result_states_its_direction(con):
                                         ("dense", 10, 0.89, 0.86, 3.0, 0.5, 5.5, 0.47)])
     verdict = _text(re.search(r'<p class="verdict">(.*?)</p>', dialect_card(con)).group(1))
     assert verdict.startswith("sae recall is higher than aae for bm25 at k = 10: 90.0% vs 80.0%")
-    assert "95% CI [4 pp, 16 pp], Holm p = 0.004" in verdict and "1 of 2 highlighted comparisons" in verdict
+    assert "(difference 10 points, 95% CI [4, 16], Holm p 0.004)" in verdict
+    assert "1 of 2 highlighted comparisons" in verdict
 
 
 def test_p_values_below_a_thousandth_are_never_printed_as_zero():
