@@ -77,14 +77,20 @@ def _insert(con, table: str, rows: list[dict]) -> None:
         con.unregister("incoming_recsys_rows")
 
 
+def _pins_recsys_inputs(con, run_id: str) -> bool:
+    """Whether the study ingested any post set or result set: then it tests only its own inputs
+    (a study that ingests none tests everything loaded)."""
+    return bool(pinned_inputs(con, run_id, "recsys_posts") or pinned_inputs(con, run_id, "recsys_summary"))
+
+
 def _computed(con, run_id, now, options) -> tuple[list[dict], list[dict]]:
     computed, adjustments = [], []
     if not _has(con, "marts", "fct_recsys_post_values"):
         return computed, adjustments
     post_sets = con.execute("select distinct post_set, source_version from marts.fct_recsys_post_values"
                             " order by post_set").fetchall()
-    pinned = pinned_inputs(con, run_id, "recsys_posts")
-    if pinned:  # the post sets this study ingested, never another study's
+    if _pins_recsys_inputs(con, run_id):  # the post sets this study ingested, never another study's
+        pinned = pinned_inputs(con, run_id, "recsys_posts")
         post_sets = [(name, version) for name, version in post_sets if name in pinned]
     for post_set, version in post_sets:
         values = con.execute("select dataset, provider, prompt_style, selected, feature, feature_type, value_text,"
@@ -108,8 +114,8 @@ def _published_adjustments(con, run_id, now, options) -> list[dict]:
     rows = con.execute("select result_set, feature, dataset, provider, prompt_style, p_value"
                        " from staging.stg_recsys__published_results"
                        " order by result_set, feature, dataset, provider, prompt_style").fetchall()
-    pinned = pinned_inputs(con, run_id, "recsys_summary")
-    if pinned:
+    if _pins_recsys_inputs(con, run_id):
+        pinned = pinned_inputs(con, run_id, "recsys_summary")
         rows = [r for r in rows if r[0] in pinned]
     out = []
     for result_set in sorted({r[0] for r in rows}):
