@@ -1,4 +1,4 @@
--- Only the latest recsys_bias job run of each post set.
+-- Every recsys_bias job run's computed results (keyed by that run: marts are run-keyed).
 with source as (
     select * from {{ source('recsys', 'recsys_computed_results') }}
 ),
@@ -32,7 +32,6 @@ final as (
         run_id,
         computed_at,
     from source
-    qualify computed_at = max(computed_at) over (partition by result_set)
 )
 
 select * from final
