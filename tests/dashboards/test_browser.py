@@ -2,7 +2,7 @@
 
 A page fails on a JavaScript error, a chart that did not draw, a table wider than the page,
 or any request to a remote URL. A screenshot of each page is kept in `test-artifacts/`.
-`.ci/run` installs Debian's chromium and chromium-driver when they are missing.
+`make test` installs Debian's chromium and chromium-driver when they are missing.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 def browser():
     if not (CHROMIUM and CHROMEDRIVER):
         if os.environ.get("CI"):
-            pytest.fail("CI needs chromium and chromium-driver (Debian packages); .ci/run installs them")
+            pytest.fail("CI needs chromium and chromium-driver (Debian packages); make test installs them")
         pytest.skip("chromium or chromedriver not installed (apt-get install chromium chromium-driver)")
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
