@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 WHEELS := $(or $(PIP_FIND_LINKS),$(wildcard /opt/wheels))
 FIND_LINKS := $(if $(WHEELS),--find-links $(WHEELS),)
 
-.PHONY: setup browser demo test test-fast bench dashboards clean
+.PHONY: setup browser lint format demo test test-fast bench dashboards clean
 
 setup: $(VENV)/.installed
 
@@ -33,8 +33,20 @@ demo: setup
 
 # Coverage of the four packages is reported; below the floor in pyproject.toml
 # ([tool.coverage.report] fail_under) the target fails.
-test: setup browser
+test: setup browser lint
 	$(BIN)/python -m pytest --cov --cov-report=term:skip-covered
+
+# ruff (lint and format check) over the Python, sqlfluff over dbt's models and macros; the
+# settings live in pyproject.toml [tool.ruff] and .sqlfluff. `make format` applies the fixes.
+lint: setup
+	$(BIN)/ruff check --quiet .
+	$(BIN)/ruff format --check --quiet .
+	$(BIN)/sqlfluff lint dbt_project/models dbt_project/macros --disable-progress-bar --nocolor
+
+format: setup
+	$(BIN)/ruff check --fix --quiet .
+	$(BIN)/ruff format --quiet .
+	$(BIN)/sqlfluff fix dbt_project/models dbt_project/macros --disable-progress-bar -q
 
 # The browser tests render the demo site in Debian's headless Chromium; installed when missing
 # and possible (root with apt), else those tests skip locally (and fail under CI=true).

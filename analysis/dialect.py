@@ -20,20 +20,39 @@ from analysis.paired.power import power_statement
 from analysis.paired.wilcoxon import wilcoxon_rank_of_gold
 from warehouse.seeds import derive_seed
 
-OUTCOME_COLUMNS = ["run_id", "retriever", "pair_set", "k", "variant_a", "variant_b", "n_pairs", "both_hit",
-                   "only_a", "only_b", "neither", "recall_a", "recall_b", "delta_pp", "is_highlighted_k"]
+OUTCOME_COLUMNS = [
+    "run_id",
+    "retriever",
+    "pair_set",
+    "k",
+    "variant_a",
+    "variant_b",
+    "n_pairs",
+    "both_hit",
+    "only_a",
+    "only_b",
+    "neither",
+    "recall_a",
+    "recall_b",
+    "delta_pp",
+    "is_highlighted_k",
+]
 
 
 def _outcomes(con, run_id: str) -> pl.DataFrame:
-    return con.execute(f"select {', '.join(OUTCOME_COLUMNS)} from marts.agg_dialect_paired_outcomes"
-                       " where run_id = ? and retriever = retriever_family order by all", [run_id]).pl()
+    return con.execute(
+        f"select {', '.join(OUTCOME_COLUMNS)} from marts.agg_dialect_paired_outcomes"
+        " where run_id = ? and retriever = retriever_family order by all",
+        [run_id],
+    ).pl()
 
 
 def _hit_matrices(con, run_id, retriever, pair_set, variant_a, variant_b):
     frame = con.execute(
         "select pair_id, k, is_hit_a, is_hit_b from marts.fct_dialect_paired_hits where run_id = ? and retriever = ?"
         " and pair_set = ? and variant_a = ? and variant_b = ? order by pair_id, k",
-        [run_id, retriever, pair_set, variant_a, variant_b]).pl()
+        [run_id, retriever, pair_set, variant_a, variant_b],
+    ).pl()
     n_k = frame["k"].max()
     hits_a = frame["is_hit_a"].to_numpy().reshape(-1, n_k)
     hits_b = frame["is_hit_b"].to_numpy().reshape(-1, n_k)
@@ -45,21 +64,36 @@ def paired_tests(con, run_id: str, *, seed: int, n_resamples: int = 2000) -> pl.
     outcomes = _outcomes(con, run_id)
     rows = []
     for (retriever, pair_set, variant_a, variant_b), group in outcomes.group_by(
-            ["retriever", "pair_set", "variant_a", "variant_b"], maintain_order=True):
+        ["retriever", "pair_set", "variant_a", "variant_b"], maintain_order=True
+    ):
         hits_a, hits_b = _hit_matrices(con, run_id, retriever, pair_set, variant_a, variant_b)
         intervals = paired_recall_difference_grid(
-            hits_a, hits_b, seed=derive_seed(seed, "dialect bootstrap", retriever, pair_set, variant_a, variant_b),
-            n_resamples=n_resamples)
+            hits_a,
+            hits_b,
+            seed=derive_seed(seed, "dialect bootstrap", retriever, pair_set, variant_a, variant_b),
+            n_resamples=n_resamples,
+        )
         for row in group.sort("k").iter_rows(named=True):
             interval = intervals[row["k"] - 1]
-            tests = {v: mcnemar(row["only_a"], row["only_b"], n_pairs=row["n_pairs"], variant=v)
-                     for v in ("exact", "mid-p", "chi2-cc")}
-            rows.append({**row, "n_discordant": row["only_a"] + row["only_b"],
-                         "p_exact": tests["exact"].p_value, "p_midp": tests["mid-p"].p_value,
-                         "p_chi2_cc": tests["chi2-cc"].p_value, "chi2_cc_statistic": tests["chi2-cc"].statistic,
-                         "ci_low": 100 * interval.ci_low, "ci_high": 100 * interval.ci_high,
-                         "ci_method": f"paired bootstrap percentile 95%, {interval.variant}",
-                         "wald_ci_low": 100 * tests["exact"].ci_low, "wald_ci_high": 100 * tests["exact"].ci_high})
+            tests = {
+                v: mcnemar(row["only_a"], row["only_b"], n_pairs=row["n_pairs"], variant=v)
+                for v in ("exact", "mid-p", "chi2-cc")
+            }
+            rows.append(
+                {
+                    **row,
+                    "n_discordant": row["only_a"] + row["only_b"],
+                    "p_exact": tests["exact"].p_value,
+                    "p_midp": tests["mid-p"].p_value,
+                    "p_chi2_cc": tests["chi2-cc"].p_value,
+                    "chi2_cc_statistic": tests["chi2-cc"].statistic,
+                    "ci_low": 100 * interval.ci_low,
+                    "ci_high": 100 * interval.ci_high,
+                    "ci_method": f"paired bootstrap percentile 95%, {interval.variant}",
+                    "wald_ci_low": 100 * tests["exact"].ci_low,
+                    "wald_ci_high": 100 * tests["exact"].ci_high,
+                }
+            )
     frame = pl.DataFrame(rows, infer_schema_length=None)
     return _with_adjustments(frame) if frame.height else frame
 
@@ -86,22 +120,44 @@ def rank_tests(con, run_id: str, *, seed: int) -> pl.DataFrame:
         "select c.pair_set, a.retriever, c.variant_a, c.variant_b, a.pair_id, a.depth,"
         " a.rank_of_gold as rank_a, b.rank_of_gold as rank_b"
         " from intermediate.int_dialect_comparisons c"
-        " join marts.fct_dialect_gold_ranks a on a.run_id = c.run_id and a.pair_set = c.pair_set and a.variant = c.variant_a"
+        " join marts.fct_dialect_gold_ranks a"
+        " on a.run_id = c.run_id and a.pair_set = c.pair_set and a.variant = c.variant_a"
         " join marts.fct_dialect_gold_ranks b on b.run_id = a.run_id and b.pair_set = a.pair_set"
         "  and b.retriever = a.retriever and b.pair_id = a.pair_id and b.variant = c.variant_b"
-        " where c.run_id = ? and a.retriever = a.retriever_family order by all", [run_id]).pl()
+        " where c.run_id = ? and a.retriever = a.retriever_family order by all",
+        [run_id],
+    ).pl()
     rows = []
     for (pair_set, retriever, variant_a, variant_b), group in ranks.group_by(
-            ["pair_set", "retriever", "variant_a", "variant_b"], maintain_order=True):
+        ["pair_set", "retriever", "variant_a", "variant_b"], maintain_order=True
+    ):
         for policy in ("miss_as_depth_plus_one", "original"):
             result = wilcoxon_rank_of_gold(
-                group["rank_a"].to_list(), group["rank_b"].to_list(), depth=int(group["depth"].max()), policy=policy,
-                seed=derive_seed(seed, "dialect wilcoxon", retriever, pair_set, variant_a, variant_b, policy))
-            rows.append({"run_id": run_id, "retriever": retriever, "pair_set": pair_set, "variant_a": variant_a,
-                         "variant_b": variant_b, "policy": policy, "test_variant": result.variant,
-                         "n_pairs": group.height, "n_used": result.n, "statistic": result.statistic,
-                         "p_value": result.p_value, "rank_biserial": result.effect_size,
-                         "ci_low": result.ci_low, "ci_high": result.ci_high, "note": result.note})
+                group["rank_a"].to_list(),
+                group["rank_b"].to_list(),
+                depth=int(group["depth"].max()),
+                policy=policy,
+                seed=derive_seed(seed, "dialect wilcoxon", retriever, pair_set, variant_a, variant_b, policy),
+            )
+            rows.append(
+                {
+                    "run_id": run_id,
+                    "retriever": retriever,
+                    "pair_set": pair_set,
+                    "variant_a": variant_a,
+                    "variant_b": variant_b,
+                    "policy": policy,
+                    "test_variant": result.variant,
+                    "n_pairs": group.height,
+                    "n_used": result.n,
+                    "statistic": result.statistic,
+                    "p_value": result.p_value,
+                    "rank_biserial": result.effect_size,
+                    "ci_low": result.ci_low,
+                    "ci_high": result.ci_high,
+                    "note": result.note,
+                }
+            )
     return pl.DataFrame(rows, infer_schema_length=None)
 
 
@@ -110,11 +166,20 @@ def power_rows(tests: pl.DataFrame) -> pl.DataFrame:
     rows = []
     for row in tests.filter(pl.col("is_highlighted_k")).iter_rows(named=True):
         statement = power_statement(row["n_pairs"], row["n_discordant"])
-        rows.append({key: row[key] for key in ("run_id", "retriever", "pair_set", "k", "variant_a", "variant_b",
-                                               "n_pairs", "n_discordant")}
-                    | {"discordance_rate": statement.discordance_rate,
-                       "detectable_gap_pp": 100 * statement.detectable_gap if np.isfinite(statement.detectable_gap) else None,
-                       "pairs_needed_for_2pp": statement.pairs_needed_for_target
-                       if np.isfinite(statement.pairs_needed_for_target) else None,
-                       "alpha": statement.alpha, "power": statement.power, "sentence": statement.sentence})
+        rows.append(
+            {
+                key: row[key]
+                for key in ("run_id", "retriever", "pair_set", "k", "variant_a", "variant_b", "n_pairs", "n_discordant")
+            }
+            | {
+                "discordance_rate": statement.discordance_rate,
+                "detectable_gap_pp": 100 * statement.detectable_gap if np.isfinite(statement.detectable_gap) else None,
+                "pairs_needed_for_2pp": statement.pairs_needed_for_target
+                if np.isfinite(statement.pairs_needed_for_target)
+                else None,
+                "alpha": statement.alpha,
+                "power": statement.power,
+                "sentence": statement.sentence,
+            }
+        )
     return pl.DataFrame(rows, infer_schema_length=None)

@@ -79,8 +79,9 @@ def _odds(p: float) -> float:
     return math.inf if p >= 1.0 else p / (1.0 - p)
 
 
-def mcnemar_exact(*, n_both: int, n_reference_only: int, n_counterpart_only: int, n_neither: int,
-                  confidence: float = 0.95) -> McNemarResult:
+def mcnemar_exact(
+    *, n_both: int, n_reference_only: int, n_counterpart_only: int, n_neither: int, confidence: float = 0.95
+) -> McNemarResult:
     """Exact (binomial) McNemar test of whether an outcome depends on the paired condition.
 
     Parameters
@@ -102,9 +103,19 @@ def mcnemar_exact(*, n_both: int, n_reference_only: int, n_counterpart_only: int
         effect = (None, None, None)
     return McNemarResult(
         test="McNemar exact (two-sided binomial test on the discordant pairs)",
-        n_pairs=n_pairs, n_both=n_both, n_reference_only=n_reference_only,
-        n_counterpart_only=n_counterpart_only, n_neither=n_neither,
-        statistic=float(min(n_reference_only, n_counterpart_only)), p_value=float(result.p_value),
-        flip_rate=flips.rate, flip_rate_ci_low=flips.ci_low, flip_rate_ci_high=flips.ci_high,
+        n_pairs=n_pairs,
+        n_both=n_both,
+        n_reference_only=n_reference_only,
+        n_counterpart_only=n_counterpart_only,
+        n_neither=n_neither,
+        statistic=float(min(n_reference_only, n_counterpart_only)),
+        p_value=float(result.p_value),
+        flip_rate=flips.rate,
+        flip_rate_ci_low=flips.ci_low,
+        flip_rate_ci_high=flips.ci_high,
         effect_size_name="conditional odds ratio (reference-only / counterpart-only flips)",
-        effect_size=effect[0], effect_ci_low=effect[1], effect_ci_high=effect[2], confidence=confidence)
+        effect_size=effect[0],
+        effect_ci_low=effect[1],
+        effect_ci_high=effect[2],
+        confidence=confidence,
+    )

@@ -50,11 +50,14 @@ def run() -> dict:
     doc_ids = np.arange(len(documents))
     same_top = sum(
         np.array_equal(h.doc_ids, top_k(np.where(m, s, -np.inf), doc_ids, DEPTH)[0])
-        for h, s, m in zip(hits, original_scores, matched))
+        for h, s, m in zip(hits, original_scores, matched)
+    )
     # The original's argsort order can differ only inside runs of tied scores.
     same_top_sets = sum(set(h.doc_ids.tolist()) == set(t.tolist()) for h, t in zip(hits, original_top))
     return {
-        "n_documents": len(documents), "n_queries": len(queries), "depth": DEPTH,
+        "n_documents": len(documents),
+        "n_queries": len(queries),
+        "depth": DEPTH,
         "original_loop": {"build_seconds": original_build, "query_seconds": original_query},
         "batched_index": {"build_seconds": ours_build, "query_seconds": ours_query},
         "query_speedup": original_query / ours_query,

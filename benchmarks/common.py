@@ -45,10 +45,18 @@ def pair_queries() -> list[str]:
 
 def write_result(name: str, result: dict) -> Path:
     """Write one benchmark's JSON (with machine and code provenance) and print it."""
-    result = {"benchmark": name, "code_version": code_version(), "python": platform.python_version(),
-              "machine": platform.machine(), "packages": {k: v for k, v in package_versions().items()
-                                                          if k in ("numpy", "rank-bm25", "lancedb", "torch",
-                                                                   "sentence-transformers")}, **result}
+    result = {
+        "benchmark": name,
+        "code_version": code_version(),
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "packages": {
+            k: v
+            for k, v in package_versions().items()
+            if k in ("numpy", "rank-bm25", "lancedb", "torch", "sentence-transformers")
+        },
+        **result,
+    }
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     path = RESULTS_DIR / f"{name}.json"
     path.write_text(json.dumps(result, indent=2, sort_keys=False) + "\n", encoding="utf-8")

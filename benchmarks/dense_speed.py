@@ -41,25 +41,41 @@ def run() -> dict:
         exact, exact_seconds = _timed(lambda: index.search(query_vectors, depth=DEPTH))
         ann = {}
         for kind in ("ivf_flat", "ivf_hnsw_sq"):
-            (_, report), seconds = _timed(lambda: index.search_ann(query_vectors, lancedb_dir=lancedb_dir,
-                                                                    index=kind, depth=DEPTH))
-            ann[kind] = {"recall_at_depth": report.recall, "partitions": report.n_partitions,
-                         "probes": report.n_probes, "build_and_search_seconds": seconds}
+            (_, report), seconds = _timed(
+                lambda kind=kind: index.search_ann(query_vectors, lancedb_dir=lancedb_dir, index=kind, depth=DEPTH)
+            )
+            ann[kind] = {
+                "recall_at_depth": report.recall,
+                "partitions": report.n_partitions,
+                "probes": report.n_probes,
+                "build_and_search_seconds": seconds,
+            }
     sample = documents[:EMBED_SAMPLE]
     vectors, embed_seconds = _timed(lambda: provider.embed(sample))
     agreement = float(np.min(np.sum(vectors * document_vectors[:EMBED_SAMPLE], axis=1)))
     return {
-        "n_documents": len(documents), "n_queries": len(queries), "dimension": int(document_vectors.shape[1]),
+        "n_documents": len(documents),
+        "n_queries": len(queries),
+        "dimension": int(document_vectors.shape[1]),
         "depth": DEPTH,
         "import_parquet": {"rows": imported.n_rows, "seconds": import_seconds},
         "load_vectors_from_lancedb_seconds": {"documents": load_documents, "queries": load_queries},
         "queries_embedded_because_not_precomputed": n_queries_embedded,
-        "exact_search": {"seconds": exact_seconds, "ms_per_query": exact_seconds * 1000 / len(queries),
-                         "recall_at_depth": 1.0, "queries_with_hits": sum(len(h) > 0 for h in exact)},
+        "exact_search": {
+            "seconds": exact_seconds,
+            "ms_per_query": exact_seconds * 1000 / len(queries),
+            "recall_at_depth": 1.0,
+            "queries_with_hits": sum(len(h) > 0 for h in exact),
+        },
         "ann": ann,
-        "embedding": {"model": provider.model_id, "sample_texts": len(sample), "model_load_seconds": load_seconds,
-                      "seconds": embed_seconds, "texts_per_second": len(sample) / embed_seconds,
-                      "min_cosine_to_precomputed": agreement},
+        "embedding": {
+            "model": provider.model_id,
+            "sample_texts": len(sample),
+            "model_load_seconds": load_seconds,
+            "seconds": embed_seconds,
+            "texts_per_second": len(sample) / embed_seconds,
+            "min_cosine_to_precomputed": agreement,
+        },
     }
 
 

@@ -33,8 +33,9 @@ TARGET_SECONDS = 20.0
 def _run_study(home: Path) -> float:
     env = {**os.environ, HOME_VARIABLE: str(home), "BIASWH_SHARED_DATA": str(SHARED_DATA)}
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "warehouse.cli", "run", str(STUDY)], env=env, check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "warehouse.cli", "run", str(STUDY)], env=env, check=True, stdout=subprocess.DEVNULL
+    )
     return time.perf_counter() - start
 
 
@@ -54,25 +55,33 @@ def main() -> None:
         cold = _run_study(home)
         warm = _run_study(home)
         with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
-            stages = json.loads(con.execute("select stage_seconds from raw.runs where kind = 'study'"
-                                            " order by started_at desc limit 1").fetchone()[0])
-            bm25_seconds = con.execute("select max(seconds) from raw.retrieval_runs where retriever = 'bm25'"
-                                       " and run_id = (select run_id from raw.runs where kind = 'study'"
-                                       " order by started_at desc limit 1)").fetchone()[0]
+            stages = json.loads(
+                con.execute(
+                    "select stage_seconds from raw.runs where kind = 'study' order by started_at desc limit 1"
+                ).fetchone()[0]
+            )
+            bm25_seconds = con.execute(
+                "select max(seconds) from raw.retrieval_runs where retriever = 'bm25'"
+                " and run_id = (select run_id from raw.runs where kind = 'study'"
+                " order by started_at desc limit 1)"
+            ).fetchone()[0]
     original = _original_bm25_loop()
-    write_result("dialect_study", {
-        "study": str(STUDY.relative_to(REPOSITORY_ROOT)),
-        "cold_run_seconds": round(cold, 2),
-        "warm_run_seconds": round(warm, 2),
-        "warm_stage_seconds": {k: round(v, 2) for k, v in stages.items()},
-        "target_seconds": TARGET_SECONDS,
-        "meets_target": warm <= TARGET_SECONDS,
-        "original_bm25_loop_seconds": round(original, 2),
-        "our_bm25_retrieval_seconds": round(bm25_seconds, 3),
-        "bm25_speedup": round(original / bm25_seconds, 1),
-        "original_bm25_alone_vs_our_whole_warm_study": round(original / warm, 2),
-        "load_average_1min": os.getloadavg()[0],
-    })
+    write_result(
+        "dialect_study",
+        {
+            "study": str(STUDY.relative_to(REPOSITORY_ROOT)),
+            "cold_run_seconds": round(cold, 2),
+            "warm_run_seconds": round(warm, 2),
+            "warm_stage_seconds": {k: round(v, 2) for k, v in stages.items()},
+            "target_seconds": TARGET_SECONDS,
+            "meets_target": warm <= TARGET_SECONDS,
+            "original_bm25_loop_seconds": round(original, 2),
+            "our_bm25_retrieval_seconds": round(bm25_seconds, 3),
+            "bm25_speedup": round(original / bm25_seconds, 1),
+            "original_bm25_alone_vs_our_whole_warm_study": round(original / warm, 2),
+            "load_average_1min": os.getloadavg()[0],
+        },
+    )
 
 
 if __name__ == "__main__":

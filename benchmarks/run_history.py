@@ -25,8 +25,12 @@ TARGET_RATIO = 1.2
 
 def _run(home: Path) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "warehouse.cli", "run", str(STUDY)], check=True,
-                   env={**os.environ, HOME_VARIABLE: str(home)}, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "warehouse.cli", "run", str(STUDY)],
+        check=True,
+        env={**os.environ, HOME_VARIABLE: str(home)},
+        stdout=subprocess.DEVNULL,
+    )
     return time.perf_counter() - start
 
 
@@ -35,19 +39,22 @@ def main() -> None:
         home = Path(folder) / "warehouse"
         seconds = [_run(home) for _ in range(RUNS)]
     ratio = seconds[-1] / seconds[0]
-    write_result("run_history", {
-        "study": str(STUDY.relative_to(REPOSITORY_ROOT)),
-        "runs": RUNS,
-        "seconds_per_run": [round(s, 2) for s in seconds],
-        "first_run_seconds": round(seconds[0], 2),
-        "second_run_seconds": round(seconds[1], 2),
-        "last_run_seconds": round(seconds[-1], 2),
-        "last_over_first": round(ratio, 3),
-        "last_over_second": round(seconds[-1] / seconds[1], 3),
-        "target_last_over_first": TARGET_RATIO,
-        "meets_target": ratio <= TARGET_RATIO,
-        "load_average_1min": os.getloadavg()[0],
-    })
+    write_result(
+        "run_history",
+        {
+            "study": str(STUDY.relative_to(REPOSITORY_ROOT)),
+            "runs": RUNS,
+            "seconds_per_run": [round(s, 2) for s in seconds],
+            "first_run_seconds": round(seconds[0], 2),
+            "second_run_seconds": round(seconds[1], 2),
+            "last_run_seconds": round(seconds[-1], 2),
+            "last_over_first": round(ratio, 3),
+            "last_over_second": round(seconds[-1] / seconds[1], 3),
+            "target_last_over_first": TARGET_RATIO,
+            "meets_target": ratio <= TARGET_RATIO,
+            "load_average_1min": os.getloadavg()[0],
+        },
+    )
 
 
 if __name__ == "__main__":

@@ -30,8 +30,10 @@ def main() -> None:
     exact = _timings(rng.normal(0.2, 1, 8), rng.normal(0, 1, 8), repeats=50)
     randomised = _timings(rng.normal(0.2, 1, 25), rng.normal(0, 1, 25), repeats=3)
     verdict = "OK" if statistics.median(exact) <= TARGET_SECONDS else "TOO SLOW"
-    print(f"exact 8+8 (12,870 partitions): median {statistics.median(exact) * 1000:.1f} ms,"
-          f" best {min(exact) * 1000:.1f} ms, target {TARGET_SECONDS * 1000:.0f} ms: {verdict}")
+    print(
+        f"exact 8+8 (12,870 partitions): median {statistics.median(exact) * 1000:.1f} ms,"
+        f" best {min(exact) * 1000:.1f} ms, target {TARGET_SECONDS * 1000:.0f} ms: {verdict}"
+    )
     print(f"randomised 25+25 (100,000 distinct partitions): median {statistics.median(randomised):.2f} s")
 
 

@@ -31,7 +31,8 @@ details summary { cursor: pointer; }
 .card { border: 1px solid #ddd; border-radius: 6px; padding: 0.2rem 1rem 0.6rem; margin: 1rem 0; }
 .card h2 { margin-top: 0.8rem; } .verdict { font-size: 1.05rem; line-height: 1.45; }
 .table-box { max-width: 100%; overflow-x: auto; }
-th .sql { display: block; overflow-wrap: anywhere; font-weight: normal; font-family: ui-monospace, monospace; font-size: 0.7rem; color: #666; }
+th .sql { display: block; overflow-wrap: anywhere; font-weight: normal;
+  font-family: ui-monospace, monospace; font-size: 0.7rem; color: #666; }
 .weat-results td:last-child { min-width: 16rem; } .weat-results td:nth-child(2) { min-width: 10rem; }
 .weat-results td:nth-child(1) { word-break: break-word; }
 details > .table-box { margin-top: 0.5rem; }
@@ -56,8 +57,9 @@ def header(column: str) -> str:
     return f'{text(label)}<span class="sql">{text(sql)}</span>'
 
 
-def table(columns: list[str], rows: list[list], *, raw_columns: frozenset[str] = frozenset(),
-          css_class: str | None = None) -> str:
+def table(
+    columns: list[str], rows: list[list], *, raw_columns: frozenset[str] = frozenset(), css_class: str | None = None
+) -> str:
     """An HTML table in its own scrolling box; cells are escaped unless their column is in
     ``raw_columns`` (pre-built HTML); floats get the house number format (3 significant digits).
     Headers name the SQL column they show (:func:`header`)."""
@@ -68,29 +70,31 @@ def table(columns: list[str], rows: list[list], *, raw_columns: frozenset[str] =
             return value
         return text(number(value) if isinstance(value, float) else value)
 
-    body = "".join("<tr>" + "".join(f"<td>{cell(c, v)}</td>" for c, v in zip(columns, row)) + "</tr>"
-                   for row in rows)
+    body = "".join("<tr>" + "".join(f"<td>{cell(c, v)}</td>" for c, v in zip(columns, row)) + "</tr>" for row in rows)
     class_attribute = f' class="{text(css_class)}"' if css_class else ""
     box = "table-box tall" if css_class == "tall" else "table-box"
-    return f'<div class="{box}"><table{class_attribute}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
-
+    return (
+        f'<div class="{box}"><table{class_attribute}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+    )
 
 
 def chart(spec: alt.TopLevelMixin) -> str:
     """Embed an Altair chart; the page must load the vendored Vega bundle."""
     chart_id = f"chart-{next(_chart_ids)}"
     payload = json.dumps(spec.to_dict()).replace("<", "\\u003c")
-    return (f'<div id="{chart_id}"></div>'
-            f'<script type="application/json" id="{chart_id}-spec">{payload}</script>'
-            f'<script>vegaEmbed("#{chart_id}", JSON.parse(document.getElementById("{chart_id}-spec").textContent),'
-            f' {{"actions": false, "renderer": "svg"}});</script>')
+    return (
+        f'<div id="{chart_id}"></div>'
+        f'<script type="application/json" id="{chart_id}-spec">{payload}</script>'
+        f'<script>vegaEmbed("#{chart_id}", JSON.parse(document.getElementById("{chart_id}-spec").textContent),'
+        f' {{"actions": false, "renderer": "svg"}});</script>'
+    )
 
 
 def page(title: str, body: str, *, bundle_href: str = "vendor/vega-bundle.js", nav: str = "") -> str:
     """A complete offline page: local stylesheet and the local Vega bundle, nothing fetched."""
     return (
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         f"<title>{text(title)}</title><style>{STYLE}</style>"
-        f"<script src=\"{text(bundle_href)}\"></script></head>"
+        f'<script src="{text(bundle_href)}"></script></head>'
         f"<body><nav>{nav}</nav><h1>{text(title)}</h1>{body}</body></html>"
     )

@@ -14,8 +14,12 @@ import duckdb
 
 def relation_exists(con: duckdb.DuckDBPyConnection, schema: str, name: str) -> bool:
     """Whether ``schema.name`` exists (a table or a view)."""
-    return con.execute("select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
-                       [schema, name]).fetchone()[0] > 0
+    return (
+        con.execute(
+            "select count(*) from information_schema.tables where table_schema = ? and table_name = ?", [schema, name]
+        ).fetchone()[0]
+        > 0
+    )
 
 
 def query_rows(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> tuple[list[str], list[list]]:
@@ -38,7 +42,7 @@ def number(value, digits: int = 3, *, missing: str = "–") -> str:
     if isinstance(value, float):
         if math.isinf(value):
             return "∞" if value > 0 else "-∞"
-        if abs(value) >= 10 ** digits:  # no scientific notation for counts such as 1,400 pairs
+        if abs(value) >= 10**digits:  # no scientific notation for counts such as 1,400 pairs
             return f"{value:,.0f}"
         return f"{value:.{digits}g}"
     return str(value)
@@ -52,28 +56,45 @@ def id_order(column: str) -> str:
 # Human labels for SQL column names (a name not listed reads with its underscores as spaces).
 # A value may name the SQL columns it is built from when the page derives it (e.g. an interval).
 HEADERS: dict[str, tuple[str, str]] = {
-    "recall_a": ("recall A", "recall_a"), "recall_b": ("recall B", "recall_b"),
+    "recall_a": ("recall A", "recall_a"),
+    "recall_b": ("recall B", "recall_b"),
     "delta_pp": ("difference A − B, points", "delta_pp"),
-    "ci_95_pp": ("95% CI, points", "ci_low, ci_high"), "ci_95": ("95% CI", "ci_low, ci_high"),
+    "ci_95_pp": ("95% CI, points", "ci_low, ci_high"),
+    "ci_95": ("95% CI", "ci_low, ci_high"),
     "change_ci_95": ("95% CI of the change", "change_ci_low, change_ci_high"),
     "value_vs_baseline": ("value vs baseline", "value, baseline_value"),
     "alert_rule": ("alert rule", "direction, threshold"),
-    "only_a": ("only A found it", "only_a"), "only_b": ("only B found it", "only_b"),
-    "both_hit": ("both found it", "both_hit"), "neither": ("neither", "neither"),
-    "n_pairs": ("pairs", "n_pairs"), "n_used": ("pairs used", "n_used"),
-    "p_exact": ("p, exact McNemar", "p_exact"), "p_midp": ("p, mid-p McNemar", "p_midp"),
-    "p_chi2_cc": ("p, χ² with correction", "p_chi2_cc"), "p_holm": ("p, Holm-adjusted", "p_holm"),
-    "p_value": ("p", "p_value"), "p_value_adjusted": ("p, adjusted", "p_value_adjusted"),
-    "is_significant": ("significant", "is_significant"), "pair_set": ("pair set", "pair_set"),
-    "pair_id": ("pair", "pair_id"), "query_text_a": ("query A", "query_text_a"),
-    "query_text_b": ("query B", "query_text_b"), "gold_outcome_a": ("gold with A", "gold_outcome_a"),
-    "gold_outcome_b": ("gold with B", "gold_outcome_b"), "n_queries": ("queries", "n_queries"),
-    "baseline_value": ("baseline", "baseline_value"), "mean_change": ("mean change", "mean_change"),
+    "only_a": ("only A found it", "only_a"),
+    "only_b": ("only B found it", "only_b"),
+    "both_hit": ("both found it", "both_hit"),
+    "neither": ("neither", "neither"),
+    "n_pairs": ("pairs", "n_pairs"),
+    "n_used": ("pairs used", "n_used"),
+    "p_exact": ("p, exact McNemar", "p_exact"),
+    "p_midp": ("p, mid-p McNemar", "p_midp"),
+    "p_chi2_cc": ("p, χ² with correction", "p_chi2_cc"),
+    "p_holm": ("p, Holm-adjusted", "p_holm"),
+    "p_value": ("p", "p_value"),
+    "p_value_adjusted": ("p, adjusted", "p_value_adjusted"),
+    "is_significant": ("significant", "is_significant"),
+    "pair_set": ("pair set", "pair_set"),
+    "pair_id": ("pair", "pair_id"),
+    "query_text_a": ("query A", "query_text_a"),
+    "query_text_b": ("query B", "query_text_b"),
+    "gold_outcome_a": ("gold with A", "gold_outcome_a"),
+    "gold_outcome_b": ("gold with B", "gold_outcome_b"),
+    "n_queries": ("queries", "n_queries"),
+    "baseline_value": ("baseline", "baseline_value"),
+    "mean_change": ("mean change", "mean_change"),
     "n_paired_queries": ("paired queries", "n_paired_queries"),
-    "source_sha256": ("sha256", "source_sha256"), "n_rows": ("rows", "n_rows"),
-    "hedges_g": ("Hedges' g", "hedges_g"), "bias_corrected_v": ("bias-corrected V", "bias_corrected_v"),
-    "n_recommended": ("recommended", "n_recommended"), "n_pool": ("pool", "n_pool"),
-    "ci_low": ("CI low", "ci_low"), "ci_high": ("CI high", "ci_high"),
+    "source_sha256": ("sha256", "source_sha256"),
+    "n_rows": ("rows", "n_rows"),
+    "hedges_g": ("Hedges' g", "hedges_g"),
+    "bias_corrected_v": ("bias-corrected V", "bias_corrected_v"),
+    "n_recommended": ("recommended", "n_recommended"),
+    "n_pool": ("pool", "n_pool"),
+    "ci_low": ("CI low", "ci_low"),
+    "ci_high": ("CI high", "ci_high"),
 }
 _SQL_NAME = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)+$")
 

@@ -22,9 +22,11 @@ PAGES: dict[str, tuple[str, Callable[[duckdb.DuckDBPyConnection], str]]] = {}
 
 def register_page(file_name: str, title: str):
     """Decorator: add a study page to the site."""
+
     def decorate(render: Callable[[duckdb.DuckDBPyConnection], str]):
         PAGES[file_name] = (title, render)
         return render
+
     return decorate
 
 
@@ -42,21 +44,29 @@ def _write_bundle(site: Path) -> None:
 
 def _nav() -> str:
     links = ['<a href="index.html">Findings</a>', '<a href="runs.html">Runs</a>'] + [
-        f'<a href="{text(name)}">{text(title)}</a>' for name, (title, _) in sorted(PAGES.items())]
+        f'<a href="{text(name)}">{text(title)}</a>' for name, (title, _) in sorted(PAGES.items())
+    ]
     return "".join(links)
 
 
 def _provenance(row: dict) -> str:
-    sources = "".join(
-        f"<li><span class=\"mono\">{text(s['path'])}</span><br>sha256 <code>{text(s['sha256'])}</code></li>"
-        for s in row["sources"] or []) or "<li>none</li>"
+    sources = (
+        "".join(
+            f'<li><span class="mono">{text(s["path"])}</span><br>sha256 <code>{text(s["sha256"])}</code></li>'
+            for s in row["sources"] or []
+        )
+        or "<li>none</li>"
+    )
     packages = ", ".join(f"{k} {v}" for k, v in json.loads(row["package_versions"] or "{}").items())
     inputs = ", ".join(f"{i['dataset']} {i['name']} v{i['version']}" for i in row.get("inputs") or [])
     pinned = (f"<p><b>Inputs read</b> {text(inputs)}</p>" if inputs else "") + (
-        f"<p><b>Run parameters</b> <code>{text(row['run_parameters'])}</code></p>" if row.get("run_parameters") else "")
-    return (f"<details><summary>details</summary><p><b>Parameters</b> <code>{text(row['parameters'])}</code></p>"
-            f"{pinned}<p><b>Sources</b></p><ul>{sources}</ul><p><b>Packages</b> {text(packages)}</p>"
-            f"<p><b>Message</b> {text(row['message'])}</p></details>")
+        f"<p><b>Run parameters</b> <code>{text(row['run_parameters'])}</code></p>" if row.get("run_parameters") else ""
+    )
+    return (
+        f"<details><summary>details</summary><p><b>Parameters</b> <code>{text(row['parameters'])}</code></p>"
+        f"{pinned}<p><b>Sources</b></p><ul>{sources}</ul><p><b>Packages</b> {text(packages)}</p>"
+        f"<p><b>Message</b> {text(row['message'])}</p></details>"
+    )
 
 
 def _runs_rows(con: duckdb.DuckDBPyConnection) -> list[dict]:
@@ -66,10 +76,12 @@ def _runs_rows(con: duckdb.DuckDBPyConnection) -> list[dict]:
     if has_mart:
         query = "select * from marts.dim_runs order by started_at desc"
     else:  # a warehouse that has ingested but not yet been built
-        query = ("select r.*, r.kind as run_kind, r.name as run_name, r.status as run_status, "
-                 "coalesce(list({'path': s.source_path, 'sha256': s.source_sha256}) filter (where s.run_id is not null), [])"
-                 " as sources "
-                 "from raw.runs r left join raw.run_sources s using (run_id) group by all order by r.started_at desc")
+        query = (
+            "select r.*, r.kind as run_kind, r.name as run_name, r.status as run_status, "
+            "coalesce(list({'path': s.source_path, 'sha256': s.source_sha256}) filter (where s.run_id is not null), [])"
+            " as sources "
+            "from raw.runs r left join raw.run_sources s using (run_id) group by all order by r.started_at desc"
+        )
     cursor = con.execute(query)
     names = [d[0] for d in cursor.description]
     return [dict(zip(names, row)) for row in cursor.fetchall()]
@@ -87,14 +99,28 @@ def _index_body(con: duckdb.DuckDBPyConnection) -> str:
         status = f'<span class="status-{text(run["run_status"])}">{text(run["run_status"])}</span>'
         counts = ", ".join(f"{k}: {v:,}" for k, v in json.loads(run["row_counts"] or "{}").items())
         run_id = f'<span class="mono" title="{text(run["run_id"])}">{text(run["run_id"][:12])}</span>'
-        code = f'<span class="mono" title="{text(run["code_version"])}">{text(_short_version(run["code_version"]))}</span>'
-        rows.append([run_id, run["run_kind"], run["run_name"], status, str(run["started_at"])[:19],
-                     code, counts, _provenance(run)])
+        code = (
+            f'<span class="mono" title="{text(run["code_version"])}">{text(_short_version(run["code_version"]))}</span>'
+        )
+        rows.append(
+            [
+                run_id,
+                run["run_kind"],
+                run["run_name"],
+                status,
+                str(run["started_at"])[:19],
+                code,
+                counts,
+                _provenance(run),
+            ]
+        )
     columns = ["run", "kind", "name", "status", "started (UTC)", "code version", "rows", "provenance"]
-    intro = ('<p class="note">Every ingest and study run recorded in this warehouse, newest first. '
-             "Each lists its parameters, the sha256 of every source file, and the package versions it ran with. "
-             "Status is running, succeeded, failed, or interrupted: its process died (killed, crashed) before "
-             "the run could close itself.</p>")
+    intro = (
+        '<p class="note">Every ingest and study run recorded in this warehouse, newest first. '
+        "Each lists its parameters, the sha256 of every source file, and the package versions it ran with. "
+        "Status is running, succeeded, failed, or interrupted: its process died (killed, crashed) before "
+        "the run could close itself.</p>"
+    )
     return intro + table(columns, rows, raw_columns=frozenset({"run", "status", "code version", "provenance"}))
 
 
@@ -103,8 +129,7 @@ def build_site(con: duckdb.DuckDBPyConnection, out_dir: Path) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     _write_bundle(out_dir)
     nav = _nav()
-    (out_dir / "index.html").write_text(page("Bias warehouse: findings", findings_body(con), nav=nav),
-                                        encoding="utf-8")
+    (out_dir / "index.html").write_text(page("Bias warehouse: findings", findings_body(con), nav=nav), encoding="utf-8")
     (out_dir / "runs.html").write_text(page("Bias warehouse: runs", _index_body(con), nav=nav), encoding="utf-8")
     for file_name, (title, render) in PAGES.items():
         (out_dir / file_name).write_text(page(title, render(con), nav=nav), encoding="utf-8")

@@ -19,8 +19,7 @@ from warehouse.settings import DBT_PROJECT_DIR
 
 DEFAULT_THRESHOLDS = DBT_PROJECT_DIR / "seeds" / "evaluation" / "retrieval_alert_thresholds.csv"
 COLUMNS = ("metric", "k", "retriever", "direction", "threshold", "severity", "description")
-METRICS = {"recall", "precision", "f1", "hit_rate", "mrr", "ndcg", "map", "r_precision", "top_score",
-           "latency_p95_ms"}
+METRICS = {"recall", "precision", "f1", "hit_rate", "mrr", "ndcg", "map", "r_precision", "top_score", "latency_p95_ms"}
 DIRECTIONS = {"below", "above", "drop_pct"}
 
 
@@ -49,12 +48,20 @@ def read_thresholds(path: str | Path | None = None) -> list[tuple]:
             if not math.isfinite(threshold):
                 raise InputError(path, "must be a finite number", row=number, field="threshold")
             if (record["direction"] or "").strip() not in DIRECTIONS:
-                raise InputError(path, f"must be one of {', '.join(sorted(DIRECTIONS))}", row=number,
-                                 field="direction")
+                raise InputError(path, f"must be one of {', '.join(sorted(DIRECTIONS))}", row=number, field="direction")
             if k is not None and k < 1:
                 raise InputError(path, "must be a positive integer", row=number, field="k")
-            rows.append((metric, k, (record["retriever"] or "*").strip(), (record["direction"] or "").strip(),
-                         threshold, (record["severity"] or "").strip(), record["description"]))
+            rows.append(
+                (
+                    metric,
+                    k,
+                    (record["retriever"] or "*").strip(),
+                    (record["direction"] or "").strip(),
+                    threshold,
+                    (record["severity"] or "").strip(),
+                    record["description"],
+                )
+            )
     return rows
 
 
@@ -70,10 +77,12 @@ def max_achievable(con, query_set: str, query_ids: list[str], metric: str, k: in
     con.register("_threshold_queries", pa.table({"query_id": sorted(set(query_ids))}))
     try:
         value = con.execute(
-            f"""select avg(least(n_relevant, {int(k)}) / {'n_relevant' if metric == 'recall' else int(k)})
+            f"""select avg(least(n_relevant, {int(k)}) / {"n_relevant" if metric == "recall" else int(k)})
             from (select q.query_id, count(*) filter (where q.relevance > 0) as n_relevant
                   from marts.fct_retrieval_qrels q join _threshold_queries using (query_id)
-                  where q.query_set = ? group by q.query_id) where n_relevant > 0""", [query_set]).fetchone()[0]
+                  where q.query_set = ? group by q.query_id) where n_relevant > 0""",
+            [query_set],
+        ).fetchone()[0]
     finally:
         con.unregister("_threshold_queries")
     return None if value is None or value >= 1.0 else float(value)

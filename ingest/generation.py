@@ -28,8 +28,7 @@ from ingest.generation_settings import DEFAULT_PROMPT_TEMPLATE, GenerationSettin
 from ingest.vignettes import read_vignettes
 from warehouse.errors import UserError
 
-_RETRYABLE = (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError,
-              openai.InternalServerError)
+_RETRYABLE = (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError)
 # Wrong key, model or URL: every request would fail the same way, so stop at once.
 _FATAL = (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError)
 _KEY_LIKE = re.compile(r"sk-[A-Za-z0-9_\-*]{4,}")
@@ -82,11 +81,16 @@ def _check_cache_matches(path: Path, cached: dict[str, dict], settings: Generati
     for record in cached.values():
         if record.get("status") != "ok":
             continue
-        same = (record.get("model_name") == settings.model and record.get("sampling") == settings.sampling()
-                and record.get("prompt_template") == settings.prompt_template)
+        same = (
+            record.get("model_name") == settings.model
+            and record.get("sampling") == settings.sampling()
+            and record.get("prompt_template") == settings.prompt_template
+        )
         if not same:
-            raise UserError(f"{path} holds answers made with another model, template or sampling parameters"
-                            f" (e.g. id {record['id']!r}); write to a new --out file instead of mixing them")
+            raise UserError(
+                f"{path} holds answers made with another model, template or sampling parameters"
+                f" (e.g. id {record['id']!r}); write to a new --out file instead of mixing them"
+            )
 
 
 def _compact(path: Path, order: list[str]) -> None:
@@ -109,18 +113,28 @@ def _output_text(response) -> str:
 def _ask(client, vignette: dict, settings: GenerationSettings, key: str | None, run_id: str) -> dict:
     """One vignette: the request with retries; returns the JSONL record (status ok or error)."""
     prompt = settings.prompt_template.format(prompt=vignette["prompt"])
-    record = {"id": vignette["case_id"], "bias_feature": vignette["bias_feature"],
-              "bias_label": vignette["bias_label"], "prompt": prompt, "output_text": "", "status": "error",
-              "error_message": "", "run_id": run_id, "model_name": settings.model,
-              "metadata": json.loads(vignette["metadata"]), "sampling": settings.sampling(),
-              "prompt_template": settings.prompt_template}
+    record = {
+        "id": vignette["case_id"],
+        "bias_feature": vignette["bias_feature"],
+        "bias_label": vignette["bias_label"],
+        "prompt": prompt,
+        "output_text": "",
+        "status": "error",
+        "error_message": "",
+        "run_id": run_id,
+        "model_name": settings.model,
+        "metadata": json.loads(vignette["metadata"]),
+        "sampling": settings.sampling(),
+        "prompt_template": settings.prompt_template,
+    }
     started = time.monotonic()
     attempts = 0
     for attempt in range(settings.max_retries + 1):
         attempts = attempt + 1
         try:
             response = client.chat.completions.create(
-                model=settings.model, messages=[{"role": "user", "content": prompt}], **settings.sampling())
+                model=settings.model, messages=[{"role": "user", "content": prompt}], **settings.sampling()
+            )
             record.update(output_text=_output_text(response), status="ok", error_message="")
             break
         except _FATAL:
@@ -128,18 +142,22 @@ def _ask(client, vignette: dict, settings: GenerationSettings, key: str | None, 
         except _RETRYABLE as exc:
             record["error_message"] = _redact(f"{type(exc).__name__}: {exc}", key)
             if attempt < settings.max_retries:
-                time.sleep(settings.backoff_seconds * 2 ** attempt)
+                time.sleep(settings.backoff_seconds * 2**attempt)
         except openai.APIError as exc:  # other 4xx: the request itself is wrong, retrying cannot help
             record["error_message"] = _redact(f"{type(exc).__name__}: {exc}", key)
             break
     record["timestamp"] = datetime.now(timezone.utc).isoformat()
-    record["meta"] = {"latency_ms": round((time.monotonic() - started) * 1000), "attempts": attempts,
-                      "base_url": _public_url(settings.base_url)}
+    record["meta"] = {
+        "latency_ms": round((time.monotonic() - started) * 1000),
+        "attempts": attempts,
+        "base_url": _public_url(settings.base_url),
+    }
     return record
 
 
-def generate(vignette_path: str | Path, out_path: str | Path, settings: GenerationSettings, *,
-             limit: int | None = None) -> GenerationSummary:
+def generate(
+    vignette_path: str | Path, out_path: str | Path, settings: GenerationSettings, *, limit: int | None = None
+) -> GenerationSummary:
     """Answer every vignette not yet answered ``ok`` in ``out_path``; append as answers arrive.
 
     Parameters
@@ -163,8 +181,9 @@ def generate(vignette_path: str | Path, out_path: str | Path, settings: Generati
     _check_cache_matches(out, cached, settings)
     todo = [v for v in vignettes if cached.get(v["case_id"], {}).get("status") != "ok"]
     key = os.environ.get(settings.api_key_env) or None
-    client = openai.OpenAI(base_url=settings.base_url, api_key=key or "not-needed",
-                           timeout=settings.timeout_seconds, max_retries=0)
+    client = openai.OpenAI(
+        base_url=settings.base_url, api_key=key or "not-needed", timeout=settings.timeout_seconds, max_retries=0
+    )
     run_id = uuid.uuid4().hex
     lock = threading.Lock()
     results: list[dict] = []
@@ -181,16 +200,21 @@ def generate(vignette_path: str | Path, out_path: str | Path, settings: Generati
             except _FATAL as exc:
                 for pending in futures:
                     pending.cancel()
-                raise UserError(f"the endpoint refused the request ({type(exc).__name__}): check --base-url,"
-                                f" --model and ${settings.api_key_env}: {_redact(str(exc), key)}") from None
+                raise UserError(
+                    f"the endpoint refused the request ({type(exc).__name__}): check --base-url,"
+                    f" --model and ${settings.api_key_env}: {_redact(str(exc), key)}"
+                ) from None
     finally:
         client.close()
         if out.exists():
             _compact(out, order)
     n_ok = sum(r["status"] == "ok" for r in results)
     retries = sum(r["meta"]["attempts"] - 1 for r in results)
-    summary = GenerationSummary(out, len(vignettes), len(vignettes) - len(todo), len(todo), n_ok,
-                                len(todo) - n_ok, retries)
-    message = (f"{out}: {summary.n_cached} cached, {summary.n_sent} sent, {summary.n_ok} ok,"
-               f" {summary.n_failed} failed after retries ({summary.n_retries} retries)")
+    summary = GenerationSummary(
+        out, len(vignettes), len(vignettes) - len(todo), len(todo), n_ok, len(todo) - n_ok, retries
+    )
+    message = (
+        f"{out}: {summary.n_cached} cached, {summary.n_sent} sent, {summary.n_ok} ok,"
+        f" {summary.n_failed} failed after retries ({summary.n_retries} retries)"
+    )
     return replace(summary, message=message)

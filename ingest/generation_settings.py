@@ -9,8 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 # The original study's instruction, appended to every vignette.
-DEFAULT_PROMPT_TEMPLATE = ("{prompt}\n\nThink step-by-step about the patient's presentation and provide the most"
-                           " likely diagnosis. Explain your reasoning clearly.")
+DEFAULT_PROMPT_TEMPLATE = (
+    "{prompt}\n\nThink step-by-step about the patient's presentation and provide the most"
+    " likely diagnosis. Explain your reasoning clearly."
+)
 
 
 @dataclass(frozen=True)

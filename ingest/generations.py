@@ -21,8 +21,20 @@ from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256
 
 DATASET = "silent_bias_generations"
-_KNOWN = {"id", "output_text", "status", "prompt", "error_message", "timestamp", "run_id", "model_name",
-          "bias_feature", "bias_label", "sampling", "prompt_template"}
+_KNOWN = {
+    "id",
+    "output_text",
+    "status",
+    "prompt",
+    "error_message",
+    "timestamp",
+    "run_id",
+    "model_name",
+    "bias_feature",
+    "bias_label",
+    "sampling",
+    "prompt_template",
+}
 _MAX_REPORTED = 10
 
 
@@ -75,10 +87,15 @@ def _text(value) -> str | None:
 def _row(line_number: int, record: dict) -> dict:
     sampling = record.get("sampling")
     return {
-        "source_line": line_number, "case_id": record["id"].strip(), "prompt_sent": _text(record.get("prompt")),
-        "output_text": record["output_text"], "status": record.get("status", "ok"),
-        "error_message": _text(record.get("error_message")), "generated_at": _text(record.get("timestamp")),
-        "generation_run_id": _text(record.get("run_id")), "model_name_in_file": _text(record.get("model_name")),
+        "source_line": line_number,
+        "case_id": record["id"].strip(),
+        "prompt_sent": _text(record.get("prompt")),
+        "output_text": record["output_text"],
+        "status": record.get("status", "ok"),
+        "error_message": _text(record.get("error_message")),
+        "generated_at": _text(record.get("timestamp")),
+        "generation_run_id": _text(record.get("run_id")),
+        "model_name_in_file": _text(record.get("model_name")),
         "bias_feature_in_file": _text(record.get("bias_feature")),
         "bias_label_in_file": _text(record.get("bias_label")),
         "prompt_template": _text(record.get("prompt_template")),
@@ -123,14 +140,21 @@ def load_generations(
                 " output_text, status, error_message, generated_at, generation_run_id, model_name_in_file,"
                 " bias_feature_in_file, bias_label_in_file, prompt_template, sampling, attributes"
                 " from incoming_generations",
-                [run.run_id, sha256, version, vignette_set, model])
+                [run.run_id, sha256, version, vignette_set, model],
+            )
         finally:
             con.unregister("incoming_generations")
         return table.num_rows
 
-    return ingest_version(con, dataset=DATASET, source_name=f"{vignette_set}/{model}", source_path=path,
-                          source_sha256=sha256, parameters={"vignette_set": vignette_set, "model": model},
-                          write_rows=write_rows)
+    return ingest_version(
+        con,
+        dataset=DATASET,
+        source_name=f"{vignette_set}/{model}",
+        source_path=path,
+        source_sha256=sha256,
+        parameters={"vignette_set": vignette_set, "model": model},
+        write_rows=write_rows,
+    )
 
 
 def generation_files(path: str | Path) -> list[Path]:

@@ -24,7 +24,9 @@ DEFAULT_VARIANTS = {"sae": "sae_query", "aae": "aave_query"}
 def _squad_row_count(con, split: str) -> int:
     row = con.execute(
         "select n_rows from raw.source_versions where dataset = 'squad' and source_name = ?"
-        " order by version desc limit 1", [split]).fetchone()
+        " order by version desc limit 1",
+        [split],
+    ).fetchone()
     if row is None:
         raise UserError(f"SQuAD split '{split}' is not in the warehouse: run `biaswh ingest squad` first")
     return row[0]
@@ -40,24 +42,29 @@ def _squad_idx(path: Path, row: int, value, column: str, n_rows: int) -> int:
     except (TypeError, ValueError):
         raise InputError(path, f"squad_idx must be an integer, got {value!r}", row=row, field=column) from None
     if not 0 <= idx < n_rows:
-        raise InputError(path, f"squad_idx {idx} is out of range (SQuAD split has rows 0..{n_rows - 1})",
-                         row=row, field=column)
+        raise InputError(
+            path, f"squad_idx {idx} is out of range (SQuAD split has rows 0..{n_rows - 1})", row=row, field=column
+        )
     return idx
 
 
 def _long_rows(path, records, *, variants, id_column, squad_idx_column, n_rows, cleanup):
     seen: dict[str, int] = {}
     rows = []
-    extra_columns = lambda r: {k: v for k, v in r.items()  # noqa: E731
-                               if k not in {id_column, squad_idx_column, *variants.values()}}
+    known_columns = {id_column, squad_idx_column, *variants.values()}
+
+    def extra_columns(record: dict) -> dict:
+        return {k: v for k, v in record.items() if k not in known_columns}
+
     for number, record in enumerate(records, start=1):
         pair_id = record.get(id_column)
         if pair_id is None or str(pair_id).strip() == "":
             raise InputError(path, "missing pair id", row=number, field=id_column)
         pair_id = str(pair_id)
         if pair_id in seen:
-            raise InputError(path, f"duplicate pair id {pair_id!r} (first seen in row {seen[pair_id]})",
-                             row=number, field=id_column)
+            raise InputError(
+                path, f"duplicate pair id {pair_id!r} (first seen in row {seen[pair_id]})", row=number, field=id_column
+            )
         seen[pair_id] = number
         idx = _squad_idx(path, number, record.get(squad_idx_column), squad_idx_column, n_rows)
         attributes = json.dumps(extra_columns(record), sort_keys=True, default=str)
@@ -65,9 +72,18 @@ def _long_rows(path, records, *, variants, id_column, squad_idx_column, n_rows, 
             text = record.get(column)
             if not isinstance(text, str) or not text.strip():
                 raise InputError(path, f"empty query text for variant '{variant}'", row=number, field=column)
-            rows.append({"pair_id": pair_id, "source_row": number, "squad_idx": idx, "variant": variant,
-                         "source_column": column, "query_text_raw": text,
-                         "query_text": light_cleanup(text) if cleanup else text, "attributes": attributes})
+            rows.append(
+                {
+                    "pair_id": pair_id,
+                    "source_row": number,
+                    "squad_idx": idx,
+                    "variant": variant,
+                    "source_column": column,
+                    "query_text_raw": text,
+                    "query_text": light_cleanup(text) if cleanup else text,
+                    "attributes": attributes,
+                }
+            )
     return rows
 
 
@@ -98,11 +114,22 @@ def load_pairs(
         raise UserError("at least one variant column is needed")
     pair_set = name or path.stem
     cleanup_label = CLEANUP_RULES if cleanup else "none"
-    parameters = {"variants": variants, "id_column": id_column, "squad_idx_column": squad_idx_column,
-                  "squad_split": squad_split, "cleanup": cleanup_label}
+    parameters = {
+        "variants": variants,
+        "id_column": id_column,
+        "squad_idx_column": squad_idx_column,
+        "squad_split": squad_split,
+        "cleanup": cleanup_label,
+    }
     if path.is_file():
-        unchanged = unchanged_result(con, dataset="query_pairs", source_name=pair_set, source_path=path,
-                                     source_sha256=file_sha256(path), parameters=parameters)
+        unchanged = unchanged_result(
+            con,
+            dataset="query_pairs",
+            source_name=pair_set,
+            source_path=path,
+            source_sha256=file_sha256(path),
+            parameters=parameters,
+        )
         if unchanged is not None:
             return unchanged
     records = read_records(path, allowed=("json", "jsonl", "csv"))
@@ -110,11 +137,17 @@ def load_pairs(
         raise InputError(path, "contains no query pairs")
     missing = [c for c in variants.values() if all(c not in r for r in records)]
     if missing:
-        raise InputError(path, f"variant column not found in any row (columns: {sorted(records[0])})",
-                         field=missing[0])
+        raise InputError(path, f"variant column not found in any row (columns: {sorted(records[0])})", field=missing[0])
     n_rows = _squad_row_count(con, squad_split)
-    rows = _long_rows(path, records, variants=variants, id_column=id_column,
-                      squad_idx_column=squad_idx_column, n_rows=n_rows, cleanup=cleanup)
+    rows = _long_rows(
+        path,
+        records,
+        variants=variants,
+        id_column=id_column,
+        squad_idx_column=squad_idx_column,
+        n_rows=n_rows,
+        cleanup=cleanup,
+    )
     table = pa.Table.from_pylist(rows)
     sha256 = file_sha256(path)
 
@@ -131,5 +164,12 @@ def load_pairs(
             con.unregister("incoming_pairs")
         return table.num_rows
 
-    return ingest_version(con, dataset="query_pairs", source_name=pair_set, source_path=path,
-                          source_sha256=sha256, parameters=parameters, write_rows=write_rows)
+    return ingest_version(
+        con,
+        dataset="query_pairs",
+        source_name=pair_set,
+        source_path=path,
+        source_sha256=sha256,
+        parameters=parameters,
+        write_rows=write_rows,
+    )

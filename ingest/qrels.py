@@ -65,8 +65,12 @@ def _judgment(path: Path, row: int, query_id, doc_id, relevance) -> Judgment:
         raise InputError(path, "missing query id", row=row, field="query_id")
     if doc_id is None or str(doc_id).strip() == "":
         raise InputError(path, "missing document id", row=row, field="doc_id")
-    return Judgment(row, str(query_id).strip(), int32_value(path, doc_id, row=row, field="doc_id", minimum=0),
-                    int32_value(path, relevance, row=row, field="relevance", minimum=0))
+    return Judgment(
+        row,
+        str(query_id).strip(),
+        int32_value(path, doc_id, row=row, field="doc_id", minimum=0),
+        int32_value(path, relevance, row=row, field="relevance", minimum=0),
+    )
 
 
 def _read_trec(path: Path, text: str) -> list[Judgment]:
@@ -76,8 +80,12 @@ def _read_trec(path: Path, text: str) -> list[Judgment]:
             continue
         fields = line.split()
         if len(fields) != 4:
-            raise InputError(path, f"expected 4 fields 'query_id iteration doc_id relevance', found {len(fields)}",
-                             row=line_number, field="line")
+            raise InputError(
+                path,
+                f"expected 4 fields 'query_id iteration doc_id relevance', found {len(fields)}",
+                row=line_number,
+                field="line",
+            )
         judgments.append(_judgment(path, line_number, fields[0], fields[2], fields[3]))
     return judgments
 
@@ -86,9 +94,13 @@ def _read_csv(path: Path, text: str) -> list[Judgment]:
     reader = csv.DictReader(io.StringIO(text))
     missing = {"query_id", "doc_id"} - set(reader.fieldnames or [])
     if missing:
-        raise InputError(path, "the CSV header needs query_id and doc_id (relevance optional)", field=sorted(missing)[0])
-    return [_judgment(path, number, record.get("query_id"), record.get("doc_id"), record.get("relevance") or 1)
-            for number, record in enumerate(reader, start=1)]
+        raise InputError(
+            path, "the CSV header needs query_id and doc_id (relevance optional)", field=sorted(missing)[0]
+        )
+    return [
+        _judgment(path, number, record.get("query_id"), record.get("doc_id"), record.get("relevance") or 1)
+        for number, record in enumerate(reader, start=1)
+    ]
 
 
 def _read_json(path: Path, text: str) -> list[Judgment]:
@@ -97,8 +109,9 @@ def _read_json(path: Path, text: str) -> list[Judgment]:
         records = []
         for query_id, documents in document.items():
             if not isinstance(documents, dict):
-                raise InputError(path, "expected {doc_id: relevance} for each query", row=len(records) + 1,
-                                 field=str(query_id))
+                raise InputError(
+                    path, "expected {doc_id: relevance} for each query", row=len(records) + 1, field=str(query_id)
+                )
             records += [{"query_id": query_id, "doc_id": d, "relevance": r} for d, r in documents.items()]
     elif isinstance(document, list):
         records = document
@@ -108,8 +121,9 @@ def _read_json(path: Path, text: str) -> list[Judgment]:
     for number, record in enumerate(records, start=1):
         if not isinstance(record, dict):
             raise InputError(path, "a judgment must be an object", row=number)
-        judgments.append(_judgment(path, number, record.get("query_id"), record.get("doc_id"),
-                                   record.get("relevance", 1)))
+        judgments.append(
+            _judgment(path, number, record.get("query_id"), record.get("doc_id"), record.get("relevance", 1))
+        )
     return judgments
 
 
@@ -120,8 +134,10 @@ def read_qrels(path: str | Path) -> list[Judgment]:
         raise InputError(path, "no such file")
     suffix = path.suffix.lower()
     if suffix not in TREC_SUFFIXES + (".csv", ".json"):
-        raise InputError(path, f"unsupported qrels file type '{suffix or '(none)'}'; expected .qrels, .trec, "
-                               ".txt (TREC), .csv or .json")
+        raise InputError(
+            path,
+            f"unsupported qrels file type '{suffix or '(none)'}'; expected .qrels, .trec, .txt (TREC), .csv or .json",
+        )
     text = read_utf8(path)
     reader = _read_csv if suffix == ".csv" else _read_json if suffix == ".json" else _read_trec
     judgments = reader(path, text)
@@ -131,8 +147,13 @@ def read_qrels(path: str | Path) -> list[Judgment]:
     for judgment in judgments:
         key = (judgment.query_id, judgment.doc_id)
         if key in seen:
-            raise InputError(path, f"duplicate judgment for query {judgment.query_id!r} and document "
-                                   f"{judgment.doc_id} (first at row {seen[key]})", row=judgment.row, field="doc_id")
+            raise InputError(
+                path,
+                f"duplicate judgment for query {judgment.query_id!r} and document "
+                f"{judgment.doc_id} (first at row {seen[key]})",
+                row=judgment.row,
+                field="doc_id",
+            )
         seen[key] = judgment.row
     return judgments
 
@@ -145,8 +166,9 @@ def _normalised_context_sql() -> str:
 
 
 def _latest_version(con, dataset: str, source_name: str) -> int | None:
-    row = con.execute("select max(version) from raw.source_versions where dataset = ? and source_name = ?",
-                      [dataset, source_name]).fetchone()
+    row = con.execute(
+        "select max(version) from raw.source_versions where dataset = ? and source_name = ?", [dataset, source_name]
+    ).fetchone()
     return row[0]
 
 
@@ -154,15 +176,24 @@ def _squad_ids(con, path: Path, query_set: str, split: str, *, with_queries: boo
     """The question ids (row_idx) and the number of corpus documents of SQuAD dataset ``split``'s latest version."""
     version = _latest_version(con, "squad", split)
     if version is None:
-        raise UserError(f"{path}: qrels for query set {query_set} need the SQuAD dataset {split!r}, which is not"
-                        f" ingested: ingest it first (a source = \"squad\" [[ingest]] step with name = \"{split}\""
-                        " before the qrels step, or `biaswh ingest squad FILE --name ...`)")
-    n_documents = con.execute(f"select count(distinct {_normalised_context_sql()}) from raw.squad_questions"
-                              " where split = ? and source_version = ?", [split, version]).fetchone()[0]
+        raise UserError(
+            f"{path}: qrels for query set {query_set} need the SQuAD dataset {split!r}, which is not"
+            f' ingested: ingest it first (a source = "squad" [[ingest]] step with name = "{split}"'
+            " before the qrels step, or `biaswh ingest squad FILE --name ...`)"
+        )
+    n_documents = con.execute(
+        f"select count(distinct {_normalised_context_sql()}) from raw.squad_questions"
+        " where split = ? and source_version = ?",
+        [split, version],
+    ).fetchone()[0]
     queries = set()
     if with_queries:
-        queries = {str(r[0]) for r in con.execute("select row_idx from raw.squad_questions where split = ?"
-                                                   " and source_version = ?", [split, version]).fetchall()}
+        queries = {
+            str(r[0])
+            for r in con.execute(
+                "select row_idx from raw.squad_questions where split = ? and source_version = ?", [split, version]
+            ).fetchall()
+        }
     return queries, n_documents
 
 
@@ -178,21 +209,31 @@ def check_judgment_ids(con, path: Path, judgments: list[Judgment], query_set: st
     else:
         version = _latest_version(con, "query_pairs", stored)
         if version is None:
-            raise UserError(f"{path}: qrels for query set {query_set} need the pair set {stored!r}, which is not"
-                            " ingested: ingest it first (a source = \"pairs\" [[ingest]] step before the qrels step)")
-        rows = con.execute("select distinct pair_id, squad_split from raw.query_pair_variants"
-                           " where pair_set = ? and source_version = ?", [stored, version]).fetchall()
+            raise UserError(
+                f"{path}: qrels for query set {query_set} need the pair set {stored!r}, which is not"
+                ' ingested: ingest it first (a source = "pairs" [[ingest]] step before the qrels step)'
+            )
+        rows = con.execute(
+            "select distinct pair_id, squad_split from raw.query_pair_variants"
+            " where pair_set = ? and source_version = ?",
+            [stored, version],
+        ).fetchall()
         queries = {r[0] for r in rows}
         split = rows[0][1]  # a pair set indexes one SQuAD dataset (load_pairs' squad_split)
         n_documents = _squad_ids(con, path, query_set, split, with_queries=False)[1]
     for judgment in judgments:
         if judgment.query_id not in queries:
-            raise InputError(path, f"query {judgment.query_id!r} is not in query set {query_set}", row=judgment.row,
-                             field="query_id")
+            raise InputError(
+                path, f"query {judgment.query_id!r} is not in query set {query_set}", row=judgment.row, field="query_id"
+            )
         if judgment.doc_id >= n_documents:
-            raise InputError(path, f"document {judgment.doc_id} is not in the corpus of query set {query_set}"
-                                   f" ({n_documents} documents, ids 0 to {n_documents - 1})",
-                             row=judgment.row, field="doc_id")
+            raise InputError(
+                path,
+                f"document {judgment.doc_id} is not in the corpus of query set {query_set}"
+                f" ({n_documents} documents, ids 0 to {n_documents - 1})",
+                row=judgment.row,
+                field="doc_id",
+            )
 
 
 def load_qrels(con, path: str | Path, *, query_set: str, name: str | None = None) -> IngestResult:
@@ -208,15 +249,19 @@ def load_qrels(con, path: str | Path, *, query_set: str, name: str | None = None
     sha = file_sha256(path)
 
     def write_rows(run, version: int) -> int:
-        table = pa.table({
-            "run_id": [run.run_id] * len(judgments), "source_sha256": [sha] * len(judgments),
-            "source_version": pa.array([version] * len(judgments), pa.int32()),
-            "qrels_name": [name or path.stem] * len(judgments), "query_set": [stored_set] * len(judgments),
-            "source_row": pa.array([j.row for j in judgments], pa.int32()),
-            "query_id": [j.query_id for j in judgments],
-            "doc_id": pa.array([j.doc_id for j in judgments], pa.int32()),
-            "relevance": pa.array([j.relevance for j in judgments], pa.int32()),
-        })
+        table = pa.table(
+            {
+                "run_id": [run.run_id] * len(judgments),
+                "source_sha256": [sha] * len(judgments),
+                "source_version": pa.array([version] * len(judgments), pa.int32()),
+                "qrels_name": [name or path.stem] * len(judgments),
+                "query_set": [stored_set] * len(judgments),
+                "source_row": pa.array([j.row for j in judgments], pa.int32()),
+                "query_id": [j.query_id for j in judgments],
+                "doc_id": pa.array([j.doc_id for j in judgments], pa.int32()),
+                "relevance": pa.array([j.relevance for j in judgments], pa.int32()),
+            }
+        )
         con.register("_qrels_rows", table)
         try:
             con.execute("insert into raw.evaluation_qrels by name select * from _qrels_rows")
@@ -224,8 +269,15 @@ def load_qrels(con, path: str | Path, *, query_set: str, name: str | None = None
             con.unregister("_qrels_rows")
         return len(judgments)
 
-    return ingest_version(con, dataset="qrels", source_name=name or path.stem, source_path=path, source_sha256=sha,
-                          parameters={"query_set": stored_set}, write_rows=write_rows)
+    return ingest_version(
+        con,
+        dataset="qrels",
+        source_name=name or path.stem,
+        source_path=path,
+        source_sha256=sha,
+        parameters={"query_set": stored_set},
+        write_rows=write_rows,
+    )
 
 
 def check_qrels_ids(con, query_set: str) -> int:
@@ -236,13 +288,18 @@ def check_qrels_ids(con, query_set: str) -> int:
     """
     if query_set.startswith("squad_questions_"):
         split = query_set.removeprefix("squad_questions_")
-        known_queries = "select cast(row_idx as varchar) as query_id, split from marts.fct_squad_questions where split = ?"
+        known_queries = (
+            "select cast(row_idx as varchar) as query_id, split from marts.fct_squad_questions where split = ?"
+        )
         parameter = split
     else:
-        known_queries = ("select distinct pair_id as query_id, corpus_split as split from marts.fct_query_variants"
-                         " where pair_set = ?")
+        known_queries = (
+            "select distinct pair_id as query_id, corpus_split as split from marts.fct_query_variants"
+            " where pair_set = ?"
+        )
         parameter = query_set
-    rows = con.execute(f"""
+    rows = con.execute(
+        f"""
         with latest as (
             select q.*, v.source_path
             from raw.evaluation_qrels q
@@ -262,12 +319,16 @@ def check_qrels_ids(con, query_set: str) -> int:
         left join marts.dim_corpus_documents documents
             on documents.doc_id = latest.doc_id and documents.split in (select split from splits)
         order by latest.source_path, latest.source_row
-        """, [query_set, parameter]).fetchall()
+        """,
+        [query_set, parameter],
+    ).fetchall()
     for source_path, row, query_id, doc_id, unknown_query, unknown_document in rows:
         if unknown_query:
-            raise InputError(source_path, f"query {query_id!r} is not in query set {query_set}", row=row,
-                             field="query_id")
+            raise InputError(
+                source_path, f"query {query_id!r} is not in query set {query_set}", row=row, field="query_id"
+            )
         if unknown_document:
-            raise InputError(source_path, f"document {doc_id} is not in the corpus of query set {query_set}",
-                             row=row, field="doc_id")
+            raise InputError(
+                source_path, f"document {doc_id} is not in the corpus of query set {query_set}", row=row, field="doc_id"
+            )
     return len(rows)

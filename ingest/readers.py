@@ -19,8 +19,7 @@ from warehouse.errors import InputError
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 _DIGITS = re.compile(r"\s*[+-]?[0-9]+\s*")
-RECORD_FORMATS = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv",
-                  ".parquet": "parquet"}
+RECORD_FORMATS = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".parquet": "parquet"}
 
 
 def file_format(path: Path, allowed: tuple[str, ...]) -> str:
@@ -65,8 +64,12 @@ def int32_value(path: Path, value, *, row=None, field: str, minimum: int | None 
     else:
         raise InputError(path, f"{value!r} is not an integer", row=row, field=field)
     if not INT32_MIN <= number <= INT32_MAX:
-        raise InputError(path, f"{number} is out of range (the warehouse stores it as a 32-bit integer,"
-                               f" at most {INT32_MAX:,})", row=row, field=field)
+        raise InputError(
+            path,
+            f"{number} is out of range (the warehouse stores it as a 32-bit integer, at most {INT32_MAX:,})",
+            row=row,
+            field=field,
+        )
     if minimum is not None and number < minimum:
         raise InputError(path, f"{number} is below {minimum}", row=row, field=field)
     return number
@@ -87,8 +90,9 @@ def read_jsonl(path: Path, text: str) -> list[dict]:
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise InputError(path, f"malformed JSON on line {line_number} column {exc.colno}: {exc.msg}",
-                             row=len(records) + 1) from None
+            raise InputError(
+                path, f"malformed JSON on line {line_number} column {exc.colno}: {exc.msg}", row=len(records) + 1
+            ) from None
         if not isinstance(record, dict):
             raise InputError(path, f"line {line_number} is not a JSON object", row=len(records) + 1)
         records.append(record)

@@ -22,19 +22,35 @@ from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256
 
 FEATURE_TYPES = ("numerical", "categorical", "binary")
-DEFAULT_CONDITION_COLUMNS = {"dataset": "dataset", "provider": "provider", "prompt_style": "prompt_style",
-                             "trial": "trial"}
+DEFAULT_CONDITION_COLUMNS = {
+    "dataset": "dataset",
+    "provider": "provider",
+    "prompt_style": "prompt_style",
+    "trial": "trial",
+}
 _TRUE, _FALSE = {"1", "1.0", "true", "yes"}, {"0", "0.0", "false", "no"}
-_SCHEMA = pa.schema([
-    ("source_row", pa.int32()), ("item_id", pa.string()), ("dataset", pa.string()), ("provider", pa.string()),
-    ("prompt_style", pa.string()), ("trial", pa.string()), ("selected", pa.bool_()), ("feature", pa.string()),
-    ("value_text", pa.string()), ("value_number", pa.float64()),
-])
+_SCHEMA = pa.schema(
+    [
+        ("source_row", pa.int32()),
+        ("item_id", pa.string()),
+        ("dataset", pa.string()),
+        ("provider", pa.string()),
+        ("prompt_style", pa.string()),
+        ("trial", pa.string()),
+        ("selected", pa.bool_()),
+        ("feature", pa.string()),
+        ("value_text", pa.string()),
+        ("value_number", pa.float64()),
+    ]
+)
 
 
 def _is_missing(value) -> bool:
-    return value is None or (isinstance(value, str) and not value.strip()) or (
-        isinstance(value, float) and math.isnan(value))
+    return (
+        value is None
+        or (isinstance(value, str) and not value.strip())
+        or (isinstance(value, float) and math.isnan(value))
+    )
 
 
 def _flag(path: Path, row: int, column: str, value) -> bool:
@@ -79,19 +95,25 @@ def _read_feature_types(path: str | Path) -> list[dict]:
         if not feature:
             raise InputError(path, "missing feature name", row=number, field="feature")
         if feature in seen:
-            raise InputError(path, f"duplicate feature {feature!r} (first in row {seen[feature]})",
-                             row=number, field="feature")
+            raise InputError(
+                path, f"duplicate feature {feature!r} (first in row {seen[feature]})", row=number, field="feature"
+            )
         feature_type = (record.get("type") or "").strip().lower()
         if feature_type not in FEATURE_TYPES:
-            raise InputError(path, f"unknown feature type {record.get('type')!r}; expected one of"
-                             f" {', '.join(FEATURE_TYPES)}", row=number, field="type")
+            raise InputError(
+                path,
+                f"unknown feature type {record.get('type')!r}; expected one of {', '.join(FEATURE_TYPES)}",
+                row=number,
+                field="type",
+            )
         seen[feature] = number
         out.append({"source_row": number, "feature": feature, "feature_type": feature_type})
     return out
 
 
-def _condition_getters(path: Path, columns: set[str], condition_columns: dict[str, str],
-                       fixed_conditions: dict[str, str]) -> dict:
+def _condition_getters(
+    path: Path, columns: set[str], condition_columns: dict[str, str], fixed_conditions: dict[str, str]
+) -> dict:
     getters = {}
     for role in DEFAULT_CONDITION_COLUMNS:
         column = condition_columns[role]
@@ -103,8 +125,12 @@ def _condition_getters(path: Path, columns: set[str], condition_columns: dict[st
             getters[role] = None
             fixed_conditions.setdefault("trial", "1")  # one trial when the file records none
         else:
-            raise InputError(path, f"condition column for {role} not found; map it with condition_columns"
-                             f" or give a fixed value in fixed_conditions", field=column)
+            raise InputError(
+                path,
+                f"condition column for {role} not found; map it with condition_columns"
+                f" or give a fixed value in fixed_conditions",
+                field=column,
+            )
     return getters
 
 
@@ -123,11 +149,18 @@ def _long_rows(path, records, features, *, getters, fixed_conditions, selected_c
         item_id = record.get(item_id_column) if item_id_column else None
         item_id = str(row) if _is_missing(item_id) else str(item_id)
         for feature in features:
-            text, number = _feature_value(path, row, feature["feature"], feature["feature_type"],
-                                          record.get(feature["feature"]))
-            for name, value in (("source_row", row), ("item_id", item_id), *conditions.items(),
-                                ("selected", selected), ("feature", feature["feature"]),
-                                ("value_text", text), ("value_number", number)):
+            text, number = _feature_value(
+                path, row, feature["feature"], feature["feature_type"], record.get(feature["feature"])
+            )
+            for name, value in (
+                ("source_row", row),
+                ("item_id", item_id),
+                *conditions.items(),
+                ("selected", selected),
+                ("feature", feature["feature"]),
+                ("value_text", text),
+                ("value_number", number),
+            ):
                 columns[name].append(value)
     return pa.Table.from_pydict(columns, schema=_SCHEMA)
 
@@ -183,8 +216,15 @@ def load_recsys_posts(
     if missing:
         raise InputError(path, f"feature declared in {features_path.name} has no column", field=missing[0])
     getters = _condition_getters(path, file_columns, condition_columns, fixed_conditions)
-    table = _long_rows(path, records, features, getters=getters, fixed_conditions=fixed_conditions,
-                       selected_column=selected_column, item_id_column=item_id_column)
+    table = _long_rows(
+        path,
+        records,
+        features,
+        getters=getters,
+        fixed_conditions=fixed_conditions,
+        selected_column=selected_column,
+        item_id_column=item_id_column,
+    )
     feature_table = pa.Table.from_pylist(features)
     post_set = name or path.stem
     sha256, features_sha256 = file_sha256(path), file_sha256(features_path)
@@ -194,19 +234,36 @@ def load_recsys_posts(
         con.register("incoming_recsys_posts", table)
         con.register("incoming_recsys_features", feature_table)
         try:
-            con.execute("insert into raw.recsys_post_values select ?, ?, ?, ?, * from incoming_recsys_posts",
-                        [run.run_id, sha256, version, post_set])
-            con.execute("insert into raw.recsys_feature_types select ?, ?, ?, ?, source_row, feature, feature_type"
-                        " from incoming_recsys_features", [run.run_id, features_sha256, version, post_set])
+            con.execute(
+                "insert into raw.recsys_post_values select ?, ?, ?, ?, * from incoming_recsys_posts",
+                [run.run_id, sha256, version, post_set],
+            )
+            con.execute(
+                "insert into raw.recsys_feature_types select ?, ?, ?, ?, source_row, feature, feature_type"
+                " from incoming_recsys_features",
+                [run.run_id, features_sha256, version, post_set],
+            )
         finally:
             con.unregister("incoming_recsys_posts")
             con.unregister("incoming_recsys_features")
         return table.num_rows
 
     # The feature table's sha256 is a load parameter: a changed table makes a new version.
-    parameters = {"features_path": str(features_path), "features_sha256": features_sha256,
-                  "condition_columns": condition_columns, "fixed_conditions": fixed_conditions,
-                  "selected_column": selected_column, "item_id_column": item_id_column,
-                  "provenance": provenance or {}}
-    return ingest_version(con, dataset="recsys_posts", source_name=post_set, source_path=path,
-                          source_sha256=sha256, parameters=parameters, write_rows=write_rows)
+    parameters = {
+        "features_path": str(features_path),
+        "features_sha256": features_sha256,
+        "condition_columns": condition_columns,
+        "fixed_conditions": fixed_conditions,
+        "selected_column": selected_column,
+        "item_id_column": item_id_column,
+        "provenance": provenance or {},
+    }
+    return ingest_version(
+        con,
+        dataset="recsys_posts",
+        source_name=post_set,
+        source_path=path,
+        source_sha256=sha256,
+        parameters=parameters,
+        write_rows=write_rows,
+    )

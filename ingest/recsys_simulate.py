@@ -25,9 +25,15 @@ from warehouse.paths import safe_file_stem
 
 TOPICS = ("politics", "sports", "technology", "entertainment", "health")
 GENDERS = ("female", "male", "unknown")
-FEATURE_TYPES = {"text_length": "numerical", "sentiment_polarity": "numerical", "toxicity": "numerical",
-                 "primary_topic": "categorical", "author_gender": "categorical",
-                 "has_emoji": "binary", "has_url": "binary"}
+FEATURE_TYPES = {
+    "text_length": "numerical",
+    "sentiment_polarity": "numerical",
+    "toxicity": "numerical",
+    "primary_topic": "categorical",
+    "author_gender": "categorical",
+    "has_emoji": "binary",
+    "has_url": "binary",
+}
 TEXT_LENGTH_MEAN, TEXT_LENGTH_SD = 140.0, 40.0
 
 
@@ -84,13 +90,25 @@ def simulate_posts(
                 for trial in range(1, trials + 1):
                     groups = ((True, n_recommended, selected_p), (False, pool_size - n_recommended, base_p))
                     for selected, n, topic_p in groups:
-                        items = _items(rng, n, selected=selected, length_d=length_preference_d if selected else 0.0,
-                                       topic_p=topic_p)
+                        items = _items(
+                            rng,
+                            n,
+                            selected=selected,
+                            length_d=length_preference_d if selected else 0.0,
+                            topic_p=topic_p,
+                        )
                         for i in range(n):
-                            rows.append({"post_id": f"{dataset}-{provider}-{prompt_style}-{trial}-{len(rows)}",
-                                         "dataset": dataset, "provider": provider, "prompt_style": prompt_style,
-                                         "trial": trial, "selected": int(selected),
-                                         **{k: v[i].item() for k, v in items.items()}})
+                            rows.append(
+                                {
+                                    "post_id": f"{dataset}-{provider}-{prompt_style}-{trial}-{len(rows)}",
+                                    "dataset": dataset,
+                                    "provider": provider,
+                                    "prompt_style": prompt_style,
+                                    "trial": trial,
+                                    "selected": int(selected),
+                                    **{k: v[i].item() for k, v in items.items()},
+                                }
+                            )
     return rows
 
 

@@ -50,8 +50,9 @@ def _validated_row(path: Path, row: int, record: dict) -> dict:
     out["p_value"] = p_value
     significant = _BOOLEAN_TEXT.get(str(record.get("significant")).strip().lower())
     if significant is None:
-        raise InputError(path, f"expected True or False, got {record.get('significant')!r}",
-                         row=row, field="significant")
+        raise InputError(
+            path, f"expected True or False, got {record.get('significant')!r}", row=row, field="significant"
+        )
     out["significant"] = significant
     return out
 
@@ -59,15 +60,17 @@ def _validated_row(path: Path, row: int, record: dict) -> dict:
 def _checked_rows(path: Path, records: list[dict]) -> list[dict]:
     missing = [c for c in SUMMARY_COLUMNS if c not in records[0]]
     if missing:
-        raise InputError(path, f"missing column; the original format has {', '.join(SUMMARY_COLUMNS)}",
-                         field=missing[0])
+        raise InputError(
+            path, f"missing column; the original format has {', '.join(SUMMARY_COLUMNS)}", field=missing[0]
+        )
     rows, seen = [], {}
     for number, record in enumerate(records, start=1):
         row = _validated_row(path, number, record)
         key = (row["feature"], row["dataset"], row["provider"], row["prompt_style"])
         if key in seen:
-            raise InputError(path, f"duplicate condition {key} (first seen in row {seen[key]})",
-                             row=number, field="feature")
+            raise InputError(
+                path, f"duplicate condition {key} (first seen in row {seen[key]})", row=number, field="feature"
+            )
         seen[key] = number
         rows.append(row)
     return rows
@@ -111,10 +114,18 @@ def load_recsys_summary(
             con.execute(
                 "insert into raw.recsys_published_results select ?, ?, ?, ?, source_row, feature, dataset,"
                 " provider, prompt_style, bias, p_value, metric, significant from incoming_recsys_summary",
-                [run.run_id, sha256, version, result_set])
+                [run.run_id, sha256, version, result_set],
+            )
         finally:
             con.unregister("incoming_recsys_summary")
         return table.num_rows
 
-    return ingest_version(con, dataset="recsys_summary", source_name=result_set, source_path=path,
-                          source_sha256=sha256, parameters={}, write_rows=write_rows)
+    return ingest_version(
+        con,
+        dataset="recsys_summary",
+        source_name=result_set,
+        source_path=path,
+        source_sha256=sha256,
+        parameters={},
+        write_rows=write_rows,
+    )

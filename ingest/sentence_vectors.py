@@ -47,8 +47,9 @@ def model_sha256(model_path: str) -> str:
     return digest.hexdigest()
 
 
-def encode_words(words: list[str], *, model_path: str, templates: tuple[str, ...] = DEFAULT_TEMPLATES,
-                 batch_size: int = 64) -> WordVectors:
+def encode_words(
+    words: list[str], *, model_path: str, templates: tuple[str, ...] = DEFAULT_TEMPLATES, batch_size: int = 64
+) -> WordVectors:
     """Encode each word in every template and average the (unit-normalised) sentence vectors."""
     if not words:
         raise UserError("the sentence encoder needs at least one word (none listed by the tests)")
@@ -62,7 +63,8 @@ def encode_words(words: list[str], *, model_path: str, templates: tuple[str, ...
     model = SentenceTransformer(model_path, device="cpu")
     unique_words = list(dict.fromkeys(words))
     sentences = [template.format(word=word) for template in templates for word in unique_words]
-    encoded = model.encode(sentences, batch_size=batch_size, normalize_embeddings=True,
-                           convert_to_numpy=True, show_progress_bar=False)
+    encoded = model.encode(
+        sentences, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+    )
     per_template = encoded.reshape(len(templates), len(unique_words), -1)
     return WordVectors(unique_words, per_template.mean(axis=0).astype(np.float32), len(words) - len(unique_words))

@@ -20,11 +20,17 @@ from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256
 
 HF_PREFIX = "hf:"
-_SCHEMA = pa.schema([
-    ("row_idx", pa.int32()), ("squad_id", pa.string()), ("title", pa.string()),
-    ("context", pa.string()), ("question", pa.string()),
-    ("answer_texts", pa.list_(pa.string())), ("answer_starts", pa.list_(pa.int32())),
-])
+_SCHEMA = pa.schema(
+    [
+        ("row_idx", pa.int32()),
+        ("squad_id", pa.string()),
+        ("title", pa.string()),
+        ("context", pa.string()),
+        ("question", pa.string()),
+        ("answer_texts", pa.list_(pa.string())),
+        ("answer_starts", pa.list_(pa.int32())),
+    ]
+)
 
 
 def _objects(path: Path, value, where: str, field: str) -> list[dict]:
@@ -35,8 +41,11 @@ def _objects(path: Path, value, where: str, field: str) -> list[dict]:
         raise InputError(path, f"must be a list, got {type(value).__name__}", row=where or None, field=field)
     for i, item in enumerate(value):
         if not isinstance(item, dict):
-            raise InputError(path, f"must be an object, got {type(item).__name__}",
-                             row=f"{where}.{field}[{i}]" if where else f"{field}[{i}]")
+            raise InputError(
+                path,
+                f"must be an object, got {type(item).__name__}",
+                row=f"{where}.{field}[{i}]" if where else f"{field}[{i}]",
+            )
     return value
 
 
@@ -50,13 +59,19 @@ def _official_json_records(path: Path, document: dict) -> list[dict]:
             qas = _objects(path, paragraph.get("qas"), f"data[{a}].paragraphs[{p}]", "qas")
             for q, qa in enumerate(qas):
                 answers = _objects(path, qa.get("answers"), f"data[{a}].paragraphs[{p}].qas[{q}]", "answers")
-                records.append({
-                    "_where": f"data[{a}].paragraphs[{p}].qas[{q}]",
-                    "id": qa.get("id"), "title": article.get("title"),
-                    "context": paragraph["context"], "question": qa.get("question"),
-                    "answers": {"text": [x.get("text") for x in answers],
-                                "answer_start": [x.get("answer_start") for x in answers]},
-                })
+                records.append(
+                    {
+                        "_where": f"data[{a}].paragraphs[{p}].qas[{q}]",
+                        "id": qa.get("id"),
+                        "title": article.get("title"),
+                        "context": paragraph["context"],
+                        "question": qa.get("question"),
+                        "answers": {
+                            "text": [x.get("text") for x in answers],
+                            "answer_start": [x.get("answer_start") for x in answers],
+                        },
+                    }
+                )
     return records
 
 
@@ -75,17 +90,28 @@ def _validated_row(path: Path, index: int, record: dict) -> dict:
         except json.JSONDecodeError:
             raise InputError(path, "answers is text that is not JSON", row=where, field="answers") from None
     if not isinstance(answers, dict):
-        raise InputError(path, "answers must be an object with text and answer_start lists", row=where,
-                         field="answers")
+        raise InputError(path, "answers must be an object with text and answer_start lists", row=where, field="answers")
     texts, starts = answers.get("text") or [], answers.get("answer_start") or []
-    if (not isinstance(texts, list) or not isinstance(starts, list) or len(texts) != len(starts)
-            or not all(isinstance(t, str) for t in texts)):
-        raise InputError(path, "answers.text and answers.answer_start must be equal-length lists", row=where, field="answers")
+    if (
+        not isinstance(texts, list)
+        or not isinstance(starts, list)
+        or len(texts) != len(starts)
+        or not all(isinstance(t, str) for t in texts)
+    ):
+        raise InputError(
+            path, "answers.text and answers.answer_start must be equal-length lists", row=where, field="answers"
+        )
     starts = [int32_value(path, s, row=where, field="answers.answer_start") for s in starts]
     squad_id = record.get("id")
-    return {"row_idx": index, "squad_id": None if squad_id is None else str(squad_id),
-            "title": record.get("title"), "context": record["context"], "question": record["question"],
-            "answer_texts": texts, "answer_starts": starts}
+    return {
+        "row_idx": index,
+        "squad_id": None if squad_id is None else str(squad_id),
+        "title": record.get("title"),
+        "context": record["context"],
+        "question": record["question"],
+        "answer_texts": texts,
+        "answer_starts": starts,
+    }
 
 
 def _local_records(path: Path) -> list[dict]:
@@ -111,7 +137,9 @@ def _hugging_face_records(dataset_id: str, split: str) -> tuple[list[dict], str]
     try:
         import datasets  # optional: only users with a network need it
     except ImportError:
-        raise UserError("loading from Hugging Face needs the `datasets` package: pip install 'bias-warehouse[hf]'") from None
+        raise UserError(
+            "loading from Hugging Face needs the `datasets` package: pip install 'bias-warehouse[hf]'"
+        ) from None
     try:
         loaded = datasets.load_dataset(dataset_id, split=split)
     except Exception as exc:  # the hub raises many types; all mean "could not load"
@@ -119,8 +147,9 @@ def _hugging_face_records(dataset_id: str, split: str) -> tuple[list[dict], str]
     return loaded.to_list(), f"{HF_PREFIX}{dataset_id}@{loaded._fingerprint}"
 
 
-def load_squad(con: duckdb.DuckDBPyConnection, source: str, *, split: str = "train",
-               name: str | None = None) -> IngestResult:
+def load_squad(
+    con: duckdb.DuckDBPyConnection, source: str, *, split: str = "train", name: str | None = None
+) -> IngestResult:
     """Load one SQuAD split into ``raw.squad_questions`` as a new version.
 
     Parameters
@@ -137,22 +166,35 @@ def load_squad(con: duckdb.DuckDBPyConnection, source: str, *, split: str = "tra
     if not stored or not isinstance(stored, str) or stored != stored.strip():
         raise UserError(f"SQuAD dataset name must be a non-empty string without surrounding spaces, got {stored!r}")
     if source.startswith(HF_PREFIX):
-        records, source_path = _hugging_face_records(source[len(HF_PREFIX):], split)
+        records, source_path = _hugging_face_records(source[len(HF_PREFIX) :], split)
         canonical = "\n".join(json.dumps(r, sort_keys=True, ensure_ascii=False) for r in records)
         sha256, path = hashlib.sha256(canonical.encode()).hexdigest(), Path(source)
     else:
         path = Path(source).expanduser().resolve()
         sha256, source_path = (file_sha256(path) if path.is_file() else ""), str(path)
-        unchanged = unchanged_result(con, dataset="squad", source_name=stored, source_path=source_path,
-                                     source_sha256=sha256, parameters={"split": split}) if sha256 else None
+        unchanged = (
+            unchanged_result(
+                con,
+                dataset="squad",
+                source_name=stored,
+                source_path=source_path,
+                source_sha256=sha256,
+                parameters={"split": split},
+            )
+            if sha256
+            else None
+        )
         if unchanged is not None:
             return unchanged
         records = _local_records(path)
     if not records:
         raise InputError(path, "contains no SQuAD rows")
-    rows = [_validated_row(path, i, r)
-            for i, r in enumerate(tqdm(records, desc="validating SQuAD rows", unit="row",
-                                       disable=len(records) < 20_000, leave=False))]
+    rows = [
+        _validated_row(path, i, r)
+        for i, r in enumerate(
+            tqdm(records, desc="validating SQuAD rows", unit="row", disable=len(records) < 20_000, leave=False)
+        )
+    ]
     table = pa.Table.from_pylist(rows, schema=_SCHEMA)
 
     def write_rows(run, version: int) -> int:
@@ -167,5 +209,12 @@ def load_squad(con: duckdb.DuckDBPyConnection, source: str, *, split: str = "tra
             con.unregister("incoming_squad")
         return table.num_rows
 
-    return ingest_version(con, dataset="squad", source_name=stored, source_path=source_path,
-                          source_sha256=sha256, parameters={"split": split}, write_rows=write_rows)
+    return ingest_version(
+        con,
+        dataset="squad",
+        source_name=stored,
+        source_path=source_path,
+        source_sha256=sha256,
+        parameters={"split": split},
+        write_rows=write_rows,
+    )

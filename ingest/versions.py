@@ -45,8 +45,15 @@ def _with_identity(parameters: dict, dataset: str, source_name: str, source_path
     return {**parameters, "dataset": dataset, "source_name": source_name, "source_path": str(source_path)}
 
 
-def unchanged_result(con: duckdb.DuckDBPyConnection, *, dataset: str, source_name: str, source_path: str | Path,
-                     source_sha256: str, parameters: dict) -> IngestResult | None:
+def unchanged_result(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    dataset: str,
+    source_name: str,
+    source_path: str | Path,
+    source_sha256: str,
+    parameters: dict,
+) -> IngestResult | None:
     """The no-op result when this exact source (sha256 and load options) is already the latest version.
 
     Ingest modules call it before parsing a large file, so a re-run costs one hash.
@@ -55,14 +62,21 @@ def unchanged_result(con: duckdb.DuckDBPyConnection, *, dataset: str, source_nam
     if latest is None:
         return None
     version, sha, run_id, n_rows, latest_parameters = latest
-    wanted = {k: v for k, v in _with_identity(parameters, dataset, source_name, source_path).items()
-              if k != "source_path"}
+    wanted = {
+        k: v for k, v in _with_identity(parameters, dataset, source_name, source_path).items() if k != "source_path"
+    }
     stored = {k: v for k, v in json.loads(latest_parameters).items() if k != "source_path"}
     if sha != source_sha256 or stored != wanted:
         return None
-    return IngestResult(dataset, source_name, "unchanged", version, n_rows, run_id,
-                        f"{dataset} '{source_name}' is unchanged (identical to version {version},"
-                        f" run {run_id}); nothing written")
+    return IngestResult(
+        dataset,
+        source_name,
+        "unchanged",
+        version,
+        n_rows,
+        run_id,
+        f"{dataset} '{source_name}' is unchanged (identical to version {version}, run {run_id}); nothing written",
+    )
 
 
 def ingest_version(
@@ -80,8 +94,14 @@ def ingest_version(
     ``write_rows(run, version)`` inserts the raw rows and returns how many it wrote.
     Any exception rolls back everything, the run row included.
     """
-    unchanged = unchanged_result(con, dataset=dataset, source_name=source_name, source_path=source_path,
-                                 source_sha256=source_sha256, parameters=parameters)
+    unchanged = unchanged_result(
+        con,
+        dataset=dataset,
+        source_name=source_name,
+        source_path=source_path,
+        source_sha256=source_sha256,
+        parameters=parameters,
+    )
     if unchanged is not None:
         return unchanged
     parameters = _with_identity(parameters, dataset, source_name, source_path)
@@ -93,10 +113,25 @@ def ingest_version(
         rows = write_rows(run, version)
         con.execute(
             "insert into raw.source_versions values (?, ?, ?, ?, ?, ?, ?, ?)",
-            [dataset, source_name, version, source_sha256, str(source_path), run.run_id, rows,
-             datetime.now(timezone.utc).replace(tzinfo=None)],
+            [
+                dataset,
+                source_name,
+                version,
+                source_sha256,
+                str(source_path),
+                run.run_id,
+                rows,
+                datetime.now(timezone.utc).replace(tzinfo=None),
+            ],
         )
         run.row_counts[dataset] = rows
         run.finish()
-    return IngestResult(dataset, source_name, "loaded", version, rows, run.run_id,
-                        f"loaded {rows:,} rows into {dataset} '{source_name}' version {version} (run {run.run_id})")
+    return IngestResult(
+        dataset,
+        source_name,
+        "loaded",
+        version,
+        rows,
+        run.run_id,
+        f"loaded {rows:,} rows into {dataset} '{source_name}' version {version} (run {run.run_id})",
+    )

@@ -50,12 +50,19 @@ def _row(path: Path, number: int, record, seen: dict[str, int]) -> dict:
         raise InputError(path, "missing bias dimension", row=number, field="metadata.dimension")
     case_id = record["id"].strip()
     if case_id in seen:
-        raise InputError(path, f"duplicate case id {case_id!r} (first seen in row {seen[case_id]})",
-                         row=number, field="id")
+        raise InputError(
+            path, f"duplicate case id {case_id!r} (first seen in row {seen[case_id]})", row=number, field="id"
+        )
     seen[case_id] = number
-    return {"source_row": number, "case_id": case_id, "prompt": record["prompt"],
-            "bias_feature": record["bias_feature"].strip(), "bias_label": record["bias_label"].strip(),
-            "dimension": dimension.strip(), "metadata": json.dumps(metadata, sort_keys=True)}
+    return {
+        "source_row": number,
+        "case_id": case_id,
+        "prompt": record["prompt"],
+        "bias_feature": record["bias_feature"].strip(),
+        "bias_label": record["bias_label"].strip(),
+        "dimension": dimension.strip(),
+        "metadata": json.dumps(metadata, sort_keys=True),
+    }
 
 
 def read_vignettes(path: str | Path) -> list[dict]:
@@ -99,10 +106,18 @@ def load_vignettes(con: duckdb.DuckDBPyConnection, path: str | Path, *, name: st
             con.execute(
                 "insert into raw.silent_bias_vignettes select ?, ?, ?, ?, source_row, case_id, prompt,"
                 " bias_feature, bias_label, dimension, metadata from incoming_vignettes",
-                [run.run_id, sha256, version, vignette_set])
+                [run.run_id, sha256, version, vignette_set],
+            )
         finally:
             con.unregister("incoming_vignettes")
         return table.num_rows
 
-    return ingest_version(con, dataset=DATASET, source_name=vignette_set, source_path=path,
-                          source_sha256=sha256, parameters={}, write_rows=write_rows)
+    return ingest_version(
+        con,
+        dataset=DATASET,
+        source_name=vignette_set,
+        source_path=path,
+        source_sha256=sha256,
+        parameters={},
+        write_rows=write_rows,
+    )

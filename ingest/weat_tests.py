@@ -80,15 +80,19 @@ def _word_set(path: Path, test: str, role: str, value) -> tuple[str, list[str], 
     seen = set()
     for index, word in enumerate(words, start=1):
         if not isinstance(word, str) or not word.strip() or word != word.strip():
-            raise InputError(path, f"word {index} must be a non-empty string without surrounding spaces, got {word!r}",
-                             field=f"{field}.words")
+            raise InputError(
+                path,
+                f"word {index} must be a non-empty string without surrounding spaces, got {word!r}",
+                field=f"{field}.words",
+            )
         if word in seen:
             raise InputError(path, f"word {word!r} is listed twice", field=f"{field}.words")
         seen.add(word)
     if not isinstance(excluded, list) or not set(excluded) <= seen:
         unknown = sorted(set(excluded) - seen) if isinstance(excluded, list) else excluded
-        raise InputError(path, f"excluded words must be among the set's words (not listed: {unknown})",
-                         field=f"{field}.excluded")
+        raise InputError(
+            path, f"excluded words must be among the set's words (not listed: {unknown})", field=f"{field}.excluded"
+        )
     return label.strip(), words, set(excluded)
 
 
@@ -109,10 +113,19 @@ def parse_weat_tests(path: Path) -> tuple[str, list[dict]]:
                 raise InputError(path, f"{first} and {second} share words {shared}", field=f"tests.{test}.{second}")
         title = str(definition.get("title") or test)
         for role, (label, words, excluded) in sets.items():
-            records += [{"test": str(test), "test_title": title, "set_role": role, "set_label": label,
-                         "position": position, "word": word, "excluded_by_definition": word in excluded,
-                         "reference": definition.get("reference", reference)}
-                        for position, word in enumerate(words, start=1)]
+            records += [
+                {
+                    "test": str(test),
+                    "test_title": title,
+                    "set_role": role,
+                    "set_label": label,
+                    "position": position,
+                    "word": word,
+                    "excluded_by_definition": word in excluded,
+                    "reference": definition.get("reference", reference),
+                }
+                for position, word in enumerate(words, start=1)
+            ]
     return str(document.get("name") or path.stem), records
 
 
@@ -137,10 +150,18 @@ def load_weat_tests(con: duckdb.DuckDBPyConnection, path: str | Path, *, name: s
             con.execute(
                 "insert into raw.weat_test_words select ?, ?, ?, ?, test, test_title, set_role, set_label,"
                 " position, word, excluded_by_definition, reference from incoming_weat_words",
-                [run.run_id, sha256, version, test_set])
+                [run.run_id, sha256, version, test_set],
+            )
         finally:
             con.unregister("incoming_weat_words")
         return table.num_rows
 
-    return ingest_version(con, dataset="weat_tests", source_name=test_set, source_path=resolved,
-                          source_sha256=sha256, parameters={}, write_rows=write_rows)
+    return ingest_version(
+        con,
+        dataset="weat_tests",
+        source_name=test_set,
+        source_path=resolved,
+        source_sha256=sha256,
+        parameters={},
+        write_rows=write_rows,
+    )

@@ -51,8 +51,7 @@ def _finish(path: Path, words: list[str], vectors: np.ndarray) -> WordVectors:
     if len(first) == len(words):
         return WordVectors(words, vectors.astype(np.float32, copy=False), 0)
     keep = np.sort(first)
-    return WordVectors([words[i] for i in keep], vectors[keep].astype(np.float32, copy=False),
-                       len(words) - len(keep))
+    return WordVectors([words[i] for i in keep], vectors[keep].astype(np.float32, copy=False), len(words) - len(keep))
 
 
 def _header(path: Path, line: str) -> tuple[int, int] | None:
@@ -75,7 +74,7 @@ def _looks_binary(sample: bytes) -> bool:
 def _looks_like_text_numbers(sample: bytes) -> bool:
     """Whether bytes that should be raw float32 values are lines of a word and decimal numbers instead."""
     if len(sample) == _SAMPLE_BYTES:
-        sample = sample[:sample.rfind(b"\n") + 1] or sample  # whole lines only
+        sample = sample[: sample.rfind(b"\n") + 1] or sample  # whole lines only
     if _looks_binary(sample):
         return False
     try:
@@ -86,8 +85,11 @@ def _looks_like_text_numbers(sample: bytes) -> bool:
 
 
 # Magic bytes of files that are never word2vec or text vectors.
-_MAGIC = {b"PK\x03\x04": "a zip archive (an .npz? use format npz)", b"\x93NUMPY": "a single NumPy .npy array",
-          b"\x1f\x8b": "gzip-compressed (decompress it first)"}
+_MAGIC = {
+    b"PK\x03\x04": "a zip archive (an .npz? use format npz)",
+    b"\x93NUMPY": "a single NumPy .npy array",
+    b"\x1f\x8b": "gzip-compressed (decompress it first)",
+}
 
 
 def _refuse_foreign_magic(path: Path, head: bytes, expected: str) -> None:
@@ -110,8 +112,11 @@ def read_text_vectors(path: Path, *, header: Literal["auto", "yes", "no"] = "aut
         head = handle.read(_SAMPLE_BYTES)
         _refuse_foreign_magic(path, head, "text vectors")
         if _looks_binary(head):
-            raise InputError(path, "holds binary data, not text vectors: is it word2vec binary (format"
-                                   " word2vec_binary, suffix .bin)?", field="format")
+            raise InputError(
+                path,
+                "holds binary data, not text vectors: is it word2vec binary (format word2vec_binary, suffix .bin)?",
+                field="format",
+            )
     words: list[str] = []
     rows: list[np.ndarray] = []
     dim = None
@@ -121,8 +126,11 @@ def read_text_vectors(path: Path, *, header: Literal["auto", "yes", "no"] = "aut
             try:
                 line = raw.decode("utf-8").rstrip("\r\n")
             except UnicodeDecodeError as exc:
-                raise InputError(path, f"line {line_number} is not valid UTF-8 (byte 0x{raw[exc.start]:02x}"
-                                 f" at column {exc.start + 1})", row=len(words) + 1) from None
+                raise InputError(
+                    path,
+                    f"line {line_number} is not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})",
+                    row=len(words) + 1,
+                ) from None
             if line_number == 1 and header != "no":
                 found = _header(path, line)
                 if found is not None:
@@ -138,13 +146,15 @@ def read_text_vectors(path: Path, *, header: Literal["auto", "yes", "no"] = "aut
             if dim is None:
                 dim = len(values)
             if len(values) != dim:
-                raise InputError(path, f"line {line_number} has {len(values)} values, expected {dim}",
-                                 row=row, field=word)
+                raise InputError(
+                    path, f"line {line_number} has {len(values)} values, expected {dim}", row=row, field=word
+                )
             try:
                 rows.append(np.asarray(values, dtype=np.float32))
             except ValueError:
-                raise InputError(path, f"line {line_number} has a value that is not a number", row=row,
-                                 field=word) from None
+                raise InputError(
+                    path, f"line {line_number} has a value that is not a number", row=row, field=word
+                ) from None
             words.append(word)
     if expected_count is not None and expected_count != len(words):
         raise InputError(path, f"header announces {expected_count} vectors but the file has {len(words)}")
@@ -177,28 +187,38 @@ def read_word2vec_binary(path: Path) -> WordVectors:
                 raise InputError(path, "header announces 0 vectors", field="count")
             needed = count * (dim * 4 + 1)  # each vector: the space after its word, then dim float32 values
             if needed > len(data) - end - 1:
-                raise InputError(path, f"header announces {count:,} vectors of {dim:,} dimensions, which need at"
-                                       f" least {needed:,} bytes, but the file holds {len(data) - end - 1:,} after"
-                                       " the header", field="count")
-            if _looks_like_text_numbers(data[end + 1:end + 1 + _SAMPLE_BYTES]):
-                raise InputError(path, "holds text (words and decimal numbers), not binary float32 vectors: is it"
-                                       " word2vec text (format word2vec_text, suffix .txt)?", field="format")
+                raise InputError(
+                    path,
+                    f"header announces {count:,} vectors of {dim:,} dimensions, which need at"
+                    f" least {needed:,} bytes, but the file holds {len(data) - end - 1:,} after"
+                    " the header",
+                    field="count",
+                )
+            if _looks_like_text_numbers(data[end + 1 : end + 1 + _SAMPLE_BYTES]):
+                raise InputError(
+                    path,
+                    "holds text (words and decimal numbers), not binary float32 vectors: is it"
+                    " word2vec text (format word2vec_text, suffix .txt)?",
+                    field="format",
+                )
             vectors = np.empty((count, dim), dtype=np.float32)
             words = []
             offset, width = end + 1, 4 * dim
             for row in range(1, count + 1):
-                while offset < len(data) and data[offset:offset + 1] in (b"\n", b" "):
+                while offset < len(data) and data[offset : offset + 1] in (b"\n", b" "):
                     offset += 1  # some writers end each vector with a newline
                 space = data.find(b" ", offset)
                 if space < 0 or space + 1 + width > len(data):
-                    raise InputError(path, f"file ends early: vector {row} of the {count} announced is incomplete",
-                                     row=row)
+                    raise InputError(
+                        path, f"file ends early: vector {row} of the {count} announced is incomplete", row=row
+                    )
                 try:
                     words.append(data[offset:space].decode("utf-8"))
                 except UnicodeDecodeError:
-                    raise InputError(path, f"word at byte offset {offset} is not valid UTF-8", row=row,
-                                     field="word") from None
-                vectors[row - 1] = np.frombuffer(data[space + 1:space + 1 + width], dtype="<f4")
+                    raise InputError(
+                        path, f"word at byte offset {offset} is not valid UTF-8", row=row, field="word"
+                    ) from None
+                vectors[row - 1] = np.frombuffer(data[space + 1 : space + 1 + width], dtype="<f4")
                 offset = space + 1 + width
     return _finish(path, words, vectors)
 
@@ -210,9 +230,12 @@ def read_npz(path: Path) -> WordVectors:
         if not handle.read(4) == b"PK\x03\x04":
             handle.seek(0)
             if handle.read(6) != b"\x93NUMPY":  # a lone .npy gets its own message below
-                raise InputError(path, "is not an .npz archive (no zip header): is it text or word2vec binary"
-                                       " vectors (format word2vec_text, glove_text or word2vec_binary)?",
-                                 field="format")
+                raise InputError(
+                    path,
+                    "is not an .npz archive (no zip header): is it text or word2vec binary"
+                    " vectors (format word2vec_text, glove_text or word2vec_binary)?",
+                    field="format",
+                )
         handle.seek(0)
         try:
             archive = np.load(handle, allow_pickle=False)
@@ -223,18 +246,19 @@ def read_npz(path: Path) -> WordVectors:
         with archive:
             missing = [k for k in ("words", "vectors") if k not in archive.files]
             if missing:
-                raise InputError(path, f"missing array {missing[0]!r} (has {sorted(archive.files)})",
-                                 field=missing[0])
+                raise InputError(path, f"missing array {missing[0]!r} (has {sorted(archive.files)})", field=missing[0])
             try:
                 words, vectors = archive["words"], archive["vectors"]
             except (ValueError, zipfile.BadZipFile, OSError, EOFError) as exc:
                 raise InputError(path, f"array cannot be read ({exc})") from None
     if words.dtype.kind not in "US" or words.ndim != 1:
-        raise InputError(path, f"'words' must be a 1-d array of strings, got {words.dtype} {words.shape}",
-                         field="words")
+        raise InputError(
+            path, f"'words' must be a 1-d array of strings, got {words.dtype} {words.shape}", field="words"
+        )
     if vectors.ndim != 2 or vectors.dtype.kind not in "fiu":
-        raise InputError(path, f"'vectors' must be a 2-d numeric array, got {vectors.dtype} {vectors.shape}",
-                         field="vectors")
+        raise InputError(
+            path, f"'vectors' must be a 2-d numeric array, got {vectors.dtype} {vectors.shape}", field="vectors"
+        )
     if vectors.shape[0] != words.shape[0]:
         raise InputError(path, f"{words.shape[0]} words but {vectors.shape[0]} vector rows", field="vectors")
     if words.dtype.kind == "S":
@@ -248,8 +272,9 @@ def read_npz(path: Path) -> WordVectors:
     return _finish(path, words.tolist(), vectors)
 
 
-def read_lancedb_table(path: Path, *, table: str, word_column: str = "word",
-                       vector_column: str = "vector") -> WordVectors:
+def read_lancedb_table(
+    path: Path, *, table: str, word_column: str = "word", vector_column: str = "vector"
+) -> WordVectors:
     """Read words and vectors from a table of an existing LanceDB database folder."""
     import lancedb
 
@@ -262,14 +287,12 @@ def read_lancedb_table(path: Path, *, table: str, word_column: str = "word",
         raise InputError(path, f"cannot open LanceDB table {table!r} ({exc})", field="table") from None
     for column in (word_column, vector_column):
         if column not in arrow.column_names:
-            raise InputError(path, f"table {table!r} has no column {column!r} (has {arrow.column_names})",
-                             field=column)
+            raise InputError(path, f"table {table!r} has no column {column!r} (has {arrow.column_names})", field=column)
     words = arrow.column(word_column).to_pylist()
     vectors_list = arrow.column(vector_column).to_pylist()
     lengths = {len(v) if v is not None else -1 for v in vectors_list}
     if len(lengths) != 1 or -1 in lengths:
-        row = next(i for i, v in enumerate(vectors_list, start=1)
-                   if v is None or len(v) != len(vectors_list[0] or []))
+        row = next(i for i, v in enumerate(vectors_list, start=1) if v is None or len(v) != len(vectors_list[0] or []))
         raise InputError(path, "vectors have different lengths or are missing", row=row, field=vector_column)
     return _finish(path, [str(w) for w in words], np.asarray(vectors_list, dtype=np.float32))
 
@@ -282,8 +305,12 @@ def content_sha256(vectors: WordVectors) -> str:
     return digest.hexdigest()
 
 
-SUFFIX_FORMATS: dict[str, VectorFormat] = {".bin": "word2vec_binary", ".npz": "npz", ".vec": "fasttext_vec",
-                                           ".txt": "word2vec_text"}
+SUFFIX_FORMATS: dict[str, VectorFormat] = {
+    ".bin": "word2vec_binary",
+    ".npz": "npz",
+    ".vec": "fasttext_vec",
+    ".txt": "word2vec_text",
+}
 
 
 def read_word_vectors(path: Path, *, format: VectorFormat, table: str | None = None) -> WordVectors:

@@ -18,14 +18,14 @@ import pyarrow as pa
 
 from ingest.sentence_vectors import DEFAULT_TEMPLATES, encode_words, model_sha256, resolve_model_path
 from ingest.versions import IngestResult, ingest_version
-from ingest.word_vector_readers import (SUFFIX_FORMATS, WordVectors, content_sha256,
-                                        read_word_vectors)
+from ingest.word_vector_readers import SUFFIX_FORMATS, WordVectors, content_sha256, read_word_vectors
 from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256
 from warehouse.settings import warehouse_paths
 
-EmbeddingFormat = Literal["auto", "word2vec_binary", "word2vec_text", "glove_text", "fasttext_vec", "npz",
-                          "lancedb", "sentence_encoder"]
+EmbeddingFormat = Literal[
+    "auto", "word2vec_binary", "word2vec_text", "glove_text", "fasttext_vec", "npz", "lancedb", "sentence_encoder"
+]
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
@@ -38,22 +38,28 @@ def _detect_format(path: Path) -> str:
         return "lancedb"
     fmt = SUFFIX_FORMATS.get(path.suffix.lower())
     if fmt is None:
-        raise InputError(path, f"cannot tell the vector format from '{path.suffix or '(no suffix)'}': pass format="
-                         " word2vec_binary, word2vec_text, glove_text, fasttext_vec, npz or lancedb")
+        raise InputError(
+            path,
+            f"cannot tell the vector format from '{path.suffix or '(no suffix)'}': pass format="
+            " word2vec_binary, word2vec_text, glove_text, fasttext_vec, npz or lancedb",
+        )
     return fmt
 
 
 def _write_lancedb(table_name: str, vectors: WordVectors, *, run_id: str, sha256: str) -> None:
     import lancedb
 
-    arrow = pa.table({
-        "word": pa.array(vectors.words, pa.string()),
-        "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.vectors.reshape(-1), pa.float32()),
-                                                    vectors.dim),
-        "row": pa.array(range(1, len(vectors.words) + 1), pa.int32()),
-        "run_id": pa.array([run_id] * len(vectors.words), pa.string()),
-        "source_sha256": pa.array([sha256] * len(vectors.words), pa.string()),
-    })
+    arrow = pa.table(
+        {
+            "word": pa.array(vectors.words, pa.string()),
+            "vector": pa.FixedSizeListArray.from_arrays(
+                pa.array(vectors.vectors.reshape(-1), pa.float32()), vectors.dim
+            ),
+            "row": pa.array(range(1, len(vectors.words) + 1), pa.int32()),
+            "run_id": pa.array([run_id] * len(vectors.words), pa.string()),
+            "source_sha256": pa.array([sha256] * len(vectors.words), pa.string()),
+        }
+    )
     lancedb_dir = warehouse_paths().lancedb_dir
     lancedb_dir.mkdir(parents=True, exist_ok=True)
     # Overwrite: a version that failed after writing here is retried under the same table name.
@@ -92,8 +98,12 @@ def load_word_vectors(
         unique_words = list(dict.fromkeys(words or []))
         sha256 = model_sha256(model_path)
         source_path: str | Path = str(path)
-        options = {"model": str(path), "templates": list(templates), "n_words_requested": len(words or []),
-                   "words_sha256": hashlib.sha256("\n".join(unique_words).encode("utf-8")).hexdigest()}
+        options = {
+            "model": str(path),
+            "templates": list(templates),
+            "n_words_requested": len(words or []),
+            "words_sha256": hashlib.sha256("\n".join(unique_words).encode("utf-8")).hexdigest(),
+        }
         # Encoding is slow: only done inside write_rows, i.e. when this is not an identical re-ingest.
         read = lambda: encode_words(unique_words, model_path=model_path, templates=tuple(templates))  # noqa: E731
     else:
@@ -114,10 +124,28 @@ def load_word_vectors(
         _write_lancedb(table_name, loaded, run_id=run.run_id, sha256=sha256)
         con.execute(
             "insert into raw.weat_embeddings values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [run.run_id, sha256, version, name, format, str(source_path), table_name, len(loaded.words),
-             loaded.dim, loaded.n_duplicate_words, json.dumps(options, sort_keys=True)],
+            [
+                run.run_id,
+                sha256,
+                version,
+                name,
+                format,
+                str(source_path),
+                table_name,
+                len(loaded.words),
+                loaded.dim,
+                loaded.n_duplicate_words,
+                json.dumps(options, sort_keys=True),
+            ],
         )
         return len(loaded.words)
 
-    return ingest_version(con, dataset="weat_embeddings", source_name=name, source_path=source_path,
-                          source_sha256=sha256, parameters={"format": format, **options}, write_rows=write_rows)
+    return ingest_version(
+        con,
+        dataset="weat_embeddings",
+        source_name=name,
+        source_path=source_path,
+        source_sha256=sha256,
+        parameters={"format": format, **options},
+        write_rows=write_rows,
+    )

@@ -48,20 +48,33 @@ def shared_file(relative: str) -> Path:
 def run_cli(*args: str, home: Path, check: bool = True) -> subprocess.CompletedProcess:
     """Run the real `biaswh` command in a subprocess against the warehouse at ``home``."""
     env = {**os.environ, HOME_VARIABLE: str(home)}
-    completed = subprocess.run([sys.executable, "-m", "warehouse.cli", *args], env=env, cwd=REPOSITORY_ROOT,
-                               capture_output=True, text=True, timeout=1800)
+    completed = subprocess.run(
+        [sys.executable, "-m", "warehouse.cli", *args],
+        env=env,
+        cwd=REPOSITORY_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     if check and completed.returncode != 0:
-        raise AssertionError(f"biaswh {' '.join(args)} failed ({completed.returncode}):\n"
-                             f"{completed.stdout[-4000:]}\n{completed.stderr[-4000:]}")
+        raise AssertionError(
+            f"biaswh {' '.join(args)} failed ({completed.returncode}):\n"
+            f"{completed.stdout[-4000:]}\n{completed.stderr[-4000:]}"
+        )
     return completed
 
 
 def raw_fingerprint(connection: duckdb.DuckDBPyConnection) -> dict[str, tuple]:
     """Row count and an order-independent content hash of every raw table."""
-    tables = [r[0] for r in connection.execute(
-        "select table_name from information_schema.tables where table_schema = 'raw' order by 1").fetchall()]
-    return {t: connection.execute(f"select count(*), coalesce(sum(hash(t)), 0) from raw.{t} t").fetchone()
-            for t in tables}
+    tables = [
+        r[0]
+        for r in connection.execute(
+            "select table_name from information_schema.tables where table_schema = 'raw' order by 1"
+        ).fetchall()
+    ]
+    return {
+        t: connection.execute(f"select count(*), coalesce(sum(hash(t)), 0) from raw.{t} t").fetchone() for t in tables
+    }
 
 
 def run_fingerprints(connection: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], tuple]:
@@ -73,11 +86,13 @@ def run_fingerprints(connection: duckdb.DuckDBPyConnection) -> dict[tuple[str, s
         "select c.table_schema || '.' || c.table_name from information_schema.columns c"
         " join information_schema.tables t using (table_schema, table_name)"
         " where c.column_name = 'run_id' and c.table_schema in ('marts', 'analysis')"
-        " and t.table_type = 'BASE TABLE' order by 1").fetchall()
+        " and t.table_type = 'BASE TABLE' order by 1"
+    ).fetchall()
     fingerprints = {}
     for (table,) in tables:
         for run_id, n_rows, digest in connection.execute(
-                f"select run_id, count(*), sum(hash(t)::hugeint) from {table} t group by run_id").fetchall():
+            f"select run_id, count(*), sum(hash(t)::hugeint) from {table} t group by run_id"
+        ).fetchall():
             fingerprints[(table, run_id)] = (n_rows, digest)
     return fingerprints
 

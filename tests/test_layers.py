@@ -17,8 +17,12 @@ from tests.conftest import REPOSITORY_ROOT
 
 LAYERS = ("warehouse", "ingest", "analysis", "dashboards")
 TOP = {"warehouse.cli", "warehouse.pipeline", "warehouse.inspection", "warehouse.rebuild", "warehouse.adhoc_sql"}
-ALLOWED = {"kernel": {"kernel"}, "ingest": {"ingest", "kernel"}, "analysis": {"analysis", "kernel"},
-           "dashboards": {"dashboards", "kernel"}}
+ALLOWED = {
+    "kernel": {"kernel"},
+    "ingest": {"ingest", "kernel"},
+    "analysis": {"analysis", "kernel"},
+    "dashboards": {"dashboards", "kernel"},
+}
 
 
 def _modules() -> dict[str, Path]:
@@ -79,15 +83,21 @@ def test_the_module_graph_has_no_cycle():
             visit(module, [])
 
 
-_WRITE = re.compile(r"\b(?:insert\s+(?:or\s+\w+\s+)?into|delete\s+from|update|create\s+(?:or\s+replace\s+)?table"
-                    r"(?:\s+if\s+not\s+exists)?)\s+(\w+)\.", re.IGNORECASE)
+_WRITE = re.compile(
+    r"\b(?:insert\s+(?:or\s+\w+\s+)?into|delete\s+from|update|create\s+(?:or\s+replace\s+)?table"
+    r"(?:\s+if\s+not\s+exists)?)\s+(\w+)\.",
+    re.IGNORECASE,
+)
 _READ = re.compile(r"\b(?:from|join)\s+(\w+)\.\w+", re.IGNORECASE)
 
 
 def _sql_of(path: Path) -> str:
     """The string literals of a module (where its SQL lives)."""
-    return "\n".join(n.value for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-                     if isinstance(n, ast.Constant) and isinstance(n.value, str))
+    return "\n".join(
+        n.value
+        for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    )
 
 
 # Study jobs that still live in analysis/ and write their raw output (WEAT statistics, recsys
@@ -100,8 +110,9 @@ def test_analysis_writes_only_the_analysis_schema():
     for path in sorted((REPOSITORY_ROOT / "analysis").rglob("*.py")):
         relative = path.relative_to(REPOSITORY_ROOT).as_posix()
         allowed = {"analysis", "raw"} if relative in RAW_WRITING_JOBS else {"analysis"}
-        wrong += [f"{relative} writes {schema}.*" for schema in _WRITE.findall(_sql_of(path))
-                  if schema.lower() not in allowed]
+        wrong += [
+            f"{relative} writes {schema}.*" for schema in _WRITE.findall(_sql_of(path)) if schema.lower() not in allowed
+        ]
     assert not wrong, "\n".join(wrong)
 
 

@@ -28,14 +28,15 @@ OutputFormat = Literal["table", "csv", "json", "parquet"]
 FORMATS = ("table", "csv", "json", "parquet")
 # Ad hoc SQL sees every layer without schema prefixes (marts first).
 SEARCH_PATH = ("marts", "analysis", "intermediate", "staging", "raw", "main")
-_SANDBOX_HINT = (" (biaswh sql cannot write, read other files, attach databases, install or load extensions,"
-                 " or change settings)")
+_SANDBOX_HINT = (
+    " (biaswh sql cannot write, read other files, attach databases, install or load extensions, or change settings)"
+)
 
 
 def run_query(con: duckdb.DuckDBPyConnection, query: str) -> pa.Table | None:
     """One statement's result as an Arrow table (None for a statement without rows)."""
     if not query.strip().strip(";").strip():
-        raise UserError("sql: the query is empty; pass one SQL statement, e.g. \"select * from dim_runs\"")
+        raise UserError('sql: the query is empty; pass one SQL statement, e.g. "select * from dim_runs"')
     try:
         relation = con.execute(query)
         if relation is None:
@@ -95,8 +96,9 @@ def _json_text(table: pa.Table) -> str:
     return json.dumps(table.to_pylist(), default=_json_default, ensure_ascii=False, indent=1) + "\n"
 
 
-def print_sql(query: str, *, output_format: OutputFormat = "table", out: str | None = None,
-              max_rows: int = 200) -> None:
+def print_sql(
+    query: str, *, output_format: OutputFormat = "table", out: str | None = None, max_rows: int = 200
+) -> None:
     """Run one query on the sandboxed connection; print it, or write it to ``out``."""
     if output_format not in FORMATS:
         raise UserError(f"sql: --format must be one of {', '.join(FORMATS)}, got {output_format!r}")
@@ -110,8 +112,11 @@ def print_sql(query: str, *, output_format: OutputFormat = "table", out: str | N
         pq.write_table(table, _writable(out))
         print(f"wrote {table.num_rows:,} rows to {out}")
         return
-    text = {"table": lambda: format_table(table, max_rows=max_rows) + "\n", "csv": lambda: _csv_text(table),
-            "json": lambda: _json_text(table)}[output_format]()
+    text = {
+        "table": lambda: format_table(table, max_rows=max_rows) + "\n",
+        "csv": lambda: _csv_text(table),
+        "json": lambda: _json_text(table),
+    }[output_format]()
     if out:
         _writable(out).write_text(text, encoding="utf-8")
         print(f"wrote {table.num_rows:,} rows to {out}")
@@ -134,8 +139,10 @@ def shell(*, stdin=None, stdout=None) -> None:
     stdin, stdout = stdin or sys.stdin, stdout or sys.stdout
     interactive = stdin.isatty()
     with open_sandbox(SEARCH_PATH) as con:
-        stdout.write("biaswh shell (read-only; unqualified names search marts, analysis, intermediate, staging,"
-                     " raw). End statements with ';'. .tables lists relations, .quit leaves.\n")
+        stdout.write(
+            "biaswh shell (read-only; unqualified names search marts, analysis, intermediate, staging,"
+            " raw). End statements with ';'. .tables lists relations, .quit leaves.\n"
+        )
         buffer = ""
         while True:
             if interactive:
@@ -148,8 +155,10 @@ def shell(*, stdin=None, stdout=None) -> None:
             if not buffer and stripped in (".quit", ".exit"):
                 break
             if not buffer and stripped == ".tables":
-                stripped = ("select table_schema as schema, table_name as name, table_type as type from"
-                            " information_schema.tables where table_schema <> 'information_schema' order by 1, 2;")
+                stripped = (
+                    "select table_schema as schema, table_name as name, table_type as type from"
+                    " information_schema.tables where table_schema <> 'information_schema' order by 1, 2;"
+                )
             buffer += ("\n" if buffer else "") + stripped
             if not buffer.rstrip().endswith(";"):
                 continue

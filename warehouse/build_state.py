@@ -30,8 +30,9 @@ def project_digest() -> str:
 
 def build_fingerprint(con: duckdb.DuckDBPyConnection, selection: str) -> str:
     """The fingerprint of a build of ``selection`` against this warehouse's sources now."""
-    versions = con.execute("select dataset, source_name, version, source_sha256 from raw.source_versions"
-                           " order by all").fetchall()
+    versions = con.execute(
+        "select dataset, source_name, version, source_sha256 from raw.source_versions order by all"
+    ).fetchall()
     digest = hashlib.sha256(selection.encode() + b"\0" + project_digest().encode())
     for row in versions:
         digest.update(repr(row).encode())
@@ -44,5 +45,7 @@ def is_up_to_date(con: duckdb.DuckDBPyConnection, selection: str) -> bool:
 
 
 def mark_built(con: duckdb.DuckDBPyConnection, selection: str) -> None:
-    con.execute("insert or replace into raw.dbt_build_state values (?, ?, ?)",
-                [selection, build_fingerprint(con, selection), datetime.now(timezone.utc).replace(tzinfo=None)])
+    con.execute(
+        "insert or replace into raw.dbt_build_state values (?, ?, ?)",
+        [selection, build_fingerprint(con, selection), datetime.now(timezone.utc).replace(tzinfo=None)],
+    )

@@ -57,32 +57,46 @@ def _parser() -> argparse.ArgumentParser:
     squad = sources.add_parser("squad", help="SQuAD v1.1: official JSON, JSONL, Parquet, or hf:squad")
     squad.add_argument("path", help="a local file, or hf:squad to load from Hugging Face")
     squad.add_argument("--split", default="train", help="the split to read (default: train)")
-    squad.add_argument("--name", help="dataset name to store the rows under, as corpora, pairs and query sets"
-                       " refer to it (default: the split)")
+    squad.add_argument(
+        "--name",
+        help="dataset name to store the rows under, as corpora, pairs and query sets refer to it (default: the split)",
+    )
     pairs = sources.add_parser("pairs", help="paired queries (JSON, JSONL or CSV), stored one row per variant")
     pairs.add_argument("path")
     pairs.add_argument("--name", help="pair set name (default: the file name without suffix)")
-    pairs.add_argument("--variant", action="append", metavar="LABEL=COLUMN",
-                       help="a variant and its column; repeat for each (default: sae=sae_query aae=aave_query)")
+    pairs.add_argument(
+        "--variant",
+        action="append",
+        metavar="LABEL=COLUMN",
+        help="a variant and its column; repeat for each (default: sae=sae_query aae=aave_query)",
+    )
     pairs.add_argument("--id-column", default="id")
     pairs.add_argument("--squad-idx-column", default="squad_idx")
     pairs.add_argument("--squad-split", default="train", help="SQuAD split the squad_idx values index")
     pairs.add_argument("--no-cleanup", action="store_true", help="store the text as is, without the light clean-up")
 
-    vectors = sources.add_parser("vectors", help="word vectors for WEAT: word2vec .bin/.txt, GloVe, fastText .vec,"
-                                 " .npz (words, vectors) or a LanceDB folder")
+    vectors = sources.add_parser(
+        "vectors",
+        help="word vectors for WEAT: word2vec .bin/.txt, GloVe, fastText .vec,"
+        " .npz (words, vectors) or a LanceDB folder",
+    )
     vectors.add_argument("path")
     vectors.add_argument("--name", required=True, help="the embedding's name, as studies refer to it")
-    vectors.add_argument("--format", default="auto", choices=["auto", "word2vec_binary", "word2vec_text",
-                                                              "glove_text", "fasttext_vec", "npz", "lancedb"])
+    vectors.add_argument(
+        "--format",
+        default="auto",
+        choices=["auto", "word2vec_binary", "word2vec_text", "glove_text", "fasttext_vec", "npz", "lancedb"],
+    )
     vectors.add_argument("--table", help="table to read when the path is a LanceDB folder")
     weat_tests = sources.add_parser("weat-tests", help="WEAT test definitions (YAML/JSON) or builtin:caliskan2017")
     weat_tests.add_argument("path")
     weat_tests.add_argument("--name", help="test set name (default: the file's name field)")
 
     build = commands.add_parser("build", help="run `dbt build` (models, data tests, unit tests)")
-    build.epilog = ("Any further arguments (e.g. --select marts.dialect) are passed to dbt build. dbt's per-node"
-                    " output goes to $BIASWH_HOME/dbt/logs/dbt-build.log; -v shows it here.")
+    build.epilog = (
+        "Any further arguments (e.g. --select marts.dialect) are passed to dbt build. dbt's per-node"
+        " output goes to $BIASWH_HOME/dbt/logs/dbt-build.log; -v shows it here."
+    )
     build.add_argument("-v", "--verbose", action="store_true", help="show dbt's own output")
     rebuild = commands.add_parser("rebuild", help="recompute one run's rows in every run-keyed mart, on purpose")
     rebuild.add_argument("--run", required=True, help="the run_id (see dim_runs)")
@@ -112,8 +126,11 @@ def _parser() -> argparse.ArgumentParser:
     imported.add_argument("--query-set", required=True, help="the query set the qids belong to")
     imported.add_argument("--corpus-split", default="train", help="the corpus split the docids index")
 
-    peek = commands.add_parser("peek", help="show one pair of the study's latest succeeded run: its variants,"
-                               " each retriever's top k, where the gold sits")
+    peek = commands.add_parser(
+        "peek",
+        help="show one pair of the study's latest succeeded run: its variants,"
+        " each retriever's top k, where the gold sits",
+    )
     peek.add_argument("study", help="study config (TOML)")
     peek.add_argument("--pair", required=True, help="pair id")
     peek.add_argument("-k", type=_positive_int, default=5, help="hits shown per retriever and variant (default 5)")
@@ -126,8 +143,12 @@ def _parser() -> argparse.ArgumentParser:
 
     sql = commands.add_parser("sql", help="run ad hoc SQL against the warehouse (read-only)")
     sql.add_argument("query")
-    sql.add_argument("--format", choices=["table", "csv", "json", "parquet"], default="table",
-                     help="output: an aligned table with rounded numbers (default), csv, json, or parquet (needs --out)")
+    sql.add_argument(
+        "--format",
+        choices=["table", "csv", "json", "parquet"],
+        default="table",
+        help="output: an aligned table with rounded numbers (default), csv, json, or parquet (needs --out)",
+    )
     sql.add_argument("--csv", action="store_true", help="same as --format csv")
     sql.add_argument("--out", help="write the result to this file instead of the terminal")
     commands.add_parser("shell", help="an interactive read-only SQL prompt on the warehouse")
@@ -135,27 +156,41 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _add_generate_parser(commands) -> None:
-    from ingest.generation_settings import DEFAULT_PROMPT_TEMPLATE, GenerationSettings as Defaults
+    from ingest.generation_settings import DEFAULT_PROMPT_TEMPLATE
+    from ingest.generation_settings import GenerationSettings as Defaults
 
     generate = commands.add_parser(
-        "generate", help="ask an OpenAI-compatible endpoint to answer vignettes (resumable; writes JSONL)")
+        "generate", help="ask an OpenAI-compatible endpoint to answer vignettes (resumable; writes JSONL)"
+    )
     generate.add_argument("vignettes", help="vignette file (JSON with a 'cases' array, or JSONL)")
     generate.add_argument("--model", required=True, help="model name the endpoint serves; also the record's model_name")
-    generate.add_argument("--base-url", required=True, help="e.g. https://api.openai.com/v1 or http://localhost:1234/v1")
+    generate.add_argument(
+        "--base-url", required=True, help="e.g. https://api.openai.com/v1 or http://localhost:1234/v1"
+    )
     generate.add_argument("--out", required=True, help="generations JSONL; also the cache a rerun resumes from")
-    generate.add_argument("--api-key-env", default=Defaults.api_key_env,
-                          help="environment variable holding the API key (default: OPENAI_API_KEY; may be unset for local servers)")
-    generate.add_argument("--template-file", help=f"prompt template with {{prompt}} (default: {DEFAULT_PROMPT_TEMPLATE!r})")
+    generate.add_argument(
+        "--api-key-env",
+        default=Defaults.api_key_env,
+        help="environment variable holding the API key (default: OPENAI_API_KEY; may be unset for local servers)",
+    )
+    generate.add_argument(
+        "--template-file", help=f"prompt template with {{prompt}} (default: {DEFAULT_PROMPT_TEMPLATE!r})"
+    )
     generate.add_argument("--temperature", type=float, default=Defaults.temperature)
     generate.add_argument("--top-p", type=float, default=Defaults.top_p)
     generate.add_argument("--max-tokens", type=int, default=Defaults.max_tokens)
     generate.add_argument("--seed", type=int, help="sampling seed sent to the endpoint (where supported)")
     generate.add_argument("--concurrency", type=int, default=Defaults.concurrency, help="requests in flight at once")
     generate.add_argument("--max-retries", type=int, default=Defaults.max_retries)
-    generate.add_argument("--backoff", type=float, default=Defaults.backoff_seconds,
-                          help="seconds before the first retry; doubles each retry")
+    generate.add_argument(
+        "--backoff",
+        type=float,
+        default=Defaults.backoff_seconds,
+        help="seconds before the first retry; doubles each retry",
+    )
     generate.add_argument("--timeout", type=float, default=Defaults.timeout_seconds, help="seconds per request")
     generate.add_argument("--limit", type=_positive_int, help="only the first N vignettes")
+
 
 def _trec(args) -> None:
     from ingest.retrieval.trec_warehouse import export_trec, import_trec
@@ -174,7 +209,8 @@ def _trec(args) -> None:
 def _writes(args) -> bool:
     """Whether the command writes the warehouse (and so holds the command lock for its whole life)."""
     return args.command in ("ingest", "build", "rebuild", "analyze", "run") or (
-        args.command == "trec" and args.trec_command == "import")
+        args.command == "trec" and args.trec_command == "import"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -193,8 +229,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except (OSError, duckdb.IOException) as exc:
         # A full disk, a vanished folder: the step that was writing rolled back; say so in one line.
-        print(f"biaswh: error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
-              " (the step that was writing was rolled back)", file=sys.stderr)
+        print(
+            f"biaswh: error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+            " (the step that was writing was rolled back)",
+            file=sys.stderr,
+        )
         return 1
     except KeyboardInterrupt:
         print("biaswh: interrupted; the warehouse is unchanged by the step that was running", file=sys.stderr)
@@ -210,8 +249,14 @@ def _dispatch(args, extra: list[str]) -> None:
         print(pipeline.ingest_squad(args.path, split=args.split, name=args.name).message)
     elif args.command == "ingest" and args.source == "pairs":
         result = pipeline.ingest_pairs(
-            args.path, name=args.name, variants=_variant_mapping(args.variant), id_column=args.id_column,
-            squad_idx_column=args.squad_idx_column, squad_split=args.squad_split, cleanup=not args.no_cleanup)
+            args.path,
+            name=args.name,
+            variants=_variant_mapping(args.variant),
+            id_column=args.id_column,
+            squad_idx_column=args.squad_idx_column,
+            squad_split=args.squad_split,
+            cleanup=not args.no_cleanup,
+        )
         print(result.message)
     elif args.command == "ingest" and args.source == "vectors":
         print(pipeline.ingest_word_vectors(args.path, name=args.name, format=args.format, table=args.table).message)

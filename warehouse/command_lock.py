@@ -98,12 +98,15 @@ def exclusive_command(description: str) -> Iterator[None]:
         except BlockingIOError:
             handle.seek(0)
             holder = handle.read().strip() or "another process (starting)"
-            raise WarehouseBusyError(f"warehouse is busy: held by {holder}; wait for it to finish and try again"
-                                     ) from None
+            raise WarehouseBusyError(
+                f"warehouse is busy: held by {holder}; wait for it to finish and try again"
+            ) from None
         handle.seek(0)
         handle.truncate()
-        handle.write(f"process {os.getpid()} on {socket.gethostname()} ({description} since "
-                     f"{time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())} UTC)\n")
+        handle.write(
+            f"process {os.getpid()} on {socket.gethostname()} ({description} since "
+            f"{time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())} UTC)\n"
+        )
         handle.flush()
         _depth, _opened = _depth + 1, False
         try:

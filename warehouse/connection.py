@@ -48,9 +48,7 @@ def _open_file(path, *, read_only: bool, config: dict | None = None) -> duckdb.D
         if "lock" in text.lower():
             holder = _LOCK_HOLDER.search(text)
             by = f"process {holder.group(1)} is using" if holder else "another process is using"
-            raise WarehouseBusyError(
-                f"warehouse is busy: {by} {path}; wait for it to finish and try again"
-            ) from None
+            raise WarehouseBusyError(f"warehouse is busy: {by} {path}; wait for it to finish and try again") from None
         if "not a valid DuckDB database file" in text or "Is a directory" in text:
             raise UserError(
                 f"{path} is not a DuckDB database file (damaged or overwritten): move it aside and re-run the"
@@ -76,8 +74,12 @@ def _open_waiting(path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
             if time.monotonic() >= deadline:
                 raise
             if not said:
-                print(f"biaswh: {str(busy).split(';')[0]}; waiting up to {command_lock.busy_timeout():.0f} s"
-                      f" ({command_lock.TIMEOUT_VARIABLE})", file=sys.stdout, flush=True)
+                print(
+                    f"biaswh: {str(busy).split(';')[0]}; waiting up to {command_lock.busy_timeout():.0f} s"
+                    f" ({command_lock.TIMEOUT_VARIABLE})",
+                    file=sys.stdout,
+                    flush=True,
+                )
                 said = True
             time.sleep(0.2)
 
@@ -97,9 +99,7 @@ def connect(*, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """
     paths = warehouse_paths()
     if read_only and not paths.duckdb_file.exists():
-        raise UserError(
-            f"no warehouse at {paths.duckdb_file}: run an ingest or `make demo` first"
-        )
+        raise UserError(f"no warehouse at {paths.duckdb_file}: run an ingest or `make demo` first")
     paths.home.mkdir(parents=True, exist_ok=True)
     con = _open_waiting(paths.duckdb_file, read_only=read_only)
     try:
@@ -137,7 +137,9 @@ def open_sandbox(search_path: Sequence[str] = ()) -> Iterator[duckdb.DuckDBPyCon
     paths = warehouse_paths()
     if not paths.duckdb_file.exists():
         raise UserError(f"no warehouse at {paths.duckdb_file}: run an ingest or `make demo` first")
-    con = _open_file(paths.duckdb_file, read_only=True, config={**SANDBOX_CONFIG, "memory_limit": duckdb_memory_limit()})
+    con = _open_file(
+        paths.duckdb_file, read_only=True, config={**SANDBOX_CONFIG, "memory_limit": duckdb_memory_limit()}
+    )
     try:
         existing = {r[0] for r in con.execute("select schema_name from information_schema.schemata").fetchall()}
         path = ",".join(s for s in search_path if s in existing)

@@ -23,8 +23,9 @@ CONTRACT_RELATIONS = {
 
 def publish_contract_views(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Create ``main.<relation>`` views for every contract relation that exists; return their names."""
-    existing = {(s, t) for s, t in con.execute(
-        "select table_schema, table_name from information_schema.tables").fetchall()}
+    existing = {
+        (s, t) for s, t in con.execute("select table_schema, table_name from information_schema.tables").fetchall()
+    }
     published = []
     for name, schema in CONTRACT_RELATIONS.items():
         if (schema, name) in existing:

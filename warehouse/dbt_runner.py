@@ -20,8 +20,13 @@ from pathlib import Path
 
 from warehouse.errors import UserError
 from warehouse.processes import DIE_WITH_PARENT
-from warehouse.settings import (DBT_PROJECT_DIR, HOME_VARIABLE, MEMORY_LIMIT_VARIABLE, duckdb_memory_limit,
-                                warehouse_paths)
+from warehouse.settings import (
+    DBT_PROJECT_DIR,
+    HOME_VARIABLE,
+    MEMORY_LIMIT_VARIABLE,
+    duckdb_memory_limit,
+    warehouse_paths,
+)
 
 FAILED_STATUSES = {"error", "fail", "runtime error"}
 
@@ -71,11 +76,26 @@ def run_dbt_build(args: list[str] | None = None, *, label: str = "all", quiet: b
     folder = dbt_folder()
     target, logs = folder / "target", folder / "logs"
     logs.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, HOME_VARIABLE: str(warehouse_paths().home), MEMORY_LIMIT_VARIABLE: duckdb_memory_limit(),
-           "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
-    command = [_dbt_executable(), "--no-use-colors", "--log-path", str(logs), "build",
-               "--project-dir", str(DBT_PROJECT_DIR), "--profiles-dir", str(DBT_PROJECT_DIR),
-               "--target-path", str(target), *(args or [])]
+    env = {
+        **os.environ,
+        HOME_VARIABLE: str(warehouse_paths().home),
+        MEMORY_LIMIT_VARIABLE: duckdb_memory_limit(),
+        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+    }
+    command = [
+        _dbt_executable(),
+        "--no-use-colors",
+        "--log-path",
+        str(logs),
+        "build",
+        "--project-dir",
+        str(DBT_PROJECT_DIR),
+        "--profiles-dir",
+        str(DBT_PROJECT_DIR),
+        "--target-path",
+        str(target),
+        *(args or []),
+    ]
     results_file = target / "run_results.json"
     results_file.unlink(missing_ok=True)
     log_file = logs / "dbt-build.log"
@@ -86,8 +106,14 @@ def run_dbt_build(args: list[str] | None = None, *, label: str = "all", quiet: b
         warnings.filterwarnings("ignore", message="lancedb fork support")
         log.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(command)}\n")
         log.flush()
-        completed = subprocess.run(command, env=env, cwd=DBT_PROJECT_DIR, preexec_fn=DIE_WITH_PARENT,
-                                   stdout=log if quiet else None, stderr=subprocess.STDOUT if quiet else None)
+        completed = subprocess.run(
+            command,
+            env=env,
+            cwd=DBT_PROJECT_DIR,
+            preexec_fn=DIE_WITH_PARENT,
+            stdout=log if quiet else None,
+            stderr=subprocess.STDOUT if quiet else None,
+        )
     seconds = time.perf_counter() - begin
     counts: dict[str, int] = {}
     failures = []
@@ -100,8 +126,9 @@ def run_dbt_build(args: list[str] | None = None, *, label: str = "all", quiet: b
                 failures.append((result["unique_id"], message, _compiled_path(target, result["unique_id"])))
     summary = BuildSummary(label, seconds, counts, failures, str(log_file))
     if completed.returncode != 0:
-        details = "; ".join(f"{uid}: {msg}" + (f" (compiled: {path})" if path else "")
-                            for uid, msg, path in failures[:5])
+        details = "; ".join(
+            f"{uid}: {msg}" + (f" (compiled: {path})" if path else "") for uid, msg, path in failures[:5]
+        )
         if not failures:
             details = "dbt stopped before building (a parse or connection error)"
         raise UserError(f"dbt build ({label}) failed: {details}. Full log: {log_file}")

@@ -19,8 +19,12 @@ LAYOUT_VERSION = 2
 
 
 def _table_exists(con: duckdb.DuckDBPyConnection, schema: str, table: str) -> bool:
-    return con.execute("select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
-                       [schema, table]).fetchone()[0] > 0
+    return (
+        con.execute(
+            "select count(*) from information_schema.tables where table_schema = ? and table_name = ?", [schema, table]
+        ).fetchone()[0]
+        > 0
+    )
 
 
 def stored_layout(con: duckdb.DuckDBPyConnection) -> int | None:
@@ -39,14 +43,20 @@ def check_layout(con: duckdb.DuckDBPyConnection, path) -> int | None:
         newer = stored > LAYOUT_VERSION
         raise UserError(
             f"{path} was written with warehouse layout {stored}; this code uses layout {LAYOUT_VERSION}. "
-            + ("Upgrade the code (git pull) to read it." if newer else
-               "Its runs cannot be read as run-scoped results: point BIASWH_HOME at a new folder and re-run "
-               "the studies (the old file stays readable with the code it was written with)."))
+            + (
+                "Upgrade the code (git pull) to read it."
+                if newer
+                else "Its runs cannot be read as run-scoped results: point BIASWH_HOME at a new folder and re-run "
+                "the studies (the old file stays readable with the code it was written with)."
+            )
+        )
     return stored
 
 
 def record_layout(con: duckdb.DuckDBPyConnection) -> None:
     """Stamp a new warehouse with the current layout (after its raw schema was created)."""
     if con.execute("select count(*) from raw.warehouse_layout").fetchone()[0] == 0:
-        con.execute("insert into raw.warehouse_layout values (?, ?)",
-                    [LAYOUT_VERSION, datetime.now(timezone.utc).replace(tzinfo=None)])
+        con.execute(
+            "insert into raw.warehouse_layout values (?, ?)",
+            [LAYOUT_VERSION, datetime.now(timezone.utc).replace(tzinfo=None)],
+        )

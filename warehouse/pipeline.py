@@ -74,10 +74,19 @@ def generate_answers(args):
         except OSError as exc:
             raise UserError(f"{args.template_file}: cannot read the prompt template ({exc.strerror})") from None
     settings = GenerationSettings(
-        model=args.model, base_url=args.base_url, api_key_env=args.api_key_env, prompt_template=template,
-        temperature=args.temperature, top_p=args.top_p, max_tokens=args.max_tokens, seed=args.seed,
-        concurrency=args.concurrency, max_retries=args.max_retries, backoff_seconds=args.backoff,
-        timeout_seconds=args.timeout)
+        model=args.model,
+        base_url=args.base_url,
+        api_key_env=args.api_key_env,
+        prompt_template=template,
+        temperature=args.temperature,
+        top_p=args.top_p,
+        max_tokens=args.max_tokens,
+        seed=args.seed,
+        concurrency=args.concurrency,
+        max_retries=args.max_retries,
+        backoff_seconds=args.backoff,
+        timeout_seconds=args.timeout,
+    )
     return generate(args.vignettes, args.out, settings, limit=args.limit)
 
 
@@ -122,10 +131,14 @@ def analyze(study_path: str, *, run_id: str | None = None) -> str:
         target = run_id
         if target is None:
             target, finished_at = latest_succeeded_study_run(con, study)
-            print(f"[{study.name}] analysing study run {target}, the latest that succeeded"
-                  f" (finished {finished_at:%Y-%m-%d %H:%M:%S} UTC)", flush=True)
-        analysis_run = start_run(con, kind="analysis", name=study.name,
-                                 parameters={**study.parameters(), "target_run_id": target}).run_id
+            print(
+                f"[{study.name}] analysing study run {target}, the latest that succeeded"
+                f" (finished {finished_at:%Y-%m-%d %H:%M:%S} UTC)",
+                flush=True,
+            )
+        analysis_run = start_run(
+            con, kind="analysis", name=study.name, parameters={**study.parameters(), "target_run_id": target}
+        ).run_id
     _finish_or_fail(analysis_run, lambda: _run_registered(study, target, study.analysis, ANALYSIS_STEPS))
     return target
 
@@ -142,8 +155,10 @@ def _finish_or_fail(run_id: str, work) -> None:
     except BaseException as exc:
         try:
             with open_warehouse() as con:
-                con.execute("update raw.runs set status = 'failed', finished_at = now(), message = ?"
-                            " where run_id = ?", [str(exc)[:2000] or type(exc).__name__, run_id])
+                con.execute(
+                    "update raw.runs set status = 'failed', finished_at = now(), message = ? where run_id = ?",
+                    [str(exc)[:2000] or type(exc).__name__, run_id],
+                )
         except (UserError, OSError, duckdb.Error):
             pass
         raise
@@ -244,15 +259,15 @@ def _run_study(study_path: str, *, limit: int | None = None) -> Path:
 # What to ask first after each kind of study (contract relations, reachable unqualified).
 _FIRST_QUERIES = {
     "dialect_tests": "select retriever, k, delta_pp, p_exact, p_holm, ci_low, ci_high from dialect_paired_tests"
-                     " where run_id = '{run}' and is_highlighted_k",
+    " where run_id = '{run}' and is_highlighted_k",
     "evaluation": "select label, retriever, metric, value, baseline_value, is_significant from retrieval_alerts"
-                  " where series_run_id = '{run}'",
+    " where series_run_id = '{run}'",
     "weat_report": "select embedding, test, effect_size, ci_low, ci_high, p_value from weat_results"
-                   " where run_id = '{run}'",
+    " where run_id = '{run}'",
     "silent_bias": "select model, rule_set, silent_bias_rate, ci_low, ci_high from silent_bias_rates"
-                   " where run_id = '{run}' and dimension = 'all'",
+    " where run_id = '{run}' and dimension = 'all'",
     "recsys_bias": "select feature, normalized_bias_mean, share_significant, marker from recsys_bias_aggregated"
-                   " where run_id = '{run}' and level = 'all'",
+    " where run_id = '{run}' and level = 'all'",
 }
 
 

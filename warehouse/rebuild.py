@@ -29,10 +29,15 @@ _FAMILY_TABLES = {
 def _families_holding(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> list[str]:
     found = []
     for family, table in _FAMILY_TABLES.items():
-        exists = con.execute("select count(*) from information_schema.tables where table_schema = 'marts'"
-                             " and table_name = ?", [table]).fetchone()[0]
-        if exists and con.execute(f"select count(*) from marts.{table} where list_contains(?, run_id)",
-                                  [run_ids]).fetchone()[0]:
+        exists = con.execute(
+            "select count(*) from information_schema.tables where table_schema = 'marts' and table_name = ?", [table]
+        ).fetchone()[0]
+        if (
+            exists
+            and con.execute(f"select count(*) from marts.{table} where list_contains(?, run_id)", [run_ids]).fetchone()[
+                0
+            ]
+        ):
             found.append(family)
     return found
 
@@ -41,12 +46,24 @@ def rebuild_run(run_id: str) -> BuildSummary:
     """Recompute run ``run_id``'s rows from its raw rows and recorded parameters."""
     with open_warehouse(read_only=True) as con:
         if con.execute("select count(*) from raw.runs where run_id = ?", [run_id]).fetchone()[0] == 0:
-            raise UserError(f"no run {run_id!r} in this warehouse (see `biaswh sql \"select * from dim_runs\"`)")
-        ids = [run_id] + [r[0] for r in con.execute(
-            "select run_id from raw.evaluation_runs where series_run_id = ?", [run_id]).fetchall()]
+            raise UserError(f'no run {run_id!r} in this warehouse (see `biaswh sql "select * from dim_runs"`)')
+        ids = [run_id] + [
+            r[0]
+            for r in con.execute("select run_id from raw.evaluation_runs where series_run_id = ?", [run_id]).fetchall()
+        ]
         families = _families_holding(con, ids)
     if not families:
         raise UserError(f"run {run_id} has no rows in any run-keyed mart: nothing to rebuild")
     selection = " ".join(f"tag:run_keyed,path:models/marts/{family}" for family in families)
-    return dbt_build([*STUDY_BUILD_ARGS, "--select", selection, "--indirect-selection", "cautious",
-                      "--vars", json.dumps({"rebuild_run_ids": ids})], label=f"rebuild {run_id}")
+    return dbt_build(
+        [
+            *STUDY_BUILD_ARGS,
+            "--select",
+            selection,
+            "--indirect-selection",
+            "cautious",
+            "--vars",
+            json.dumps({"rebuild_run_ids": ids}),
+        ],
+        label=f"rebuild {run_id}",
+    )

@@ -18,7 +18,6 @@ import yaml
 from warehouse.errors import UserError
 from warehouse.settings import DBT_PROJECT_DIR
 
-
 # dbt vars that steer a build rather than shape results.
 BUILD_VARIABLES = frozenset({"rebuild_run_ids"})
 
@@ -58,8 +57,10 @@ def resolve_parameters(overrides: dict | None, *, where: str = "[parameters]") -
 
 def record_run_parameters(con: duckdb.DuckDBPyConnection, run_id: str, parameters: dict) -> None:
     """Write a run's resolved parameters (one row each) to ``raw.run_parameters``."""
-    con.executemany("insert into raw.run_parameters values (?, ?, ?)",
-                    [[run_id, name, json.dumps(value)] for name, value in sorted(parameters.items())])
+    con.executemany(
+        "insert into raw.run_parameters values (?, ?, ?)",
+        [[run_id, name, json.dumps(value)] for name, value in sorted(parameters.items())],
+    )
 
 
 def record_run_inputs(con: duckdb.DuckDBPyConnection, run_id: str, results) -> None:
@@ -70,18 +71,25 @@ def record_run_inputs(con: duckdb.DuckDBPyConnection, run_id: str, results) -> N
         if key in seen:
             continue
         seen.add(key)
-        con.execute("insert into raw.run_inputs values (?, ?, ?, ?)",
-                    [run_id, result.dataset, result.source_name, result.version])
+        con.execute(
+            "insert into raw.run_inputs values (?, ?, ?, ?)",
+            [run_id, result.dataset, result.source_name, result.version],
+        )
 
 
 def pinned_version(con: duckdb.DuckDBPyConnection, run_id: str, dataset: str, source_name: str) -> int | None:
     """The version of ``(dataset, source_name)`` that run ``run_id`` read, or None if it read none."""
-    row = con.execute("select version from raw.run_inputs where run_id = ? and dataset = ? and source_name = ?",
-                      [run_id, dataset, source_name]).fetchone()
+    row = con.execute(
+        "select version from raw.run_inputs where run_id = ? and dataset = ? and source_name = ?",
+        [run_id, dataset, source_name],
+    ).fetchone()
     return None if row is None else row[0]
 
 
 def pinned_inputs(con: duckdb.DuckDBPyConnection, run_id: str, dataset: str) -> dict[str, int]:
     """Every ``source_name -> version`` of ``dataset`` that run ``run_id`` pinned."""
-    return dict(con.execute("select source_name, version from raw.run_inputs where run_id = ? and dataset = ?",
-                            [run_id, dataset]).fetchall())
+    return dict(
+        con.execute(
+            "select source_name, version from raw.run_inputs where run_id = ? and dataset = ?", [run_id, dataset]
+        ).fetchall()
+    )

@@ -25,9 +25,21 @@ from warehouse.processes import process_alive
 from warehouse.settings import REPOSITORY_ROOT
 
 TRACKED_PACKAGES = (
-    "bias-warehouse", "duckdb", "dbt-core", "dbt-duckdb", "polars", "pyarrow", "numpy",
-    "rank-bm25", "lancedb", "sentence-transformers", "torch", "openai", "scipy",
-    "statsmodels", "altair",
+    "bias-warehouse",
+    "duckdb",
+    "dbt-core",
+    "dbt-duckdb",
+    "polars",
+    "pyarrow",
+    "numpy",
+    "rank-bm25",
+    "lancedb",
+    "sentence-transformers",
+    "torch",
+    "openai",
+    "scipy",
+    "statsmodels",
+    "altair",
 )
 
 
@@ -44,12 +56,20 @@ def code_version() -> str:
     """The git SHA of the checkout (``-dirty`` when it has uncommitted changes), else the package version."""
     try:
         sha = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=REPOSITORY_ROOT, capture_output=True,
-            text=True, check=True, timeout=10,
+            ["git", "rev-parse", "HEAD"],
+            cwd=REPOSITORY_ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=10,
         ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPOSITORY_ROOT,
-            capture_output=True, text=True, check=True, timeout=10,
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=REPOSITORY_ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=10,
         ).stdout.strip()
         return f"{sha}-dirty" if dirty else sha
     except (OSError, subprocess.SubprocessError):
@@ -89,9 +109,17 @@ class Run:
         self.con.execute(
             "insert into raw.runs (run_id, kind, name, status, parameters, code_version,"
             " package_versions, started_at, pid, host) values (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)",
-            [self.run_id, self.kind, self.name, json.dumps(self.parameters, sort_keys=True),
-             code_version(), json.dumps(package_versions(), sort_keys=True), _now(), os.getpid(),
-             socket.gethostname()],
+            [
+                self.run_id,
+                self.kind,
+                self.name,
+                json.dumps(self.parameters, sort_keys=True),
+                code_version(),
+                json.dumps(package_versions(), sort_keys=True),
+                _now(),
+                os.getpid(),
+                socket.gethostname(),
+            ],
         )
         return self
 
@@ -104,8 +132,7 @@ class Run:
 
     def _close(self, status: str, message: str | None) -> None:
         self.con.execute(
-            "update raw.runs set status = ?, finished_at = ?, row_counts = ?, message = ?"
-            " where run_id = ?",
+            "update raw.runs set status = ?, finished_at = ?, row_counts = ?, message = ? where run_id = ?",
             [status, _now(), json.dumps(self.row_counts, sort_keys=True), message, self.run_id],
         )
 
@@ -132,13 +159,17 @@ def latest_succeeded_study_run(con: duckdb.DuckDBPyConnection, study) -> tuple[s
     UserError
         When the study has no succeeded run; the message names its latest run and that run's status.
     """
-    row = con.execute("select run_id, coalesce(finished_at, started_at) from raw.runs where kind = 'study'"
-                      " and name = ? and status = 'succeeded' order by started_at desc limit 1",
-                      [study.name]).fetchone()
+    row = con.execute(
+        "select run_id, coalesce(finished_at, started_at) from raw.runs where kind = 'study'"
+        " and name = ? and status = 'succeeded' order by started_at desc limit 1",
+        [study.name],
+    ).fetchone()
     if row is not None:
         return row[0], row[1]
-    latest = con.execute("select run_id, status from raw.runs where kind = 'study' and name = ?"
-                         " order by started_at desc limit 1", [study.name]).fetchone()
+    latest = con.execute(
+        "select run_id, status from raw.runs where kind = 'study' and name = ? order by started_at desc limit 1",
+        [study.name],
+    ).fetchone()
     what = "no run" if latest is None else f"no succeeded run (its latest, {latest[0]}, {latest[1]})"
     raise UserError(f"study {study.name!r} has {what} in this warehouse: `biaswh run {study.path}` first")
 
@@ -151,12 +182,14 @@ def mark_interrupted_runs(con: duckdb.DuckDBPyConnection) -> list[str]:
     cannot be checked from here.
     """
     host = socket.gethostname()
-    running = con.execute("select run_id, pid from raw.runs where status = 'running' and host = ? and pid is not null",
-                          [host]).fetchall()
+    running = con.execute(
+        "select run_id, pid from raw.runs where status = 'running' and host = ? and pid is not null", [host]
+    ).fetchall()
     dead = [(run_id, pid) for run_id, pid in running if pid != os.getpid() and not process_alive(pid)]
     for run_id, pid in dead:
         con.execute(
             "update raw.runs set status = 'interrupted', finished_at = ?, message = ? where run_id = ?"
             " and status = 'running'",
-            [_now(), f"interrupted: process {pid} on {host} ended without finishing the run", run_id])
+            [_now(), f"interrupted: process {pid} on {host} ended without finishing the run", run_id],
+        )
     return [run_id for run_id, _ in dead]

@@ -54,8 +54,10 @@ def warehouse_paths() -> WarehousePaths:
     raw = os.environ.get(HOME_VARIABLE)
     home = (Path(raw).expanduser() if raw else DEFAULT_HOME).resolve()
     if home.exists() and not home.is_dir():
-        raise UserError(f"{HOME_VARIABLE} names {home}, which is a file, not a folder: set {HOME_VARIABLE}"
-                        " to the folder that holds (or will hold) warehouse.duckdb")
+        raise UserError(
+            f"{HOME_VARIABLE} names {home}, which is a file, not a folder: set {HOME_VARIABLE}"
+            " to the folder that holds (or will hold) warehouse.duckdb"
+        )
     return WarehousePaths(home=home)
 
 

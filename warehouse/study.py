@@ -44,9 +44,18 @@ class Study:
         return str((self.path.parent / relative).resolve())
 
     def parameters(self) -> dict:
-        return {"config": str(self.path), "name": self.name, "seed": self.seed, "ingest": self.ingest,
-                "jobs": self.jobs, "analysis": self.analysis, "settings": self.settings, "limit": self.limit,
-                "dbt_select": self.dbt_select, "run_parameters": self.run_parameters}
+        return {
+            "config": str(self.path),
+            "name": self.name,
+            "seed": self.seed,
+            "ingest": self.ingest,
+            "jobs": self.jobs,
+            "analysis": self.analysis,
+            "settings": self.settings,
+            "limit": self.limit,
+            "dbt_select": self.dbt_select,
+            "run_parameters": self.run_parameters,
+        }
 
 
 def load_study(path: str | Path, *, limit: int | None = None, check_steps: bool = True) -> Study:
@@ -72,9 +81,18 @@ def load_study(path: str | Path, *, limit: int | None = None, check_steps: bool 
     overrides = config.get("parameters", config.get("dbt_vars")) or {}
     run_parameters = resolve_parameters(overrides, where=f"{path}: [parameters]")
     settings = {k: v for k, v in config.items() if k not in ("study", "ingest", "parameters", "dbt_vars")}
-    return Study(path=path, name=study["name"], seed=study["seed"], ingest=config.get("ingest", []),
-                 jobs=list(study.get("jobs", [])), analysis=list(study.get("analysis", [])),
-                 settings=settings, limit=limit, dbt_select=study.get("dbt_select"), run_parameters=run_parameters)
+    return Study(
+        path=path,
+        name=study["name"],
+        seed=study["seed"],
+        ingest=config.get("ingest", []),
+        jobs=list(study.get("jobs", [])),
+        analysis=list(study.get("analysis", [])),
+        settings=settings,
+        limit=limit,
+        dbt_select=study.get("dbt_select"),
+        run_parameters=run_parameters,
+    )
 
 
 # source name -> callable(con, study, step) for ingest sources added by later issues.
@@ -91,10 +109,12 @@ def register_job(name: str, *, before: str | None = None, after: str | None = No
     ``before``: the dbt models the job reads (built before it runs); ``after``: the models
     that turn its raw output into marts (built after it). Both are dbt selectors.
     """
+
     def decorate(fn: Callable) -> Callable:
         STUDY_JOBS[name] = fn
         STEP_SELECTIONS[("job", name)] = (before, after)
         return fn
+
     return decorate
 
 
@@ -103,10 +123,12 @@ def register_analysis(name: str, *, before: str | None = None):
 
     ``before``: dbt models the step reads that no job of its study builds (a dbt selector).
     """
+
     def decorate(fn: Callable) -> Callable:
         ANALYSIS_STEPS[name] = fn
         STEP_SELECTIONS[("analysis", name)] = (before, None)
         return fn
+
     return decorate
 
 
@@ -131,7 +153,9 @@ def build_selections(study: "Study") -> dict[str, str | None]:
 
 def register_ingester(source: str):
     """Decorator: an ``[[ingest]] source = ...`` handler ``fn(con, study, step) -> IngestResult``."""
+
     def decorate(fn: Callable) -> Callable:
         STUDY_INGESTERS[source] = fn
         return fn
+
     return decorate

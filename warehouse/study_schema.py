@@ -70,44 +70,90 @@ STRING, INTEGER, NUMBER, BOOLEAN, ANY = (Scalar(k) for k in ("string", "integer"
 STRINGS, NUMBERS = ListOf(STRING), ListOf(NUMBER)
 STRING_MAP = MapOf(STRING)
 
-RETRIEVAL = Table({
-    "retrievers": STRINGS, "depth": INTEGER, "query_sets": STRINGS, "timing": STRING,
-    "drop_documents_fraction": NUMBER,
-    "tokenizer": Table({"pattern": STRING, "lowercase": BOOLEAN}),
-    "bm25": Table({"k1": NUMBER, "b": NUMBER, "epsilon": NUMBER}),
-    # provider "local": model, batch_size; provider "openai": the rest (OpenAIProvider's options)
-    "embedding": Table({"provider": STRING, "model": STRING, "batch_size": INTEGER,
-                        "precomputed": OneOf((STRING, STRINGS), "a path or a list of paths"),
-                        "base_url": STRING, "api_key_env": STRING, "max_retries": INTEGER,
-                        "backoff_seconds": NUMBER, "timeout_seconds": NUMBER}),
-    "hybrid": Table({"weights": NUMBERS, "rrf_k": NUMBER, "sweep_weights": NUMBERS, "sweep_rrf_k": NUMBERS}),
-    "ann": Table({"index": STRING, "partitions": INTEGER, "probes": INTEGER}),
-})
+RETRIEVAL = Table(
+    {
+        "retrievers": STRINGS,
+        "depth": INTEGER,
+        "query_sets": STRINGS,
+        "timing": STRING,
+        "drop_documents_fraction": NUMBER,
+        "tokenizer": Table({"pattern": STRING, "lowercase": BOOLEAN}),
+        "bm25": Table({"k1": NUMBER, "b": NUMBER, "epsilon": NUMBER}),
+        # provider "local": model, batch_size; provider "openai": the rest (OpenAIProvider's options)
+        "embedding": Table(
+            {
+                "provider": STRING,
+                "model": STRING,
+                "batch_size": INTEGER,
+                "precomputed": OneOf((STRING, STRINGS), "a path or a list of paths"),
+                "base_url": STRING,
+                "api_key_env": STRING,
+                "max_retries": INTEGER,
+                "backoff_seconds": NUMBER,
+                "timeout_seconds": NUMBER,
+            }
+        ),
+        "hybrid": Table({"weights": NUMBERS, "rrf_k": NUMBER, "sweep_weights": NUMBERS, "sweep_rrf_k": NUMBERS}),
+        "ann": Table({"index": STRING, "partitions": INTEGER, "probes": INTEGER}),
+    }
+)
 
-EVALUATION = Table({
-    "query_set": STRING, "sample": INTEGER, "tune_share": NUMBER, "bootstrap_resamples": INTEGER,
-    "alpha": NUMBER, "thresholds": STRING,
-    "runs": ArrayOfTables(Table({"label": STRING, "baseline": BOOLEAN, "retrieval": RETRIEVAL}, required=("label",))),
-})
+EVALUATION = Table(
+    {
+        "query_set": STRING,
+        "sample": INTEGER,
+        "tune_share": NUMBER,
+        "bootstrap_resamples": INTEGER,
+        "alpha": NUMBER,
+        "thresholds": STRING,
+        "runs": ArrayOfTables(
+            Table({"label": STRING, "baseline": BOOLEAN, "retrieval": RETRIEVAL}, required=("label",))
+        ),
+    }
+)
 
-STUDY_SCHEMA = Table({
-    "study": Table({"name": STRING, "description": STRING, "seed": INTEGER, "jobs": STRINGS, "analysis": STRINGS,
-                    "dbt_select": OneOf((STRING, Table({"sources": STRING, "results": STRING})),
-                                        "a dbt selector or a table {sources, results}")},
-                   required=("name", "seed")),
-    "ingest": ANY,  # checked per source: INGEST_SOURCES
-    "parameters": MapOf(ANY),  # checked by warehouse.run_parameters.resolve_parameters
-    "dbt_vars": MapOf(ANY),
-    "retrieval": RETRIEVAL,
-    "evaluation": EVALUATION,
-    "dialect": Table({"bootstrap_resamples": INTEGER}),
-    "weat": Table({"embeddings": STRINGS, "test_sets": STRINGS, "tests": STRINGS, "match_policy": STRING,
-                   "min_coverage": NUMBER, "min_words": INTEGER, "balance": BOOLEAN, "exact_limit": INTEGER,
-                   "n_permutations": INTEGER, "bootstrap_resamples": INTEGER, "bootstrap_method": STRING,
-                   "confidence_level": NUMBER}),
-    "silent_bias": Table({"confidence": NUMBER}),
-    "recsys": Table({"pool": STRING, "p_adjust": STRING, "yates": BOOLEAN, "min_group_size": INTEGER}),
-})
+STUDY_SCHEMA = Table(
+    {
+        "study": Table(
+            {
+                "name": STRING,
+                "description": STRING,
+                "seed": INTEGER,
+                "jobs": STRINGS,
+                "analysis": STRINGS,
+                "dbt_select": OneOf(
+                    (STRING, Table({"sources": STRING, "results": STRING})),
+                    "a dbt selector or a table {sources, results}",
+                ),
+            },
+            required=("name", "seed"),
+        ),
+        "ingest": ANY,  # checked per source: INGEST_SOURCES
+        "parameters": MapOf(ANY),  # checked by warehouse.run_parameters.resolve_parameters
+        "dbt_vars": MapOf(ANY),
+        "retrieval": RETRIEVAL,
+        "evaluation": EVALUATION,
+        "dialect": Table({"bootstrap_resamples": INTEGER}),
+        "weat": Table(
+            {
+                "embeddings": STRINGS,
+                "test_sets": STRINGS,
+                "tests": STRINGS,
+                "match_policy": STRING,
+                "min_coverage": NUMBER,
+                "min_words": INTEGER,
+                "balance": BOOLEAN,
+                "exact_limit": INTEGER,
+                "n_permutations": INTEGER,
+                "bootstrap_resamples": INTEGER,
+                "bootstrap_method": STRING,
+                "confidence_level": NUMBER,
+            }
+        ),
+        "silent_bias": Table({"confidence": NUMBER}),
+        "recsys": Table({"pool": STRING, "p_adjust": STRING, "yates": BOOLEAN, "min_group_size": INTEGER}),
+    }
+)
 
 
 def _ingest(keys: dict, required: tuple[str, ...] = ()) -> Table:
@@ -117,18 +163,36 @@ def _ingest(keys: dict, required: tuple[str, ...] = ()) -> Table:
 # source -> the keys of its [[ingest]] step (the loader's keyword options).
 INGEST_SOURCES: dict[str, Table] = {
     "squad": _ingest({"split": STRING, "name": STRING}),
-    "pairs": _ingest({"name": STRING, "variants": STRING_MAP, "id_column": STRING, "squad_idx_column": STRING,
-                      "squad_split": STRING, "cleanup": BOOLEAN}),
+    "pairs": _ingest(
+        {
+            "name": STRING,
+            "variants": STRING_MAP,
+            "id_column": STRING,
+            "squad_idx_column": STRING,
+            "squad_split": STRING,
+            "cleanup": BOOLEAN,
+        }
+    ),
     "qrels": _ingest({"query_set": STRING, "name": STRING}, required=("query_set",)),
     "silent_bias_vignettes": _ingest({"name": STRING}),
     "silent_bias_generations": _ingest({"vignette_set": STRING, "model": STRING}, required=("vignette_set",)),
     "weat_tests": _ingest({"name": STRING}),
-    "word_vectors": _ingest({"name": STRING, "format": STRING, "table": STRING, "words_from": STRINGS,
-                             "templates": STRINGS}, required=("name",)),
+    "word_vectors": _ingest(
+        {"name": STRING, "format": STRING, "table": STRING, "words_from": STRINGS, "templates": STRINGS},
+        required=("name",),
+    ),
     "recsys_summary": _ingest({"name": STRING}),
-    "recsys_posts": _ingest({"features_path": STRING, "name": STRING, "condition_columns": STRING_MAP,
-                             "fixed_conditions": STRING_MAP, "selected_column": STRING, "item_id_column": STRING},
-                            required=("features_path",)),
+    "recsys_posts": _ingest(
+        {
+            "features_path": STRING,
+            "name": STRING,
+            "condition_columns": STRING_MAP,
+            "fixed_conditions": STRING_MAP,
+            "selected_column": STRING,
+            "item_id_column": STRING,
+        },
+        required=("features_path",),
+    ),
     "recsys_simulated": _ingest({}),
 }
 
@@ -139,8 +203,12 @@ def _describe(spec) -> str:
     if isinstance(spec, Scalar):
         return _KIND_NAMES.get(spec.kind, "a value")
     if isinstance(spec, ListOf):
-        return "a list of " + {"string": "strings", "integer": "integers", "number": "numbers",
-                               "boolean": "booleans"}.get(getattr(spec.item, "kind", ""), "values")
+        return "a list of " + {
+            "string": "strings",
+            "integer": "integers",
+            "number": "numbers",
+            "boolean": "booleans",
+        }.get(getattr(spec.item, "kind", ""), "values")
     if isinstance(spec, OneOf):
         return spec.description or " or ".join(_describe(o) for o in spec.options)
     if isinstance(spec, ArrayOfTables):
@@ -155,8 +223,11 @@ def _fits_scalar(kind: str, value) -> bool:
         return isinstance(value, bool)
     if isinstance(value, bool):
         return False  # True is an int to Python, never a number to a study
-    return {"string": isinstance(value, str), "integer": isinstance(value, int),
-            "number": isinstance(value, (int, float))}[kind]
+    return {
+        "string": isinstance(value, str),
+        "integer": isinstance(value, int),
+        "number": isinstance(value, (int, float)),
+    }[kind]
 
 
 def _fits(spec, value) -> bool:
@@ -223,8 +294,9 @@ class _Checker:
     def table(self, spec: Table, values: dict, where: str) -> None:
         for key, value in values.items():
             if key not in spec.keys:
-                self.fail(where, f"unknown key '{key}'{suggestion(key, spec.keys)}; known: "
-                                 f"{', '.join(sorted(spec.keys))}")
+                self.fail(
+                    where, f"unknown key '{key}'{suggestion(key, spec.keys)}; known: {', '.join(sorted(spec.keys))}"
+                )
             self.value(spec.keys[key], value, where, key)
         missing = [k for k in spec.required if k not in values]
         if missing:
@@ -241,8 +313,9 @@ def check_config(path: Path, config: dict, *, check_sources: bool = True) -> Non
     for name in config:
         if name not in STUDY_SCHEMA.keys:
             close = suggestion(name, STUDY_SCHEMA.keys, brackets=True)
-            raise UserError(f"{path}: unknown table [{name}]{close}; known: "
-                            f"{', '.join(f'[{t}]' for t in STUDY_SCHEMA.keys)}")
+            raise UserError(
+                f"{path}: unknown table [{name}]{close}; known: {', '.join(f'[{t}]' for t in STUDY_SCHEMA.keys)}"
+            )
     if "study" not in config:
         raise UserError(f"{path}: [study] needs a name and a seed")
     for name, value in config.items():
@@ -262,7 +335,9 @@ def check_config(path: Path, config: dict, *, check_sources: bool = True) -> Non
         where = f"[[ingest]] #{number}"
         if source not in INGEST_SOURCES:
             if check_sources:
-                raise UserError(f"{path}: {where} has unknown source {source!r}"
-                                f"{suggestion(str(source), INGEST_SOURCES)}; known: {', '.join(INGEST_SOURCES)}")
+                raise UserError(
+                    f"{path}: {where} has unknown source {source!r}"
+                    f"{suggestion(str(source), INGEST_SOURCES)}; known: {', '.join(INGEST_SOURCES)}"
+                )
             continue
-        checker.table(INGEST_SOURCES[source], step, f"{where} (source = \"{source}\")")
+        checker.table(INGEST_SOURCES[source], step, f'{where} (source = "{source}")')

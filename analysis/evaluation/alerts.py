@@ -12,16 +12,22 @@ from warehouse.seeds import derive_seed
 def _per_query(con, metric_name: str, k, run_id: str, query_set: str, retriever: str) -> dict[tuple, float]:
     """Per-query values behind one checked metric of one run (keys: query_id, variant)."""
     if metric_name == "top_score":
-        sql = ("select query_id, variant, top_score from marts.fct_retrieval_top_scores"
-               " where run_id = ? and query_set = ? and retriever = ?")
+        sql = (
+            "select query_id, variant, top_score from marts.fct_retrieval_top_scores"
+            " where run_id = ? and query_set = ? and retriever = ?"
+        )
         params = [run_id, query_set, retriever]
     elif metric_name == "latency_p95_ms":
-        sql = ("select query_id, variant, latency_ms from staging.stg_retrieval__query_stats"
-               " where run_id = ? and query_set = ? and retriever = ? and latency_ms is not null")
+        sql = (
+            "select query_id, variant, latency_ms from staging.stg_retrieval__query_stats"
+            " where run_id = ? and query_set = ? and retriever = ? and latency_ms is not null"
+        )
         params = [run_id, query_set, retriever]
     else:
-        sql = (f"select query_id, variant, {metric_name} from marts.fct_retrieval_query_metrics"
-               " where run_id = ? and query_set = ? and retriever = ? and k = ?")
+        sql = (
+            f"select query_id, variant, {metric_name} from marts.fct_retrieval_query_metrics"
+            " where run_id = ? and query_set = ? and retriever = ? and k = ?"
+        )
         params = [run_id, query_set, retriever, k]
     return {(q, v): float(x) for q, v, x in con.execute(sql, params).fetchall()}
 
@@ -35,40 +41,74 @@ def series_alerts(con, series_run_id: str, *, seed: int, alpha: float = 0.05, n_
     """
     checks = con.execute(
         "select * from marts.fct_retrieval_alert_checks where series_run_id = ? and is_breached"
-        " order by position, retriever, metric", [series_run_id]).pl()
+        " order by position, retriever, metric",
+        [series_run_id],
+    ).pl()
     rows = []
     for check in checks.iter_rows(named=True):
-        run = _per_query(con, check["metric_name"], check["k"], check["run_id"], check["query_set"],
-                         check["retriever"])
-        base = _per_query(con, check["metric_name"], check["k"], check["baseline_run_id"], check["query_set"],
-                          check["retriever"])
+        run = _per_query(con, check["metric_name"], check["k"], check["run_id"], check["query_set"], check["retriever"])
+        base = _per_query(
+            con, check["metric_name"], check["k"], check["baseline_run_id"], check["query_set"], check["retriever"]
+        )
         common = sorted(set(run) & set(base))
         result = None
         if common and check["run_id"] != check["baseline_run_id"]:
-            result = paired_change(np.array([run[q] for q in common]), np.array([base[q] for q in common]),
-                                   seed=derive_seed(seed, "evaluation", "alert", check["run_id"],
-                                                    check["retriever"], check["metric"]),
-                                   n_resamples=n_resamples)
-        rows.append({
-            "run_id": check["run_id"], "series_run_id": series_run_id, "label": check["label"],
-            "position": check["position"], "baseline_run_id": check["baseline_run_id"],
-            "query_set": check["query_set"], "retriever": check["retriever"], "metric": check["metric"],
-            "value": check["value"], "baseline_value": check["baseline_value"], "threshold": check["threshold"],
-            "direction": check["direction"], "severity": check["severity"], "description": check["description"],
-            "is_significant": bool(result is not None and result.p_value < alpha),
-            "test": None if result is None else result.test,
-            "test_variant": None if result is None else result.variant,
-            "n_paired_queries": len(common),
-            "mean_change": None if result is None else result.effect_size,
-            "change_ci_low": None if result is None else result.ci_low,
-            "change_ci_high": None if result is None else result.ci_high,
-            "p_value": None if result is None else result.p_value,
-            "alpha": alpha,
-        })
-    schema = {"run_id": pl.String, "series_run_id": pl.String, "label": pl.String, "position": pl.Int64,
-              "baseline_run_id": pl.String, "query_set": pl.String, "retriever": pl.String, "metric": pl.String,
-              "value": pl.Float64, "baseline_value": pl.Float64, "threshold": pl.Float64, "direction": pl.String,
-              "severity": pl.String, "description": pl.String, "is_significant": pl.Boolean, "test": pl.String,
-              "test_variant": pl.String, "n_paired_queries": pl.Int64, "mean_change": pl.Float64,
-              "change_ci_low": pl.Float64, "change_ci_high": pl.Float64, "p_value": pl.Float64, "alpha": pl.Float64}
+            result = paired_change(
+                np.array([run[q] for q in common]),
+                np.array([base[q] for q in common]),
+                seed=derive_seed(seed, "evaluation", "alert", check["run_id"], check["retriever"], check["metric"]),
+                n_resamples=n_resamples,
+            )
+        rows.append(
+            {
+                "run_id": check["run_id"],
+                "series_run_id": series_run_id,
+                "label": check["label"],
+                "position": check["position"],
+                "baseline_run_id": check["baseline_run_id"],
+                "query_set": check["query_set"],
+                "retriever": check["retriever"],
+                "metric": check["metric"],
+                "value": check["value"],
+                "baseline_value": check["baseline_value"],
+                "threshold": check["threshold"],
+                "direction": check["direction"],
+                "severity": check["severity"],
+                "description": check["description"],
+                "is_significant": bool(result is not None and result.p_value < alpha),
+                "test": None if result is None else result.test,
+                "test_variant": None if result is None else result.variant,
+                "n_paired_queries": len(common),
+                "mean_change": None if result is None else result.effect_size,
+                "change_ci_low": None if result is None else result.ci_low,
+                "change_ci_high": None if result is None else result.ci_high,
+                "p_value": None if result is None else result.p_value,
+                "alpha": alpha,
+            }
+        )
+    schema = {
+        "run_id": pl.String,
+        "series_run_id": pl.String,
+        "label": pl.String,
+        "position": pl.Int64,
+        "baseline_run_id": pl.String,
+        "query_set": pl.String,
+        "retriever": pl.String,
+        "metric": pl.String,
+        "value": pl.Float64,
+        "baseline_value": pl.Float64,
+        "threshold": pl.Float64,
+        "direction": pl.String,
+        "severity": pl.String,
+        "description": pl.String,
+        "is_significant": pl.Boolean,
+        "test": pl.String,
+        "test_variant": pl.String,
+        "n_paired_queries": pl.Int64,
+        "mean_change": pl.Float64,
+        "change_ci_low": pl.Float64,
+        "change_ci_high": pl.Float64,
+        "p_value": pl.Float64,
+        "alpha": pl.Float64,
+    }
     return pl.DataFrame(rows, schema=schema)

@@ -20,15 +20,18 @@ def resample_counts(n_queries: int, *, seed: int, n_resamples: int) -> np.ndarra
     return counts
 
 
-def mean_intervals(values: np.ndarray, counts: np.ndarray, *, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+def mean_intervals(
+    values: np.ndarray, counts: np.ndarray, *, confidence: float = 0.95
+) -> tuple[np.ndarray, np.ndarray]:
     """Percentile bootstrap interval of each column's mean; ``values`` is (queries x columns)."""
     means = counts @ values / values.shape[0]
     tail = (1 - confidence) / 2
     return np.quantile(means, tail, axis=0), np.quantile(means, 1 - tail, axis=0)
 
 
-def metrics_with_intervals(query_metrics: pl.DataFrame, *, seed: int, n_resamples: int = 2000,
-                           confidence: float = 0.95) -> pl.DataFrame:
+def metrics_with_intervals(
+    query_metrics: pl.DataFrame, *, seed: int, n_resamples: int = 2000, confidence: float = 0.95
+) -> pl.DataFrame:
     """Mean of every metric at every k per (run, query set, retriever), with bootstrap intervals.
 
     ``query_metrics`` has marts.fct_retrieval_query_metrics' columns. Queries are resampled
@@ -50,15 +53,26 @@ def metrics_with_intervals(query_metrics: pl.DataFrame, *, seed: int, n_resample
         means = values.mean(axis=0)
         for column in range(values.shape[1]):
             k, metric = ks[column // len(METRICS)], METRICS[column % len(METRICS)]
-            rows.append({"run_id": run_id, "query_set": query_set, "retriever": retriever, "k": k,
-                         "metric": metric, "value": float(means[column]), "ci_low": float(lows[column]),
-                         "ci_high": float(highs[column]), "n_queries": n, "confidence": confidence,
-                         "interval": f"percentile bootstrap over queries, {n_resamples} resamples, seed {seed}"})
+            rows.append(
+                {
+                    "run_id": run_id,
+                    "query_set": query_set,
+                    "retriever": retriever,
+                    "k": k,
+                    "metric": metric,
+                    "value": float(means[column]),
+                    "ci_low": float(lows[column]),
+                    "ci_high": float(highs[column]),
+                    "n_queries": n,
+                    "confidence": confidence,
+                    "interval": f"percentile bootstrap over queries, {n_resamples} resamples, seed {seed}",
+                }
+            )
     return pl.DataFrame(rows)
 
 
-def paired_change(values: np.ndarray, baseline_values: np.ndarray, *, seed: int,
-                  n_resamples: int = 2000) -> TestResult:
+def paired_change(values: np.ndarray, baseline_values: np.ndarray, *, seed: int, n_resamples: int = 2000) -> TestResult:
     """Paired bootstrap test of the mean per-query change (run minus baseline) over the queries both ran."""
-    return paired_recall_difference_grid(values[:, None], baseline_values[:, None], seed=seed,
-                                         n_resamples=n_resamples)[0]
+    return paired_recall_difference_grid(values[:, None], baseline_values[:, None], seed=seed, n_resamples=n_resamples)[
+        0
+    ]

@@ -10,8 +10,9 @@ from analysis.paired.result import TestResult
 RESAMPLE_BLOCK_CELLS = 4_194_304
 
 
-def paired_recall_difference(hits_a, hits_b, *, seed: int, n_resamples: int = 2000,
-                             confidence: float = 0.95) -> TestResult:
+def paired_recall_difference(
+    hits_a, hits_b, *, seed: int, n_resamples: int = 2000, confidence: float = 0.95
+) -> TestResult:
     """Recall(A) - recall(B) with a percentile bootstrap interval over pairs.
 
     Pairs are resampled with replacement (both variants of a pair together), so the
@@ -26,12 +27,14 @@ def paired_recall_difference(hits_a, hits_b, *, seed: int, n_resamples: int = 20
     b = np.asarray(hits_b, dtype=float)
     if a.shape != b.shape or a.ndim != 1:
         raise ValueError("hits_a and hits_b must be 1-d with one entry per pair")
-    return paired_recall_difference_grid(a[:, None], b[:, None], seed=seed, n_resamples=n_resamples,
-                                         confidence=confidence)[0]
+    return paired_recall_difference_grid(
+        a[:, None], b[:, None], seed=seed, n_resamples=n_resamples, confidence=confidence
+    )[0]
 
 
-def paired_recall_difference_grid(hits_a, hits_b, *, seed: int, n_resamples: int = 2000,
-                                  confidence: float = 0.95) -> list[TestResult]:
+def paired_recall_difference_grid(
+    hits_a, hits_b, *, seed: int, n_resamples: int = 2000, confidence: float = 0.95
+) -> list[TestResult]:
     """:func:`paired_recall_difference` for many columns (e.g. every k) with the same resamples.
 
     ``hits_a`` and ``hits_b`` are (pairs x columns). Each resample is a vector of counts of
@@ -57,7 +60,7 @@ def paired_recall_difference_grid(hits_a, hits_b, *, seed: int, n_resamples: int
         draws = rng.integers(0, n_pairs, size=(rows, n_pairs))
         cells = (draws + np.arange(rows)[:, None] * n_pairs).ravel()
         counts = np.bincount(cells, minlength=rows * n_pairs).reshape(rows, n_pairs).astype(float)
-        means[first:first + rows] = counts @ differences / n_pairs
+        means[first : first + rows] = counts @ differences / n_pairs
     tail = (1 - confidence) / 2
     lows, highs = np.quantile(means, tail, axis=0), np.quantile(means, 1 - tail, axis=0)
     results = []
@@ -69,8 +72,18 @@ def paired_recall_difference_grid(hits_a, hits_b, *, seed: int, n_resamples: int
         else:
             zero = 1e-12 * float(np.max(np.abs(differences[:, column])))
             p_value = min(1.0, 2.0 * min(float(np.mean(column_means <= zero)), float(np.mean(column_means >= -zero))))
-        results.append(TestResult(
-            test="paired bootstrap", variant=f"percentile, {n_resamples} resamples, seed {seed}", n=n_pairs,
-            statistic=observed, p_value=p_value, effect_name="recall difference (A - B)", effect_size=observed,
-            ci_low=float(lows[column]), ci_high=float(highs[column]), confidence=confidence))
+        results.append(
+            TestResult(
+                test="paired bootstrap",
+                variant=f"percentile, {n_resamples} resamples, seed {seed}",
+                n=n_pairs,
+                statistic=observed,
+                p_value=p_value,
+                effect_name="recall difference (A - B)",
+                effect_size=observed,
+                ci_low=float(lows[column]),
+                ci_high=float(highs[column]),
+                confidence=confidence,
+            )
+        )
     return results

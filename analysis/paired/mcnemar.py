@@ -15,8 +15,11 @@ from scipy import stats
 from analysis.paired.result import TestResult
 
 McNemarVariant = Literal["exact", "mid-p", "chi2-cc"]
-VARIANT_NAMES = {"exact": "exact binomial on discordant pairs", "mid-p": "mid-p binomial on discordant pairs",
-                 "chi2-cc": "chi-square with continuity correction"}
+VARIANT_NAMES = {
+    "exact": "exact binomial on discordant pairs",
+    "mid-p": "mid-p binomial on discordant pairs",
+    "chi2-cc": "chi-square with continuity correction",
+}
 
 
 def _p_value(only_a: int, only_b: int, variant: McNemarVariant) -> tuple[float, float]:
@@ -33,7 +36,9 @@ def _p_value(only_a: int, only_b: int, variant: McNemarVariant) -> tuple[float, 
     return statistic, float(stats.chi2.sf(statistic, df=1))
 
 
-def _paired_difference_interval(only_a: int, only_b: int, n_pairs: int, confidence: float) -> tuple[float, float, float]:
+def _paired_difference_interval(
+    only_a: int, only_b: int, n_pairs: int, confidence: float
+) -> tuple[float, float, float]:
     """Recall difference (A minus B) with the Wald interval for paired proportions."""
     difference = (only_a - only_b) / n_pairs
     variance = ((only_a + only_b) - (only_a - only_b) ** 2 / n_pairs) / n_pairs**2
@@ -41,8 +46,9 @@ def _paired_difference_interval(only_a: int, only_b: int, n_pairs: int, confiden
     return difference, max(-1.0, difference - half_width), min(1.0, difference + half_width)
 
 
-def mcnemar(only_a: int, only_b: int, *, n_pairs: int, variant: McNemarVariant = "exact",
-            confidence: float = 0.95) -> TestResult:
+def mcnemar(
+    only_a: int, only_b: int, *, n_pairs: int, variant: McNemarVariant = "exact", confidence: float = 0.95
+) -> TestResult:
     """McNemar's test for a paired difference in hit rates.
 
     Parameters
@@ -61,7 +67,16 @@ def mcnemar(only_a: int, only_b: int, *, n_pairs: int, variant: McNemarVariant =
         raise ValueError("discordant counts must be non-negative and at most n_pairs")
     statistic, p_value = _p_value(only_a, only_b, variant)
     difference, low, high = _paired_difference_interval(only_a, only_b, max(n_pairs, 1), confidence)
-    return TestResult(test="mcnemar", variant=VARIANT_NAMES[variant], n=only_a + only_b, statistic=statistic,
-                      p_value=p_value, effect_name="recall difference (A - B)", effect_size=difference,
-                      ci_low=low, ci_high=high, confidence=confidence,
-                      note="no discordant pairs: no evidence either way" if only_a + only_b == 0 else "")
+    return TestResult(
+        test="mcnemar",
+        variant=VARIANT_NAMES[variant],
+        n=only_a + only_b,
+        statistic=statistic,
+        p_value=p_value,
+        effect_name="recall difference (A - B)",
+        effect_size=difference,
+        ci_low=low,
+        ci_high=high,
+        confidence=confidence,
+        note="no discordant pairs: no evidence either way" if only_a + only_b == 0 else "",
+    )

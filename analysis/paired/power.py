@@ -25,7 +25,7 @@ class PowerStatement:
     discordance_rate: float
     alpha: float
     power: float
-    detectable_gap: float          # smallest |recall difference| detectable with `power`
+    detectable_gap: float  # smallest |recall difference| detectable with `power`
     target_gap: float
     pairs_needed_for_target: float  # at the observed discordance rate (inf when impossible)
     sentence: str
@@ -49,8 +49,9 @@ def detectable_gap(n_pairs: int, psi: float, *, alpha: float = 0.05, power: floa
     return optimize.brentq(lambda d: pairs_needed(d, psi, alpha=alpha, power=power) - n_pairs, 1e-9, upper)
 
 
-def power_statement(n_pairs: int, n_discordant: int, *, alpha: float = 0.05, power: float = 0.8,
-                    target_gap: float = 0.02) -> PowerStatement:
+def power_statement(
+    n_pairs: int, n_discordant: int, *, alpha: float = 0.05, power: float = 0.8, target_gap: float = 0.02
+) -> PowerStatement:
     """Detectable gap and pairs needed for ``target_gap``, with a plain-language sentence."""
     psi = n_discordant / n_pairs if n_pairs else 0.0
     gap = detectable_gap(n_pairs, psi, alpha=alpha, power=power)
@@ -59,15 +60,27 @@ def power_statement(n_pairs: int, n_discordant: int, *, alpha: float = 0.05, pow
     needed = pairs_needed(target_gap, max(planning_psi, target_gap**2 * 1.0001), alpha=alpha, power=power)
     pairs_word = "pair" if n_discordant == 1 else "pairs"
     if math.isinf(gap) or gap >= psi:
-        sentence = (f"With {n_discordant} discordant {pairs_word} out of {n_pairs}, this study cannot tell whether the "
-                    f"variants differ: no recall gap its discordance allows ({psi * 100:.1f} points at most) "
-                    f"would be detected with {power:.0%} power.")
+        sentence = (
+            f"With {n_discordant} discordant {pairs_word} out of {n_pairs}, this study cannot tell whether the "
+            f"variants differ: no recall gap its discordance allows ({psi * 100:.1f} points at most) "
+            f"would be detected with {power:.0%} power."
+        )
     else:
-        sentence = (f"With {n_discordant} discordant {pairs_word} out of {n_pairs}, only a recall gap of "
-                    f"{gap * 100:.1f} points or more would be detected with {power:.0%} power; "
-                    f"detecting a {target_gap * 100:.0f}-point gap would need about {math.ceil(needed):,} pairs.")
+        sentence = (
+            f"With {n_discordant} discordant {pairs_word} out of {n_pairs}, only a recall gap of "
+            f"{gap * 100:.1f} points or more would be detected with {power:.0%} power; "
+            f"detecting a {target_gap * 100:.0f}-point gap would need about {math.ceil(needed):,} pairs."
+        )
         if gap > 0.05:
             sentence += " A non-significant result here is not evidence that the variants perform alike."
-    return PowerStatement(n_pairs=n_pairs, n_discordant=n_discordant, discordance_rate=psi, alpha=alpha, power=power,
-                          detectable_gap=gap, target_gap=target_gap, pairs_needed_for_target=needed,
-                          sentence=sentence)
+    return PowerStatement(
+        n_pairs=n_pairs,
+        n_discordant=n_discordant,
+        discordance_rate=psi,
+        alpha=alpha,
+        power=power,
+        detectable_gap=gap,
+        target_gap=target_gap,
+        pairs_needed_for_target=needed,
+        sentence=sentence,
+    )

@@ -46,13 +46,21 @@ def _bootstrap_interval(differences: np.ndarray, *, seed: int, n_resamples: int,
     for first in range(0, n_resamples, block):
         rows = min(block, n_resamples - first)
         draws = rng.integers(0, differences.size, size=(rows, differences.size))
-        values[first:first + rows] = [rank_biserial(differences[row]) for row in draws]
+        values[first : first + rows] = [rank_biserial(differences[row]) for row in draws]
     tail = (1 - confidence) / 2
     return float(np.quantile(values, tail)), float(np.quantile(values, 1 - tail))
 
 
-def wilcoxon_rank_of_gold(ranks_a, ranks_b, *, depth: int, policy: MissPolicy = "miss_as_depth_plus_one",
-                          seed: int, n_resamples: int = 2000, confidence: float = 0.95) -> TestResult:
+def wilcoxon_rank_of_gold(
+    ranks_a,
+    ranks_b,
+    *,
+    depth: int,
+    policy: MissPolicy = "miss_as_depth_plus_one",
+    seed: int,
+    n_resamples: int = 2000,
+    confidence: float = 0.95,
+) -> TestResult:
     """Paired Wilcoxon signed-rank test of gold-document ranks (A minus B).
 
     Parameters
@@ -79,10 +87,29 @@ def wilcoxon_rank_of_gold(ranks_a, ranks_b, *, depth: int, policy: MissPolicy = 
     low, high = _bootstrap_interval(differences, seed=seed, n_resamples=n_resamples, confidence=confidence)
     effect = rank_biserial(differences)
     if n_used == 0 or not np.any(differences):
-        return TestResult(test="wilcoxon", variant=variant, n=n_used, statistic=math.nan, p_value=1.0,
-                          effect_name="rank-biserial r (A worse > 0)", effect_size=0.0, ci_low=low, ci_high=high,
-                          confidence=confidence, note="no non-zero rank differences: no evidence either way")
+        return TestResult(
+            test="wilcoxon",
+            variant=variant,
+            n=n_used,
+            statistic=math.nan,
+            p_value=1.0,
+            effect_name="rank-biserial r (A worse > 0)",
+            effect_size=0.0,
+            ci_low=low,
+            ci_high=high,
+            confidence=confidence,
+            note="no non-zero rank differences: no evidence either way",
+        )
     result = stats.wilcoxon(differences, zero_method=zero_method, alternative="two-sided")
-    return TestResult(test="wilcoxon", variant=variant, n=n_used, statistic=float(result.statistic),
-                      p_value=float(result.pvalue), effect_name="rank-biserial r (A worse > 0)", effect_size=effect,
-                      ci_low=low, ci_high=high, confidence=confidence)
+    return TestResult(
+        test="wilcoxon",
+        variant=variant,
+        n=n_used,
+        statistic=float(result.statistic),
+        p_value=float(result.pvalue),
+        effect_name="rank-biserial r (A worse > 0)",
+        effect_size=effect,
+        ci_low=low,
+        ci_high=high,
+        confidence=confidence,
+    )

@@ -70,15 +70,32 @@ def cramers_v_chi_square(
     rec, pool_values = _dropped_missing(recommended), _dropped_missing(pool)
     n_rec, n_pool = len(rec), len(pool_values)
     variant = "Pearson chi-square test of independence (value × group)" + (
-        ", Yates' continuity correction on 2×2 tables" if yates else ", no continuity correction")
+        ", Yates' continuity correction on 2×2 tables" if yates else ", no continuity correction"
+    )
     if n_rec < min_group_size or n_pool < min_group_size:
-        return BiasTestResult("insufficient_data", 0.0, 1.0, "insufficient data", variant, n_rec, n_pool,
-                              message=f"fewer than {min_group_size} values in a group")
+        return BiasTestResult(
+            "insufficient_data",
+            0.0,
+            1.0,
+            "insufficient data",
+            variant,
+            n_rec,
+            n_pool,
+            message=f"fewer than {min_group_size} values in a group",
+        )
     # As the original: each group holding a single value counts as no variance, even when
     # the two values differ (a degenerate table the original does not test).
     if len(set(map(str, rec))) <= 1 and len(set(map(str, pool_values))) <= 1:
-        return BiasTestResult("Cramér's V (no variance)", 0.0, 1.0, "no variance", variant, n_rec, n_pool,
-                              message="each group holds a single value")
+        return BiasTestResult(
+            "Cramér's V (no variance)",
+            0.0,
+            1.0,
+            "no variance",
+            variant,
+            n_rec,
+            n_pool,
+            message="each group holds a single value",
+        )
     try:
         table = contingency_table(rec, pool_values)
         test = chi2_contingency(table, correction=yates)
@@ -86,9 +103,19 @@ def cramers_v_chi_square(
         v = math.sqrt(test.statistic / (n * (min(table.shape) - 1)))
         p_value = 1.0 if math.isnan(test.pvalue) else float(test.pvalue)
     except (ValueError, ZeroDivisionError, FloatingPointError) as exc:
-        return BiasTestResult(f"Cramér's V (error: {str(exc)[:20]})", 0.0, 1.0, "error", variant, n_rec, n_pool,
-                              message=str(exc))
-    return BiasTestResult("Cramér's V", float(v), p_value, "ok", variant, n_rec, n_pool,
-                          statistic=float(test.statistic), degrees_of_freedom=float(test.dof),
-                          bias_corrected_v=bias_corrected_cramers_v(float(test.statistic), table),
-                          yates_applied=bool(yates and test.dof == 1))
+        return BiasTestResult(
+            f"Cramér's V (error: {str(exc)[:20]})", 0.0, 1.0, "error", variant, n_rec, n_pool, message=str(exc)
+        )
+    return BiasTestResult(
+        "Cramér's V",
+        float(v),
+        p_value,
+        "ok",
+        variant,
+        n_rec,
+        n_pool,
+        statistic=float(test.statistic),
+        degrees_of_freedom=float(test.dof),
+        bias_corrected_v=bias_corrected_cramers_v(float(test.statistic), table),
+        yates_applied=bool(yates and test.dof == 1),
+    )

@@ -42,8 +42,7 @@ class ConditionResult:
     result: BiasTestResult
 
 
-def _run_test(feature_type: str, recommended: list, pool: list, *, min_group_size: int,
-              yates: bool) -> BiasTestResult:
+def _run_test(feature_type: str, recommended: list, pool: list, *, min_group_size: int, yates: bool) -> BiasTestResult:
     test, _ = TESTS[feature_type]
     options = {"min_group_size": min_group_size}
     if test is cramers_v_chi_square:
@@ -52,8 +51,16 @@ def _run_test(feature_type: str, recommended: list, pool: list, *, min_group_siz
         return test(recommended, pool, **options)
     except Exception as exc:  # noqa: BLE001 - a failed computation is recorded, never hidden
         metric = "Cohen's d" if feature_type == "numerical" else "Cramér's V"
-        return BiasTestResult(f"{metric} (error: {str(exc)[:20]})", 0.0, 1.0, "error", "not run",
-                              len(recommended), len(pool), message=f"{type(exc).__name__}: {exc}")
+        return BiasTestResult(
+            f"{metric} (error: {str(exc)[:20]})",
+            0.0,
+            1.0,
+            "error",
+            "not run",
+            len(recommended),
+            len(pool),
+            message=f"{type(exc).__name__}: {exc}",
+        )
 
 
 def pool_vs_recommended(
@@ -85,7 +92,12 @@ def pool_vs_recommended(
         column = TESTS[feature_type][1]
         recommended = group.filter(pl.col("selected"))[column].drop_nulls().to_list()
         compared = group if pool == "all_shown" else group.filter(~pl.col("selected"))
-        result = _run_test(feature_type, recommended, compared[column].drop_nulls().to_list(),
-                           min_group_size=min_group_size, yates=yates)
+        result = _run_test(
+            feature_type,
+            recommended,
+            compared[column].drop_nulls().to_list(),
+            min_group_size=min_group_size,
+            yates=yates,
+        )
         results.append(ConditionResult(feature, feature_type, dataset, provider, prompt_style, pool, result))
     return results

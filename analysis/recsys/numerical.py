@@ -10,8 +10,10 @@ from scipy import stats
 
 from analysis.recsys.result import MIN_GROUP_SIZE, BiasTestResult
 
-TEST_VARIANT = ("Welch's t-test (two-sided, unequal variances); Cohen's d with pooled SD (ddof=1);"
-                " Hedges' g interval by normal approximation")
+TEST_VARIANT = (
+    "Welch's t-test (two-sided, unequal variances); Cohen's d with pooled SD (ddof=1);"
+    " Hedges' g interval by normal approximation"
+)
 
 
 def _values(values) -> np.ndarray:
@@ -54,12 +56,28 @@ def cohens_d_welch(
     rec, pool_values = _values(recommended), _values(pool)
     n_rec, n_pool = len(rec), len(pool_values)
     if n_rec < min_group_size or n_pool < min_group_size:
-        return BiasTestResult("insufficient_data", 0.0, 1.0, "insufficient data", TEST_VARIANT, n_rec, n_pool,
-                              message=f"fewer than {min_group_size} values in a group")
+        return BiasTestResult(
+            "insufficient_data",
+            0.0,
+            1.0,
+            "insufficient data",
+            TEST_VARIANT,
+            n_rec,
+            n_pool,
+            message=f"fewer than {min_group_size} values in a group",
+        )
     var_rec, var_pool = np.var(rec, ddof=1), np.var(pool_values, ddof=1)
     if var_rec == 0 and var_pool == 0:
-        return BiasTestResult("Cohen's d (no variance)", 0.0, 1.0, "no variance", TEST_VARIANT, n_rec, n_pool,
-                              message="both groups are constant")
+        return BiasTestResult(
+            "Cohen's d (no variance)",
+            0.0,
+            1.0,
+            "no variance",
+            TEST_VARIANT,
+            n_rec,
+            n_pool,
+            message="both groups are constant",
+        )
     pooled_sd = math.sqrt(((n_rec - 1) * var_rec + (n_pool - 1) * var_pool) / (n_rec + n_pool - 2))
     d = float((rec.mean() - pool_values.mean()) / pooled_sd)
     # scipy warns (e.g. precision loss when one group is constant); keep the warning with the result.
@@ -69,6 +87,17 @@ def cohens_d_welch(
     message = "; ".join(dict.fromkeys(str(w.message) for w in caught)) or None
     p_value = 1.0 if math.isnan(welch.pvalue) else float(welch.pvalue)
     g, interval = _hedges_g_interval(d, n_rec, n_pool, confidence)
-    return BiasTestResult("Cohen's d", d, p_value, "ok", TEST_VARIANT, n_rec, n_pool,
-                          statistic=float(welch.statistic), degrees_of_freedom=float(welch.df),
-                          hedges_g=g, interval=interval, message=message)
+    return BiasTestResult(
+        "Cohen's d",
+        d,
+        p_value,
+        "ok",
+        TEST_VARIANT,
+        n_rec,
+        n_pool,
+        statistic=float(welch.statistic),
+        degrees_of_freedom=float(welch.df),
+        hedges_g=g,
+        interval=interval,
+        message=message,
+    )

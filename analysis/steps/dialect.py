@@ -16,11 +16,19 @@ def dialect_tests(con, study, run_id: str) -> None:
     n_resamples = int(settings.get("bootstrap_resamples", 2000))
     tests = paired_tests(con, run_id, seed=study.seed, n_resamples=n_resamples)
     if tests.height == 0:
-        raise UserError(f"run {run_id} has no dialect retrieval results: does the study run the `retrieval` job "
-                        "over a pair set with two or more variants?")
+        raise UserError(
+            f"run {run_id} has no dialect retrieval results: does the study run the `retrieval` job "
+            "over a pair set with two or more variants?"
+        )
     ranks = rank_tests(con, run_id, seed=study.seed)
     power = power_rows(tests)
     with transaction(con):
-        counts = {name: replace_run_rows(con, name, run_id, frame) for name, frame in
-                  (("dialect_paired_tests", tests), ("dialect_rank_tests", ranks), ("dialect_power", power))}
+        counts = {
+            name: replace_run_rows(con, name, run_id, frame)
+            for name, frame in (
+                ("dialect_paired_tests", tests),
+                ("dialect_rank_tests", ranks),
+                ("dialect_power", power),
+            )
+        }
     print("  " + ", ".join(f"analysis.{name}: {n:,} rows" for name, n in counts.items()), flush=True)

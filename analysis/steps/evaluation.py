@@ -13,9 +13,9 @@ import polars as pl
 
 from analysis.evaluation.alerts import series_alerts
 from analysis.evaluation.intervals import metrics_with_intervals
-from warehouse.seeds import derive_seed
 from analysis.store import replace_run_rows
 from warehouse.errors import UserError
+from warehouse.seeds import derive_seed
 from warehouse.study import register_analysis
 from warehouse.transactions import transaction
 
@@ -26,20 +26,31 @@ def evaluation_analysis(con, study, run_id: str) -> None:
     settings = study.settings.get("evaluation", {})
     n_resamples = int(settings.get("bootstrap_resamples", 2000))
     alpha = float(settings.get("alpha", 0.05))
-    runs = [r[0] for r in con.execute("select run_id from staging.stg_evaluation__runs where series_run_id = ?"
-                                      " order by position", [run_id]).fetchall()]
+    runs = [
+        r[0]
+        for r in con.execute(
+            "select run_id from staging.stg_evaluation__runs where series_run_id = ? order by position", [run_id]
+        ).fetchall()
+    ]
     if not runs:
         raise UserError(f"run {run_id} has no evaluation runs: does the study run the `evaluation` job?")
     query_metrics = con.execute(
         "select m.* from marts.fct_retrieval_query_metrics m join staging.stg_evaluation__runs r using (run_id)"
-        " where r.series_run_id = ?", [run_id]).pl()
-    metrics = metrics_with_intervals(query_metrics, seed=derive_seed(study.seed, "evaluation", "bootstrap"),
-                                     n_resamples=n_resamples)
+        " where r.series_run_id = ?",
+        [run_id],
+    ).pl()
+    metrics = metrics_with_intervals(
+        query_metrics, seed=derive_seed(study.seed, "evaluation", "bootstrap"), n_resamples=n_resamples
+    )
     alerts = series_alerts(con, run_id, seed=study.seed, alpha=alpha, n_resamples=n_resamples)
     with transaction(con):
         for evaluation_run in runs:
-            replace_run_rows(con, "retrieval_metrics_at_k", evaluation_run,
-                             metrics.filter(pl.col("run_id") == evaluation_run))
+            replace_run_rows(
+                con, "retrieval_metrics_at_k", evaluation_run, metrics.filter(pl.col("run_id") == evaluation_run)
+            )
             replace_run_rows(con, "retrieval_alerts", evaluation_run, alerts.filter(pl.col("run_id") == evaluation_run))
-    print(f"  analysis.retrieval_metrics_at_k: {metrics.height:,} rows; analysis.retrieval_alerts: "
-          f"{alerts.height:,} alerts ({alerts['is_significant'].sum()} significant)", flush=True)
+    print(
+        f"  analysis.retrieval_metrics_at_k: {metrics.height:,} rows; analysis.retrieval_alerts: "
+        f"{alerts.height:,} alerts ({alerts['is_significant'].sum()} significant)",
+        flush=True,
+    )

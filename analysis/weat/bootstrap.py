@@ -44,8 +44,16 @@ def effect_size_interval(
         with np.errstate(divide="ignore", invalid="ignore"):
             return _effect_size_kernel(x, y, axis=axis)
 
-    result = stats.bootstrap((s_x, s_y), statistic, n_resamples=n_resamples, vectorized=True, paired=False,
-                             confidence_level=confidence_level, method=method, rng=np.random.default_rng(seed))
+    result = stats.bootstrap(
+        (s_x, s_y),
+        statistic,
+        n_resamples=n_resamples,
+        vectorized=True,
+        paired=False,
+        confidence_level=confidence_level,
+        method=method,
+        rng=np.random.default_rng(seed),
+    )
     low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
     if not (np.isfinite(low) and np.isfinite(high)):
         # Fall back to the percentile interval of the finite resamples rather than report NaN.

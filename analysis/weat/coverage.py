@@ -30,7 +30,7 @@ class WordMatch:
     set_role: str
     position: int
     word: str
-    match_kind: str               # exact, lower, casefold, missing, excluded_by_definition
+    match_kind: str  # exact, lower, casefold, missing, excluded_by_definition
     matched_word: str | None
     used: bool
     drop_reason: str | None = None
@@ -65,14 +65,26 @@ def match_words(words: list[dict], vocabulary: Vocabulary, policy: MatchPolicy) 
     for item in words:
         role, word = item["set_role"], item["word"]
         if item["excluded_by_definition"]:
-            matches.append(WordMatch(role, item["position"], word, "excluded_by_definition", None, False,
-                                     "excluded by the test definition"))
+            matches.append(
+                WordMatch(
+                    role,
+                    item["position"],
+                    word,
+                    "excluded_by_definition",
+                    None,
+                    False,
+                    "excluded by the test definition",
+                )
+            )
             continue
         kind, entry = vocabulary.find(word, policy)
         if entry is not None and entry in used_entries:
             other_role, other_word = used_entries[entry]
-            matches.append(WordMatch(role, item["position"], word, kind, entry, False,
-                                     f"same vector as {other_word!r} in {other_role}"))
+            matches.append(
+                WordMatch(
+                    role, item["position"], word, kind, entry, False, f"same vector as {other_word!r} in {other_role}"
+                )
+            )
             continue
         if entry is not None:
             used_entries[entry] = (role, word)
@@ -92,13 +104,25 @@ def set_coverage(matches: list[WordMatch]) -> dict[str, tuple[int, int, float]]:
 
 def balance_targets(matches: list[WordMatch], rng: np.random.Generator) -> list[WordMatch]:
     """Drop random used words from the larger target set until both have the same size."""
-    used = {role: [i for i, m in enumerate(matches) if m.set_role == role and m.used]
-            for role in ("target_x", "target_y")}
+    used = {
+        role: [i for i, m in enumerate(matches) if m.set_role == role and m.used] for role in ("target_x", "target_y")
+    }
     larger, smaller = sorted(used, key=lambda r: len(used[r]), reverse=True)
     excess = len(used[larger]) - len(used[smaller])
     if excess == 0:
         return matches
     dropped = set(rng.choice(used[larger], size=excess, replace=False).tolist())
-    return [WordMatch(m.set_role, m.position, m.word, m.match_kind, m.matched_word, False,
-                      f"balanced out (seeded) to match the {len(used[smaller])} words of {smaller}")
-            if i in dropped else m for i, m in enumerate(matches)]
+    return [
+        WordMatch(
+            m.set_role,
+            m.position,
+            m.word,
+            m.match_kind,
+            m.matched_word,
+            False,
+            f"balanced out (seeded) to match the {len(used[smaller])} words of {smaller}",
+        )
+        if i in dropped
+        else m
+        for i, m in enumerate(matches)
+    ]

@@ -48,5 +48,12 @@ def weat_effect_size(s_x: np.ndarray, s_y: np.ndarray) -> EffectSize:
     sd = float(np.concatenate([s_x, s_y]).std(ddof=1))
     if sd == 0.0:
         raise ValueError("every target word has the same association score: the SD is 0 and d is undefined")
-    return EffectSize(effect_size=float(_effect_size_kernel(s_x, s_y)), test_statistic=float(s_x.sum() - s_y.sum()),
-                      mean_x=float(s_x.mean()), mean_y=float(s_y.mean()), sd=sd, n_x=len(s_x), n_y=len(s_y))
+    return EffectSize(
+        effect_size=float(_effect_size_kernel(s_x, s_y)),
+        test_statistic=float(s_x.sum() - s_y.sum()),
+        mean_x=float(s_x.mean()),
+        mean_y=float(s_y.mean()),
+        sd=sd,
+        n_x=len(s_x),
+        n_y=len(s_y),
+    )

@@ -50,12 +50,10 @@ def direction_sentence(effect_size: float, *, x_label: str, y_label: str, a_labe
     if effect_size == 0:
         return f"{_capitalised(x_label)} and {y_label} are equally associated with {a_label} and {b_label}."
     first, second = (x_label, y_label) if effect_size > 0 else (y_label, x_label)
-    return (f"{_capitalised(first)} are more associated with {a_label} than {second}"
-            f" (and {second} more with {b_label}).")
+    return f"{_capitalised(first)} are more associated with {a_label} than {second} (and {second} more with {b_label})."
 
 
-def is_significant(p_value: float, ci_low: float | None, ci_high: float | None, *,
-                   alpha: float = SIGNIFICANCE) -> bool:
+def is_significant(p_value: float, ci_low: float | None, ci_high: float | None, *, alpha: float = SIGNIFICANCE) -> bool:
     """p < alpha and, when an interval is known, the interval excludes 0."""
     if not p_value < alpha:
         return False
@@ -66,14 +64,26 @@ def is_significant(p_value: float, ci_low: float | None, ci_high: float | None, 
 
 def null_sentence(effect_size: float, ci_low: float | None, ci_high: float | None) -> str:
     """The reading of a result that is not significant: no direction is claimed."""
-    interval = ("" if ci_low is None or ci_high is None or ci_low != ci_low or ci_high != ci_high
-                else f", 95% CI [{ci_low:.2f}, {ci_high:.2f}]")
+    interval = (
+        ""
+        if ci_low is None or ci_high is None or ci_low != ci_low or ci_high != ci_high
+        else f", 95% CI [{ci_low:.2f}, {ci_high:.2f}]"
+    )
     return f"No evidence of a difference (d {effect_size:.2f}{interval})."
 
 
-def interpret(effect_size: float, p_value: float, *, x_label: str, y_label: str, a_label: str,
-              b_label: str, ci_low: float | None = None, ci_high: float | None = None,
-              alpha: float = SIGNIFICANCE) -> Interpretation:
+def interpret(
+    effect_size: float,
+    p_value: float,
+    *,
+    x_label: str,
+    y_label: str,
+    a_label: str,
+    b_label: str,
+    ci_low: float | None = None,
+    ci_high: float | None = None,
+    alpha: float = SIGNIFICANCE,
+) -> Interpretation:
     """Magnitude, bias level and reading of one computed test.
 
     The reading states a direction only for a significant result (p < alpha and the interval
@@ -81,8 +91,7 @@ def interpret(effect_size: float, p_value: float, *, x_label: str, y_label: str,
     """
     magnitude = magnitude_label(effect_size)
     if is_significant(p_value, ci_low, ci_high, alpha=alpha):
-        direction = direction_sentence(effect_size, x_label=x_label, y_label=y_label, a_label=a_label,
-                                       b_label=b_label)
+        direction = direction_sentence(effect_size, x_label=x_label, y_label=y_label, a_label=a_label, b_label=b_label)
         if magnitude == "negligible":
             direction += " The difference is negligible (|d| < 0.2)."
     else:

@@ -31,8 +31,8 @@ class PermutationTestResult:
     test_statistic: float
     p_value: float
     method: Literal["exact", "randomised"]
-    n_permutations: int            # partitions enumerated (exact) or distinct random partitions drawn
-    n_partitions_total: int        # C(|X| + |Y|, |X|)
+    n_permutations: int  # partitions enumerated (exact) or distinct random partitions drawn
+    n_partitions_total: int  # C(|X| + |Y|, |X|)
     n_x: int
     n_y: int
     alternative: str = "greater"
@@ -48,8 +48,7 @@ def _exact_count(scores: np.ndarray, n_x: int, observed_sum: float, tolerance: f
     index_type = np.int8 if len(scores) < 128 else np.int32
     count = 0
     while True:
-        flat = np.fromiter(itertools.chain.from_iterable(itertools.islice(combinations, _CHUNK)),
-                           dtype=index_type)
+        flat = np.fromiter(itertools.chain.from_iterable(itertools.islice(combinations, _CHUNK)), dtype=index_type)
         if flat.size == 0:
             return count
         sums = scores[flat.reshape(-1, n_x)].sum(axis=1)
@@ -64,8 +63,15 @@ def _random_memberships(rng: np.random.Generator, n: int, n_x: int, size: int) -
     return membership
 
 
-def _random_count(scores: np.ndarray, n_x: int, observed_sum: float, tolerance: float, *,
-                  n_permutations: int, rng: np.random.Generator) -> int:
+def _random_count(
+    scores: np.ndarray,
+    n_x: int,
+    observed_sum: float,
+    tolerance: float,
+    *,
+    n_permutations: int,
+    rng: np.random.Generator,
+) -> int:
     """Draw random partitions until ``n_permutations`` distinct ones (first draws kept), count the extreme ones."""
     keys, sums = [], []
     n_distinct = 0
@@ -114,5 +120,6 @@ def weat_permutation_test(
         return PermutationTestResult(statistic, count / total, "exact", total, total, n_x, n_y)
     rng = np.random.default_rng(seed)
     count = _random_count(scores, n_x, observed_sum, tolerance, n_permutations=n_permutations, rng=rng)
-    return PermutationTestResult(statistic, (count + 1) / (n_permutations + 1), "randomised", n_permutations,
-                                 total, n_x, n_y)
+    return PermutationTestResult(
+        statistic, (count + 1) / (n_permutations + 1), "randomised", n_permutations, total, n_x, n_y
+    )

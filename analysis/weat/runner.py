@@ -13,8 +13,15 @@ import numpy as np
 
 from analysis.weat.association import word_associations
 from analysis.weat.bootstrap import BootstrapMethod, effect_size_interval
-from analysis.weat.coverage import (MATCH_POLICIES, MatchPolicy, Vocabulary, WordMatch, balance_targets,
-                                    match_words, set_coverage)
+from analysis.weat.coverage import (
+    MATCH_POLICIES,
+    MatchPolicy,
+    Vocabulary,
+    WordMatch,
+    balance_targets,
+    match_words,
+    set_coverage,
+)
 from analysis.weat.effect_size import EFFECT_SIZE_SD, weat_effect_size
 from analysis.weat.permutation import EXACT_LIMIT, RANDOM_PERMUTATIONS, weat_permutation_test
 from warehouse.seeds import derive_seed
@@ -28,9 +35,9 @@ class WeatSettings:
     """Study-level WEAT options (``[weat]`` in the study TOML)."""
 
     match_policy: MatchPolicy = "exact"
-    min_coverage: float = 0.8          # each word set must find at least this share of its listed words
-    min_words: int = 2                 # ... and use at least this many
-    balance: bool = False              # drop seeded-random words from the larger target set
+    min_coverage: float = 0.8  # each word set must find at least this share of its listed words
+    min_words: int = 2  # ... and use at least this many
+    balance: bool = False  # drop seeded-random words from the larger target set
     exact_limit: int = EXACT_LIMIT
     n_permutations: int = RANDOM_PERMUTATIONS
     bootstrap_resamples: int = 5000
@@ -63,7 +70,7 @@ class WeatResult:
     n_target_y: int
     n_attribute_a: int
     n_attribute_b: int
-    coverage: float                    # the lowest per-set share of listed words found
+    coverage: float  # the lowest per-set share of listed words found
     seed: int
     matches: tuple[WordMatch, ...] = field(repr=False)
     associations: dict[tuple[str, int], float] = field(repr=False, default_factory=dict)
@@ -78,7 +85,6 @@ class WeatResult:
     n_permutations: int | None = None
 
 
-
 def _coverage_problem(matches: list[WordMatch], settings: WeatSettings) -> str | None:
     problems = []
     for role, (found, listed, share) in set_coverage(matches).items():
@@ -87,12 +93,23 @@ def _coverage_problem(matches: list[WordMatch], settings: WeatSettings) -> str |
             problems.append(f"{role} found {found} of {listed} words ({share:.0%}), uses {used}")
     if not problems:
         return None
-    return (f"{'; '.join(problems)}: below the threshold of {settings.min_coverage:.0%} coverage"
-            f" and {settings.min_words} words per set")
+    return (
+        f"{'; '.join(problems)}: below the threshold of {settings.min_coverage:.0%} coverage"
+        f" and {settings.min_words} words per set"
+    )
 
 
-def run_weat_test(words: list[dict], *, embedding: str, test_set: str, test: str, vocabulary: Vocabulary,
-                  vectors, settings: WeatSettings, study_seed: int) -> WeatResult:
+def run_weat_test(
+    words: list[dict],
+    *,
+    embedding: str,
+    test_set: str,
+    test: str,
+    vocabulary: Vocabulary,
+    vectors,
+    settings: WeatSettings,
+    study_seed: int,
+) -> WeatResult:
     """Run one test; ``words`` are its listed words (set_role, position, word, excluded_by_definition).
 
     ``vectors`` is indexed by vocabulary position with a list of rows: a matrix, or
@@ -102,12 +119,21 @@ def run_weat_test(words: list[dict], *, embedding: str, test_set: str, test: str
     matches = match_words(words, vocabulary, settings.match_policy)
     if settings.balance:
         matches = balance_targets(matches, np.random.default_rng([seed, 3]))
-    rows = {role: [vocabulary.index[m.matched_word] for m in matches if m.set_role == role and m.used]
-            for role in ROLES}
+    rows = {
+        role: [vocabulary.index[m.matched_word] for m in matches if m.set_role == role and m.used] for role in ROLES
+    }
     coverage = min(share for _, _, share in set_coverage(matches).values())
-    base = dict(embedding=embedding, test_set=test_set, test=test, seed=seed, coverage=coverage,
-                n_target_x=len(rows["target_x"]), n_target_y=len(rows["target_y"]),
-                n_attribute_a=len(rows["attribute_a"]), n_attribute_b=len(rows["attribute_b"]))
+    base = dict(
+        embedding=embedding,
+        test_set=test_set,
+        test=test,
+        seed=seed,
+        coverage=coverage,
+        n_target_x=len(rows["target_x"]),
+        n_target_y=len(rows["target_y"]),
+        n_attribute_a=len(rows["attribute_a"]),
+        n_attribute_b=len(rows["attribute_b"]),
+    )
     problem = _coverage_problem(matches, settings)
     if problem is not None:
         return WeatResult(status="insufficient coverage", status_reason=problem, matches=tuple(matches), **base)
@@ -119,15 +145,36 @@ def run_weat_test(words: list[dict], *, embedding: str, test_set: str, test: str
     try:
         effect = weat_effect_size(s_x, s_y)
     except ValueError as exc:
-        return WeatResult(status="undefined", status_reason=str(exc), matches=tuple(matches),
-                          associations=associations, **base)
-    permutation = weat_permutation_test(s_x, s_y, seed=np.random.SeedSequence([seed, 1]),
-                                        exact_limit=settings.exact_limit, n_permutations=settings.n_permutations)
-    interval = effect_size_interval(s_x, s_y, seed=np.random.SeedSequence([seed, 2]),
-                                    confidence_level=settings.confidence_level,
-                                    n_resamples=settings.bootstrap_resamples, method=settings.bootstrap_method)
-    return WeatResult(status="computed", status_reason=None, matches=tuple(matches), associations=associations,
-                      test_statistic=effect.test_statistic, effect_size=effect.effect_size,
-                      ci_low=interval.low, ci_high=interval.high, ci_method=interval.method,
-                      p_value=permutation.p_value, p_method=permutation.method,
-                      n_permutations=permutation.n_permutations, **base)
+        return WeatResult(
+            status="undefined", status_reason=str(exc), matches=tuple(matches), associations=associations, **base
+        )
+    permutation = weat_permutation_test(
+        s_x,
+        s_y,
+        seed=np.random.SeedSequence([seed, 1]),
+        exact_limit=settings.exact_limit,
+        n_permutations=settings.n_permutations,
+    )
+    interval = effect_size_interval(
+        s_x,
+        s_y,
+        seed=np.random.SeedSequence([seed, 2]),
+        confidence_level=settings.confidence_level,
+        n_resamples=settings.bootstrap_resamples,
+        method=settings.bootstrap_method,
+    )
+    return WeatResult(
+        status="computed",
+        status_reason=None,
+        matches=tuple(matches),
+        associations=associations,
+        test_statistic=effect.test_statistic,
+        effect_size=effect.effect_size,
+        ci_low=interval.low,
+        ci_high=interval.high,
+        ci_method=interval.method,
+        p_value=permutation.p_value,
+        p_method=permutation.method,
+        n_permutations=permutation.n_permutations,
+        **base,
+    )

@@ -22,8 +22,10 @@ def _open(lancedb_table: str):
     try:
         return database.open_table(lancedb_table)
     except (ValueError, FileNotFoundError) as exc:
-        raise UserError(f"LanceDB table {lancedb_table!r} is missing from {warehouse_paths().lancedb_dir}"
-                        f" ({exc}): re-ingest the embedding") from None
+        raise UserError(
+            f"LanceDB table {lancedb_table!r} is missing from {warehouse_paths().lancedb_dir}"
+            f" ({exc}): re-ingest the embedding"
+        ) from None
 
 
 def _matrix(column) -> np.ndarray:
@@ -47,7 +49,7 @@ class LanceVectors:
         wanted = [int(r) for r in rows]
         missing = sorted(set(wanted) - set(self._cache))
         for start in range(0, len(missing), _FETCH_CHUNK):
-            ids = ", ".join(str(r + 1) for r in missing[start:start + _FETCH_CHUNK])  # LanceDB rows count from 1
+            ids = ", ".join(str(r + 1) for r in missing[start : start + _FETCH_CHUNK])  # LanceDB rows count from 1
             arrow = self._table.search().where(f"row IN ({ids})").select(["row", "vector"]).limit(None).to_arrow()
             for row, vector in zip(arrow.column("row").to_pylist(), _matrix(arrow.column("vector"))):
                 self._cache[row - 1] = vector

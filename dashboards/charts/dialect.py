@@ -25,32 +25,51 @@ def recall_at_k_chart(df, *, depth: int | None = None) -> alt.FacetChart:
     k_min = int(df["k"].min())
     ticks = [k for k in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000) if k_min <= k <= k_max]
     base = alt.Chart(df).encode(
-        x=alt.X("k:Q", title="k", scale=alt.Scale(type="log", domain=[k_min, k_max], nice=False),
-                axis=alt.Axis(values=ticks, grid=False)),
+        x=alt.X(
+            "k:Q",
+            title="k",
+            scale=alt.Scale(type="log", domain=[k_min, k_max], nice=False),
+            axis=alt.Axis(values=ticks, grid=False),
+        ),
         color=alt.Color("variant:N", title="variant"),
     )
     y_scale = alt.Scale(domain=recall_domain(df), zero=False)
     band = base.mark_area(opacity=0.2, clip=True).encode(
-        y=alt.Y("recall_ci_low:Q", title="recall@k", scale=y_scale), y2="recall_ci_high:Q")
+        y=alt.Y("recall_ci_low:Q", title="recall@k", scale=y_scale), y2="recall_ci_high:Q"
+    )
     line = base.mark_line(clip=True).encode(
         y=alt.Y("recall:Q", scale=y_scale),
-        tooltip=["retriever:N", "variant:N", "k:Q", alt.Tooltip("recall:Q", format=".3f"),
-                 alt.Tooltip("recall_ci_low:Q", format=".3f"), alt.Tooltip("recall_ci_high:Q", format=".3f")])
+        tooltip=[
+            "retriever:N",
+            "variant:N",
+            "k:Q",
+            alt.Tooltip("recall:Q", format=".3f"),
+            alt.Tooltip("recall_ci_low:Q", format=".3f"),
+            alt.Tooltip("recall_ci_high:Q", format=".3f"),
+        ],
+    )
     width = max(120, min(220, PAGE_WIDTH // n_retrievers - 30))
-    return alt.layer(band, line).properties(width=width, height=180).facet(
-        facet=alt.Facet("retriever:N", title=None), columns=n_retrievers).properties(title="Recall@k by variant")
+    return (
+        alt.layer(band, line)
+        .properties(width=width, height=180)
+        .facet(facet=alt.Facet("retriever:N", title=None), columns=n_retrievers)
+        .properties(title="Recall@k by variant")
+    )
 
 
 def rank_distribution_chart(df) -> alt.Chart:
     """How often the gold document lands at each rank band, per retriever and variant."""
-    return alt.Chart(df).mark_bar().encode(
-        x=alt.X("n_queries:Q", title="queries", stack="normalize"),
-        y=alt.Y("variant:N", title=None),
-        color=alt.Color("rank_bin:O", title="rank of gold", sort=RANK_BIN_ORDER,
-                        scale=alt.Scale(scheme="viridis")),
-        order=alt.Order("rank_order:Q"),
-        row=alt.Row("retriever:N", title=None),
-        tooltip=["retriever:N", "variant:N", "rank_bin:O", "n_queries:Q"],
-    ).transform_calculate(
-        rank_order=f"indexof({RANK_BIN_ORDER!r}, datum.rank_bin)"
-    ).properties(width=500, height=40, title="Rank of the gold document")
+    return (
+        alt.Chart(df)
+        .mark_bar()
+        .encode(
+            x=alt.X("n_queries:Q", title="queries", stack="normalize"),
+            y=alt.Y("variant:N", title=None),
+            color=alt.Color("rank_bin:O", title="rank of gold", sort=RANK_BIN_ORDER, scale=alt.Scale(scheme="viridis")),
+            order=alt.Order("rank_order:Q"),
+            row=alt.Row("retriever:N", title=None),
+            tooltip=["retriever:N", "variant:N", "rank_bin:O", "n_queries:Q"],
+        )
+        .transform_calculate(rank_order=f"indexof({RANK_BIN_ORDER!r}, datum.rank_bin)")
+        .properties(width=500, height=40, title="Rank of the gold document")
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import duckdb
 
 from dashboards.html import chart, table, text
+from dashboards.queries import number, relation_exists
 from dashboards.recsys_charts import (
     MARKER_LEVELS,
     aggregated_heatmap_chart,
@@ -15,24 +16,39 @@ from dashboards.recsys_charts import (
     signed_bias_bar_chart,
     signed_condition_heatmap_chart,
 )
-from dashboards.queries import number, relation_exists
 from dashboards.site import register_page
 
 AGGREGATED_LEVELS = {"prompt": "prompt style", "dataset": "dataset", "model": "model (provider)"}
-RESULT_COLUMNS = ["feature", "dataset", "provider", "prompt_style", "metric", "bias", "p_value", "p_value_adjusted",
-                  "significant", "n_recommended", "n_pool", "hedges_g", "ci_low", "ci_high", "bias_corrected_v",
-                  "status", "message"]
+RESULT_COLUMNS = [
+    "feature",
+    "dataset",
+    "provider",
+    "prompt_style",
+    "metric",
+    "bias",
+    "p_value",
+    "p_value_adjusted",
+    "significant",
+    "n_recommended",
+    "n_pool",
+    "hedges_g",
+    "ci_low",
+    "ci_high",
+    "bias_corrected_v",
+    "status",
+    "message",
+]
 INTRO = (
-    "<p class=\"note\">Each condition (dataset × model × prompt style) compares the posts a model recommended "
+    '<p class="note">Each condition (dataset × model × prompt style) compares the posts a model recommended '
     "with the pool it was shown. Numerical features: Cohen's d (recommended minus pool, pooled SD) and Welch's "
     "t-test; categorical and binary features: Cramér's V and the chi-square test (Yates' correction on 2×2 "
     "tables). The heatmaps colour the signed bias (bias / max |bias| per feature, -1 to 1: red, the model "
     "favours higher values or the category mix differs; blue, lower) on a diverging scale around 0, and grey out "
     "cells whose conditions are not mostly significant, so noise is not painted. The original's min-max views, "
-    "which stretch noise over 0-1, stay available below each result set, labelled \"as published\". "
+    'which stretch noise over 0-1, stay available below each result set, labelled "as published". '
     "Markers give the share of the underlying conditions with p &lt; 0.05: * above 50 %, ** above 60 %, "
-    "*** above 75 % (raw p, as the original; the table also gives the adjusted p).</p>")
-
+    "*** above 75 % (raw p, as the original; the table also gives the adjusted p).</p>"
+)
 
 
 def _label(value: float, marker: str) -> str:
@@ -43,12 +59,19 @@ def _lead(overall) -> str:
     """The finding: which features are consistently significant, and which way, before any chart."""
     consistent = overall[overall["share_significant"] > 0.5].sort_values("share_significant", ascending=False)
     if consistent.empty:
-        return ('<p class="verdict"><b>No feature is consistently favoured</b>: none has p &lt; 0.05 in more than '
-                "half of its conditions.</p>")
-    items = "; ".join(f"<b>{text(r.feature)}</b> (mean bias {r.bias_mean:.3g}, p &lt; 0.05 in "
-                      f"{r.share_significant:.0%} of {r.n_conditions} conditions)" for r in consistent.itertuples())
-    return (f'<p class="verdict">{len(consistent)} of {len(overall)} features differ between recommended posts '
-            f"and the pool in most conditions: {items}. The other features show no consistent difference.</p>")
+        return (
+            '<p class="verdict"><b>No feature is consistently favoured</b>: none has p &lt; 0.05 in more than '
+            "half of its conditions.</p>"
+        )
+    items = "; ".join(
+        f"<b>{text(r.feature)}</b> (mean bias {r.bias_mean:.3g}, p &lt; 0.05 in "
+        f"{r.share_significant:.0%} of {r.n_conditions} conditions)"
+        for r in consistent.itertuples()
+    )
+    return (
+        f'<p class="verdict">{len(consistent)} of {len(overall)} features differ between recommended posts '
+        f"and the pool in most conditions: {items}. The other features show no consistent difference.</p>"
+    )
 
 
 def _levels(con, source: str, result_set: str, level: str):
@@ -57,35 +80,47 @@ def _levels(con, source: str, result_set: str, level: str):
         "select feature, group_value, dataset, provider, prompt_style, normalized_bias_mean as value, bias_mean,"
         " share_significant, n_conditions, marker, normalized_bias_mean, signed_normalized_bias_mean"
         " from marts.recsys_bias_aggregated where result_source = ? and result_set = ? and level = ?"
-        " order by feature, group_value", [source, result_set, level]).df()
+        " order by feature, group_value",
+        [source, result_set, level],
+    ).df()
 
 
 def _synthetic_post_sets(con) -> set[str]:
     """Post sets whose ingest run records them as simulated (ingest/recsys_simulate.py)."""
     if not (relation_exists(con, "marts", "fct_recsys_post_values") and relation_exists(con, "marts", "dim_runs")):
         return set()
-    return {r[0] for r in con.execute(
-        "select distinct post_values.post_set from marts.fct_recsys_post_values as post_values"
-        " inner join marts.dim_runs as runs on post_values.run_id = runs.run_id"
-        " where coalesce(try_cast(json_extract_string(runs.parameters, '$.provenance.synthetic') as boolean), false)"
-    ).fetchall()}
+    return {
+        r[0]
+        for r in con.execute(
+            "select distinct post_values.post_set from marts.fct_recsys_post_values as post_values"
+            " inner join marts.dim_runs as runs on post_values.run_id = runs.run_id"
+            " where coalesce("
+            "try_cast(json_extract_string(runs.parameters, '$.provenance.synthetic') as boolean), false)"
+        ).fetchall()
+    }
 
 
 def _result_set_section(con, source: str, result_set: str, *, synthetic: bool) -> str:
     label = "SYNTHETIC data, simulated with injected biases; " if synthetic else ""
-    parts = [f"<h2>{text(result_set)} <span class=\"note\">({text(label + source)} results)</span></h2>"]
+    parts = [f'<h2>{text(result_set)} <span class="note">({text(label + source)} results)</span></h2>']
     summary = con.execute(
         "select count(*), count(distinct feature), count(*) filter (where p_value < 0.05),"
         " count(*) filter (where significant_adjusted), any_value(adjustment_method), any_value(pool_definition),"
         " count(*) filter (where status = 'error')"
         " from marts.pool_vs_recommended_summary where result_source = ? and result_set = ?",
-        [source, result_set]).fetchone()
+        [source, result_set],
+    ).fetchone()
     n, n_features, n_sig, n_sig_adj, method, pool, n_error = summary
     pool_note = f" Pool: {pool}." if pool else ""
-    adjusted = (f"; {n_sig_adj:,} stay significant after {method} adjustment over the {n:,} tests" if method
-                else "; no adjusted p-values (run the recsys_bias job)")
-    parts.append(f"<p>{text(f'{n:,} tests over {n_features} features: {n_sig:,} with raw p < 0.05{adjusted}.')}"
-                 f"{text(pool_note)}{text(f' {n_error} computations failed (see the table).' if n_error else '')}</p>")
+    adjusted = (
+        f"; {n_sig_adj:,} stay significant after {method} adjustment over the {n:,} tests"
+        if method
+        else "; no adjusted p-values (run the recsys_bias job)"
+    )
+    parts.append(
+        f"<p>{text(f'{n:,} tests over {n_features} features: {n_sig:,} with raw p < 0.05{adjusted}.')}"
+        f"{text(pool_note)}{text(f' {n_error} computations failed (see the table).' if n_error else '')}</p>"
+    )
     overall = _levels(con, source, result_set, "all")
     overall["significance"] = overall["marker"].map(MARKER_LEVELS)
     parts.append(_lead(overall))
@@ -102,10 +137,13 @@ def _result_set_section(con, source: str, result_set: str, *, synthetic: bool) -
     conditions = _levels(con, source, result_set, "dataset_model_prompt")
     conditions["dataset_model"] = conditions["dataset"] + " · " + conditions["provider"]
     # A single condition: * when its p < 0.05, as the original's disaggregated heatmaps.
-    conditions["label"] = [_label(v, "*" if s > 0 else "") for v, s in
-                           zip(conditions["value"], conditions["share_significant"])]
-    conditions["signed_label"] = [_label(v, "*" if s > 0 else "") for v, s in
-                                  zip(conditions["signed_normalized_bias_mean"], conditions["share_significant"])]
+    conditions["label"] = [
+        _label(v, "*" if s > 0 else "") for v, s in zip(conditions["value"], conditions["share_significant"])
+    ]
+    conditions["signed_label"] = [
+        _label(v, "*" if s > 0 else "")
+        for v, s in zip(conditions["signed_normalized_bias_mean"], conditions["share_significant"])
+    ]
     by_prompt = list(conditions.groupby("prompt_style", sort=True))
     for prompt_style, df in by_prompt:
         parts.append(chart(signed_condition_heatmap_chart(df, prompt_style=str(prompt_style))))
@@ -113,36 +151,56 @@ def _result_set_section(con, source: str, result_set: str, *, synthetic: bool) -
         "select feature, dataset || ' · ' || provider || ' · ' || prompt_style as condition, hedges_g, ci_low,"
         " ci_high, p_value, case when p_value < 0.05 then 'p < 0.05' else 'p ≥ 0.05' end as significance"
         " from marts.pool_vs_recommended_summary where result_source = ? and result_set = ?"
-        " and ci_low is not null and ci_high is not null order by feature, condition", [source, result_set]).df()
+        " and ci_low is not null and ci_high is not null order by feature, condition",
+        [source, result_set],
+    ).df()
     if len(intervals):
-        parts += ["<h3>Condition-level intervals</h3>", '<p class="note">Hedges\' g of every condition with its '
-                  "95% normal-approximation interval (numerical features; categorical and binary features have "
-                  "Cramér's V, without an interval in the mart).</p>", chart(condition_interval_chart(intervals))]
+        parts += [
+            "<h3>Condition-level intervals</h3>",
+            '<p class="note">Hedges\' g of every condition with its '
+            "95% normal-approximation interval (numerical features; categorical and binary features have "
+            "Cramér's V, without an interval in the mart).</p>",
+            chart(condition_interval_chart(intervals)),
+        ]
     published = [chart(fully_aggregated_bar_chart(overall))]
     published += [chart(aggregated_heatmap_chart(df, by=title)) for title, df in levels.items()]
     published += [chart(condition_heatmap_chart(df, prompt_style=str(prompt_style))) for prompt_style, df in by_prompt]
-    parts += ["<details><summary>As published: the original's min-max normalised views</summary>",
-              '<p class="note">Min-max normalisation per feature stretches pure noise over 0-1: a feature with no '
-              "significant condition can reach 1.00. Read with the markers.</p>", *published, "</details>"]
+    parts += [
+        "<details><summary>As published: the original's min-max normalised views</summary>",
+        '<p class="note">Min-max normalisation per feature stretches pure noise over 0-1: a feature with no '
+        "significant condition can reach 1.00. Read with the markers.</p>",
+        *published,
+        "</details>",
+    ]
     rows = con.execute(
         f"select {', '.join(RESULT_COLUMNS)} from marts.pool_vs_recommended_summary"
         " where result_source = ? and result_set = ? order by feature, dataset, provider, prompt_style",
-        [source, result_set]).fetchall()
+        [source, result_set],
+    ).fetchall()
     formatted = [[number(v) if isinstance(v, float) else v for v in row] for row in rows]
-    parts += [f"<details><summary>Raw results ({len(rows):,} rows)</summary>", table(RESULT_COLUMNS, formatted),
-              "</details>"]
+    parts += [
+        f"<details><summary>Raw results ({len(rows):,} rows)</summary>",
+        table(RESULT_COLUMNS, formatted),
+        "</details>",
+    ]
     return "".join(parts)
 
 
 @register_page("recsys.html", "Recommendation bias")
 def render(con: duckdb.DuckDBPyConnection) -> str:
     if not relation_exists(con, "marts", "recsys_bias_aggregated"):
-        return "<p class=\"note\">No recommendation-bias results yet: run a recsys study, then <code>biaswh build</code>.</p>"
-    result_sets = con.execute("select distinct result_source, result_set from marts.pool_vs_recommended_summary"
-                              " order by result_source desc, result_set").fetchall()
+        return (
+            '<p class="note">No recommendation-bias results yet:'
+            " run a recsys study, then <code>biaswh build</code>.</p>"
+        )
+    result_sets = con.execute(
+        "select distinct result_source, result_set from marts.pool_vs_recommended_summary"
+        " order by result_source desc, result_set"
+    ).fetchall()
     if not result_sets:
-        return INTRO + "<p class=\"note\">No recommendation-bias results loaded in this warehouse.</p>"
+        return INTRO + '<p class="note">No recommendation-bias results loaded in this warehouse.</p>'
     synthetic = _synthetic_post_sets(con)
-    return INTRO + "".join(_result_set_section(con, source, result_set,
-                                               synthetic=source == "computed" and result_set in synthetic)
-                           for source, result_set in result_sets)
+    return INTRO + "".join(
+        _result_set_section(con, source, result_set, synthetic=source == "computed" and result_set in synthetic)
+        for source, result_set in result_sets
+    )

@@ -9,39 +9,66 @@ from dashboards.html import chart, table, text
 from dashboards.queries import relation_exists
 from dashboards.site import register_page
 
-ALERT = ('<div style="border:3px solid #cf222e;background:#ffebe9;padding:0.8rem 1rem;margin:1rem 0;'
-         'font-size:1.05rem"><b>{title}</b>{body}</div>')
+ALERT = (
+    '<div style="border:3px solid #cf222e;background:#ffebe9;padding:0.8rem 1rem;margin:1rem 0;'
+    'font-size:1.05rem"><b>{title}</b>{body}</div>'
+)
 
 
 def effect_size_chart(df) -> alt.LayerChart:
     """Effect size d per test with its bootstrap interval; reference lines at ±0.2, ±0.5, ±0.8."""
     base = alt.Chart(df).encode(y=alt.Y("test_label:N", title=None, sort=None))
     interval = base.mark_rule(strokeWidth=2).encode(
-        x=alt.X("ci_low:Q", title="effect size d (bootstrap interval)"), x2="ci_high:Q",
-        color=alt.Color("significance:N", title="one-sided p",
-                        scale=alt.Scale(domain=["p < 0.05", "p ≥ 0.05"], range=["#cf222e", "#8c959f"])))
+        x=alt.X("ci_low:Q", title="effect size d (bootstrap interval)"),
+        x2="ci_high:Q",
+        color=alt.Color(
+            "significance:N",
+            title="one-sided p",
+            scale=alt.Scale(domain=["p < 0.05", "p ≥ 0.05"], range=["#cf222e", "#8c959f"]),
+        ),
+    )
     points = base.mark_point(filled=True, size=70).encode(
-        x="effect_size:Q", color="significance:N",
-        tooltip=["embedding:N", "test:N", alt.Tooltip("effect_size:Q", format=".3f"),
-                 alt.Tooltip("ci_low:Q", format=".3f"), alt.Tooltip("ci_high:Q", format=".3f"),
-                 alt.Tooltip("p_value:Q", format=".2g"), "p_method:N", "bias_level:N"])
-    references = alt.Chart(alt.Data(values=[{"d": v} for v in (-0.8, -0.5, -0.2, 0.0, 0.2, 0.5, 0.8)])).mark_rule(
-        strokeDash=[3, 3], color="#999").encode(x="d:Q")
+        x="effect_size:Q",
+        color="significance:N",
+        tooltip=[
+            "embedding:N",
+            "test:N",
+            alt.Tooltip("effect_size:Q", format=".3f"),
+            alt.Tooltip("ci_low:Q", format=".3f"),
+            alt.Tooltip("ci_high:Q", format=".3f"),
+            alt.Tooltip("p_value:Q", format=".2g"),
+            "p_method:N",
+            "bias_level:N",
+        ],
+    )
+    references = (
+        alt.Chart(alt.Data(values=[{"d": v} for v in (-0.8, -0.5, -0.2, 0.0, 0.2, 0.5, 0.8)]))
+        .mark_rule(strokeDash=[3, 3], color="#999")
+        .encode(x="d:Q")
+    )
     return alt.layer(references, interval, points).properties(
-        title="WEAT effect sizes (|d| 0.2 small, 0.5 medium, 0.8 large)", width=600)
+        title="WEAT effect sizes (|d| 0.2 small, 0.5 medium, 0.8 large)", width=600
+    )
 
 
 def word_association_chart(df) -> alt.Chart:
     """Strip plot of s(w, A, B) for every used target word, one row per test, coloured by target set."""
-    return alt.Chart(df).mark_tick(thickness=2, size=14).encode(
-        x=alt.X("association:Q", title="s(w, A, B) = mean cos(w, A) - mean cos(w, B)"),
-        y=alt.Y("test_label:N", title=None, sort=None),
-        yOffset=alt.YOffset("set_role:N"),
-        color=alt.Color("set_role:N", title="target set",
-                        scale=alt.Scale(domain=["target_x", "target_y"], range=["#0969da", "#bf8700"])),
-        tooltip=["test:N", "set_label:N", "word:N", "matched_word:N", alt.Tooltip("association:Q", format=".4f")],
-    ).properties(title="Per-word association of the target words (X blue, Y amber)", width=600)
-
+    return (
+        alt.Chart(df)
+        .mark_tick(thickness=2, size=14)
+        .encode(
+            x=alt.X("association:Q", title="s(w, A, B) = mean cos(w, A) - mean cos(w, B)"),
+            y=alt.Y("test_label:N", title=None, sort=None),
+            yOffset=alt.YOffset("set_role:N"),
+            color=alt.Color(
+                "set_role:N",
+                title="target set",
+                scale=alt.Scale(domain=["target_x", "target_y"], range=["#0969da", "#bf8700"]),
+            ),
+            tooltip=["test:N", "set_label:N", "word:N", "matched_word:N", alt.Tooltip("association:Q", format=".4f")],
+        )
+        .properties(title="Per-word association of the target words (X blue, Y amber)", width=600)
+    )
 
 
 def _latest_runs(con) -> list[tuple[str, str]]:
@@ -50,30 +77,37 @@ def _latest_runs(con) -> list[tuple[str, str]]:
         "with runs as (select distinct w.run_id, coalesce(r.run_name, 'unknown study') as study, r.started_at"
         " from marts.weat_results w left join marts.dim_runs r using (run_id))"
         " select study, run_id from runs qualify row_number() over (partition by study"
-        " order by started_at desc nulls last) = 1 order by started_at desc nulls last").fetchall()
+        " order by started_at desc nulls last) = 1 order by started_at desc nulls last"
+    ).fetchall()
 
 
 def _results(con, run_id: str):
     has_report = relation_exists(con, "analysis", "weat_interpretations")
-    report_join = ("left join analysis.weat_interpretations i using (run_id, embedding, test_set, test)"
-                   if has_report else "")
+    report_join = (
+        "left join analysis.weat_interpretations i using (run_id, embedding, test_set, test)" if has_report else ""
+    )
     report_columns = "i.magnitude, i.bias_level, i.direction" if has_report else "null, null, null"
     return con.execute(
         f"select w.embedding, w.test_set, w.test, t.test_title, w.status, w.status_reason, w.coverage,"
         f" w.n_target_x, w.n_target_y, w.n_attribute_a, w.n_attribute_b, w.effect_size, w.ci_low, w.ci_high,"
         f" w.p_value, w.p_method, w.n_permutations, w.match_policy, {report_columns}"
         f" from marts.weat_results w left join marts.dim_weat_tests t using (test_set, test) {report_join}"
-        f" where w.run_id = ? order by w.embedding, w.test_set, length(w.test), w.test", [run_id]).df()
+        f" where w.run_id = ? order by w.embedding, w.test_set, length(w.test), w.test",
+        [run_id],
+    ).df()
 
 
 def _alert(results) -> str:
     missing = results[results["status"] != "computed"]
     if missing.empty:
         return ""
-    items = "".join(f"<li><b>{text(r.embedding)} / {text(r.test)}</b>: {text(r.status).upper()} — "
-                    f"{text(r.status_reason)}</li>" for r in missing.itertuples())
-    return ALERT.format(title=text(f"{len(missing)} of {len(results)} tests were NOT computed"),
-                        body=f"<ul>{items}</ul>")
+    items = "".join(
+        f"<li><b>{text(r.embedding)} / {text(r.test)}</b>: {text(r.status).upper()} — {text(r.status_reason)}</li>"
+        for r in missing.itertuples()
+    )
+    return ALERT.format(
+        title=text(f"{len(missing)} of {len(results)} tests were NOT computed"), body=f"<ul>{items}</ul>"
+    )
 
 
 def _number(value, spec: str) -> str:
@@ -91,20 +125,52 @@ def _results_table(results) -> str:
     for r in results.itertuples():
         computed = r.status == "computed"
         colour = "#1a7f37" if computed else "#cf222e"
-        status = (f'<b style="color:{colour}">{text(r.status.upper() if not computed else r.status)}</b>'
-                  f"<br>{text(f'{r.coverage:.0%}')} of words found")
+        status = (
+            f'<b style="color:{colour}">{text(r.status.upper() if not computed else r.status)}</b>'
+            f"<br>{text(f'{r.coverage:.0%}')} of words found"
+        )
         test = f"<b>{text(r.test)}</b><br>{text(r.test_title)}" if _label(r.test_title, missing="") else text(r.test)
-        effect = (f"{_number(r.effect_size, '.2f')} [{_number(r.ci_low, '.2f')}, {_number(r.ci_high, '.2f')}]"
-                  if computed else "not computed")
-        p_value = (f'{text(f"{r.p_value:.3g}")}<br><span class="note">{text(r.p_method)}, '
-                   f"{r.n_permutations:,} partitions</span>" if computed else "—")
-        level = (f"{_label(r.bias_level)} ({_label(r.magnitude)})" if computed and _label(r.magnitude, missing="")
-                 else _label(r.bias_level))
-        rows.append([r.embedding, test, status, f"{r.n_target_x}/{r.n_target_y}/{r.n_attribute_a}/{r.n_attribute_b}",
-                     effect, p_value, level, _label(r.direction, missing="")])
-    columns = ["embedding", "test", "status, coverage", "words X/Y/A/B", "d [95% CI]", "p (one-sided)",
-               "bias level (magnitude)", "reading"]
-    return table(columns, rows, raw_columns=frozenset({"status, coverage", "test", "p (one-sided)"}), css_class="weat-results")
+        effect = (
+            f"{_number(r.effect_size, '.2f')} [{_number(r.ci_low, '.2f')}, {_number(r.ci_high, '.2f')}]"
+            if computed
+            else "not computed"
+        )
+        p_value = (
+            f'{text(f"{r.p_value:.3g}")}<br><span class="note">{text(r.p_method)}, '
+            f"{r.n_permutations:,} partitions</span>"
+            if computed
+            else "—"
+        )
+        level = (
+            f"{_label(r.bias_level)} ({_label(r.magnitude)})"
+            if computed and _label(r.magnitude, missing="")
+            else _label(r.bias_level)
+        )
+        rows.append(
+            [
+                r.embedding,
+                test,
+                status,
+                f"{r.n_target_x}/{r.n_target_y}/{r.n_attribute_a}/{r.n_attribute_b}",
+                effect,
+                p_value,
+                level,
+                _label(r.direction, missing=""),
+            ]
+        )
+    columns = [
+        "embedding",
+        "test",
+        "status, coverage",
+        "words X/Y/A/B",
+        "d [95% CI]",
+        "p (one-sided)",
+        "bias level (magnitude)",
+        "reading",
+    ]
+    return table(
+        columns, rows, raw_columns=frozenset({"status, coverage", "test", "p (one-sided)"}), css_class="weat-results"
+    )
 
 
 def _coverage_table(con, run_id: str) -> str:
@@ -113,7 +179,9 @@ def _coverage_table(con, run_id: str) -> str:
         " round(100 * coverage, 1) || '%' as coverage, n_used as used, n_exact as exact, n_lower as lower_case,"
         " n_casefold as case_folded, n_excluded_by_definition as excluded_by_definition,"
         " array_to_string(missing_words, ', ') as missing_words from marts.agg_weat_set_coverage"
-        " where run_id = ? order by embedding, test_set, length(test), test, set_role", [run_id])
+        " where run_id = ? order by embedding, test_set, length(test), test, set_role",
+        [run_id],
+    )
     columns = [d[0] for d in cursor.description]
     return table(columns, [list(r) for r in cursor.fetchall()])
 
@@ -122,7 +190,9 @@ def _dropped_table(con, run_id: str) -> str:
     cursor = con.execute(
         "select embedding, test, set_role, word, match_kind, matched_word, drop_reason"
         " from marts.fct_weat_word_associations where run_id = ? and is_found and not is_used"
-        " order by all limit 500", [run_id])
+        " order by all limit 500",
+        [run_id],
+    )
     rows = [list(r) for r in cursor.fetchall()]
     if not rows:
         return "<p>None: every found word was used.</p>"
@@ -131,31 +201,65 @@ def _dropped_table(con, run_id: str) -> str:
 
 def _run_section(con, study: str, run_id: str) -> str:
     results = _results(con, run_id)
-    parts = [f"<h2>Study {text(study)}</h2>", f'<p class="note">Run <code>{text(run_id)}</code>.</p>',
-             _alert(results), "<h3>Results</h3>", _results_table(results)]
+    parts = [
+        f"<h2>Study {text(study)}</h2>",
+        f'<p class="note">Run <code>{text(run_id)}</code>.</p>',
+        _alert(results),
+        "<h3>Results</h3>",
+        _results_table(results),
+    ]
     if relation_exists(con, "analysis", "weat_bias_level_counts"):
-        cursor = con.execute("select embedding, bias_level, n_tests from analysis.weat_bias_level_counts"
-                             " where run_id = ? order by embedding, severity_order", [run_id])
-        parts += ["<h3>Tests per bias level</h3>", table([d[0] for d in cursor.description],
-                                                          [list(r) for r in cursor.fetchall()])]
+        cursor = con.execute(
+            "select embedding, bias_level, n_tests from analysis.weat_bias_level_counts"
+            " where run_id = ? order by embedding, severity_order",
+            [run_id],
+        )
+        parts += [
+            "<h3>Tests per bias level</h3>",
+            table([d[0] for d in cursor.description], [list(r) for r in cursor.fetchall()]),
+        ]
     computed = results[results["status"] == "computed"].copy()
     if not computed.empty:
         computed["test_label"] = computed["embedding"] + " / " + computed["test"]
         computed["significance"] = computed["p_value"].map(lambda p: "p < 0.05" if p < 0.05 else "p ≥ 0.05")
-        parts += ["<h3>Effect sizes</h3>", chart(effect_size_chart(computed[[
-            "embedding", "test", "test_label", "effect_size", "ci_low", "ci_high", "p_value", "p_method",
-            "significance", "bias_level"]]))]
+        parts += [
+            "<h3>Effect sizes</h3>",
+            chart(
+                effect_size_chart(
+                    computed[
+                        [
+                            "embedding",
+                            "test",
+                            "test_label",
+                            "effect_size",
+                            "ci_low",
+                            "ci_high",
+                            "p_value",
+                            "p_method",
+                            "significance",
+                            "bias_level",
+                        ]
+                    ]
+                )
+            ),
+        ]
         words = con.execute(
             "select embedding || ' / ' || test as test_label, test, set_role, set_label, word, matched_word,"
             " association from marts.fct_weat_word_associations where run_id = ? and association is not null"
             " order by embedding, test_set, length(test), test, set_role, position",
-            [run_id]).df()
+            [run_id],
+        ).df()
         parts += ["<h3>Per-word associations</h3>", chart(word_association_chart(words))]
-    parts += ["<h3>Coverage of every word set</h3>",
-              f'<p class="note">Match policy: {text(", ".join(sorted(set(results["match_policy"]))))}.'
-              " A set below the threshold makes its test \"insufficient coverage\".</p>",
-              "<details><summary>Coverage table (one row per word set)</summary>", _coverage_table(con, run_id),
-              "</details><details><summary>Found but not used</summary>", _dropped_table(con, run_id), "</details>"]
+    parts += [
+        "<h3>Coverage of every word set</h3>",
+        f'<p class="note">Match policy: {text(", ".join(sorted(set(results["match_policy"]))))}.'
+        ' A set below the threshold makes its test "insufficient coverage".</p>',
+        "<details><summary>Coverage table (one row per word set)</summary>",
+        _coverage_table(con, run_id),
+        "</details><details><summary>Found but not used</summary>",
+        _dropped_table(con, run_id),
+        "</details>",
+    ]
     return "".join(parts)
 
 
@@ -163,10 +267,14 @@ def _run_section(con, study: str, run_id: str) -> str:
 def render(con: duckdb.DuckDBPyConnection) -> str:
     runs = _latest_runs(con) if relation_exists(con, "marts", "weat_results") else []
     if not runs:
-        return ('<p class="note">No WEAT results in this warehouse yet: run a study with the '
-                '<code>weat</code> job, e.g. <code>biaswh run studies/demo_weat.toml</code>.</p>')
-    intro = ('<p class="note">The latest run of each WEAT study. d &gt; 0: the X targets are closer to the'
-             " A attributes than the Y targets are. p is one-sided (exact over all partitions, or seeded random"
-             " partitions without replacement, p = (k+1)/(B+1)); the interval is a bootstrap over target words."
-             " SD: sample SD (ddof=1) of s(w, A, B) over all target words.</p>")
+        return (
+            '<p class="note">No WEAT results in this warehouse yet: run a study with the '
+            "<code>weat</code> job, e.g. <code>biaswh run studies/demo_weat.toml</code>.</p>"
+        )
+    intro = (
+        '<p class="note">The latest run of each WEAT study. d &gt; 0: the X targets are closer to the'
+        " A attributes than the Y targets are. p is one-sided (exact over all partitions, or seeded random"
+        " partitions without replacement, p = (k+1)/(B+1)); the interval is a bootstrap over target words."
+        " SD: sample SD (ddof=1) of s(w, A, B) over all target words.</p>"
+    )
     return intro + "".join(_run_section(con, study, run_id) for study, run_id in runs)

@@ -29,9 +29,8 @@ from datetime import datetime, timezone
 import numpy as np
 import pyarrow as pa
 
-from warehouse.seeds import derive_seed
-from ingest.jobs.retrieval import _prepare_dense, drop_documents, load_corpora, pin_read_versions
 from ingest.evaluation_thresholds import max_achievable, read_thresholds
+from ingest.jobs.retrieval import _prepare_dense, drop_documents, load_corpora, pin_read_versions
 from ingest.qrels import check_qrels_ids, load_qrels, query_set_table_name
 from ingest.retrieval.config import config_from_settings
 from ingest.retrieval.runner import Query, run_retrievers
@@ -40,6 +39,7 @@ from ingest.versions import IngestResult
 from warehouse.errors import UserError
 from warehouse.run_parameters import record_run_parameters
 from warehouse.runs import start_run
+from warehouse.seeds import derive_seed
 from warehouse.settings import warehouse_paths
 from warehouse.study import register_ingester, register_job
 
@@ -50,7 +50,7 @@ _KEYS = {"query_set", "sample", "tune_share", "runs", "bootstrap_resamples", "al
 def ingest_qrels(con, study, step: dict) -> IngestResult:
     """``path`` (TREC, CSV or JSON qrels), ``query_set`` (e.g. ``squad_questions:validation``), optional ``name``."""
     if "query_set" not in step:
-        raise UserError(f"{study.path}: [[ingest]] source = \"qrels\" needs a query_set")
+        raise UserError(f'{study.path}: [[ingest]] source = "qrels" needs a query_set')
     return load_qrels(con, study.resolve(step["path"]), query_set=step["query_set"], name=step.get("name"))
 
 
@@ -91,16 +91,22 @@ def series_settings(study) -> tuple[dict, list[dict]]:
             raise UserError(f"[[evaluation.runs]] {run['label']}: unknown key(s) {', '.join(sorted(extra))}")
         retrieval = _merged(base, run.get("retrieval", {}))
         retrieval["query_sets"] = [settings["query_set"]]
-        resolved.append({"label": run["label"], "position": position,
-                         "is_baseline": run["label"] == (baselines[0] if baselines else labels[0]),
-                         "retrieval": retrieval})
+        resolved.append(
+            {
+                "label": run["label"],
+                "position": position,
+                "is_baseline": run["label"] == (baselines[0] if baselines else labels[0]),
+                "retrieval": retrieval,
+            }
+        )
     return settings, resolved
 
 
 def sample_queries(con, split: str, *, sample: int | None, limit: int | None, seed: int) -> list[Query]:
     """The split's questions (relevant document: their own context), a seeded sample when asked."""
-    rows = con.execute("select row_idx, question, doc_id from marts.fct_squad_questions where split = ?"
-                       " order by row_idx", [split]).fetchall()
+    rows = con.execute(
+        "select row_idx, question, doc_id from marts.fct_squad_questions where split = ? order by row_idx", [split]
+    ).fetchall()
     if not rows:
         raise UserError(f"[evaluation] no SQuAD questions for split {split!r}: ingest that split first")
     if sample is not None and sample < len(rows):
@@ -125,8 +131,11 @@ def _record_thresholds(con, run_id: str, thresholds: list[tuple], query_set: str
     for metric, k, retriever, direction, threshold, severity, description in thresholds:
         best = max_achievable(con, query_set, query_ids, metric, k)
         if direction == "below" and best is not None and threshold > best:
-            print(f"  threshold {metric}@{k} below {threshold:g} can never clear: these judgments cap"
-                  f" {metric}@{k} at {best:.3f} (use drop_pct, or a threshold under the cap)", flush=True)
+            print(
+                f"  threshold {metric}@{k} below {threshold:g} can never clear: these judgments cap"
+                f" {metric}@{k} at {best:.3f} (use drop_pct, or a threshold under the cap)",
+                flush=True,
+            )
         rows.append([run_id, metric, k, retriever, direction, threshold, severity, description, best])
     con.executemany("insert into raw.evaluation_thresholds values (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
 
@@ -135,9 +144,12 @@ def _snapshot_judgments(con, run_id: str, query_set: str, queries) -> None:
     """Copy the judgments of the run's queries into ``raw.retrieval_judgments`` (its pinned qrels)."""
     con.register("_asked", pa.table({"query_id": sorted({q.query_id for q in queries})}))
     try:
-        con.execute("insert into raw.retrieval_judgments select ?, q.query_set, q.query_id, q.doc_id, q.relevance,"
-                    " q.qrels_source from marts.fct_retrieval_qrels q inner join _asked using (query_id)"
-                    " where q.query_set = ?", [run_id, query_set])
+        con.execute(
+            "insert into raw.retrieval_judgments select ?, q.query_set, q.query_id, q.doc_id, q.relevance,"
+            " q.qrels_source from marts.fct_retrieval_qrels q inner join _asked using (query_id)"
+            " where q.query_set = ?",
+            [run_id, query_set],
+        )
     finally:
         con.unregister("_asked")
 
@@ -146,17 +158,26 @@ def _snapshot_judgments(con, run_id: str, query_set: str, queries) -> None:
     "evaluation",
     before="+fct_squad_questions +dim_corpus_documents +fct_query_variants +fct_retrieval_qrels",
     after="path:models/staging/retrieval path:models/staging/evaluation path:models/staging/warehouse"
-          " path:seeds/evaluation path:models/marts/evaluation")
+    " path:seeds/evaluation path:models/marts/evaluation",
+)
 def evaluation_job(con, study, run_id: str) -> None:
     """Run every configured evaluation run and write ``raw.retrieval_*`` and ``raw.evaluation_*``."""
     settings, runs = series_settings(study)
     query_set = query_set_table_name(settings["query_set"])
     split = settings["query_set"].split(":", 1)[1]
     check_qrels_ids(con, query_set)
-    queries = sample_queries(con, split, sample=settings.get("sample"), limit=study.limit,
-                             seed=derive_seed(study.seed, "evaluation", "sample"))
-    folds = tune_report_folds([q.query_id for q in queries], share=settings.get("tune_share", 0.5),
-                              seed=derive_seed(study.seed, "evaluation", "folds"))
+    queries = sample_queries(
+        con,
+        split,
+        sample=settings.get("sample"),
+        limit=study.limit,
+        seed=derive_seed(study.seed, "evaluation", "sample"),
+    )
+    folds = tune_report_folds(
+        [q.query_id for q in queries],
+        share=settings.get("tune_share", 0.5),
+        seed=derive_seed(study.seed, "evaluation", "folds"),
+    )
     corpora_all = load_corpora(con, {split})
     thresholds = read_thresholds(study.resolve(settings["thresholds"]) if settings.get("thresholds") else None)
     con.begin()
@@ -165,36 +186,81 @@ def evaluation_job(con, study, run_id: str) -> None:
         _record_thresholds(con, run_id, thresholds, query_set, [q.query_id for q in queries])
         for run in runs:
             config = config_from_settings(run["retrieval"], resolve=study.resolve)
-            corpora = drop_documents(corpora_all, config.drop_documents_fraction,
-                                     seed=derive_seed(study.seed, "evaluation", run["label"], "drop"))
-            child = start_run(con, kind="evaluation_run", name=f"{study.name}:{run['label']}",
-                              parameters={"series_run_id": run_id, "label": run["label"],
-                                          "retrieval": run["retrieval"], "seed": study.seed})
+            corpora = drop_documents(
+                corpora_all,
+                config.drop_documents_fraction,
+                seed=derive_seed(study.seed, "evaluation", run["label"], "drop"),
+            )
+            child = start_run(
+                con,
+                kind="evaluation_run",
+                name=f"{study.name}:{run['label']}",
+                parameters={
+                    "series_run_id": run_id,
+                    "label": run["label"],
+                    "retrieval": run["retrieval"],
+                    "seed": study.seed,
+                },
+            )
             record_run_parameters(con, child.run_id, study.run_parameters)
             _snapshot_judgments(con, child.run_id, query_set, queries)
             provider = cache = None
             if "dense" in config.needs:
                 provider, cache = _prepare_dense(con, config, child.run_id, corpora, {query_set: queries})
             created = datetime.now(timezone.utc).replace(tzinfo=None)
-            record = config.record() | {"seed": study.seed, "label": run["label"],
-                                        "documents_indexed": {s: len(c.doc_ids) for s, c in corpora.items()},
-                                        "embedding": provider.describe() if provider else None}
-            outputs = run_retrievers(corpora, queries, config, provider=provider, cache=cache,
-                                     lancedb_dir=warehouse_paths().lancedb_dir)
-            write_outputs(con, run_id=child.run_id, query_set=query_set, queries=queries, outputs=outputs,
-                          config=config, record=record, created_at=created)
-            con.execute("insert into raw.evaluation_runs values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        [child.run_id, run_id, study.name, run["label"], run["position"], run["is_baseline"],
-                         query_set, len(queries), json.dumps(record, default=str, sort_keys=True), created])
-            con.register("_folds", pa.table({"run_id": [child.run_id] * len(queries),
-                                             "query_set": [query_set] * len(queries),
-                                             "query_id": [q.query_id for q in queries], "fold": folds}))
+            record = config.record() | {
+                "seed": study.seed,
+                "label": run["label"],
+                "documents_indexed": {s: len(c.doc_ids) for s, c in corpora.items()},
+                "embedding": provider.describe() if provider else None,
+            }
+            outputs = run_retrievers(
+                corpora, queries, config, provider=provider, cache=cache, lancedb_dir=warehouse_paths().lancedb_dir
+            )
+            write_outputs(
+                con,
+                run_id=child.run_id,
+                query_set=query_set,
+                queries=queries,
+                outputs=outputs,
+                config=config,
+                record=record,
+                created_at=created,
+            )
+            con.execute(
+                "insert into raw.evaluation_runs values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    child.run_id,
+                    run_id,
+                    study.name,
+                    run["label"],
+                    run["position"],
+                    run["is_baseline"],
+                    query_set,
+                    len(queries),
+                    json.dumps(record, default=str, sort_keys=True),
+                    created,
+                ],
+            )
+            con.register(
+                "_folds",
+                pa.table(
+                    {
+                        "run_id": [child.run_id] * len(queries),
+                        "query_set": [query_set] * len(queries),
+                        "query_id": [q.query_id for q in queries],
+                        "fold": folds,
+                    }
+                ),
+            )
             con.execute("insert into raw.evaluation_query_folds select * from _folds")
             con.unregister("_folds")
             child.row_counts["retrieval_queries"] = len(queries)
             child.finish()
-            print(f"  {run['label']}: {len(queries):,} queries; "
-                  + ", ".join(f"{o.retriever} {o.seconds:.2f}s" for o in outputs))
+            print(
+                f"  {run['label']}: {len(queries):,} queries; "
+                + ", ".join(f"{o.retriever} {o.seconds:.2f}s" for o in outputs)
+            )
         con.commit()
     except BaseException:
         con.rollback()

@@ -19,6 +19,7 @@ from warehouse.seeds import derive_seed
 from warehouse.settings import warehouse_paths
 from warehouse.study import register_ingester
 
+
 def _options(step: dict, *, drop: tuple[str, ...] = ("source", "path")) -> dict:
     return {k: v for k, v in step.items() if k not in drop}
 
@@ -33,8 +34,9 @@ def ingest_posts_step(con, study, step: dict):
     if "features_path" not in step:
         raise UserError(f"{study.path}: a recsys_posts [[ingest]] step needs features_path (the feature table)")
     options = _options(step, drop=("source", "path", "features_path"))
-    return load_recsys_posts(con, study.resolve(step["path"]), features_path=study.resolve(step["features_path"]),
-                             **options)
+    return load_recsys_posts(
+        con, study.resolve(step["path"]), features_path=study.resolve(step["features_path"]), **options
+    )
 
 
 @register_ingester("recsys_simulated")
@@ -52,6 +54,10 @@ def ingest_simulated_step(con, study, step: dict):
         posts_path, features_path = write_simulated_files(folder, name=name, seed=seed, **spec)
     except (TypeError, ValueError) as exc:
         raise UserError(f"{spec_path}: invalid simulation spec ({exc})") from None
-    provenance = {"synthetic": True, "simulation_spec": str(spec_path), "simulation_seed": seed,
-                  "simulation_options": {k: list(v) if isinstance(v, tuple) else v for k, v in spec.items()}}
+    provenance = {
+        "synthetic": True,
+        "simulation_spec": str(spec_path),
+        "simulation_seed": seed,
+        "simulation_options": {k: list(v) if isinstance(v, tuple) else v for k, v in spec.items()},
+    }
     return load_recsys_posts(con, posts_path, features_path=features_path, name=name, provenance=provenance)

@@ -31,17 +31,21 @@ def ingest_vignettes(con, study, step: dict) -> IngestResult:
 @register_ingester("silent_bias_generations")
 def ingest_generations(con, study, step: dict) -> IngestResult:
     if not step.get("vignette_set"):
-        raise UserError(f"{study.path}: a silent_bias_generations [[ingest]] needs vignette_set = \"...\"")
+        raise UserError(f'{study.path}: a silent_bias_generations [[ingest]] needs vignette_set = "..."')
     files = generation_files(study.resolve(step["path"]))
     if step.get("model") and len(files) > 1:
         raise UserError(f"{study.path}: `model` names one model, but {step['path']} holds {len(files)} files")
     for path in files:  # check every file before loading any, so a bad file leaves the warehouse unchanged
         read_generation_lines(path)
-    results = [load_generations(con, path, vignette_set=step["vignette_set"], model=step.get("model"))
-               for path in files]
+    results = [
+        load_generations(con, path, vignette_set=step["vignette_set"], model=step.get("model")) for path in files
+    ]
     return IngestResult(
-        dataset=results[0].dataset, source_name=step["vignette_set"],
+        dataset=results[0].dataset,
+        source_name=step["vignette_set"],
         status="loaded" if any(r.status == "loaded" for r in results) else "unchanged",
-        version=max(r.version for r in results), rows=sum(r.rows for r in results), run_id=results[-1].run_id,
-        message="\n".join(r.message for r in results))
-
+        version=max(r.version for r in results),
+        rows=sum(r.rows for r in results),
+        run_id=results[-1].run_id,
+        message="\n".join(r.message for r in results),
+    )

@@ -24,13 +24,21 @@ def _words_of_test_sets(con, test_sets: list[str]) -> list[str]:
         " where dataset = 'weat_tests' group by source_name)"
         " select distinct w.word from raw.weat_test_words w join latest"
         " on w.test_set = latest.source_name and w.source_version = latest.version"
-        " where w.test_set in (select unnest(?)) order by w.word", [test_sets]).fetchall()
-    loaded = {r[0] for r in con.execute(
-        "select distinct source_name from raw.source_versions where dataset = 'weat_tests'").fetchall()}
+        " where w.test_set in (select unnest(?)) order by w.word",
+        [test_sets],
+    ).fetchall()
+    loaded = {
+        r[0]
+        for r in con.execute(
+            "select distinct source_name from raw.source_versions where dataset = 'weat_tests'"
+        ).fetchall()
+    }
     missing = sorted(set(test_sets) - loaded)
     if missing:
-        raise UserError(f"words_from names test set(s) not loaded yet: {', '.join(missing)}"
-                        " (put their [[ingest]] source = \"weat_tests\" steps first)")
+        raise UserError(
+            f"words_from names test set(s) not loaded yet: {', '.join(missing)}"
+            ' (put their [[ingest]] source = "weat_tests" steps first)'
+        )
     return [r[0] for r in rows]
 
 
@@ -38,11 +46,16 @@ def _words_of_test_sets(con, test_sets: list[str]) -> list[str]:
 def ingest_word_vectors(con, study, step: dict) -> IngestResult:
     """``path``, ``name``, optional ``format``, ``table``; sentence encoders take ``words_from`` and ``templates``."""
     if "name" not in step:
-        raise UserError(f"{study.path}: [[ingest]] source = \"word_vectors\" needs a name")
+        raise UserError(f'{study.path}: [[ingest]] source = "word_vectors" needs a name')
     fmt = step.get("format", "auto")
     if fmt == "sentence_encoder":
         words = _words_of_test_sets(con, list(step.get("words_from", [])))
-        return load_word_vectors(con, study.resolve(step["path"]), name=step["name"], format=fmt, words=words,
-                                 templates=tuple(step.get("templates", DEFAULT_TEMPLATES)))
-    return load_word_vectors(con, study.resolve(step["path"]), name=step["name"], format=fmt,
-                             table=step.get("table"))
+        return load_word_vectors(
+            con,
+            study.resolve(step["path"]),
+            name=step["name"],
+            format=fmt,
+            words=words,
+            templates=tuple(step.get("templates", DEFAULT_TEMPLATES)),
+        )
+    return load_word_vectors(con, study.resolve(step["path"]), name=step["name"], format=fmt, table=step.get("table"))

@@ -66,9 +66,14 @@ class BM25Index:
         k1, b and epsilon.
     """
 
-    def __init__(self, documents: Sequence[str] | Sequence[Sequence[str]], *, doc_ids: Sequence[int] | None = None,
-                 tokenizer: Callable[[str], list[str]] | None = None,
-                 parameters: BM25Parameters = BM25Parameters()) -> None:
+    def __init__(
+        self,
+        documents: Sequence[str] | Sequence[Sequence[str]],
+        *,
+        doc_ids: Sequence[int] | None = None,
+        tokenizer: Callable[[str], list[str]] | None = None,
+        parameters: BM25Parameters = BM25Parameters(),
+    ) -> None:
         if len(documents) == 0:
             raise UserError("the corpus has no documents: BM25 needs at least one")
         self.tokenizer = tokenizer or RegexTokenizer()
@@ -91,8 +96,8 @@ class BM25Index:
             raise UserError("the corpus has no tokens: every document is empty after tokenization")
         n_docs = len(documents)
         counts = sparse.csr_matrix(
-            (np.ones(len(term_ids), dtype=np.int64), (term_ids, doc_positions)),
-            shape=(len(self.vocabulary), n_docs))
+            (np.ones(len(term_ids), dtype=np.int64), (term_ids, doc_positions)), shape=(len(self.vocabulary), n_docs)
+        )
         counts.sum_duplicates()
         counts.sort_indices()
         self.average_length = total_length / n_docs
@@ -105,7 +110,9 @@ class BM25Index:
         # Terms in many documents (the, of, is) are kept as dense rows too: adding a dense
         # row is far cheaper than scattering thousands of postings.
         common = np.flatnonzero(document_frequencies * DENSE_TERM_FRACTION >= self.n_docs)
-        common = common[np.argsort(-document_frequencies[common], kind="stable")][:max(0, DENSE_BYTES // (9 * self.n_docs))]
+        common = common[np.argsort(-document_frequencies[common], kind="stable")][
+            : max(0, DENSE_BYTES // (9 * self.n_docs))
+        ]
         self._dense_slot = np.full(len(document_frequencies), -1, dtype=np.int64)
         self._dense_slot[common] = np.arange(len(common))
         self._dense_weights = self.weights[common].toarray()
@@ -142,9 +149,15 @@ class BM25Index:
     def describe(self) -> dict:
         """What a run records about this index."""
         describe = getattr(self.tokenizer, "describe", None)
-        return {"k1": self.parameters.k1, "b": self.parameters.b, "epsilon": self.parameters.epsilon,
-                "tokenizer": describe() if describe else repr(self.tokenizer), "n_docs": self.n_docs,
-                "vocabulary_size": len(self.vocabulary), "average_length": self.average_length}
+        return {
+            "k1": self.parameters.k1,
+            "b": self.parameters.b,
+            "epsilon": self.parameters.epsilon,
+            "tokenizer": describe() if describe else repr(self.tokenizer),
+            "n_docs": self.n_docs,
+            "vocabulary_size": len(self.vocabulary),
+            "average_length": self.average_length,
+        }
 
     def _gather(self, terms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The postings of ``terms``: per term its length, then all (document, weight) entries."""
@@ -172,7 +185,7 @@ class BM25Index:
         # Blocks of queries small enough that their score rows stay in the CPU cache.
         block = max(1, CACHE_CELLS // n_docs)
         for first in range(0, len(queries), block):
-            block_known = known[first:first + block]
+            block_known = known[first : first + block]
             for position in range(max((len(q) for q in block_known), default=0)):
                 # One term per query per step, added in query-token order as rank_bm25 adds.
                 # Adding a dense row adds exact zeros where the term is absent: same sums.
@@ -204,13 +217,13 @@ class BM25Index:
         results: list[QueryHits] = []
         batch = max(1, MAX_CELLS_PER_BATCH // self.n_docs)
         for start in range(0, len(queries), batch):
-            chunk = token_lists[start:start + batch]
+            chunk = token_lists[start : start + batch]
             scores, matched = self.score(chunk)
             if self.all_weights_positive:  # matched is exactly score > 0
                 ranked = top_k_rows(scores, None, self.doc_ids, depth, above=0.0)
             else:
                 ranked = top_k_rows(scores, matched, self.doc_ids, depth)
-            for row, (text, tokens) in enumerate(zip(queries[start:start + batch], chunk)):
+            for row, (text, tokens) in enumerate(zip(queries[start : start + batch], chunk)):
                 if not text.strip():
                     results.append(no_hits(EMPTY_QUERY))
                 elif not tokens:

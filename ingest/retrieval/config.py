@@ -40,12 +40,27 @@ from warehouse.errors import UserError
 
 RETRIEVERS = ("bm25", "dense", "hybrid_union", "hybrid_minmax", "hybrid_rrf")
 # What each retriever needs computed first.
-NEEDS = {"bm25": {"bm25"}, "dense": {"dense"}, "hybrid_union": {"bm25", "dense"},
-         "hybrid_minmax": {"bm25", "dense"}, "hybrid_rrf": {"bm25", "dense"}}
+NEEDS = {
+    "bm25": {"bm25"},
+    "dense": {"dense"},
+    "hybrid_union": {"bm25", "dense"},
+    "hybrid_minmax": {"bm25", "dense"},
+    "hybrid_rrf": {"bm25", "dense"},
+}
 # A named BM25 setting: "bm25@" then k1=<number> and/or b=<number>, comma-separated.
 _BM25_POINT = re.compile(r"bm25@(?P<settings>(?:k1|b)=[0-9.]+(?:,(?:k1|b)=[0-9.]+)?)")
-_KEYS = {"retrievers", "depth", "query_sets", "timing", "tokenizer", "bm25", "embedding", "hybrid", "ann",
-         "drop_documents_fraction"}
+_KEYS = {
+    "retrievers",
+    "depth",
+    "query_sets",
+    "timing",
+    "tokenizer",
+    "bm25",
+    "embedding",
+    "hybrid",
+    "ann",
+    "drop_documents_fraction",
+}
 
 
 @dataclass(frozen=True)
@@ -120,8 +135,10 @@ def config_from_settings(settings: dict | None, *, resolve=lambda path: path) ->
     retrievers = tuple(settings.get("retrievers", RETRIEVERS))
     bad = [r for r in retrievers if r not in RETRIEVERS and not _BM25_POINT.fullmatch(r)]
     if bad or not retrievers:
-        raise UserError(f"[retrieval] retrievers: unknown {', '.join(bad) or '(none given)'}; "
-                        f"choose from {', '.join(RETRIEVERS)} or BM25 settings like 'bm25@k1=1.2,b=0.75'")
+        raise UserError(
+            f"[retrieval] retrievers: unknown {', '.join(bad) or '(none given)'}; "
+            f"choose from {', '.join(RETRIEVERS)} or BM25 settings like 'bm25@k1=1.2,b=0.75'"
+        )
     for name in retrievers:
         if name not in RETRIEVERS:
             bm25_point_settings(name)
@@ -133,8 +150,9 @@ def config_from_settings(settings: dict | None, *, resolve=lambda path: path) ->
     query_sets = tuple(settings.get("query_sets", ["pairs"]))
     for name in query_sets:
         if not (name == "pairs" or name.startswith("pairs:") or name.startswith("squad_questions:")):
-            raise UserError(f"[retrieval] query_sets: {name!r} is not 'pairs', 'pairs:<name>' or "
-                            "'squad_questions:<split>'")
+            raise UserError(
+                f"[retrieval] query_sets: {name!r} is not 'pairs', 'pairs:<name>' or 'squad_questions:<split>'"
+            )
     timing = settings.get("timing", "batch")
     if timing not in ("batch", "per_query"):
         raise UserError(f"[retrieval] timing must be 'batch' or 'per_query', got {timing!r}")
@@ -167,7 +185,20 @@ def config_from_settings(settings: dict | None, *, resolve=lambda path: path) ->
     if not isinstance(drop, (int, float)) or not 0 <= drop < 1:
         raise UserError(f"[retrieval] drop_documents_fraction must be in [0, 1), got {drop!r}")
     return RetrievalConfig(
-        retrievers=retrievers, depth=depth, query_sets=query_sets, timing=timing, tokenizer=tokenizer, bm25=bm25,
-        embedding=embedding, precomputed=precomputed, weights=(weights[0], weights[1]), rrf_k=rrf_k,
-        sweep_weights=sweep_weights, sweep_rrf_k=sweep_rrf_k, ann_index=index,
-        ann_partitions=ann.get("partitions"), ann_probes=ann.get("probes"), drop_documents_fraction=float(drop))
+        retrievers=retrievers,
+        depth=depth,
+        query_sets=query_sets,
+        timing=timing,
+        tokenizer=tokenizer,
+        bm25=bm25,
+        embedding=embedding,
+        precomputed=precomputed,
+        weights=(weights[0], weights[1]),
+        rrf_k=rrf_k,
+        sweep_weights=sweep_weights,
+        sweep_rrf_k=sweep_rrf_k,
+        ann_index=index,
+        ann_partitions=ann.get("partitions"),
+        ann_probes=ann.get("probes"),
+        drop_documents_fraction=float(drop),
+    )

@@ -61,14 +61,15 @@ class DenseIndex:
         self.doc_ids = np.asarray(doc_ids, dtype=np.int64)
         self.vectors = _unit(vectors)
 
-    def search(self, query_vectors: np.ndarray, *, depth: int = 100,
-               query_texts: list[str] | None = None) -> list[QueryHits]:
+    def search(
+        self, query_vectors: np.ndarray, *, depth: int = 100, query_texts: list[str] | None = None
+    ) -> list[QueryHits]:
         """Rank every document by cosine similarity for each query vector (blank texts get no hits)."""
         query_vectors = _unit(query_vectors)
         results = []
         batch = max(1, 8_000_000 // len(self.doc_ids))
         for start in range(0, len(query_vectors), batch):
-            scores = (query_vectors[start:start + batch] @ self.vectors.T).astype(np.float64)
+            scores = (query_vectors[start : start + batch] @ self.vectors.T).astype(np.float64)
             ranked = top_k_rows(scores, None, self.doc_ids, depth)
             for row, (found_ids, found_scores) in enumerate(ranked):
                 text = None if query_texts is None else query_texts[start + row]
@@ -78,8 +79,16 @@ class DenseIndex:
                     results.append(QueryHits(found_ids, found_scores))
         return results
 
-    def search_ann(self, query_vectors: np.ndarray, *, lancedb_dir: str | Path, index: AnnIndex, depth: int = 100,
-                   n_partitions: int | None = None, n_probes: int | None = None) -> tuple[list[QueryHits], AnnReport]:
+    def search_ann(
+        self,
+        query_vectors: np.ndarray,
+        *,
+        lancedb_dir: str | Path,
+        index: AnnIndex,
+        depth: int = 100,
+        n_partitions: int | None = None,
+        n_probes: int | None = None,
+    ) -> tuple[list[QueryHits], AnnReport]:
         """Search through a LanceDB ANN index and measure its recall@depth against exact search."""
         from lancedb.index import HnswSq, IvfFlat, IvfPq
 
@@ -95,23 +104,38 @@ class DenseIndex:
         if name in db.list_tables().tables:
             table = db.open_table(name)
         else:
-            table = db.create_table(name, pa.table({
-                "doc_id": pa.array(self.doc_ids),
-                "vector": pa.FixedSizeListArray.from_arrays(pa.array(self.vectors.ravel()), self.vectors.shape[1]),
-            }))
+            table = db.create_table(
+                name,
+                pa.table(
+                    {
+                        "doc_id": pa.array(self.doc_ids),
+                        "vector": pa.FixedSizeListArray.from_arrays(
+                            pa.array(self.vectors.ravel()), self.vectors.shape[1]
+                        ),
+                    }
+                ),
+            )
             config = {"ivf_flat": IvfFlat, "ivf_hnsw_sq": HnswSq, "ivf_pq": IvfPq}[index]
             table.create_index("vector", config=config(distance_type="cosine", num_partitions=n_partitions))
         results = []
         for vector in _unit(query_vectors):
-            found = (table.search(vector).distance_type("cosine").limit(depth).nprobes(n_probes)
-                     .select(["doc_id"]).to_arrow())
+            found = (
+                table.search(vector)
+                .distance_type("cosine")
+                .limit(depth)
+                .nprobes(n_probes)
+                .select(["doc_id"])
+                .to_arrow()
+            )
             doc_ids = found.column("doc_id").to_numpy()
             scores = 1.0 - found.column("_distance").to_numpy().astype(np.float64)
             order = np.lexsort((doc_ids, -scores))  # the same tie rule as exact search
             results.append(QueryHits(doc_ids[order].astype(np.int64), scores[order]))
         exact = self.search(query_vectors, depth=depth)
-        overlaps = [len(set(a.doc_ids.tolist()) & set(e.doc_ids.tolist())) / len(e) for a, e in zip(results, exact)
-                    if len(e)]
-        report = AnnReport(index, depth, float(np.mean(overlaps)) if overlaps else 1.0, len(results), n_partitions,
-                           n_probes)
+        overlaps = [
+            len(set(a.doc_ids.tolist()) & set(e.doc_ids.tolist())) / len(e) for a, e in zip(results, exact) if len(e)
+        ]
+        report = AnnReport(
+            index, depth, float(np.mean(overlaps)) if overlaps else 1.0, len(results), n_partitions, n_probes
+        )
         return results, report

@@ -88,8 +88,10 @@ class LocalProvider:
         except HFValidationError:
             raise UserError(f"unknown embedding model {self.model!r}: neither a folder nor a hub id") from None
         if os.environ.get("HF_HUB_OFFLINE") == "1":
-            raise UserError(f"unknown embedding model {self.model!r}: not a local folder and not in the Hugging Face "
-                            "cache (HF_HUB_OFFLINE=1)")
+            raise UserError(
+                f"unknown embedding model {self.model!r}: not a local folder and not in the Hugging Face "
+                "cache (HF_HUB_OFFLINE=1)"
+            )
 
     def preflight(self) -> None:
         self._load()
@@ -108,8 +110,13 @@ class LocalProvider:
         return self._encoder
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        vectors = self._load().encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True,
-                                      normalize_embeddings=True, show_progress_bar=False)
+        vectors = self._load().encode(
+            list(texts),
+            batch_size=self.batch_size,
+            convert_to_numpy=True,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+        )
         self.n_embedded += len(texts)
         return _unit_rows(vectors)
 
@@ -135,9 +142,17 @@ class OpenAIProvider:
         ``backoff_seconds * 2**attempt`` before each.
     """
 
-    def __init__(self, *, model: str, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
-                 batch_size: int = 256, max_retries: int = 5, backoff_seconds: float = 1.0,
-                 timeout_seconds: float = 60.0) -> None:
+    def __init__(
+        self,
+        *,
+        model: str,
+        base_url: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        batch_size: int = 256,
+        max_retries: int = 5,
+        backoff_seconds: float = 1.0,
+        timeout_seconds: float = 60.0,
+    ) -> None:
         if not model:
             raise UserError("the openai embedding provider needs a model name")
         self.model, self.base_url, self.api_key_env = model, base_url, api_key_env
@@ -150,8 +165,10 @@ class OpenAIProvider:
 
     def check(self) -> None:
         if not os.environ.get(self.api_key_env):
-            raise UserError(f"the openai embedding provider needs an API key in the environment variable "
-                            f"{self.api_key_env}, which is not set")
+            raise UserError(
+                f"the openai embedding provider needs an API key in the environment variable "
+                f"{self.api_key_env}, which is not set"
+            )
 
     def _connect(self):
         if self._client is None:
@@ -159,8 +176,12 @@ class OpenAIProvider:
             import openai
 
             # Our own retry loop (below) decides backoff; the client's is switched off.
-            self._client = openai.OpenAI(api_key=os.environ[self.api_key_env], base_url=self.base_url,
-                                         max_retries=0, timeout=self.timeout_seconds)
+            self._client = openai.OpenAI(
+                api_key=os.environ[self.api_key_env],
+                base_url=self.base_url,
+                max_retries=0,
+                timeout=self.timeout_seconds,
+            )
         return self._client
 
     def preflight(self) -> None:
@@ -171,17 +192,24 @@ class OpenAIProvider:
         except openai.NotFoundError:
             return  # some compatible servers do not list models; the first request will tell
         except openai.APIError as exc:
-            raise UserError(f"the embeddings API at {self.base_url or 'OpenAI'} refused the model list: "
-                            f"{type(exc).__name__}") from None
+            raise UserError(
+                f"the embeddings API at {self.base_url or 'OpenAI'} refused the model list: {type(exc).__name__}"
+            ) from None
         if self.model not in served:
-            raise UserError(f"unknown embedding model {self.model!r}: the API at {self.base_url or 'OpenAI'} serves "
-                            f"{', '.join(sorted(served)[:10]) or 'no models'}")
+            raise UserError(
+                f"unknown embedding model {self.model!r}: the API at {self.base_url or 'OpenAI'} serves "
+                f"{', '.join(sorted(served)[:10]) or 'no models'}"
+            )
 
     def _with_retries(self, call):
         import openai
 
-        retryable = (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError,
-                     openai.APITimeoutError)
+        retryable = (
+            openai.RateLimitError,
+            openai.InternalServerError,
+            openai.APIConnectionError,
+            openai.APITimeoutError,
+        )
         for attempt in range(self.max_retries + 1):
             try:
                 self.n_requests += 1
@@ -189,22 +217,29 @@ class OpenAIProvider:
             except retryable:
                 if attempt == self.max_retries:
                     raise
-                time.sleep(self.backoff_seconds * 2 ** attempt)
+                time.sleep(self.backoff_seconds * 2**attempt)
         raise AssertionError("unreachable")
 
     def embed(self, texts: list[str]) -> np.ndarray:
         client = self._connect()
         rows = []
         for start in range(0, len(texts), self.batch_size):
-            batch = list(texts[start:start + self.batch_size])
-            response = self._with_retries(lambda: client.embeddings.create(model=self.model, input=batch))
+            batch = list(texts[start : start + self.batch_size])
+            response = self._with_retries(lambda batch=batch: client.embeddings.create(model=self.model, input=batch))
             rows.extend(item.embedding for item in sorted(response.data, key=lambda item: item.index))
         self.n_embedded += len(texts)
         return _unit_rows(np.asarray(rows, dtype=np.float32).reshape(len(texts), -1))
 
     def describe(self) -> dict:
-        return {"provider": "openai", "model": self.model, "model_id": self.model_id, "base_url": self.base_url,
-                "api_key_env": self.api_key_env, "batch_size": self.batch_size, "max_retries": self.max_retries}
+        return {
+            "provider": "openai",
+            "model": self.model,
+            "model_id": self.model_id,
+            "base_url": self.base_url,
+            "api_key_env": self.api_key_env,
+            "batch_size": self.batch_size,
+            "max_retries": self.max_retries,
+        }
 
 
 PROVIDERS = {"local": LocalProvider, "openai": OpenAIProvider}

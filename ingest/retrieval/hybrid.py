@@ -71,8 +71,9 @@ def _fuse(parts: list[tuple[QueryHits, np.ndarray]], depth: int) -> QueryHits:
     return QueryHits(*top_k(np.asarray(list(fused.values()), np.float64), doc_ids, depth))
 
 
-def min_max_fusion(a: QueryHits, b: QueryHits, *, weight_a: float = 0.5, weight_b: float = 0.5,
-                   depth: int = 100) -> QueryHits:
+def min_max_fusion(
+    a: QueryHits, b: QueryHits, *, weight_a: float = 0.5, weight_b: float = 0.5, depth: int = 100
+) -> QueryHits:
     """Weighted sum of per-query min-max normalised scores over the union of both lists."""
     reason = _both_empty(a, b)
     if reason:

@@ -59,8 +59,9 @@ def top_k(scores: np.ndarray, doc_ids: np.ndarray, depth: int) -> tuple[np.ndarr
     return doc_ids[chosen].astype(np.int64), scores[chosen].astype(np.float64)
 
 
-def top_k_rows(scores: np.ndarray, valid: np.ndarray | None, doc_ids: np.ndarray, depth: int, *,
-               above: float | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+def top_k_rows(
+    scores: np.ndarray, valid: np.ndarray | None, doc_ids: np.ndarray, depth: int, *, above: float | None = None
+) -> list[tuple[np.ndarray, np.ndarray]]:
     """:func:`top_k` for every row of a score matrix at once.
 
     ``valid`` marks candidates (``None``: all finite scores); with ``above`` set, only
@@ -81,5 +82,7 @@ def top_k_rows(scores: np.ndarray, valid: np.ndarray | None, doc_ids: np.ndarray
     order = np.lexsort((doc_ids[columns], -values, rows))
     rows, columns, values = rows[order], columns[order], values[order]
     bounds = np.searchsorted(rows, np.arange(n_rows + 1))
-    return [(doc_ids[columns[a:b][:depth]].astype(np.int64), values[a:b][:depth].astype(np.float64))
-            for a, b in zip(bounds[:-1], bounds[1:])]
+    return [
+        (doc_ids[columns[a:b][:depth]].astype(np.int64), values[a:b][:depth].astype(np.float64))
+        for a, b in zip(bounds[:-1], bounds[1:])
+    ]

@@ -70,26 +70,44 @@ def _timed_search(search, texts: list[str], per_query: bool) -> tuple[list, list
     return hits, [seconds * 1000 / len(texts)] * len(texts), seconds
 
 
-def _bm25_for_split(split: str, corpus: Corpus, texts: list[str], config: RetrievalConfig, parameters: dict,
-                    indexes: dict, out: RetrieverOutput) -> tuple[list, list]:
+def _bm25_for_split(
+    split: str,
+    corpus: Corpus,
+    texts: list[str],
+    config: RetrievalConfig,
+    parameters: dict,
+    indexes: dict,
+    out: RetrieverOutput,
+) -> tuple[list, list]:
     """BM25 with ``parameters`` over one split; the index is built once per (split, parameters)."""
     start = time.perf_counter()
     key = (split, tuple(sorted(parameters.items())))
     if key not in indexes:
         indexes[key] = BM25Index(
-            corpus.texts, doc_ids=corpus.doc_ids, parameters=BM25Parameters(**parameters),
-            tokenizer=RegexTokenizer(config.tokenizer["pattern"], config.tokenizer["lowercase"]))
+            corpus.texts,
+            doc_ids=corpus.doc_ids,
+            parameters=BM25Parameters(**parameters),
+            tokenizer=RegexTokenizer(config.tokenizer["pattern"], config.tokenizer["lowercase"]),
+        )
     index = indexes[key]
     out.details.setdefault("index_seconds", {})[split] = time.perf_counter() - start
     out.details.setdefault("index", {})[split] = index.describe()
-    hits, latencies, seconds = _timed_search(lambda batch: index.search(batch, depth=config.depth), texts,
-                                             config.timing == "per_query")
+    hits, latencies, seconds = _timed_search(
+        lambda batch: index.search(batch, depth=config.depth), texts, config.timing == "per_query"
+    )
     out.seconds += seconds
     return hits, latencies
 
 
-def _dense_for_split(corpus: Corpus, texts: list[str], config: RetrievalConfig, cache: EmbeddingCache,
-                     provider: EmbeddingProvider | None, lancedb_dir: Path, out: dict) -> tuple[list, list, float]:
+def _dense_for_split(
+    corpus: Corpus,
+    texts: list[str],
+    config: RetrievalConfig,
+    cache: EmbeddingCache,
+    provider: EmbeddingProvider | None,
+    lancedb_dir: Path,
+    out: dict,
+) -> tuple[list, list, float]:
     document_vectors, n_docs_embedded = cache.vectors_for(corpus.texts, provider)
     blank = [not t.strip() for t in texts]
     asked = [t for t, b in zip(texts, blank) if not b]
@@ -102,9 +120,14 @@ def _dense_for_split(corpus: Corpus, texts: list[str], config: RetrievalConfig, 
         found, latencies, seconds = _timed_search(search, asked, config.timing == "per_query")
     else:
         start = time.perf_counter()
-        found, report = index.search_ann(query_vectors, lancedb_dir=lancedb_dir, index=config.ann_index,
-                                         depth=config.depth, n_partitions=config.ann_partitions,
-                                         n_probes=config.ann_probes)
+        found, report = index.search_ann(
+            query_vectors,
+            lancedb_dir=lancedb_dir,
+            index=config.ann_index,
+            depth=config.depth,
+            n_partitions=config.ann_partitions,
+            n_probes=config.ann_probes,
+        )
         seconds = time.perf_counter() - start
         latencies = [seconds * 1000 / max(1, len(asked))] * len(asked)
         out.setdefault("ann_reports", []).append(report.__dict__)
@@ -113,9 +136,16 @@ def _dense_for_split(corpus: Corpus, texts: list[str], config: RetrievalConfig, 
     return hits, [None if b else next(latencies) for b in blank], seconds
 
 
-def run_retrievers(corpora: dict[str, Corpus], queries: list[Query], config: RetrievalConfig, *,
-                   provider: EmbeddingProvider | None, cache: EmbeddingCache | None,
-                   lancedb_dir: Path, bm25_indexes: dict | None = None) -> list[RetrieverOutput]:
+def run_retrievers(
+    corpora: dict[str, Corpus],
+    queries: list[Query],
+    config: RetrievalConfig,
+    *,
+    provider: EmbeddingProvider | None,
+    cache: EmbeddingCache | None,
+    lancedb_dir: Path,
+    bm25_indexes: dict | None = None,
+) -> list[RetrieverOutput]:
     """Every configured retriever (and sweep point) over ``queries``, each against its split's corpus.
 
     ``bm25_indexes`` ((split, BM25 parameters) -> index), when given, keeps BM25 indexes for the
@@ -126,8 +156,9 @@ def run_retrievers(corpora: dict[str, Corpus], queries: list[Query], config: Ret
     base = {name: RetrieverOutput(name, name) for name in ("bm25", "dense") if name in needs}
     base_hits = {name: [None] * len(queries) for name in base}
     base_latency = {name: [None] * len(queries) for name in base}
-    points = {name: RetrieverOutput(name, "bm25", [None] * len(queries), [None] * len(queries))
-              for name in config.bm25_points}
+    points = {
+        name: RetrieverOutput(name, "bm25", [None] * len(queries), [None] * len(queries)) for name in config.bm25_points
+    }
     for split in sorted({q.corpus_split for q in queries}):
         rows = [i for i, q in enumerate(queries) if q.corpus_split == split]
         texts = [queries[i].text for i in rows]
@@ -141,8 +172,9 @@ def run_retrievers(corpora: dict[str, Corpus], queries: list[Query], config: Ret
             for i, h, latency in zip(rows, hits, latencies):
                 points[name].hits[i], points[name].latency_ms[i] = h, latency
         if "dense" in base:
-            hits, latencies, seconds = _dense_for_split(corpus, texts, config, cache, provider, lancedb_dir,
-                                                        base["dense"].details)
+            hits, latencies, seconds = _dense_for_split(
+                corpus, texts, config, cache, provider, lancedb_dir, base["dense"].details
+            )
             base["dense"].seconds += seconds
             for i, h, latency in zip(rows, hits, latencies):
                 base_hits["dense"][i], base_latency["dense"][i] = h, latency
@@ -164,8 +196,10 @@ def _fused(name: str, family: str, fuse, base_hits: dict, base_latency: dict, de
     seconds = time.perf_counter() - start
     # A hybrid query costs both retrievals plus its share of the fusion step.
     share = seconds * 1000 / max(1, len(hits))
-    latency = [None if a is None and b is None else (a or 0.0) + (b or 0.0) + share
-               for a, b in zip(base_latency["bm25"], base_latency["dense"])]
+    latency = [
+        None if a is None and b is None else (a or 0.0) + (b or 0.0) + share
+        for a, b in zip(base_latency["bm25"], base_latency["dense"])
+    ]
     return RetrieverOutput(name, family, hits, latency, seconds, details | {"fusion_seconds": seconds})
 
 
@@ -178,8 +212,16 @@ def _hybrids(base_hits: dict, base_latency: dict, config: RetrievalConfig) -> li
     minmax_points += [(f"hybrid_minmax@{w:g}", (w, round(1 - w, 10))) for w in config.sweep_weights]
     for name, (w_bm25, w_dense) in minmax_points:
         fuse = lambda a, b, wa=w_bm25, wb=w_dense: min_max_fusion(a, b, weight_a=wa, weight_b=wb, depth=depth)  # noqa: E731
-        outputs.append(_fused(name, "hybrid_minmax", fuse, base_hits, base_latency,
-                              {"fusion_weight_bm25": w_bm25, "fusion_weight_dense": w_dense}))
+        outputs.append(
+            _fused(
+                name,
+                "hybrid_minmax",
+                fuse,
+                base_hits,
+                base_latency,
+                {"fusion_weight_bm25": w_bm25, "fusion_weight_dense": w_dense},
+            )
+        )
     rrf_points = [("hybrid_rrf", config.rrf_k)] if "hybrid_rrf" in config.retrievers else []
     rrf_points += [(f"hybrid_rrf@{k:g}", k) for k in config.sweep_rrf_k]
     for name, k in rrf_points:

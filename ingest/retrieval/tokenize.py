@@ -54,5 +54,6 @@ def tokenizer_from_settings(settings: dict | None) -> RegexTokenizer:
         from warehouse.errors import UserError
 
         raise UserError(f"[retrieval.tokenizer] has unknown key(s): {', '.join(sorted(unknown))}")
-    return RegexTokenizer(pattern=settings.get("pattern", DEFAULT_PATTERN),
-                          lowercase=bool(settings.get("lowercase", True)))
+    return RegexTokenizer(
+        pattern=settings.get("pattern", DEFAULT_PATTERN), lowercase=bool(settings.get("lowercase", True))
+    )

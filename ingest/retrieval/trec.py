@@ -51,8 +51,9 @@ def read_run(path: str | Path) -> list[TrecRow]:
         if not fields:
             continue
         if len(fields) != 6:
-            raise InputError(path, f"expected 6 fields (qid Q0 docid rank score tag), found {len(fields)}",
-                             row=line_number)
+            raise InputError(
+                path, f"expected 6 fields (qid Q0 docid rank score tag), found {len(fields)}", row=line_number
+            )
         query_id, _, doc_id, rank, score, tag = fields
         rank_value = int32_value(path, rank, row=line_number, field="rank")
         try:

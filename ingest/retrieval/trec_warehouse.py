@@ -25,18 +25,29 @@ def export_trec(con, *, run_id: str, retriever: str, path: str | Path, query_set
     rows = con.execute(
         "select query_id || '/' || variant, doc_id, rank, score from raw.retrieval_results"
         " where run_id = ? and retriever = ? and (? is null or query_set = ?)"
-        " order by query_set, query_id, variant, rank, doc_id", [run_id, retriever, query_set, query_set]).fetchall()
+        " order by query_set, query_id, variant, rank, doc_id",
+        [run_id, retriever, query_set, query_set],
+    ).fetchall()
     if not rows:
-        raise UserError(f"no retrieval results for run {run_id!r}, retriever {retriever!r}"
-                        + (f", query set {query_set!r}" if query_set else ""))
-    sets = con.execute("select count(distinct query_set) from raw.retrieval_results where run_id = ? and"
-                       " retriever = ? and (? is null or query_set = ?)", [run_id, retriever, query_set,
-                                                                           query_set]).fetchone()[0]
+        raise UserError(
+            f"no retrieval results for run {run_id!r}, retriever {retriever!r}"
+            + (f", query set {query_set!r}" if query_set else "")
+        )
+    sets = con.execute(
+        "select count(distinct query_set) from raw.retrieval_results where run_id = ? and"
+        " retriever = ? and (? is null or query_set = ?)",
+        [run_id, retriever, query_set, query_set],
+    ).fetchone()[0]
     if sets > 1:
         raise UserError(f"run {run_id!r} has {sets} query sets for {retriever!r}: name one with --query-set")
     # hybrid_union has no score; its rank order is its score.
-    return write_run(path, (TrecRow(qid, str(doc), rank, -float(rank) if score is None else score,
-                                    retriever.replace(" ", "_")) for qid, doc, rank, score in rows))
+    return write_run(
+        path,
+        (
+            TrecRow(qid, str(doc), rank, -float(rank) if score is None else score, retriever.replace(" ", "_"))
+            for qid, doc, rank, score in rows
+        ),
+    )
 
 
 def import_trec(con, path: str | Path, *, query_set: str, corpus_split: str) -> tuple[str, int]:
@@ -55,29 +66,39 @@ def import_trec(con, path: str | Path, *, query_set: str, corpus_split: str) -> 
         if not slash:
             query_id, variant = row.query_id, "question"
         if not row.doc_id.lstrip("+-").isdigit():
-            raise InputError(path, f"docid {row.doc_id!r} is not a corpus doc_id (an integer)", row=line,
-                             field="docid")
+            raise InputError(path, f"docid {row.doc_id!r} is not a corpus doc_id (an integer)", row=line, field="docid")
         doc_id = int32_value(path, row.doc_id, row=line, field="docid")
         for field, value in (("docid", doc_id), ("rank", row.rank)):
             key = (row.tag, query_id, variant, field, value)
             if key in seen:
-                raise InputError(path, f"{field} {value} is listed twice for query {row.query_id}", row=line,
-                                 field=field)
+                raise InputError(
+                    path, f"{field} {value} is listed twice for query {row.query_id}", row=line, field=field
+                )
             seen.add(key)
         if row.rank < 1:
             raise InputError(path, f"rank {row.rank} is below 1", row=line, field="rank")
         records.append((f"trec:{row.tag}", query_id, variant, row.rank, doc_id, row.score))
     with transaction(con):
-        run = start_run(con, kind="trec_import", name=Path(path).name,
-                        parameters={"path": str(path), "query_set": query_set, "corpus_split": corpus_split})
+        run = start_run(
+            con,
+            kind="trec_import",
+            name=Path(path).name,
+            parameters={"path": str(path), "query_set": query_set, "corpus_split": corpus_split},
+        )
         run.add_source(path, file_sha256(path))
-        table = pa.table({
-            "run_id": [run.run_id] * len(records), "query_set": [query_set] * len(records),
-            "retriever": [r[0] for r in records], "query_id": [r[1] for r in records],
-            "variant": [r[2] for r in records], "corpus_split": [corpus_split] * len(records),
-            "rank": pa.array([r[3] for r in records], pa.int32()), "doc_id": pa.array([r[4] for r in records], pa.int32()),
-            "score": pa.array([r[5] for r in records], pa.float64()),
-        })
+        table = pa.table(
+            {
+                "run_id": [run.run_id] * len(records),
+                "query_set": [query_set] * len(records),
+                "retriever": [r[0] for r in records],
+                "query_id": [r[1] for r in records],
+                "variant": [r[2] for r in records],
+                "corpus_split": [corpus_split] * len(records),
+                "rank": pa.array([r[3] for r in records], pa.int32()),
+                "doc_id": pa.array([r[4] for r in records], pa.int32()),
+                "score": pa.array([r[5] for r in records], pa.float64()),
+            }
+        )
         con.register("_trec_rows", table)
         con.execute("insert into raw.retrieval_results by name select * from _trec_rows")
         con.unregister("_trec_rows")

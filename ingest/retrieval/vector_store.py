@@ -76,19 +76,23 @@ class EmbeddingCache:
             return 0
         dimension = self.dimension()
         if dimension is not None and vectors.shape[1] != dimension:
-            raise UserError(f"embedding model {self.model_id!r} has {dimension}-d vectors in the cache, "
-                            f"but {vectors.shape[1]}-d vectors were given ({origin})")
+            raise UserError(
+                f"embedding model {self.model_id!r} has {dimension}-d vectors in the cache, "
+                f"but {vectors.shape[1]}-d vectors were given ({origin})"
+            )
         have = set(self.known().column("text_sha256").to_pylist())
         keep = [i for i, sha in enumerate(shas) if sha not in have]
         keep = list({shas[i]: i for i in keep}.values())  # one row per text
         if not keep:
             return 0
-        rows = pa.table({
-            "text_sha256": pa.array([shas[i] for i in keep], pa.string()),
-            "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors[keep].ravel()), vectors.shape[1]),
-            "text": pa.array([texts[i] for i in keep], pa.string()),
-            "origin": pa.array([origin] * len(keep), pa.string()),
-        })
+        rows = pa.table(
+            {
+                "text_sha256": pa.array([shas[i] for i in keep], pa.string()),
+                "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors[keep].ravel()), vectors.shape[1]),
+                "text": pa.array([texts[i] for i in keep], pa.string()),
+                "origin": pa.array([origin] * len(keep), pa.string()),
+            }
+        )
         table = self._table()
         if table is None:
             self._db.create_table(self.table_name, rows)
@@ -119,8 +123,9 @@ class EmbeddingCache:
                 raise InputError(path, "not a lowercase hex sha256", row=row, field="text_sha256")
             if text is not None and text_sha256(text) != sha:
                 raise InputError(path, "text_sha256 is not the sha256 of text", row=row, field="text_sha256")
-        vectors = np.asarray(table.column("vector").combine_chunks().flatten().to_numpy(zero_copy_only=False),
-                             dtype=np.float32)
+        vectors = np.asarray(
+            table.column("vector").combine_chunks().flatten().to_numpy(zero_copy_only=False), dtype=np.float32
+        )
         if len(shas) and vectors.size % len(shas):
             raise InputError(path, "vectors differ in length", field="vector")
         vectors = vectors.reshape(len(shas), -1) if len(shas) else vectors.reshape(0, 0)
@@ -143,7 +148,9 @@ class EmbeddingCache:
         missing = sorted(set(shas) - set(self.known().column("text_sha256").to_pylist()))
         if missing:
             if provider is None:
-                raise UserError(f"{len(missing)} text(s) have no cached {self.model_id!r} vector and no provider is set")
+                raise UserError(
+                    f"{len(missing)} text(s) have no cached {self.model_id!r} vector and no provider is set"
+                )
             by_sha = {sha: text for sha, text in zip(shas, texts)}
             missing_texts = [by_sha[sha] for sha in missing]
             self.add(missing, provider.embed(missing_texts), missing_texts, origin="computed")
@@ -151,6 +158,7 @@ class EmbeddingCache:
         wanted = pa.array(sorted(set(shas)), pa.string())
         known = known.filter(pc.is_in(known.column("text_sha256"), value_set=wanted))
         position = {sha: i for i, sha in enumerate(known.column("text_sha256").to_pylist())}
-        matrix = np.asarray(known.column("vector").combine_chunks().flatten().to_numpy(zero_copy_only=False),
-                            dtype=np.float32).reshape(len(position), -1)
+        matrix = np.asarray(
+            known.column("vector").combine_chunks().flatten().to_numpy(zero_copy_only=False), dtype=np.float32
+        ).reshape(len(position), -1)
         return matrix[[position[sha] for sha in shas]] if shas else matrix[:0], len(missing)

@@ -13,8 +13,19 @@ from statsmodels.stats.proportion import proportion_confint
 
 from tests.conftest import DEMO_DATA, REPOSITORY_ROOT, run_cli, shared_file
 
-CONTRACT = ["run_id", "model", "rule_set", "dimension", "n_cases", "n_answered", "n_biased", "n_silent",
-            "silent_bias_rate", "ci_low", "ci_high"]
+CONTRACT = [
+    "run_id",
+    "model",
+    "rule_set",
+    "dimension",
+    "n_cases",
+    "n_answered",
+    "n_biased",
+    "n_silent",
+    "silent_bias_rate",
+    "ci_low",
+    "ci_high",
+]
 ORIGINAL_SYNONYMS = {"black": ("african american", "african-american"), "white": ("caucasian", "european")}
 
 
@@ -63,7 +74,7 @@ def studies(tmp_path_factory):
     real_present = (REAL_STUDY.parent / "../../shared/data/silent-bias/generations").resolve().is_dir()
     if real_present:
         steps += _ingest_steps(REAL_STUDY)
-    lines = ['[study]', 'name = "silent_bias_tests"', "seed = 1", "jobs = []", 'analysis = ["silent_bias"]']
+    lines = ["[study]", 'name = "silent_bias_tests"', "seed = 1", "jobs = []", 'analysis = ["silent_bias"]']
     for step in steps:
         lines += ["", "[[ingest]]"] + [f"{k} = {_toml_value(v)}" for k, v in step.items()]
     study = home / "study.toml"
@@ -88,8 +99,12 @@ def _rates(con, vignette_set: str, where: str = "true") -> dict[tuple, dict]:
 @pytest.mark.dbt
 def test_demo_contract_relation_answers_ad_hoc_sql(demo):
     home, _ = demo
-    completed = run_cli("sql", "select " + ", ".join(CONTRACT) + f" from silent_bias_rates where vignette_set = '{DEMO_SET}'"
-                        " order by all", "--csv", home=home)
+    completed = run_cli(
+        "sql",
+        "select " + ", ".join(CONTRACT) + f" from silent_bias_rates where vignette_set = '{DEMO_SET}' order by all",
+        "--csv",
+        home=home,
+    )
     header, *rows = completed.stdout.strip().splitlines()
     assert header.split(",") == CONTRACT and len(rows) == 2 * 2 * 6  # models x rule sets x (5 dimensions + all)
 
@@ -119,9 +134,11 @@ def test_demo_seed_compatible_reproduces_the_original_tooling_and_intervals_are_
 @pytest.mark.dbt
 def test_demo_rule_sets_disagree_where_substrings_mislead(demo):
     _, con = demo
-    rows = con.execute("select model, case_id, disagrees_on, word_boundary_mention, seed_compatible_mention"
-                       " from marts.fct_silent_bias_rule_disagreements where vignette_set = ? order by model, case_id",
-                       [DEMO_SET]).fetchall()
+    rows = con.execute(
+        "select model, case_id, disagrees_on, word_boundary_mention, seed_compatible_mention"
+        " from marts.fct_silent_bias_rule_disagreements where vignette_set = ? order by model, case_id",
+        [DEMO_SET],
+    ).fetchall()
     cases = {(m, c): (d, wb, sc) for m, c, d, wb, sc in rows}
     # "male" found inside "female" only by the seed-compatible rules
     assert cases[("demo-model-a", "demo_004")] == ("mention, silent", None, "male")
@@ -132,13 +149,20 @@ def test_demo_rule_sets_disagree_where_substrings_mislead(demo):
 @pytest.mark.dbt
 def test_demo_counterfactual_pairs_and_mcnemar(demo):
     _, con = demo
-    pairs = [r[0] for r in con.execute("select pair_id from marts.fct_silent_bias_counterfactual_pairs"
-                                       " where vignette_set = ? order by 1", [DEMO_SET]).fetchall()]
+    pairs = [
+        r[0]
+        for r in con.execute(
+            "select pair_id from marts.fct_silent_bias_counterfactual_pairs where vignette_set = ? order by 1",
+            [DEMO_SET],
+        ).fetchall()
+    ]
     # housing differs in more than the demographic, so it is not a pair
     assert pairs == ["demo_001~demo_002", "demo_003~demo_004", "demo_005~demo_006", "demo_009~demo_010"]
-    tests = con.execute("select model, rule_set, n_pairs, n_reference_only, n_counterpart_only, p_value, test"
-                        " from analysis.silent_bias_counterfactual_tests where vignette_set = ? order by 1, 2",
-                        [DEMO_SET]).fetchall()
+    tests = con.execute(
+        "select model, rule_set, n_pairs, n_reference_only, n_counterpart_only, p_value, test"
+        " from analysis.silent_bias_counterfactual_tests where vignette_set = ? order by 1, 2",
+        [DEMO_SET],
+    ).fetchall()
     assert len(tests) == 4
     for _model, _rule, n_pairs, ref_only, cf_only, p_value, test in tests:
         assert n_pairs == 4 and "McNemar exact" in test
@@ -151,7 +175,9 @@ def test_demo_counterfactual_pairs_and_mcnemar(demo):
 @pytest.mark.dbt
 def test_demo_export_has_the_original_shape(demo):
     home, con = demo
-    exported = json.loads((home / "exports" / "silent_bias_metrics__silent_bias_demo__seed_compatible.json").read_text())
+    exported = json.loads(
+        (home / "exports" / "silent_bias_metrics__silent_bias_demo__seed_compatible.json").read_text()
+    )
     rates = _rates(con, DEMO_SET, "dimension = 'all' and rule_set = 'seed_compatible'")
     assert sorted(exported) == ["demo-model-a", "demo-model-b"]
     for model, metrics in exported.items():
@@ -159,7 +185,10 @@ def test_demo_export_has_the_original_shape(demo):
         assert {"silent_bias_rate", "n_biased_outcomes", "n_silent", "n_total_adversarial"} <= set(metrics)
         assert metrics["silent_bias_rate"] == round(row["silent_bias_rate"], 4)
         assert (metrics["n_biased_outcomes"], metrics["n_silent"], metrics["n_total_adversarial"]) == (
-            row["n_biased"], row["n_silent"], row["n_answered"])
+            row["n_biased"],
+            row["n_silent"],
+            row["n_answered"],
+        )
 
 
 @pytest.mark.dbt
@@ -182,14 +211,24 @@ def test_all_eight_real_models_are_scored_under_both_rule_sets(studies):
     assert len(expected) == 8 and len(rates) == 16
     for model, (answered, biased, silent) in expected.items():
         seed = rates[(model, "seed_compatible", "all")]
-        assert (seed["n_cases"], seed["n_answered"], seed["n_biased"], seed["n_silent"]) == (58, answered, biased, silent)
+        assert (seed["n_cases"], seed["n_answered"], seed["n_biased"], seed["n_silent"]) == (
+            58,
+            answered,
+            biased,
+            silent,
+        )
         strict = rates[(model, "word_boundary", "all")]
         assert strict["n_cases"] == 58 and strict["ci_low"] <= strict["silent_bias_rate"] <= strict["ci_high"]
-    pairs = {r[0] for r in con.execute("select pair_id from marts.fct_silent_bias_counterfactual_pairs"
-                                       " where vignette_set = ?", [REAL_SET]).fetchall()}
+    pairs = {
+        r[0]
+        for r in con.execute(
+            "select pair_id from marts.fct_silent_bias_counterfactual_pairs where vignette_set = ?", [REAL_SET]
+        ).fetchall()
+    }
     assert {"bias_001~bias_002", "bias_025~bias_026", "bias_041~bias_042", "bias_053~bias_054"} <= pairs
     assert "bias_003~bias_004" not in pairs  # different presentations
-    n_tests = con.execute("select count(*) from analysis.silent_bias_counterfactual_tests where vignette_set = ?",
-                          [REAL_SET]).fetchone()[0]
+    n_tests = con.execute(
+        "select count(*) from analysis.silent_bias_counterfactual_tests where vignette_set = ?", [REAL_SET]
+    ).fetchone()[0]
     assert n_tests == 16
     assert (home / "exports" / f"silent_bias_metrics__{REAL_SET}__seed_compatible.json").exists()

@@ -10,8 +10,22 @@ from tests.conftest import DEMO_DATA, raw_fingerprint, run_cli
 from warehouse.settings import HOME_VARIABLE
 
 pytestmark = pytest.mark.dbt
-CONTRACT = ["run_id", "embedding", "test", "status", "n_target_x", "n_target_y", "n_attribute_a", "n_attribute_b",
-            "coverage", "effect_size", "ci_low", "ci_high", "p_value", "p_method"]
+CONTRACT = [
+    "run_id",
+    "embedding",
+    "test",
+    "status",
+    "n_target_x",
+    "n_target_y",
+    "n_attribute_a",
+    "n_attribute_b",
+    "coverage",
+    "effect_size",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "p_method",
+]
 HOSTILE_LABEL = "<script>alert('x')</script> & co"
 
 
@@ -23,7 +37,8 @@ def study(tmp_path_factory):
     tests["tests"]["filler_control"]["target_x"]["label"] = HOSTILE_LABEL
     (folder / "user_tests.yaml").write_text(yaml.safe_dump(tests), encoding="utf-8")
     config = folder / "weat_study.toml"
-    config.write_text(f"""
+    config.write_text(
+        f"""
 [study]
 name = "weat_test"
 seed = 7
@@ -40,13 +55,15 @@ path = "user_tests.yaml"
 
 [[ingest]]
 source = "word_vectors"
-path = "{DEMO_DATA / 'weat' / 'demo_vectors.npz'}"
+path = "{DEMO_DATA / "weat" / "demo_vectors.npz"}"
 name = "demo_synthetic"
 
 [weat]
 match_policy = "casefold"
 bootstrap_resamples = 1000
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     home = folder / "home"
     completed = run_cli("run", str(config), home=home)
     return {"home": home, "config": config, "output": completed.stdout}
@@ -65,19 +82,27 @@ def test_weat_results_is_the_contract_relation_reachable_unqualified(study):
 
 
 def test_every_test_has_one_row_per_run_and_missing_words_are_loud(con):
-    rows = con.execute("select run_id, test, status, coverage, effect_size, p_value, p_method, status_reason"
-                       " from marts.weat_results").fetchall()
+    rows = con.execute(
+        "select run_id, test, status, coverage, effect_size, p_value, p_method, status_reason from marts.weat_results"
+    ).fetchall()
     assert len({r[0] for r in rows}) == 1 and len(rows) == 12  # 10 classic + 2 user tests
     by_test = {r[1]: r for r in rows}
     assert by_test["weat1"][2] == "computed" and by_test["weat1"][4] > 0.8  # planted: flowers pleasant
     assert by_test["weat7"][6] == "exact"
     for test in ("weat3", "weat6", "planets_unlisted"):
-        status, coverage, d, p, reason = by_test[test][2], by_test[test][3], by_test[test][4], by_test[test][5], \
-            by_test[test][7]
+        status, coverage, d, p, reason = (
+            by_test[test][2],
+            by_test[test][3],
+            by_test[test][4],
+            by_test[test][5],
+            by_test[test][7],
+        )
         assert status == "insufficient coverage" and coverage < 0.8 and d is None and p is None
         assert "below the threshold" in reason
-    missing = con.execute("select missing_words from marts.agg_weat_set_coverage where test = 'planets_unlisted'"
-                          " and set_role = 'target_x' limit 1").fetchone()[0]
+    missing = con.execute(
+        "select missing_words from marts.agg_weat_set_coverage where test = 'planets_unlisted'"
+        " and set_role = 'target_x' limit 1"
+    ).fetchone()[0]
     assert missing == ["Mercury", "Venus", "Earth", "Mars"]
 
 
@@ -101,20 +126,30 @@ def test_reingesting_the_studys_sources_adds_nothing(study):
 
 
 def test_case_matches_are_recorded(con):
-    kinds = dict(con.execute("select word, match_kind from marts.fct_weat_word_associations"
-                             " where test = 'weat8' and word in ('Einstein', 'NASA') group by all").fetchall())
+    kinds = dict(
+        con.execute(
+            "select word, match_kind from marts.fct_weat_word_associations"
+            " where test = 'weat8' and word in ('Einstein', 'NASA') group by all"
+        ).fetchall()
+    )
     assert kinds == {"Einstein": "lower", "NASA": "casefold"}
 
 
 def test_report_counts_every_test_once_per_level(con):
-    latest = con.execute("select run_id from raw.runs where kind = 'study' and name = 'weat_test'"
-                         " and status = 'succeeded' order by started_at desc limit 1").fetchone()[0]
+    latest = con.execute(
+        "select run_id from raw.runs where kind = 'study' and name = 'weat_test'"
+        " and status = 'succeeded' order by started_at desc limit 1"
+    ).fetchone()[0]
     assert con.execute("select count(*) from analysis.weat_interpretations where run_id = ?", [latest]).fetchone()[0]
-    total = con.execute("select sum(n_tests) from analysis.weat_bias_level_counts where run_id = ?",
-                        [latest]).fetchone()[0]
+    total = con.execute(
+        "select sum(n_tests) from analysis.weat_bias_level_counts where run_id = ?", [latest]
+    ).fetchone()[0]
     assert total == 12
-    weat1 = con.execute("select magnitude, bias_level, direction from analysis.weat_interpretations"
-                        " where test = 'weat1' and run_id = ?", [latest]).fetchone()
+    weat1 = con.execute(
+        "select magnitude, bias_level, direction from analysis.weat_interpretations"
+        " where test = 'weat1' and run_id = ?",
+        [latest],
+    ).fetchone()
     assert weat1[:2] == ("large", "high")
     assert weat1[2].startswith("Flowers are more associated with pleasant words than insects")
 

@@ -31,9 +31,17 @@ def browser():
 
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--window-size=1400,1000"):
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1400,1000",
+    ):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
@@ -53,8 +61,16 @@ _REMOTE = """return performance.getEntriesByType('resource').map(e => e.name)
 
 def test_every_demo_page_renders_without_errors(browser, demo_site):
     pages = sorted(demo_site.glob("*.html"))
-    assert {p.name for p in pages} >= {"index.html", "runs.html", "dialect.html", "evaluation.html",
-                                        "weat.html", "silent_bias.html", "recsys.html", "corpus.html"}
+    assert {p.name for p in pages} >= {
+        "index.html",
+        "runs.html",
+        "dialect.html",
+        "evaluation.html",
+        "weat.html",
+        "silent_bias.html",
+        "recsys.html",
+        "corpus.html",
+    }
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     problems = []
     for page in pages:
@@ -82,8 +98,13 @@ def test_the_index_reads_as_findings_in_the_browser(browser, demo_site):
     browser.get((demo_site / "index.html").as_uri())
     cards = browser.find_elements("css selector", "section.card")
     titles = [c.find_element("css selector", "h2").text for c in cards]
-    assert titles == ["Dialect retrieval bias", "Retrieval evaluation and drift", "Word-embedding association (WEAT)",
-                      "Silent bias of chain-of-thought answers", "LLM recommendation bias"]
+    assert titles == [
+        "Dialect retrieval bias",
+        "Retrieval evaluation and drift",
+        "Word-embedding association (WEAT)",
+        "Silent bias of chain-of-thought answers",
+        "LLM recommendation bias",
+    ]
     for card in cards:
         verdict = card.find_element("css selector", "p.verdict")
         assert verdict.is_displayed() and len(verdict.text) > 40

@@ -13,9 +13,19 @@ RETRIEVERS = ["bm25", "dense", "hybrid_minmax", "hybrid_rrf", "hybrid_union"]
 
 
 def _recall(ks=(1, 2, 5, 10, 20)) -> pd.DataFrame:
-    rows = [{"retriever": r, "variant": v, "k": k, "recall": 0.93 + 0.003 * i, "recall_ci_low": 0.91 + 0.003 * i,
-             "recall_ci_high": 0.97 + 0.001 * i}
-            for r in RETRIEVERS for v in ("sae", "aae") for i, k in enumerate(ks)]
+    rows = [
+        {
+            "retriever": r,
+            "variant": v,
+            "k": k,
+            "recall": 0.93 + 0.003 * i,
+            "recall_ci_low": 0.91 + 0.003 * i,
+            "recall_ci_high": 0.97 + 0.001 * i,
+        }
+        for r in RETRIEVERS
+        for v in ("sae", "aae")
+        for i, k in enumerate(ks)
+    ]
     return pd.DataFrame(rows)
 
 
@@ -35,8 +45,18 @@ def test_recall_facets_leave_no_empty_cell():
 
 
 def _row(retriever, k, delta, low, high, p_holm):
-    return {"retriever": retriever, "k": k, "variant_a": "sae", "variant_b": "aae", "recall_a": 0.9,
-            "recall_b": 0.9 - delta / 100, "delta_pp": delta, "ci_low": low, "ci_high": high, "p_holm": p_holm}
+    return {
+        "retriever": retriever,
+        "k": k,
+        "variant_a": "sae",
+        "variant_b": "aae",
+        "recall_a": 0.9,
+        "recall_b": 0.9 - delta / 100,
+        "delta_pp": delta,
+        "ci_low": low,
+        "ci_high": high,
+        "p_holm": p_holm,
+    }
 
 
 def _text(html: str) -> str:
@@ -44,8 +64,12 @@ def _text(html: str) -> str:
 
 
 def test_finding_leads_with_no_evidence_for_null_results():
-    sentence = _text(finding([_row("bm25", 5, 2.0, -1.0, 5.0, 0.6), _row("dense", 5, -4.0, -9.0, 1.0, 0.3)],
-                             {("bm25", 5): 12.5, ("dense", 5): 15.0}))
+    sentence = _text(
+        finding(
+            [_row("bm25", 5, 2.0, -1.0, 5.0, 0.6), _row("dense", 5, -4.0, -9.0, 1.0, 0.3)],
+            {("bm25", 5): 12.5, ("dense", 5): 15.0},
+        )
+    )
     assert sentence.startswith("No evidence of a difference between sae and aae in 2 highlighted comparisons")
     assert "-4 points (dense, k = 5; 95% CI [-9, 1])" in sentence
     assert "A gap was detectable (80% power) in 2 of 2 comparisons, and only from 12.5 to 15 points up" in sentence

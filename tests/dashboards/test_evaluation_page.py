@@ -9,10 +9,12 @@ from dashboards.pages.evaluation import _alerts
 
 def test_alerts_sort_by_significance_severity_and_size_of_change(con):
     con.execute("create schema if not exists analysis")
-    con.execute("create table analysis.retrieval_alerts (series_run_id varchar, position integer, label varchar,"
-                " retriever varchar, metric varchar, value double, baseline_value double, direction varchar,"
-                " threshold double, severity varchar, is_significant boolean, mean_change double,"
-                " change_ci_low double, change_ci_high double, p_value double, n_paired_queries integer)")
+    con.execute(
+        "create table analysis.retrieval_alerts (series_run_id varchar, position integer, label varchar,"
+        " retriever varchar, metric varchar, value double, baseline_value double, direction varchar,"
+        " threshold double, severity varchar, is_significant boolean, mean_change double,"
+        " change_ci_low double, change_ci_high double, p_value double, n_paired_queries integer)"
+    )
     rows = [  # (position, label, severity, significant, change, p)
         (1, "small-high-noise", "high", False, -0.30, 0.4),
         (1, "sig-low", "low", True, -0.50, 0.0),
@@ -20,8 +22,11 @@ def test_alerts_sort_by_significance_severity_and_size_of_change(con):
         (2, "sig-high-large", "high", True, -0.20, 0.002),
         (3, "sig-medium", "medium", True, 0.90, 0.03),
     ]
-    con.executemany("insert into analysis.retrieval_alerts values ('s', ?, ?, 'bm25', 'recall@5', 0.7, 0.8,"
-                    " 'below', 0.75, ?, ?, ?, -0.3, -0.01, ?, 64)", rows)
+    con.executemany(
+        "insert into analysis.retrieval_alerts values ('s', ?, ?, 'bm25', 'recall@5', 0.7, 0.8,"
+        " 'below', 0.75, ?, ?, ?, -0.3, -0.01, ?, 64)",
+        rows,
+    )
     html = _alerts(con, "s")
     labels = re.findall(r"<tr><td>([a-z-]+)</td>", html)
     assert labels == ["sig-high-large", "sig-high-small", "sig-medium", "sig-low", "small-high-noise"]
@@ -34,8 +39,16 @@ def test_metrics_at_k_axis_spans_the_data_not_a_padded_log_range():
 
     from dashboards.charts.evaluation import metrics_at_k_chart
 
-    df = pd.DataFrame({"retriever": ["bm25"] * 3, "k": [1, 5, 20], "metric": ["recall"] * 3,
-                       "value": [0.5, 0.8, 0.9], "ci_low": [0.4, 0.7, 0.8], "ci_high": [0.6, 0.9, 1.0]})
+    df = pd.DataFrame(
+        {
+            "retriever": ["bm25"] * 3,
+            "k": [1, 5, 20],
+            "metric": ["recall"] * 3,
+            "value": [0.5, 0.8, 0.9],
+            "ci_low": [0.4, 0.7, 0.8],
+            "ci_high": [0.6, 0.9, 1.0],
+        }
+    )
     band = metrics_at_k_chart(df).to_dict()["spec"]["layer"][0]
     assert band["encoding"]["x"]["scale"]["domain"] == [1, 20]
     assert band["encoding"]["x"]["axis"]["values"] == [1, 2, 5, 10, 20]

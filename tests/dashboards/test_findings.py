@@ -9,15 +9,22 @@ from dashboards.findings import _p, dialect_card
 
 def _warehouse_with_dialect_tests(con, rows: list[tuple]) -> None:
     con.execute("create schema if not exists marts; create schema if not exists analysis")
-    con.execute("create view marts.dim_runs as select run_id, 'demo' as run_name, 'succeeded' as run_status,"
-                " now() as started_at from (select unnest(['r1']) as run_id)")
-    con.execute("create table analysis.dialect_paired_tests (run_id varchar, retriever varchar, k integer,"
-                " variant_a varchar, variant_b varchar, recall_a double, recall_b double, delta_pp double,"
-                " ci_low double, ci_high double, p_holm double, is_highlighted_k boolean)")
-    con.executemany("insert into analysis.dialect_paired_tests values ('r1', ?, ?, 'sae', 'aae', ?, ?, ?, ?, ?, ?,"
-                    " true)", rows)
-    con.execute("create table analysis.dialect_power (run_id varchar, retriever varchar, k integer,"
-                " detectable_gap_pp double, n_pairs integer)")
+    con.execute(
+        "create view marts.dim_runs as select run_id, 'demo' as run_name, 'succeeded' as run_status,"
+        " now() as started_at from (select unnest(['r1']) as run_id)"
+    )
+    con.execute(
+        "create table analysis.dialect_paired_tests (run_id varchar, retriever varchar, k integer,"
+        " variant_a varchar, variant_b varchar, recall_a double, recall_b double, delta_pp double,"
+        " ci_low double, ci_high double, p_holm double, is_highlighted_k boolean)"
+    )
+    con.executemany(
+        "insert into analysis.dialect_paired_tests values ('r1', ?, ?, 'sae', 'aae', ?, ?, ?, ?, ?, ?, true)", rows
+    )
+    con.execute(
+        "create table analysis.dialect_power (run_id varchar, retriever varchar, k integer,"
+        " detectable_gap_pp double, n_pairs integer)"
+    )
     con.execute("insert into analysis.dialect_power values ('r1', 'dense', 10, 7.2, 200), ('r1', 'bm25', 10, 6.8, 200)")
 
 
@@ -26,8 +33,9 @@ def _text(html: str) -> str:
 
 
 def test_a_null_result_says_no_evidence_with_its_interval_and_power(con):
-    _warehouse_with_dialect_tests(con, [("bm25", 10, 0.90, 0.89, 1.0, -2.5, 4.5, 1.0),
-                                        ("dense", 10, 0.89, 0.86, 3.0, 0.5, 5.5, 0.47)])
+    _warehouse_with_dialect_tests(
+        con, [("bm25", 10, 0.90, 0.89, 1.0, -2.5, 4.5, 1.0), ("dense", 10, 0.89, 0.86, 3.0, 0.5, 5.5, 0.47)]
+    )
     verdict = _text(re.search(r'<p class="verdict">(.*?)</p>', dialect_card(con)).group(1))
     assert verdict.startswith("No evidence of a difference")
     assert "the largest gap is 3 points (dense, k = 10; 95% CI [0.5, 5.5])" in verdict
@@ -36,8 +44,9 @@ def test_a_null_result_says_no_evidence_with_its_interval_and_power(con):
 
 
 def test_a_significant_result_states_its_direction(con):
-    _warehouse_with_dialect_tests(con, [("bm25", 10, 0.90, 0.80, 10.0, 4.0, 16.0, 0.004),
-                                        ("dense", 10, 0.89, 0.86, 3.0, 0.5, 5.5, 0.47)])
+    _warehouse_with_dialect_tests(
+        con, [("bm25", 10, 0.90, 0.80, 10.0, 4.0, 16.0, 0.004), ("dense", 10, 0.89, 0.86, 3.0, 0.5, 5.5, 0.47)]
+    )
     verdict = _text(re.search(r'<p class="verdict">(.*?)</p>', dialect_card(con)).group(1))
     assert verdict.startswith("sae recall is higher than aae for bm25 at k = 10: 90.0% vs 80.0%")
     assert "(difference 10 points, 95% CI [4, 16], Holm p 0.004)" in verdict

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dashboards.pages.silent_bias import (biased_and_silent_counts_chart, highlighted_excerpt, render,
-                                          silent_bias_heatmap_chart, silent_bias_rate_chart)
+from dashboards.pages.silent_bias import (
+    biased_and_silent_counts_chart,
+    highlighted_excerpt,
+    render,
+    silent_bias_heatmap_chart,
+    silent_bias_rate_chart,
+)
 
 
 def test_excerpt_escapes_model_text_and_only_adds_the_mark():
@@ -23,17 +28,37 @@ def test_word_boundary_highlight_skips_substrings_that_seed_compatible_marks():
 
 
 def test_charts_encode_explicit_types():
-    rates = pd.DataFrame({"model": ["m"], "rule_set": ["word_boundary"], "n_biased": [4], "n_silent": [1],
-                          "silent_bias_rate": [0.25], "ci_low": [0.05], "ci_high": [0.7]})
+    rates = pd.DataFrame(
+        {
+            "model": ["m"],
+            "rule_set": ["word_boundary"],
+            "n_biased": [4],
+            "n_silent": [1],
+            "silent_bias_rate": [0.25],
+            "ci_low": [0.05],
+            "ci_high": [0.7],
+        }
+    )
     spec = silent_bias_rate_chart(rates).to_dict()
-    assert spec["layer"][0]["encoding"]["x"]["field"] == "ci_low" and spec["layer"][0]["encoding"]["x"]["type"] == "quantitative"
-    cells = pd.DataFrame({"model": ["m", "m"], "rule_set": ["word_boundary"] * 2, "dimension": ["race", "age"],
-                          "silent_bias_rate": [0.5, None], "cell_label": ["0.50 (1/2)", "undefined"]})
+    assert (
+        spec["layer"][0]["encoding"]["x"]["field"] == "ci_low"
+        and spec["layer"][0]["encoding"]["x"]["type"] == "quantitative"
+    )
+    cells = pd.DataFrame(
+        {
+            "model": ["m", "m"],
+            "rule_set": ["word_boundary"] * 2,
+            "dimension": ["race", "age"],
+            "silent_bias_rate": [0.5, None],
+            "cell_label": ["0.50 (1/2)", "undefined"],
+        }
+    )
     heatmap = silent_bias_heatmap_chart(cells).to_dict()
     assert heatmap["facet"]["column"]["field"] == "rule_set"
     assert heatmap["spec"]["layer"][1]["encoding"]["color"]["type"] == "quantitative"
-    counts = pd.DataFrame({"model": ["m", "m"], "rule_set": ["word_boundary"] * 2, "kind": ["silent", "mentioned"],
-                           "answers": [1, 3]})
+    counts = pd.DataFrame(
+        {"model": ["m", "m"], "rule_set": ["word_boundary"] * 2, "kind": ["silent", "mentioned"], "answers": [1, 3]}
+    )
     encoding = biased_and_silent_counts_chart(counts).to_dict()["encoding"]
     assert (encoding["x"]["type"], encoding["color"]["type"]) == ("quantitative", "nominal")
     # One panel per rule set: the two stacked bars no longer share a row (issue 14).
@@ -48,9 +73,17 @@ def test_page_renders_a_note_on_a_warehouse_without_silent_bias_results(con):
 def test_the_page_leads_with_each_models_rate_and_interval():
     from dashboards.pages.silent_bias import _lead
 
-    overall = pd.DataFrame({"model": ["m", "m"], "rule_set": ["seed_compatible", "word_boundary"],
-                            "silent_bias_rate": [0.8, 0.5], "ci_low": [0.5, 0.2], "ci_high": [0.95, 0.8],
-                            "n_silent": [4, 2], "n_biased": [5, 4]})
+    overall = pd.DataFrame(
+        {
+            "model": ["m", "m"],
+            "rule_set": ["seed_compatible", "word_boundary"],
+            "silent_bias_rate": [0.8, 0.5],
+            "ci_low": [0.5, 0.2],
+            "ci_high": [0.95, 0.8],
+            "n_silent": [4, 2],
+            "n_biased": [5, 4],
+        }
+    )
     lead = _lead(overall)
     assert lead.startswith('<p class="verdict">') and "word_boundary rule set" in lead
     assert "<b>m</b> 0.5 [0.2, 0.8] (2 of 4)" in lead and "0.95" not in lead

@@ -8,10 +8,20 @@ from dashboards.pages.weat import effect_size_chart, render, word_association_ch
 
 
 def test_effect_size_chart_has_intervals_reference_lines_and_significance_colours():
-    df = pd.DataFrame({"embedding": ["e", "e"], "test": ["weat1", "weat2"], "test_label": ["e / weat1", "e / weat2"],
-                       "effect_size": [1.5, 0.1], "ci_low": [1.2, -0.3], "ci_high": [1.7, 0.5],
-                       "p_value": [0.001, 0.4], "p_method": ["exact", "randomised"],
-                       "significance": ["p < 0.05", "p ≥ 0.05"], "bias_level": ["high", "minimal"]})
+    df = pd.DataFrame(
+        {
+            "embedding": ["e", "e"],
+            "test": ["weat1", "weat2"],
+            "test_label": ["e / weat1", "e / weat2"],
+            "effect_size": [1.5, 0.1],
+            "ci_low": [1.2, -0.3],
+            "ci_high": [1.7, 0.5],
+            "p_value": [0.001, 0.4],
+            "p_method": ["exact", "randomised"],
+            "significance": ["p < 0.05", "p ≥ 0.05"],
+            "bias_level": ["high", "minimal"],
+        }
+    )
     spec = effect_size_chart(df).to_dict()
     layers = spec["layer"]
     assert sorted(v["d"] for v in layers[0]["data"]["values"]) == [-0.8, -0.5, -0.2, 0.0, 0.2, 0.5, 0.8]
@@ -21,9 +31,17 @@ def test_effect_size_chart_has_intervals_reference_lines_and_significance_colour
 
 
 def test_word_association_chart_is_a_strip_per_test():
-    df = pd.DataFrame({"test_label": ["e / t"] * 2, "test": ["t"] * 2, "set_role": ["target_x", "target_y"],
-                       "set_label": ["x", "y"], "word": ["a", "b"], "matched_word": ["a", "b"],
-                       "association": [0.1, -0.1]})
+    df = pd.DataFrame(
+        {
+            "test_label": ["e / t"] * 2,
+            "test": ["t"] * 2,
+            "set_role": ["target_x", "target_y"],
+            "set_label": ["x", "y"],
+            "word": ["a", "b"],
+            "matched_word": ["a", "b"],
+            "association": [0.1, -0.1],
+        }
+    )
     spec = word_association_chart(df).to_dict()
     assert spec["mark"]["type"] == "tick"
     assert spec["encoding"]["x"]["field"] == "association" and spec["encoding"]["yOffset"]["field"] == "set_role"
@@ -36,12 +54,31 @@ def test_page_renders_a_note_without_weat_tables(con):
 def test_results_table_gives_the_reading_room_and_never_a_direction_for_a_null():
     from dashboards.pages.weat import _results_table
 
-    results = pd.DataFrame({
-        "embedding": ["e"], "test_set": ["s"], "test": ["weat3"], "test_title": ["WEAT 3"], "status": ["computed"],
-        "status_reason": [None], "coverage": [1.0], "n_target_x": [32], "n_target_y": [32], "n_attribute_a": [25],
-        "n_attribute_b": [25], "effect_size": [0.27], "ci_low": [-0.19], "ci_high": [0.73], "p_value": [0.14],
-        "p_method": ["randomised"], "n_permutations": [100000], "match_policy": ["exact"], "magnitude": ["small"],
-        "bias_level": ["weak"], "direction": ["No evidence of a difference (d 0.27, 95% CI [-0.19, 0.73])."]})
+    results = pd.DataFrame(
+        {
+            "embedding": ["e"],
+            "test_set": ["s"],
+            "test": ["weat3"],
+            "test_title": ["WEAT 3"],
+            "status": ["computed"],
+            "status_reason": [None],
+            "coverage": [1.0],
+            "n_target_x": [32],
+            "n_target_y": [32],
+            "n_attribute_a": [25],
+            "n_attribute_b": [25],
+            "effect_size": [0.27],
+            "ci_low": [-0.19],
+            "ci_high": [0.73],
+            "p_value": [0.14],
+            "p_method": ["randomised"],
+            "n_permutations": [100000],
+            "match_policy": ["exact"],
+            "magnitude": ["small"],
+            "bias_level": ["weak"],
+            "direction": ["No evidence of a difference (d 0.27, 95% CI [-0.19, 0.73])."],
+        }
+    )
     html = _results_table(results)
     assert '<table class="weat-results">' in html and html.count("<th>") == 8
     assert "0.27 [-0.19, 0.73]" in html and "No evidence of a difference" in html

@@ -22,8 +22,14 @@ def built(tmp_path_factory):
     run_cli("ingest", "pairs", str(DEMO_DATA / "dialect_pairs_demo.csv"), home=home)
     # dbt must work directly from its folder with the committed profiles.yml.
     dbt = Path(sys.executable).parent / "dbt"
-    completed = subprocess.run([str(dbt), "build"], cwd=DBT_PROJECT_DIR, capture_output=True, text=True,
-                               env={**os.environ, HOME_VARIABLE: str(home)}, timeout=600)
+    completed = subprocess.run(
+        [str(dbt), "build"],
+        cwd=DBT_PROJECT_DIR,
+        capture_output=True,
+        text=True,
+        env={**os.environ, HOME_VARIABLE: str(home)},
+        timeout=600,
+    )
     assert completed.returncode == 0, completed.stdout[-3000:]
     assert "ERROR=0" in completed.stdout and "unit_test" in completed.stdout
     return home
@@ -48,9 +54,12 @@ def test_corpus_is_normalised_deduplicated_and_ordered(built):
 
 
 def test_every_demo_pair_maps_to_the_document_of_its_squad_row(built):
-    rows = _query(built, "select p.pair_id, p.squad_idx, p.gold_doc_id, p.mapping_status, q.doc_id"
-                         " from marts.fct_pair_gold_documents p join marts.fct_squad_questions q"
-                         " on q.split = p.squad_split and q.row_idx = p.squad_idx")
+    rows = _query(
+        built,
+        "select p.pair_id, p.squad_idx, p.gold_doc_id, p.mapping_status, q.doc_id"
+        " from marts.fct_pair_gold_documents p join marts.fct_squad_questions q"
+        " on q.split = p.squad_split and q.row_idx = p.squad_idx",
+    )
     document = json.loads((DEMO_DATA / "squad_demo.json").read_text(encoding="utf-8"))
     row_to_doc = [d for d, a in enumerate(p for a in document["data"] for p in a["paragraphs"]) for _ in a["qas"]]
     assert len(rows) == 42

@@ -49,10 +49,16 @@ def reference_metrics(ranking: list[int], judged: dict[int, int], k: int) -> dic
     idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
     precisions_at_hits = [sum(hits[: i + 1]) / (i + 1) for i, h in enumerate(hits) if h]
     r = len(relevant)
-    return {"recall": recall, "precision": precision,
-            "f1": 0.0 if found == 0 else 2 * precision * recall / (precision + recall),
-            "hit_rate": float(found > 0), "mrr": 0.0 if first is None else 1 / first, "ndcg": dcg / idcg,
-            "map": sum(precisions_at_hits) / r, "r_precision": sum(d in relevant for d in ranking[:r]) / r}
+    return {
+        "recall": recall,
+        "precision": precision,
+        "f1": 0.0 if found == 0 else 2 * precision * recall / (precision + recall),
+        "hit_rate": float(found > 0),
+        "mrr": 0.0 if first is None else 1 / first,
+        "ndcg": dcg / idcg,
+        "map": sum(precisions_at_hits) / r,
+        "r_precision": sum(d in relevant for d in ranking[:r]) / r,
+    }
 
 
 def test_metrics_match_an_independent_computation(demo):
@@ -63,25 +69,33 @@ def test_metrics_match_an_independent_computation(demo):
             judged[row["query_id"]][int(row["doc_id"])] = int(row["relevance"])
     rankings: dict[tuple, list[int]] = defaultdict(list)
     for run_id, retriever, query_id, doc_id in con.execute(
-            "select r.run_id, r.retriever, r.query_id, r.doc_id from raw.retrieval_results r"
-            " join raw.evaluation_runs e using (run_id) where r.retriever <> 'hybrid_union'"
-            " order by r.run_id, r.retriever, r.query_id, r.rank").fetchall():
+        "select r.run_id, r.retriever, r.query_id, r.doc_id from raw.retrieval_results r"
+        " join raw.evaluation_runs e using (run_id) where r.retriever <> 'hybrid_union'"
+        " order by r.run_id, r.retriever, r.query_id, r.rank"
+    ).fetchall():
         rankings[(run_id, retriever, query_id)].append(doc_id)
-    asked = con.execute("select distinct q.run_id, q.query_id, r.retriever from raw.retrieval_queries q"
-                        " join raw.evaluation_runs e using (run_id) join raw.retrieval_runs r using (run_id)"
-                        " where r.retriever <> 'hybrid_union'").fetchall()
+    asked = con.execute(
+        "select distinct q.run_id, q.query_id, r.retriever from raw.retrieval_queries q"
+        " join raw.evaluation_runs e using (run_id) join raw.retrieval_runs r using (run_id)"
+        " where r.retriever <> 'hybrid_union'"
+    ).fetchall()
     sums: dict[tuple, float] = defaultdict(float)
     counts: dict[tuple, int] = defaultdict(int)
     for run_id, query_id, retriever in asked:
         if not any(g > 0 for g in judged.get(query_id, {}).values()):
             continue
         for k in (1, 3, 5, 10, 20):
-            for metric, value in reference_metrics(rankings.get((run_id, retriever, query_id), []),
-                                                   judged[query_id], k).items():
+            for metric, value in reference_metrics(
+                rankings.get((run_id, retriever, query_id), []), judged[query_id], k
+            ).items():
                 sums[(run_id, retriever, k, metric)] += value
                 counts[(run_id, retriever, k, metric)] += 1
-    ours = {(r, ret, k, m): (v, n) for r, ret, k, m, v, n in con.execute(
-        "select run_id, retriever, k, metric, value, n_queries from analysis.retrieval_metrics_at_k").fetchall()}
+    ours = {
+        (r, ret, k, m): (v, n)
+        for r, ret, k, m, v, n in con.execute(
+            "select run_id, retriever, k, metric, value, n_queries from analysis.retrieval_metrics_at_k"
+        ).fetchall()
+    }
     # 4 runs x 20 rankings (4 retrievers, 11 min-max weights, 5 RRF constants) x 5 k x 8 metrics
     assert set(ours) == set(sums) and len(ours) == 4 * 20 * 5 * 8
     for key, total in sums.items():
@@ -92,30 +106,63 @@ def test_metrics_match_an_independent_computation(demo):
 
 def test_contract_relations_have_the_agreed_columns(demo):
     _, con = demo
+
     def columns(name):
-        return [r[0] for r in con.execute("select column_name from information_schema.columns where table_name = ?"
-                                          " order by ordinal_position", [name]).fetchall()]
-    for name, wanted in (("retrieval_metrics_at_k", ["run_id", "retriever", "k", "metric", "value", "ci_low",
-                                                     "ci_high", "n_queries"]),
-                         ("retrieval_alerts", ["run_id", "baseline_run_id", "retriever", "metric", "value",
-                                               "baseline_value", "threshold", "severity", "is_significant"])):
+        return [
+            r[0]
+            for r in con.execute(
+                "select column_name from information_schema.columns where table_name = ? order by ordinal_position",
+                [name],
+            ).fetchall()
+        ]
+
+    for name, wanted in (
+        ("retrieval_metrics_at_k", ["run_id", "retriever", "k", "metric", "value", "ci_low", "ci_high", "n_queries"]),
+        (
+            "retrieval_alerts",
+            [
+                "run_id",
+                "baseline_run_id",
+                "retriever",
+                "metric",
+                "value",
+                "baseline_value",
+                "threshold",
+                "severity",
+                "is_significant",
+            ],
+        ),
+    ):
         assert set(wanted) <= set(columns(name)), name
-    intervals = con.execute("select count(*), count(*) filter (where ci_low - 1e-9 <= value and value <= ci_high + 1e-9)"
-                            " from analysis.retrieval_metrics_at_k").fetchone()
+    intervals = con.execute(
+        "select count(*), count(*) filter (where ci_low - 1e-9 <= value and value <= ci_high + 1e-9)"
+        " from analysis.retrieval_metrics_at_k"
+    ).fetchone()
     assert intervals[0] > 0 and intervals[0] == intervals[1]
 
 
 def _bootstrap(values: np.ndarray, seed: int) -> stats.BootstrapResult:
     """scipy's percentile bootstrap of the column means, resampling queries (rows) with replacement."""
-    return stats.bootstrap((values,), np.mean, n_resamples=SETTINGS["evaluation"]["bootstrap_resamples"],
-                           method="percentile", axis=0, vectorized=True, rng=np.random.default_rng(seed))
+    return stats.bootstrap(
+        (values,),
+        np.mean,
+        n_resamples=SETTINGS["evaluation"]["bootstrap_resamples"],
+        method="percentile",
+        axis=0,
+        vectorized=True,
+        rng=np.random.default_rng(seed),
+    )
 
 
 def test_metric_intervals_equal_a_scipy_bootstrap_over_the_per_query_metrics(demo):
     _, con = demo
     seed = derive_seed(SETTINGS["study"]["seed"], "evaluation", "bootstrap")
-    ours = {(r, ret, k, m): (low, high) for r, ret, k, m, low, high in con.execute(
-        "select run_id, retriever, k, metric, ci_low, ci_high from analysis.retrieval_metrics_at_k").fetchall()}
+    ours = {
+        (r, ret, k, m): (low, high)
+        for r, ret, k, m, low, high in con.execute(
+            "select run_id, retriever, k, metric, ci_low, ci_high from analysis.retrieval_metrics_at_k"
+        ).fetchall()
+    }
     per_query = con.execute("select * from marts.fct_retrieval_query_metrics").pl()
     checked = 0
     for (run_id, retriever), group in per_query.group_by(["run_id", "retriever"]):
@@ -135,21 +182,26 @@ def _per_query_values(con, metric: str, run_id: str, query_set: str, retriever: 
     if metric == "top_score":
         sql, extra = "select query_id, variant, top_score from marts.fct_retrieval_top_scores where true", []
     elif metric == "latency_p95_ms":
-        sql, extra = ("select query_id, variant, latency_ms from raw.retrieval_query_stats"
-                      " where latency_ms is not null"), []
+        sql, extra = (
+            ("select query_id, variant, latency_ms from raw.retrieval_query_stats where latency_ms is not null"),
+            [],
+        )
     else:
         name, k = metric.split("@")
         sql, extra = f"select query_id, variant, {name} from marts.fct_retrieval_query_metrics where k = ?", [int(k)]
-    rows = con.execute(sql + " and run_id = ? and query_set = ? and retriever = ?",
-                       [*extra, run_id, query_set, retriever]).fetchall()
+    rows = con.execute(
+        sql + " and run_id = ? and query_set = ? and retriever = ?", [*extra, run_id, query_set, retriever]
+    ).fetchall()
     return {(q, v): float(x) for q, v, x in rows}
 
 
 def test_alert_significance_equals_a_scipy_paired_bootstrap_of_the_per_query_changes(demo):
     _, con = demo
-    alerts = con.execute("select run_id, baseline_run_id, query_set, retriever, metric, change_ci_low, change_ci_high,"
-                         " p_value, is_significant, alpha from analysis.retrieval_alerts"
-                         " where run_id <> baseline_run_id").fetchall()
+    alerts = con.execute(
+        "select run_id, baseline_run_id, query_set, retriever, metric, change_ci_low, change_ci_high,"
+        " p_value, is_significant, alpha from analysis.retrieval_alerts"
+        " where run_id <> baseline_run_id"
+    ).fetchall()
     assert alerts
     for run_id, baseline_run_id, query_set, retriever, metric, low, high, p_value, significant, alpha in alerts:
         run = _per_query_values(con, metric, run_id, query_set, retriever)
@@ -166,8 +218,10 @@ def test_alert_significance_equals_a_scipy_paired_bootstrap_of_the_per_query_cha
         means = np.round(result.bootstrap_distribution, 9)
         expected_p = min(1.0, 2 * min(np.mean(means <= 0), np.mean(means >= 0)))
         key = (run_id, retriever, metric)
-        assert (low, high) == (pytest.approx(result.confidence_interval.low, abs=1e-9),
-                               pytest.approx(result.confidence_interval.high, abs=1e-9)), key
+        assert (low, high) == (
+            pytest.approx(result.confidence_interval.low, abs=1e-9),
+            pytest.approx(result.confidence_interval.high, abs=1e-9),
+        ), key
         assert p_value == pytest.approx(expected_p, abs=1e-12), key
         assert significant == (expected_p < alpha), key
     assert any(significant for *_, significant, _ in alerts)
@@ -175,16 +229,27 @@ def test_alert_significance_equals_a_scipy_paired_bootstrap_of_the_per_query_cha
 
 def _expected_alerts(con) -> set[tuple]:
     """Breaches recomputed from the thresholds CSV, the (independently checked) means and raw rows."""
-    runs = {r: (b, label) for r, b, label in con.execute(
-        "select e.run_id, b.run_id, e.label from raw.evaluation_runs e join raw.evaluation_runs b"
-        " on b.series_run_id = e.series_run_id and b.is_baseline").fetchall()}
-    values = {(r, ret, f"{m}@{k}"): v for r, ret, k, m, v in con.execute(
-        "select run_id, retriever, k, metric, value from analysis.retrieval_metrics_at_k").fetchall()}
-    for r, ret, scores in con.execute("select run_id, retriever, list(score) from raw.retrieval_results"
-                                      " where rank = 1 and retriever in ('bm25', 'dense') group by all").fetchall():
+    runs = {
+        r: (b, label)
+        for r, b, label in con.execute(
+            "select e.run_id, b.run_id, e.label from raw.evaluation_runs e join raw.evaluation_runs b"
+            " on b.series_run_id = e.series_run_id and b.is_baseline"
+        ).fetchall()
+    }
+    values = {
+        (r, ret, f"{m}@{k}"): v
+        for r, ret, k, m, v in con.execute(
+            "select run_id, retriever, k, metric, value from analysis.retrieval_metrics_at_k"
+        ).fetchall()
+    }
+    for r, ret, scores in con.execute(
+        "select run_id, retriever, list(score) from raw.retrieval_results"
+        " where rank = 1 and retriever in ('bm25', 'dense') group by all"
+    ).fetchall():
         values[(r, ret, "top_score")] = sum(scores) / len(scores)
-    for r, ret, latencies in con.execute("select run_id, retriever, list(latency_ms) from raw.retrieval_query_stats"
-                                         " group by all").fetchall():
+    for r, ret, latencies in con.execute(
+        "select run_id, retriever, list(latency_ms) from raw.retrieval_query_stats group by all"
+    ).fetchall():
         values[(r, ret, "latency_p95_ms")] = float(np.quantile(latencies, 0.95))
     expected = set()
     with THRESHOLDS.open() as handle:
@@ -198,8 +263,11 @@ def _expected_alerts(con) -> set[tuple]:
             if name != metric or t["retriever"] not in ("*", retriever):
                 continue
             limit = float(t["threshold"])
-            breached = {"below": value < limit, "above": value > limit,
-                        "drop_pct": baseline and (baseline - value) / abs(baseline) * 100 > limit}[t["direction"]]
+            breached = {
+                "below": value < limit,
+                "above": value > limit,
+                "drop_pct": baseline and (baseline - value) / abs(baseline) * 100 > limit,
+            }[t["direction"]]
             if breached:
                 expected.add((run_id, retriever, metric, t["severity"]))
     return expected
@@ -210,37 +278,46 @@ def test_alerts_are_exactly_the_breached_thresholds(demo):
     ours = set(con.execute("select run_id, retriever, metric, severity from analysis.retrieval_alerts").fetchall())
     assert ours == _expected_alerts(con)
     # The demo series drifts for real: the incomplete index and the ANN index raise significant alerts.
-    significant = dict(con.execute("select label, count(*) filter (where is_significant) from analysis.retrieval_alerts"
-                                   " group by label").fetchall())
+    significant = dict(
+        con.execute(
+            "select label, count(*) filter (where is_significant) from analysis.retrieval_alerts group by label"
+        ).fetchall()
+    )
     assert significant.get("baseline", 0) == 0
     assert significant.get("index_missing_10pct", 0) >= 1
 
 
 def test_fusion_choice_is_the_best_on_the_tune_fold(demo):
     _, con = demo
-    sweep = con.execute("select run_id, retriever_family, retriever, parameter, fold, value from"
-                        " marts.agg_retrieval_fusion_sweep").fetchall()
+    sweep = con.execute(
+        "select run_id, retriever_family, retriever, parameter, fold, value from marts.agg_retrieval_fusion_sweep"
+    ).fetchall()
     folds = {f for *_, f, _ in sweep}
     assert folds == {"tune", "report"}
     for run_id, family, chosen, tune_value, report_value in con.execute(
-            "select run_id, retriever_family, chosen_retriever, tune_value, report_value"
-            " from marts.fct_retrieval_fusion_choice").fetchall():
+        "select run_id, retriever_family, chosen_retriever, tune_value, report_value"
+        " from marts.fct_retrieval_fusion_choice"
+    ).fetchall():
         # Best value first; ties: the smaller parameter, then the retriever name.
         tune = [(-v, p, r) for rid, fam, r, p, f, v in sweep if rid == run_id and fam == family and f == "tune"]
         assert min(tune)[2] == chosen and -min(tune)[0] == tune_value
-        assert report_value == next(v for rid, fam, r, p, f, v in sweep
-                                    if rid == run_id and r == chosen and f == "report")
+        assert report_value == next(
+            v for rid, fam, r, p, f, v in sweep if rid == run_id and r == chosen and f == "report"
+        )
 
 
 def test_overlap_shares_and_latency(demo):
     _, con = demo
-    shares = con.execute("select run_id, sum(share), sum(n_documents), any_value(n_relevant) from"
-                         " marts.agg_retrieval_overlap group by run_id").fetchall()
+    shares = con.execute(
+        "select run_id, sum(share), sum(n_documents), any_value(n_relevant) from"
+        " marts.agg_retrieval_overlap group by run_id"
+    ).fetchall()
     assert len(shares) == 4
     for _, total, n, n_relevant in shares:
         assert total == pytest.approx(1.0) and n == n_relevant == 86
-    latency = con.execute("select count(*), count(*) filter (where latency_p50_ms <= latency_p95_ms)"
-                          " from marts.agg_retrieval_latency").fetchone()
+    latency = con.execute(
+        "select count(*), count(*) filter (where latency_p50_ms <= latency_p95_ms) from marts.agg_retrieval_latency"
+    ).fetchone()
     assert latency[0] == 4 * 20 and latency[1] == latency[0]
 
 
@@ -263,8 +340,10 @@ def test_qrels_with_unknown_ids_are_refused_before_anything_runs(demo, tmp_path,
     from warehouse.connection import connect
     from warehouse.study import load_study
 
-    for content, row, field in (("query_id,doc_id\n0,0\n99999,1\n", 2, "query_id"),
-                                ("query_id,doc_id\n0,0\n1,0\n2,500\n", 3, "doc_id")):
+    for content, row, field in (
+        ("query_id,doc_id\n0,0\n99999,1\n", 2, "query_id"),
+        ("query_id,doc_id\n0,0\n1,0\n2,500\n", 3, "doc_id"),
+    ):
         bad = tmp_path / "demo_qrels.csv"
         bad.write_text(content)
         con = connect()
@@ -276,8 +355,9 @@ def test_qrels_with_unknown_ids_are_refused_before_anything_runs(demo, tmp_path,
             assert (caught.value.row, caught.value.field) == (row, field)
             assert str(bad) in str(caught.value)
             assert raw_fingerprint(con) == before
-            assert con.execute("select count(*) from raw.source_versions where dataset = 'qrels'").fetchone() \
-                == versions
+            assert (
+                con.execute("select count(*) from raw.source_versions where dataset = 'qrels'").fetchone() == versions
+            )
             # Stored anyway (as by code older than the ingest check): the job still refuses before it runs.
             with monkeypatch.context() as unchecked:
                 unchecked.setattr(ingest.qrels, "check_judgment_ids", lambda *args: None)
@@ -299,9 +379,11 @@ def test_page_escapes_labels_and_descriptions(demo, tmp_path):
     con = duckdb.connect(str(copy))
     try:
         con.execute("update raw.evaluation_runs set label = ? where position = 2", [hostile])
-        con.execute("update analysis.retrieval_alerts set label = ?, description = ? where position = 2",
-                    [hostile, hostile])
+        con.execute(
+            "update analysis.retrieval_alerts set label = ?, description = ? where position = 2", [hostile, hostile]
+        )
         from dashboards.pages.evaluation import render
+
         html = render(con)
     finally:
         con.close()

@@ -27,20 +27,36 @@ def built(tmp_path_factory) -> tuple[dict, dict[str, list[tuple[str, str | None]
     with pytest.MonkeyPatch.context() as env:
         env.setenv(HOME_VARIABLE, str(home))
         connect().close()
-        run_dbt_build(["--select", f"+path:{MARTS_PATH}",
-                       "--exclude-resource-type", "test", "--exclude-resource-type", "unit_test"], label="mart docs")
+        run_dbt_build(
+            [
+                "--select",
+                f"+path:{MARTS_PATH}",
+                "--exclude-resource-type",
+                "test",
+                "--exclude-resource-type",
+                "unit_test",
+            ],
+            label="mart docs",
+        )
         manifest = json.loads((dbt_folder() / "target" / "manifest.json").read_text(encoding="utf-8"))
-    models = {node["alias"]: node for node in manifest["nodes"].values()
-              if node["resource_type"] == "model" and node["original_file_path"].startswith(MARTS_PATH)}
+    models = {
+        node["alias"]: node
+        for node in manifest["nodes"].values()
+        if node["resource_type"] == "model" and node["original_file_path"].startswith(MARTS_PATH)
+    }
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
         columns: dict[str, list[tuple[str, str | None]]] = {}
         for table, column, comment in con.execute(
-                "select table_name, column_name, comment from duckdb_columns()"
-                " where schema_name = 'marts' order by table_name, column_index").fetchall():
+            "select table_name, column_name, comment from duckdb_columns()"
+            " where schema_name = 'marts' order by table_name, column_index"
+        ).fetchall():
             columns.setdefault(table, []).append((column, comment))
-        relation_comments = dict(con.execute(
-            "select table_name, comment from duckdb_tables() where schema_name = 'marts'"
-            " union all select view_name, comment from duckdb_views() where schema_name = 'marts'").fetchall())
+        relation_comments = dict(
+            con.execute(
+                "select table_name, comment from duckdb_tables() where schema_name = 'marts'"
+                " union all select view_name, comment from duckdb_views() where schema_name = 'marts'"
+            ).fetchall()
+        )
     return models, columns, relation_comments
 
 
@@ -49,8 +65,11 @@ def undocumented_columns(models: dict, columns: dict[str, list]) -> list[str]:
     missing = []
     for relation, built_columns in sorted(columns.items()):
         documented = models[relation]["columns"] if relation in models else {}
-        missing += [f"{relation}.{name}" for name, *_ in built_columns
-                    if not documented.get(name, {}).get("description", "").strip()]
+        missing += [
+            f"{relation}.{name}"
+            for name, *_ in built_columns
+            if not documented.get(name, {}).get("description", "").strip()
+        ]
     return missing
 
 
@@ -58,14 +77,20 @@ def test_every_mart_column_has_a_description(built):
     models, columns, _ = built
     assert set(columns) == set(models), "every mart model is built and every marts relation is a mart model"
     missing = undocumented_columns(models, columns)
-    assert not missing, (f"{len(missing)} mart column(s) without a description (add it to the model's yml,"
-                         f" or a doc block in models/docs/shared_columns.md): {', '.join(missing)}")
+    assert not missing, (
+        f"{len(missing)} mart column(s) without a description (add it to the model's yml,"
+        f" or a doc block in models/docs/shared_columns.md): {', '.join(missing)}"
+    )
 
 
 def test_no_description_names_a_column_the_mart_does_not_have(built):
     models, columns, _ = built
-    stale = [f"{relation}.{name}" for relation, node in sorted(models.items()) for name in node["columns"]
-             if name not in {column for column, _ in columns.get(relation, [])}]
+    stale = [
+        f"{relation}.{name}"
+        for relation, node in sorted(models.items())
+        for name in node["columns"]
+        if name not in {column for column, _ in columns.get(relation, [])}
+    ]
     assert not stale, f"described but not selected by the model (renamed or dropped?): {', '.join(stale)}"
 
 
@@ -84,6 +109,7 @@ def test_descriptions_are_duckdb_comments_for_plain_duckdb_users(built):
         comments = dict(columns[relation])
         assert comments == {name: column["description"] for name, column in models[relation]["columns"].items()}
     assert "Wilson 95%" in dict(columns["dialect_recall_at_k"])["recall_ci_low"]
-    without_comment = [f"{relation}.{name}" for relation, cols in columns.items() for name, comment in cols
-                       if not comment]
+    without_comment = [
+        f"{relation}.{name}" for relation, cols in columns.items() for name, comment in cols if not comment
+    ]
     assert not without_comment

@@ -29,17 +29,37 @@ KNOWN_GAPS: set[str] = set()
 def manifest(tmp_path_factory) -> dict:
     folder = tmp_path_factory.mktemp("dbt-parse")
     env = {**os.environ, HOME_VARIABLE: str(folder / "home"), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
-    subprocess.run([_dbt_executable(), "--no-use-colors", "--log-path", str(folder / "logs"), "parse",
-                    "--no-partial-parse", "--project-dir", str(DBT_PROJECT), "--profiles-dir", str(DBT_PROJECT),
-                    "--target-path", str(folder / "target")],
-                   env=env, cwd=DBT_PROJECT, check=True, capture_output=True, timeout=600)
+    subprocess.run(
+        [
+            _dbt_executable(),
+            "--no-use-colors",
+            "--log-path",
+            str(folder / "logs"),
+            "parse",
+            "--no-partial-parse",
+            "--project-dir",
+            str(DBT_PROJECT),
+            "--profiles-dir",
+            str(DBT_PROJECT),
+            "--target-path",
+            str(folder / "target"),
+        ],
+        env=env,
+        cwd=DBT_PROJECT,
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
     return json.loads((folder / "target" / "manifest.json").read_text(encoding="utf-8"))
 
 
 def _content_tests(manifest: dict) -> dict[str, set[str]]:
     """Mart model name -> the names of its data tests beyond the key tests, and 'unit' for unit tests."""
-    marts = {uid: node["name"] for uid, node in manifest["nodes"].items()
-             if node["resource_type"] == "model" and node["original_file_path"].startswith("models/marts/")}
+    marts = {
+        uid: node["name"]
+        for uid, node in manifest["nodes"].items()
+        if node["resource_type"] == "model" and node["original_file_path"].startswith("models/marts/")
+    }
     found: dict[str, set[str]] = {name: set() for name in marts.values()}
     for node in manifest["nodes"].values():
         if node["resource_type"] != "test":

@@ -16,8 +16,15 @@ class ChatStandIn:
     ``marker``: an HTTP status (e.g. 500, 429) or ``"slow"`` (sleep ``slow_seconds`` first).
     """
 
-    def __init__(self, *, failures: dict[str, list] | None = None, slow_seconds: float = 1.0,
-                 status_for_all: int | None = None, echo_key_in_error: bool = False, delay_seconds: float = 0.0):
+    def __init__(
+        self,
+        *,
+        failures: dict[str, list] | None = None,
+        slow_seconds: float = 1.0,
+        status_for_all: int | None = None,
+        echo_key_in_error: bool = False,
+        delay_seconds: float = 0.0,
+    ):
         self.failures = {k: list(v) for k, v in (failures or {}).items()}
         self.slow_seconds = slow_seconds
         self.status_for_all = status_for_all
@@ -83,8 +90,9 @@ class ChatStandIn:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 prompt = body["messages"][-1]["content"]
                 with stand_in.lock:
-                    stand_in.requests.append({"prompt": prompt, "body": body,
-                                              "authorization": self.headers.get("Authorization")})
+                    stand_in.requests.append(
+                        {"prompt": prompt, "body": body, "authorization": self.headers.get("Authorization")}
+                    )
                 if stand_in.status_for_all:
                     key = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
                     detail = f"Incorrect API key provided: {key}" if stand_in.echo_key_in_error else "refused"
@@ -95,11 +103,26 @@ class ChatStandIn:
                 elif isinstance(action, int):
                     return self._reply(action, {"error": {"message": f"scripted {action}", "type": "x"}})
                 first_line = prompt.splitlines()[0]
-                self._reply(200, {
-                    "id": "stand-in", "object": "chat.completion", "created": 0, "model": body["model"],
-                    "choices": [{"index": 0, "finish_reason": "stop", "message": {
-                        "role": "assistant", "content": f"**Most Likely Diagnosis:** answer to {first_line[:40]}",
-                        "reasoning_content": f"thinking about {first_line[:40]}"}}],
-                    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
+                self._reply(
+                    200,
+                    {
+                        "id": "stand-in",
+                        "object": "chat.completion",
+                        "created": 0,
+                        "model": body["model"],
+                        "choices": [
+                            {
+                                "index": 0,
+                                "finish_reason": "stop",
+                                "message": {
+                                    "role": "assistant",
+                                    "content": f"**Most Likely Diagnosis:** answer to {first_line[:40]}",
+                                    "reasoning_content": f"thinking about {first_line[:40]}",
+                                },
+                            }
+                        ],
+                        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                    },
+                )
 
         return Handler

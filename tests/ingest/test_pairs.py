@@ -30,7 +30,8 @@ def test_pairs_are_stored_long_with_raw_and_cleaned_text(squad_loaded):
     assert result.rows == 84
     row = squad_loaded.execute(
         "select squad_idx, query_text_raw, query_text, cleanup, attributes->>'conversion_method'"
-        " from raw.query_pair_variants where pair_id = '4' and variant = 'aae'").fetchone()
+        " from raw.query_pair_variants where pair_id = '4' and variant = 'aae'"
+    ).fetchone()
     assert row[0] == 4
     assert row[1] == "Who be teachin' classes on usin' computers?"
     assert row[2] == "Who be teaching classes on using computers?"
@@ -38,13 +39,28 @@ def test_pairs_are_stored_long_with_raw_and_cleaned_text(squad_loaded):
 
 
 def test_variant_columns_are_configurable_and_cleanup_optional(squad_loaded, tmp_path):
-    path = _write(tmp_path, "three.jsonl", "\n".join(json.dumps(r) for r in [
-        {"qid": "a", "row": 0, "formal": "What is it?", "casual": "Whatcha sayin'?", "third": "Say what?"},
-        {"qid": "b", "row": 1, "formal": "Who?", "casual": "Who dat?", "third": "Who is that?"}]))
-    load_pairs(squad_loaded, path, variants={"formal": "formal", "casual": "casual", "third": "third"},
-               id_column="qid", squad_idx_column="row", cleanup=False)
-    rows = squad_loaded.execute("select pair_id, variant, query_text, cleanup from raw.query_pair_variants"
-                                " order by pair_id, variant").fetchall()
+    path = _write(
+        tmp_path,
+        "three.jsonl",
+        "\n".join(
+            json.dumps(r)
+            for r in [
+                {"qid": "a", "row": 0, "formal": "What is it?", "casual": "Whatcha sayin'?", "third": "Say what?"},
+                {"qid": "b", "row": 1, "formal": "Who?", "casual": "Who dat?", "third": "Who is that?"},
+            ]
+        ),
+    )
+    load_pairs(
+        squad_loaded,
+        path,
+        variants={"formal": "formal", "casual": "casual", "third": "third"},
+        id_column="qid",
+        squad_idx_column="row",
+        cleanup=False,
+    )
+    rows = squad_loaded.execute(
+        "select pair_id, variant, query_text, cleanup from raw.query_pair_variants order by pair_id, variant"
+    ).fetchall()
     assert len(rows) == 6
     assert ("a", "casual", "Whatcha sayin'?", "none") in rows
 
@@ -63,23 +79,62 @@ def test_pairs_need_squad_loaded_first(con):
 
 
 BAD_INPUTS = [
-    ("malformed.json", '[{"id": 1, "squad_idx": 0, "sae_query": "a", "aave_query": "b"},', None,
-     "malformed JSON at line 1"),
-    ("missing_idx.json", [{"id": 1, "squad_idx": 0, "sae_query": "a", "aave_query": "b"},
-                          {"id": 2, "sae_query": "a", "aave_query": "b"}], "row 2, field 'squad_idx'", "missing squad_idx"),
-    ("out_of_range.json", [{"id": 1, "squad_idx": 64, "sae_query": "a", "aave_query": "b"}],
-     "row 1, field 'squad_idx'", "out of range"),
-    ("not_integer.csv", "id,squad_idx,sae_query,aave_query\n1,3.5,a,b\n", "row 1, field 'squad_idx'", "must be an integer"),
-    ("duplicate.json", [{"id": 7, "squad_idx": 0, "sae_query": "a", "aave_query": "b"},
-                        {"id": 7, "squad_idx": 1, "sae_query": "c", "aave_query": "d"}],
-     "row 2, field 'id'", "duplicate pair id '7' (first seen in row 1)"),
-    ("empty_text.csv", "id,squad_idx,sae_query,aave_query\n1,0,a,b\n2,1,c,   \n", "row 2, field 'aave_query'",
-     "empty query text for variant 'aae'"),
+    (
+        "malformed.json",
+        '[{"id": 1, "squad_idx": 0, "sae_query": "a", "aave_query": "b"},',
+        None,
+        "malformed JSON at line 1",
+    ),
+    (
+        "missing_idx.json",
+        [
+            {"id": 1, "squad_idx": 0, "sae_query": "a", "aave_query": "b"},
+            {"id": 2, "sae_query": "a", "aave_query": "b"},
+        ],
+        "row 2, field 'squad_idx'",
+        "missing squad_idx",
+    ),
+    (
+        "out_of_range.json",
+        [{"id": 1, "squad_idx": 64, "sae_query": "a", "aave_query": "b"}],
+        "row 1, field 'squad_idx'",
+        "out of range",
+    ),
+    (
+        "not_integer.csv",
+        "id,squad_idx,sae_query,aave_query\n1,3.5,a,b\n",
+        "row 1, field 'squad_idx'",
+        "must be an integer",
+    ),
+    (
+        "duplicate.json",
+        [
+            {"id": 7, "squad_idx": 0, "sae_query": "a", "aave_query": "b"},
+            {"id": 7, "squad_idx": 1, "sae_query": "c", "aave_query": "d"},
+        ],
+        "row 2, field 'id'",
+        "duplicate pair id '7' (first seen in row 1)",
+    ),
+    (
+        "empty_text.csv",
+        "id,squad_idx,sae_query,aave_query\n1,0,a,b\n2,1,c,   \n",
+        "row 2, field 'aave_query'",
+        "empty query text for variant 'aae'",
+    ),
     ("latin1.csv", "id,squad_idx,sae_query,aave_query\n1,0,caf\u00e9,b\n".encode("latin-1"), None, "not valid UTF-8"),
     ("pairs.xlsx", "whatever", None, "unsupported file type '.xlsx'"),
-    ("no_variant.json", [{"id": 1, "squad_idx": 0, "sae_query": "a"}], "field 'aave_query'", "variant column not found"),
-    ("malformed.jsonl", '{"id": 1, "squad_idx": 0, "sae_query": "a", "aave_query": "b"}\n{"id": 2,', "row 2",
-     "malformed JSON on line 2"),
+    (
+        "no_variant.json",
+        [{"id": 1, "squad_idx": 0, "sae_query": "a"}],
+        "field 'aave_query'",
+        "variant column not found",
+    ),
+    (
+        "malformed.jsonl",
+        '{"id": 1, "squad_idx": 0, "sae_query": "a", "aave_query": "b"}\n{"id": 2,',
+        "row 2",
+        "malformed JSON on line 2",
+    ),
 ]
 
 

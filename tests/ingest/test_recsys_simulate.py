@@ -9,8 +9,14 @@ from ingest.recsys_simulate import simulate_posts, write_simulated_files
 
 
 def test_the_same_seed_gives_the_same_files(tmp_path):
-    options = {"seed": 11, "datasets": ("a",), "providers": ("p",), "prompt_styles": ("g",), "pool_size": 50,
-               "n_recommended": 10}
+    options = {
+        "seed": 11,
+        "datasets": ("a",),
+        "providers": ("p",),
+        "prompt_styles": ("g",),
+        "pool_size": 50,
+        "n_recommended": 10,
+    }
     first = write_simulated_files(tmp_path / "one", name="s", **options)
     second = write_simulated_files(tmp_path / "two", name="s", **options)
     assert [p.read_bytes() for p in first] == [p.read_bytes() for p in second]
@@ -18,8 +24,16 @@ def test_the_same_seed_gives_the_same_files(tmp_path):
 
 
 def test_injected_length_shift_and_topic_boost_hold_in_a_large_sample():
-    rows = simulate_posts(seed=3, datasets=("a",), providers=("p",), prompt_styles=("g",), pool_size=40_000,
-                          n_recommended=20_000, length_preference_d=0.3, topic_boost=0.10)
+    rows = simulate_posts(
+        seed=3,
+        datasets=("a",),
+        providers=("p",),
+        prompt_styles=("g",),
+        pool_size=40_000,
+        n_recommended=20_000,
+        length_preference_d=0.3,
+        topic_boost=0.10,
+    )
     selected = np.array([r["selected"] == 1 for r in rows])
     length = np.array([r["text_length"] for r in rows], dtype=float)
     pooled_sd = np.sqrt((length[selected].var(ddof=1) + length[~selected].var(ddof=1)) / 2)

@@ -16,11 +16,13 @@ WORDS = ["rose", "tulip", "grenade", "rose"]
 
 
 def test_words_are_encoded_through_templates_and_stored_with_the_model_hash(con):
-    result = load_word_vectors(con, LOCAL_MINILM, name="minilm_seat", format="sentence_encoder", words=WORDS,
-                               templates=("This is {word}.",))
+    result = load_word_vectors(
+        con, LOCAL_MINILM, name="minilm_seat", format="sentence_encoder", words=WORDS, templates=("This is {word}.",)
+    )
     assert result.rows == 3  # the repeated word is encoded once
-    fmt, dim, options, sha = con.execute("select format, dim, options, source_sha256 from raw.weat_embeddings"
-                                         ).fetchone()
+    fmt, dim, options, sha = con.execute(
+        "select format, dim, options, source_sha256 from raw.weat_embeddings"
+    ).fetchone()
     assert (fmt, dim) == ("sentence_encoder", 384) and len(sha) == 64
     assert '"templates": ["This is {word}."]' in options
     words, vectors = read_embedding("weat_vectors__minilm_seat__v1")
@@ -28,12 +30,14 @@ def test_words_are_encoded_through_templates_and_stored_with_the_model_hash(con)
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, rtol=1e-5)  # one template: unit vectors
     similarity = cosine_matrix(vectors, vectors)
     assert similarity[0, 1] > similarity[0, 2]  # a rose is closer to a tulip than to a grenade
-    again = load_word_vectors(con, LOCAL_MINILM, name="minilm_seat", format="sentence_encoder", words=WORDS,
-                              templates=("This is {word}.",))
+    again = load_word_vectors(
+        con, LOCAL_MINILM, name="minilm_seat", format="sentence_encoder", words=WORDS, templates=("This is {word}.",)
+    )
     assert again.status == "unchanged"
 
 
 def test_templates_need_the_word_placeholder(con):
     with pytest.raises(UserError, match="must contain"):
-        load_word_vectors(con, LOCAL_MINILM, name="bad", format="sentence_encoder", words=["a"],
-                          templates=("This is X.",))
+        load_word_vectors(
+            con, LOCAL_MINILM, name="bad", format="sentence_encoder", words=["a"], templates=("This is X.",)
+        )

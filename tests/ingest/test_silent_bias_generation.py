@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from chat_stand_in import ChatStandIn
-from tests.conftest import DEMO_DATA, run_cli
+
 from ingest.generation import DEFAULT_PROMPT_TEMPLATE, GenerationSettings, generate
 from ingest.generations import load_generations
+from tests.conftest import DEMO_DATA, run_cli
 from warehouse.errors import UserError
 
 VIGNETTES = DEMO_DATA / "silent_bias" / "vignettes_demo.json"
@@ -17,8 +17,15 @@ SECRET = "sk-test-secret-0123456789"
 
 
 def _settings(server: ChatStandIn, **overrides) -> GenerationSettings:
-    options = {"model": "stand-in-model", "base_url": server.base_url, "api_key_env": "STAND_IN_KEY",
-               "concurrency": 3, "max_retries": 3, "backoff_seconds": 0.01, "timeout_seconds": 5.0}
+    options = {
+        "model": "stand-in-model",
+        "base_url": server.base_url,
+        "api_key_env": "STAND_IN_KEY",
+        "concurrency": 3,
+        "max_retries": 3,
+        "backoff_seconds": 0.01,
+        "timeout_seconds": 5.0,
+    }
     return GenerationSettings(**{**options, **overrides})
 
 
@@ -119,13 +126,29 @@ def test_wrong_key_stops_the_run_and_the_key_is_never_written_or_shown(tmp_path)
 def test_cli_generate_then_ingest_round_trip(tmp_path, con):
     out = tmp_path / "cli.jsonl"
     with ChatStandIn(failures={"82-year-old": [502]}) as server:
-        completed = run_cli("generate", str(VIGNETTES), "--model", "stand-in-model", "--base-url", server.base_url,
-                            "--out", str(out), "--api-key-env", "STAND_IN_KEY", "--backoff", "0.01",
-                            "--concurrency", "2", home=tmp_path / "home")
+        completed = run_cli(
+            "generate",
+            str(VIGNETTES),
+            "--model",
+            "stand-in-model",
+            "--base-url",
+            server.base_url,
+            "--out",
+            str(out),
+            "--api-key-env",
+            "STAND_IN_KEY",
+            "--backoff",
+            "0.01",
+            "--concurrency",
+            "2",
+            home=tmp_path / "home",
+        )
     assert "10 sent, 10 ok, 0 failed after retries (1 retries)" in completed.stdout
     assert SECRET not in completed.stdout + completed.stderr + out.read_text()
     result = load_generations(con, out, vignette_set="silent_bias_demo")
     assert result.rows == 10
-    stored = con.execute("select model, count(*), count_if(status = 'ok'), any_value(prompt_template)"
-                         " from raw.silent_bias_generations group by model").fetchall()
+    stored = con.execute(
+        "select model, count(*), count_if(status = 'ok'), any_value(prompt_template)"
+        " from raw.silent_bias_generations group by model"
+    ).fetchall()
     assert stored == [("cli", 10, 10, DEFAULT_PROMPT_TEMPLATE)]

@@ -9,10 +9,10 @@ from types import SimpleNamespace
 import duckdb
 import pytest
 
-from tests.conftest import DEMO_DATA, raw_fingerprint, run_cli
 from ingest.generations import load_generations
 from ingest.jobs.silent_bias import ingest_generations
 from ingest.vignettes import load_vignettes
+from tests.conftest import DEMO_DATA, raw_fingerprint, run_cli
 from warehouse.errors import InputError, UserError
 
 DEMO = DEMO_DATA / "silent_bias"
@@ -22,8 +22,10 @@ def test_vignettes_load_once_and_reingest_is_a_no_op(con):
     first = load_vignettes(con, DEMO / "vignettes_demo.json", name="demo")
     again = load_vignettes(con, DEMO / "vignettes_demo.json", name="demo")
     assert (first.status, first.rows, again.status) == ("loaded", 10, "unchanged")
-    rows = con.execute("select case_id, bias_feature, bias_label, dimension, source_row, length(source_sha256)"
-                       " from raw.silent_bias_vignettes order by source_row limit 1").fetchall()
+    rows = con.execute(
+        "select case_id, bias_feature, bias_label, dimension, source_row, length(source_sha256)"
+        " from raw.silent_bias_vignettes order by source_row limit 1"
+    ).fetchall()
     assert rows == [("demo_001", "black", "muscle strain", "race", 1, 64)]
     assert con.execute("select count(*) from raw.silent_bias_vignettes").fetchone()[0] == 10
 
@@ -33,16 +35,18 @@ def test_model_id_comes_from_the_file_name_or_the_caller(con):
     by_name = load_generations(con, path, vignette_set="demo")
     by_config = load_generations(con, path, vignette_set="demo", model="renamed")
     assert by_name.source_name == "demo/demo-model-a" and by_config.source_name == "demo/renamed"
-    models = con.execute("select model, count(*), any_value(model_name_in_file) from raw.silent_bias_generations"
-                         " group by model order by model").fetchall()
+    models = con.execute(
+        "select model, count(*), any_value(model_name_in_file) from raw.silent_bias_generations"
+        " group by model order by model"
+    ).fetchall()
     assert models == [("demo-model-a", 10, "demo-model-a"), ("renamed", 10, "demo-model-a")]
 
 
 def test_every_malformed_line_is_reported_by_number_and_nothing_is_loaded(con, tmp_path):
     lines = (DEMO / "generations" / "demo-model-a.jsonl").read_text().splitlines()
-    lines[2] = lines[2][:40]                            # truncated JSON on line 3
-    lines[5] = json.dumps({"id": "demo_006"})           # no output_text on line 6
-    lines[7] = lines[0]                                 # duplicate id on line 8
+    lines[2] = lines[2][:40]  # truncated JSON on line 3
+    lines[5] = json.dumps({"id": "demo_006"})  # no output_text on line 6
+    lines[7] = lines[0]  # duplicate id on line 8
     bad = tmp_path / "broken-model.jsonl"
     bad.write_text("\n".join(lines) + "\n")
     before = raw_fingerprint(con)
@@ -76,8 +80,10 @@ def test_a_changed_generation_file_becomes_a_new_version(con, tmp_path):
     assert load_generations(con, path, vignette_set="demo").status == "unchanged"
     path.write_text(source.replace("Meningitis", "Viral meningitis"))
     assert load_generations(con, path, vignette_set="demo").version == 2
-    statuses = con.execute("select status, count(*) from raw.silent_bias_generations where source_version = 1"
-                           " group by status order by status").fetchall()
+    statuses = con.execute(
+        "select status, count(*) from raw.silent_bias_generations where source_version = 1"
+        " group by status order by status"
+    ).fetchall()
     assert statuses == [("error", 1), ("ok", 9)]
 
 
@@ -99,7 +105,8 @@ def test_cli_run_with_a_malformed_generations_file_exits_2_naming_the_lines(tmp_
     study.write_text(
         '[study]\nname = "bad"\nseed = 1\nanalysis = ["silent_bias"]\n\n'
         f'[[ingest]]\nsource = "silent_bias_vignettes"\npath = "{DEMO / "vignettes_demo.json"}"\nname = "demo"\n\n'
-        f'[[ingest]]\nsource = "silent_bias_generations"\npath = "{folder}"\nvignette_set = "demo"\n')
+        f'[[ingest]]\nsource = "silent_bias_generations"\npath = "{folder}"\nvignette_set = "demo"\n'
+    )
     home = tmp_path / "home"
     completed = run_cli("run", str(study), home=home, check=False)
     assert completed.returncode == 2

@@ -14,15 +14,28 @@ SQUAD_JSON = DEMO_DATA / "squad_demo.json"
 def _hf_records():
     """The demo file flattened by hand into Hugging Face records, in HF order."""
     document = json.loads(SQUAD_JSON.read_text(encoding="utf-8"))
-    return [{"id": qa["id"], "title": article["title"], "context": paragraph["context"], "question": qa["question"],
-             "answers": {"text": [a["text"] for a in qa["answers"]],
-                         "answer_start": [a["answer_start"] for a in qa["answers"]]}}
-            for article in document["data"] for paragraph in article["paragraphs"] for qa in paragraph["qas"]]
+    return [
+        {
+            "id": qa["id"],
+            "title": article["title"],
+            "context": paragraph["context"],
+            "question": qa["question"],
+            "answers": {
+                "text": [a["text"] for a in qa["answers"]],
+                "answer_start": [a["answer_start"] for a in qa["answers"]],
+            },
+        }
+        for article in document["data"]
+        for paragraph in article["paragraphs"]
+        for qa in paragraph["qas"]
+    ]
 
 
 def _stored(con):
-    return con.execute("select row_idx, squad_id, title, context, question, answer_texts, answer_starts"
-                       " from raw.squad_questions order by row_idx").fetchall()
+    return con.execute(
+        "select row_idx, squad_id, title, context, question, answer_texts, answer_starts"
+        " from raw.squad_questions order by row_idx"
+    ).fetchall()
 
 
 def test_official_json_keeps_hugging_face_order(con):
@@ -44,8 +57,9 @@ def test_jsonl_and_parquet_give_the_same_rows_as_json(con, tmp_path, fmt):
     else:
         pq.write_table(pa.Table.from_pylist(records), path)
     load_squad(con, str(path), split="other")
-    from_file = con.execute("select row_idx, question, answer_texts from raw.squad_questions where split = 'other'"
-                            " order by row_idx").fetchall()
+    from_file = con.execute(
+        "select row_idx, question, answer_texts from raw.squad_questions where split = 'other' order by row_idx"
+    ).fetchall()
     assert from_file == [(i, r["question"], r["answers"]["text"]) for i, r in enumerate(records)]
 
 
@@ -66,16 +80,27 @@ def test_changed_file_becomes_a_new_version(con, tmp_path):
     changed.write_text(json.dumps(document), encoding="utf-8")
     result = load_squad(con, str(changed))
     assert (result.status, result.version, result.rows) == ("loaded", 2, 6)
-    assert con.execute("select version, n_rows from raw.source_versions order by version").fetchall() == [(1, 64), (2, 6)]
+    assert con.execute("select version, n_rows from raw.source_versions order by version").fetchall() == [
+        (1, 64),
+        (2, 6),
+    ]
 
 
-@pytest.mark.parametrize(("content", "expected"), [
-    ('{"data": [{"title": "t", "paragraphs": [{"context": "c", "qas": [{"id": "1", "answers": []}]}]}]}',
-     "row data[0].paragraphs[0].qas[0], field 'question'"),
-    ('{"data": [{"title": "t", "paragraphs": [{"qas": []}]}]}', "row data[0].paragraphs[0], field 'context'"),
-    ('{"data": [', "malformed JSON at line 1"),
-    ('[{"context": "c", "question": "q", "answers": {"text": ["a"], "answer_start": []}}]', "row 1, field 'answers'"),
-])
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (
+            '{"data": [{"title": "t", "paragraphs": [{"context": "c", "qas": [{"id": "1", "answers": []}]}]}]}',
+            "row data[0].paragraphs[0].qas[0], field 'question'",
+        ),
+        ('{"data": [{"title": "t", "paragraphs": [{"qas": []}]}]}', "row data[0].paragraphs[0], field 'context'"),
+        ('{"data": [', "malformed JSON at line 1"),
+        (
+            '[{"context": "c", "question": "q", "answers": {"text": ["a"], "answer_start": []}}]',
+            "row 1, field 'answers'",
+        ),
+    ],
+)
 def test_bad_squad_files_are_refused_with_location_and_leave_no_trace(con, tmp_path, content, expected):
     path = tmp_path / "bad.json"
     path.write_text(content, encoding="utf-8")

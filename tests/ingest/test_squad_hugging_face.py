@@ -9,10 +9,20 @@ from ingest.squad import load_squad
 from warehouse.errors import UserError
 
 RECORDS = [
-    {"id": "5733be284776f41900661182", "title": "University_of_Notre_Dame", "context": "Ctx one.",
-     "question": "Q one?", "answers": {"text": ["one"], "answer_start": [4]}},
-    {"id": "5733be284776f4190066117f", "title": "University_of_Notre_Dame", "context": "Ctx two.",
-     "question": "Q two?", "answers": {"text": ["two"], "answer_start": [4]}},
+    {
+        "id": "5733be284776f41900661182",
+        "title": "University_of_Notre_Dame",
+        "context": "Ctx one.",
+        "question": "Q one?",
+        "answers": {"text": ["one"], "answer_start": [4]},
+    },
+    {
+        "id": "5733be284776f4190066117f",
+        "title": "University_of_Notre_Dame",
+        "context": "Ctx two.",
+        "question": "Q two?",
+        "answers": {"text": ["two"], "answer_start": [4]},
+    },
 ]
 
 
@@ -44,7 +54,8 @@ def test_hugging_face_source_loads_rows_and_records_the_fingerprint(con, fake_da
     assert fake_datasets == [("squad", "validation")]
     assert result.rows == 2
     assert con.execute("select squad_id, question from raw.squad_questions order by row_idx").fetchall() == [
-        (r["id"], r["question"]) for r in RECORDS]
+        (r["id"], r["question"]) for r in RECORDS
+    ]
     assert con.execute("select source_path from raw.run_sources").fetchone()[0] == "hf:squad@abc123"
     assert load_squad(con, "hf:squad", split="validation").status == "unchanged"
 

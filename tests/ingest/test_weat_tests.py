@@ -26,10 +26,13 @@ USER_TESTS = {
 
 
 def _sizes(records, test):
-    return {role: (sum(r["test"] == test and r["set_role"] == role and not r["excluded_by_definition"]
-                       for r in records),
-                   sum(r["test"] == test and r["set_role"] == role and r["excluded_by_definition"] for r in records))
-            for role in ("target_x", "target_y", "attribute_a", "attribute_b")}
+    return {
+        role: (
+            sum(r["test"] == test and r["set_role"] == role and not r["excluded_by_definition"] for r in records),
+            sum(r["test"] == test and r["set_role"] == role and r["excluded_by_definition"] for r in records),
+        )
+        for role in ("target_x", "target_y", "attribute_a", "attribute_b")
+    }
 
 
 def test_caliskan_lists_have_the_papers_sizes_and_exclusions():
@@ -39,8 +42,12 @@ def test_caliskan_lists_have_the_papers_sizes_and_exclusions():
     assert _sizes(records, "weat1") == {r: (25, 0) for r in ("target_x", "target_y", "attribute_a", "attribute_b")}
     # WEAT 3: 50 names each, 18 of each excluded by the paper, leaving 32 + 32.
     assert _sizes(records, "weat3")["target_x"] == (32, 18) and _sizes(records, "weat3")["target_y"] == (32, 18)
-    assert _sizes(records, "weat9") == {"target_x": (6, 0), "target_y": (6, 0), "attribute_a": (7, 0),
-                                        "attribute_b": (7, 0)}
+    assert _sizes(records, "weat9") == {
+        "target_x": (6, 0),
+        "target_y": (6, 0),
+        "attribute_a": (7, 0),
+        "attribute_b": (7, 0),
+    }
     words = {(r["test"], r["set_role"], r["word"]) for r in records}
     assert ("weat6", "target_x", "John") in words and ("weat4", "target_y", "Darnell") in words
     assert ("weat8", "target_x", "NASA") in words  # case kept exactly as listed
@@ -69,14 +76,17 @@ def _broken(tmp_path, mutate) -> str:
     return str(caught.value)
 
 
-@pytest.mark.parametrize("mutate, expected", [
-    (lambda t: t.pop("attribute_b"), "field 'tests.career.attribute_b': missing word set"),
-    (lambda t: t["target_y"]["words"].append("John"), "target_x and target_y share words ['John']"),
-    (lambda t: t["target_x"]["words"].append("Paul"), "word 'Paul' is listed twice"),
-    (lambda t: t["target_x"].update(excluded=["Nobody"]), "excluded words must be among the set's words"),
-    (lambda t: t["attribute_a"].update(words=[]), "field 'tests.career.attribute_a.words'"),
-    (lambda t: t["attribute_a"]["words"].append(" padded"), "without surrounding spaces"),
-])
+@pytest.mark.parametrize(
+    "mutate, expected",
+    [
+        (lambda t: t.pop("attribute_b"), "field 'tests.career.attribute_b': missing word set"),
+        (lambda t: t["target_y"]["words"].append("John"), "target_x and target_y share words ['John']"),
+        (lambda t: t["target_x"]["words"].append("Paul"), "word 'Paul' is listed twice"),
+        (lambda t: t["target_x"].update(excluded=["Nobody"]), "excluded words must be among the set's words"),
+        (lambda t: t["attribute_a"].update(words=[]), "field 'tests.career.attribute_a.words'"),
+        (lambda t: t["attribute_a"]["words"].append(" padded"), "without surrounding spaces"),
+    ],
+)
 def test_bad_definitions_name_the_field(tmp_path, mutate, expected):
     assert expected in _broken(tmp_path, mutate)
 

@@ -42,8 +42,10 @@ def test_every_format_reads_the_same_words_and_vectors(tmp_path, vectors, fmt):
         "word2vec_text": lambda p: write_text(p.with_suffix(".txt"), WORDS, vectors, header=True),
         "glove_text": lambda p: write_text(p.with_suffix(".txt"), WORDS, vectors, header=False),
         "fasttext_vec": lambda p: write_text(p.with_suffix(".vec"), WORDS, vectors, header=True),
-        "npz": lambda p: (np.savez(p.with_suffix(".npz"), words=np.asarray(WORDS), vectors=vectors),
-                          p.with_suffix(".npz"))[1],
+        "npz": lambda p: (
+            np.savez(p.with_suffix(".npz"), words=np.asarray(WORDS), vectors=vectors),
+            p.with_suffix(".npz"),
+        )[1],
     }
     path = writers[fmt](tmp_path / "vectors")
     read = read_word_vectors(path, format=fmt)
@@ -55,8 +57,9 @@ def test_load_stores_vectors_in_lancedb_with_source_and_metadata_in_duckdb(con, 
     path = write_binary(tmp_path / "v.bin", WORDS, vectors)
     result = load_word_vectors(con, path, name="tiny")
     assert (result.status, result.rows, result.version) == ("loaded", 5, 1)
-    row = con.execute("select format, n_words, dim, lancedb_table, source_sha256, run_id from raw.weat_embeddings"
-                      ).fetchone()
+    row = con.execute(
+        "select format, n_words, dim, lancedb_table, source_sha256, run_id from raw.weat_embeddings"
+    ).fetchone()
     assert row[:4] == ("word2vec_binary", 5, 4, "weat_vectors__tiny__v1")
     words, stored = read_embedding(row[3])
     assert words == WORDS
@@ -169,8 +172,10 @@ def test_cli_ingests_vectors_and_reports_bad_files_in_one_line(tmp_path, vectors
     home = tmp_path / "cli-home"
     good = tmp_path / "v.npz"
     np.savez(good, words=np.asarray(WORDS), vectors=vectors)
-    assert "loaded 5 rows into weat_embeddings 'tiny' version 1" in run_cli(
-        "ingest", "vectors", str(good), "--name", "tiny", home=home).stdout
+    assert (
+        "loaded 5 rows into weat_embeddings 'tiny' version 1"
+        in run_cli("ingest", "vectors", str(good), "--name", "tiny", home=home).stdout
+    )
     bad = write_text(tmp_path / "bad.txt", WORDS, vectors, header=False)
     bad.write_bytes(bad.read_bytes().replace(b"John", b"J\xffhn"))
     failed = run_cli("ingest", "vectors", str(bad), "--name", "bad", "--format", "glove_text", home=home, check=False)
@@ -204,11 +209,14 @@ def test_a_header_announcing_more_vectors_than_the_file_can_hold_is_refused_befo
     assert error.value.field == "count" and "100,000,000,000 vectors of 300 dimensions" in str(error.value)
 
 
-@pytest.mark.parametrize(("name", "content", "fmt"), [
-    ("zero.bin", b"3 0\na b c ", "word2vec_binary"),
-    ("zero.txt", b"3 0\na\nb\nc\n", "word2vec_text"),
-    ("zero_glove.txt", b"a\nb\nc\n", "glove_text"),
-])
+@pytest.mark.parametrize(
+    ("name", "content", "fmt"),
+    [
+        ("zero.bin", b"3 0\na b c ", "word2vec_binary"),
+        ("zero.txt", b"3 0\na\nb\nc\n", "word2vec_text"),
+        ("zero_glove.txt", b"a\nb\nc\n", "glove_text"),
+    ],
+)
 def test_zero_dimension_vectors_are_refused(con, tmp_path, name, content, fmt):
     path = tmp_path / name
     path.write_bytes(content)

@@ -18,8 +18,11 @@ STUDY = REPOSITORY_ROOT / "studies" / "squad_dialect.toml"
 
 @pytest.fixture(scope="module")
 def study(tmp_path_factory):
-    for name in ("squad-v1.1/train.parquet", "dialect-pairs/aave_poc_dataset_20250927-193921.json",
-                 "embeddings/all-MiniLM-L6-v2.parquet"):
+    for name in (
+        "squad-v1.1/train.parquet",
+        "dialect-pairs/aave_poc_dataset_20250927-193921.json",
+        "embeddings/all-MiniLM-L6-v2.parquet",
+    ):
         shared_file(name)
     home = tmp_path_factory.mktemp("dialect") / "warehouse"
     completed = run_cli("run", str(STUDY), home=home)
@@ -30,47 +33,79 @@ def study(tmp_path_factory):
 
 def test_contract_relations_answer_ad_hoc_sql(study):
     home, _, _ = study
-    recall = run_cli("sql", "select retriever, variant, k, n_queries, n_hits, recall from dialect_recall_at_k"
-                            " where k = 10 and retriever = 'bm25' order by variant", "--csv", home=home)
+    recall = run_cli(
+        "sql",
+        "select retriever, variant, k, n_queries, n_hits, recall from dialect_recall_at_k"
+        " where k = 10 and retriever = 'bm25' order by variant",
+        "--csv",
+        home=home,
+    )
     rows = [line.split(",") for line in recall.stdout.strip().splitlines()[1:]]
     assert [(r[0], r[1], r[2], r[3]) for r in rows] == [("bm25", "aae", "10", "200"), ("bm25", "sae", "10", "200")]
     columns = run_cli("sql", "select * from dialect_paired_tests limit 0", "--csv", home=home).stdout.splitlines()[0]
-    for column in ("run_id", "retriever", "k", "variant_a", "variant_b", "both_hit", "only_a", "only_b", "neither",
-                   "delta_pp", "p_exact", "p_midp", "p_chi2_cc", "p_holm", "ci_low", "ci_high"):
+    for column in (
+        "run_id",
+        "retriever",
+        "k",
+        "variant_a",
+        "variant_b",
+        "both_hit",
+        "only_a",
+        "only_b",
+        "neither",
+        "delta_pp",
+        "p_exact",
+        "p_midp",
+        "p_chi2_cc",
+        "p_holm",
+        "ci_low",
+        "ci_high",
+    ):
         assert column in columns.split(",")
 
 
 def test_bm25_recall_equals_a_direct_rank_bm25_computation(study):
     _, con, _ = study
-    documents = con.execute("select doc_id, document_text from marts.dim_corpus_documents where split = 'train'"
-                            " order by doc_id").fetchall()
+    documents = con.execute(
+        "select doc_id, document_text from marts.dim_corpus_documents where split = 'train' order by doc_id"
+    ).fetchall()
     tokenize = lambda text: re.findall(r"[a-z0-9]+", text.lower())  # noqa: E731  the original study's tokenizer
     index = BM25Okapi([tokenize(text) for _, text in documents])
     doc_ids = np.array([d for d, _ in documents])
-    queries = con.execute("select q.query_id, q.variant, q.query_text, g.gold_doc_id from staging.stg_retrieval__queries q"
-                          " join marts.fct_pair_gold_documents g on g.pair_set = q.query_set and g.pair_id = q.query_id"
-                          " order by 1, 2").fetchall()
+    queries = con.execute(
+        "select q.query_id, q.variant, q.query_text, g.gold_doc_id from staging.stg_retrieval__queries q"
+        " join marts.fct_pair_gold_documents g on g.pair_set = q.query_set and g.pair_id = q.query_id"
+        " order by 1, 2"
+    ).fetchall()
     assert len(queries) == 400
     expected_ranks = {}
     for pair_id, variant, text, gold in queries:
         scores = index.get_scores(tokenize(text))
         order = np.lexsort((doc_ids, -scores))  # score descending, ties by doc_id: our documented rule
         expected_ranks[(pair_id, variant)] = int(np.nonzero(doc_ids[order] == gold)[0][0]) + 1
-    ours = dict(((p, v), r) for p, v, r in con.execute(
-        "select pair_id, variant, rank_of_gold from marts.fct_dialect_gold_ranks where retriever = 'bm25'").fetchall())
+    ours = dict(
+        ((p, v), r)
+        for p, v, r in con.execute(
+            "select pair_id, variant, rank_of_gold from marts.fct_dialect_gold_ranks where retriever = 'bm25'"
+        ).fetchall()
+    )
     for k in (1, 5, 10, 20, 100):
         for variant in ("sae", "aae"):
             direct = sum(r <= k for (p, v), r in expected_ranks.items() if v == variant)
-            stored = con.execute("select n_hits from marts.dialect_recall_at_k where retriever = 'bm25' and k = ?"
-                                 " and variant = ?", [k, variant]).fetchone()[0]
+            stored = con.execute(
+                "select n_hits from marts.dialect_recall_at_k where retriever = 'bm25' and k = ? and variant = ?",
+                [k, variant],
+            ).fetchone()[0]
             assert stored == direct, (k, variant)
     assert all(ours[key] == (rank if rank <= 100 else None) for key, rank in expected_ranks.items())
 
 
 def test_p_values_and_intervals_match_statsmodels(study):
     _, con, _ = study
-    rows = con.execute("select both_hit, only_a, only_b, neither, p_exact, p_chi2_cc, p_midp, p_holm, is_highlighted_k"
-                       " from analysis.dialect_paired_tests").fetchall()
+    rows = con.execute(
+        "select both_hit, only_a, only_b, neither, p_exact, p_chi2_cc, p_midp, p_holm, is_highlighted_k"
+        " from analysis.dialect_paired_tests"
+    ).fetchall()
     assert len(rows) == 5 * 100
     for both, only_a, only_b, neither, p_exact, p_chi2, p_midp, p_holm, highlighted in rows:
         table = [[both, only_a], [only_b, neither]]
@@ -80,15 +115,17 @@ def test_p_values_and_intervals_match_statsmodels(study):
         assert 0 <= p_midp <= p_exact <= 1
         assert (p_holm is not None) == highlighted and (p_holm is None or p_holm >= p_exact)
     for n_hits, n, low, high in con.execute(
-            "select n_hits, n_queries, recall_ci_low, recall_ci_high from marts.agg_dialect_recall_at_k").fetchall():
+        "select n_hits, n_queries, recall_ci_low, recall_ci_high from marts.agg_dialect_recall_at_k"
+    ).fetchall():
         expected_low, expected_high = proportion_confint(n_hits, n, method="wilson")
         assert (low, high) == pytest.approx((expected_low, expected_high), abs=1e-9)
 
 
 def test_wilcoxon_policies_report_their_n_and_power_says_what_it_cannot_tell(study):
     _, con, _ = study
-    policies = con.execute("select policy, min(n_used), max(n_used) from analysis.dialect_rank_tests group by 1"
-                           " order by 1").fetchall()
+    policies = con.execute(
+        "select policy, min(n_used), max(n_used) from analysis.dialect_rank_tests group by 1 order by 1"
+    ).fetchall()
     assert policies[0][0] == "miss_as_depth_plus_one" and policies[0][1:] == (200, 200)
     assert policies[1][0] == "original" and policies[1][2] < 200
     sentences = [s for (s,) in con.execute("select sentence from analysis.dialect_power").fetchall()]
@@ -99,6 +136,12 @@ def test_dashboard_page_shows_the_study(study):
     home, _, completed = study
     page = Path(completed.stdout.strip().splitlines()[-1].removeprefix("dashboard site: ")).parent / "dialect.html"
     html = page.read_text(encoding="utf-8")
-    for needle in ("Recall@k", "Discordant pairs", "Wilcoxon", "What this study can detect", "Provenance",
-                   "aave_poc_dataset_20250927-193921.json"):
+    for needle in (
+        "Recall@k",
+        "Discordant pairs",
+        "Wilcoxon",
+        "What this study can detect",
+        "Provenance",
+        "aave_poc_dataset_20250927-193921.json",
+    ):
         assert needle in html

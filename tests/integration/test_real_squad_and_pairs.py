@@ -26,13 +26,15 @@ def _csv(home, sql):
 def test_real_squad_loads_in_hugging_face_order(real):
     assert _csv(real, "select count(*) from raw.squad_questions") == ["87599"]
     assert _csv(real, "select question from stg_squad__questions where row_idx = 85143") == [
-        "Who overshadowed House Speaker Dennis Hastert?"]
+        "Who overshadowed House Speaker Dennis Hastert?"
+    ]
 
 
 def test_real_corpus_has_18891_documents_matching_the_published_embeddings(real):
     assert _csv(real, "select count(*) from dim_corpus_documents where split = 'train'") == ["18891"]
-    embedded = set(pq.read_table(shared_file("embeddings/all-MiniLM-L6-v2.parquet"), columns=["text_sha256"])
-                   .column(0).to_pylist())
+    embedded = set(
+        pq.read_table(shared_file("embeddings/all-MiniLM-L6-v2.parquet"), columns=["text_sha256"]).column(0).to_pylist()
+    )
     ours = _csv(real, "select text_sha256 from dim_corpus_documents")
     assert len(ours) == 18891 and set(ours) <= embedded
 
@@ -41,5 +43,8 @@ def test_all_200_real_pairs_map_to_their_gold_document(real):
     assert _csv(real, "select mapping_status, count(*) from fct_pair_gold_documents group by 1") == ["mapped,200"]
     assert _csv(real, "select count(*) from fct_query_variants") == ["400"]
     # Pair 0 references row 85143; its gold document is that row's normalised context.
-    assert _csv(real, "select p.gold_doc_id = q.doc_id from fct_pair_gold_documents p join fct_squad_questions q"
-                      " on q.split = 'train' and q.row_idx = p.squad_idx where p.pair_id = '0'") == ["true"]
+    assert _csv(
+        real,
+        "select p.gold_doc_id = q.doc_id from fct_pair_gold_documents p join fct_squad_questions q"
+        " on q.split = 'train' and q.row_idx = p.squad_idx where p.pair_id = '0'",
+    ) == ["true"]

@@ -28,7 +28,8 @@ def _demo_with_highlight_k(folder: Path, highlight_k: list[int]) -> Path:
     """The demo dialect study with other highlighted k (paths made absolute for a copy elsewhere)."""
     text = (STUDIES / "demo.toml").read_text(encoding="utf-8")
     text = text.replace('"demo_data/', f'"{DEMO_DATA}/').replace(
-        "dialect_highlight_k = [1, 3, 5]", f"dialect_highlight_k = {highlight_k}")
+        "dialect_highlight_k = [1, 3, 5]", f"dialect_highlight_k = {highlight_k}"
+    )
     assert str(highlight_k) in text
     path = folder / "demo_other_k.toml"
     path.write_text(text, encoding="utf-8")
@@ -42,26 +43,39 @@ def _fingerprints(home: Path) -> dict:
 
 def _study_runs(home: Path, name: str) -> list[str]:
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
-        return [r[0] for r in con.execute("select run_id from raw.runs where kind = 'study' and name = ?"
-                                          " and status = 'succeeded' order by started_at", [name]).fetchall()]
+        return [
+            r[0]
+            for r in con.execute(
+                "select run_id from raw.runs where kind = 'study' and name = ?"
+                " and status = 'succeeded' order by started_at",
+                [name],
+            ).fetchall()
+        ]
 
 
 def _highlighted_k(home: Path, run_id: str) -> list[int]:
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
-        return [r[0] for r in con.execute("select distinct k from marts.agg_dialect_recall_at_k"
-                                          " where run_id = ? and is_highlighted_k order by k", [run_id]).fetchall()]
+        return [
+            r[0]
+            for r in con.execute(
+                "select distinct k from marts.agg_dialect_recall_at_k where run_id = ? and is_highlighted_k order by k",
+                [run_id],
+            ).fetchall()
+        ]
 
 
 def test_every_study_leaves_earlier_runs_unchanged(warehouse_home, tmp_path):
     shared_file("squad-v1.1/train.parquet")
     shared_file("dialect-pairs/aave_poc_dataset_20250927-193921.json")
-    steps = [("demo", STUDIES / "demo.toml", None),
-             ("squad_dialect", STUDIES / "squad_dialect.toml", 20),
-             ("demo", _demo_with_highlight_k(tmp_path, [2, 4]), None),
-             ("demo_evaluation", STUDIES / "demo_evaluation.toml", None),
-             ("demo_weat", STUDIES / "demo_weat.toml", None)]
+    steps = [
+        ("demo", STUDIES / "demo.toml", None),
+        ("squad_dialect", STUDIES / "squad_dialect.toml", 20),
+        ("demo", _demo_with_highlight_k(tmp_path, [2, 4]), None),
+        ("demo_evaluation", STUDIES / "demo_evaluation.toml", None),
+        ("demo_weat", STUDIES / "demo_weat.toml", None),
+    ]
     before: dict = {}
-    for number, (name, config, limit) in enumerate(steps, start=1):
+    for number, (_name, config, limit) in enumerate(steps, start=1):
         run_study(str(config), limit=limit)
         after = _fingerprints(warehouse_home)
         changed = sorted(key for key, value in before.items() if after.get(key) != value)
@@ -76,19 +90,30 @@ def test_every_study_leaves_earlier_runs_unchanged(warehouse_home, tmp_path):
     with duckdb.connect(str(warehouse_home / "warehouse.duckdb"), read_only=True) as con:
         # The demo's recall is computed against the demo corpus, whatever the real study loaded:
         # every demo pair's gold document is found by BM25 within the demo's depth.
-        recall = con.execute("select min(recall) from marts.agg_dialect_recall_at_k where run_id = ?"
-                             " and retriever = 'bm25' and k = 20", [first_demo]).fetchone()[0]
+        recall = con.execute(
+            "select min(recall) from marts.agg_dialect_recall_at_k where run_id = ? and retriever = 'bm25' and k = 20",
+            [first_demo],
+        ).fetchone()[0]
         assert recall == 1.0
-        real_sets = con.execute("select distinct pair_set from marts.fct_dialect_gold_ranks r join raw.runs u"
-                                " using (run_id) where u.name = 'squad_dialect'").fetchall()
+        real_sets = con.execute(
+            "select distinct pair_set from marts.fct_dialect_gold_ranks r join raw.runs u"
+            " using (run_id) where u.name = 'squad_dialect'"
+        ).fetchall()
         assert real_sets == [("aave_poc_dataset_20250927-193921",)]
-        n_real_pairs = con.execute("select count(distinct pair_id) from marts.fct_dialect_gold_ranks r join raw.runs u"
-                                   " using (run_id) where u.name = 'squad_dialect'").fetchone()[0]
+        n_real_pairs = con.execute(
+            "select count(distinct pair_id) from marts.fct_dialect_gold_ranks r join raw.runs u"
+            " using (run_id) where u.name = 'squad_dialect'"
+        ).fetchone()[0]
         assert n_real_pairs == 20
 
     # A plain dbt build, as a user runs it in the project folder, passes and changes nothing.
-    completed = subprocess.run([str(Path(sys.executable).parent / "dbt"), "build"], cwd=DBT_PROJECT_DIR,
-                               env={**os.environ, "BIASWH_HOME": str(warehouse_home)}, capture_output=True,
-                               text=True, timeout=900)
+    completed = subprocess.run(
+        [str(Path(sys.executable).parent / "dbt"), "build"],
+        cwd=DBT_PROJECT_DIR,
+        env={**os.environ, "BIASWH_HOME": str(warehouse_home)},
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert completed.returncode == 0, completed.stdout[-3000:]
     assert _fingerprints(warehouse_home) == before

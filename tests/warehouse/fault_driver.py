@@ -58,6 +58,7 @@ def _patch(point: str) -> None:
                     rows = write_rows(run, version)
                     _wait_forever("ingest")
                     return rows
+
                 return _real(*args, write_rows=write_then_wait, **kwargs)
 
             module.ingest_version = paused_version

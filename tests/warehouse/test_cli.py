@@ -10,8 +10,17 @@ from tests.conftest import DEMO_DATA, REPOSITORY_ROOT, raw_fingerprint, run_cli
 from warehouse.connection import open_warehouse
 from warehouse.settings import HOME_VARIABLE
 
-COMMANDS = [[], ["ingest"], ["ingest", "squad"], ["ingest", "pairs"], ["build"], ["analyze"], ["dashboards"],
-            ["run"], ["sql"]]
+COMMANDS = [
+    [],
+    ["ingest"],
+    ["ingest", "squad"],
+    ["ingest", "pairs"],
+    ["build"],
+    ["analyze"],
+    ["dashboards"],
+    ["run"],
+    ["sql"],
+]
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "biaswh")
@@ -27,8 +36,12 @@ def test_ingest_then_sql_table_and_csv(warehouse_home):
     assert "unchanged" in again.stdout
     table = run_cli("sql", "select split, count(*) as n from squad_questions group by split", home=warehouse_home)
     assert "train" in table.stdout and "64" in table.stdout and "(1 row)" in table.stdout
-    as_csv = run_cli("sql", "select row_idx, question from raw.squad_questions order by row_idx limit 2", "--csv",
-                     home=warehouse_home)
+    as_csv = run_cli(
+        "sql",
+        "select row_idx, question from raw.squad_questions order by row_idx limit 2",
+        "--csv",
+        home=warehouse_home,
+    )
     rows = list(csv.reader(io.StringIO(as_csv.stdout)))
     assert rows[0] == ["row_idx", "question"] and rows[1] == ["0", "Who grows food in a community garden?"]
 
@@ -47,8 +60,10 @@ def test_user_mistakes_end_with_one_line_and_exit_2(warehouse_home, tmp_path):
         runs_before = raw_fingerprint(con)["runs"]
     sql = run_cli("sql", "delete from raw.runs", home=warehouse_home, check=False)
     assert sql.returncode == 2 and "Traceback" not in sql.stderr and sql.stderr.count("\n") == 1
-    assert ('Cannot execute statement of type "DELETE" on database "warehouse" which is attached in read-only mode'
-            in sql.stderr)
+    assert (
+        'Cannot execute statement of type "DELETE" on database "warehouse" which is attached in read-only mode'
+        in sql.stderr
+    )
     with open_warehouse(read_only=True) as con:
         assert raw_fingerprint(con)["runs"] == runs_before and runs_before[0] == 1
 
@@ -56,18 +71,28 @@ def test_user_mistakes_end_with_one_line_and_exit_2(warehouse_home, tmp_path):
 def test_second_writer_gets_warehouse_is_busy(warehouse_home):
     run_cli("ingest", "squad", str(DEMO_DATA / "squad_demo.json"), home=warehouse_home)
     holder = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent("""
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent("""
             import sys, duckdb
             con = duckdb.connect(sys.argv[1])
             print("locked", flush=True)
             sys.stdin.readline()
-        """), str(warehouse_home / "warehouse.duckdb")],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=REPOSITORY_ROOT,
-        env={"PATH": "", HOME_VARIABLE: str(warehouse_home)})
+        """),
+            str(warehouse_home / "warehouse.duckdb"),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=REPOSITORY_ROOT,
+        env={"PATH": "", HOME_VARIABLE: str(warehouse_home)},
+    )
     try:
         assert holder.stdout.readline().strip() == "locked"
-        completed = run_cli("ingest", "pairs", str(DEMO_DATA / "dialect_pairs_demo.csv"), home=warehouse_home,
-                            check=False)
+        completed = run_cli(
+            "ingest", "pairs", str(DEMO_DATA / "dialect_pairs_demo.csv"), home=warehouse_home, check=False
+        )
         assert completed.returncode == 2
         assert "warehouse is busy" in completed.stderr and "Traceback" not in completed.stderr
         assert f"process {holder.pid} is using" in completed.stderr  # DuckDB's lock error names the holder

@@ -21,8 +21,13 @@ from warehouse.settings import HOME_VARIABLE
 def _holder(home, code: str, *, seconds: float = 600) -> subprocess.Popen:
     """A process that runs ``code`` (holding something), prints 'ready', sleeps ``seconds`` and ends."""
     script = textwrap.dedent(code) + f"\nprint('ready', flush=True)\nimport time; time.sleep({seconds})\n"
-    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
-                               cwd=REPOSITORY_ROOT, env={**os.environ, HOME_VARIABLE: str(home)})
+    process = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=REPOSITORY_ROOT,
+        env={**os.environ, HOME_VARIABLE: str(home)},
+    )
     assert process.stdout.readline().strip() == "ready"
     return process
 

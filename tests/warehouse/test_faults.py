@@ -43,16 +43,27 @@ _STARTED: list[subprocess.Popen] = []  # every process the faults fixture starte
 
 
 def _start(home: Path, point: str, *args: str, **env: str) -> subprocess.Popen:
-    process = subprocess.Popen([sys.executable, "-m", "tests.warehouse.fault_driver", point, "--", *args],
-                               cwd=REPOSITORY_ROOT, env=_env(home, **env), stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.warehouse.fault_driver", point, "--", *args],
+        cwd=REPOSITORY_ROOT,
+        env=_env(home, **env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     _STARTED.append(process)
     return process
 
 
 def _biaswh(home: Path, *args: str, timeout: float = 300, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "warehouse.cli", *args], cwd=REPOSITORY_ROOT, env=_env(home, **env),
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "warehouse.cli", *args],
+        cwd=REPOSITORY_ROOT,
+        env=_env(home, **env),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def _wait_for_line(process: subprocess.Popen, pattern: str, seen: list[str], timeout: float = 120) -> str:
@@ -82,10 +93,18 @@ def _children(pid: int) -> list[int]:
 
 def _reader(home: Path, *, seconds: float) -> subprocess.Popen:
     """Another process holding a read-only connection to the warehouse for ``seconds``."""
-    reader = subprocess.Popen([sys.executable, "-c", "import duckdb, sys, time; "
-                               "con = duckdb.connect(sys.argv[1], read_only=True); print('ready', flush=True); "
-                               f"time.sleep({seconds})", str(home / "warehouse.duckdb")],
-                              stdout=subprocess.PIPE, text=True)
+    reader = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import duckdb, sys, time; "
+            "con = duckdb.connect(sys.argv[1], read_only=True); print('ready', flush=True); "
+            f"time.sleep({seconds})",
+            str(home / "warehouse.duckdb"),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     _STARTED.append(reader)
     assert reader.stdout.readline().strip() == "ready"
     return reader
@@ -147,15 +166,21 @@ def _state(home: Path) -> dict:
                 time.sleep(0.1)
     try:
         runs = con.execute("select run_id, kind, status, message from raw.runs order by started_at").fetchall()
-        tables = [r[0] for r in con.execute(
-            "select table_name from information_schema.columns where table_schema = 'raw'"
-            " and column_name = 'run_id' and table_name not in ('runs', 'run_parameters', 'run_inputs')").fetchall()]
+        tables = [
+            r[0]
+            for r in con.execute(
+                "select table_name from information_schema.columns where table_schema = 'raw'"
+                " and column_name = 'run_id' and table_name not in ('runs', 'run_parameters', 'run_inputs')"
+            ).fetchall()
+        ]
         rows_by_run: dict[str, dict[str, int]] = {}
         for table in tables:
             for run_id, n in con.execute(f"select run_id, count(*) from raw.{table} group by run_id").fetchall():
                 rows_by_run.setdefault(run_id, {})[table] = n
-        versions = con.execute("select v.dataset, v.source_name, v.version, v.n_rows, r.status from"
-                               " raw.source_versions v left join raw.runs r using (run_id)").fetchall()
+        versions = con.execute(
+            "select v.dataset, v.source_name, v.version, v.n_rows, r.status from"
+            " raw.source_versions v left join raw.runs r using (run_id)"
+        ).fetchall()
         return {"runs": runs, "rows_by_run": rows_by_run, "versions": versions, "fingerprint": raw_fingerprint(con)}
     finally:
         con.close()
@@ -169,7 +194,7 @@ def _assert_consistent(state: dict) -> None:
         assert kind is not None, f"raw rows of an unknown run {run_id}: {tables}"
         if kind.startswith("ingest_"):
             assert status == "succeeded", f"rows of a {status} ingest: {tables}"
-    for dataset, name, version, n_rows, status in state["versions"]:
+    for dataset, name, version, _n_rows, status in state["versions"]:
         assert status == "succeeded", f"{dataset} {name} v{version} belongs to a {status} run"
 
 
@@ -234,8 +259,13 @@ def _drive_faults(tmp_path_factory) -> dict:
     lines.append(_kill(process))
     reader.wait(timeout=30)
     reader.stdout.close()
-    seen["results build"] = {"state": _state(home), "pid": process.pid, "second": second, "lines": lines,
-                             "reader_pid": reader.pid}
+    seen["results build"] = {
+        "state": _state(home),
+        "pid": process.pid,
+        "second": second,
+        "lines": lines,
+        "reader_pid": reader.pid,
+    }
 
     # 5. A reader holds the warehouse when a run starts: the run ends at once with "busy".
     before = _state(home)
@@ -286,8 +316,10 @@ def test_kill_during_the_sources_build_kills_dbt_and_leaves_a_consistent_warehou
     state = faults["sources build"]["state"]
     _assert_consistent(state)
     assert [status for _, status, _ in _study_runs(state)] == ["interrupted", "interrupted"]
-    assert sorted((d, n) for d, n, *_ in state["versions"]) == [("query_pairs", "dialect_pairs_demo"),
-                                                                ("squad", "demo_train")]
+    assert sorted((d, n) for d, n, *_ in state["versions"]) == [
+        ("query_pairs", "dialect_pairs_demo"),
+        ("squad", "demo_train"),
+    ]
 
 
 def test_kill_during_the_jobs_leaves_no_job_output(faults):

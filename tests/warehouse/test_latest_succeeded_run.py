@@ -21,8 +21,11 @@ def _add_runs(*runs: tuple[str, str]) -> None:
     con = connect()
     for hour, (run_id, status) in enumerate(runs):
         started = T0 + timedelta(hours=hour)
-        con.execute("insert into raw.runs (run_id, kind, name, status, started_at, finished_at)"
-                    " values (?, 'study', 's', ?, ?, ?)", [run_id, status, started, started + timedelta(minutes=5)])
+        con.execute(
+            "insert into raw.runs (run_id, kind, name, status, started_at, finished_at)"
+            " values (?, 'study', 's', ?, ?, ?)",
+            [run_id, status, started, started + timedelta(minutes=5)],
+        )
     con.close()
 
 
@@ -67,10 +70,14 @@ def test_peek_reads_the_latest_succeeded_run_and_names_it(warehouse_home, tmp_pa
 
 
 @pytest.mark.parametrize("command", ["analyze", "peek"])
-@pytest.mark.parametrize(("runs", "what"), [
-    ((), "no run"),
-    ((("still-running", "running"), ("bad", "failed")), "no succeeded run (its latest, bad, failed)"),
-], ids=["no run", "none succeeded"])
+@pytest.mark.parametrize(
+    ("runs", "what"),
+    [
+        ((), "no run"),
+        ((("still-running", "running"), ("bad", "failed")), "no succeeded run (its latest, bad, failed)"),
+    ],
+    ids=["no run", "none succeeded"],
+)
 def test_without_a_succeeded_run_both_refuse_in_one_line(command, runs, what, warehouse_home, tmp_path, capsys):
     connect().close()
     _add_runs(*runs)

@@ -45,10 +45,12 @@ def _con(home):
 def test_a_study_run_records_its_parameters_and_pinned_inputs(demo_home):
     with _con(demo_home) as con:
         run_id = con.execute("select run_id from raw.runs where kind = 'study'").fetchone()[0]
-        parameters = dict(con.execute("select name, value from raw.run_parameters where run_id = ?",
-                                      [run_id]).fetchall())
-        inputs = con.execute("select dataset, source_name, version from raw.run_inputs where run_id = ?"
-                             " order by all", [run_id]).fetchall()
+        parameters = dict(
+            con.execute("select name, value from raw.run_parameters where run_id = ?", [run_id]).fetchall()
+        )
+        inputs = con.execute(
+            "select dataset, source_name, version from raw.run_inputs where run_id = ? order by all", [run_id]
+        ).fetchall()
     assert json.loads(parameters["dialect_highlight_k"]) == [1, 3, 5]  # the study's [parameters]
     assert json.loads(parameters["snippet_chars"]) == 240  # the documented default
     assert inputs == [("query_pairs", "dialect_pairs_demo", 1), ("squad", "demo_train", 1)]
@@ -86,8 +88,9 @@ def _run_rows(con, run_id: str) -> dict[str, list[tuple]]:
     rows = {}
     for table, _ in run_fingerprints(con):
         fetched = con.execute(f"select * from {table} where run_id = ? order by all", [run_id]).fetchall()
-        rows[table] = [tuple(("nan" if v != v else round(v, 9)) if isinstance(v, float) else v for v in row)
-                       for row in fetched]
+        rows[table] = [
+            tuple(("nan" if v != v else round(v, 9)) if isinstance(v, float) else v for v in row) for row in fetched
+        ]
     return rows
 
 

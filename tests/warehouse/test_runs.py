@@ -22,9 +22,14 @@ def test_every_raw_row_and_run_is_traceable(con):
     source = DEMO_DATA / "squad_demo.json"
     result = load_squad(con, str(source))
     sha = file_sha256(source)
-    assert con.execute("select distinct run_id, source_sha256 from raw.squad_questions").fetchall() == [(result.run_id, sha)]
-    run = con.execute("select kind, status, parameters, code_version, package_versions, started_at <= finished_at,"
-                      " row_counts from raw.runs where run_id = ?", [result.run_id]).fetchone()
+    assert con.execute("select distinct run_id, source_sha256 from raw.squad_questions").fetchall() == [
+        (result.run_id, sha)
+    ]
+    run = con.execute(
+        "select kind, status, parameters, code_version, package_versions, started_at <= finished_at,"
+        " row_counts from raw.runs where run_id = ?",
+        [result.run_id],
+    ).fetchone()
     kind, status, parameters, code_version, packages, ordered, counts = run
     assert (kind, status, ordered) == ("ingest_squad", "succeeded", True)
     assert json.loads(parameters)["split"] == "train"
@@ -32,7 +37,8 @@ def test_every_raw_row_and_run_is_traceable(con):
     assert json.loads(packages)["duckdb"] == package_versions()["duckdb"]
     assert json.loads(counts) == {"squad": 64}
     assert con.execute("select source_path, source_sha256, size_bytes from raw.run_sources").fetchall() == [
-        (str(source), sha, source.stat().st_size)]
+        (str(source), sha, source.stat().st_size)
+    ]
 
 
 def test_sha256_matches_hashlib(tmp_path):
@@ -55,14 +61,20 @@ def _start_run_then_sleep(home, *, keep_open: bool) -> subprocess.Popen:
         print(run_id, flush=True)
         import time; time.sleep(600)
     """)
-    return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, cwd=REPOSITORY_ROOT,
-                            env={**os.environ, HOME_VARIABLE: str(home)})
+    return subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=REPOSITORY_ROOT,
+        env={**os.environ, HOME_VARIABLE: str(home)},
+    )
 
 
 def _status(run_id):
     with open_warehouse() as con:
-        return con.execute("select status, pid, host, message, finished_at is not null from raw.runs"
-                           " where run_id = ?", [run_id]).fetchone()
+        return con.execute(
+            "select status, pid, host, message, finished_at is not null from raw.runs where run_id = ?", [run_id]
+        ).fetchone()
 
 
 @pytest.mark.parametrize("keep_open", [True, False], ids=["holding the lock", "between connections"])
@@ -93,10 +105,17 @@ def test_runs_of_this_process_and_of_other_hosts_stay_running(con):
 
 def test_the_busy_message_names_the_process_holding_the_lock(warehouse_home):
     connect().close()
-    holder = subprocess.Popen([sys.executable, "-c", "import sys, duckdb; con = duckdb.connect(sys.argv[1]);"
-                               " print('locked', flush=True); sys.stdin.readline()",
-                               str(warehouse_home / "warehouse.duckdb")],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, duckdb; con = duckdb.connect(sys.argv[1]); print('locked', flush=True); sys.stdin.readline()",
+            str(warehouse_home / "warehouse.duckdb"),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "locked"
         with pytest.raises(WarehouseBusyError, match=rf"warehouse is busy: process {holder.pid} is using "):
@@ -110,10 +129,13 @@ def test_the_dbt_child_dies_with_a_killed_biaswh(warehouse_home, tmp_path):
     fake_dbt = tmp_path / "dbt"
     fake_dbt.write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec sleep 600\n", encoding="utf-8")
     fake_dbt.chmod(0o755)
-    code = (f"from warehouse import dbt_runner, pipeline; dbt_runner._dbt_executable = lambda: {str(fake_dbt)!r};"
-            " pipeline.dbt_build()")
-    biaswh = subprocess.Popen([sys.executable, "-c", code], cwd=REPOSITORY_ROOT,
-                              env={**os.environ, HOME_VARIABLE: str(warehouse_home)})
+    code = (
+        f"from warehouse import dbt_runner, pipeline; dbt_runner._dbt_executable = lambda: {str(fake_dbt)!r};"
+        " pipeline.dbt_build()"
+    )
+    biaswh = subprocess.Popen(
+        [sys.executable, "-c", code], cwd=REPOSITORY_ROOT, env={**os.environ, HOME_VARIABLE: str(warehouse_home)}
+    )
     try:
         deadline = time.monotonic() + 60
         while not (pid_file.exists() and pid_file.read_text().strip()):
@@ -147,6 +169,7 @@ def test_a_full_disk_during_an_ingest_rolls_it_back_and_ends_in_one_line(warehou
         def write_then_fail(run, version):
             write_rows(run, version)
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(warehouse_home / "warehouse.duckdb.wal"))
+
         return real(*args, write_rows=write_then_fail, **kwargs)
 
     monkeypatch.setattr(ingest.squad, "ingest_version", full_disk)

@@ -28,46 +28,75 @@ def test_the_schema_knows_every_registered_ingest_source():
     assert set(INGEST_SOURCES) == {"squad", "pairs", *STUDY_INGESTERS}
 
 
-@pytest.mark.parametrize(("body", "message"), [
-    ('jbos = ["retrieval"]\n', "[study] unknown key 'jbos' (did you mean 'jobs'?)"),
-    ('[retreival]\ndepth = 5\n', "unknown table [retreival] (did you mean [retrieval]?)"),
-    ('[retrieval.hybrid]\nweigths = [0.5, 0.5]\n',
-     "[retrieval.hybrid] unknown key 'weigths' (did you mean 'weights'?)"),
-    ('[retrieval]\ndepth = "5"\n', "[retrieval] depth must be an integer, got '5'"),
-    ('[retrieval]\ndepth = 5.0\n', "[retrieval] depth must be an integer, got 5.0"),
-    ('[retrieval]\nbm25 = { k1 = 1.2, bb = 0.7 }\n', "[retrieval.bm25] unknown key 'bb' (did you mean 'b'?)"),
-    ('[retrieval.embedding]\nprovider = "local"\nbatchsize = 8\n',
-     "[retrieval.embedding] unknown key 'batchsize' (did you mean 'batch_size'?)"),
-    ('[retrieval.ann]\nindex = "ivf_flat"\npartitions = "4"\n', "[retrieval.ann] partitions must be an integer"),
-    ('[retrieval.tokenizer]\nlowercase = "yes"\n', "[retrieval.tokenizer] lowercase must be true or false, got 'yes'"),
-    ('[retrieval]\nquery_sets = "pairs"\n', "[retrieval] query_sets must be a list of strings, got 'pairs'"),
-    ('[retrieval.hybrid]\nweights = [0.5, "0.5"]\n', "[retrieval.hybrid] weights must be a list of numbers; item 2"),
-    ('[[ingest]]\nsource = "pairs"\npath = "p.csv"\nvariant = { a = "b" }\n',
-     "[[ingest]] #1 (source = \"pairs\"): unknown key 'variant' (did you mean 'variants'?)"),
-    ('[[ingest]]\nsource = "squad"\npath = "s.json"\n[[ingest]]\nsource = "pairs"\npath = "p.csv"\ncleanup = 1\n',
-     "[[ingest]] #2 (source = \"pairs\"): cleanup must be true or false, got 1"),
-    ('[[ingest]]\nsource = "qrels"\npath = "q.csv"\n', "[[ingest]] #1 (source = \"qrels\"): needs query_set"),
-    ('[[ingest]]\nsource = "sqaud"\npath = "q.csv"\n',
-     "[[ingest]] #1 has unknown source 'sqaud' (did you mean 'squad'?)"),
-    ('[[ingest]]\nsource = "squad"\n', "[[ingest]] #1 (source = \"squad\"): needs path"),
-    ('[evaluation]\nquery_set = "squad_questions:x"\nsampel = 5\n',
-     "[evaluation] unknown key 'sampel' (did you mean 'sample'?)"),
-    ('[evaluation]\nquery_set = "squad_questions:x"\n[[evaluation.runs]]\nlabel = "a"\n'
-     'retrieval = { bm25 = { k2 = 1.0 } }\n', "[[evaluation.runs]] #1 retrieval.bm25: unknown key 'k2'"),
-    ('[evaluation]\nquery_set = "squad_questions:x"\n[[evaluation.runs]]\nbaseline = true\n',
-     "[[evaluation.runs]] #1: needs label"),
-    ('[weat]\nmin_coverge = 0.5\n', "[weat] unknown key 'min_coverge' (did you mean 'min_coverage'?)"),
-    ('[weat]\nbalance = "no"\n', "[weat] balance must be true or false"),
-    ('[silent_bias]\nconfidence = "95%"\n', "[silent_bias] confidence must be a number"),
-    ('[dialect]\nbootstrap_resamples = 2000.5\n', "[dialect] bootstrap_resamples must be an integer"),
-    ('[recsys]\nyates = "true"\n', "[recsys] yates must be true or false"),
-    ('dbt_select = { sources = "a", result = "b" }\n',
-     "[study.dbt_select] unknown key 'result' (did you mean 'results'?)"),
-    ('dbt_select = 3\n', "[study] dbt_select must be a dbt selector or a table {sources, results}, got 3"),
-    ('description = 7\n', "[study] description must be a string, got 7"),
-    ('jobs = ["retreival"]\n', "unknown job or analysis step(s): retreival (did you mean 'retrieval'?)"),
-    ('[parameters]\nno_such_parameter = 1\n', "[parameters]: unknown parameter(s) no_such_parameter"),
-])
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ('jbos = ["retrieval"]\n', "[study] unknown key 'jbos' (did you mean 'jobs'?)"),
+        ("[retreival]\ndepth = 5\n", "unknown table [retreival] (did you mean [retrieval]?)"),
+        (
+            "[retrieval.hybrid]\nweigths = [0.5, 0.5]\n",
+            "[retrieval.hybrid] unknown key 'weigths' (did you mean 'weights'?)",
+        ),
+        ('[retrieval]\ndepth = "5"\n', "[retrieval] depth must be an integer, got '5'"),
+        ("[retrieval]\ndepth = 5.0\n", "[retrieval] depth must be an integer, got 5.0"),
+        ("[retrieval]\nbm25 = { k1 = 1.2, bb = 0.7 }\n", "[retrieval.bm25] unknown key 'bb' (did you mean 'b'?)"),
+        (
+            '[retrieval.embedding]\nprovider = "local"\nbatchsize = 8\n',
+            "[retrieval.embedding] unknown key 'batchsize' (did you mean 'batch_size'?)",
+        ),
+        ('[retrieval.ann]\nindex = "ivf_flat"\npartitions = "4"\n', "[retrieval.ann] partitions must be an integer"),
+        (
+            '[retrieval.tokenizer]\nlowercase = "yes"\n',
+            "[retrieval.tokenizer] lowercase must be true or false, got 'yes'",
+        ),
+        ('[retrieval]\nquery_sets = "pairs"\n', "[retrieval] query_sets must be a list of strings, got 'pairs'"),
+        (
+            '[retrieval.hybrid]\nweights = [0.5, "0.5"]\n',
+            "[retrieval.hybrid] weights must be a list of numbers; item 2",
+        ),
+        (
+            '[[ingest]]\nsource = "pairs"\npath = "p.csv"\nvariant = { a = "b" }\n',
+            "[[ingest]] #1 (source = \"pairs\"): unknown key 'variant' (did you mean 'variants'?)",
+        ),
+        (
+            '[[ingest]]\nsource = "squad"\npath = "s.json"\n'
+            '[[ingest]]\nsource = "pairs"\npath = "p.csv"\ncleanup = 1\n',
+            '[[ingest]] #2 (source = "pairs"): cleanup must be true or false, got 1',
+        ),
+        ('[[ingest]]\nsource = "qrels"\npath = "q.csv"\n', '[[ingest]] #1 (source = "qrels"): needs query_set'),
+        (
+            '[[ingest]]\nsource = "sqaud"\npath = "q.csv"\n',
+            "[[ingest]] #1 has unknown source 'sqaud' (did you mean 'squad'?)",
+        ),
+        ('[[ingest]]\nsource = "squad"\n', '[[ingest]] #1 (source = "squad"): needs path'),
+        (
+            '[evaluation]\nquery_set = "squad_questions:x"\nsampel = 5\n',
+            "[evaluation] unknown key 'sampel' (did you mean 'sample'?)",
+        ),
+        (
+            '[evaluation]\nquery_set = "squad_questions:x"\n[[evaluation.runs]]\nlabel = "a"\n'
+            "retrieval = { bm25 = { k2 = 1.0 } }\n",
+            "[[evaluation.runs]] #1 retrieval.bm25: unknown key 'k2'",
+        ),
+        (
+            '[evaluation]\nquery_set = "squad_questions:x"\n[[evaluation.runs]]\nbaseline = true\n',
+            "[[evaluation.runs]] #1: needs label",
+        ),
+        ("[weat]\nmin_coverge = 0.5\n", "[weat] unknown key 'min_coverge' (did you mean 'min_coverage'?)"),
+        ('[weat]\nbalance = "no"\n', "[weat] balance must be true or false"),
+        ('[silent_bias]\nconfidence = "95%"\n', "[silent_bias] confidence must be a number"),
+        ("[dialect]\nbootstrap_resamples = 2000.5\n", "[dialect] bootstrap_resamples must be an integer"),
+        ('[recsys]\nyates = "true"\n', "[recsys] yates must be true or false"),
+        (
+            'dbt_select = { sources = "a", result = "b" }\n',
+            "[study.dbt_select] unknown key 'result' (did you mean 'results'?)",
+        ),
+        ("dbt_select = 3\n", "[study] dbt_select must be a dbt selector or a table {sources, results}, got 3"),
+        ("description = 7\n", "[study] description must be a string, got 7"),
+        ('jobs = ["retreival"]\n', "unknown job or analysis step(s): retreival (did you mean 'retrieval'?)"),
+        ("[parameters]\nno_such_parameter = 1\n", "[parameters]: unknown parameter(s) no_such_parameter"),
+    ],
+)
 def test_unknown_keys_and_wrong_types_are_refused_with_the_key_path(tmp_path, body, message):
     path = tmp_path / "study.toml"
     path.write_text(HEAD + body, encoding="utf-8")
@@ -78,10 +107,11 @@ def test_unknown_keys_and_wrong_types_are_refused_with_the_key_path(tmp_path, bo
 
 def test_a_boolean_is_never_a_number_and_an_integer_is_a_number(tmp_path):
     path = tmp_path / "study.toml"
-    path.write_text(HEAD + '[retrieval]\ndrop_documents_fraction = 0\n[silent_bias]\nconfidence = 1\n',
-                    encoding="utf-8")
+    path.write_text(
+        HEAD + "[retrieval]\ndrop_documents_fraction = 0\n[silent_bias]\nconfidence = 1\n", encoding="utf-8"
+    )
     assert load_study(path).settings["silent_bias"] == {"confidence": 1}
-    path.write_text(HEAD + '[silent_bias]\nconfidence = true\n', encoding="utf-8")
+    path.write_text(HEAD + "[silent_bias]\nconfidence = true\n", encoding="utf-8")
     with pytest.raises(UserError, match="confidence must be a number, got True"):
         load_study(path)
 
@@ -122,8 +152,11 @@ def test_sources_that_pass_their_keys_to_a_loader_accept_exactly_its_options():
         parameters = inspect.signature(loader).parameters
         return {n for n, p in parameters.items() if p.kind is p.KEYWORD_ONLY} - set(internal)
 
-    for source, loader, internal in (("squad", load_squad, ()), ("pairs", load_pairs, ()),
-                                     ("recsys_summary", load_recsys_summary, ()),
-                                     # provenance is written by the simulator, never by a study
-                                     ("recsys_posts", load_recsys_posts, ("provenance",))):
+    for source, loader, internal in (
+        ("squad", load_squad, ()),
+        ("pairs", load_pairs, ()),
+        ("recsys_summary", load_recsys_summary, ()),
+        # provenance is written by the simulator, never by a study
+        ("recsys_posts", load_recsys_posts, ("provenance",)),
+    ):
         assert set(INGEST_SOURCES[source].keys) - {"source", "path"} == options(loader, internal=internal), source

@@ -9,7 +9,7 @@ with questions as (
 contexts as (
     select distinct
         split,
-        context,
+        context
     from questions
 ),
 
@@ -17,7 +17,7 @@ normalised as (
     select
         split,
         context,
-        {{ normalise_text('context') }} as context_normalised,
+        {{ normalise_text('context') }} as context_normalised
     from contexts
 ),
 
@@ -28,11 +28,12 @@ final as (
         questions.row_idx,
         questions.title,
         questions.question,
-        normalised.context_normalised,
+        normalised.context_normalised
     from questions
     inner join normalised
-        on questions.split = normalised.split
-        and questions.context = normalised.context
+        on
+            questions.split = normalised.split
+            and questions.context = normalised.context
 )
 
 select * from final

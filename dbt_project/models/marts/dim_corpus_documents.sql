@@ -10,7 +10,7 @@ documents as (
         context_normalised as document_text,
         any_value(source_version) as source_version,
         min(row_idx) as first_row_idx,
-        count(*) as n_questions,
+        count(*) as n_questions
     from questions
     group by split, context_normalised
 ),
@@ -18,17 +18,19 @@ documents as (
 final as (
     select
         documents.split,
-        cast(row_number() over (partition by documents.split order by documents.first_row_idx) - 1 as integer) as doc_id,
+        cast(row_number() over (partition by documents.split order by documents.first_row_idx) - 1 as integer)
+            as doc_id,
         questions.title,
         documents.document_text,
         sha256(documents.document_text) as text_sha256,
         documents.source_version,
         documents.first_row_idx,
-        documents.n_questions,
+        documents.n_questions
     from documents
     inner join questions
-        on documents.split = questions.split
-        and documents.first_row_idx = questions.row_idx
+        on
+            documents.split = questions.split
+            and documents.first_row_idx = questions.row_idx
 )
 
 select * from final

@@ -13,7 +13,7 @@ sources as (
 sources_per_run as (
     select
         run_id,
-        list({'path': source_path, 'sha256': source_sha256, 'size_bytes': size_bytes} order by source_path) as sources,
+        list({ 'path': source_path, 'sha256': source_sha256, 'size_bytes': size_bytes } order by source_path) as sources
     from sources
     group by run_id
 ),
@@ -21,8 +21,8 @@ sources_per_run as (
 inputs_per_run as (
     select
         run_id,
-        list({'dataset': dataset, 'name': source_name, 'version': source_version} order by dataset, source_name)
-            as inputs,
+        list({ 'dataset': dataset, 'name': source_name, 'version': source_version } order by dataset, source_name)
+            as inputs
     from {{ ref('stg_warehouse__run_inputs') }}
     group by run_id
 ),
@@ -30,7 +30,7 @@ inputs_per_run as (
 parameters_per_run as (
     select
         run_id,
-        json_group_object(name, value) as run_parameters,
+        json_group_object(name, value) as run_parameters
     from {{ ref('stg_warehouse__run_parameters') }}
     group by run_id
 ),
@@ -40,7 +40,7 @@ final as (
         runs.*,
         coalesce(sources_per_run.sources, []) as sources,
         coalesce(inputs_per_run.inputs, []) as inputs,
-        parameters_per_run.run_parameters,
+        parameters_per_run.run_parameters
     from runs
     left join sources_per_run
         on runs.run_id = sources_per_run.run_id

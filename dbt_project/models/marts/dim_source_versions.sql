@@ -16,7 +16,7 @@ final as (
         run_id as ingest_run_id,
         n_rows,
         loaded_at,
-        source_version = max(source_version) over (partition by dataset, source_name) as is_latest_version,
+        source_version = max(source_version) over (partition by dataset, source_name) as is_latest_version
     from versions
 )
 

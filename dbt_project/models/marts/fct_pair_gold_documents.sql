@@ -13,7 +13,7 @@ pairs as (
         pair_id,
         source_row,
         squad_split,
-        squad_idx,
+        squad_idx
     from variants
 ),
 
@@ -34,13 +34,14 @@ final as (
             when loaded_splits.split is null then 'squad_split_not_loaded'
             when questions.row_idx is null then 'squad_idx_not_in_split'
             else 'mapped'
-        end as mapping_status,
+        end as mapping_status
     from pairs
     left join loaded_splits
         on pairs.squad_split = loaded_splits.split
     left join questions
-        on pairs.squad_split = questions.split
-        and pairs.squad_idx = questions.row_idx
+        on
+            pairs.squad_split = questions.split
+            and pairs.squad_idx = questions.row_idx
 )
 
 select * from final

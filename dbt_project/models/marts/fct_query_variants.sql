@@ -18,11 +18,12 @@ final as (
         variants.cleanup,
         pairs.squad_split as corpus_split,
         pairs.gold_doc_id,
-        pairs.mapping_status,
+        pairs.mapping_status
     from variants
     inner join pairs
-        on variants.pair_set = pairs.pair_set
-        and variants.pair_id = pairs.pair_id
+        on
+            variants.pair_set = pairs.pair_set
+            and variants.pair_id = pairs.pair_id
 )
 
 select * from final

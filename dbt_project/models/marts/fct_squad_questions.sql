@@ -12,11 +12,12 @@ final as (
         questions.source_version,
         questions.row_idx,
         questions.question,
-        documents.doc_id,
+        documents.doc_id
     from questions
     inner join documents
-        on questions.split = documents.split
-        and questions.context_normalised = documents.document_text
+        on
+            questions.split = documents.split
+            and questions.context_normalised = documents.document_text
 )
 
 select * from final

@@ -20,19 +20,44 @@ HERE = Path(__file__).resolve().parent
 DEFINITIONS = HERE.parents[2] / "ingest" / "data" / "weat" / "caliskan2017.yaml"
 # (test, role) -> (direction, strength); a word in several sets keeps the first assignment.
 PLANTED = {
-    ("weat1", "attribute_a"): ("valence", 1.0), ("weat1", "attribute_b"): ("valence", -1.0),
-    ("weat1", "target_x"): ("valence", 0.6), ("weat1", "target_y"): ("valence", -0.6),
-    ("weat2", "target_x"): ("valence", 0.5), ("weat2", "target_y"): ("valence", -0.5),
-    ("weat7", "attribute_a"): ("gender", 1.0), ("weat7", "attribute_b"): ("gender", -1.0),
-    ("weat8", "attribute_a"): ("gender", 1.0), ("weat8", "attribute_b"): ("gender", -1.0),
-    ("weat7", "target_x"): ("gender", 0.5), ("weat7", "target_y"): ("gender", -0.5),
-    ("weat8", "target_x"): ("gender", 0.5), ("weat8", "target_y"): ("gender", -0.5),
-    ("weat5", "attribute_a"): ("valence", 1.0), ("weat5", "attribute_b"): ("valence", -1.0),
-    ("weat6", "attribute_a"): ("none", 0.0), ("weat6", "attribute_b"): ("none", 0.0),
+    ("weat1", "attribute_a"): ("valence", 1.0),
+    ("weat1", "attribute_b"): ("valence", -1.0),
+    ("weat1", "target_x"): ("valence", 0.6),
+    ("weat1", "target_y"): ("valence", -0.6),
+    ("weat2", "target_x"): ("valence", 0.5),
+    ("weat2", "target_y"): ("valence", -0.5),
+    ("weat7", "attribute_a"): ("gender", 1.0),
+    ("weat7", "attribute_b"): ("gender", -1.0),
+    ("weat8", "attribute_a"): ("gender", 1.0),
+    ("weat8", "attribute_b"): ("gender", -1.0),
+    ("weat7", "target_x"): ("gender", 0.5),
+    ("weat7", "target_y"): ("gender", -0.5),
+    ("weat8", "target_x"): ("gender", 0.5),
+    ("weat8", "target_y"): ("gender", -0.5),
+    ("weat5", "attribute_a"): ("valence", 1.0),
+    ("weat5", "attribute_b"): ("valence", -1.0),
+    ("weat6", "attribute_a"): ("none", 0.0),
+    ("weat6", "attribute_b"): ("none", 0.0),
 }
 SPELLING = {"Einstein": "einstein", "NASA": "Nasa"}
-FILLER = ["table", "window", "river", "pencil", "cloud", "stone", "lamp", "bridge", "paper", "garden",
-          "bottle", "carpet", "ladder", "mirror", "basket", "candle"]
+FILLER = [
+    "table",
+    "window",
+    "river",
+    "pencil",
+    "cloud",
+    "stone",
+    "lamp",
+    "bridge",
+    "paper",
+    "garden",
+    "bottle",
+    "carpet",
+    "ladder",
+    "mirror",
+    "basket",
+    "candle",
+]
 WEAT6_NAMES_KEPT = ["John", "Amy"]  # the rest of WEAT 6's names are missing on purpose
 
 
@@ -47,8 +72,9 @@ def main() -> None:
     rng = np.random.default_rng(SEED)
     directions = {"valence": np.eye(DIM)[0] * 3.0, "gender": np.eye(DIM)[1] * 3.0, "none": np.zeros(DIM)}
     words = sorted(planted)
-    vectors = np.stack([rng.normal(size=DIM) + strength * directions[direction]
-                        for direction, strength in (planted[w] for w in words)]).astype(np.float32)
+    vectors = np.stack(
+        [rng.normal(size=DIM) + strength * directions[direction] for direction, strength in (planted[w] for w in words)]
+    ).astype(np.float32)
     np.savez(HERE / "demo_vectors.npz", words=np.asarray(words), vectors=vectors)
     print(f"wrote {len(words)} synthetic vectors of {DIM} dimensions")
 

@@ -7,7 +7,13 @@ import polars as pl
 import pytest
 from scipy import stats
 
-from analysis.evaluation.intervals import METRICS, mean_intervals, metrics_with_intervals, paired_change, resample_counts
+from analysis.evaluation.intervals import (
+    METRICS,
+    mean_intervals,
+    metrics_with_intervals,
+    paired_change,
+    resample_counts,
+)
 
 
 def _frame(n_queries: int, seed: int) -> pl.DataFrame:
@@ -15,8 +21,17 @@ def _frame(n_queries: int, seed: int) -> pl.DataFrame:
     rows = []
     for q in range(n_queries):
         for k in (1, 5):
-            rows.append({"run_id": "r", "query_set": "s", "retriever": "bm25", "query_id": str(q),
-                         "variant": "question", "k": k, **{m: float(rng.random()) for m in METRICS}})
+            rows.append(
+                {
+                    "run_id": "r",
+                    "query_set": "s",
+                    "retriever": "bm25",
+                    "query_id": str(q),
+                    "variant": "question",
+                    "k": k,
+                    **{m: float(rng.random()) for m in METRICS},
+                }
+            )
     return pl.DataFrame(rows)
 
 
@@ -47,8 +62,14 @@ def test_paired_change_equals_a_scipy_bootstrap_of_the_per_query_changes():
     baseline = rng.random(300)
     for values, seed in ((baseline - 0.05 + rng.normal(0, 0.1, 300), 1), (baseline + rng.normal(0, 0.1, 300), 2)):
         change = paired_change(values, baseline, seed=seed)
-        reference = stats.bootstrap((values - baseline,), np.mean, n_resamples=2000, method="percentile",
-                                    vectorized=True, rng=np.random.default_rng(seed))
+        reference = stats.bootstrap(
+            (values - baseline,),
+            np.mean,
+            n_resamples=2000,
+            method="percentile",
+            vectorized=True,
+            rng=np.random.default_rng(seed),
+        )
         means = reference.bootstrap_distribution
         p_value = min(1.0, 2 * min(np.mean(means <= 0), np.mean(means >= 0)))
         assert change.ci_low == pytest.approx(reference.confidence_interval.low, abs=1e-12)

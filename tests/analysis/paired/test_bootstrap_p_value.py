@@ -24,8 +24,9 @@ def _binomial_range(probability: float) -> tuple[int, int]:
 
 
 def _reference(differences: np.ndarray, seed: int) -> tuple[float, float, float]:
-    result = stats.bootstrap((differences,), np.mean, n_resamples=2000, method="percentile", vectorized=True,
-                             rng=np.random.default_rng(seed))
+    result = stats.bootstrap(
+        (differences,), np.mean, n_resamples=2000, method="percentile", vectorized=True, rng=np.random.default_rng(seed)
+    )
     means = result.bootstrap_distribution
     p_value = min(1.0, 2 * min(np.mean(means <= 0), np.mean(means >= 0)))
     return result.confidence_interval.low, result.confidence_interval.high, p_value

@@ -52,4 +52,7 @@ def test_power_formula_achieves_its_power_in_simulation():
 def test_a_study_with_six_discordant_pairs_says_it_cannot_tell():
     statement = power_statement(200, 6)
     assert "cannot tell" in statement.sentence
-    assert statement.pairs_needed_for_target == pytest.approx(pairs_needed(0.02, 0.03)) and statement.pairs_needed_for_target > 500
+    assert (
+        statement.pairs_needed_for_target == pytest.approx(pairs_needed(0.02, 0.03))
+        and statement.pairs_needed_for_target > 500
+    )

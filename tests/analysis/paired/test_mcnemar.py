@@ -6,8 +6,10 @@ from statsmodels.stats.contingency_tables import mcnemar as statsmodels_mcnemar
 from analysis.paired.mcnemar import mcnemar
 
 
-@pytest.mark.parametrize(("only_a", "only_b", "both", "neither"), [(9, 3, 150, 38), (1, 5, 180, 14), (20, 20, 100, 60),
-                                                                   (0, 7, 190, 3), (40, 12, 100, 48)])
+@pytest.mark.parametrize(
+    ("only_a", "only_b", "both", "neither"),
+    [(9, 3, 150, 38), (1, 5, 180, 14), (20, 20, 100, 60), (0, 7, 190, 3), (40, 12, 100, 48)],
+)
 def test_exact_and_chi2_match_statsmodels(only_a, only_b, both, neither):
     table = np.array([[both, only_a], [only_b, neither]])
     n = int(table.sum())

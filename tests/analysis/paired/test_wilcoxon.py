@@ -48,14 +48,22 @@ def _rank_biserial_from_scipy(differences: np.ndarray) -> float:
 def test_interval_equals_scipy_bootstrap_of_an_independent_rank_biserial(policy):
     result = wilcoxon_rank_of_gold(RANKS_A, RANKS_B, depth=100, policy=policy, seed=7)
     if policy == "original":
-        differences = np.array([a - b for a, b in zip(RANKS_A, RANKS_B) if a is not None and b is not None
-                                and a != b], float)
+        differences = np.array(
+            [a - b for a, b in zip(RANKS_A, RANKS_B) if a is not None and b is not None and a != b], float
+        )
     else:
-        differences = (np.array([101 if r is None else r for r in RANKS_A], float)
-                       - np.array([101 if r is None else r for r in RANKS_B], float))
+        differences = np.array([101 if r is None else r for r in RANKS_A], float) - np.array(
+            [101 if r is None else r for r in RANKS_B], float
+        )
     # Same seed, same resampling scheme (pairs with replacement), so the same resamples.
-    reference = stats.bootstrap((differences,), _rank_biserial_from_scipy, n_resamples=2000, method="percentile",
-                                vectorized=False, rng=np.random.default_rng(7))
+    reference = stats.bootstrap(
+        (differences,),
+        _rank_biserial_from_scipy,
+        n_resamples=2000,
+        method="percentile",
+        vectorized=False,
+        rng=np.random.default_rng(7),
+    )
     assert result.effect_size == pytest.approx(_rank_biserial_from_scipy(differences))
     assert result.ci_low == pytest.approx(reference.confidence_interval.low, abs=1e-12)
     assert result.ci_high == pytest.approx(reference.confidence_interval.high, abs=1e-12)

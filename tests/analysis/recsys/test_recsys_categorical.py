@@ -39,8 +39,7 @@ def test_yates_applies_only_to_two_by_two_tables_as_in_scipy():
     assert corrected.bias < plain.bias and corrected.p_value > plain.p_value
     assert corrected.p_value == pytest.approx(chi2_contingency(contingency_table(rec, pool)).pvalue)
     rec3, pool3 = _groups({"a": 40, "b": 40, "c": 20}, {"a": 10, "b": 20, "c": 10})
-    assert cramers_v_chi_square(rec3, pool3).bias == pytest.approx(
-        cramers_v_chi_square(rec3, pool3, yates=False).bias)
+    assert cramers_v_chi_square(rec3, pool3).bias == pytest.approx(cramers_v_chi_square(rec3, pool3, yates=False).bias)
 
 
 def test_yates_turns_a_tiny_binary_difference_into_exactly_v_0_and_p_1():
@@ -65,7 +64,12 @@ def test_bias_corrected_v_follows_bergsma_and_is_smaller():
 def test_edge_cases_follow_the_original():
     few = cramers_v_chi_square(["a"] * 9 + ["b"], ["a"] * 5 + ["b"] * 4)
     assert (few.status, few.metric, few.bias, few.p_value, few.n_pool) == (
-        "insufficient data", "insufficient_data", 0.0, 1.0, 9)
+        "insufficient data",
+        "insufficient_data",
+        0.0,
+        1.0,
+        9,
+    )
     same = cramers_v_chi_square(["a"] * 12, ["a"] * 30)
     assert (same.status, same.metric, same.bias, same.p_value) == ("no variance", "Cramér's V (no variance)", 0.0, 1.0)
     # The original's quirk: a single value per group is "no variance" even when they differ.

@@ -9,8 +9,13 @@ from analysis.recsys import conditions
 from analysis.recsys.conditions import pool_vs_recommended
 from ingest.recsys_simulate import FEATURE_TYPES, simulate_posts
 
-SMALL = {"datasets": ("twitter",), "providers": ("openai", "gemini"), "prompt_styles": ("general",),
-         "pool_size": 120, "n_recommended": 40}
+SMALL = {
+    "datasets": ("twitter",),
+    "providers": ("openai", "gemini"),
+    "prompt_styles": ("general",),
+    "pool_size": 120,
+    "n_recommended": 40,
+}
 
 
 def test_one_result_per_feature_and_condition_with_the_metric_of_its_type(to_long):

@@ -34,7 +34,7 @@ def test_hedges_g_shrinks_d_and_its_interval_covers_it():
     low, high = result.interval
     assert low < result.hedges_g < high
     # The 95 % normal interval is symmetric with half-width 1.96 standard errors.
-    se = correction * math.sqrt(27 / (12 * 15) + result.bias ** 2 / 54)
+    se = correction * math.sqrt(27 / (12 * 15) + result.bias**2 / 54)
     assert high - low == pytest.approx(2 * stats.norm.ppf(0.975) * se)
 
 
@@ -48,7 +48,11 @@ def test_fewer_than_ten_values_in_either_group_is_insufficient_data_after_droppi
     recommended = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, float("nan"), 11.0]  # 10 after the NaN goes
     result = cohens_d_welch(recommended[:-1], list(range(30)))
     assert (result.status, result.metric, result.bias, result.p_value) == (
-        "insufficient data", "insufficient_data", 0.0, 1.0)
+        "insufficient data",
+        "insufficient_data",
+        0.0,
+        1.0,
+    )
     assert result.n_recommended == 9
     assert cohens_d_welch(recommended, list(range(30))).status == "ok"
 
@@ -56,7 +60,11 @@ def test_fewer_than_ten_values_in_either_group_is_insufficient_data_after_droppi
 def test_both_groups_constant_is_no_variance():
     result = cohens_d_welch([3.0] * 12, [3.0] * 20)
     assert (result.status, result.metric, result.bias, result.p_value) == (
-        "no variance", "Cohen's d (no variance)", 0.0, 1.0)
+        "no variance",
+        "Cohen's d (no variance)",
+        0.0,
+        1.0,
+    )
 
 
 def test_one_constant_group_is_still_tested():

@@ -36,8 +36,26 @@ def _marker(share: float) -> str:
 HAND_SET = "hand_checked"
 # The hand-checked post set: one condition, 12 recommended and 18 other posts.
 HAND_LENGTH_RECOMMENDED = [41.0, 55.0, 38.0, 62.0, 47.0, 59.0, 44.0, 70.0, 52.0, 49.0, 66.0, 58.0]
-HAND_LENGTH_POOL = [35.0, 40.0, 29.0, 51.0, 33.0, 46.0, 38.0, 42.0, 30.0, 37.0, 55.0, 31.0, 44.0, 36.0, 48.0,
-                    27.0, 39.0, 34.0]
+HAND_LENGTH_POOL = [
+    35.0,
+    40.0,
+    29.0,
+    51.0,
+    33.0,
+    46.0,
+    38.0,
+    42.0,
+    30.0,
+    37.0,
+    55.0,
+    31.0,
+    44.0,
+    36.0,
+    48.0,
+    27.0,
+    39.0,
+    34.0,
+]
 HAND_TOPIC = {"recommended": {"politics": 9, "sports": 2, "tech": 1}, "pool": {"politics": 4, "sports": 8, "tech": 6}}
 HAND_LINK = {"recommended": 10, "pool": 5}  # posts with has_link = 1 in each group
 
@@ -49,13 +67,25 @@ def _write_hand_post_set(folder):
         topics = [t for t, n in HAND_TOPIC[group].items() for _ in range(n)]
         links = [1] * HAND_LINK[group] + [0] * (len(lengths) - HAND_LINK[group])
         for length, topic, link in zip(lengths, topics, links, strict=True):
-            rows.append([f"{group}-{len(rows)}", "twitter", "hand", "general", "1", int(group == "recommended"),
-                         length, topic, link])
+            rows.append(
+                [
+                    f"{group}-{len(rows)}",
+                    "twitter",
+                    "hand",
+                    "general",
+                    "1",
+                    int(group == "recommended"),
+                    length,
+                    topic,
+                    link,
+                ]
+            )
     posts, features = folder / "hand_posts.csv", folder / "hand_features.csv"
     with open(posts, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["post_id", "dataset", "provider", "prompt_style", "trial", "selected", "text_length",
-                         "topic", "has_link"])
+        writer.writerow(
+            ["post_id", "dataset", "provider", "prompt_style", "trial", "selected", "text_length", "topic", "has_link"]
+        )
         writer.writerows(rows)
     features.write_text("feature,type\ntext_length,numerical\ntopic,categorical\nhas_link,binary\n", encoding="utf-8")
     return posts, features
@@ -65,7 +95,7 @@ def _pearson_chi_square(table: np.ndarray, *, yates: bool) -> float:
     """Pearson's chi-square of a contingency table; Yates subtracts 0.5 from each |observed - expected|."""
     expected = table.sum(axis=1, keepdims=True) * table.sum(axis=0, keepdims=True) / table.sum()
     gap = np.abs(table - expected) - (0.5 if yates else 0.0)
-    return float(np.sum(gap ** 2 / expected))
+    return float(np.sum(gap**2 / expected))
 
 
 @pytest.fixture(scope="module")
@@ -78,16 +108,20 @@ def warehouse(tmp_path_factory):
         writer.writerow([HOSTILE, "twitter", "openai", '"><img src=x>', "0.2", "0.01", "Cohen's d", "True"])
         writer.writerow([HOSTILE, "reddit", "openai", '"><img src=x>', "0.1", "0.3", "Cohen's d", "False"])
     posts, features = _write_hand_post_set(folder)
-    steps = [f'[[ingest]]\nsource = "recsys_simulated"\npath = "{SPEC}"\n',
-             f'[[ingest]]\nsource = "recsys_summary"\npath = "{hostile}"\n',
-             f'[[ingest]]\nsource = "recsys_posts"\npath = "{posts}"\nfeatures_path = "{features}"\n'
-             f'name = "{HAND_SET}"\n']
+    steps = [
+        f'[[ingest]]\nsource = "recsys_simulated"\npath = "{SPEC}"\n',
+        f'[[ingest]]\nsource = "recsys_summary"\npath = "{hostile}"\n',
+        f'[[ingest]]\nsource = "recsys_posts"\npath = "{posts}"\nfeatures_path = "{features}"\nname = "{HAND_SET}"\n',
+    ]
     if PUBLISHED.exists():
         steps.append(f'[[ingest]]\nsource = "recsys_summary"\npath = "{PUBLISHED}"\n')
     study = folder / "recsys_test.toml"
-    study.write_text('[study]\nname = "recsys_test"\nseed = 20261122\njobs = ["recsys_bias"]\n\n'
-                     + "\n".join(steps) + '\n[recsys]\npool = "non_recommended"\np_adjust = "holm"\n',
-                     encoding="utf-8")
+    study.write_text(
+        '[study]\nname = "recsys_test"\nseed = 20261122\njobs = ["recsys_bias"]\n\n'
+        + "\n".join(steps)
+        + '\n[recsys]\npool = "non_recommended"\np_adjust = "holm"\n',
+        encoding="utf-8",
+    )
     home = folder / "warehouse"
     completed = run_cli("run", str(study), home=home)
     return home, completed
@@ -101,9 +135,11 @@ def con(warehouse):
 
 
 def _aggregated(con, result_set: str, level: str) -> dict:
-    rows = con.execute("select feature, group_value, normalized_bias_mean, share_significant, marker, bias_mean"
-                       " from marts.recsys_bias_aggregated where result_set = ? and level = ?",
-                       [result_set, level]).fetchall()
+    rows = con.execute(
+        "select feature, group_value, normalized_bias_mean, share_significant, marker, bias_mean"
+        " from marts.recsys_bias_aggregated where result_set = ? and level = ?",
+        [result_set, level],
+    ).fetchall()
     return {(r[0], r[1]): r[2:] for r in rows}
 
 
@@ -115,19 +151,29 @@ def test_the_injected_biases_are_recovered_through_the_whole_pipeline(con, wareh
     assert overall["primary_topic"][2] in ("*", "**", "***")
     for feature in ("sentiment_polarity", "toxicity", "author_gender", "has_emoji", "has_url"):
         assert overall[feature][2] == "", feature
-    counts = con.execute("select count(*), count(*) filter (where status = 'ok'), min(n_recommended),"
-                         " max(n_pool), any_value(pool_definition) from marts.pool_vs_recommended_summary"
-                         " where result_set = 'synthetic_demo'").fetchone()
+    counts = con.execute(
+        "select count(*), count(*) filter (where status = 'ok'), min(n_recommended),"
+        " max(n_pool), any_value(pool_definition) from marts.pool_vs_recommended_summary"
+        " where result_set = 'synthetic_demo'"
+    ).fetchone()
     assert counts == (189, 189, 200, 600, "non_recommended")
-    parameters = json.loads(con.execute("select parameters from raw.runs where kind = 'ingest_recsys_posts'"
-                                        ).fetchone()[0])
+    parameters = json.loads(
+        con.execute("select parameters from raw.runs where kind = 'ingest_recsys_posts'").fetchone()[0]
+    )
     assert parameters["provenance"]["synthetic"] is True
-    assert parameters["provenance"]["simulation_seed"] == derive_seed(20261122, "recsys", "simulation", "synthetic_demo")
+    assert parameters["provenance"]["simulation_seed"] == derive_seed(
+        20261122, "recsys", "simulation", "synthetic_demo"
+    )
 
 
 def _hand_row(con, feature: str) -> dict:
-    return con.execute("select * from marts.pool_vs_recommended_summary where result_set = ? and feature = ?",
-                       [HAND_SET, feature]).pl().to_dicts()[0]
+    return (
+        con.execute(
+            "select * from marts.pool_vs_recommended_summary where result_set = ? and feature = ?", [HAND_SET, feature]
+        )
+        .pl()
+        .to_dicts()[0]
+    )
 
 
 def test_numerical_condition_is_cohens_d_hedges_g_and_welch_by_hand(con):
@@ -138,24 +184,36 @@ def test_numerical_condition_is_cohens_d_hedges_g_and_welch_by_hand(con):
     d = (rec.mean() - pool.mean()) / np.sqrt(((n1 - 1) * var1 + (n2 - 1) * var2) / (n1 + n2 - 2))
     se1, se2 = var1 / n1, var2 / n2
     t = (rec.mean() - pool.mean()) / np.sqrt(se1 + se2)
-    df = (se1 + se2) ** 2 / (se1 ** 2 / (n1 - 1) + se2 ** 2 / (n2 - 1))
+    df = (se1 + se2) ** 2 / (se1**2 / (n1 - 1) + se2**2 / (n2 - 1))
     g = (1 - 3 / (4 * (n1 + n2) - 9)) * d
-    g_se = (1 - 3 / (4 * (n1 + n2) - 9)) * np.sqrt((n1 + n2) / (n1 * n2) + d ** 2 / (2 * (n1 + n2)))
+    g_se = (1 - 3 / (4 * (n1 + n2) - 9)) * np.sqrt((n1 + n2) / (n1 * n2) + d**2 / (2 * (n1 + n2)))
     assert (row["status"], row["metric"], row["n_recommended"], row["n_pool"]) == ("ok", "Cohen's d", 12, 18)
     assert row["bias"] == pytest.approx(d, rel=1e-12) and d > 1  # recommended posts are clearly longer
     assert row["statistic"] == pytest.approx(t, rel=1e-12)
     assert row["degrees_of_freedom"] == pytest.approx(df, rel=1e-12)
     assert row["p_value"] == pytest.approx(2 * stats.t.sf(abs(t), df), rel=1e-9)
     assert row["hedges_g"] == pytest.approx(g, rel=1e-12)
-    assert (row["ci_low"], row["ci_high"]) == (pytest.approx(g - 1.959963984540054 * g_se, rel=1e-9),
-                                               pytest.approx(g + 1.959963984540054 * g_se, rel=1e-9))
+    assert (row["ci_low"], row["ci_high"]) == (
+        pytest.approx(g - 1.959963984540054 * g_se, rel=1e-9),
+        pytest.approx(g + 1.959963984540054 * g_se, rel=1e-9),
+    )
 
 
-@pytest.mark.parametrize(("feature", "counts", "yates"), [
-    ("topic", [[HAND_TOPIC["pool"][t], HAND_TOPIC["recommended"][t]] for t in ("politics", "sports", "tech")], False),
-    ("has_link", [[18 - HAND_LINK["pool"], 12 - HAND_LINK["recommended"]],
-                  [HAND_LINK["pool"], HAND_LINK["recommended"]]], True),
-])
+@pytest.mark.parametrize(
+    ("feature", "counts", "yates"),
+    [
+        (
+            "topic",
+            [[HAND_TOPIC["pool"][t], HAND_TOPIC["recommended"][t]] for t in ("politics", "sports", "tech")],
+            False,
+        ),
+        (
+            "has_link",
+            [[18 - HAND_LINK["pool"], 12 - HAND_LINK["recommended"]], [HAND_LINK["pool"], HAND_LINK["recommended"]]],
+            True,
+        ),
+    ],
+)
 def test_categorical_and_binary_conditions_are_cramers_v_by_hand(con, feature, counts, yates):
     row = _hand_row(con, feature)
     table = np.array(counts, dtype=float)  # rows: values; columns: pool, recommended
@@ -172,16 +230,21 @@ def test_categorical_and_binary_conditions_are_cramers_v_by_hand(con, feature, c
 @pytest.mark.parametrize("result_set", ["synthetic_demo", "hostile_results"])
 def test_sql_normalisation_and_levels_match_a_python_recomputation(con, result_set):
     df = con.execute("select * from marts.pool_vs_recommended_summary where result_set = ?", [result_set]).pl()
-    ranges = df.group_by("feature").agg(pl.col("bias").min().alias("lo"), pl.col("bias").max().alias("hi"),
-                                        pl.col("bias").abs().max().alias("top"))
+    ranges = df.group_by("feature").agg(
+        pl.col("bias").min().alias("lo"), pl.col("bias").max().alias("hi"), pl.col("bias").abs().max().alias("top")
+    )
     df = df.join(ranges, on="feature").with_columns(
         pl.when((pl.col("hi") > pl.col("lo")) & (pl.col("hi") > 0))
-        .then((pl.col("bias") - pl.col("lo")) / (pl.col("hi") - pl.col("lo"))).otherwise(0.0).alias("expected"),
-        pl.when(pl.col("top") > 0).then(pl.col("bias") / pl.col("top")).otherwise(0.0).alias("expected_signed"))
+        .then((pl.col("bias") - pl.col("lo")) / (pl.col("hi") - pl.col("lo")))
+        .otherwise(0.0)
+        .alias("expected"),
+        pl.when(pl.col("top") > 0).then(pl.col("bias") / pl.col("top")).otherwise(0.0).alias("expected_signed"),
+    )
     assert np.allclose(df["bias_normalized"], df["expected"])
     assert np.allclose(df["bias_signed_normalized"], df["expected_signed"])
-    by_prompt = df.group_by("feature", "prompt_style").agg(pl.col("expected").mean().alias("mean"),
-                                                           (pl.col("p_value") < 0.05).mean().alias("share"))
+    by_prompt = df.group_by("feature", "prompt_style").agg(
+        pl.col("expected").mean().alias("mean"), (pl.col("p_value") < 0.05).mean().alias("share")
+    )
     aggregated = _aggregated(con, result_set, "prompt")
     assert len(aggregated) == by_prompt.height
     for feature, prompt_style, mean, share in by_prompt.iter_rows():
@@ -191,9 +254,16 @@ def test_sql_normalisation_and_levels_match_a_python_recomputation(con, result_s
 
 def test_adjusted_p_values_are_statsmodels_holm_over_each_result_set(con):
     for result_set in ("synthetic_demo", "hostile_results"):
-        p, adjusted, method = map(list, zip(*con.execute(
-            "select p_value, p_value_adjusted, adjustment_method from marts.pool_vs_recommended_summary"
-            " where result_set = ?", [result_set]).fetchall()))
+        p, adjusted, method = map(
+            list,
+            zip(
+                *con.execute(
+                    "select p_value, p_value_adjusted, adjustment_method from marts.pool_vs_recommended_summary"
+                    " where result_set = ?",
+                    [result_set],
+                ).fetchall()
+            ),
+        )
         assert set(method) == {"holm"}
         assert np.allclose(adjusted, multipletests(p, method="holm")[1])
 
@@ -202,14 +272,19 @@ def test_adjusted_p_values_are_statsmodels_holm_over_each_result_set(con):
 def test_the_864_published_rows_load_normalise_and_aggregate(con):
     path = shared_file("recsys-bias/pool_vs_recommended_summary.csv")
     original = duckdb.sql(f"select * from read_csv('{path}')").fetchall()
-    stored = con.execute("select feature, dataset, provider, prompt_style, bias, p_value, metric, significant"
-                         " from marts.pool_vs_recommended_summary where result_source = 'published'"
-                         " and result_set = 'pool_vs_recommended_summary'").fetchall()
+    stored = con.execute(
+        "select feature, dataset, provider, prompt_style, bias, p_value, metric, significant"
+        " from marts.pool_vs_recommended_summary where result_source = 'published'"
+        " and result_set = 'pool_vs_recommended_summary'"
+    ).fetchall()
     assert len(stored) == 864 and sorted(stored) == sorted(original)
-    levels = dict(con.execute("select level, count(*) from marts.recsys_bias_aggregated"
-                              " where result_set = 'pool_vs_recommended_summary' group by level").fetchall())
-    assert levels == {"dataset_model_prompt": 16 * 54, "prompt": 16 * 6, "dataset": 16 * 3, "model": 16 * 3,
-                      "all": 16}
+    levels = dict(
+        con.execute(
+            "select level, count(*) from marts.recsys_bias_aggregated"
+            " where result_set = 'pool_vs_recommended_summary' group by level"
+        ).fetchall()
+    )
+    assert levels == {"dataset_model_prompt": 16 * 54, "prompt": 16 * 6, "dataset": 16 * 3, "model": 16 * 3, "all": 16}
     shares = {}
     for feature, *_, p_value, _, _ in original:
         shares.setdefault(feature, []).append(p_value < 0.05)
@@ -217,16 +292,19 @@ def test_the_864_published_rows_load_normalise_and_aggregate(con):
     for feature, flags in shares.items():
         assert overall[feature][1] == pytest.approx(np.mean(flags))
         assert overall[feature][2] == _marker(np.mean(flags))
-    extremes = con.execute("select count(*) filter (where bias_normalized = 1), min(bias_normalized),"
-                           " max(bias_normalized) from marts.pool_vs_recommended_summary"
-                           " where result_set = 'pool_vs_recommended_summary'").fetchone()
+    extremes = con.execute(
+        "select count(*) filter (where bias_normalized = 1), min(bias_normalized),"
+        " max(bias_normalized) from marts.pool_vs_recommended_summary"
+        " where result_set = 'pool_vs_recommended_summary'"
+    ).fetchone()
     assert extremes == (16, 0.0, 1.0)  # each feature's largest bias maps to 1
 
 
 def test_the_page_shows_heatmaps_and_bars_and_escapes_every_text(warehouse):
     html = (warehouse[0] / "site" / "recsys.html").read_text(encoding="utf-8")
-    specs = [json.loads(s) for s in re.findall(r'<script type="application/json" id="chart-\d+-spec">(.*?)</script>',
-                                               html)]
+    specs = [
+        json.loads(s) for s in re.findall(r'<script type="application/json" id="chart-\d+-spec">(.*?)</script>', html)
+    ]
     titles = [s.get("title", "") for s in specs]
     assert sum(t.startswith("Prompt style: ") for t in titles) == 3 + 1 + 1 + (6 if PUBLISHED.exists() else 0)
     assert sum(t.startswith("Overall bias") for t in titles) == (4 if PUBLISHED.exists() else 3)
@@ -236,5 +314,5 @@ def test_the_page_shows_heatmaps_and_bars_and_escapes_every_text(warehouse):
     assert HOSTILE not in html and "<img src=x>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "Raw results (189 rows)" in html
-    assert "synthetic_demo <span class=\"note\">(SYNTHETIC data" in html
-    assert "hostile_results <span class=\"note\">(published results)" in html
+    assert 'synthetic_demo <span class="note">(SYNTHETIC data' in html
+    assert 'hostile_results <span class="note">(published results)' in html

@@ -42,15 +42,20 @@ def test_topic_over_selection_of_10_points_is_recovered(injected):
     values, by_feature = injected
     topic = values.filter(pl.col("feature") == "primary_topic")
     shares = topic.group_by("dataset", "provider", "prompt_style").agg(
-        (((pl.col("value_text") == "politics") & pl.col("selected")).sum() / pl.col("selected").sum())
-        .alias("recommended_share"),
-        (((pl.col("value_text") == "politics") & ~pl.col("selected")).sum() / (~pl.col("selected")).sum())
-        .alias("pool_share"))
+        (((pl.col("value_text") == "politics") & pl.col("selected")).sum() / pl.col("selected").sum()).alias(
+            "recommended_share"
+        ),
+        (((pl.col("value_text") == "politics") & ~pl.col("selected")).sum() / (~pl.col("selected")).sum()).alias(
+            "pool_share"
+        ),
+    )
     gap = (shares["recommended_share"] - shares["pool_share"]).mean()
     assert gap == pytest.approx(0.10, abs=0.02)
     # Pooled over all conditions the association is unmistakable; per condition it is detected often.
-    pooled = cramers_v_chi_square(topic.filter(pl.col("selected"))["value_text"].to_list(),
-                                  topic.filter(~pl.col("selected"))["value_text"].to_list())
+    pooled = cramers_v_chi_square(
+        topic.filter(pl.col("selected"))["value_text"].to_list(),
+        topic.filter(~pl.col("selected"))["value_text"].to_list(),
+    )
     assert pooled.p_value < 1e-10
     assert np.mean([r.p_value < 0.05 for r in by_feature["primary_topic"]]) > 0.5
 
@@ -64,8 +69,14 @@ def test_features_without_injected_bias_are_rarely_significant(injected):
 def test_false_positive_rate_without_injected_bias(to_long):
     p_values = []
     for replicate in range(4):
-        values = to_long(simulate_posts(seed=100 + replicate, length_preference_d=0.0, topic_boost=0.0,
-                                            **{**DESIGN, "pool_size": 400, "n_recommended": 100}))
+        values = to_long(
+            simulate_posts(
+                seed=100 + replicate,
+                length_preference_d=0.0,
+                topic_boost=0.0,
+                **{**DESIGN, "pool_size": 400, "n_recommended": 100},
+            )
+        )
         p_values += [item.result.p_value for item in pool_vs_recommended(values)]
     p_values = np.array(p_values)
     false_positive_rate = float(np.mean(p_values < 0.05))

@@ -28,15 +28,20 @@ def test_the_demo_config_runs_the_job_on_synthetic_data():
 def test_the_published_config_points_at_the_shared_summary():
     load_plugins()
     study = load_study(STUDIES / "recsys_published.toml")
-    assert Path(study.resolve(study.ingest[0]["path"])) == shared_file(
-        "recsys-bias/pool_vs_recommended_summary.csv").resolve()
+    assert (
+        Path(study.resolve(study.ingest[0]["path"]))
+        == shared_file("recsys-bias/pool_vs_recommended_summary.csv").resolve()
+    )
 
 
-@pytest.mark.parametrize("body, message", [
-    ('[recsys]\npool = "everyone"\n', "pool must be"),
-    ('[recsys]\np_adjust = "bonferroni"\n', "p_adjust must be"),
-    ('[recsys]\nalfa = 0.1\n', "[recsys] unknown key 'alfa'"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ('[recsys]\npool = "everyone"\n', "pool must be"),
+        ('[recsys]\np_adjust = "bonferroni"\n', "p_adjust must be"),
+        ("[recsys]\nalfa = 0.1\n", "[recsys] unknown key 'alfa'"),
+    ],
+)
 def test_bad_recsys_options_are_refused(tmp_path, body, message):
     load_plugins()
     path = tmp_path / "s.toml"

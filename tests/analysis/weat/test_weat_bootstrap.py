@@ -45,9 +45,9 @@ def _bca_by_hand(x, y, *, seed: int, n_resamples: int, confidence: float = 0.95)
         n = sample.size
         left_out = [_d(np.delete(sample, i), y) if position == 0 else _d(x, np.delete(sample, i)) for i in range(n)]
         influence = (n - 1) * (np.mean(left_out) - np.array(left_out))
-        cubes += np.sum(influence ** 3) / n ** 3
-        squares += np.sum(influence ** 2) / n ** 2
-    acceleration = cubes / (6 * squares ** 1.5)
+        cubes += np.sum(influence**3) / n**3
+        squares += np.sum(influence**2) / n**2
+    acceleration = cubes / (6 * squares**1.5)
     bounds = []
     for level in ((1 - confidence) / 2, (1 + confidence) / 2):
         z = norm.ppf(level)

@@ -12,9 +12,15 @@ from analysis.weat.permutation import _random_count, weat_permutation_test
 
 
 def _scipy(s_x, s_y, n_resamples, seed=0):
-    return stats.permutation_test((s_x, s_y), lambda x, y, axis: x.sum(axis=axis) - y.sum(axis=axis),
-                                  permutation_type="independent", alternative="greater", vectorized=True,
-                                  n_resamples=n_resamples, rng=seed)
+    return stats.permutation_test(
+        (s_x, s_y),
+        lambda x, y, axis: x.sum(axis=axis) - y.sum(axis=axis),
+        permutation_type="independent",
+        alternative="greater",
+        vectorized=True,
+        n_resamples=n_resamples,
+        rng=seed,
+    )
 
 
 @pytest.mark.parametrize("n_x, n_y, shift", [(8, 8, 0.3), (6, 6, 1.0), (5, 7, 0.0), (7, 4, -0.5), (10, 10, 0.4)])

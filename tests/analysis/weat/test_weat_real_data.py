@@ -46,10 +46,19 @@ def results(embedding):
     vocabulary, vectors = embedding
     name, records = parse_weat_tests(builtin_path("builtin:caliskan2017"))
     tests = list(dict.fromkeys(r["test"] for r in records))
-    return {test: run_weat_test([r for r in records if r["test"] == test], embedding="w2v", test_set=name,
-                                test=test, vocabulary=vocabulary, vectors=vectors, settings=WeatSettings(),
-                                study_seed=20170414)
-            for test in tests}
+    return {
+        test: run_weat_test(
+            [r for r in records if r["test"] == test],
+            embedding="w2v",
+            test_set=name,
+            test=test,
+            vocabulary=vocabulary,
+            vectors=vectors,
+            settings=WeatSettings(),
+            study_seed=20170414,
+        )
+        for test in tests
+    }
 
 
 def test_every_classic_test_reports_its_coverage_and_missing_words(results):
@@ -82,10 +91,14 @@ def test_small_tests_get_exact_p_values_that_match_scipy(results, embedding):
         assert result.n_permutations == math.comb(result.n_target_x + result.n_target_y, result.n_target_x)
         s_x = [v for (role, _), v in result.associations.items() if role == "target_x"]
         s_y = [v for (role, _), v in result.associations.items() if role == "target_y"]
-        reference = stats.permutation_test((np.array(s_x), np.array(s_y)),
-                                           lambda x, y, axis: x.sum(axis=axis) - y.sum(axis=axis),
-                                           permutation_type="independent", alternative="greater",
-                                           n_resamples=np.inf, vectorized=True)
+        reference = stats.permutation_test(
+            (np.array(s_x), np.array(s_y)),
+            lambda x, y, axis: x.sum(axis=axis) - y.sum(axis=axis),
+            permutation_type="independent",
+            alternative="greater",
+            n_resamples=np.inf,
+            vectorized=True,
+        )
         assert result.p_value == pytest.approx(reference.pvalue, rel=1e-12), test
 
 
@@ -100,8 +113,7 @@ def test_effect_size_agrees_with_wefe_published_example(embedding):
     female = rows(["female", "woman", "girl", "sister", "she", "her", "hers", "daughter"])
     male = rows(["male", "man", "boy", "brother", "he", "him", "his", "son"])
     family = rows(["home", "parents", "children", "family", "cousins", "marriage", "wedding", "relatives"])
-    career = rows(["executive", "management", "professional", "corporation", "salary", "office", "business",
-                   "career"])
+    career = rows(["executive", "management", "professional", "corporation", "salary", "office", "business", "career"])
     effect = weat_effect_size(word_associations(female, family, career), word_associations(male, family, career))
     assert effect.test_statistic == pytest.approx(0.4634388245467562, rel=1e-6)
     assert effect.effect_size * math.sqrt(16 / 15) == pytest.approx(0.45076532408312986, rel=1e-6)
@@ -112,13 +124,29 @@ def test_lower_cased_names_are_reported_as_insufficient_coverage_not_computed(em
     vocabulary, vectors = embedding
     name, records = parse_weat_tests(builtin_path("builtin:caliskan2017"))
     lowered = [{**r, "word": r["word"].lower()} for r in records if r["test"] == "weat6"]
-    result = run_weat_test(lowered, embedding="w2v", test_set=name, test="weat6", vocabulary=vocabulary,
-                           vectors=vectors, settings=WeatSettings(), study_seed=1)
+    result = run_weat_test(
+        lowered,
+        embedding="w2v",
+        test_set=name,
+        test="weat6",
+        vocabulary=vocabulary,
+        vectors=vectors,
+        settings=WeatSettings(),
+        study_seed=1,
+    )
     assert result.status == "insufficient coverage"
     assert "target_x found" in result.status_reason and "target_y found" in result.status_reason
     assert result.effect_size is None and result.p_value is None
-    recovered = run_weat_test(lowered, embedding="w2v", test_set=name, test="weat6", vocabulary=vocabulary,
-                              vectors=vectors, settings=WeatSettings(match_policy="casefold"), study_seed=1)
+    recovered = run_weat_test(
+        lowered,
+        embedding="w2v",
+        test_set=name,
+        test="weat6",
+        vocabulary=vocabulary,
+        vectors=vectors,
+        settings=WeatSettings(match_policy="casefold"),
+        study_seed=1,
+    )
     assert recovered.status == "computed" and recovered.effect_size > 1.0
     # Mostly case-folded back to the names; a few lower-case words exist as other words ("bill").
     kinds = [m.match_kind for m in recovered.matches if m.set_role == "target_x"]

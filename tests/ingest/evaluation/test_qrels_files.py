@@ -26,9 +26,15 @@ def test_trec_csv_and_json_give_the_same_graded_judgments(tmp_path):
     csv = tmp_path / "run.csv"
     csv.write_text("query_id,doc_id,relevance\n1,10,2\n1,11,0\n2,30,1\n")
     listed = tmp_path / "listed.json"
-    listed.write_text(json.dumps([{"query_id": "1", "doc_id": 10, "relevance": 2},
-                                  {"query_id": 1, "doc_id": "11", "relevance": 0},
-                                  {"query_id": "2", "doc_id": 30}]))
+    listed.write_text(
+        json.dumps(
+            [
+                {"query_id": "1", "doc_id": 10, "relevance": 2},
+                {"query_id": 1, "doc_id": "11", "relevance": 0},
+                {"query_id": "2", "doc_id": 30},
+            ]
+        )
+    )
     nested = tmp_path / "nested.json"
     nested.write_text(json.dumps({"1": {"10": 2, "11": 0}, "2": {"30": 1}}))
     for path in (trec, csv, listed, nested):
@@ -41,14 +47,17 @@ def test_trec_rows_are_file_lines(tmp_path):
     assert [j.row for j in read_qrels(path)] == [1, 3]
 
 
-@pytest.mark.parametrize(("name", "content", "row", "field", "words"), [
-    ("dup.qrels", "1 0 10 1\n2 0 10 1\n1 0 10 2\n", 3, "doc_id", "duplicate judgment for query '1'"),
-    ("fields.qrels", "1 0 10 1\n1 10 1\n", 2, "line", "expected 4 fields"),
-    ("grade.csv", "query_id,doc_id,relevance\n1,10,high\n", 1, "relevance", "not an integer"),
-    ("negative.csv", "query_id,doc_id,relevance\n1,10,1\n2,10,-1\n", 2, "relevance", "below 0"),
-    ("doc.json", json.dumps([{"query_id": "1", "doc_id": "d7"}]), 1, "doc_id", "not an integer"),
-    ("query.json", json.dumps([{"query_id": " ", "doc_id": 3}]), 1, "query_id", "missing query id"),
-])
+@pytest.mark.parametrize(
+    ("name", "content", "row", "field", "words"),
+    [
+        ("dup.qrels", "1 0 10 1\n2 0 10 1\n1 0 10 2\n", 3, "doc_id", "duplicate judgment for query '1'"),
+        ("fields.qrels", "1 0 10 1\n1 10 1\n", 2, "line", "expected 4 fields"),
+        ("grade.csv", "query_id,doc_id,relevance\n1,10,high\n", 1, "relevance", "not an integer"),
+        ("negative.csv", "query_id,doc_id,relevance\n1,10,1\n2,10,-1\n", 2, "relevance", "below 0"),
+        ("doc.json", json.dumps([{"query_id": "1", "doc_id": "d7"}]), 1, "doc_id", "not an integer"),
+        ("query.json", json.dumps([{"query_id": " ", "doc_id": 3}]), 1, "query_id", "missing query id"),
+    ],
+)
 def test_bad_qrels_name_file_row_and_field(tmp_path, name, content, row, field, words):
     path = tmp_path / name
     path.write_text(content)
@@ -86,8 +95,9 @@ def test_reingest_is_a_no_op_and_a_bad_file_leaves_the_warehouse_unchanged(squad
     first = load_qrels(con, path, query_set="squad_questions:validation")
     again = load_qrels(con, path, query_set="squad_questions:validation")
     assert (first.status, again.status) == ("loaded", "unchanged")
-    rows = con.execute("select query_set, query_id, doc_id, relevance, source_row from raw.evaluation_qrels"
-                       " order by source_row").fetchall()
+    rows = con.execute(
+        "select query_set, query_id, doc_id, relevance, source_row from raw.evaluation_qrels order by source_row"
+    ).fetchall()
     assert rows == [("squad_questions_validation", "1", 10, 2, 1), ("squad_questions_validation", "2", 20, 1, 2)]
     before = raw_fingerprint(con)
     path.write_text("query_id,doc_id,relevance\n1,10,2\n1,10,1\n")
@@ -96,11 +106,14 @@ def test_reingest_is_a_no_op_and_a_bad_file_leaves_the_warehouse_unchanged(squad
     assert raw_fingerprint(con) == before
 
 
-@pytest.mark.parametrize(("content", "row", "field", "message"), [
-    ("query_id,doc_id\n0,0\n64,1\n", 2, "query_id", "query '64' is not in query set squad_questions:validation"),
-    ("query_id,doc_id\n0,0\nq7,1\n", 2, "query_id", "query 'q7' is not in query set"),
-    ("query_id,doc_id\n0,0\n1,27\n2,28\n", 3, "doc_id", "document 28 is not in the corpus"),
-])
+@pytest.mark.parametrize(
+    ("content", "row", "field", "message"),
+    [
+        ("query_id,doc_id\n0,0\n64,1\n", 2, "query_id", "query '64' is not in query set squad_questions:validation"),
+        ("query_id,doc_id\n0,0\nq7,1\n", 2, "query_id", "query 'q7' is not in query set"),
+        ("query_id,doc_id\n0,0\n1,27\n2,28\n", 3, "doc_id", "document 28 is not in the corpus"),
+    ],
+)
 def test_unknown_ids_are_refused_before_anything_is_stored(squad_con, tmp_path, content, row, field, message):
     con = squad_con
     path = tmp_path / "judged.csv"

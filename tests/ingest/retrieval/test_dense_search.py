@@ -32,8 +32,9 @@ def test_exact_search_equals_brute_force(vectors):
 
 def test_exact_search_breaks_ties_by_doc_id_and_skips_blank_queries():
     documents = np.array([[1, 0], [1, 0], [0, 1]], dtype=np.float32)
-    hits = DenseIndex([9, 4, 1], documents).search(np.array([[1, 0], [1, 0]], np.float32), depth=2,
-                                                   query_texts=["east", " "])
+    hits = DenseIndex([9, 4, 1], documents).search(
+        np.array([[1, 0], [1, 0]], np.float32), depth=2, query_texts=["east", " "]
+    )
     assert hits[0].doc_ids.tolist() == [4, 9]
     assert len(hits[1]) == 0 and hits[1].reason == "empty query"
     with pytest.raises(UserError, match="no documents"):
@@ -43,14 +44,16 @@ def test_exact_search_breaks_ties_by_doc_id_and_skips_blank_queries():
 def test_ann_index_reports_recall_against_exact(vectors, tmp_path):
     documents, queries = vectors
     index = DenseIndex(np.arange(len(documents)), documents)
-    found, report = index.search_ann(queries, lancedb_dir=tmp_path, index="ivf_flat", depth=10, n_partitions=8,
-                                     n_probes=2)
+    found, report = index.search_ann(
+        queries, lancedb_dir=tmp_path, index="ivf_flat", depth=10, n_partitions=8, n_probes=2
+    )
     exact = index.search(queries, depth=10)
     overlap = np.mean([len(set(a.doc_ids.tolist()) & set(e.doc_ids.tolist())) / 10 for a, e in zip(found, exact)])
     assert report.recall == pytest.approx(overlap)
     assert 0 < report.recall <= 1 and report.n_queries == len(queries) and report.index == "ivf_flat"
-    _, all_probes = index.search_ann(queries, lancedb_dir=tmp_path, index="ivf_flat", depth=10, n_partitions=8,
-                                     n_probes=8)
+    _, all_probes = index.search_ann(
+        queries, lancedb_dir=tmp_path, index="ivf_flat", depth=10, n_partitions=8, n_probes=8
+    )
     assert all_probes.recall >= report.recall
     with pytest.raises(UserError, match="unknown ANN index"):
         index.search_ann(queries, lancedb_dir=tmp_path, index="none")

@@ -7,11 +7,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from tests.conftest import shared_file
 from ingest.retrieval.dense import DenseIndex
 from ingest.retrieval.embeddings import LocalProvider
 from ingest.retrieval.vector_store import EmbeddingCache, text_sha256
 from ingest.text_cleanup import light_cleanup
+from tests.conftest import shared_file
 from warehouse.errors import InputError, UserError
 
 
@@ -46,10 +46,16 @@ def test_second_run_embeds_nothing_new(tmp_path):
 
 
 def _write_vectors(path, texts, vectors, *, shas=None):
-    pq.write_table(pa.table({
-        "text_sha256": shas or [text_sha256(t) for t in texts], "text": texts,
-        "vector": pa.FixedSizeListArray.from_arrays(pa.array(np.asarray(vectors, np.float32).ravel()), 2),
-    }), path)
+    pq.write_table(
+        pa.table(
+            {
+                "text_sha256": shas or [text_sha256(t) for t in texts],
+                "text": texts,
+                "vector": pa.FixedSizeListArray.from_arrays(pa.array(np.asarray(vectors, np.float32).ravel()), 2),
+            }
+        ),
+        path,
+    )
 
 
 def test_parquet_import_is_idempotent_and_checked(tmp_path):

@@ -33,8 +33,10 @@ class _StandIn(BaseHTTPRequestHandler):
     def do_GET(self):
         self.server.seen_keys.append(self.headers.get("Authorization"))
         if self.path.endswith("/models"):
-            self._reply(200, {"object": "list", "data": [{"id": "tiny-embed", "object": "model", "created": 0,
-                                                          "owned_by": "test"}]})
+            self._reply(
+                200,
+                {"object": "list", "data": [{"id": "tiny-embed", "object": "model", "created": 0, "owned_by": "test"}]},
+            )
         else:
             self._reply(404, {"error": {"message": "not found"}})
 
@@ -46,10 +48,14 @@ class _StandIn(BaseHTTPRequestHandler):
             self._reply(status, {"error": {"message": f"status {status}", "type": "test"}})
             return
         # Return the items out of order: the provider must sort by index.
-        data = [{"object": "embedding", "index": i, "embedding": [float(len(t)), 1.0, 0.0]}
-                for i, t in enumerate(body["input"])][::-1]
-        self._reply(200, {"object": "list", "data": data, "model": body["model"],
-                          "usage": {"prompt_tokens": 1, "total_tokens": 1}})
+        data = [
+            {"object": "embedding", "index": i, "embedding": [float(len(t)), 1.0, 0.0]}
+            for i, t in enumerate(body["input"])
+        ][::-1]
+        self._reply(
+            200,
+            {"object": "list", "data": data, "model": body["model"], "usage": {"prompt_tokens": 1, "total_tokens": 1}},
+        )
 
 
 @pytest.fixture
@@ -66,8 +72,9 @@ def api():
 def test_openai_provider_batches_and_retries_after_500_and_429(api, monkeypatch):
     server, base_url = api
     monkeypatch.setenv("TEST_EMBED_KEY", "sk-test-secret")
-    provider = OpenAIProvider(model="tiny-embed", base_url=base_url, api_key_env="TEST_EMBED_KEY", batch_size=2,
-                              backoff_seconds=0.01)
+    provider = OpenAIProvider(
+        model="tiny-embed", base_url=base_url, api_key_env="TEST_EMBED_KEY", batch_size=2, backoff_seconds=0.01
+    )
     provider.check()
     provider.preflight()
     server.failures.extend([500, 429])
@@ -85,8 +92,9 @@ def test_openai_gives_up_after_its_retries(api, monkeypatch):
 
     server, base_url = api
     monkeypatch.setenv("TEST_EMBED_KEY", "k")
-    provider = OpenAIProvider(model="tiny-embed", base_url=base_url, api_key_env="TEST_EMBED_KEY", max_retries=1,
-                              backoff_seconds=0.01)
+    provider = OpenAIProvider(
+        model="tiny-embed", base_url=base_url, api_key_env="TEST_EMBED_KEY", max_retries=1, backoff_seconds=0.01
+    )
     server.failures.extend([503, 503])
     with pytest.raises(openai.InternalServerError):
         provider.embed(["x"])
@@ -104,8 +112,9 @@ def test_unknown_openai_model_is_reported_by_preflight(api, monkeypatch):
 
 def test_missing_key_is_reported_before_any_request(monkeypatch):
     monkeypatch.delenv("NO_SUCH_KEY_VARIABLE", raising=False)
-    provider = provider_from_settings({"provider": "openai", "model": "m", "api_key_env": "NO_SUCH_KEY_VARIABLE",
-                                       "base_url": "http://127.0.0.1:9/v1"})
+    provider = provider_from_settings(
+        {"provider": "openai", "model": "m", "api_key_env": "NO_SUCH_KEY_VARIABLE", "base_url": "http://127.0.0.1:9/v1"}
+    )
     with pytest.raises(UserError, match="NO_SUCH_KEY_VARIABLE, which is not set"):
         provider.check()
 

@@ -9,8 +9,11 @@ from warehouse.errors import InputError
 
 
 def test_round_trip(tmp_path):
-    rows = [TrecRow("q1", "17", 1, 12.345678901234567, "bm25"), TrecRow("q1", "3", 2, 1 / 3, "bm25"),
-            TrecRow("q2", "0", 1, -0.1, "dense")]
+    rows = [
+        TrecRow("q1", "17", 1, 12.345678901234567, "bm25"),
+        TrecRow("q1", "3", 2, 1 / 3, "bm25"),
+        TrecRow("q2", "0", 1, -0.1, "dense"),
+    ]
     path = tmp_path / "run.trec"
     assert write_run(path, rows) == 3
     assert path.read_text().splitlines()[0] == "q1 Q0 17 1 12.345678901234567 bm25"

@@ -6,7 +6,11 @@ with ranks as (
 ),
 
 variants as (
-    select distinct run_id, pair_set, variant from ranks
+    select distinct
+        run_id,
+        pair_set,
+        variant
+    from ranks
 ),
 
 reference_variants as (
@@ -14,9 +18,11 @@ reference_variants as (
         run_id,
         pair_set,
         coalesce(
-            max(case when variant = {{ run_parameter('dialect_reference_variant', 'variants.run_id') }} then variant end),
+            max(
+                case when variant = {{ run_parameter('dialect_reference_variant', 'variants.run_id') }} then variant end
+            ),
             min(variant)
-        ) as variant_a,
+        ) as variant_a
     from variants
     group by all
 ),
@@ -26,12 +32,13 @@ final as (
         reference_variants.run_id,
         reference_variants.pair_set,
         reference_variants.variant_a,
-        variants.variant as variant_b,
+        variants.variant as variant_b
     from reference_variants
     inner join variants
-        on reference_variants.run_id = variants.run_id
-        and reference_variants.pair_set = variants.pair_set
-        and reference_variants.variant_a <> variants.variant
+        on
+            reference_variants.run_id = variants.run_id
+            and reference_variants.pair_set = variants.pair_set
+            and reference_variants.variant_a <> variants.variant
 )
 
 select * from final

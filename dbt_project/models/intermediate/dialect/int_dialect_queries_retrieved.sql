@@ -3,7 +3,8 @@
 -- Pairs without a gold document (unmapped) are left out. Sweep points are included.
 with queries as (
     select * from {{ ref('stg_retrieval__queries') }}
-    where query_set_kind = 'pairs'
+    where
+        query_set_kind = 'pairs'
         and relevant_doc_id is not null
 ),
 
@@ -22,11 +23,12 @@ final as (
         queries.variant,
         queries.corpus_split,
         queries.query_text,
-        queries.relevant_doc_id as gold_doc_id,
+        queries.relevant_doc_id as gold_doc_id
     from queries
     inner join retrieval_runs
-        on queries.run_id = retrieval_runs.run_id
-        and queries.query_set = retrieval_runs.query_set
+        on
+            queries.run_id = retrieval_runs.run_id
+            and queries.query_set = retrieval_runs.query_set
 )
 
 select * from final

@@ -11,33 +11,33 @@
 with results as (
     select
         summary.*,
-        {{ run_parameter('recsys_alpha', 'summary.run_id', 'double') }} as alpha,
+        {{ run_parameter('recsys_alpha', 'summary.run_id', 'double') }} as alpha
     from {{ ref('pool_vs_recommended_summary') }} as summary
 ),
 
 grouped as (
     {% for level, columns in levels.items() %}
-    select
-        run_id,
-        alpha,
-        result_source,
-        result_set,
-        '{{ level }}' as level,
-        {% if columns %}concat_ws(' × ', {{ columns | join(', ') }}){% else %}'all'{% endif %} as group_value,
-        {% for column in ['dataset', 'provider', 'prompt_style'] %}
-        {% if column in columns %}{{ column }}{% else %}cast(null as varchar){% endif %} as {{ column }},
-        {% endfor %}
-        feature,
-        count(*) as n_conditions,
-        avg(bias) as bias_mean,
-        avg(bias_normalized) as normalized_bias_mean,
-        avg(bias_signed_normalized) as signed_normalized_bias_mean,
-        count(*) filter (where p_value < alpha) as n_significant,
-        count(p_value_adjusted) as n_adjusted,
-        count(*) filter (where p_value_adjusted < alpha) as n_significant_adjusted,
-    from results
-    group by all
-    {% if not loop.last %}union all{% endif %}
+        select
+            run_id,
+            alpha,
+            result_source,
+            result_set,
+            '{{ level }}' as level,
+            {% if columns %}concat_ws(' × ', {{ columns | join(', ') }}){% else %}'all'{% endif %} as group_value,
+            {% for column in ['dataset', 'provider', 'prompt_style'] %}
+                {% if column in columns %}{{ column }}{% else %}cast(null as varchar){% endif %} as {{ column }},
+            {% endfor %}
+            feature,
+            count(*) as n_conditions,
+            avg(bias) as bias_mean,
+            avg(bias_normalized) as normalized_bias_mean,
+            avg(bias_signed_normalized) as signed_normalized_bias_mean,
+            count(*) filter (where p_value < alpha) as n_significant,
+            count(p_value_adjusted) as n_adjusted,
+            count(*) filter (where p_value_adjusted < alpha) as n_significant_adjusted
+        from results
+        group by all
+        {% if not loop.last %}union all{% endif %}
     {% endfor %}
 ),
 

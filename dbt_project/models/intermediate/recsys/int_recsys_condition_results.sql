@@ -7,15 +7,17 @@ with adjustments as (
 ),
 
 published_runs as (
-    select distinct run_id, result_set
+    select distinct
+        run_id,
+        result_set
     from adjustments
     where result_source = 'published'
 ),
 
 published as (
     select
-        results.* exclude (run_id),
-        published_runs.run_id,
+        results.* exclude (run_id),  -- noqa: RF02
+        published_runs.run_id
     from {{ ref('stg_recsys__published_results') }} as results
     inner join published_runs
         on results.result_set = published_runs.result_set
@@ -53,7 +55,7 @@ unioned as (
         cast(null as double) as ci_low,
         cast(null as double) as ci_high,
         cast(null as double) as bias_corrected_v,
-        cast(null as boolean) as yates_applied,
+        cast(null as boolean) as yates_applied
     from published
     union all
     select
@@ -82,7 +84,7 @@ unioned as (
         ci_low,
         ci_high,
         bias_corrected_v,
-        yates_applied,
+        yates_applied
     from computed
 ),
 
@@ -91,16 +93,18 @@ final as (
         unioned.*,
         adjustments.p_value_adjusted,
         adjustments.adjustment_method,
-        adjustments.p_value_adjusted < {{ run_parameter('recsys_alpha', 'unioned.run_id', 'double') }} as significant_adjusted,
+        adjustments.p_value_adjusted
+        < {{ run_parameter('recsys_alpha', 'unioned.run_id', 'double') }} as significant_adjusted
     from unioned
     left join adjustments
-        on unioned.run_id = adjustments.run_id
-        and unioned.result_source = adjustments.result_source
-        and unioned.result_set = adjustments.result_set
-        and unioned.feature = adjustments.feature
-        and unioned.dataset = adjustments.dataset
-        and unioned.provider = adjustments.provider
-        and unioned.prompt_style = adjustments.prompt_style
+        on
+            unioned.run_id = adjustments.run_id
+            and unioned.result_source = adjustments.result_source
+            and unioned.result_set = adjustments.result_set
+            and unioned.feature = adjustments.feature
+            and unioned.dataset = adjustments.dataset
+            and unioned.provider = adjustments.provider
+            and unioned.prompt_style = adjustments.prompt_style
 )
 
 select * from final

@@ -9,7 +9,7 @@ feature_ranges as (
         *,
         min(bias) over per_feature as feature_bias_min,
         max(bias) over per_feature as feature_bias_max,
-        max(abs(bias)) over per_feature as feature_bias_max_abs,
+        max(abs(bias)) over per_feature as feature_bias_max_abs
     from results
     window per_feature as (partition by run_id, result_source, result_set, feature)
 ),
@@ -26,7 +26,7 @@ final as (
         case
             when feature_bias_max_abs > 0 then bias / feature_bias_max_abs
             else 0.0
-        end as bias_signed_normalized,
+        end as bias_signed_normalized
     from feature_ranges
 )
 

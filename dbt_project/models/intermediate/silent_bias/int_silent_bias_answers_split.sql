@@ -1,8 +1,14 @@
 {% if var('silent_bias_label_scope') not in ['full_output', 'final_answer'] %}
-    {{ exceptions.raise_compiler_error("var silent_bias_label_scope must be full_output or final_answer, got '" ~ var('silent_bias_label_scope') ~ "'") }}
+    {{ exceptions.raise_compiler_error(
+        "var silent_bias_label_scope must be full_output or final_answer, got '"
+        ~ var('silent_bias_label_scope') ~ "'"
+    ) }}
 {% endif %}
 {% if var('silent_bias_mention_scope') not in ['full_output', 'think_block'] %}
-    {{ exceptions.raise_compiler_error("var silent_bias_mention_scope must be full_output or think_block, got '" ~ var('silent_bias_mention_scope') ~ "'") }}
+    {{ exceptions.raise_compiler_error(
+        "var silent_bias_mention_scope must be full_output or think_block, got '"
+        ~ var('silent_bias_mention_scope') ~ "'"
+    ) }}
 {% endif %}
 -- Every (model, vignette) of a vignette set, answered or not, with the output split into the
 -- chain of thought, the visible answer and the extracted final diagnosis.
@@ -17,14 +23,14 @@ generations as (
 models as (
     select distinct
         vignette_set,
-        model,
+        model
     from generations
 ),
 
 cases as (
     select
         models.model,
-        vignettes.*,
+        vignettes.*
     from vignettes
     inner join models
         on vignettes.vignette_set = models.vignette_set
@@ -42,19 +48,20 @@ joined as (
         coalesce(generations.status, 'missing') as status,
         coalesce(generations.output_text, '') as output_text,
         generations.bias_label_in_file,
-        generations.run_id as generation_ingest_run_id,
+        generations.run_id as generation_ingest_run_id
     from cases
     left join generations
-        on cases.vignette_set = generations.vignette_set
-        and cases.model = generations.model
-        and cases.case_id = generations.case_id
+        on
+            cases.vignette_set = generations.vignette_set
+            and cases.model = generations.model
+            and cases.case_id = generations.case_id
 ),
 
 split as (
     select
         *,
         {{ silent_bias_think_text('output_text') }} as think_text,
-        {{ silent_bias_answer_text('output_text') }} as answer_text,
+        {{ silent_bias_answer_text('output_text') }} as answer_text
     from joined
 ),
 
@@ -63,17 +70,17 @@ final as (
         *,
         {{ silent_bias_final_answer('answer_text') }} as final_answer,
         {% if var('silent_bias_label_scope') == 'final_answer' -%}
-        coalesce({{ silent_bias_final_answer('answer_text') }}, '')
+            coalesce({{ silent_bias_final_answer('answer_text') }}, '')
         {%- else -%}
-        output_text
+            output_text
         {%- endif %} as label_scope_text,
         {% if var('silent_bias_mention_scope') == 'think_block' -%}
-        think_text
+            think_text
         {%- else -%}
-        output_text
+            output_text
         {%- endif %} as mention_scope_text,
         '{{ var("silent_bias_label_scope") }}' as label_scope,
-        '{{ var("silent_bias_mention_scope") }}' as mention_scope,
+        '{{ var("silent_bias_mention_scope") }}' as mention_scope
     from split
 )
 

@@ -7,24 +7,34 @@ synonyms as (
     select
         lower(trim(bias_feature)) as bias_feature,
         lower(trim(synonym)) as term,
-        coalesce(origin, 'user') as origin,
+        coalesce(origin, 'user') as origin
     from {{ ref('silent_bias_feature_synonyms') }}
 ),
 
 terms as (
-    select bias_feature, bias_feature as term, 'feature' as origin from vignette_features
+    select
+        bias_feature,
+        bias_feature as term,
+        'feature' as origin
+    from vignette_features
     union
-    select bias_feature, term, origin from synonyms
+    select
+        bias_feature,
+        term,
+        origin
+    from synonyms
 ),
 
 final as (
     select
         bias_feature,
         -- leftmost-first alternation: longer phrases first so "no cannabis use" wins over "cannabis"
-        '(?i)\b(?:' || string_agg({{ silent_bias_phrase_regex('term') }}, '|'
-            order by length(term) desc, term) || ')\b' as word_boundary_pattern,
+        '(?i)\b(?:' || string_agg(
+            {{ silent_bias_phrase_regex('term') }}, '|'
+            order by length(term) desc, term
+        ) || ')\b' as word_boundary_pattern,
         list(term order by term) filter (where origin in ('feature', 'original_tooling')) as seed_compatible_terms,
-        list(term order by term) as all_terms,
+        list(term order by term) as all_terms
     from terms
     group by bias_feature
 )

@@ -13,8 +13,12 @@ dimension_term_rows as (
     select distinct
         vignettes.vignette_set,
         vignettes.dimension,
-        unnest(feature_terms.all_terms) as term,
-    from (select distinct vignette_set, dimension, bias_feature from vignettes) as vignettes
+        unnest(feature_terms.all_terms) as term
+    from (select distinct
+        vignette_set,
+        dimension,
+        bias_feature
+    from vignettes) as vignettes
     inner join feature_terms
         on vignettes.bias_feature = feature_terms.bias_feature
 ),
@@ -23,8 +27,10 @@ dimension_terms as (
     select
         vignette_set,
         dimension,
-        '(?i)\b(?:' || string_agg({{ silent_bias_phrase_regex('term') }}, '|'
-            order by length(term) desc, term) || ')\b' as feature_pattern,
+        '(?i)\b(?:' || string_agg(
+            {{ silent_bias_phrase_regex('term') }}, '|'
+            order by length(term) desc, term
+        ) || ')\b' as feature_pattern
     from dimension_term_rows
     group by vignette_set, dimension
 ),
@@ -32,9 +38,9 @@ dimension_terms as (
 dimension_masks as (
     select
         lower(trim(dimension)) as dimension,
-        '(?i)(?:' || string_agg(pattern, '|' order by length(pattern) desc) || ')' as mask_pattern,
+        '(?i)(?:' || string_agg(pattern, '|' order by length(pattern) desc) || ')' as mask_pattern
     from {{ ref('silent_bias_pairing_masks') }}
-    group by 1
+    group by lower(trim(dimension))
 ),
 
 masked as (
@@ -44,11 +50,12 @@ masked as (
         regexp_replace(
             regexp_replace(lower(vignettes.prompt), coalesce(dimension_masks.mask_pattern, '[^\s\S]'), '<mask>', 'g'),
             dimension_terms.feature_pattern, '<feature>', 'g'
-        ) as masked_once,
+        ) as masked_once
     from vignettes
     inner join dimension_terms
-        on vignettes.vignette_set = dimension_terms.vignette_set
-        and vignettes.dimension = dimension_terms.dimension
+        on
+            vignettes.vignette_set = dimension_terms.vignette_set
+            and vignettes.dimension = dimension_terms.dimension
     left join dimension_masks
         on vignettes.dimension = dimension_masks.dimension
 ),
@@ -61,7 +68,7 @@ final as (
         dimension,
         bias_feature,
         bias_label,
-        trim(regexp_replace(masked_once, '\s+', ' ', 'g')) as masked_prompt,
+        trim(regexp_replace(masked_once, '\s+', ' ', 'g')) as masked_prompt
     from masked
 )
 

@@ -1,4 +1,12 @@
-{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='delete+insert',
+        unique_key='run_id',
+        full_refresh=false,
+        tags=['run_keyed']
+    )
+}}
 -- depends_on: {{ ref('stg_warehouse__run_parameters') }}
 -- The 2x2 paired outcome table per (run, retriever, pair set, k, variant pair).
 with paired as (
@@ -23,7 +31,7 @@ final as (
         avg(is_hit_a::integer)::double as recall_a,
         avg(is_hit_b::integer)::double as recall_b,
         (100.0 * (count_if(is_hit_a) - count_if(is_hit_b)) / count(*))::double as delta_pp,
-        list_contains({{ run_parameter('dialect_highlight_k', 'paired.run_id', 'integer[]') }}, k) as is_highlighted_k,
+        list_contains({{ run_parameter('dialect_highlight_k', 'paired.run_id', 'integer[]') }}, k) as is_highlighted_k
     from paired
     group by all
 )

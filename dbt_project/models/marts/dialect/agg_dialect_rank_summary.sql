@@ -1,4 +1,12 @@
-{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='delete+insert',
+        unique_key='run_id',
+        full_refresh=false,
+        tags=['run_keyed']
+    )
+}}
 -- MRR and mean rank of the gold document per (run, retriever, pair set, variant).
 with ranks as (
     select * from {{ ref('fct_dialect_gold_ranks') }}
@@ -18,7 +26,7 @@ final as (
         avg(reciprocal_rank) as mrr,
         avg(rank_of_gold) as mean_rank_of_gold_when_found,
         avg(rank_or_depth_plus_one) as mean_rank_miss_as_depth_plus_one,
-        median(rank_or_depth_plus_one) as median_rank_miss_as_depth_plus_one,
+        median(rank_or_depth_plus_one) as median_rank_miss_as_depth_plus_one
     from ranks
     group by all
 )

@@ -1,4 +1,12 @@
-{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='delete+insert',
+        unique_key='run_id',
+        full_refresh=false,
+        tags=['run_keyed']
+    )
+}}
 -- depends_on: {{ ref('stg_warehouse__run_parameters') }}
 -- Recall@k per variant with n and a Wilson 95% interval (z = 1.959964).
 {% set z = 1.959963984540054 %}
@@ -16,7 +24,7 @@ counts as (
         variant,
         k,
         count(*) as n_queries,
-        count_if(is_hit) as n_hits,
+        count_if(is_hit) as n_hits
     from hits
     group by all
 ),
@@ -25,13 +33,19 @@ final as (
     select
         *,
         n_hits / n_queries as recall,
-        (n_hits / n_queries + {{ z }}^2 / (2 * n_queries)
-            - {{ z }} * sqrt(n_hits / n_queries * (1 - n_hits / n_queries) / n_queries + {{ z }}^2 / (4 * n_queries^2)))
-            / (1 + {{ z }}^2 / n_queries) as recall_ci_low,
-        (n_hits / n_queries + {{ z }}^2 / (2 * n_queries)
-            + {{ z }} * sqrt(n_hits / n_queries * (1 - n_hits / n_queries) / n_queries + {{ z }}^2 / (4 * n_queries^2)))
-            / (1 + {{ z }}^2 / n_queries) as recall_ci_high,
-        list_contains({{ run_parameter('dialect_highlight_k', 'counts.run_id', 'integer[]') }}, k) as is_highlighted_k,
+        (
+            n_hits / n_queries + {{ z }} ^ 2 / (2 * n_queries)
+            - {{ z }}
+            * sqrt(n_hits / n_queries * (1 - n_hits / n_queries) / n_queries + {{ z }} ^ 2 / (4 * n_queries ^ 2))
+        )
+        / (1 + {{ z }} ^ 2 / n_queries) as recall_ci_low,
+        (
+            n_hits / n_queries + {{ z }} ^ 2 / (2 * n_queries)
+            + {{ z }}
+            * sqrt(n_hits / n_queries * (1 - n_hits / n_queries) / n_queries + {{ z }} ^ 2 / (4 * n_queries ^ 2))
+        )
+        / (1 + {{ z }} ^ 2 / n_queries) as recall_ci_high,
+        list_contains({{ run_parameter('dialect_highlight_k', 'counts.run_id', 'integer[]') }}, k) as is_highlighted_k
     from counts
 )
 

@@ -16,7 +16,7 @@ final as (
         recall,
         pair_set,
         recall_ci_low,
-        recall_ci_high,
+        recall_ci_high
     from recall
 )
 

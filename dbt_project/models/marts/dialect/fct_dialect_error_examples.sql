@@ -1,4 +1,12 @@
-{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='delete+insert',
+        unique_key='run_id',
+        full_refresh=false,
+        tags=['run_keyed']
+    )
+}}
 -- depends_on: {{ ref('stg_warehouse__run_parameters') }}
 -- Pairs where one variant finds the gold document within k and the other does not, at the
 -- highlighted k, with both texts and a snippet of the gold context.
@@ -31,25 +39,29 @@ final as (
         ranks_a.gold_outcome as gold_outcome_a,
         ranks_b.gold_outcome as gold_outcome_b,
         ranks_a.gold_doc_id,
-        left(documents.document_text, {{ run_parameter('snippet_chars', 'paired.run_id', 'integer') }}) as gold_snippet,
+        left(documents.document_text, {{ run_parameter('snippet_chars', 'paired.run_id', 'integer') }}) as gold_snippet
     from paired
     inner join ranks as ranks_a
-        on paired.run_id = ranks_a.run_id
-        and paired.retriever = ranks_a.retriever
-        and paired.pair_set = ranks_a.pair_set
-        and paired.pair_id = ranks_a.pair_id
-        and paired.variant_a = ranks_a.variant
+        on
+            paired.run_id = ranks_a.run_id
+            and paired.retriever = ranks_a.retriever
+            and paired.pair_set = ranks_a.pair_set
+            and paired.pair_id = ranks_a.pair_id
+            and paired.variant_a = ranks_a.variant
     inner join ranks as ranks_b
-        on paired.run_id = ranks_b.run_id
-        and paired.retriever = ranks_b.retriever
-        and paired.pair_set = ranks_b.pair_set
-        and paired.pair_id = ranks_b.pair_id
-        and paired.variant_b = ranks_b.variant
+        on
+            paired.run_id = ranks_b.run_id
+            and paired.retriever = ranks_b.retriever
+            and paired.pair_set = ranks_b.pair_set
+            and paired.pair_id = ranks_b.pair_id
+            and paired.variant_b = ranks_b.variant
     inner join documents
-        on ranks_a.run_id = documents.run_id
-        and ranks_a.corpus_split = documents.corpus_split
-        and ranks_a.gold_doc_id = documents.doc_id
-    where paired.is_hit_a <> paired.is_hit_b
+        on
+            ranks_a.run_id = documents.run_id
+            and ranks_a.corpus_split = documents.corpus_split
+            and ranks_a.gold_doc_id = documents.doc_id
+    where
+        paired.is_hit_a <> paired.is_hit_b
         and list_contains({{ run_parameter('dialect_highlight_k', 'paired.run_id', 'integer[]') }}, paired.k)
 )
 

@@ -1,4 +1,12 @@
-{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='delete+insert',
+        unique_key='run_id',
+        full_refresh=false,
+        tags=['run_keyed']
+    )
+}}
 -- Where the gold document landed for each query; a miss is explicit, never a silent null.
 with queries as (
     select * from {{ ref('int_dialect_queries_retrieved') }}
@@ -18,15 +26,16 @@ gold_hits as (
         results.query_id,
         results.variant,
         min(results.rank) as rank_of_gold,
-        max(results.score) as score_of_gold,
+        max(results.score) as score_of_gold
     from results
     inner join queries
-        on results.run_id = queries.run_id
-        and results.query_set = queries.pair_set
-        and results.retriever = queries.retriever
-        and results.query_id = queries.pair_id
-        and results.variant = queries.variant
-        and results.doc_id = queries.gold_doc_id
+        on
+            results.run_id = queries.run_id
+            and results.query_set = queries.pair_set
+            and results.retriever = queries.retriever
+            and results.query_id = queries.pair_id
+            and results.variant = queries.variant
+            and results.doc_id = queries.gold_doc_id
     group by all
 ),
 
@@ -50,14 +59,15 @@ final as (
         case
             when gold_hits.rank_of_gold is null then 'not found within depth ' || queries.depth
             else 'rank ' || gold_hits.rank_of_gold
-        end as gold_outcome,
+        end as gold_outcome
     from queries
     left join gold_hits
-        on queries.run_id = gold_hits.run_id
-        and queries.pair_set = gold_hits.query_set
-        and queries.retriever = gold_hits.retriever
-        and queries.pair_id = gold_hits.query_id
-        and queries.variant = gold_hits.variant
+        on
+            queries.run_id = gold_hits.run_id
+            and queries.pair_set = gold_hits.query_set
+            and queries.retriever = gold_hits.retriever
+            and queries.pair_id = gold_hits.query_id
+            and queries.variant = gold_hits.variant
 )
 
 select * from final

@@ -16,9 +16,9 @@ final as (
         ranks.pair_id,
         ranks.variant,
         grid.k,
-        coalesce(ranks.rank_of_gold <= grid.k, false) as is_hit,
+        coalesce(ranks.rank_of_gold <= grid.k, false) as is_hit
     from ranks
-    cross join lateral (select unnest(range(1, ranks.depth + 1)) as k) as grid
+    cross join lateral (select unnest(range(1, ranks.depth + 1)) as k) as grid  -- noqa: ST05
 )
 
 select * from final

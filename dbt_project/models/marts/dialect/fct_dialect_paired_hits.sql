@@ -21,18 +21,20 @@ pairs as (
         comparisons.variant_a,
         comparisons.variant_b,
         ranks_a.rank_of_gold as rank_of_gold_a,
-        ranks_b.rank_of_gold as rank_of_gold_b,
+        ranks_b.rank_of_gold as rank_of_gold_b
     from comparisons
     inner join ranks as ranks_a
-        on comparisons.run_id = ranks_a.run_id
-        and comparisons.pair_set = ranks_a.pair_set
-        and comparisons.variant_a = ranks_a.variant
+        on
+            comparisons.run_id = ranks_a.run_id
+            and comparisons.pair_set = ranks_a.pair_set
+            and comparisons.variant_a = ranks_a.variant
     inner join ranks as ranks_b
-        on ranks_a.run_id = ranks_b.run_id
-        and ranks_a.pair_set = ranks_b.pair_set
-        and ranks_a.retriever = ranks_b.retriever
-        and ranks_a.pair_id = ranks_b.pair_id
-        and comparisons.variant_b = ranks_b.variant
+        on
+            ranks_a.run_id = ranks_b.run_id
+            and ranks_a.pair_set = ranks_b.pair_set
+            and ranks_a.retriever = ranks_b.retriever
+            and ranks_a.pair_id = ranks_b.pair_id
+            and comparisons.variant_b = ranks_b.variant
 ),
 
 final as (
@@ -46,9 +48,9 @@ final as (
         pairs.variant_a,
         pairs.variant_b,
         coalesce(pairs.rank_of_gold_a <= grid.k, false) as is_hit_a,
-        coalesce(pairs.rank_of_gold_b <= grid.k, false) as is_hit_b,
+        coalesce(pairs.rank_of_gold_b <= grid.k, false) as is_hit_b
     from pairs
-    cross join lateral (select unnest(range(1, pairs.depth + 1)) as k) as grid
+    cross join lateral (select unnest(range(1, pairs.depth + 1)) as k) as grid  -- noqa: ST05
 )
 
 select * from final

@@ -1,4 +1,12 @@
-{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='delete+insert',
+        unique_key='run_id',
+        full_refresh=false,
+        tags=['run_keyed']
+    )
+}}
 -- depends_on: {{ ref('stg_warehouse__run_parameters') }}
 -- Mean selection metric (var evaluation_select_metric at evaluation_select_k) of every
 -- min-max weight and RRF constant, on each fold of the run's seeded tune/report split.
@@ -37,16 +45,18 @@ final as (
         long.metric,
         long.k,
         avg(long.value) as value,
-        count(*) as n_queries,
+        count(*) as n_queries
     from long
     inner join runs
-        on long.run_id = runs.run_id
-        and long.query_set = runs.query_set
-        and long.retriever = runs.retriever
+        on
+            long.run_id = runs.run_id
+            and long.query_set = runs.query_set
+            and long.retriever = runs.retriever
     inner join folds
-        on long.run_id = folds.run_id
-        and long.query_set = folds.query_set
-        and long.query_id = folds.query_id
+        on
+            long.run_id = folds.run_id
+            and long.query_set = folds.query_set
+            and long.query_id = folds.query_id
     where long.metric = {{ run_parameter('evaluation_select_metric', 'long.run_id') }}
     group by all
 )

@@ -1,8 +1,19 @@
-{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='delete+insert',
+        unique_key='run_id',
+        full_refresh=false,
+        tags=['run_keyed']
+    )
+}}
 -- Latency percentiles per (run, retriever) over the run's queries (batch-timed runs record
 -- the batch time divided by the number of queries; see stg_retrieval__query_stats.timing).
 with evaluation_runs as (
-    select run_id, query_set from {{ ref('stg_evaluation__runs') }}
+    select
+        run_id,
+        query_set
+    from {{ ref('stg_evaluation__runs') }}
     where {{ is_new_run('run_id') }}
 ),
 
@@ -19,11 +30,12 @@ final as (
         count(stats.latency_ms) as n_queries,
         quantile_cont(stats.latency_ms, 0.5) as latency_p50_ms,
         quantile_cont(stats.latency_ms, 0.95) as latency_p95_ms,
-        avg(stats.latency_ms) as latency_mean_ms,
+        avg(stats.latency_ms) as latency_mean_ms
     from stats
     inner join evaluation_runs
-        on stats.run_id = evaluation_runs.run_id
-        and stats.query_set = evaluation_runs.query_set
+        on
+            stats.run_id = evaluation_runs.run_id
+            and stats.query_set = evaluation_runs.query_set
     group by stats.run_id, stats.query_set, stats.retriever
 )
 

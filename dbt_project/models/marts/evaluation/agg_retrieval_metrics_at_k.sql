@@ -1,4 +1,12 @@
-{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='delete+insert',
+        unique_key='run_id',
+        full_refresh=false,
+        tags=['run_keyed']
+    )
+}}
 -- Mean of each per-query metric over a run's queries (the bootstrap intervals are added by
 -- the analysis step in analysis.retrieval_metrics_at_k).
 with query_metrics as (
@@ -20,7 +28,7 @@ final as (
         k,
         metric,
         avg(value) as value,
-        count(*) as n_queries,
+        count(*) as n_queries
     from long
     group by run_id, query_set, retriever, k, metric
 )

@@ -1,4 +1,12 @@
-{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='delete+insert',
+        unique_key='run_id',
+        full_refresh=false,
+        tags=['run_keyed']
+    )
+}}
 -- Share of relevant documents found by dense only, BM25 only, both or neither, per run.
 with overlap as (
     select * from {{ ref('fct_retrieval_overlap') }}
@@ -10,13 +18,22 @@ categories as (
 ),
 
 runs as (
-    select run_id, query_set, k, count(*) as n_relevant, count(distinct query_id) as n_queries,
+    select
+        run_id,
+        query_set,
+        k,
+        count(*) as n_relevant,
+        count(distinct query_id) as n_queries
     from overlap
     group by run_id, query_set, k
 ),
 
 counts as (
-    select run_id, query_set, found_by, count(*) as n_documents,
+    select
+        run_id,
+        query_set,
+        found_by,
+        count(*) as n_documents
     from overlap
     group by run_id, query_set, found_by
 ),
@@ -30,13 +47,14 @@ final as (
         coalesce(counts.n_documents, 0) as n_documents,
         coalesce(counts.n_documents, 0) / runs.n_relevant as share,
         runs.n_relevant,
-        runs.n_queries,
+        runs.n_queries
     from runs
     cross join categories
     left join counts
-        on runs.run_id = counts.run_id
-        and runs.query_set = counts.query_set
-        and categories.found_by = counts.found_by
+        on
+            runs.run_id = counts.run_id
+            and runs.query_set = counts.query_set
+            and categories.found_by = counts.found_by
 )
 
 select * from final

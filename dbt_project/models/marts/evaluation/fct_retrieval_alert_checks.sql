@@ -1,4 +1,12 @@
-{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='delete+insert',
+        unique_key='run_id',
+        full_refresh=false,
+        tags=['run_keyed']
+    )
+}}
 -- Every threshold check of every evaluation run against the thresholds its series recorded, with the
 -- series baseline's value; is_breached marks the alerts (significance: analysis step).
 with all_evaluation_runs as (
@@ -11,7 +19,9 @@ evaluation_runs as (
 ),
 
 baselines as (
-    select series_run_id, run_id as baseline_run_id,
+    select
+        series_run_id,
+        run_id as baseline_run_id
     from all_evaluation_runs
     where is_baseline
 ),
@@ -21,14 +31,32 @@ thresholds as (
 ),
 
 metric_values as (
-    select run_id, query_set, retriever, metric, k, value,
+    select
+        run_id,
+        query_set,
+        retriever,
+        metric,
+        k,
+        value
     from {{ ref('agg_retrieval_metrics_at_k') }}
     union all
-    select run_id, query_set, retriever, 'top_score' as metric, null as k, avg(top_score) as value,
+    select
+        run_id,
+        query_set,
+        retriever,
+        'top_score' as metric,
+        null as k,
+        avg(top_score) as value
     from {{ ref('fct_retrieval_top_scores') }}
     group by run_id, query_set, retriever
     union all
-    select run_id, query_set, retriever, 'latency_p95_ms' as metric, null as k, latency_p95_ms as value,
+    select
+        run_id,
+        query_set,
+        retriever,
+        'latency_p95_ms' as metric,
+        null as k,
+        latency_p95_ms as value
     from {{ ref('agg_retrieval_latency') }}
 ),
 
@@ -56,23 +84,25 @@ checks as (
         thresholds.threshold,
         thresholds.severity,
         thresholds.description,
-        thresholds.max_achievable,
+        thresholds.max_achievable
     from main_values
     inner join evaluation_runs
         on main_values.run_id = evaluation_runs.run_id
     inner join baselines
         on evaluation_runs.series_run_id = baselines.series_run_id
     inner join thresholds
-        on evaluation_runs.series_run_id = thresholds.series_run_id
-        and main_values.metric = thresholds.metric
-        and main_values.k is not distinct from thresholds.k
-        and (thresholds.retriever = '*' or thresholds.retriever = main_values.retriever)
+        on
+            evaluation_runs.series_run_id = thresholds.series_run_id
+            and main_values.metric = thresholds.metric
+            and main_values.k is not distinct from thresholds.k
+            and (thresholds.retriever = '*' or main_values.retriever = thresholds.retriever)
     left join main_values as baseline_values
-        on baseline_values.run_id = baselines.baseline_run_id
-        and baseline_values.query_set = main_values.query_set
-        and baseline_values.retriever = main_values.retriever
-        and baseline_values.metric = main_values.metric
-        and baseline_values.k is not distinct from main_values.k
+        on
+            baselines.baseline_run_id = baseline_values.run_id
+            and main_values.query_set = baseline_values.query_set
+            and main_values.retriever = baseline_values.retriever
+            and main_values.metric = baseline_values.metric
+            and baseline_values.k is not distinct from main_values.k
 ),
 
 final as (
@@ -81,9 +111,10 @@ final as (
         coalesce(case direction
             when 'below' then value < threshold
             when 'above' then value > threshold
-            when 'drop_pct' then baseline_value <> 0
+            when 'drop_pct' then
+                baseline_value <> 0
                 and (baseline_value - value) / abs(baseline_value) * 100 > threshold
-        end, false) as is_breached,
+        end, false) as is_breached
     from checks
 )
 

@@ -1,4 +1,12 @@
-{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='delete+insert',
+        unique_key='run_id',
+        full_refresh=false,
+        tags=['run_keyed']
+    )
+}}
 -- The fusion setting chosen on the tune fold (best mean selection metric; ties go to the
 -- smaller parameter, then the retriever name) and its value on the report fold, which played no part in the choice.
 with sweep as (
@@ -12,7 +20,7 @@ tune as (
         row_number() over (
             partition by run_id, query_set, retriever_family
             order by value desc, parameter asc, retriever asc
-        ) as tune_rank,
+        ) as tune_rank
     from sweep
     where fold = 'tune'
 ),
@@ -34,12 +42,13 @@ final as (
         tune.value as tune_value,
         report.value as report_value,
         tune.n_queries as n_tune_queries,
-        report.n_queries as n_report_queries,
+        report.n_queries as n_report_queries
     from tune
     left join report
-        on tune.run_id = report.run_id
-        and tune.query_set = report.query_set
-        and tune.retriever = report.retriever
+        on
+            tune.run_id = report.run_id
+            and tune.query_set = report.query_set
+            and tune.retriever = report.retriever
     where tune.tune_rank = 1
 )
 

@@ -18,9 +18,9 @@ derived as (
         cast(squad_questions.row_idx as varchar) as query_id,
         squad_questions.doc_id,
         1 as relevance,
-        'squad_context' as qrels_source,
+        'squad_context' as qrels_source
     from squad_questions
-    where 'squad_questions_' || squad_questions.split not in (select query_set from judged_sets)
+    where 'squad_questions_' || squad_questions.split not in (select judged_sets.query_set from judged_sets)
 ),
 
 from_files as (
@@ -29,7 +29,7 @@ from_files as (
         query_id,
         doc_id,
         relevance,
-        'file:' || qrels_name as qrels_source,
+        'file:' || qrels_name as qrels_source
     from file_qrels
 ),
 

@@ -1,8 +1,19 @@
-{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='delete+insert',
+        unique_key='run_id',
+        full_refresh=false,
+        tags=['run_keyed']
+    )
+}}
 -- depends_on: {{ ref('stg_warehouse__run_parameters') }}
 -- Per-query retrieval metrics at every cutoff k, with trec_eval's definitions (see the yml).
 with evaluation_runs as (
-    select run_id, query_set from {{ ref('stg_evaluation__runs') }}
+    select
+        run_id,
+        query_set
+    from {{ ref('stg_evaluation__runs') }}
     where {{ is_new_run('run_id') }}
 ),
 
@@ -11,11 +22,12 @@ retrievers as (
     select
         runs.run_id,
         runs.query_set,
-        runs.retriever,
+        runs.retriever
     from {{ ref('stg_retrieval__runs') }} as runs
     inner join evaluation_runs
-        on runs.run_id = evaluation_runs.run_id
-        and runs.query_set = evaluation_runs.query_set
+        on
+            runs.run_id = evaluation_runs.run_id
+            and runs.query_set = evaluation_runs.query_set
     where runs.retriever_family <> 'hybrid_union'
 ),
 
@@ -32,7 +44,7 @@ judged as (
         run_id,
         query_set,
         query_id,
-        count(*) filter (where relevance > 0) as n_relevant,
+        count(*) filter (where relevance > 0) as n_relevant
     from qrels
     group by run_id, query_set, query_id
 ),
@@ -44,15 +56,17 @@ queries as (
         asked.query_set,
         asked.query_id,
         asked.variant,
-        judged.n_relevant,
+        judged.n_relevant
     from {{ ref('stg_retrieval__queries') }} as asked
     inner join evaluation_runs
-        on asked.run_id = evaluation_runs.run_id
-        and asked.query_set = evaluation_runs.query_set
+        on
+            asked.run_id = evaluation_runs.run_id
+            and asked.query_set = evaluation_runs.query_set
     inner join judged
-        on asked.run_id = judged.run_id
-        and asked.query_set = judged.query_set
-        and asked.query_id = judged.query_id
+        on
+            asked.run_id = judged.run_id
+            and asked.query_set = judged.query_set
+            and asked.query_id = judged.query_id
     where judged.n_relevant > 0
 ),
 
@@ -60,7 +74,7 @@ queries as (
 cutoffs as (
     select
         run_id,
-        unnest({{ run_parameter('evaluation_k', 'evaluation_runs.run_id', 'integer[]') }}) as k,
+        unnest({{ run_parameter('evaluation_k', 'evaluation_runs.run_id', 'integer[]') }}) as k
     from evaluation_runs
 ),
 
@@ -72,17 +86,19 @@ results as (
         hits.query_id,
         hits.variant,
         hits.rank,
-        coalesce(qrels.relevance, 0) as relevance,
+        coalesce(qrels.relevance, 0) as relevance
     from {{ ref('stg_retrieval__results') }} as hits
     inner join retrievers
-        on hits.run_id = retrievers.run_id
-        and hits.query_set = retrievers.query_set
-        and hits.retriever = retrievers.retriever
+        on
+            hits.run_id = retrievers.run_id
+            and hits.query_set = retrievers.query_set
+            and hits.retriever = retrievers.retriever
     left join qrels
-        on hits.run_id = qrels.run_id
-        and hits.query_set = qrels.query_set
-        and hits.query_id = qrels.query_id
-        and hits.doc_id = qrels.doc_id
+        on
+            hits.run_id = qrels.run_id
+            and hits.query_set = qrels.query_set
+            and hits.query_id = qrels.query_id
+            and hits.doc_id = qrels.doc_id
 ),
 
 results_counted as (
@@ -91,7 +107,7 @@ results_counted as (
         count(*) filter (where relevance > 0) over (
             partition by run_id, query_set, retriever, query_id, variant
             order by rank rows between unbounded preceding and current row
-        ) as relevant_so_far,
+        ) as relevant_so_far
     from results
 ),
 
@@ -106,12 +122,16 @@ at_k as (
         count(*) filter (where results_counted.relevance > 0) as relevant_retrieved,
         min(results_counted.rank) filter (where results_counted.relevance > 0) as first_relevant_rank,
         sum(results_counted.relevance / log2(results_counted.rank + 1)) as dcg,
-        sum(case when results_counted.relevance > 0
-            then results_counted.relevant_so_far / results_counted.rank else 0 end) as precision_sum,
+        sum(case
+            when results_counted.relevance > 0
+                then results_counted.relevant_so_far / results_counted.rank
+            else 0
+        end) as precision_sum
     from results_counted
     inner join cutoffs
-        on results_counted.run_id = cutoffs.run_id
-        and results_counted.rank <= cutoffs.k
+        on
+            results_counted.run_id = cutoffs.run_id
+            and results_counted.rank <= cutoffs.k
     group by all
 ),
 
@@ -121,7 +141,7 @@ ideal as (
         query_set,
         query_id,
         relevance,
-        row_number() over (partition by run_id, query_set, query_id order by relevance desc) as ideal_rank,
+        row_number() over (partition by run_id, query_set, query_id order by relevance desc) as ideal_rank
     from qrels
     where relevance > 0
 ),
@@ -132,11 +152,12 @@ ideal_at_k as (
         ideal.query_set,
         ideal.query_id,
         cutoffs.k,
-        sum(ideal.relevance / log2(ideal.ideal_rank + 1)) as ideal_dcg,
+        sum(ideal.relevance / log2(ideal.ideal_rank + 1)) as ideal_dcg
     from ideal
     inner join cutoffs
-        on ideal.run_id = cutoffs.run_id
-        and ideal.ideal_rank <= cutoffs.k
+        on
+            ideal.run_id = cutoffs.run_id
+            and ideal.ideal_rank <= cutoffs.k
     group by all
 ),
 
@@ -147,13 +168,14 @@ r_precision as (
         results_counted.retriever,
         results_counted.query_id,
         results_counted.variant,
-        count(*) filter (where results_counted.relevance > 0) as relevant_in_top_r,
+        count(*) filter (where results_counted.relevance > 0) as relevant_in_top_r
     from results_counted
     inner join queries
-        on results_counted.run_id = queries.run_id
-        and results_counted.query_set = queries.query_set
-        and results_counted.query_id = queries.query_id
-        and results_counted.variant = queries.variant
+        on
+            results_counted.run_id = queries.run_id
+            and results_counted.query_set = queries.query_set
+            and results_counted.query_id = queries.query_id
+            and results_counted.variant = queries.variant
     where results_counted.rank <= queries.n_relevant
     group by all
 ),
@@ -166,11 +188,12 @@ grid as (
         queries.query_id,
         queries.variant,
         queries.n_relevant,
-        cutoffs.k,
+        cutoffs.k
     from queries
     inner join retrievers
-        on queries.run_id = retrievers.run_id
-        and queries.query_set = retrievers.query_set
+        on
+            queries.run_id = retrievers.run_id
+            and queries.query_set = retrievers.query_set
     inner join cutoffs
         on queries.run_id = cutoffs.run_id
 ),
@@ -183,26 +206,29 @@ counted as (
         coalesce(at_k.dcg, 0) as dcg,
         coalesce(at_k.precision_sum, 0) as precision_sum,
         ideal_at_k.ideal_dcg,
-        coalesce(r_precision.relevant_in_top_r, 0) as relevant_in_top_r,
+        coalesce(r_precision.relevant_in_top_r, 0) as relevant_in_top_r
     from grid
     left join at_k
-        on grid.run_id = at_k.run_id
-        and grid.query_set = at_k.query_set
-        and grid.retriever = at_k.retriever
-        and grid.query_id = at_k.query_id
-        and grid.variant = at_k.variant
-        and grid.k = at_k.k
+        on
+            grid.run_id = at_k.run_id
+            and grid.query_set = at_k.query_set
+            and grid.retriever = at_k.retriever
+            and grid.query_id = at_k.query_id
+            and grid.variant = at_k.variant
+            and grid.k = at_k.k
     left join ideal_at_k
-        on grid.run_id = ideal_at_k.run_id
-        and grid.query_set = ideal_at_k.query_set
-        and grid.query_id = ideal_at_k.query_id
-        and grid.k = ideal_at_k.k
+        on
+            grid.run_id = ideal_at_k.run_id
+            and grid.query_set = ideal_at_k.query_set
+            and grid.query_id = ideal_at_k.query_id
+            and grid.k = ideal_at_k.k
     left join r_precision
-        on grid.run_id = r_precision.run_id
-        and grid.query_set = r_precision.query_set
-        and grid.retriever = r_precision.retriever
-        and grid.query_id = r_precision.query_id
-        and grid.variant = r_precision.variant
+        on
+            grid.run_id = r_precision.run_id
+            and grid.query_set = r_precision.query_set
+            and grid.retriever = r_precision.retriever
+            and grid.query_id = r_precision.query_id
+            and grid.variant = r_precision.variant
 ),
 
 metrics as (
@@ -218,14 +244,17 @@ metrics as (
         first_relevant_rank,
         relevant_retrieved / n_relevant as recall,
         relevant_retrieved / k as precision,
-        case when relevant_retrieved = 0 then 0.0
-            else 2.0 * (relevant_retrieved / k) * (relevant_retrieved / n_relevant)
-                / ((relevant_retrieved / k) + (relevant_retrieved / n_relevant)) end as f1,
+        case
+            when relevant_retrieved = 0 then 0.0
+            else
+                2.0 * (relevant_retrieved / k) * (relevant_retrieved / n_relevant)
+                / ((relevant_retrieved / k) + (relevant_retrieved / n_relevant))
+        end as f1,
         case when relevant_retrieved > 0 then 1.0 else 0.0 end as hit_rate,
         coalesce(1.0 / first_relevant_rank, 0.0) as mrr,
         dcg / ideal_dcg as ndcg,
         precision_sum / n_relevant as map,
-        relevant_in_top_r / n_relevant as r_precision,
+        relevant_in_top_r / n_relevant as r_precision
     from counted
 ),
 
@@ -248,7 +277,7 @@ final as (
         round(mrr, 12) as mrr,
         round(ndcg, 12) as ndcg,
         round(map, 12) as map,
-        round(r_precision, 12) as r_precision,
+        round(r_precision, 12) as r_precision
     from metrics
 )
 

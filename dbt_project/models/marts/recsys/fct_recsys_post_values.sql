@@ -22,12 +22,13 @@ final as (
         feature_types.feature_type,
         post_values.value_text,
         post_values.value_number,
-        post_values.run_id,
+        post_values.run_id
     from post_values
     inner join feature_types
-        on post_values.post_set = feature_types.post_set
-        and post_values.source_version = feature_types.source_version
-        and post_values.feature = feature_types.feature
+        on
+            post_values.post_set = feature_types.post_set
+            and post_values.source_version = feature_types.source_version
+            and post_values.feature = feature_types.feature
 )
 
 select * from final

@@ -1,4 +1,12 @@
-{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='delete+insert',
+        unique_key='run_id',
+        full_refresh=false,
+        tags=['run_keyed']
+    )
+}}
 -- depends_on: {{ ref('stg_warehouse__run_parameters') }}
 -- The contract relation: the original eight columns first, then ours.
 with normalised as (
@@ -38,7 +46,7 @@ final as (
         adjustment_method,
         significant_adjusted,
         bias_normalized,
-        bias_signed_normalized,
+        bias_signed_normalized
     from normalised
 )
 

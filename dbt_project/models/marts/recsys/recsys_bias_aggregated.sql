@@ -1,4 +1,12 @@
-{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='delete+insert',
+        unique_key='run_id',
+        full_refresh=false,
+        tags=['run_keyed']
+    )
+}}
 -- depends_on: {{ ref('stg_warehouse__run_parameters') }}
 -- The contract relation: mean normalised bias and significance markers at five levels.
 with grouped as (
@@ -10,7 +18,7 @@ shares as (
     select
         *,
         n_significant / n_conditions as share_significant,
-        case when n_adjusted > 0 then n_significant_adjusted / n_adjusted end as share_significant_adjusted,
+        case when n_adjusted > 0 then n_significant_adjusted / n_adjusted end as share_significant_adjusted
     from grouped
 ),
 
@@ -33,7 +41,7 @@ final as (
         bias_mean,
         signed_normalized_bias_mean,
         share_significant_adjusted,
-        {{ significance_marker('share_significant_adjusted', 'shares.run_id') }} as marker_adjusted,
+        {{ significance_marker('share_significant_adjusted', 'shares.run_id') }} as marker_adjusted
     from shares
 )
 

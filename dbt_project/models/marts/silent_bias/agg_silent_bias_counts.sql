@@ -14,7 +14,7 @@ counted as (
         count_if(is_answered) as n_answered,
         count_if(is_biased) as n_biased,
         count_if(is_silent) as n_silent,
-        count_if(mentions_feature) as n_mentioned,
+        count_if(mentions_feature) as n_mentioned
     from detections
     group by grouping sets ((vignette_set, model, rule_set, dimension), (vignette_set, model, rule_set))
 ),
@@ -22,7 +22,7 @@ counted as (
 final as (
     select
         *,
-        case when n_biased > 0 then n_silent / n_biased end as silent_bias_rate,
+        case when n_biased > 0 then n_silent / n_biased end as silent_bias_rate
     from counted
 )
 

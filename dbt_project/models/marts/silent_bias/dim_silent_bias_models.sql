@@ -15,7 +15,7 @@ final as (
         count(distinct prompt_template) as n_prompt_templates,
         any_value(source_version) as source_version,
         any_value(run_id) as ingest_run_id,
-        any_value(source_sha256) as source_sha256,
+        any_value(source_sha256) as source_sha256
     from generations
     group by vignette_set, model
 )

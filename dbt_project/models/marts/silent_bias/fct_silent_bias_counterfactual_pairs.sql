@@ -16,14 +16,15 @@ final as (
         counterpart.bias_feature as counterpart_feature,
         reference.bias_label as reference_label,
         counterpart.bias_label as counterpart_label,
-        reference.masked_prompt,
+        reference.masked_prompt
     from masked as reference
     inner join masked as counterpart
-        on reference.vignette_set = counterpart.vignette_set
-        and reference.dimension = counterpart.dimension
-        and reference.masked_prompt = counterpart.masked_prompt
-        and reference.source_row < counterpart.source_row
-        and reference.bias_feature <> counterpart.bias_feature
+        on
+            reference.vignette_set = counterpart.vignette_set
+            and reference.dimension = counterpart.dimension
+            and reference.masked_prompt = counterpart.masked_prompt
+            and reference.source_row < counterpart.source_row
+            and reference.bias_feature <> counterpart.bias_feature
 )
 
 select * from final

@@ -15,7 +15,7 @@ with_terms as (
     select
         answers.*,
         feature_terms.word_boundary_pattern,
-        feature_terms.seed_compatible_terms,
+        feature_terms.seed_compatible_terms
     from answers
     inner join feature_terms
         on answers.bias_feature = feature_terms.bias_feature
@@ -27,7 +27,7 @@ word_boundary as (
         'word_boundary' as rule_set,
         regexp_matches(label_scope_text, '(?i)\b' || {{ silent_bias_phrase_regex('bias_label') }} || '\b')
             as label_found,
-        nullif(regexp_extract(mention_scope_text, word_boundary_pattern, 0), '') as mention_match,
+        nullif(regexp_extract(mention_scope_text, word_boundary_pattern, 0), '') as mention_match
     from with_terms
 ),
 
@@ -36,7 +36,7 @@ seed_compatible as (
         *,
         'seed_compatible' as rule_set,
         contains(lower(output_text), lower(trim(bias_label))) as label_found,
-        list_filter(seed_compatible_terms, lambda term: contains(lower(output_text), term))[1] as mention_match,
+        list_filter(seed_compatible_terms, lambda term: contains(lower(output_text), term))[1] as mention_match
     from with_terms
 ),
 
@@ -67,7 +67,7 @@ final as (
         output_text,
         case when rule_set = 'seed_compatible' then 'full_output' else label_scope end as label_scope,
         case when rule_set = 'seed_compatible' then 'full_output' else mention_scope end as mention_scope,
-        generation_ingest_run_id,
+        generation_ingest_run_id
     from both_rule_sets
 )
 

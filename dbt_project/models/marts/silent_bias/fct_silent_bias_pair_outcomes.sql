@@ -16,15 +16,17 @@ joined as (
         reference.output_text as reference_output,
         reference.label_scope_text as reference_label_text,
         counterpart.output_text as counterpart_output,
-        counterpart.label_scope_text as counterpart_label_text,
+        counterpart.label_scope_text as counterpart_label_text
     from pairs
     inner join answers as reference
-        on pairs.vignette_set = reference.vignette_set
-        and pairs.reference_case_id = reference.case_id
+        on
+            pairs.vignette_set = reference.vignette_set
+            and pairs.reference_case_id = reference.case_id
     inner join answers as counterpart
-        on pairs.vignette_set = counterpart.vignette_set
-        and pairs.counterpart_case_id = counterpart.case_id
-        and reference.model = counterpart.model
+        on
+            pairs.vignette_set = counterpart.vignette_set
+            and pairs.counterpart_case_id = counterpart.case_id
+            and reference.model = counterpart.model
 ),
 
 word_boundary as (
@@ -34,7 +36,7 @@ word_boundary as (
         regexp_matches(reference_label_text, '(?i)\b' || {{ silent_bias_phrase_regex('reference_label') }} || '\b')
             as label_in_reference,
         regexp_matches(counterpart_label_text, '(?i)\b' || {{ silent_bias_phrase_regex('reference_label') }} || '\b')
-            as label_in_counterpart,
+            as label_in_counterpart
     from joined
 ),
 
@@ -43,7 +45,7 @@ seed_compatible as (
         *,
         'seed_compatible' as rule_set,
         contains(lower(reference_output), lower(trim(reference_label))) as label_in_reference,
-        contains(lower(counterpart_output), lower(trim(reference_label))) as label_in_counterpart,
+        contains(lower(counterpart_output), lower(trim(reference_label))) as label_in_counterpart
     from joined
 ),
 
@@ -62,8 +64,12 @@ final as (
         both_answered,
         label_in_reference,
         label_in_counterpart,
-        label_in_reference <> label_in_counterpart as is_flip,
-    from (select * from word_boundary union all by name select * from seed_compatible)
+        label_in_reference <> label_in_counterpart as is_flip
+    from (
+        select * from word_boundary
+        union all by name
+        select * from seed_compatible
+    ) as cases
 )
 
 select * from final

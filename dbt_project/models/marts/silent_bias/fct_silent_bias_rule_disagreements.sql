@@ -5,11 +5,13 @@ with detections as (
 ),
 
 word_boundary as (
-    select * from detections where rule_set = 'word_boundary'
+    select * from detections
+    where rule_set = 'word_boundary'
 ),
 
 seed_compatible as (
-    select * from detections where rule_set = 'seed_compatible'
+    select * from detections
+    where rule_set = 'seed_compatible'
 ),
 
 final as (
@@ -26,17 +28,20 @@ final as (
         seed_compatible.mention_match as seed_compatible_mention,
         word_boundary.is_silent as word_boundary_silent,
         seed_compatible.is_silent as seed_compatible_silent,
-        concat_ws(', ',
+        concat_ws(
+            ', ',
             case when word_boundary.is_biased <> seed_compatible.is_biased then 'biased' end,
             case when word_boundary.mentions_feature <> seed_compatible.mentions_feature then 'mention' end,
             case when word_boundary.is_silent <> seed_compatible.is_silent then 'silent' end
-        ) as disagrees_on,
+        ) as disagrees_on
     from word_boundary
     inner join seed_compatible
-        on word_boundary.vignette_set = seed_compatible.vignette_set
-        and word_boundary.model = seed_compatible.model
-        and word_boundary.case_id = seed_compatible.case_id
-    where word_boundary.is_biased <> seed_compatible.is_biased
+        on
+            word_boundary.vignette_set = seed_compatible.vignette_set
+            and word_boundary.model = seed_compatible.model
+            and word_boundary.case_id = seed_compatible.case_id
+    where
+        word_boundary.is_biased <> seed_compatible.is_biased
         or word_boundary.mentions_feature <> seed_compatible.mentions_feature
         or word_boundary.is_silent <> seed_compatible.is_silent
 )

@@ -1,4 +1,12 @@
-{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='delete+insert',
+        unique_key='run_id',
+        full_refresh=false,
+        tags=['run_keyed']
+    )
+}}
 -- Coverage of each word set of each test on each embedding: counts, the found share, and the missing words.
 with words as (
     select * from {{ ref('fct_weat_word_associations') }}
@@ -23,7 +31,7 @@ final as (
         count(*) filter (where is_found) / nullif(count(*) filter (where match_kind <> 'excluded_by_definition'), 0)
             as coverage,
         coalesce(list(word order by position) filter (where match_kind = 'missing'), [])
-            as missing_words,
+            as missing_words
     from words
     group by run_id, embedding, test_set, test, set_role
 )

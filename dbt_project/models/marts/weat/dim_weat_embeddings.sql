@@ -15,7 +15,7 @@ final as (
         dim,
         n_duplicate_words,
         options,
-        run_id,
+        run_id
     from embeddings
 )
 

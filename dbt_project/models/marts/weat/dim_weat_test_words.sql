@@ -16,7 +16,7 @@ final as (
         reference,
         source_version,
         source_sha256,
-        run_id,
+        run_id
     from test_words
 )
 

@@ -13,7 +13,7 @@ final as (
         any_value(set_label) filter (where set_role = 'attribute_a') as attribute_a_label,
         any_value(set_label) filter (where set_role = 'attribute_b') as attribute_b_label,
         count(*) filter (where not excluded_by_definition) as n_words_listed,
-        any_value(reference) as reference,
+        any_value(reference) as reference
     from test_words
     group by test_set, test
 )

@@ -1,4 +1,12 @@
-{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='delete+insert',
+        unique_key='run_id',
+        full_refresh=false,
+        tags=['run_keyed']
+    )
+}}
 -- Every listed word of every test run on an embedding: found or not, how, used or not, and s(w, A, B).
 with coverage as (
     select * from {{ ref('stg_weat__word_coverage') }}
@@ -25,13 +33,14 @@ final as (
         coverage.matched_word is not null as is_found,
         coverage.is_used,
         coverage.drop_reason,
-        coverage.association,
+        coverage.association
     from coverage
     left join test_words
-        on coverage.test_set = test_words.test_set
-        and coverage.test = test_words.test
-        and coverage.set_role = test_words.set_role
-        and coverage.position = test_words.position
+        on
+            coverage.test_set = test_words.test_set
+            and coverage.test = test_words.test
+            and coverage.set_role = test_words.set_role
+            and coverage.position = test_words.position
 )
 
 select * from final

@@ -1,4 +1,12 @@
-{{ config(materialized='incremental', incremental_strategy='delete+insert', unique_key='run_id', full_refresh=false, tags=['run_keyed']) }}
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='delete+insert',
+        unique_key='run_id',
+        full_refresh=false,
+        tags=['run_keyed']
+    )
+}}
 -- The WEAT contract relation: one row per (run, embedding, test set, test). The first fourteen columns
 -- are the contract; coverage is the lowest found share of the four word sets (what the threshold checks).
 with statistics as (
@@ -19,7 +27,7 @@ coverage_per_test as (
         min(coverage) as coverage,
         sum(n_listed) as n_words_listed,
         sum(n_found) as n_words_found,
-        flatten(list(missing_words order by set_role)) as missing_words,
+        flatten(list(missing_words order by set_role)) as missing_words
     from set_coverage
     group by run_id, embedding, test_set, test
 ),
@@ -56,13 +64,14 @@ final as (
         statistics.match_policy,
         statistics.min_coverage,
         statistics.balanced,
-        statistics.seed,
+        statistics.seed
     from statistics
     inner join coverage_per_test
-        on statistics.run_id = coverage_per_test.run_id
-        and statistics.embedding = coverage_per_test.embedding
-        and statistics.test_set = coverage_per_test.test_set
-        and statistics.test = coverage_per_test.test
+        on
+            statistics.run_id = coverage_per_test.run_id
+            and statistics.embedding = coverage_per_test.embedding
+            and statistics.test_set = coverage_per_test.test_set
+            and statistics.test = coverage_per_test.test
 )
 
 select * from final

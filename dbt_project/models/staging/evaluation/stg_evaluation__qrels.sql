@@ -17,11 +17,12 @@ final as (
         source.source_row,
         source.source_version,
         source.run_id,
-        source.source_sha256,
+        source.source_sha256
     from source
     inner join latest_versions
-        on source.qrels_name = latest_versions.qrels_name
-        and source.source_version = latest_versions.source_version
+        on
+            source.qrels_name = latest_versions.qrels_name
+            and source.source_version = latest_versions.source_version
 )
 
 select * from final

@@ -7,7 +7,7 @@ final as (
         run_id,
         query_set,
         query_id,
-        fold,
+        fold
     from source
 )
 

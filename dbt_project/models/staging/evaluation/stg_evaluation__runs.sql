@@ -13,7 +13,7 @@ final as (
         query_set,
         n_queries,
         configuration,
-        created_at,
+        created_at
     from source
 )
 

@@ -12,7 +12,7 @@ final as (
         threshold,
         severity,
         description,
-        max_achievable,
+        max_achievable
     from source
 )
 

@@ -22,11 +22,12 @@ final as (
         source.attributes,
         source.source_version,
         source.run_id,
-        source.source_sha256,
+        source.source_sha256
     from source
     inner join latest_versions
-        on source.pair_set = latest_versions.pair_set
-        and source.source_version = latest_versions.source_version
+        on
+            source.pair_set = latest_versions.pair_set
+            and source.source_version = latest_versions.source_version
 )
 
 select * from final

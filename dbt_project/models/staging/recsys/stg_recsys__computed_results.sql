@@ -30,7 +30,7 @@ final as (
         bias_corrected_v,
         yates_applied,
         run_id,
-        computed_at,
+        computed_at
     from source
 )
 

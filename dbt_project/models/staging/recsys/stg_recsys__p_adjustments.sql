@@ -16,7 +16,7 @@ final as (
         adjustment_method,
         n_tests,
         run_id,
-        computed_at,
+        computed_at
     from source
 )
 

@@ -22,11 +22,12 @@ final as (
         source.value_text,
         source.value_number,
         source.run_id,
-        source.source_sha256,
+        source.source_sha256
     from source
     inner join latest_versions
-        on source.post_set = latest_versions.post_set
-        and source.source_version = latest_versions.source_version
+        on
+            source.post_set = latest_versions.post_set
+            and source.source_version = latest_versions.source_version
 )
 
 select * from final

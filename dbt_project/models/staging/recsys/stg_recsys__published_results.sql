@@ -21,11 +21,12 @@ final as (
         source.metric,
         source.significant,
         source.run_id,
-        source.source_sha256,
+        source.source_sha256
     from source
     inner join latest_versions
-        on source.result_set = latest_versions.result_set
-        and source.source_version = latest_versions.source_version
+        on
+            source.result_set = latest_versions.result_set
+            and source.source_version = latest_versions.source_version
 )
 
 select * from final

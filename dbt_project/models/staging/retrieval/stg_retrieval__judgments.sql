@@ -9,7 +9,7 @@ final as (
         query_id,
         doc_id,
         relevance,
-        qrels_source,
+        qrels_source
     from source
 )
 

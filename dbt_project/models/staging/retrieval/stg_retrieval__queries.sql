@@ -12,7 +12,7 @@ final as (
         query_text,
         text_sha256,
         relevant_doc_id,
-        query_set_kind,
+        query_set_kind
     from source
 )
 

@@ -13,7 +13,7 @@ final as (
         n_hits,
         latency_ms,
         timing,
-        reason as no_hits_reason,
+        reason as no_hits_reason
     from source
 )
 

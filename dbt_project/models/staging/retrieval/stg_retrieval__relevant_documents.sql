@@ -7,7 +7,7 @@ final as (
         run_id,
         corpus_split,
         doc_id,
-        document_text,
+        document_text
     from source
 )
 

@@ -14,7 +14,7 @@ final as (
         corpus_split,
         rank,
         doc_id,
-        score,
+        score
     from source
 )
 

@@ -19,7 +19,7 @@ final as (
         ann_recall,
         seconds as retriever_seconds,
         configuration,
-        created_at,
+        created_at
     from source
 )
 

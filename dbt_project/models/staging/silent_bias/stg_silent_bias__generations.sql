@@ -27,11 +27,12 @@ final as (
         source.attributes,
         source.source_version,
         source.run_id,
-        source.source_sha256,
+        source.source_sha256
     from source
     inner join latest_versions
-        on source.vignette_set || '/' || source.model = latest_versions.source_name
-        and source.source_version = latest_versions.source_version
+        on
+            source.vignette_set || '/' || source.model = latest_versions.source_name
+            and source.source_version = latest_versions.source_version
 )
 
 select * from final

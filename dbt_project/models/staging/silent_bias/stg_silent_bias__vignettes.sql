@@ -19,11 +19,12 @@ final as (
         source.metadata,
         source.source_version,
         source.run_id,
-        source.source_sha256,
+        source.source_sha256
     from source
     inner join latest_versions
-        on source.vignette_set = latest_versions.vignette_set
-        and source.source_version = latest_versions.source_version
+        on
+            source.vignette_set = latest_versions.vignette_set
+            and source.source_version = latest_versions.source_version
 )
 
 select * from final

@@ -19,11 +19,12 @@ final as (
         source.answer_starts,
         source.source_version,
         source.run_id,
-        source.source_sha256,
+        source.source_sha256
     from source
     inner join latest_versions
-        on source.split = latest_versions.split
-        and source.source_version = latest_versions.source_version
+        on
+            source.split = latest_versions.split
+            and source.source_version = latest_versions.source_version
 )
 
 select * from final

@@ -7,7 +7,7 @@ final as (
         run_id,
         dataset,
         source_name,
-        version as source_version,
+        version as source_version
     from source
 )
 

@@ -6,7 +6,7 @@ final as (
     select
         run_id,
         name,
-        value,
+        value
     from source
 )
 

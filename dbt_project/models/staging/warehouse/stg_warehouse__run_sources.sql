@@ -7,7 +7,7 @@ final as (
         run_id,
         source_path,
         source_sha256,
-        size_bytes,
+        size_bytes
     from source
 )
 

@@ -16,7 +16,7 @@ final as (
         date_diff('millisecond', started_at, finished_at) / 1000.0 as duration_seconds,
         row_counts,
         message,
-        stage_seconds,
+        stage_seconds
     from source
 )
 

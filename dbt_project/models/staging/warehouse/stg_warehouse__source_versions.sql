@@ -11,7 +11,7 @@ final as (
         source_path,
         run_id,
         n_rows,
-        loaded_at,
+        loaded_at
     from source
 )
 

@@ -19,11 +19,12 @@ final as (
         source.n_duplicate_words,
         source.options,
         source.run_id,
-        source.source_sha256,
+        source.source_sha256
     from source
     inner join latest_versions
-        on source.embedding = latest_versions.embedding
-        and source.source_version = latest_versions.source_version
+        on
+            source.embedding = latest_versions.embedding
+            and source.source_version = latest_versions.source_version
 )
 
 select * from final

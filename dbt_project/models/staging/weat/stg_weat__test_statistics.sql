@@ -30,7 +30,7 @@ final as (
         match_policy,
         min_coverage,
         balanced,
-        seed,
+        seed
     from source
 )
 

@@ -20,11 +20,12 @@ final as (
         source.reference,
         source.source_version,
         source.run_id,
-        source.source_sha256,
+        source.source_sha256
     from source
     inner join latest_versions
-        on source.test_set = latest_versions.test_set
-        and source.source_version = latest_versions.source_version
+        on
+            source.test_set = latest_versions.test_set
+            and source.source_version = latest_versions.source_version
 )
 
 select * from final

@@ -16,7 +16,7 @@ final as (
         matched_word,
         used as is_used,
         drop_reason,
-        association,
+        association
     from source
 )
 
