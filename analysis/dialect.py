@@ -15,9 +15,9 @@ import polars as pl
 
 from analysis.paired.bootstrap import paired_recall_difference_grid
 from analysis.paired.mcnemar import mcnemar
-from analysis.paired.multiple_comparisons import adjust_p_values
 from analysis.paired.power import power_statement
 from analysis.paired.wilcoxon import wilcoxon_rank_of_gold
+from compute.multiple_comparisons import adjust_p_values
 from warehouse.seeds import derive_seed
 
 OUTCOME_COLUMNS = [

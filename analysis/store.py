@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import duckdb
 import polars as pl
+import pyarrow as pa
 
 
-def replace_run_rows(con: duckdb.DuckDBPyConnection, table: str, run_id: str, frame: pl.DataFrame) -> int:
+def replace_run_rows(con: duckdb.DuckDBPyConnection, table: str, run_id: str, frame: pl.DataFrame | pa.Table) -> int:
     """Store ``frame`` as run ``run_id``'s rows of ``analysis.<table>`` (earlier rows of that run removed).
 
-    The table is created from the frame's schema on first use; re-running an analysis
+    This is the one writer of ``analysis.*``; it never touches another run's rows. The table is
+    created from the frame's schema on first use; re-running an analysis
     for the same run leaves exactly one copy of its results.
     """
+    rows = frame if isinstance(frame, pa.Table) else frame.to_arrow()
     con.execute("create schema if not exists analysis")
-    con.register("analysis_frame", frame.to_arrow())
+    con.register("analysis_frame", rows)
     try:
         con.execute(f"create table if not exists analysis.{table} as select * from analysis_frame limit 0")
         con.execute(f"delete from analysis.{table} where run_id = ?", [run_id])
         con.execute(f"insert into analysis.{table} by name select * from analysis_frame")
     finally:
         con.unregister("analysis_frame")
-    return frame.height
+    return rows.num_rows

@@ -30,7 +30,7 @@ def main() -> None:
         for study in studies:
             begin = time.perf_counter()
             subprocess.run(
-                [sys.executable, "-m", "warehouse.cli", "run", str(study)],
+                [sys.executable, "-m", "biaswh.cli", "run", str(study)],
                 check=True,
                 env={**os.environ, HOME_VARIABLE: str(home)},
                 stdout=subprocess.DEVNULL,

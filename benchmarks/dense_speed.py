@@ -13,9 +13,9 @@ import time
 import numpy as np
 
 from benchmarks.common import EMBEDDINGS, pair_queries, squad_train_corpus, write_result
-from ingest.retrieval.dense import DenseIndex
-from ingest.retrieval.embeddings import LocalProvider
-from ingest.retrieval.vector_store import EmbeddingCache
+from compute.retrieval.dense import DenseIndex
+from compute.retrieval.embeddings import LocalProvider
+from compute.retrieval.vector_store import EmbeddingCache
 
 DEPTH = 100
 EMBED_SAMPLE = 32

@@ -34,7 +34,7 @@ def _run_study(home: Path) -> float:
     env = {**os.environ, HOME_VARIABLE: str(home), "BIASWH_SHARED_DATA": str(SHARED_DATA)}
     start = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "warehouse.cli", "run", str(STUDY)], env=env, check=True, stdout=subprocess.DEVNULL
+        [sys.executable, "-m", "biaswh.cli", "run", str(STUDY)], env=env, check=True, stdout=subprocess.DEVNULL
     )
     return time.perf_counter() - start
 

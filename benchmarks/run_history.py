@@ -26,7 +26,7 @@ TARGET_RATIO = 1.2
 def _run(home: Path) -> float:
     start = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "warehouse.cli", "run", str(STUDY)],
+        [sys.executable, "-m", "biaswh.cli", "run", str(STUDY)],
         check=True,
         env={**os.environ, HOME_VARIABLE: str(home)},
         stdout=subprocess.DEVNULL,

@@ -200,7 +200,7 @@ def measure(n_variants: int) -> dict:
         env = {**os.environ, HOME_VARIABLE: str(home)}
         before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         seconds, tree_peak = _run_measured(
-            [sys.executable, "-m", "warehouse.cli", "run", str(study)], env, folder / "run.log"
+            [sys.executable, "-m", "biaswh.cli", "run", str(study)], env, folder / "run.log"
         )
         largest = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB, over all children so far
         with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:

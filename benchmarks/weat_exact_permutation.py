@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from analysis.weat.permutation import weat_permutation_test
+from compute.weat.permutation import weat_permutation_test
 
 TARGET_SECONDS = 0.050
 

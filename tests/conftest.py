@@ -49,7 +49,7 @@ def run_cli(*args: str, home: Path, check: bool = True) -> subprocess.CompletedP
     """Run the real `biaswh` command in a subprocess against the warehouse at ``home``."""
     env = {**os.environ, HOME_VARIABLE: str(home)}
     completed = subprocess.run(
-        [sys.executable, "-m", "warehouse.cli", *args],
+        [sys.executable, "-m", "biaswh.cli", *args],
         env=env,
         cwd=REPOSITORY_ROOT,
         capture_output=True,
@@ -103,7 +103,7 @@ def demo_site(tmp_path_factory) -> Path:
 
     Session-scoped and shared: tests that only read it use it as is, never change it.
     """
-    from warehouse.pipeline import run_study
+    from biaswh.pipeline import run_study
 
     home = tmp_path_factory.mktemp("demo-site") / "warehouse"
     with pytest.MonkeyPatch.context() as patch:

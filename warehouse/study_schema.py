@@ -12,8 +12,8 @@ share between 0 and 1). Each table lists the keys its consumer reads:
   functions of ``ingest/jobs/*.py``);
 - ``[parameters]`` (older spelling ``[dbt_vars]``): checked against dbt's vars by
   :mod:`warehouse.run_parameters`, so any key passes here;
-- ``[retrieval]``: ``ingest/retrieval/config.py``, ``ingest/retrieval/embeddings.py``;
-- ``[evaluation]``: ``ingest/jobs/evaluation.py`` and ``analysis/steps/evaluation.py``;
+- ``[retrieval]``: ``compute/retrieval/config.py``, ``compute/retrieval/embeddings.py``;
+- ``[evaluation]``: ``compute/steps/evaluation_runs.py`` and ``analysis/steps/evaluation.py``;
 - ``[dialect]``, ``[weat]``, ``[silent_bias]``, ``[recsys]``: their ``analysis/steps`` module.
 """
 

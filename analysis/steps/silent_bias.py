@@ -16,6 +16,7 @@ import duckdb
 import pyarrow as pa
 
 from analysis.silent_bias_stats import mcnemar_exact, wilson_interval
+from analysis.store import replace_run_rows
 from warehouse.paths import safe_file_stem
 from warehouse.run_parameters import pinned_inputs
 from warehouse.settings import warehouse_paths
@@ -88,16 +89,7 @@ def counterfactual_rows(con: duckdb.DuckDBPyConnection, *, run_id: str, confiden
 
 
 def _replace_table(con, name: str, run_id: str, rows: list[dict], schema: pa.Schema) -> None:
-    """Store ``rows`` as run ``run_id``'s rows of ``analysis.<name>``; other runs' rows stay as they are."""
-    table = pa.Table.from_pylist(rows, schema=schema)
-    con.execute("create schema if not exists analysis")
-    con.register("incoming_rows", table)
-    try:
-        con.execute(f"create table if not exists analysis.{name} as select * from incoming_rows limit 0")
-        con.execute(f"delete from analysis.{name} where run_id = ?", [run_id])
-        con.execute(f"insert into analysis.{name} by name select * from incoming_rows")
-    finally:
-        con.unregister("incoming_rows")
+    replace_run_rows(con, name, run_id, pa.Table.from_pylist(rows, schema=schema))
 
 
 def _study_vignette_sets(con, run_id: str) -> list[str] | None:

@@ -107,8 +107,8 @@ def test_every_test_has_one_row_per_run_and_missing_words_are_loud(con):
 
 
 def test_reingesting_the_studys_sources_adds_nothing(study):
+    from biaswh.pipeline import _ingest_step, load_plugins
     from warehouse.connection import connect
-    from warehouse.pipeline import _ingest_step, load_plugins
     from warehouse.study import load_study
 
     load_plugins()

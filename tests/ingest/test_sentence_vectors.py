@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from analysis.weat.association import cosine_matrix
-from analysis.weat.vectors import read_embedding
+from compute.weat.association import cosine_matrix
+from compute.weat.vectors import read_embedding
 from ingest.sentence_vectors import LOCAL_MINILM
 from ingest.word_vectors import load_word_vectors
 from warehouse.errors import UserError

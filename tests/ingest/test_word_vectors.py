@@ -6,7 +6,7 @@ import lancedb
 import numpy as np
 import pytest
 
-from analysis.weat.vectors import LanceVectors, read_embedding
+from compute.weat.vectors import LanceVectors, read_embedding
 from ingest.word_vector_readers import read_word_vectors
 from ingest.word_vectors import load_word_vectors
 from tests.conftest import raw_fingerprint

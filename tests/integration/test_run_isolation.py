@@ -16,8 +16,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from biaswh.pipeline import run_study
 from tests.conftest import DEMO_DATA, REPOSITORY_ROOT, run_fingerprints, shared_file
-from warehouse.pipeline import run_study
 from warehouse.settings import DBT_PROJECT_DIR
 
 pytestmark = [pytest.mark.dbt, pytest.mark.real_data]

@@ -30,13 +30,13 @@ def _wait_forever(point: str) -> None:
 
 
 def _patch(point: str) -> None:
-    import ingest.jobs.retrieval
+    import biaswh.pipeline
+    import compute.steps.retrieval
     import ingest.pairs
     import ingest.squad
-    import warehouse.pipeline
 
     # dbt_build (pipeline) opens the warehouse first, then calls run_dbt_build: pause before that open.
-    real_dbt_build = warehouse.pipeline.dbt_build
+    real_dbt_build = biaswh.pipeline.dbt_build
 
     def dbt_build(extra_args=None, *, label="all", quiet=True):
         if point == "before-results-build" and label == "results":
@@ -47,7 +47,7 @@ def _patch(point: str) -> None:
         _announce(f"dbt build {label} started")
         return real_dbt_build(extra_args, label=label, quiet=quiet)
 
-    warehouse.pipeline.dbt_build = dbt_build
+    biaswh.pipeline.dbt_build = dbt_build
 
     if point == "ingest":
         for module in (ingest.squad, ingest.pairs):
@@ -63,23 +63,23 @@ def _patch(point: str) -> None:
 
             module.ingest_version = paused_version
     if point == "jobs":
-        real_relevant = ingest.jobs.retrieval.write_relevant_documents
+        real_relevant = compute.steps.retrieval.write_relevant_documents
 
         def write_then_wait(*args, **kwargs):
             real_relevant(*args, **kwargs)
             _wait_forever("jobs")
 
-        ingest.jobs.retrieval.write_relevant_documents = write_then_wait
+        compute.steps.retrieval.write_relevant_documents = write_then_wait
 
 
 def main(argv: list[str]) -> int:
     point, separator, *args = argv
     assert separator == "--", "usage: fault_driver POINT -- ARGS..."
-    from warehouse.pipeline import load_plugins
+    from biaswh.pipeline import load_plugins
 
     load_plugins()
     _patch(point)
-    from warehouse.cli import main as biaswh
+    from biaswh.cli import main as biaswh
 
     return biaswh(args)
 

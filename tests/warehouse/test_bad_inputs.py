@@ -1,6 +1,6 @@
 """Bad input ends in one line naming the file, row and field (or the setting), exit code 2, nothing written.
 
-One table of cases, each run in-process through ``warehouse.cli.main`` against a copy of a
+One table of cases, each run in-process through ``biaswh.cli.main`` against a copy of a
 warehouse that holds the demo SQuAD (train split). Every case asserts: exit code 2, exactly one
 stderr line containing what it must name, no traceback, and the raw tables unchanged.
 """
@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from biaswh.cli import main
 from ingest.squad import load_squad
 from tests.conftest import DEMO_DATA, raw_fingerprint
-from warehouse.cli import main
 from warehouse.connection import connect
 from warehouse.settings import HOME_VARIABLE
 

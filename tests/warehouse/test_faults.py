@@ -24,9 +24,9 @@ from pathlib import Path
 
 import pytest
 
-import ingest.jobs.retrieval
+import compute.steps.retrieval
+from biaswh.cli import main
 from tests.conftest import DEMO_STUDY, REPOSITORY_ROOT, raw_fingerprint
-from warehouse.cli import main
 from warehouse.connection import connect
 from warehouse.errors import WarehouseBusyError
 from warehouse.processes import process_alive
@@ -57,7 +57,7 @@ def _start(home: Path, point: str, *args: str, **env: str) -> subprocess.Popen:
 
 def _biaswh(home: Path, *args: str, timeout: float = 300, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "warehouse.cli", *args],
+        [sys.executable, "-m", "biaswh.cli", *args],
         cwd=REPOSITORY_ROOT,
         env=_env(home, **env),
         capture_output=True,
@@ -290,13 +290,13 @@ def _full_disk_run(home: Path, demo: str) -> dict:
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(HOME_VARIABLE, str(home))
-        real = ingest.jobs.retrieval.write_relevant_documents
+        real = compute.steps.retrieval.write_relevant_documents
 
         def write_then_fail(*args, **kwargs):
             real(*args, **kwargs)  # rows written inside the job's transaction, then the disk is full
             no_space()
 
-        patch.setattr(ingest.jobs.retrieval, "write_relevant_documents", write_then_fail)
+        patch.setattr(compute.steps.retrieval, "write_relevant_documents", write_then_fail)
         out, err = io.StringIO(), io.StringIO()
         with redirect_stdout(out), redirect_stderr(err):
             code = main(["run", demo])

@@ -4,7 +4,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from warehouse.cli import main
+from biaswh.cli import main
 from warehouse.connection import connect
 
 T0 = datetime(2026, 1, 1, 12, 0, 0)

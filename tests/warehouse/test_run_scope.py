@@ -20,7 +20,7 @@ pytestmark = pytest.mark.dbt
 @pytest.fixture(scope="module")
 def demo_home(tmp_path_factory):
     """A warehouse after one `biaswh run studies/demo.toml` (in process)."""
-    from warehouse.pipeline import run_study
+    from biaswh.pipeline import run_study
 
     home = tmp_path_factory.mktemp("run-scope") / "warehouse"
     with pytest.MonkeyPatch.context() as patch:
@@ -69,7 +69,7 @@ def test_unknown_or_mistyped_parameters_are_refused():
 
 
 def test_a_rerun_skips_the_unchanged_build_and_adds_only_its_own_rows(copy_home, capsys):
-    from warehouse.pipeline import run_study
+    from biaswh.pipeline import run_study
 
     with _con(copy_home) as con:
         before = run_fingerprints(con)
@@ -95,7 +95,7 @@ def _run_rows(con, run_id: str) -> dict[str, list[tuple]]:
 
 
 def test_rebuild_recomputes_a_run_to_the_same_rows(copy_home):
-    from warehouse.rebuild import rebuild_run
+    from biaswh.rebuild import rebuild_run
 
     with duckdb.connect(str(copy_home / "warehouse.duckdb")) as con:
         run_id = con.execute("select run_id from raw.runs where kind = 'study'").fetchone()[0]
@@ -122,7 +122,7 @@ def test_a_warehouse_from_an_older_layout_is_refused_with_what_to_do(tmp_path, m
 
 
 def test_sql_formats_and_output_files(demo_home, tmp_path, monkeypatch, capsys):
-    from warehouse.adhoc_sql import print_sql
+    from biaswh.adhoc_sql import print_sql
 
     monkeypatch.setenv(HOME_VARIABLE, str(demo_home))
     query = "select retriever, variant, k, recall from dialect_recall_at_k where k = 1 order by all"
@@ -141,7 +141,7 @@ def test_sql_formats_and_output_files(demo_home, tmp_path, monkeypatch, capsys):
 
 
 def test_shell_answers_statements_and_stays_read_only(demo_home, monkeypatch):
-    from warehouse.adhoc_sql import shell
+    from biaswh.adhoc_sql import shell
 
     monkeypatch.setenv(HOME_VARIABLE, str(demo_home))
     out = io.StringIO()

@@ -130,7 +130,7 @@ def test_the_dbt_child_dies_with_a_killed_biaswh(warehouse_home, tmp_path):
     fake_dbt.write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec sleep 600\n", encoding="utf-8")
     fake_dbt.chmod(0o755)
     code = (
-        f"from warehouse import dbt_runner, pipeline; dbt_runner._dbt_executable = lambda: {str(fake_dbt)!r};"
+        f"from warehouse import dbt_runner; from biaswh import pipeline; dbt_runner._dbt_executable = lambda: {str(fake_dbt)!r};"
         " pipeline.dbt_build()"
     )
     biaswh = subprocess.Popen(
@@ -157,8 +157,8 @@ def test_a_full_disk_during_an_ingest_rolls_it_back_and_ends_in_one_line(warehou
     import errno
 
     import ingest.squad
+    from biaswh.cli import main
     from tests.conftest import raw_fingerprint
-    from warehouse.cli import main
 
     connect().close()
     with open_warehouse(read_only=True) as con:

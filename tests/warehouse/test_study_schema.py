@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from biaswh.pipeline import load_plugins
 from warehouse.errors import UserError
-from warehouse.pipeline import load_plugins
 from warehouse.settings import REPOSITORY_ROOT
 from warehouse.study import STUDY_INGESTERS, load_study
 from warehouse.study_schema import INGEST_SOURCES
@@ -121,12 +121,12 @@ def test_the_schema_lists_what_each_consumer_reads():
     import dataclasses
     import inspect
 
-    from analysis.steps.recsys import DEFAULTS
-    from analysis.steps.weat import SELECTION_KEYS
-    from analysis.weat.runner import WeatSettings
-    from ingest.jobs import evaluation
-    from ingest.retrieval import config
-    from ingest.retrieval.embeddings import PROVIDERS
+    from compute.retrieval import config
+    from compute.retrieval.embeddings import PROVIDERS
+    from compute.steps import evaluation_runs as evaluation
+    from compute.steps.recsys import DEFAULTS
+    from compute.steps.weat import SELECTION_KEYS
+    from compute.weat.runner import WeatSettings
     from warehouse.study_schema import EVALUATION, RETRIEVAL, STUDY_SCHEMA
 
     assert set(RETRIEVAL.keys) == config._KEYS

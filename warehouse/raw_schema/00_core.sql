@@ -1,4 +1,6 @@
--- The raw schema: written only by ingest/ jobs, read only by dbt staging models.
+-- The raw schema: written only by ingest/ (sources loaded from files and services) and compute/
+-- (the jobs between the two dbt builds: retrievals, evaluation runs, WEAT statistics, recsys
+-- tests); read only by dbt staging models.
 -- Every row carries the run that loaded it and the sha256 of its source file.
 
 create schema if not exists raw;

@@ -1,0 +1,300 @@
+"""``biaswh``: the one console command, a thin layer over the packages.
+
+The CLI is the composition root: it alone imports every layer (ingest, dbt, analysis,
+dashboards) and chains them; no layer imports a later one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+
+# LanceDB's Rust core logs deprecation warnings per query to stderr; keep errors only
+# (a user's own LANCEDB_LOG wins).
+os.environ.setdefault("LANCEDB_LOG", "error")
+
+from warehouse.command_lock import exclusive_command  # noqa: E402  (after the environment it reads at import)
+from warehouse.errors import UserError  # noqa: E402
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with its mistakes in one line (``biaswh run: error: ...``), exit code 2, like every other error."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
+def _variant_mapping(pairs: list[str] | None) -> dict[str, str] | None:
+    if not pairs:
+        return None
+    mapping = {}
+    for item in pairs:
+        label, sep, column = item.partition("=")
+        if not sep or not label or not column:
+            raise UserError(f"--variant expects LABEL=COLUMN, got {item!r}")
+        mapping[label] = column
+    return mapping
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="biaswh", description="The bias warehouse: reproducible AI-bias studies on DuckDB.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    ingest = commands.add_parser("ingest", help="load a source into the raw schema")
+    sources = ingest.add_subparsers(dest="source", required=True, metavar="SOURCE")
+    squad = sources.add_parser("squad", help="SQuAD v1.1: official JSON, JSONL, Parquet, or hf:squad")
+    squad.add_argument("path", help="a local file, or hf:squad to load from Hugging Face")
+    squad.add_argument("--split", default="train", help="the split to read (default: train)")
+    squad.add_argument(
+        "--name",
+        help="dataset name to store the rows under, as corpora, pairs and query sets refer to it (default: the split)",
+    )
+    pairs = sources.add_parser("pairs", help="paired queries (JSON, JSONL or CSV), stored one row per variant")
+    pairs.add_argument("path")
+    pairs.add_argument("--name", help="pair set name (default: the file name without suffix)")
+    pairs.add_argument(
+        "--variant",
+        action="append",
+        metavar="LABEL=COLUMN",
+        help="a variant and its column; repeat for each (default: sae=sae_query aae=aave_query)",
+    )
+    pairs.add_argument("--id-column", default="id")
+    pairs.add_argument("--squad-idx-column", default="squad_idx")
+    pairs.add_argument("--squad-split", default="train", help="SQuAD split the squad_idx values index")
+    pairs.add_argument("--no-cleanup", action="store_true", help="store the text as is, without the light clean-up")
+
+    vectors = sources.add_parser(
+        "vectors",
+        help="word vectors for WEAT: word2vec .bin/.txt, GloVe, fastText .vec,"
+        " .npz (words, vectors) or a LanceDB folder",
+    )
+    vectors.add_argument("path")
+    vectors.add_argument("--name", required=True, help="the embedding's name, as studies refer to it")
+    vectors.add_argument(
+        "--format",
+        default="auto",
+        choices=["auto", "word2vec_binary", "word2vec_text", "glove_text", "fasttext_vec", "npz", "lancedb"],
+    )
+    vectors.add_argument("--table", help="table to read when the path is a LanceDB folder")
+    weat_tests = sources.add_parser("weat-tests", help="WEAT test definitions (YAML/JSON) or builtin:caliskan2017")
+    weat_tests.add_argument("path")
+    weat_tests.add_argument("--name", help="test set name (default: the file's name field)")
+
+    build = commands.add_parser("build", help="run `dbt build` (models, data tests, unit tests)")
+    build.epilog = (
+        "Any further arguments (e.g. --select marts.dialect) are passed to dbt build. dbt's per-node"
+        " output goes to $BIASWH_HOME/dbt/logs/dbt-build.log; -v shows it here."
+    )
+    build.add_argument("-v", "--verbose", action="store_true", help="show dbt's own output")
+    rebuild = commands.add_parser("rebuild", help="recompute one run's rows in every run-keyed mart, on purpose")
+    rebuild.add_argument("--run", required=True, help="the run_id (see dim_runs)")
+
+    analyze = commands.add_parser("analyze", help="run a study's analysis steps on the built marts")
+    analyze.add_argument("study", help="study config (TOML)")
+    analyze.add_argument("--run", help="the study run to analyse (default: the study's latest succeeded run)")
+
+    dashboards = commands.add_parser("dashboards", help="write the static dashboard site")
+    dashboards.add_argument("--out", help="output folder (default: $BIASWH_HOME/site)")
+
+    run = commands.add_parser("run", help="run a study end to end: ingest, build, jobs, analyze, dashboards")
+    run.add_argument("study", help="study config (TOML)")
+    run.add_argument("--limit", type=_positive_int, help="only the first N pairs/queries: a quick dry run")
+
+    _add_generate_parser(commands)
+
+    trec = commands.add_parser("trec", help="export or import TREC run files (qid Q0 docid rank score tag)")
+    trec_commands = trec.add_subparsers(dest="trec_command", required=True, metavar="ACTION")
+    export = trec_commands.add_parser("export", help="write one retriever's results of a run")
+    export.add_argument("out", help="the run file to write")
+    export.add_argument("--run", required=True, help="the run_id (see raw.retrieval_runs)")
+    export.add_argument("--retriever", required=True, help="e.g. bm25, dense, hybrid_rrf")
+    export.add_argument("--query-set", help="needed when the run holds several query sets")
+    imported = trec_commands.add_parser("import", help="load a run file as a new run (kind trec_import)")
+    imported.add_argument("path")
+    imported.add_argument("--query-set", required=True, help="the query set the qids belong to")
+    imported.add_argument("--corpus-split", default="train", help="the corpus split the docids index")
+
+    peek = commands.add_parser(
+        "peek",
+        help="show one pair of the study's latest succeeded run: its variants,"
+        " each retriever's top k, where the gold sits",
+    )
+    peek.add_argument("study", help="study config (TOML)")
+    peek.add_argument("--pair", required=True, help="pair id")
+    peek.add_argument("-k", type=_positive_int, default=5, help="hits shown per retriever and variant (default 5)")
+
+    search = commands.add_parser("search", help="search a study's corpus by hand")
+    search.add_argument("query")
+    search.add_argument("--study", required=True, help="study config (TOML) whose corpus and settings to use")
+    search.add_argument("--retriever", default="bm25", help="bm25, dense or hybrid (default bm25)")
+    search.add_argument("-k", type=_positive_int, default=10, help="hits to show (default 10)")
+
+    sql = commands.add_parser("sql", help="run ad hoc SQL against the warehouse (read-only)")
+    sql.add_argument("query")
+    sql.add_argument(
+        "--format",
+        choices=["table", "csv", "json", "parquet"],
+        default="table",
+        help="output: an aligned table with rounded numbers (default), csv, json, or parquet (needs --out)",
+    )
+    sql.add_argument("--csv", action="store_true", help="same as --format csv")
+    sql.add_argument("--out", help="write the result to this file instead of the terminal")
+    commands.add_parser("shell", help="an interactive read-only SQL prompt on the warehouse")
+    return parser
+
+
+def _add_generate_parser(commands) -> None:
+    from ingest.generation_settings import DEFAULT_PROMPT_TEMPLATE
+    from ingest.generation_settings import GenerationSettings as Defaults
+
+    generate = commands.add_parser(
+        "generate", help="ask an OpenAI-compatible endpoint to answer vignettes (resumable; writes JSONL)"
+    )
+    generate.add_argument("vignettes", help="vignette file (JSON with a 'cases' array, or JSONL)")
+    generate.add_argument("--model", required=True, help="model name the endpoint serves; also the record's model_name")
+    generate.add_argument(
+        "--base-url", required=True, help="e.g. https://api.openai.com/v1 or http://localhost:1234/v1"
+    )
+    generate.add_argument("--out", required=True, help="generations JSONL; also the cache a rerun resumes from")
+    generate.add_argument(
+        "--api-key-env",
+        default=Defaults.api_key_env,
+        help="environment variable holding the API key (default: OPENAI_API_KEY; may be unset for local servers)",
+    )
+    generate.add_argument(
+        "--template-file", help=f"prompt template with {{prompt}} (default: {DEFAULT_PROMPT_TEMPLATE!r})"
+    )
+    generate.add_argument("--temperature", type=float, default=Defaults.temperature)
+    generate.add_argument("--top-p", type=float, default=Defaults.top_p)
+    generate.add_argument("--max-tokens", type=int, default=Defaults.max_tokens)
+    generate.add_argument("--seed", type=int, help="sampling seed sent to the endpoint (where supported)")
+    generate.add_argument("--concurrency", type=int, default=Defaults.concurrency, help="requests in flight at once")
+    generate.add_argument("--max-retries", type=int, default=Defaults.max_retries)
+    generate.add_argument(
+        "--backoff",
+        type=float,
+        default=Defaults.backoff_seconds,
+        help="seconds before the first retry; doubles each retry",
+    )
+    generate.add_argument("--timeout", type=float, default=Defaults.timeout_seconds, help="seconds per request")
+    generate.add_argument("--limit", type=_positive_int, help="only the first N vignettes")
+
+
+def _trec(args) -> None:
+    from compute.retrieval.trec_warehouse import export_trec, import_trec
+    from warehouse.connection import open_warehouse
+
+    if args.trec_command == "export":
+        with open_warehouse(read_only=True) as con:
+            n = export_trec(con, run_id=args.run, retriever=args.retriever, path=args.out, query_set=args.query_set)
+        print(f"wrote {n:,} lines to {args.out}")
+    else:
+        with open_warehouse() as con:
+            run_id, n = import_trec(con, args.path, query_set=args.query_set, corpus_split=args.corpus_split)
+        print(f"imported {n:,} rows from {args.path} as run {run_id}")
+
+
+def _writes(args) -> bool:
+    """Whether the command writes the warehouse (and so holds the command lock for its whole life)."""
+    return args.command in ("ingest", "build", "rebuild", "analyze", "run") or (
+        args.command == "trec" and args.trec_command == "import"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    argv = sys.argv[1:] if argv is None else argv
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command != "build":
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    import duckdb  # after parsing: `--help` and argument errors answer without loading libraries
+
+    try:
+        with exclusive_command(f"biaswh {' '.join(argv)}") if _writes(args) else contextlib.nullcontext():
+            _dispatch(args, extra)
+    except UserError as exc:
+        print(f"biaswh: error: {exc}", file=sys.stderr)
+        return 2
+    except (OSError, duckdb.IOException) as exc:
+        # A full disk, a vanished folder: the step that was writing rolled back; say so in one line.
+        print(
+            f"biaswh: error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+            " (the step that was writing was rolled back)",
+            file=sys.stderr,
+        )
+        return 1
+    except KeyboardInterrupt:
+        print("biaswh: interrupted; the warehouse is unchanged by the step that was running", file=sys.stderr)
+        return 130
+    return 0
+
+
+def _dispatch(args, extra: list[str]) -> None:
+    """Run the parsed command (the pipeline is imported here, not at start-up: `--help` stays fast)."""
+    from biaswh import pipeline
+
+    if args.command == "ingest" and args.source == "squad":
+        print(pipeline.ingest_squad(args.path, split=args.split, name=args.name).message)
+    elif args.command == "ingest" and args.source == "pairs":
+        result = pipeline.ingest_pairs(
+            args.path,
+            name=args.name,
+            variants=_variant_mapping(args.variant),
+            id_column=args.id_column,
+            squad_idx_column=args.squad_idx_column,
+            squad_split=args.squad_split,
+            cleanup=not args.no_cleanup,
+        )
+        print(result.message)
+    elif args.command == "ingest" and args.source == "vectors":
+        print(pipeline.ingest_word_vectors(args.path, name=args.name, format=args.format, table=args.table).message)
+    elif args.command == "ingest" and args.source == "weat-tests":
+        print(pipeline.ingest_weat_tests(args.path, name=args.name).message)
+    elif args.command == "build":
+        print(pipeline.dbt_build(extra, quiet=not args.verbose).line)
+    elif args.command == "rebuild":
+        from biaswh.rebuild import rebuild_run
+
+        print(rebuild_run(args.run).line)
+    elif args.command == "analyze":
+        print(f"analysed study run {pipeline.analyze(args.study, run_id=args.run)}")
+    elif args.command == "dashboards":
+        print(f"dashboard site: {pipeline.dashboards(args.out)}")
+    elif args.command == "run":
+        print(f"dashboard site: {pipeline.run_study(args.study, limit=args.limit)}")
+    elif args.command == "generate":
+        print(pipeline.generate_answers(args).message)
+    elif args.command == "trec":
+        _trec(args)
+    elif args.command == "peek":
+        from biaswh.inspection import peek as peek_pair
+
+        print(peek_pair(args.study, args.pair, k=args.k))
+    elif args.command == "search":
+        from biaswh.inspection import search as search_corpus
+
+        print(search_corpus(args.study, args.query, retriever=args.retriever, k=args.k))
+    elif args.command == "sql":
+        from biaswh.adhoc_sql import print_sql
+
+        print_sql(args.query, output_format="csv" if args.csv else args.format, out=args.out)
+    elif args.command == "shell":
+        from biaswh.adhoc_sql import shell
+
+        shell()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,280 @@
+"""The stages the CLI chains, each usable on its own from Python too."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import pkgutil
+import time
+from pathlib import Path
+
+import duckdb
+
+from warehouse.build_state import is_up_to_date, mark_built
+from warehouse.command_lock import exclusive_command
+from warehouse.connection import open_warehouse
+from warehouse.contracts import publish_contract_views
+from warehouse.dbt_runner import BuildSummary, run_dbt_build
+from warehouse.errors import UserError
+from warehouse.run_parameters import record_run_inputs, record_run_parameters
+from warehouse.runs import latest_succeeded_study_run, start_run
+from warehouse.settings import warehouse_paths
+from warehouse.study import ANALYSIS_STEPS, STUDY_INGESTERS, STUDY_JOBS, build_selections, load_study
+from warehouse.transactions import transaction
+
+# Packages whose every module registers study jobs, analysis steps or dashboard pages on
+# import: add a module there (e.g. compute/steps/weat.py), never a line here.
+PLUGIN_PACKAGES: tuple[str, ...] = ("ingest.jobs", "compute.steps", "analysis.steps", "dashboards.pages")
+
+
+def load_plugins() -> None:
+    """Import every module of the plugin packages so their registrations take effect."""
+    for package_name in PLUGIN_PACKAGES:
+        package = importlib.import_module(package_name)
+        for module in pkgutil.iter_modules(package.__path__):
+            importlib.import_module(f"{package_name}.{module.name}")
+
+
+def ingest_squad(source: str, *, split: str = "train", name: str | None = None):
+    from ingest.squad import load_squad
+
+    with open_warehouse() as con:
+        return load_squad(con, source, split=split, name=name)
+
+
+def ingest_pairs(path: str, **options):
+    from ingest.pairs import load_pairs
+
+    with open_warehouse() as con:
+        return load_pairs(con, path, **{k: v for k, v in options.items() if v is not None})
+
+
+def ingest_word_vectors(path: str, **options):
+    from ingest.word_vectors import load_word_vectors
+
+    with open_warehouse() as con:
+        return load_word_vectors(con, path, **{k: v for k, v in options.items() if v is not None})
+
+
+def ingest_weat_tests(path: str, *, name: str | None = None):
+    from ingest.weat_tests import load_weat_tests
+
+    with open_warehouse() as con:
+        return load_weat_tests(con, path, name=name)
+
+
+def generate_answers(args):
+    """``biaswh generate``: answer vignettes through an OpenAI-compatible endpoint (see ingest/generation.py)."""
+    from ingest.generation import DEFAULT_PROMPT_TEMPLATE, GenerationSettings, generate
+
+    template = DEFAULT_PROMPT_TEMPLATE
+    if args.template_file:
+        try:
+            template = Path(args.template_file).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"{args.template_file}: cannot read the prompt template ({exc.strerror})") from None
+    settings = GenerationSettings(
+        model=args.model,
+        base_url=args.base_url,
+        api_key_env=args.api_key_env,
+        prompt_template=template,
+        temperature=args.temperature,
+        top_p=args.top_p,
+        max_tokens=args.max_tokens,
+        seed=args.seed,
+        concurrency=args.concurrency,
+        max_retries=args.max_retries,
+        backoff_seconds=args.backoff,
+        timeout_seconds=args.timeout,
+    )
+    return generate(args.vignettes, args.out, settings, limit=args.limit)
+
+
+def dbt_build(extra_args: list[str] | None = None, *, label: str = "all", quiet: bool = True) -> BuildSummary:
+    """Run ``dbt build`` on the warehouse named by ``BIASWH_HOME``; raise if anything fails."""
+    paths = warehouse_paths()
+    paths.home.mkdir(parents=True, exist_ok=True)
+    with open_warehouse():
+        pass  # creates the raw schema on a new warehouse, and fails fast with "busy"
+    return run_dbt_build(extra_args, label=label, quiet=quiet)
+
+
+def dashboards(out: str | None = None) -> Path:
+    from dashboards.site import build_site
+
+    load_plugins()
+    out_dir = Path(out).resolve() if out else warehouse_paths().site_dir
+    with open_warehouse(read_only=True) as con:
+        return build_site(con, out_dir)
+
+
+def _ingest_step(con, study, step: dict):
+    return STUDY_INGESTERS[step["source"]](con, study, step)
+
+
+def _run_registered(study, run_id: str, names: list[str], registry: dict) -> None:
+    for name in names:
+        print(f"[{study.name}] {name}", flush=True)
+        with open_warehouse() as con:
+            registry[name](con, study, run_id)
+
+
+def analyze(study_path: str, *, run_id: str | None = None) -> str:
+    """Re-run a study's analysis steps on the current marts for one of its study runs.
+
+    The steps analyse the study run ``run_id`` (default: the study's latest succeeded run); the
+    re-analysis itself is recorded as a run of kind ``analysis`` naming that target.
+    """
+    load_plugins()
+    study = load_study(study_path)
+    with open_warehouse() as con:
+        target = run_id
+        if target is None:
+            target, finished_at = latest_succeeded_study_run(con, study)
+            print(
+                f"[{study.name}] analysing study run {target}, the latest that succeeded"
+                f" (finished {finished_at:%Y-%m-%d %H:%M:%S} UTC)",
+                flush=True,
+            )
+        analysis_run = start_run(
+            con, kind="analysis", name=study.name, parameters={**study.parameters(), "target_run_id": target}
+        ).run_id
+    _finish_or_fail(analysis_run, lambda: _run_registered(study, target, study.analysis, ANALYSIS_STEPS))
+    return target
+
+
+def _finish_or_fail(run_id: str, work) -> None:
+    """Run ``work``; mark the run succeeded, or failed with the error's message (then re-raise).
+
+    If even marking it failed is impossible (a full disk, a reader holding the warehouse past
+    the wait), the original error is raised; the run stays ``running`` until the next writer
+    finds its process gone and marks it ``interrupted``.
+    """
+    try:
+        work()
+    except BaseException as exc:
+        try:
+            with open_warehouse() as con:
+                con.execute(
+                    "update raw.runs set status = 'failed', finished_at = now(), message = ? where run_id = ?",
+                    [str(exc)[:2000] or type(exc).__name__, run_id],
+                )
+        except (UserError, OSError, duckdb.Error):
+            pass
+        raise
+    with open_warehouse() as con:
+        con.execute("update raw.runs set status = 'succeeded', finished_at = now() where run_id = ?", [run_id])
+
+
+# Study builds leave dbt's unit tests out: they test the SQL, not the data, and run once in
+# `make test` / `biaswh build`.
+STUDY_BUILD_ARGS = ["--exclude-resource-type", "unit_test"]
+
+
+def _selected_build(selection: str | None, label: str) -> str:
+    """Build ``selection`` (None: the whole project) unless its inputs are unchanged since its last build."""
+    key = selection or "<all>"
+    with open_warehouse() as con:
+        if label == "sources" and is_up_to_date(con, key):
+            return f"dbt build ({label}): inputs unchanged since the last build, skipped"
+    args = list(STUDY_BUILD_ARGS)
+    if selection and label == "sources":
+        selection += " +dim_runs +dim_source_versions"  # views: the dashboards' runs and their sources
+    if selection:
+        # Cautious: a test runs only when every model it reads was selected (and so exists).
+        args += ["--select", selection, "--indirect-selection", "cautious"]
+    summary = dbt_build(args, label=label)
+    with open_warehouse() as con:
+        mark_built(con, key)
+    return summary.line
+
+
+def run_study(study_path: str, *, limit: int | None = None) -> Path:
+    """Run a study end to end and return the dashboard site's index page.
+
+    The run records its resolved parameters (``raw.run_parameters``) and the source
+    versions it read (``raw.run_inputs``); run-keyed marts compute only runs they do not
+    hold yet, so nothing this run does changes an earlier run's results. Stage wall times
+    are printed and stored with the run (``raw.runs.stage_seconds``). The dbt builds
+    select the models the study's steps declare (or ``[study] dbt_select``); the build
+    before the jobs is skipped when no source and no model changed since it last ran.
+    The whole run holds the warehouse's command lock (:mod:`warehouse.command_lock`), so no
+    other writing command can slip in between its stages.
+    """
+    with exclusive_command(f"biaswh run {study_path}"):
+        return _run_study(study_path, limit=limit)
+
+
+def _run_study(study_path: str, *, limit: int | None = None) -> Path:
+    """Stages of :func:`run_study`, run while it holds the command lock."""
+    started = time.perf_counter()
+    load_plugins()
+    study = load_study(study_path, limit=limit)
+    with open_warehouse() as con, transaction(con):
+        run_id = start_run(con, kind="study", name=study.name, parameters=study.parameters()).run_id
+        record_run_parameters(con, run_id, study.run_parameters)
+    stages: dict[str, float] = {"load plugins and config": time.perf_counter() - started}
+    selections = build_selections(study)
+
+    def timed(stage: str, work) -> None:
+        begin = time.perf_counter()
+        detail = work()
+        stages[stage] = stages.get(stage, 0.0) + time.perf_counter() - begin
+        line = detail if isinstance(detail, str) else f"{stage}: {stages[stage]:.1f} s"
+        print(f"[{study.name}] {line}", flush=True)
+
+    def ingest() -> None:
+        results = []
+        with open_warehouse() as con:
+            for step in study.ingest:
+                result = _ingest_step(con, study, step)
+                results.append(result)
+                print(f"[{study.name}] {result.message}", flush=True)
+            record_run_inputs(con, run_id, results)
+
+    def chain() -> None:
+        timed("ingest", ingest)
+        if selections["sources"] != "":
+            timed("dbt build (sources)", lambda: _selected_build(selections["sources"], "sources"))
+        if study.jobs:
+            timed("jobs", lambda: _run_registered(study, run_id, study.jobs, STUDY_JOBS))
+            if selections["results"] != "":
+                timed("dbt build (results)", lambda: _selected_build(selections["results"], "results"))
+        timed("analysis", lambda: _run_registered(study, run_id, study.analysis, ANALYSIS_STEPS))
+        with open_warehouse() as con:
+            publish_contract_views(con)
+
+    _finish_or_fail(run_id, chain)
+    begin = time.perf_counter()
+    index = dashboards() / "index.html"
+    stages["dashboards"] = time.perf_counter() - begin
+    stages["total"] = time.perf_counter() - started
+    print(f"[{study.name}] dashboards: {stages['dashboards']:.1f} s; total {stages['total']:.1f} s", flush=True)
+    with open_warehouse() as con:
+        con.execute("update raw.runs set stage_seconds = ? where run_id = ?", [json.dumps(stages), run_id])
+    _print_next_steps(study, run_id)
+    return index
+
+
+# What to ask first after each kind of study (contract relations, reachable unqualified).
+_FIRST_QUERIES = {
+    "dialect_tests": "select retriever, k, delta_pp, p_exact, p_holm, ci_low, ci_high from dialect_paired_tests"
+    " where run_id = '{run}' and is_highlighted_k",
+    "evaluation": "select label, retriever, metric, value, baseline_value, is_significant from retrieval_alerts"
+    " where series_run_id = '{run}'",
+    "weat_report": "select embedding, test, effect_size, ci_low, ci_high, p_value from weat_results"
+    " where run_id = '{run}'",
+    "silent_bias": "select model, rule_set, silent_bias_rate, ci_low, ci_high from silent_bias_rates"
+    " where run_id = '{run}' and dimension = 'all'",
+    "recsys_bias": "select feature, normalized_bias_mean, share_significant, marker from recsys_bias_aggregated"
+    " where run_id = '{run}' and level = 'all'",
+}
+
+
+def _print_next_steps(study, run_id: str) -> None:
+    """Three ways in: the site (printed last), this run's headline query, and the run list."""
+    step = next((s for s in [*study.analysis, *study.jobs] if s in _FIRST_QUERIES), None)
+    print(f"[{study.name}] next: open the dashboard site below; query this run (biaswh sql, or biaswh shell):")
+    if step:
+        print(f'  biaswh sql "{_FIRST_QUERIES[step].format(run=run_id)}"')
+    print('  biaswh sql "select run_name, run_status, started_at, inputs from dim_runs order by started_at desc"')

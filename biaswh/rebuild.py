@@ -1,0 +1,69 @@
+"""``biaswh rebuild --run ID``: recompute one run's rows in the run-keyed marts, on purpose.
+
+Run-keyed marts never recompute a run they hold; this is the one way to ask for it (after
+fixing a model, say). It selects the run-keyed models of the run's study type (the marts
+folder whose tables hold the run, or, for a drift series, its evaluation runs) and passes
+the run ids as ``rebuild_run_ids``, which ``is_new_run`` treats as new.
+"""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+
+from biaswh.pipeline import STUDY_BUILD_ARGS, dbt_build
+from warehouse.connection import open_warehouse
+from warehouse.dbt_runner import BuildSummary
+from warehouse.errors import UserError
+
+# One run-keyed table per study type (folder under models/marts) that every run of it fills.
+_FAMILY_TABLES = {
+    "dialect": "fct_dialect_gold_ranks",
+    "evaluation": "fct_retrieval_query_metrics",
+    "weat": "weat_results",
+    "recsys": "pool_vs_recommended_summary",
+}
+
+
+def _families_holding(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> list[str]:
+    found = []
+    for family, table in _FAMILY_TABLES.items():
+        exists = con.execute(
+            "select count(*) from information_schema.tables where table_schema = 'marts' and table_name = ?", [table]
+        ).fetchone()[0]
+        if (
+            exists
+            and con.execute(f"select count(*) from marts.{table} where list_contains(?, run_id)", [run_ids]).fetchone()[
+                0
+            ]
+        ):
+            found.append(family)
+    return found
+
+
+def rebuild_run(run_id: str) -> BuildSummary:
+    """Recompute run ``run_id``'s rows from its raw rows and recorded parameters."""
+    with open_warehouse(read_only=True) as con:
+        if con.execute("select count(*) from raw.runs where run_id = ?", [run_id]).fetchone()[0] == 0:
+            raise UserError(f'no run {run_id!r} in this warehouse (see `biaswh sql "select * from dim_runs"`)')
+        ids = [run_id] + [
+            r[0]
+            for r in con.execute("select run_id from raw.evaluation_runs where series_run_id = ?", [run_id]).fetchall()
+        ]
+        families = _families_holding(con, ids)
+    if not families:
+        raise UserError(f"run {run_id} has no rows in any run-keyed mart: nothing to rebuild")
+    selection = " ".join(f"tag:run_keyed,path:models/marts/{family}" for family in families)
+    return dbt_build(
+        [
+            *STUDY_BUILD_ARGS,
+            "--select",
+            selection,
+            "--indirect-selection",
+            "cautious",
+            "--vars",
+            json.dumps({"rebuild_run_ids": ids}),
+        ],
+        label=f"rebuild {run_id}",
+    )

@@ -1,0 +1,204 @@
+"""The ``[retrieval]`` table of a study config, checked and resolved with its defaults.
+
+```toml
+[retrieval]
+retrievers = ["bm25", "dense", "hybrid_union", "hybrid_minmax", "hybrid_rrf"]
+# More BM25 settings in the same run: "bm25@k1=1.2,b=0.75" overrides [retrieval.bm25] (family bm25).
+depth = 100                      # hits kept per query
+query_sets = ["pairs"]           # "pairs" (every pair set), "pairs:<name>", "squad_questions:<split>"
+timing = "batch"                 # or "per_query": score each query alone to time it
+drop_documents_fraction = 0.0    # leave this share of documents out of every index (seeded): a drift scenario
+tokenizer = { pattern = "[a-z0-9]+", lowercase = true }
+bm25 = { k1 = 1.5, b = 0.75, epsilon = 0.25 }
+
+[retrieval.embedding]
+provider = "local"               # or "openai" (model, base_url, api_key_env, batch_size, ...)
+model = "all-MiniLM-L6-v2"
+precomputed = ["path/to/vectors.parquet"]   # text_sha256, vector, [text]; relative to the TOML
+
+[retrieval.hybrid]
+weights = [0.5, 0.5]             # min-max fusion weights: bm25, dense
+rrf_k = 60
+sweep_weights = []               # extra min-max points (bm25 weight), e.g. 0.0..1.0 step 0.1
+sweep_rrf_k = []                 # extra RRF constants
+
+[retrieval.ann]
+index = "none"                   # exact search; or ivf_flat, ivf_hnsw_sq (recall reported), ivf_pq
+```
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+
+from compute.retrieval.bm25 import BM25Parameters
+from compute.retrieval.dense import ANN_INDEXES
+from compute.retrieval.hybrid import DEFAULT_RRF_K
+from compute.retrieval.tokenize import tokenizer_from_settings
+from warehouse.errors import UserError
+
+RETRIEVERS = ("bm25", "dense", "hybrid_union", "hybrid_minmax", "hybrid_rrf")
+# What each retriever needs computed first.
+NEEDS = {
+    "bm25": {"bm25"},
+    "dense": {"dense"},
+    "hybrid_union": {"bm25", "dense"},
+    "hybrid_minmax": {"bm25", "dense"},
+    "hybrid_rrf": {"bm25", "dense"},
+}
+# A named BM25 setting: "bm25@" then k1=<number> and/or b=<number>, comma-separated.
+_BM25_POINT = re.compile(r"bm25@(?P<settings>(?:k1|b)=[0-9.]+(?:,(?:k1|b)=[0-9.]+)?)")
+_KEYS = {
+    "retrievers",
+    "depth",
+    "query_sets",
+    "timing",
+    "tokenizer",
+    "bm25",
+    "embedding",
+    "hybrid",
+    "ann",
+    "drop_documents_fraction",
+}
+
+
+@dataclass(frozen=True)
+class RetrievalConfig:
+    """A resolved ``[retrieval]`` table (see the module docstring for the TOML)."""
+
+    retrievers: tuple[str, ...] = RETRIEVERS
+    depth: int = 100
+    query_sets: tuple[str, ...] = ("pairs",)
+    timing: str = "batch"
+    tokenizer: dict = field(default_factory=lambda: tokenizer_from_settings(None).describe())
+    bm25: dict = field(default_factory=lambda: asdict(BM25Parameters()))
+    embedding: dict = field(default_factory=lambda: {"provider": "local", "model": "all-MiniLM-L6-v2"})
+    precomputed: tuple[str, ...] = ()
+    weights: tuple[float, float] = (0.5, 0.5)
+    rrf_k: float = DEFAULT_RRF_K
+    sweep_weights: tuple[float, ...] = ()
+    sweep_rrf_k: tuple[float, ...] = ()
+    ann_index: str = "none"
+    ann_partitions: int | None = None
+    ann_probes: int | None = None
+    drop_documents_fraction: float = 0.0
+
+    @property
+    def needs(self) -> set[str]:
+        """The base retrievers to run (named BM25 settings are run on their own, not here)."""
+        extra = {"bm25", "dense"} if self.sweep_weights or self.sweep_rrf_k else set()
+        return set().union(extra, *(NEEDS.get(r, set()) for r in self.retrievers))
+
+    @property
+    def bm25_points(self) -> dict[str, dict]:
+        """Each named BM25 setting (``bm25@k1=1.2,b=0.75``) and its full parameters, in listed order."""
+        return {r: {**self.bm25, **bm25_point_settings(r)} for r in self.retrievers if r not in RETRIEVERS}
+
+    def record(self) -> dict:
+        """The configuration as stored with the run (no secrets: keys are named by variable only)."""
+        return asdict(self)
+
+
+def bm25_point_settings(name: str) -> dict[str, float]:
+    """The k1 and/or b that a named BM25 setting such as ``bm25@k1=1.2,b=0.75`` overrides."""
+    match = _BM25_POINT.fullmatch(name)
+    if match is None:
+        raise UserError(f"[retrieval] retrievers: {name!r} is not a BM25 setting like 'bm25@k1=1.2,b=0.75'")
+    settings = {}
+    for item in match["settings"].split(","):
+        key, value = item.split("=")
+        try:
+            settings[key] = float(value)
+        except ValueError:
+            raise UserError(f"[retrieval] retrievers: {name!r}: {value!r} is not a number") from None
+    if len(settings) != len(match["settings"].split(",")):
+        raise UserError(f"[retrieval] retrievers: {name!r} names a setting twice")
+    return settings
+
+
+def _number_list(values, name: str) -> tuple[float, ...]:
+    if not isinstance(values, list) or not all(isinstance(v, (int, float)) for v in values):
+        raise UserError(f"[retrieval] {name} must be a list of numbers")
+    return tuple(float(v) for v in values)
+
+
+def config_from_settings(settings: dict | None, *, resolve=lambda path: path) -> RetrievalConfig:
+    """Check a study's ``[retrieval]`` table and fill in the defaults.
+
+    ``resolve`` turns a path from the config into an absolute one (relative to the TOML).
+    """
+    settings = dict(settings or {})
+    unknown = set(settings) - _KEYS
+    if unknown:
+        raise UserError(f"[retrieval] has unknown key(s): {', '.join(sorted(unknown))}")
+    retrievers = tuple(settings.get("retrievers", RETRIEVERS))
+    bad = [r for r in retrievers if r not in RETRIEVERS and not _BM25_POINT.fullmatch(r)]
+    if bad or not retrievers:
+        raise UserError(
+            f"[retrieval] retrievers: unknown {', '.join(bad) or '(none given)'}; "
+            f"choose from {', '.join(RETRIEVERS)} or BM25 settings like 'bm25@k1=1.2,b=0.75'"
+        )
+    for name in retrievers:
+        if name not in RETRIEVERS:
+            bm25_point_settings(name)
+    if len(set(retrievers)) != len(retrievers):
+        raise UserError("[retrieval] retrievers: a retriever is listed twice")
+    depth = settings.get("depth", 100)
+    if not isinstance(depth, int) or depth < 1:
+        raise UserError(f"[retrieval] depth must be a positive integer, got {depth!r}")
+    query_sets = tuple(settings.get("query_sets", ["pairs"]))
+    for name in query_sets:
+        if not (name == "pairs" or name.startswith("pairs:") or name.startswith("squad_questions:")):
+            raise UserError(
+                f"[retrieval] query_sets: {name!r} is not 'pairs', 'pairs:<name>' or 'squad_questions:<split>'"
+            )
+    timing = settings.get("timing", "batch")
+    if timing not in ("batch", "per_query"):
+        raise UserError(f"[retrieval] timing must be 'batch' or 'per_query', got {timing!r}")
+    tokenizer = tokenizer_from_settings(settings.get("tokenizer")).describe()
+    bm25 = {**asdict(BM25Parameters()), **settings.get("bm25", {})}
+    if set(bm25) != {"k1", "b", "epsilon"}:
+        raise UserError("[retrieval.bm25] takes only k1, b and epsilon")
+    embedding = dict(settings.get("embedding", {"provider": "local", "model": "all-MiniLM-L6-v2"}))
+    precomputed = embedding.pop("precomputed", [])
+    precomputed = tuple(resolve(p) for p in ([precomputed] if isinstance(precomputed, str) else precomputed))
+    hybrid = dict(settings.get("hybrid", {}))
+    unknown = set(hybrid) - {"weights", "rrf_k", "sweep_weights", "sweep_rrf_k"}
+    if unknown:
+        raise UserError(f"[retrieval.hybrid] has unknown key(s): {', '.join(sorted(unknown))}")
+    weights = _number_list(hybrid.get("weights", [0.5, 0.5]), "hybrid.weights")
+    if len(weights) != 2 or min(weights) < 0 or sum(weights) == 0:
+        raise UserError("[retrieval.hybrid] weights must be two non-negative numbers (bm25, dense), not both 0")
+    sweep_weights = _number_list(hybrid.get("sweep_weights", []), "hybrid.sweep_weights")
+    if any(not 0 <= w <= 1 for w in sweep_weights):
+        raise UserError("[retrieval.hybrid] sweep_weights are bm25 weights between 0 and 1")
+    sweep_rrf_k = _number_list(hybrid.get("sweep_rrf_k", []), "hybrid.sweep_rrf_k")
+    rrf_k = float(hybrid.get("rrf_k", DEFAULT_RRF_K))
+    if rrf_k < 0 or any(k < 0 for k in sweep_rrf_k):
+        raise UserError("[retrieval.hybrid] RRF constants must be non-negative")
+    ann = dict(settings.get("ann", {}))
+    index = ann.get("index", "none")
+    if index not in ANN_INDEXES:
+        raise UserError(f"[retrieval.ann] index must be one of {', '.join(ANN_INDEXES)}, got {index!r}")
+    drop = settings.get("drop_documents_fraction", 0.0)
+    if not isinstance(drop, (int, float)) or not 0 <= drop < 1:
+        raise UserError(f"[retrieval] drop_documents_fraction must be in [0, 1), got {drop!r}")
+    return RetrievalConfig(
+        retrievers=retrievers,
+        depth=depth,
+        query_sets=query_sets,
+        timing=timing,
+        tokenizer=tokenizer,
+        bm25=bm25,
+        embedding=embedding,
+        precomputed=precomputed,
+        weights=(weights[0], weights[1]),
+        rrf_k=rrf_k,
+        sweep_weights=sweep_weights,
+        sweep_rrf_k=sweep_rrf_k,
+        ann_index=index,
+        ann_partitions=ann.get("partitions"),
+        ann_probes=ann.get("probes"),
+        drop_documents_fraction=float(drop),
+    )

@@ -1,0 +1,107 @@
+"""TREC run files to and from the warehouse's ``raw.retrieval_results``.
+
+A TREC ``qid`` is ``<query_id>/<variant>`` (e.g. ``17/aae``), so one file carries every
+variant of a query set; the tag is the retriever. An imported file becomes its own run
+(kind ``trec_import``) with the file's sha256, so an external system's results (e.g. a
+ranx or Pyserini run) sit beside ours for evaluation.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pyarrow as pa
+
+from compute.retrieval.trec import TrecRow, read_run, write_run
+from ingest.readers import int32_value
+from warehouse.errors import InputError, UserError
+from warehouse.runs import file_sha256, start_run
+from warehouse.transactions import transaction
+
+
+def export_trec(con, *, run_id: str, retriever: str, path: str | Path, query_set: str | None = None) -> int:
+    """Write one retriever's results of a run as a TREC run file; return the number of lines."""
+    rows = con.execute(
+        "select query_id || '/' || variant, doc_id, rank, score from raw.retrieval_results"
+        " where run_id = ? and retriever = ? and (? is null or query_set = ?)"
+        " order by query_set, query_id, variant, rank, doc_id",
+        [run_id, retriever, query_set, query_set],
+    ).fetchall()
+    if not rows:
+        raise UserError(
+            f"no retrieval results for run {run_id!r}, retriever {retriever!r}"
+            + (f", query set {query_set!r}" if query_set else "")
+        )
+    sets = con.execute(
+        "select count(distinct query_set) from raw.retrieval_results where run_id = ? and"
+        " retriever = ? and (? is null or query_set = ?)",
+        [run_id, retriever, query_set, query_set],
+    ).fetchone()[0]
+    if sets > 1:
+        raise UserError(f"run {run_id!r} has {sets} query sets for {retriever!r}: name one with --query-set")
+    # hybrid_union has no score; its rank order is its score.
+    return write_run(
+        path,
+        (
+            TrecRow(qid, str(doc), rank, -float(rank) if score is None else score, retriever.replace(" ", "_"))
+            for qid, doc, rank, score in rows
+        ),
+    )
+
+
+def import_trec(con, path: str | Path, *, query_set: str, corpus_split: str) -> tuple[str, int]:
+    """Load a TREC run file into ``raw.retrieval_results`` as a new run; return (run_id, rows).
+
+    The retriever is ``trec:<tag>``, so imported runs never pass for our own retrievers.
+    A document or a rank listed twice for one query is refused with its line.
+    """
+    rows = read_run(path)
+    if not rows:
+        raise InputError(path, "the run file has no lines")
+    records = []
+    seen = set()
+    for line, row in enumerate(rows, start=1):
+        query_id, slash, variant = row.query_id.rpartition("/")
+        if not slash:
+            query_id, variant = row.query_id, "question"
+        if not row.doc_id.lstrip("+-").isdigit():
+            raise InputError(path, f"docid {row.doc_id!r} is not a corpus doc_id (an integer)", row=line, field="docid")
+        doc_id = int32_value(path, row.doc_id, row=line, field="docid")
+        for field, value in (("docid", doc_id), ("rank", row.rank)):
+            key = (row.tag, query_id, variant, field, value)
+            if key in seen:
+                raise InputError(
+                    path, f"{field} {value} is listed twice for query {row.query_id}", row=line, field=field
+                )
+            seen.add(key)
+        if row.rank < 1:
+            raise InputError(path, f"rank {row.rank} is below 1", row=line, field="rank")
+        records.append((f"trec:{row.tag}", query_id, variant, row.rank, doc_id, row.score))
+    with transaction(con):
+        run = start_run(
+            con,
+            kind="trec_import",
+            name=Path(path).name,
+            parameters={"path": str(path), "query_set": query_set, "corpus_split": corpus_split},
+        )
+        run.add_source(path, file_sha256(path))
+        table = pa.table(
+            {
+                "run_id": [run.run_id] * len(records),
+                "query_set": [query_set] * len(records),
+                "retriever": [r[0] for r in records],
+                "query_id": [r[1] for r in records],
+                "variant": [r[2] for r in records],
+                "corpus_split": [corpus_split] * len(records),
+                "rank": pa.array([r[3] for r in records], pa.int32()),
+                "doc_id": pa.array([r[4] for r in records], pa.int32()),
+                "score": pa.array([r[5] for r in records], pa.float64()),
+            }
+        )
+        con.register("_trec_rows", table)
+        con.execute("insert into raw.retrieval_results by name select * from _trec_rows")
+        con.unregister("_trec_rows")
+        run.row_counts["retrieval_results"] = len(records)
+        run.finish(f"imported at {datetime.now(timezone.utc).isoformat(timespec='seconds')}")
+    return run.run_id, len(records)

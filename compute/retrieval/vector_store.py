@@ -1,0 +1,164 @@
+"""Vectors in LanceDB: an embedding cache keyed by (model id, sha256 of the exact text).
+
+One LanceDB table per model holds ``text_sha256``, ``vector``, ``text`` and ``origin``
+(``computed`` or the Parquet file it was imported from). ``vectors_for`` embeds only the
+texts the cache does not hold yet, so a rerun embeds nothing it has seen.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from compute.retrieval.embeddings import EmbeddingProvider
+from warehouse.errors import InputError, UserError
+from warehouse.runs import file_sha256
+
+
+def text_sha256(text: str) -> str:
+    """The cache key of a text: sha256 of its UTF-8 bytes, as DuckDB's ``sha256()`` gives."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _table_name(model_id: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "_", model_id.lower()).strip("_")[:40]
+    return f"embeddings_{slug}_{hashlib.sha256(model_id.encode()).hexdigest()[:8]}"
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """What a Parquet import added to the cache."""
+
+    path: str
+    source_sha256: str
+    n_rows: int
+    n_new: int
+    dimension: int
+
+
+class EmbeddingCache:
+    """The cached vectors of one embedding model, in a LanceDB folder."""
+
+    def __init__(self, lancedb_dir: str | Path, model_id: str) -> None:
+        self.model_id = model_id
+        self.table_name = _table_name(model_id)
+        import lancedb  # imported here: it costs seconds at start-up, and not every command needs it
+
+        self._db = lancedb.connect(str(lancedb_dir))
+
+    def _table(self):
+        if self.table_name in self._db.list_tables().tables:
+            return self._db.open_table(self.table_name)
+        return None
+
+    def known(self) -> pa.Table:
+        """Every cached (text_sha256, vector) of this model."""
+        table = self._table()
+        if table is None:
+            return pa.table({"text_sha256": pa.array([], pa.string()), "vector": pa.array([], pa.list_(pa.float32()))})
+        return table.to_arrow().select(["text_sha256", "vector"])
+
+    def dimension(self) -> int | None:
+        table = self._table()
+        return None if table is None else table.schema.field("vector").type.list_size
+
+    def add(self, shas: list[str], vectors: np.ndarray, texts: list[str | None], *, origin: str) -> int:
+        """Store vectors for hashes the cache does not hold; return how many were new."""
+        vectors = np.asarray(vectors, dtype=np.float32)
+        if len(shas) == 0:
+            return 0
+        dimension = self.dimension()
+        if dimension is not None and vectors.shape[1] != dimension:
+            raise UserError(
+                f"embedding model {self.model_id!r} has {dimension}-d vectors in the cache, "
+                f"but {vectors.shape[1]}-d vectors were given ({origin})"
+            )
+        have = set(self.known().column("text_sha256").to_pylist())
+        keep = [i for i, sha in enumerate(shas) if sha not in have]
+        keep = list({shas[i]: i for i in keep}.values())  # one row per text
+        if not keep:
+            return 0
+        rows = pa.table(
+            {
+                "text_sha256": pa.array([shas[i] for i in keep], pa.string()),
+                "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors[keep].ravel()), vectors.shape[1]),
+                "text": pa.array([texts[i] for i in keep], pa.string()),
+                "origin": pa.array([origin] * len(keep), pa.string()),
+            }
+        )
+        table = self._table()
+        if table is None:
+            self._db.create_table(self.table_name, rows)
+        else:
+            table.add(rows)
+        return len(keep)
+
+    def import_parquet(self, path: str | Path) -> ImportResult:
+        """Import precomputed vectors (columns ``text_sha256``, ``vector``, optional ``text``).
+
+        Rows already cached are skipped; vectors are stored unit-normalised. When ``text``
+        is present, its sha256 must equal ``text_sha256`` (a mismatch names the row).
+        """
+        path = Path(path)
+        if not path.is_file():
+            raise UserError(f"{path}: no such embeddings file")
+        try:
+            table = pq.read_table(path)
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise InputError(path, f"not a readable Parquet file ({exc})") from None
+        for column in ("text_sha256", "vector"):
+            if column not in table.column_names:
+                raise InputError(path, "missing column", field=column)
+        shas = table.column("text_sha256").to_pylist()
+        texts = table.column("text").to_pylist() if "text" in table.column_names else [None] * len(shas)
+        for row, (sha, text) in enumerate(zip(shas, texts), start=1):
+            if sha is None or not re.fullmatch(r"[0-9a-f]{64}", sha):
+                raise InputError(path, "not a lowercase hex sha256", row=row, field="text_sha256")
+            if text is not None and text_sha256(text) != sha:
+                raise InputError(path, "text_sha256 is not the sha256 of text", row=row, field="text_sha256")
+        vectors = np.asarray(
+            table.column("vector").combine_chunks().flatten().to_numpy(zero_copy_only=False), dtype=np.float32
+        )
+        if len(shas) and vectors.size % len(shas):
+            raise InputError(path, "vectors differ in length", field="vector")
+        vectors = vectors.reshape(len(shas), -1) if len(shas) else vectors.reshape(0, 0)
+        if not np.isfinite(vectors).all():
+            raise InputError(path, "vector holds NaN or infinity", field="vector")
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        vectors = vectors / np.where(norms == 0, 1, norms)
+        digest = file_sha256(path)
+        new = self.add(shas, vectors, texts, origin=f"import:{path.name}:{digest[:12]}")
+        return ImportResult(str(path), digest, len(shas), new, vectors.shape[1] if len(shas) else 0)
+
+    def vectors_for(self, texts: list[str], provider: EmbeddingProvider | None) -> tuple[np.ndarray, int]:
+        """Unit vectors for ``texts`` (in order), embedding only those not cached yet.
+
+        Returns
+        -------
+        (vectors, n_embedded): the matrix and how many texts the provider had to embed.
+        """
+        shas = [text_sha256(t) for t in texts]
+        missing = sorted(set(shas) - set(self.known().column("text_sha256").to_pylist()))
+        if missing:
+            if provider is None:
+                raise UserError(
+                    f"{len(missing)} text(s) have no cached {self.model_id!r} vector and no provider is set"
+                )
+            by_sha = {sha: text for sha, text in zip(shas, texts)}
+            missing_texts = [by_sha[sha] for sha in missing]
+            self.add(missing, provider.embed(missing_texts), missing_texts, origin="computed")
+        known = self.known()
+        wanted = pa.array(sorted(set(shas)), pa.string())
+        known = known.filter(pc.is_in(known.column("text_sha256"), value_set=wanted))
+        position = {sha: i for i, sha in enumerate(known.column("text_sha256").to_pylist())}
+        matrix = np.asarray(
+            known.column("vector").combine_chunks().flatten().to_numpy(zero_copy_only=False), dtype=np.float32
+        ).reshape(len(position), -1)
+        return matrix[[position[sha] for sha in shas]] if shas else matrix[:0], len(missing)

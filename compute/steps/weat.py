@@ -1,0 +1,111 @@
+"""The ``weat`` study job (between the dbt builds).
+
+It reads the test words and embeddings from the marts, runs every test on every embedding, and
+writes ``raw.weat_word_coverage`` and ``raw.weat_test_statistics``; the second dbt build turns
+them into ``marts.weat_results`` (read by the ``weat_report`` analysis step,
+``analysis/steps/weat.py``).
+
+Study options live under ``[weat]``: ``embeddings`` and ``test_sets`` (default: all loaded),
+``tests`` (default: all), and the fields of :class:`~compute.weat.runner.WeatSettings`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from compute.weat.coverage import Vocabulary
+from compute.weat.runner import WeatSettings, run_weat_test
+from compute.weat.store import write_results
+from compute.weat.vectors import LanceVectors
+from warehouse.errors import UserError
+from warehouse.study import register_job
+
+SELECTION_KEYS = ("embeddings", "test_sets", "tests")
+
+
+def weat_settings(study) -> tuple[WeatSettings, dict]:
+    """The study's ``[weat]`` table split into statistics settings and the selection of embeddings/tests."""
+    options = dict(study.settings.get("weat", {}))
+    fields = {f.name for f in dataclasses.fields(WeatSettings)}
+    unknown = sorted(set(options) - fields - set(SELECTION_KEYS))
+    if unknown:
+        raise UserError(f"{study.path}: unknown [weat] option(s): {', '.join(unknown)}")
+    try:
+        settings = WeatSettings(**{k: v for k, v in options.items() if k in fields})
+    except (TypeError, ValueError) as exc:
+        raise UserError(f"{study.path}: [weat] {exc}") from None
+    return settings, {k: options.get(k) for k in SELECTION_KEYS}
+
+
+def _selected(con, selection: dict) -> tuple[list[tuple], list[tuple]]:
+    embeddings = con.execute(
+        "select embedding, source_version, lancedb_table from marts.dim_weat_embeddings order by embedding"
+    ).fetchall()
+    tests = con.execute("select distinct test_set, test from marts.dim_weat_test_words order by all").fetchall()
+    for key, available, pick in (
+        ("embeddings", embeddings, lambda r: r[0]),
+        ("test_sets", tests, lambda r: r[0]),
+        ("tests", tests, lambda r: r[1]),
+    ):
+        wanted = selection[key]
+        if wanted is None:
+            continue
+        missing = sorted(set(wanted) - {pick(r) for r in available})
+        if missing:
+            raise UserError(
+                f"[weat] {key} not loaded: {', '.join(missing)} (loaded: "
+                f"{', '.join(sorted({pick(r) for r in available})) or 'none'})"
+            )
+        if key == "embeddings":
+            embeddings = [r for r in embeddings if r[0] in wanted]
+        else:
+            tests = [r for r in tests if pick(r) in wanted]
+    if not embeddings or not tests:
+        raise UserError("WEAT needs at least one embedding and one test: ingest word_vectors and weat_tests first")
+    return embeddings, tests
+
+
+@register_job(
+    "weat",
+    before="+dim_weat_embeddings +dim_weat_test_words +dim_weat_tests",
+    after="path:models/staging/weat path:models/staging/warehouse path:models/marts/weat",
+)
+def run_weat(con, study, run_id: str) -> None:
+    """Run every selected test on every selected embedding and store the outcomes under ``run_id``."""
+    settings, selection = weat_settings(study)
+    embeddings, tests = _selected(con, selection)
+    words = con.execute(
+        "select test_set, test, set_role, position, word, excluded_by_definition"
+        " from marts.dim_weat_test_words order by test_set, test, set_role, position"
+    ).fetchall()
+    by_test: dict[tuple, list[dict]] = {}
+    for test_set, test, role, position, word, excluded in words:
+        by_test.setdefault((test_set, test), []).append(
+            {"set_role": role, "position": position, "word": word, "excluded_by_definition": excluded}
+        )
+    results = []
+    for embedding, version, lancedb_table in embeddings:
+        vectors = LanceVectors(lancedb_table)
+        vocabulary = Vocabulary(vectors.words())
+        for test_set, test in tests:
+            result = run_weat_test(
+                by_test[(test_set, test)],
+                embedding=embedding,
+                test_set=test_set,
+                test=test,
+                vocabulary=vocabulary,
+                vectors=vectors,
+                settings=settings,
+                study_seed=study.seed,
+            )
+            print(
+                f"  {embedding} {test_set}/{test}: {result.status}"
+                + (
+                    f" d={result.effect_size:.2f} p={result.p_value:.4g} ({result.p_method})"
+                    if result.status == "computed"
+                    else f" ({result.status_reason})"
+                ),
+                flush=True,
+            )
+            results.append((version, result))
+    write_results(con, run_id, results, settings)

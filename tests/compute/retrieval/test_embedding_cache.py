@@ -1,0 +1,117 @@
+"""The LanceDB embedding cache: reruns embed nothing new; precomputed Parquet imports."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from compute.retrieval.dense import DenseIndex
+from compute.retrieval.embeddings import LocalProvider
+from compute.retrieval.vector_store import EmbeddingCache, text_sha256
+from ingest.text_cleanup import light_cleanup
+from tests.conftest import shared_file
+from warehouse.errors import InputError, UserError
+
+
+class CountingProvider:
+    """A stand-in for an embedding model that records every text it is asked to embed."""
+
+    model_id = "counting-test-model"
+
+    def __init__(self) -> None:
+        self.calls: list[list[str]] = []
+
+    def embed(self, texts):
+        self.calls.append(list(texts))
+        return np.asarray([[len(t), t.count("a") + 1, 1.0] for t in texts], dtype=np.float32)
+
+
+def test_second_run_embeds_nothing_new(tmp_path):
+    provider = CountingProvider()
+    cache = EmbeddingCache(tmp_path, provider.model_id)
+    first, n_first = cache.vectors_for(["alpha", "beta", "alpha"], provider)
+    assert n_first == 2 and sorted(provider.calls[0]) == ["alpha", "beta"]
+    again, n_again = EmbeddingCache(tmp_path, provider.model_id).vectors_for(["beta", "alpha"], provider)
+    assert n_again == 0 and len(provider.calls) == 1
+    np.testing.assert_array_equal(again, first[[1, 0]])
+    _, n_new = cache.vectors_for(["alpha", "gamma"], provider)
+    assert n_new == 1 and provider.calls[-1] == ["gamma"]
+    other_model = EmbeddingCache(tmp_path, "another-model")
+    with pytest.raises(UserError, match="no cached"):
+        other_model.vectors_for(["alpha"], None)
+    with pytest.raises(UserError, match="3-d vectors in the cache"):
+        cache.add([text_sha256("delta")], np.ones((1, 5)), ["delta"], origin="test")
+
+
+def _write_vectors(path, texts, vectors, *, shas=None):
+    pq.write_table(
+        pa.table(
+            {
+                "text_sha256": shas or [text_sha256(t) for t in texts],
+                "text": texts,
+                "vector": pa.FixedSizeListArray.from_arrays(pa.array(np.asarray(vectors, np.float32).ravel()), 2),
+            }
+        ),
+        path,
+    )
+
+
+def test_parquet_import_is_idempotent_and_checked(tmp_path):
+    path = tmp_path / "vectors.parquet"
+    _write_vectors(path, ["one", "two"], [[3, 4], [0, 2]])
+    cache = EmbeddingCache(tmp_path / "lancedb", "m")
+    result = cache.import_parquet(path)
+    assert (result.n_rows, result.n_new, result.dimension) == (2, 2, 2)
+    assert cache.import_parquet(path).n_new == 0
+    vectors, n_embedded = cache.vectors_for(["one"], None)
+    assert n_embedded == 0 and vectors.tolist() == [[pytest.approx(0.6), pytest.approx(0.8)]]
+    _write_vectors(path, ["one", "two"], [[3, 4], [0, 2]], shas=[text_sha256("one"), text_sha256("zwei")])
+    with pytest.raises(InputError, match=r"row 2, field 'text_sha256'"):
+        cache.import_parquet(path)
+    pq.write_table(pa.table({"text_sha256": [text_sha256("x")]}), path)
+    with pytest.raises(InputError, match="field 'vector'"):
+        cache.import_parquet(path)
+
+
+@pytest.fixture(scope="module")
+def precomputed(tmp_path_factory):
+    path = shared_file("embeddings/all-MiniLM-L6-v2.parquet")
+    cache = EmbeddingCache(tmp_path_factory.mktemp("lancedb"), "all-MiniLM-L6-v2")
+    return path, cache, cache.import_parquet(path)
+
+
+@pytest.mark.real_data
+def test_precomputed_vectors_serve_a_dense_search_of_a_pair_query(precomputed):
+    path, cache, result = precomputed
+    table = pq.read_table(path, columns=["text_sha256", "kind", "text"])
+    assert result.n_new == len(set(table.column("text_sha256").to_pylist())) and result.dimension == 384
+    kinds = table.column("kind").to_pylist()
+    contexts = [t for t, k in zip(table.column("text").to_pylist(), kinds) if k == "squad_train_context"]
+    pairs = shared_file("dialect-pairs/aave_poc_dataset_20250927-193921.json").read_text("utf-8")
+    import json
+
+    first_pair = json.loads(pairs)[0]
+    query = light_cleanup(first_pair["sae_query"])
+    document_vectors, n_embedded = cache.vectors_for(contexts, None)
+    query_vectors, _ = cache.vectors_for([query], None)
+    assert n_embedded == 0 and document_vectors.shape == (18891, 384)
+    (hits,) = DenseIndex(np.arange(len(contexts)), document_vectors).search(query_vectors, depth=10)
+    assert len(hits) == 10 and hits.scores[0] > 0.3
+    assert "Hastert" in contexts[hits.doc_ids[0]]  # the query asks about Speaker Dennis Hastert
+
+
+@pytest.mark.real_data
+def test_local_model_reproduces_the_precomputed_vectors(precomputed):
+    path, cache, _ = precomputed
+    table = pq.read_table(path, columns=["kind", "text"])
+    kinds, texts = table.column("kind").to_pylist(), table.column("text").to_pylist()
+    sample = [texts[kinds.index("dialect_pair_query")], texts[kinds.index("dialect_pair_query") + 1], texts[0][:300]]
+    provider = LocalProvider()
+    provider.check()
+    computed = provider.embed(sample)
+    stored, _ = cache.vectors_for(sample[:2], None)
+    cosine = np.sum(computed[:2] * stored, axis=1)
+    assert cosine.min() > 0.999
+    assert computed.shape == (3, 384) and np.allclose(np.linalg.norm(computed, axis=1), 1, atol=1e-5)
