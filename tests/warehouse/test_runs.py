@@ -130,7 +130,8 @@ def test_the_dbt_child_dies_with_a_killed_biaswh(warehouse_home, tmp_path):
     fake_dbt.write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec sleep 600\n", encoding="utf-8")
     fake_dbt.chmod(0o755)
     code = (
-        f"from warehouse import dbt_runner; from biaswh import pipeline; dbt_runner._dbt_executable = lambda: {str(fake_dbt)!r};"
+        "from warehouse import dbt_runner; from biaswh import pipeline;"
+        f" dbt_runner._dbt_executable = lambda: {str(fake_dbt)!r};"
         " pipeline.dbt_build()"
     )
     biaswh = subprocess.Popen(
