@@ -193,14 +193,23 @@ def _provenance(con, run_id: str) -> str:
     )
 
 
-@register_page("dialect.html", "Dialect retrieval bias")
-def render(con: duckdb.DuckDBPyConnection) -> str:
+def analysed_runs(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
+    """Study runs with dialect tests, newest first, labelled with their study name and start."""
     if not relation_exists(con, "analysis", "dialect_paired_tests"):
+        return []
+    return [
+        (run_id, f"{name} {str(started)[:16]}")
+        for run_id, name, started in con.execute(
+            "select r.run_id, r.run_name, r.started_at from marts.dim_runs r"
+            " where r.run_id in (select run_id from analysis.dialect_paired_tests) order by r.started_at desc"
+        ).fetchall()
+    ]
+
+
+@register_page("dialect.html", "Dialect retrieval bias", runs=analysed_runs)
+def render(con: duckdb.DuckDBPyConnection, run_id: str | None) -> str:
+    if run_id is None:
         return '<p class="note">No dialect study has been analysed in this warehouse yet.</p>'
-    run_id = con.execute(
-        "select t.run_id from analysis.dialect_paired_tests t join marts.dim_runs r using (run_id)"
-        " order by r.started_at desc limit 1"
-    ).fetchone()[0]
     pair_sets = [
         r[0]
         for r in con.execute(
@@ -210,7 +219,7 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
     links = ", ".join(f'<a href="#pair-set-{text(p)}">{text(p)}</a>' for p in pair_sets)
     return "".join(
         [
-            f'<p class="note">Latest analysed run: <code>{text(run_id)}</code>; one section per pair set ({links}),'
+            f'<p class="note">Study run <code>{text(run_id)}</code>; one section per pair set ({links}),'
             " each leading with its finding, then the evidence.</p>",
             *(_pair_set_section(con, run_id, p) for p in pair_sets),
             _provenance(con, run_id),

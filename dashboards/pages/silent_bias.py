@@ -4,8 +4,6 @@ flips, where the two rule sets disagree, and example silent cases with the bias 
 from __future__ import annotations
 
 import math
-import re
-from typing import Literal
 
 import altair as alt
 import duckdb
@@ -14,7 +12,6 @@ from dashboards.html import chart, table, text
 from dashboards.queries import id_order, number, query_dicts, relation_exists
 from dashboards.site import register_page
 
-RuleSet = Literal["word_boundary", "seed_compatible"]
 EXCERPT_CHARS = 240
 N_EXAMPLES = 12
 
@@ -96,26 +93,19 @@ def _interval(low, high) -> str:
     return "undefined" if low is None else f"[{_number(low)}, {_number(high)}]"
 
 
-def label_pattern(label: str, *, rule_set: RuleSet) -> re.Pattern:
-    """The label as the rule set matches it (word_boundary: whole words, any separator; else a substring)."""
-    if rule_set == "seed_compatible":
-        return re.compile(re.escape(label.strip()), re.IGNORECASE)
-    words = [re.escape(w) for w in re.split(r"[\s_-]+", label.strip().lower()) if w]
-    return re.compile(r"\b" + r"[\s_-]+".join(words) + r"\b", re.IGNORECASE)
+def highlighted_excerpt(output: str, start: int | None, length: int | None, *, chars: int = EXCERPT_CHARS) -> str:
+    """An escaped excerpt around the label match the mart found (``label_match_start``/``_length``).
 
-
-def highlighted_excerpt(output: str, label: str, *, rule_set: RuleSet, chars: int = EXCERPT_CHARS) -> str:
-    """An escaped excerpt around the label's first match, the match wrapped in <mark>.
-
-    Each piece is escaped on its own before the markup is added, so no model text becomes HTML.
+    The rule that finds the label lives once, in dbt (``fct_silent_bias_detections``); the page
+    only cuts the text there. Each piece is escaped on its own before the <mark> is added.
     """
-    match = label_pattern(label, rule_set=rule_set).search(output)
-    if match is None:
+    if start is None or not length:
         return text(output[:chars])
-    start, end = max(0, match.start() - chars), min(len(output), match.end() + chars)
-    before = ("…" if start else "") + output[start : match.start()]
-    after = output[match.end() : end] + ("…" if end < len(output) else "")
-    return f"{text(before)}<mark>{text(match.group(0))}</mark>{text(after)}"
+    end_of_match = start + length
+    first, last = max(0, start - chars), min(len(output), end_of_match + chars)
+    before = ("…" if first else "") + output[first:start]
+    after = output[end_of_match:last] + ("…" if last < len(output) else "")
+    return f"{text(before)}<mark>{text(output[start:end_of_match])}</mark>{text(after)}"
 
 
 def _rates_section(con) -> list[str]:
@@ -298,8 +288,8 @@ def _disagreements_section(con) -> list[str]:
 def _examples_section(con) -> list[str]:
     rows = query_dicts(
         con,
-        "select model, rule_set, case_id, bias_feature, bias_label, output_text"
-        " from marts.fct_silent_bias_detections where is_silent"
+        "select model, rule_set, case_id, bias_feature, bias_label, output_text, label_match_start,"
+        " label_match_length from marts.fct_silent_bias_detections where is_silent"
         f" order by rule_set desc, model, case_id limit {N_EXAMPLES}",
     )
     parts = [
@@ -314,7 +304,7 @@ def _examples_section(con) -> list[str]:
             r["case_id"],
             r["bias_feature"],
             r["bias_label"],
-            highlighted_excerpt(r["output_text"], r["bias_label"], rule_set=r["rule_set"]),
+            highlighted_excerpt(r["output_text"], r["label_match_start"], r["label_match_length"]),
         ]
         for r in rows
     ]
