@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dashboards.pages.silent_bias import (
+from dashboards.charts.silent_bias import (
     biased_and_silent_counts_chart,
-    highlighted_excerpt,
-    render,
     silent_bias_heatmap_chart,
     silent_bias_rate_chart,
 )
+from dashboards.pages.silent_bias import highlighted_excerpt, render
 
 
 def test_excerpt_escapes_model_text_and_only_adds_the_mark():
