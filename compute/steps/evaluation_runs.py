@@ -158,7 +158,7 @@ def _snapshot_judgments(con, run_id: str, query_set: str, queries) -> None:
     "evaluation",
     before="+fct_squad_questions +dim_corpus_documents +fct_query_variants +fct_retrieval_qrels",
     after="path:models/staging/retrieval path:models/staging/evaluation path:models/staging/warehouse"
-    " path:seeds/evaluation path:models/marts/evaluation",
+    " path:models/intermediate/retrieval path:seeds/evaluation path:models/marts/evaluation",
 )
 def evaluation_job(con, study, run_id: str) -> None:
     """Run every configured evaluation run and write ``raw.retrieval_*`` and ``raw.evaluation_*``."""

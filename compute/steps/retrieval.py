@@ -254,8 +254,8 @@ def prepare_dense(con, config: RetrievalConfig, run_id: str, corpora: dict, quer
 @register_job(
     "retrieval",
     before="+fct_query_variants +fct_squad_questions +dim_corpus_documents",
-    after="path:models/staging/retrieval path:models/staging/warehouse path:models/intermediate/dialect"
-    " path:models/marts/dialect",
+    after="path:models/staging/retrieval path:models/staging/warehouse path:models/intermediate/retrieval"
+    " path:models/intermediate/dialect fct_retrieval_relevant_ranks path:models/marts/dialect",
 )
 def retrieval_job(con, study, run_id: str) -> None:
     """Run the study's ``[retrieval]`` configuration and write ``raw.retrieval_*`` for run ``run_id``."""

@@ -1,0 +1,88 @@
+"""The per-query metrics of the one retrieval-metric chain against trec_eval itself.
+
+The demo drift series is evaluated twice: by our SQL (``marts.fct_retrieval_query_metrics``,
+built on ``marts.fct_retrieval_relevant_ranks``) and by trec_eval's own C code through
+``pytrec_eval`` (the provider ``ir-measures`` uses), fed the run's raw results and the
+judgments the run recorded. Every metric of every query, retriever, run and k must agree.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import duckdb
+import ir_measures
+import pytest
+from ir_measures import AP, RR, P, R, Rprec, Success, nDCG
+
+from tests.conftest import run_cli
+from warehouse.settings import REPOSITORY_ROOT
+
+pytestmark = pytest.mark.dbt
+STUDY = REPOSITORY_ROOT / "studies" / "demo_evaluation.toml"
+# trec_eval's implementation, not a re-implementation: ir-measures' pytrec_eval provider.
+TREC_EVAL = ir_measures.providers.registry["pytrec_eval"]
+
+
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory):
+    home = tmp_path_factory.mktemp("trec_eval") / "warehouse"
+    run_cli("run", str(STUDY), home=home)
+    con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
+    yield con
+    con.close()
+
+
+def _trec_eval(qrels: list, rankings: dict, k: int | None) -> dict[tuple[str, str], float]:
+    """trec_eval's value of each metric for each query of one ranking set (cut at k, or the whole ranking)."""
+    # trec_eval orders a ranking by score (ties by docid), so the score is minus our rank.
+    run = [
+        ir_measures.ScoredDoc(query_id, str(doc_id), -float(rank))
+        for query_id, hits in rankings.items()
+        for rank, doc_id in hits
+        if k is None or rank <= k
+    ]
+    if k is None:
+        names = {Rprec: "r_precision"}
+    else:  # RR over the ranking cut at k is trec_eval's reciprocal rank at k
+        names = {R @ k: "recall", P @ k: "precision", nDCG @ k: "ndcg", AP @ k: "map", RR: "mrr"}
+        names[Success @ k] = "hit_rate"
+    return {
+        (metric.query_id, names[metric.measure]): metric.value
+        for metric in TREC_EVAL.evaluator(list(names), qrels).iter_calc(run)
+    }
+
+
+def test_every_query_metric_is_trec_evals(warehouse):
+    con = warehouse
+    qrels: dict[str, list] = defaultdict(list)
+    for run_id, query_id, doc_id, relevance in con.execute(
+        "select run_id, query_id, doc_id, relevance from raw.retrieval_judgments"
+    ).fetchall():
+        qrels[run_id].append(ir_measures.Qrel(query_id, str(doc_id), relevance))
+    rankings: dict[tuple[str, str], dict[str, list]] = defaultdict(lambda: defaultdict(list))
+    for run_id, retriever, query_id, rank, doc_id in con.execute(
+        "select r.run_id, r.retriever, r.query_id, r.rank, r.doc_id from raw.retrieval_results r"
+        " join raw.evaluation_runs using (run_id) where r.retriever <> 'hybrid_union'"
+        " order by r.run_id, r.retriever, r.query_id, r.rank"
+    ).fetchall():
+        rankings[(run_id, retriever)][query_id].append((rank, doc_id))
+    ours = con.execute(
+        "select run_id, retriever, query_id, k, recall, precision, ndcg, map, mrr, hit_rate, r_precision"
+        " from marts.fct_retrieval_query_metrics"
+    ).fetchall()
+    assert ours
+    expected: dict[tuple, dict] = {}
+    compared = 0
+    for run_id, retriever, query_id, k, *values in ours:
+        key = (run_id, retriever, k)
+        if key not in expected:
+            expected[key] = _trec_eval(qrels[run_id], rankings[(run_id, retriever)], k)
+            expected[key] |= _trec_eval(qrels[run_id], rankings[(run_id, retriever)], None)
+        for name, value in zip(("recall", "precision", "ndcg", "map", "mrr", "hit_rate", "r_precision"), values):
+            # trec_eval leaves out a query with no result at all; every metric of it is 0.
+            reference = expected[key].get((query_id, name), 0.0)
+            assert value == pytest.approx(reference, abs=1e-9), (run_id, retriever, query_id, k, name)
+            compared += 1
+    # 4 runs x 20 rankings x 64 judged queries x 5 k x 7 metrics
+    assert compared == 4 * 20 * 64 * 5 * 7
