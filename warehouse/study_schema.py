@@ -174,6 +174,12 @@ INGEST_SOURCES: dict[str, Table] = {
         }
     ),
     "qrels": _ingest({"query_set": STRING, "name": STRING}, required=("query_set",)),
+    "corpus": _ingest(
+        {"name": STRING, "unit": STRING, "id_column": STRING, "text_column": STRING, "title_column": STRING}
+    ),
+    "corpus_queries": _ingest(
+        {"corpus": STRING, "name": STRING, "id_column": STRING, "text_column": STRING}, required=("corpus",)
+    ),
     "silent_bias_vignettes": _ingest({"name": STRING}),
     "silent_bias_generations": _ingest({"vignette_set": STRING, "model": STRING}, required=("vignette_set",)),
     "weat_tests": _ingest({"name": STRING}),

@@ -32,7 +32,7 @@ import pyarrow as pa
 from compute.retrieval.config import config_from_settings
 from compute.retrieval.runner import Query, run_retrievers
 from compute.retrieval.writer import write_outputs
-from compute.steps.retrieval import drop_documents, load_corpora, pin_read_versions, prepare_dense
+from compute.steps.retrieval import corpus_query_rows, drop_documents, load_corpora, pin_read_versions, prepare_dense
 from ingest.evaluation_thresholds import max_achievable, read_thresholds
 from ingest.qrels import check_qrels_ids, load_qrels, query_set_table_name
 from ingest.versions import IngestResult
@@ -68,8 +68,8 @@ def series_settings(study) -> tuple[dict, list[dict]]:
     unknown = set(settings) - _KEYS
     if unknown:
         raise UserError(f"[evaluation] has unknown key(s): {', '.join(sorted(unknown))}")
-    if not str(settings.get("query_set", "")).startswith("squad_questions:"):
-        raise UserError("[evaluation] query_set must be 'squad_questions:<split>'")
+    if not str(settings.get("query_set", "")).startswith(("squad_questions:", "queries:")):
+        raise UserError("[evaluation] query_set must be 'squad_questions:<split>' or 'queries:<corpus query set>'")
     sample = settings.get("sample")
     if sample is not None and (not isinstance(sample, int) or isinstance(sample, bool) or sample < 1):
         raise UserError(f"[evaluation] sample must be a positive number of queries, got {sample!r}")
@@ -103,17 +103,27 @@ def series_settings(study) -> tuple[dict, list[dict]]:
 
 
 def sample_queries(con, split: str, *, sample: int | None, limit: int | None, seed: int) -> list[Query]:
-    """The split's questions (relevant document: their own context), a seeded sample when asked."""
-    rows = con.execute(
-        "select row_idx, question, doc_id from marts.fct_squad_questions where split = ? order by row_idx", [split]
-    ).fetchall()
+    """The split's questions (relevant document: their own context), a seeded sample when asked.
+
+    ``split`` is a SQuAD split, or ``queries:<name>``: a corpus query set (its judgments: its qrels).
+    """
+    if split.startswith("queries:"):
+        rows = [(q, text, None, corpus) for q, text, corpus in corpus_query_rows(con, split.split(":", 1)[1])]
+    else:
+        rows = [
+            (row_idx, question, doc_id, split)
+            for row_idx, question, doc_id in con.execute(
+                "select row_idx, question, doc_id from marts.fct_squad_questions where split = ? order by row_idx",
+                [split],
+            ).fetchall()
+        ]
     if not rows:
         raise UserError(f"[evaluation] no SQuAD questions for split {split!r}: ingest that split first")
     if sample is not None and sample < len(rows):
         chosen = np.sort(np.random.default_rng(seed).choice(len(rows), size=sample, replace=False))
         rows = [rows[i] for i in chosen]
     rows = rows[:limit] if limit is not None else rows
-    return [Query(str(i), "question", split, q, d) for i, q, d in rows]
+    return [Query(str(i), "question", corpus, q, d) for i, q, d, corpus in rows]
 
 
 def tune_report_folds(query_ids: list[str], *, share: float, seed: int) -> list[str]:
@@ -156,7 +166,7 @@ def _snapshot_judgments(con, run_id: str, query_set: str, queries) -> None:
 
 @register_job(
     "evaluation",
-    before="+fct_squad_questions +dim_corpus_documents +fct_query_variants +fct_retrieval_qrels",
+    before="+fct_squad_questions +dim_corpus_documents +fct_query_variants +fct_corpus_queries +fct_retrieval_qrels",
     after="path:models/staging/retrieval path:models/staging/evaluation path:models/staging/warehouse"
     " path:models/intermediate/retrieval path:seeds/evaluation path:models/marts/evaluation",
 )
@@ -164,11 +174,10 @@ def evaluation_job(con, study, run_id: str) -> None:
     """Run every configured evaluation run and write ``raw.retrieval_*`` and ``raw.evaluation_*``."""
     settings, runs = series_settings(study)
     query_set = query_set_table_name(settings["query_set"])
-    split = settings["query_set"].split(":", 1)[1]
     check_qrels_ids(con, query_set)
     queries = sample_queries(
         con,
-        split,
+        settings["query_set"] if settings["query_set"].startswith("queries:") else settings["query_set"].split(":")[1],
         sample=settings.get("sample"),
         limit=study.limit,
         seed=derive_seed(study.seed, "evaluation", "sample"),
@@ -178,11 +187,12 @@ def evaluation_job(con, study, run_id: str) -> None:
         share=settings.get("tune_share", 0.5),
         seed=derive_seed(study.seed, "evaluation", "folds"),
     )
+    split = queries[0].corpus_split
     corpora_all = load_corpora(con, {split})
     thresholds = read_thresholds(study.resolve(settings["thresholds"]) if settings.get("thresholds") else None)
     con.begin()
     try:
-        pin_read_versions(con, run_id, pair_sets=[], corpus_splits={split})
+        pin_read_versions(con, run_id, pair_sets=[], corpus_splits={split}, query_sets=(query_set,))
         _record_thresholds(con, run_id, thresholds, query_set, [q.query_id for q in queries])
         for run in runs:
             config = config_from_settings(run["retrieval"], resolve=study.resolve)

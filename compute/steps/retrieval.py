@@ -72,6 +72,25 @@ def _squad_queries(con, split: str, limit: int | None) -> dict[str, list[Query]]
     return {f"squad_questions_{split}": [Query(str(i), "question", split, q, d) for i, q, d in rows]}
 
 
+def corpus_query_rows(con, name: str) -> list[tuple]:
+    """(query_id, query_text, corpus) of corpus query set ``name`` in source order; refused when unknown."""
+    rows = con.execute(
+        "select query_id, query_text, corpus from marts.fct_corpus_queries where query_set = ? order by source_row",
+        [name],
+    ).fetchall()
+    if not rows:
+        raise UserError(
+            f"query set 'queries:{name}': no such corpus query set in marts.fct_corpus_queries; ingest it"
+            f' (source = "corpus_queries", name = "{name}") first'
+        )
+    return rows
+
+
+def _corpus_queries(con, name: str, limit: int | None) -> dict[str, list[Query]]:
+    rows = corpus_query_rows(con, name)[:limit] if limit is not None else corpus_query_rows(con, name)
+    return {f"queries_{name}": [Query(q, "question", corpus, text, None) for q, text, corpus in rows]}
+
+
 def load_query_sets(
     con, config: RetrievalConfig, limit: int | None, *, run_id: str | None = None
 ) -> tuple[dict[str, list[Query]], dict[str, str]]:
@@ -95,6 +114,9 @@ def load_query_sets(
                 names = [name.split(":", 1)[1]]
             found = _pair_queries(con, names, limit)
             kinds.update({n: "pairs" for n in found})
+        elif name.startswith("queries:"):
+            found = _corpus_queries(con, name.split(":", 1)[1], limit)
+            kinds.update({n: "questions" for n in found})
         else:
             found = _squad_queries(con, name.split(":", 1)[1], limit)
             kinds.update({n: "questions" for n in found})
@@ -104,17 +126,40 @@ def load_query_sets(
     return sets, kinds
 
 
-def pin_read_versions(con, run_id: str, *, pair_sets: list[str], corpus_splits: set[str]) -> None:
+def pin_read_versions(
+    con, run_id: str, *, pair_sets: list[str], corpus_splits: set[str], query_sets: tuple[str, ...] = ()
+) -> None:
     """Check the marts hold the versions the run pinned, and pin the inputs it read but did not ingest.
 
     A mismatch means the marts were not rebuilt after an ingest; reading them would mix versions.
+    ``query_sets``: the stored names of the query sets read (``queries_<name>`` are corpus query sets).
     """
     wanted = [
         ("query_pairs", name, "select distinct source_version from marts.fct_query_variants where pair_set = ?")
         for name in pair_sets
     ]
     wanted += [
-        ("squad", split, "select distinct source_version from marts.dim_corpus_documents where split = ?")
+        (
+            "corpus_queries",
+            name.removeprefix("queries_"),
+            "select distinct source_version from marts.fct_corpus_queries where query_set = ?",
+        )
+        for name in query_sets
+        if name.startswith("queries_")
+    ]
+    sources = dict(
+        con.execute(
+            "select split, any_value(corpus_source) from marts.dim_corpus_documents where list_contains(?, split)"
+            " group by split",
+            [sorted(corpus_splits)],
+        ).fetchall()
+    )
+    wanted += [
+        (
+            "squad" if sources.get(split, "squad") == "squad" else "corpus",
+            split,
+            "select distinct source_version from marts.dim_corpus_documents where split = ?",
+        )
         for split in sorted(corpus_splits)
     ]
     for dataset, name, query in wanted:
@@ -139,7 +184,7 @@ def load_corpora(con, splits: set[str]) -> dict[str, Corpus]:
         if not rows:
             raise UserError(
                 f"the corpus {split!r} has no documents (marts.dim_corpus_documents): "
-                "ingest that SQuAD dataset and build before retrieving"
+                "ingest that SQuAD dataset or corpus and build before retrieving"
             )
         corpora[split] = Corpus([r[0] for r in rows], [r[1] for r in rows])
     return corpora
@@ -253,7 +298,7 @@ def prepare_dense(con, config: RetrievalConfig, run_id: str, corpora: dict, quer
 
 @register_job(
     "retrieval",
-    before="+fct_query_variants +fct_squad_questions +dim_corpus_documents",
+    before="+fct_query_variants +fct_squad_questions +dim_corpus_documents +fct_corpus_queries",
     after="path:models/staging/retrieval path:models/staging/warehouse path:models/intermediate/retrieval"
     " path:models/intermediate/dialect fct_retrieval_relevant_ranks path:models/marts/dialect",
 )
@@ -268,7 +313,13 @@ def retrieval_job(con, study, run_id: str) -> None:
     )
     con.begin()
     try:
-        pin_read_versions(con, run_id, pair_sets=[n for n, k in kinds.items() if k == "pairs"], corpus_splits=splits)
+        pin_read_versions(
+            con,
+            run_id,
+            pair_sets=[n for n, k in kinds.items() if k == "pairs"],
+            corpus_splits=splits,
+            query_sets=tuple(query_sets),
+        )
         provider = cache = None
         if "dense" in config.needs:
             provider, cache = prepare_dense(con, config, run_id, corpora, query_sets)
