@@ -32,7 +32,8 @@ import pyarrow as pa
 from compute.retrieval.config import config_from_settings
 from compute.retrieval.runner import Query, run_retrievers
 from compute.retrieval.writer import write_outputs
-from compute.steps.retrieval import corpus_query_rows, drop_documents, load_corpora, pin_read_versions, prepare_dense
+from compute.steps.query_sets import corpus_query_rows, load_corpora, pin_read_versions
+from compute.steps.retrieval import drop_documents, prepare_dense
 from ingest.evaluation_thresholds import max_achievable, read_thresholds
 from ingest.qrels import check_qrels_ids, load_qrels, query_set_table_name
 from ingest.versions import IngestResult

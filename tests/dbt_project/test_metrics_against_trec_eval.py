@@ -1,9 +1,12 @@
 """The per-query metrics of the one retrieval-metric chain against trec_eval itself.
 
-The demo drift series is evaluated twice: by our SQL (``marts.fct_retrieval_query_metrics``,
+Two drift series are evaluated twice: by our SQL (``marts.fct_retrieval_query_metrics``,
 built on ``marts.fct_retrieval_relevant_ranks``) and by trec_eval's own C code through
 ``pytrec_eval`` (the provider ``ir-measures`` uses), fed the run's raw results and the
 judgments the run recorded. Every metric of every query, retriever, run and k must agree.
+The series: the demo over SQuAD-style demo data with a graded qrels file, and the
+internal-documents study (a corpus of one-line notes from ../shared/data, its Markdown gold
+questions and our BEIR-layout judgments naming documents by their source ids).
 """
 
 from __future__ import annotations
@@ -15,21 +18,31 @@ import ir_measures
 import pytest
 from ir_measures import AP, RR, P, R, Rprec, Success, nDCG
 
-from tests.conftest import run_cli
+from tests.conftest import run_cli, shared_file
 from warehouse.settings import REPOSITORY_ROOT
 
 pytestmark = pytest.mark.dbt
-STUDY = REPOSITORY_ROOT / "studies" / "demo_evaluation.toml"
+STUDIES = REPOSITORY_ROOT / "studies"
 # trec_eval's implementation, not a re-implementation: ir-measures' pytrec_eval provider.
 TREC_EVAL = ir_measures.providers.registry["pytrec_eval"]
 
 
-@pytest.fixture(scope="module")
-def warehouse(tmp_path_factory):
-    home = tmp_path_factory.mktemp("trec_eval") / "warehouse"
-    run_cli("run", str(STUDY), home=home)
+# study, rankings per run (retrievers and sweep points), judged queries, runs
+SERIES = [
+    pytest.param(("demo_evaluation", 20, 64, 4), id="demo"),
+    pytest.param(("internal_docs_evaluation", 4, 6, 3), id="internal_docs", marks=pytest.mark.real_data),
+]
+
+
+@pytest.fixture(scope="module", params=SERIES)
+def warehouse(request, tmp_path_factory):
+    study, *counts = request.param
+    if study == "internal_docs_evaluation":
+        shared_file("retrieval-eval/internal_docs.md")
+    home = tmp_path_factory.mktemp(study) / "warehouse"
+    run_cli("run", str(STUDIES / f"{study}.toml"), home=home)
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
-    yield con
+    yield con, counts, study
     con.close()
 
 
@@ -54,7 +67,7 @@ def _trec_eval(qrels: list, rankings: dict, k: int | None) -> dict[tuple[str, st
 
 
 def test_every_query_metric_is_trec_evals(warehouse):
-    con = warehouse
+    con, (n_rankings, n_queries, n_runs), _ = warehouse
     qrels: dict[str, list] = defaultdict(list)
     for run_id, query_id, doc_id, relevance in con.execute(
         "select run_id, query_id, doc_id, relevance from raw.retrieval_judgments"
@@ -84,5 +97,27 @@ def test_every_query_metric_is_trec_evals(warehouse):
             reference = expected[key].get((query_id, name), 0.0)
             assert value == pytest.approx(reference, abs=1e-9), (run_id, retriever, query_id, k, name)
             compared += 1
-    # 4 runs x 20 rankings x 64 judged queries x 5 k x 7 metrics
-    assert compared == 4 * 20 * 64 * 5 * 7
+    # runs x rankings x judged queries x 5 k x 7 metrics
+    assert compared == n_runs * n_rankings * n_queries * 5 * 7
+
+
+def test_the_internal_documents_keep_their_source_ids_and_alerts_fire(warehouse):
+    con, _, study = warehouse
+    if study != "internal_docs_evaluation":
+        pytest.skip("the internal-documents study only")
+    documents = con.execute(
+        "select count(*), count(*) filter (where source_doc_id like 'internal_docs.md:%')"
+        " from marts.dim_corpus_documents where split = 'internal_docs'"
+    ).fetchone()
+    assert documents == (104, 104)  # one document per non-empty line
+    assert con.execute("select count(*) from marts.fct_corpus_queries where query_set = 'gold_queries'").fetchone() == (
+        10,
+    )
+    # the gold document of question 3 (the PostgreSQL migration heading) is line 50 of the notes
+    assert con.execute(
+        "select d.source_doc_id from raw.retrieval_judgments j join raw.evaluation_runs e using (run_id)"
+        " join marts.dim_corpus_documents d on d.split = 'internal_docs' and d.doc_id = j.doc_id"
+        " where e.is_baseline and j.query_id = '3' and j.relevance = 2 order by d.doc_id limit 1"
+    ).fetchone() == ("internal_docs.md:50",)
+    labels = {r[0] for r in con.execute("select distinct label from analysis.retrieval_alerts").fetchall()}
+    assert "index_missing_10pct" in labels
