@@ -106,8 +106,12 @@ EVALUATION = Table(
         "bootstrap_resamples": INTEGER,
         "alpha": NUMBER,
         "thresholds": STRING,
+        "compare": Table({"metric": STRING, "k": INTEGER}),
         "runs": ArrayOfTables(
-            Table({"label": STRING, "baseline": BOOLEAN, "retrieval": RETRIEVAL}, required=("label",))
+            Table(
+                {"label": STRING, "baseline": BOOLEAN, "retrieval": RETRIEVAL, "run_file": STRING, "system": STRING},
+                required=("label",),
+            )
         ),
     }
 )

@@ -12,6 +12,10 @@ baseline = true                            # default: the first run
 [[evaluation.runs]]
 label = "bm25_k1_0.9_b_0.4"
 retrieval = { bm25 = { k1 = 0.9, b = 0.4 } }   # overrides of [retrieval] for this run
+[[evaluation.runs]]
+label = "prod_2026-01-12"                  # a run written elsewhere (TREC run or BEIR JSON results)
+run_file = "runs/prod_2026-01-12.trec"     # evaluated as retriever `system` (default: the label)
+system = "prod"
 ```
 
 Each run of the series is its own ``raw.runs`` row (kind ``evaluation_run``) whose outputs
@@ -25,11 +29,13 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 
 from compute.retrieval.config import config_from_settings
+from compute.retrieval.external_runs import read_external_run
 from compute.retrieval.runner import Query, run_retrievers
 from compute.retrieval.writer import write_outputs
 from compute.steps.query_sets import corpus_query_rows, load_corpora, pin_read_versions
@@ -39,12 +45,12 @@ from ingest.qrels import check_qrels_ids, load_qrels, query_set_table_name
 from ingest.versions import IngestResult
 from warehouse.errors import UserError
 from warehouse.run_parameters import record_run_parameters
-from warehouse.runs import start_run
+from warehouse.runs import file_sha256, start_run
 from warehouse.seeds import derive_seed
 from warehouse.settings import warehouse_paths
 from warehouse.study import register_ingester, register_job
 
-_KEYS = {"query_set", "sample", "tune_share", "runs", "bootstrap_resamples", "alpha", "thresholds"}
+_KEYS = {"query_set", "sample", "tune_share", "runs", "bootstrap_resamples", "alpha", "thresholds", "compare"}
 
 
 @register_ingester("qrels")
@@ -87,7 +93,7 @@ def series_settings(study) -> tuple[dict, list[dict]]:
     base = dict(study.settings.get("retrieval") or {})
     resolved = []
     for position, run in enumerate(runs):
-        extra = set(run) - {"label", "baseline", "retrieval"}
+        extra = set(run) - {"label", "baseline", "retrieval", "run_file", "system"}
         if extra:
             raise UserError(f"[[evaluation.runs]] {run['label']}: unknown key(s) {', '.join(sorted(extra))}")
         retrieval = _merged(base, run.get("retrieval", {}))
@@ -98,6 +104,8 @@ def series_settings(study) -> tuple[dict, list[dict]]:
                 "position": position,
                 "is_baseline": run["label"] == (baselines[0] if baselines else labels[0]),
                 "retrieval": retrieval,
+                "run_file": run.get("run_file"),
+                "system": run.get("system"),
             }
         )
     return settings, resolved
@@ -165,6 +173,21 @@ def _snapshot_judgments(con, run_id: str, query_set: str, queries) -> None:
         con.unregister("_asked")
 
 
+def _external_output(con, child, run: dict, queries, split: str, depth: int, resolve):
+    """A run written elsewhere (``run_file``) as the output of retriever ``system`` (default: the label)."""
+    path = Path(resolve(run["run_file"]))
+    doc_ids = dict(
+        con.execute("select source_doc_id, doc_id from marts.dim_corpus_documents where split = ?", [split]).fetchall()
+    )
+    output = read_external_run(
+        path, system=run["system"] or run["label"], queries=queries, doc_ids=doc_ids, depth=depth
+    )
+    sha = file_sha256(path)
+    child.add_source(path, sha)
+    output.details["external_run_sha256"] = sha
+    return output
+
+
 @register_job(
     "evaluation",
     before="+fct_squad_questions +dim_corpus_documents +fct_query_variants +fct_corpus_queries +fct_retrieval_qrels",
@@ -216,7 +239,7 @@ def evaluation_job(con, study, run_id: str) -> None:
             record_run_parameters(con, child.run_id, study.run_parameters)
             _snapshot_judgments(con, child.run_id, query_set, queries)
             provider = cache = None
-            if "dense" in config.needs:
+            if "dense" in config.needs and not run["run_file"]:
                 provider, cache = prepare_dense(con, config, child.run_id, corpora, {query_set: queries})
             created = datetime.now(timezone.utc).replace(tzinfo=None)
             record = config.record() | {
@@ -225,9 +248,13 @@ def evaluation_job(con, study, run_id: str) -> None:
                 "documents_indexed": {s: len(c.doc_ids) for s, c in corpora.items()},
                 "embedding": provider.describe() if provider else None,
             }
-            outputs = run_retrievers(
-                corpora, queries, config, provider=provider, cache=cache, lancedb_dir=warehouse_paths().lancedb_dir
-            )
+            if run["run_file"]:
+                outputs = [_external_output(con, child, run, queries, split, config.depth, study.resolve)]
+                record["external_run"] = outputs[0].details
+            else:
+                outputs = run_retrievers(
+                    corpora, queries, config, provider=provider, cache=cache, lancedb_dir=warehouse_paths().lancedb_dir
+                )
             write_outputs(
                 con,
                 run_id=child.run_id,
