@@ -27,22 +27,24 @@ STUDIES = REPOSITORY_ROOT / "studies"
 TREC_EVAL = ir_measures.providers.registry["pytrec_eval"]
 
 
-# study, rankings per run (retrievers and sweep points), judged queries, runs
+# study, then the metric values compared: runs x rankings x judged queries x cutoffs x 7 metrics
 SERIES = [
-    pytest.param(("demo_evaluation", 20, 64, 4), id="demo"),
-    pytest.param(("internal_docs_evaluation", 4, 6, 3), id="internal_docs", marks=pytest.mark.real_data),
+    pytest.param(("demo_evaluation", 4 * 20 * 64 * 5 * 7), id="demo"),
+    # a BEIR folder, three dated TREC/JSON runs of an external system and our BM25 (4 k)
+    pytest.param(("demo_external_runs", 4 * 1 * 6 * 4 * 7), id="external_runs"),
+    pytest.param(("internal_docs_evaluation", 3 * 4 * 6 * 5 * 7), id="internal_docs", marks=pytest.mark.real_data),
 ]
 
 
 @pytest.fixture(scope="module", params=SERIES)
 def warehouse(request, tmp_path_factory):
-    study, *counts = request.param
+    study, expected_count = request.param
     if study == "internal_docs_evaluation":
         shared_file("retrieval-eval/internal_docs.md")
     home = tmp_path_factory.mktemp(study) / "warehouse"
     run_cli("run", str(STUDIES / f"{study}.toml"), home=home)
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
-    yield con, counts, study
+    yield con, expected_count, study
     con.close()
 
 
@@ -67,7 +69,7 @@ def _trec_eval(qrels: list, rankings: dict, k: int | None) -> dict[tuple[str, st
 
 
 def test_every_query_metric_is_trec_evals(warehouse):
-    con, (n_rankings, n_queries, n_runs), _ = warehouse
+    con, expected_count, _ = warehouse
     qrels: dict[str, list] = defaultdict(list)
     for run_id, query_id, doc_id, relevance in con.execute(
         "select run_id, query_id, doc_id, relevance from raw.retrieval_judgments"
@@ -97,8 +99,7 @@ def test_every_query_metric_is_trec_evals(warehouse):
             reference = expected[key].get((query_id, name), 0.0)
             assert value == pytest.approx(reference, abs=1e-9), (run_id, retriever, query_id, k, name)
             compared += 1
-    # runs x rankings x judged queries x 5 k x 7 metrics
-    assert compared == n_runs * n_rankings * n_queries * 5 * 7
+    assert compared == expected_count
 
 
 def test_the_internal_documents_keep_their_source_ids_and_alerts_fire(warehouse):
@@ -121,3 +122,26 @@ def test_the_internal_documents_keep_their_source_ids_and_alerts_fire(warehouse)
     ).fetchone() == ("internal_docs.md:50",)
     labels = {r[0] for r in con.execute("select distinct label from analysis.retrieval_alerts").fetchall()}
     assert "index_missing_10pct" in labels
+
+
+def test_an_external_systems_dated_runs_drift_alert_and_compare(warehouse):
+    con, _, study = warehouse
+    if study != "demo_external_runs":
+        pytest.skip("the external-runs demo only")
+    # weeks 2 and 3 of "prod" (a TREC file and a JSON file) rank worse than week 1, the baseline
+    alerts = con.execute(
+        "select label, retriever, metric, is_significant from analysis.retrieval_alerts"
+        " where retriever = 'prod' order by label, metric"
+    ).fetchall()
+    assert ("prod_2026-01-12", "prod", "mrr@10", True) in alerts
+    assert ("prod_2026-01-19", "prod", "mrr@10", True) in alerts
+    pairs = con.execute(
+        "select system_a, system_b, mean_difference, p_holm >= p_value, n_paired_queries"
+        " from analysis.retrieval_system_comparisons order by system_a, system_b"
+    ).fetchall()
+    systems = ["prod_2026-01-05:prod", "prod_2026-01-12:prod", "prod_2026-01-19:prod", "ours:bm25"]
+    assert len(pairs) == 6 and {p[0] for p in pairs} | {p[1] for p in pairs} == set(systems)
+    assert all(holm_not_smaller and n == 6 for *_, holm_not_smaller, n in pairs)
+    # the same ranking in two formats (weeks 2 and 3) does not differ
+    same = [p for p in pairs if {p[0], p[1]} == {"prod_2026-01-12:prod", "prod_2026-01-19:prod"}]
+    assert same[0][2] == 0.0
