@@ -106,8 +106,12 @@ EVALUATION = Table(
         "bootstrap_resamples": INTEGER,
         "alpha": NUMBER,
         "thresholds": STRING,
+        "compare": Table({"metric": STRING, "k": INTEGER}),
         "runs": ArrayOfTables(
-            Table({"label": STRING, "baseline": BOOLEAN, "retrieval": RETRIEVAL}, required=("label",))
+            Table(
+                {"label": STRING, "baseline": BOOLEAN, "retrieval": RETRIEVAL, "run_file": STRING, "system": STRING},
+                required=("label",),
+            )
         ),
     }
 )
@@ -174,6 +178,12 @@ INGEST_SOURCES: dict[str, Table] = {
         }
     ),
     "qrels": _ingest({"query_set": STRING, "name": STRING}, required=("query_set",)),
+    "corpus": _ingest(
+        {"name": STRING, "unit": STRING, "id_column": STRING, "text_column": STRING, "title_column": STRING}
+    ),
+    "corpus_queries": _ingest(
+        {"corpus": STRING, "name": STRING, "id_column": STRING, "text_column": STRING}, required=("corpus",)
+    ),
     "silent_bias_vignettes": _ingest({"name": STRING}),
     "silent_bias_generations": _ingest({"vignette_set": STRING, "model": STRING}, required=("vignette_set",)),
     "weat_tests": _ingest({"name": STRING}),
