@@ -74,6 +74,12 @@ def _parser() -> argparse.ArgumentParser:
     pairs.add_argument("--squad-idx-column", default="squad_idx")
     pairs.add_argument("--squad-split", default="train", help="SQuAD split the squad_idx values index")
     pairs.add_argument("--no-cleanup", action="store_true", help="store the text as is, without the light clean-up")
+    pairs.add_argument(
+        "--cleanup",
+        choices=("light", "seed_compatible", "none"),
+        default="light",
+        help="clean-up rules: light (default, corrected), seed_compatible (the original notebook's), none",
+    )
 
     vectors = sources.add_parser(
         "vectors",
@@ -255,7 +261,7 @@ def _dispatch(args, extra: list[str]) -> None:
             id_column=args.id_column,
             squad_idx_column=args.squad_idx_column,
             squad_split=args.squad_split,
-            cleanup=not args.no_cleanup,
+            cleanup="none" if args.no_cleanup else args.cleanup,
         )
         print(result.message)
     elif args.command == "ingest" and args.source == "vectors":

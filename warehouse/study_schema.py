@@ -170,7 +170,7 @@ INGEST_SOURCES: dict[str, Table] = {
             "id_column": STRING,
             "squad_idx_column": STRING,
             "squad_split": STRING,
-            "cleanup": BOOLEAN,
+            "cleanup": OneOf((BOOLEAN, STRING), "true, false, 'light', 'seed_compatible' or 'none'"),
         }
     ),
     "qrels": _ingest({"query_set": STRING, "name": STRING}, required=("query_set",)),
