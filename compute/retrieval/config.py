@@ -141,9 +141,7 @@ def config_from_settings(settings: dict | None, *, resolve=lambda path: path) ->
     if unknown:
         raise UserError(f"[retrieval] has unknown key(s): {', '.join(sorted(unknown))}")
     retrievers = tuple(settings.get("retrievers", RETRIEVERS))
-    bad = [
-        r for r in retrievers if r not in RETRIEVERS and r != SEED_COMPATIBLE_BM25 and not _BM25_POINT.fullmatch(r)
-    ]
+    bad = [r for r in retrievers if r not in RETRIEVERS and r != SEED_COMPATIBLE_BM25 and not _BM25_POINT.fullmatch(r)]
     if bad or not retrievers:
         raise UserError(
             f"[retrieval] retrievers: unknown {', '.join(bad) or '(none given)'}; "
