@@ -181,6 +181,17 @@ INGEST_SOURCES: dict[str, Table] = {
                 (BOOLEAN, Choice(("light", "seed_compatible", "none"))),
                 "true, false, 'light', 'seed_compatible' or 'none'",
             ),
+            "allow_missing_variants": BOOLEAN,
+        }
+    ),
+    "rule_variants": _ingest(
+        {
+            "name": STRING,
+            "squad_split": STRING,
+            "sample": INTEGER,
+            "sample_seed": INTEGER,
+            "rules": STRINGS,
+            "rate": NUMBER,
         }
     ),
     "qrels": _ingest({"query_set": STRING, "name": STRING}, required=("query_set",)),
