@@ -19,6 +19,7 @@ from analysis.paired.bootstrap import paired_recall_difference_grid
 from analysis.paired.mcnemar import mcnemar
 from analysis.paired.power import power_statement
 from compute.multiple_comparisons import adjust_p_values
+from ingest.dialect_rules import RULES
 from warehouse.seeds import derive_seed
 
 ALL_RULES = "aae_rules"
@@ -69,6 +70,7 @@ def feature_effects(con, run_id: str, *, seed: int, n_resamples: int = 2000) -> 
                 {
                     **row,
                     "rule": rule,
+                    "rule_source": RULES[rule].source if rule in RULES else "every rule of the variant set",
                     "is_all_rules": variant_b == ALL_RULES,
                     "n_discordant": row["only_a"] + row["only_b"],
                     "delta_pp": 100 * (row["recall_a"] - row["recall_b"]),

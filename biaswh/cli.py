@@ -158,6 +158,9 @@ def _parser() -> argparse.ArgumentParser:
     sql.add_argument("--csv", action="store_true", help="same as --format csv")
     sql.add_argument("--out", help="write the result to this file instead of the terminal")
     commands.add_parser("shell", help="an interactive read-only SQL prompt on the warehouse")
+    from biaswh.variants_cli import add_variants_parser
+
+    add_variants_parser(commands)
     return parser
 
 
@@ -282,6 +285,10 @@ def _dispatch(args, extra: list[str]) -> None:
         print(f"dashboard site: {pipeline.run_study(args.study, limit=args.limit)}")
     elif args.command == "generate":
         print(pipeline.generate_answers(args).message)
+    elif args.command == "variants":
+        from biaswh.variants_cli import run_variants
+
+        run_variants(args)
     elif args.command == "trec":
         _trec(args)
     elif args.command == "peek":

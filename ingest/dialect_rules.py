@@ -130,7 +130,9 @@ def _aint(words, fire):
     out, fired = list(words), False
     for i, word in enumerate(words):
         w = core(word)
-        if (w in AINT_FORMS or (w == "not" and i > 0 and core(words[i - 1]) in {"is", "are", "has", "have"})) and fire():
+        if (
+            w in AINT_FORMS or (w == "not" and i > 0 and core(words[i - 1]) in {"is", "are", "has", "have"})
+        ) and fire():
             if w == "not":
                 out[i - 1], out[i] = _with_core(words[i - 1], "ain't"), None
             else:
@@ -151,7 +153,7 @@ def _third_singular_s_absence(words, fire):
         elif (
             i == 1
             and core(words[0]) == "who"
-            and re.fullmatch(r"[a-z]{3,}[^s]s", w)
+            and re.fullmatch(r"[a-z]{2,}[^s']s", w)
             and w not in AUXILIARIES | {"was", "this", "has"}
             and fire()
         ):
@@ -214,17 +216,62 @@ def _g_dropping(words, fire):
 RULES: dict[str, Rule] = {
     rule.name: rule
     for rule in (
-        Rule("no_inversion", "eWAVE 228 No inversion/no auxiliaries in wh-questions [B]", "drop did/does/do/was/were after the wh-phrase", _no_inversion),
-        Rule("aux_be_deletion", "eWAVE 174 Deletion of auxiliary be: before progressive [A]", "drop is/are before V-ing", _aux_be_deletion),
-        Rule("habitual_be", "eWAVE 90 Invariant be as habitual marker [A]", "is/are next to a habitual adverb -> be", _habitual_be),
-        Rule("copula_deletion", "eWAVE 176-178 Deletion of copula be before NPs, AdjPs, locatives [A]", "drop present is/are (not initial, not before -ing)", _copula_deletion),
-        Rule("aint", "eWAVE 155-157 Ain't as negated be, negated have, generic negator [A]", "isn't/aren't/haven't/hasn't/didn't/is not -> ain't", _aint),
-        Rule("negative_concord", "eWAVE 154 Multiple negation / negative concord [A]", "any/anything/anyone/ever/either after a negator -> no/nothing/nobody/never/neither", _negative_concord),
-        Rule("third_singular_s_absence", "eWAVE 170 Invariant present tense: zero 3rd person singular -s [A] (with 158 invariant don't)", "does/has/doesn't -> do/have/don't; who + V-s -> who + V", _third_singular_s_absence),
-        Rule("zero_past_tense", "eWAVE 132 Zero past tense forms of regular verbs [B]", "regular V-ed right after the wh-phrase -> bare V", _zero_past_tense),
-        Rule("g_dropping", "Green (2002) ch. 4: -ing as [in] (phonological; not an eWAVE morphosyntax feature)", "-ing -> -in'", _g_dropping),
+        Rule(
+            "no_inversion",
+            "eWAVE 228 No inversion/no auxiliaries in wh-questions [B]",
+            "drop did/does/do/was/were after the wh-phrase",
+            _no_inversion,
+        ),
+        Rule(
+            "aux_be_deletion",
+            "eWAVE 174 Deletion of auxiliary be: before progressive [A]",
+            "drop is/are before V-ing",
+            _aux_be_deletion,
+        ),
+        Rule(
+            "habitual_be",
+            "eWAVE 90 Invariant be as habitual marker [A]",
+            "is/are next to a habitual adverb -> be",
+            _habitual_be,
+        ),
+        Rule(
+            "copula_deletion",
+            "eWAVE 176-178 Deletion of copula be before NPs, AdjPs, locatives [A]",
+            "drop present is/are (not initial, not before -ing)",
+            _copula_deletion,
+        ),
+        Rule(
+            "aint",
+            "eWAVE 155-157 Ain't as negated be, negated have, generic negator [A]",
+            "isn't/aren't/haven't/hasn't/didn't/is not -> ain't",
+            _aint,
+        ),
+        Rule(
+            "negative_concord",
+            "eWAVE 154 Multiple negation / negative concord [A]",
+            "any/anything/anyone/ever/either after a negator -> no/nothing/nobody/never/neither",
+            _negative_concord,
+        ),
+        Rule(
+            "third_singular_s_absence",
+            "eWAVE 170 Invariant present tense: zero 3rd person singular -s [A] (with 158 invariant don't)",
+            "does/has/doesn't -> do/have/don't; who + V-s -> who + V",
+            _third_singular_s_absence,
+        ),
+        Rule(
+            "zero_past_tense",
+            "eWAVE 132 Zero past tense forms of regular verbs [B]",
+            "regular V-ed right after the wh-phrase -> bare V",
+            _zero_past_tense,
+        ),
+        Rule(
+            "g_dropping",
+            "Green (2002) ch. 4: -ing as [in] (phonological; not an eWAVE morphosyntax feature)",
+            "-ing -> -in'",
+            _g_dropping,
+        ),
     )
-}  # fmt: skip
+}
 RULE_ORDER = tuple(RULES)
 
 
@@ -236,7 +283,9 @@ class Variant:
     rules_fired: tuple[str, ...]
 
 
-def transform(question: str, rules: tuple[str, ...] | list[str] = RULE_ORDER, *, seed: int = 0, rate: float = 1.0) -> Variant:
+def transform(
+    question: str, rules: tuple[str, ...] | list[str] = RULE_ORDER, *, seed: int = 0, rate: float = 1.0
+) -> Variant:
     """Apply ``rules`` (names from :data:`RULES`, run in :data:`RULE_ORDER`) to one question.
 
     Deterministic given ``seed``: with ``rate`` below 1 each matching site fires with that
