@@ -28,15 +28,21 @@ def rule_column(rule: str) -> str:
     return f"rule_{rule}_query"
 
 
-def variant_columns(rules: tuple[str, ...] = RULE_ORDER) -> dict[str, str]:
-    """Variant label -> column for ``load_pairs(variants=...)``: sae, aae_rules and one per rule."""
-    return {"sae": "sae_query", "aae_rules": ALL_RULES_COLUMN, **{f"rule_{r}": rule_column(r) for r in rules}}
+def variant_columns(rules: tuple[str, ...] = RULE_ORDER, *, per_rule: bool = True) -> dict[str, str]:
+    """Variant label -> column for ``load_pairs(variants=...)``: sae, aae_rules and (``per_rule``) one per rule."""
+    singles = {f"rule_{r}": rule_column(r) for r in rules} if per_rule else {}
+    return {"sae": "sae_query", "aae_rules": ALL_RULES_COLUMN, **singles}
 
 
 def rule_variant_records(
-    items: list[tuple[str, int, str]], *, rules: tuple[str, ...] = RULE_ORDER, seed: int, rate: float = 1.0
+    items: list[tuple[str, int, str]],
+    *,
+    rules: tuple[str, ...] = RULE_ORDER,
+    seed: int,
+    rate: float = 1.0,
+    per_rule: bool = True,
 ) -> list[dict]:
-    """One pairs-file record per (pair id, SQuAD row, question).
+    """One pairs-file record per (pair id, SQuAD row, question); ``per_rule=False`` leaves out the single-rule columns.
 
     Every variant of a pair draws from the seed ``derive_seed(seed, pair_id, rule set)``, so a
     pair's variants do not depend on which other pairs are generated.
@@ -53,7 +59,7 @@ def rule_variant_records(
             "rules_fired": list(every.rules_fired),
             "conversion_method": method,
         }
-        for rule in rules:
+        for rule in rules if per_rule else ():
             alone = transform(question, (rule,), seed=derive_seed(seed, "rules", pair_id, rule), rate=rate)
             record[rule_column(rule)] = alone.text if alone.rules_fired else None
         records.append(record)

@@ -192,6 +192,7 @@ INGEST_SOURCES: dict[str, Table] = {
             "sample_seed": INTEGER,
             "rules": STRINGS,
             "rate": NUMBER,
+            "per_rule": BOOLEAN,
         }
     ),
     "qrels": _ingest({"query_set": STRING, "name": STRING}, required=("query_set",)),

@@ -10,6 +10,7 @@ sample = 2000                       # the original protocol's filters, then a se
 sample_seed = 42                    # default: derived from the study seed
 rules = ["copula_deletion", ...]    # default: every rule (ingest/dialect_rules.py)
 rate = 1.0                          # probability a rule fires at a site it matches
+per_rule = true                     # also each rule alone (variants rule_<name>); false: sae and aae_rules only
 ```
 
 The questions come from the latest version of ``squad_split`` in ``raw.squad_questions``.
@@ -62,11 +63,12 @@ def ingest_rule_variants(con, study, step: dict) -> IngestResult:
         rules=rules,
         seed=derive_seed(study.seed, "rule_variants", name),
         rate=float(step.get("rate", 1.0)),
+        per_rule=bool(step.get("per_rule", True)),
     )
     for record in records:
         record["sample_protocol"] = protocol.describe()
     path = write_records(records, warehouse_paths().home / step.get("path", "generated") / f"{name}.jsonl")
-    columns = variant_columns(rules)
+    columns = variant_columns(rules, per_rule=bool(step.get("per_rule", True)))
     return load_pairs(
         con, path, name=name, variants=columns, squad_split=split, cleanup="none", allow_missing_variants=True
     )
