@@ -5,6 +5,7 @@ from __future__ import annotations
 import duckdb
 
 from dashboards.charts.dialect import rank_distribution_chart, recall_at_k_chart
+from dashboards.dialect_parity import parity_section
 from dashboards.findings import dialect_finding as finding
 from dashboards.html import chart, table, text
 from dashboards.queries import id_order, number, query_dicts, query_rows, relation_exists
@@ -194,14 +195,18 @@ def _provenance(con, run_id: str) -> str:
 
 
 def analysed_runs(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
-    """Study runs with dialect tests, newest first, labelled with their study name and start."""
+    """Study runs with dialect tests, newest first (seed-compatible-only runs last), labelled by study and start."""
     if not relation_exists(con, "analysis", "dialect_paired_tests"):
         return []
     return [
         (run_id, f"{name} {str(started)[:16]}")
         for run_id, name, started in con.execute(
-            "select r.run_id, r.run_name, r.started_at from marts.dim_runs r"
-            " where r.run_id in (select run_id from analysis.dialect_paired_tests) order by r.started_at desc"
+            # the page's own name shows the latest run with a retriever other than the
+            # seed-compatible reproduction (that one is drawn in the parity section)
+            "select r.run_id, r.run_name, r.started_at from marts.dim_runs r join ("
+            " select run_id, bool_and(retriever = 'bm25_seed_compatible') as only_parity"
+            " from analysis.dialect_paired_tests group by run_id) t using (run_id)"
+            " order by t.only_parity, r.started_at desc"
         ).fetchall()
     ]
 
@@ -222,6 +227,7 @@ def render(con: duckdb.DuckDBPyConnection, run_id: str | None) -> str:
             f'<p class="note">Study run <code>{text(run_id)}</code>; one section per pair set ({links}),'
             " each leading with its finding, then the evidence.</p>",
             *(_pair_set_section(con, run_id, p) for p in pair_sets),
+            parity_section(con),
             _provenance(con, run_id),
         ]
     )

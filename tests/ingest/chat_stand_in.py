@@ -24,12 +24,14 @@ class ChatStandIn:
         status_for_all: int | None = None,
         echo_key_in_error: bool = False,
         delay_seconds: float = 0.0,
+        reply=None,
     ):
         self.failures = {k: list(v) for k, v in (failures or {}).items()}
         self.slow_seconds = slow_seconds
         self.status_for_all = status_for_all
         self.echo_key_in_error = echo_key_in_error
         self.delay_seconds = delay_seconds
+        self.reply = reply  # prompt -> assistant content (default: a diagnosis-style answer)
         self.in_flight = 0
         self.max_in_flight = 0
         self.requests: list[dict] = []
@@ -103,6 +105,11 @@ class ChatStandIn:
                 elif isinstance(action, int):
                     return self._reply(action, {"error": {"message": f"scripted {action}", "type": "x"}})
                 first_line = prompt.splitlines()[0]
+                content = (
+                    stand_in.reply(prompt)
+                    if stand_in.reply
+                    else f"**Most Likely Diagnosis:** answer to {first_line[:40]}"
+                )
                 self._reply(
                     200,
                     {
@@ -116,7 +123,7 @@ class ChatStandIn:
                                 "finish_reason": "stop",
                                 "message": {
                                     "role": "assistant",
-                                    "content": f"**Most Likely Diagnosis:** answer to {first_line[:40]}",
+                                    "content": content,
                                     "reasoning_content": f"thinking about {first_line[:40]}",
                                 },
                             }
