@@ -182,6 +182,8 @@ INGEST_SOURCES: dict[str, Table] = {
         required=("name",),
     ),
     "recsys_summary": _ingest({"name": STRING}),
+    "recsys_directional_bias": _ingest({"name": STRING}),
+    "recsys_feature_importance": _ingest({"name": STRING}),
     "recsys_posts": _ingest(
         {
             "features_path": STRING,

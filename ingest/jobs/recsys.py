@@ -1,4 +1,5 @@
-"""Study config sources for recommendation bias: ``recsys_posts``, ``recsys_summary``, ``recsys_simulated``.
+"""Study config sources for recommendation bias: ``recsys_posts``, ``recsys_summary``, ``recsys_simulated``,
+``recsys_directional_bias`` and ``recsys_feature_importance`` (the paper's published files).
 
 ``recsys_simulated`` takes a small simulation spec (TOML: the keyword options of
 :func:`ingest.recsys_simulate.simulate_posts` plus ``name``), writes the synthetic files
@@ -11,6 +12,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+from ingest.recsys_paper_results import load_recsys_directional_bias, load_recsys_feature_importance
 from ingest.recsys_posts import load_recsys_posts
 from ingest.recsys_simulate import write_simulated_files
 from ingest.recsys_summary import load_recsys_summary
@@ -27,6 +29,16 @@ def _options(step: dict, *, drop: tuple[str, ...] = ("source", "path")) -> dict:
 @register_ingester("recsys_summary")
 def ingest_summary_step(con, study, step: dict):
     return load_recsys_summary(con, study.resolve(step["path"]), **_options(step))
+
+
+@register_ingester("recsys_directional_bias")
+def ingest_directional_bias_step(con, study, step: dict):
+    return load_recsys_directional_bias(con, study.resolve(step["path"]), **_options(step))
+
+
+@register_ingester("recsys_feature_importance")
+def ingest_feature_importance_step(con, study, step: dict):
+    return load_recsys_feature_importance(con, study.resolve(step["path"]), **_options(step))
 
 
 @register_ingester("recsys_posts")

@@ -93,3 +93,45 @@ create table if not exists raw.recsys_p_adjustments (
     adjustment_method varchar not null, -- holm or fdr_bh (statsmodels multipletests)
     n_tests integer not null
 );
+
+-- The paper's published directional bias (directional_bias_data.csv): one row per feature,
+-- category ('mean_difference' for continuous features) and condition per loaded version.
+create table if not exists raw.recsys_published_directional_bias (
+    run_id varchar not null,
+    source_sha256 varchar not null,
+    source_version integer not null,
+    result_set varchar not null,
+    source_row integer not null,
+    feature varchar not null,
+    category varchar not null,
+    dataset varchar not null,
+    provider varchar not null,
+    prompt_style varchar not null,
+    directional_bias double not null,   -- prop_recommended - prop_pool, or mean_recommended - mean_pool
+    prop_pool double,                   -- categorical rows only
+    prop_recommended double,
+    feature_type varchar not null,      -- categorical or continuous
+    mean_pool double,                   -- continuous rows only
+    mean_recommended double,
+    std_diff double
+);
+
+-- The paper's published feature importance (feature_importance_data.csv): one row per
+-- feature and condition per loaded version, of a classifier predicting `selected`.
+create table if not exists raw.recsys_published_feature_importance (
+    run_id varchar not null,
+    source_sha256 varchar not null,
+    source_version integer not null,
+    result_set varchar not null,
+    source_row integer not null,
+    feature varchar not null,
+    dataset varchar not null,
+    provider varchar not null,
+    prompt_style varchar not null,
+    rf_importance double not null,
+    shap_importance double not null,
+    auroc double not null,
+    n_samples integer not null,
+    n_positive integer not null,
+    n_negative integer not null
+);
