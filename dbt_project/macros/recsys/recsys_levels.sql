@@ -18,6 +18,6 @@
 {% macro recsys_level_columns(columns) -%}
     {% if columns %}concat_ws(' × ', {{ columns | join(', ') }}){% else %}'all'{% endif %} as group_value,
     {% for column in ['dataset', 'provider', 'prompt_style'] -%}
-        {% if column in columns %}{{ column }}{% else %}cast(null as varchar){% endif %} as {{ column }},
+    {% if column in columns %}{{ column }}{% else %}cast(null as varchar){% endif %} as {{ column }},
     {% endfor %}
 {%- endmacro %}

@@ -152,7 +152,8 @@ def test_07_importance_by_model_equals_the_published_heatmap(con):
 
 
 def test_08_topic_bias_per_condition_equals_the_published_bars(con):
-    ours = _directional(con, "dataset_model_prompt", "dataset, provider, prompt_style, category", "feature = 'primary_topic'")
+    key = "dataset, provider, prompt_style, category"
+    ours = _directional(con, "dataset_model_prompt", key, "feature = 'primary_topic'")
     published = _figure("08_topic_bias_data.csv")
     assert len(published) == 162
     for row in published:

@@ -14,7 +14,7 @@ final as (
     select
         pins.run_id,
         'published' as result_source,
-        published.* exclude (ingest_run_id, source_sha256, source_row),
+        published.* exclude (ingest_run_id, source_sha256, source_row),  -- noqa: RF02
         {{ feature_in_dataset('published.feature', 'published.dataset', 'pins.run_id') }} as feature_in_dataset
     from published
     inner join pins
