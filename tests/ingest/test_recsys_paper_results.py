@@ -121,8 +121,7 @@ def test_duplicate_conditions_and_missing_columns_are_refused(con, tmp_path):
 
 @pytest.mark.real_data
 def test_the_published_files_load_whole(con):
-    directional = load_recsys_directional_bias(con, shared_file("recsys-bias/paper-submitted/directional_bias_data.csv"))
-    importance = load_recsys_feature_importance(
-        con, shared_file("recsys-bias/paper-submitted/feature_importance_data.csv")
-    )
+    folder = "recsys-bias/paper-submitted"
+    directional = load_recsys_directional_bias(con, shared_file(f"{folder}/directional_bias_data.csv"))
+    importance = load_recsys_feature_importance(con, shared_file(f"{folder}/feature_importance_data.csv"))
     assert (directional.rows, importance.rows) == (2070, 702)
