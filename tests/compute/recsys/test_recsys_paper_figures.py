@@ -36,10 +36,15 @@ def _equal(ours, published: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def con(tmp_path_factory):
+def home(tmp_path_factory):
     shared_file("recsys-bias/paper-submitted/pool_vs_recommended_summary.csv")
     home = tmp_path_factory.mktemp("recsys_paper") / "warehouse"
     run_cli("run", str(REPOSITORY_ROOT / "studies" / "recsys_paper.toml"), home=home)
+    return home
+
+
+@pytest.fixture(scope="module")
+def con(home):
     connection = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
     yield connection
     connection.close()
@@ -193,3 +198,16 @@ def test_10_demographic_bias_by_model_and_prompt_equals_the_published_bars(con, 
     assert len(published) == len(ours)
     for row in published:
         assert _equal(ours[(row["provider"], row["prompt_style"], row["category"])], row["mean_bias"]), row
+
+
+def test_the_recommendation_page_draws_every_figure_and_leads_with_the_finding(home, con):
+    page = (home / "site" / "recsys.html").read_text(encoding="utf-8")
+    for number in ("01", "02 and 03", "04", "05", "06 and 09", "07", "08", "10"):
+        assert f"Figure {number}" in page or f"Figures {number}" in page, number
+    top = con.execute(
+        "select feature from recsys_effect_sizes_aggregated where level = 'all' order by r_squared_mean desc limit 1"
+    ).fetchone()[0]
+    section = page.index("The paper's figures: paper_submitted")
+    assert page.index(f'<p class="verdict"><b>{top}</b> explains the most variance', section) < page.index(
+        "Figure 01", section
+    )
