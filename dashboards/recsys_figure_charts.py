@@ -99,16 +99,16 @@ def demographic_bar_chart(df, *, feature: str) -> alt.LayerChart:
     return (bars + whiskers).properties(title=f"{feature} on twitter (mean over prompt styles ± 1 SD)", width=360)
 
 
-def importance_heatmap_chart(df) -> alt.LayerChart:
-    """Figure 07: mean SHAP importance per feature × model (all datasets, as the paper), with its value."""
+def importance_heatmap_chart(df, *, legend: str = "mean |SHAP|") -> alt.LayerChart:
+    """Figure 07: mean importance per feature × model (all datasets, as the paper), with its value."""
     base = alt.Chart(df).encode(
         x=alt.X("model:N", title="model", axis=alt.Axis(labelAngle=-40)), y=alt.Y("feature:N", title="feature")
     )
     cells = base.mark_rect().encode(
-        color=alt.Color("importance:Q", title="mean |SHAP|", scale=alt.Scale(scheme="yelloworangered")),
+        color=alt.Color("importance:Q", title=legend, scale=alt.Scale(scheme="yelloworangered")),
         tooltip=[alt.Tooltip("feature:N"), alt.Tooltip("model:N"), alt.Tooltip("importance:Q", format=".4f")],
     )
     labels = base.mark_text(fontSize=9).encode(text=alt.Text("importance:Q", format=".3f"))
     return (cells + labels).properties(
-        title="Feature importance for predicting selection (mean |SHAP|)", width=240, height=alt.Step(18)
+        title="Feature importance for predicting selection", width=240, height=alt.Step(18)
     )

@@ -152,6 +152,7 @@ STUDY_SCHEMA = Table(
         ),
         "silent_bias": Table({"confidence": NUMBER}),
         "recsys": Table({"pool": STRING, "p_adjust": STRING, "yates": BOOLEAN, "min_group_size": INTEGER}),
+        "recsys_importance": Table({"trees": INTEGER, "folds": INTEGER, "repeats": INTEGER}),
     }
 )
 

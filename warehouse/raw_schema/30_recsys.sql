@@ -135,3 +135,30 @@ create table if not exists raw.recsys_published_feature_importance (
     n_positive integer not null,
     n_negative integer not null
 );
+
+-- Written by the `recsys_feature_importance` job: one row per (post set, condition, feature)
+-- per run, from a seeded, cross-validated random forest predicting `selected`.
+create table if not exists raw.recsys_computed_feature_importance (
+    run_id varchar not null,
+    computed_at timestamp not null,
+    result_set varchar not null,        -- the post set
+    post_set_version integer not null,
+    dataset varchar not null,
+    provider varchar not null,
+    prompt_style varchar not null,
+    feature varchar not null,
+    feature_type varchar not null,
+    impurity_importance double,         -- mean over folds of feature_importances_
+    permutation_importance double,      -- mean over folds of the held-out ROC AUC drop
+    permutation_importance_sd double,
+    auroc double,                       -- mean held-out ROC AUC over folds
+    auroc_sd double,
+    n_folds integer,
+    n_samples integer not null,
+    n_positive integer not null,
+    n_negative integer not null,
+    seed bigint not null,
+    model_variant varchar,
+    status varchar not null,            -- ok or error
+    message varchar
+);

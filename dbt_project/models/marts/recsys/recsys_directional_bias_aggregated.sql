@@ -34,7 +34,18 @@ grouped as (
             avg(prop_recommended) as prop_recommended_mean,
             avg(mean_pool) as mean_pool_mean,
             avg(mean_recommended) as mean_recommended_mean,
-            avg(std_diff) as std_diff_mean
+            avg(std_diff) as std_diff_mean,
+            sum(n_recommended) as n_recommended,
+            sum(n_pool) as n_pool,
+            -- A condition's own intervals (computed rows); an average of intervals is no interval.
+            {% if level == 'dataset_model_prompt' %}any_value(ci_low){% else %}cast(null as double){% endif %}
+                as ci_low,
+            {% if level == 'dataset_model_prompt' %}any_value(ci_high){% else %}cast(null as double){% endif %}
+                as ci_high,
+            {% if level == 'dataset_model_prompt' %}any_value(std_diff_ci_low){% else %}cast(null as double){% endif %}
+                as std_diff_ci_low,
+            {% if level == 'dataset_model_prompt' %}any_value(std_diff_ci_high){% else %}cast(null as double){% endif %}
+                as std_diff_ci_high
         from conditions
         group by all
         {% if not loop.last %}union all{% endif %}

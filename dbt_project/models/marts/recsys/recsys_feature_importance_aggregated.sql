@@ -28,10 +28,12 @@ grouped as (
             count(*) filter (where feature_in_dataset) as n_conditions,
             avg(shap_importance) filter (where feature_in_dataset) as shap_importance_mean,
             avg(rf_importance) filter (where feature_in_dataset) as rf_importance_mean,
+            avg(permutation_importance) filter (where feature_in_dataset) as permutation_importance_mean,
             avg(auroc) filter (where feature_in_dataset) as auroc_mean,
             count(*) as n_conditions_all_datasets,
             avg(shap_importance) as shap_importance_mean_all_datasets,
             avg(rf_importance) as rf_importance_mean_all_datasets,
+            avg(permutation_importance) as permutation_importance_mean_all_datasets,
             sum(n_samples) as n_samples,
             sum(n_positive) as n_positive
         from conditions
