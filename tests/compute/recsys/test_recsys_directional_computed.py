@@ -32,7 +32,8 @@ def con(tmp_path_factory):
     posts, features = folder / "posts.csv", folder / "features.csv"
     with open(posts, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["post_id", "dataset", "provider", "prompt_style", "selected", "text_length", "topic", "has_link"])
+        header = ["post_id", "dataset", "provider", "prompt_style", "selected", "text_length", "topic", "has_link"]
+        writer.writerow(header)
         for i in range(40):
             writer.writerow([f"p{i}", "twitter", "hand", "general", int(SELECTED[i]), LENGTH[i], TOPIC[i], LINK[i]])
     features.write_text("feature,type\ntext_length,numerical\ntopic,categorical\nhas_link,binary\n", encoding="utf-8")
