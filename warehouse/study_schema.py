@@ -197,6 +197,27 @@ INGEST_SOURCES: dict[str, Table] = {
         required=("features_path",),
     ),
     "recsys_simulated": _ingest({}),
+    "recsys_experiment": _ingest(
+        {
+            "features_path": STRING,
+            "name": STRING,
+            "base_url": STRING,
+            "models": STRINGS,
+            "prompt_styles": STRINGS,
+            "prompt_styles_path": STRING,
+            "n_posts": INTEGER,
+            "k": INTEGER,
+            "trials": INTEGER,
+            "dataset": STRING,
+            "temperature": NUMBER,
+            "concurrency": INTEGER,
+            "max_retries": INTEGER,
+            "backoff_seconds": NUMBER,
+            "timeout_seconds": NUMBER,
+            "api_key_env": STRING,
+        },
+        required=("features_path", "base_url", "models"),
+    ),
 }
 
 _KIND_NAMES = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false"}

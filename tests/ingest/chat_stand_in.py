@@ -14,6 +14,7 @@ class ChatStandIn:
 
     ``failures[marker]`` is a list of actions for the first requests whose prompt contains
     ``marker``: an HTTP status (e.g. 500, 429) or ``"slow"`` (sleep ``slow_seconds`` first).
+    ``responder(prompt, body)``, when given, writes the reply's content (a "model" with known behaviour).
     """
 
     def __init__(
@@ -24,7 +25,9 @@ class ChatStandIn:
         status_for_all: int | None = None,
         echo_key_in_error: bool = False,
         delay_seconds: float = 0.0,
+        responder=None,
     ):
+        self.responder = responder
         self.failures = {k: list(v) for k, v in (failures or {}).items()}
         self.slow_seconds = slow_seconds
         self.status_for_all = status_for_all
@@ -103,6 +106,9 @@ class ChatStandIn:
                 elif isinstance(action, int):
                     return self._reply(action, {"error": {"message": f"scripted {action}", "type": "x"}})
                 first_line = prompt.splitlines()[0]
+                content = f"**Most Likely Diagnosis:** answer to {first_line[:40]}"
+                if stand_in.responder is not None:
+                    content = stand_in.responder(prompt, body)
                 self._reply(
                     200,
                     {
@@ -116,7 +122,7 @@ class ChatStandIn:
                                 "finish_reason": "stop",
                                 "message": {
                                     "role": "assistant",
-                                    "content": f"**Most Likely Diagnosis:** answer to {first_line[:40]}",
+                                    "content": content,
                                     "reasoning_content": f"thinking about {first_line[:40]}",
                                 },
                             }

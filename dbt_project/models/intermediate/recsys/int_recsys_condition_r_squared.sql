@@ -12,12 +12,12 @@ with results as (
 
 final as (
     select
-        *,
+        results.*,
         case
-            when metric = 'Cohen''s d' then bias * bias / (bias * bias + 4)
-            when metric = 'Cramér''s V' then bias * bias
+            when results.metric = 'Cohen''s d' then results.bias * results.bias / (results.bias * results.bias + 4)
+            when results.metric = 'Cramér''s V' then results.bias * results.bias
         end as r_squared,
-        {{ feature_in_dataset('feature', 'dataset', 'run_id') }} as feature_in_dataset
+        {{ feature_in_dataset('results.feature', 'results.dataset', 'results.run_id') }} as feature_in_dataset
     from results
 )
 

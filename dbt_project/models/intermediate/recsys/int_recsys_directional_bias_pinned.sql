@@ -73,8 +73,8 @@ unioned as (
 
 final as (
     select
-        *,
-        {{ feature_in_dataset('feature', 'dataset', 'run_id') }} as feature_in_dataset
+        unioned.*,
+        {{ feature_in_dataset('unioned.feature', 'unioned.dataset', 'unioned.run_id') }} as feature_in_dataset
     from unioned
 )
 
