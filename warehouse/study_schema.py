@@ -163,6 +163,7 @@ STUDY_SCHEMA = Table(
         ),
         "silent_bias": Table({"confidence": NUMBER}),
         "recsys": Table({"pool": STRING, "p_adjust": STRING, "yates": BOOLEAN, "min_group_size": INTEGER}),
+        "recsys_importance": Table({"trees": INTEGER, "folds": INTEGER, "repeats": INTEGER}),
     }
 )
 
@@ -214,6 +215,8 @@ INGEST_SOURCES: dict[str, Table] = {
         required=("name",),
     ),
     "recsys_summary": _ingest({"name": STRING}),
+    "recsys_directional_bias": _ingest({"name": STRING}),
+    "recsys_feature_importance": _ingest({"name": STRING}),
     "recsys_posts": _ingest(
         {
             "features_path": STRING,
@@ -226,6 +229,27 @@ INGEST_SOURCES: dict[str, Table] = {
         required=("features_path",),
     ),
     "recsys_simulated": _ingest({}),
+    "recsys_experiment": _ingest(
+        {
+            "features_path": STRING,
+            "name": STRING,
+            "base_url": STRING,
+            "models": STRINGS,
+            "prompt_styles": STRINGS,
+            "prompt_styles_path": STRING,
+            "n_posts": INTEGER,
+            "k": INTEGER,
+            "trials": INTEGER,
+            "dataset": STRING,
+            "temperature": NUMBER,
+            "concurrency": INTEGER,
+            "max_retries": INTEGER,
+            "backoff_seconds": NUMBER,
+            "timeout_seconds": NUMBER,
+            "api_key_env": STRING,
+        },
+        required=("features_path", "base_url", "models"),
+    ),
 }
 
 _KIND_NAMES = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false"}
