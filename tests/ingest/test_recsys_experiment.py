@@ -55,11 +55,11 @@ def pool(tmp_path):
     posts, features = tmp_path / "pool.csv", tmp_path / "features.csv"
     with open(posts, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["post_id", "text", "text_length", "topic"])
+        writer.writerow(["post_id", "text", "topic"])  # text_length comes from text_features = true
         for i in range(120):
             text = " ".join(["word"] * (3 + (i * 37) % 40)) + f" <b>{i}</b>"
-            writer.writerow([f"p{i}", text, len(text), ("politics", "sports", "tech")[i % 3]])
-    features.write_text("feature,type\ntext_length,numerical\ntopic,categorical\n", encoding="utf-8")
+            writer.writerow([f"p{i}", text, ("politics", "sports", "tech")[i % 3]])
+    features.write_text("feature,type\ntopic,categorical\n", encoding="utf-8")
     return posts, features
 
 
@@ -74,7 +74,8 @@ def test_the_study_recovers_the_injected_preference_through_the_stand_in(tmp_pat
             f'[[ingest]]\nsource = "recsys_experiment"\npath = "{posts}"\nfeatures_path = "{features}"\n'
             f'name = "stand_in_experiment"\nbase_url = "{stand_in.base_url}"\nmodels = ["long-lover"]\n'
             'prompt_styles = ["general", "controversial"]\nn_posts = 20\nk = 5\ntrials = 12\n'
-            'concurrency = 3\nmax_retries = 3\nbackoff_seconds = 0.01\napi_key_env = "RECSYS_TEST_KEY"\n',
+            'concurrency = 3\nmax_retries = 3\nbackoff_seconds = 0.01\napi_key_env = "RECSYS_TEST_KEY"\n'
+            "text_features = true\n",
             encoding="utf-8",
         )
         home = tmp_path / "warehouse"
