@@ -16,7 +16,8 @@ def test_lengths_and_flags_of_a_post():
     assert features["text_length"] == len(text)
     assert features["word_count"] == len(words)
     assert features["avg_word_length"] == pytest.approx(sum(map(len, words)) / len(words))
-    assert (features["has_url"], features["has_emoji"], features["has_hashtag"], features["has_mention"]) == (1, 1, 1, 1)
+    flags = ("has_url", "has_emoji", "has_hashtag", "has_mention")
+    assert [features[flag] for flag in flags] == [1, 1, 1, 1]
 
 
 @pytest.mark.parametrize(
