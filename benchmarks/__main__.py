@@ -13,6 +13,7 @@ BENCHMARKS = {
     "demo": "benchmarks.demo",
     "run_history": "benchmarks.run_history",
     "scale": "benchmarks.scale",
+    "dialect_scale": "benchmarks.dialect_scale",
 }
 
 

@@ -74,6 +74,12 @@ def _parser() -> argparse.ArgumentParser:
     pairs.add_argument("--squad-idx-column", default="squad_idx")
     pairs.add_argument("--squad-split", default="train", help="SQuAD split the squad_idx values index")
     pairs.add_argument("--no-cleanup", action="store_true", help="store the text as is, without the light clean-up")
+    pairs.add_argument(
+        "--cleanup",
+        choices=("light", "seed_compatible", "none"),
+        default="light",
+        help="clean-up rules: light (default, corrected), seed_compatible (the original notebook's), none",
+    )
 
     vectors = sources.add_parser(
         "vectors",
@@ -152,6 +158,9 @@ def _parser() -> argparse.ArgumentParser:
     sql.add_argument("--csv", action="store_true", help="same as --format csv")
     sql.add_argument("--out", help="write the result to this file instead of the terminal")
     commands.add_parser("shell", help="an interactive read-only SQL prompt on the warehouse")
+    from biaswh.variants_cli import add_variants_parser
+
+    add_variants_parser(commands)
     return parser
 
 
@@ -255,7 +264,7 @@ def _dispatch(args, extra: list[str]) -> None:
             id_column=args.id_column,
             squad_idx_column=args.squad_idx_column,
             squad_split=args.squad_split,
-            cleanup=not args.no_cleanup,
+            cleanup="none" if args.no_cleanup else args.cleanup,
         )
         print(result.message)
     elif args.command == "ingest" and args.source == "vectors":
@@ -276,6 +285,10 @@ def _dispatch(args, extra: list[str]) -> None:
         print(f"dashboard site: {pipeline.run_study(args.study, limit=args.limit)}")
     elif args.command == "generate":
         print(pipeline.generate_answers(args).message)
+    elif args.command == "variants":
+        from biaswh.variants_cli import run_variants
+
+        run_variants(args)
     elif args.command == "trec":
         _trec(args)
     elif args.command == "peek":

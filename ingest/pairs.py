@@ -13,7 +13,7 @@ import duckdb
 import pyarrow as pa
 
 from ingest.readers import read_records
-from ingest.text_cleanup import CLEANUP_RULES, light_cleanup
+from ingest.text_cleanup import cleanup_named
 from ingest.versions import IngestResult, ingest_version, unchanged_result
 from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256
@@ -48,7 +48,7 @@ def _squad_idx(path: Path, row: int, value, column: str, n_rows: int) -> int:
     return idx
 
 
-def _long_rows(path, records, *, variants, id_column, squad_idx_column, n_rows, cleanup):
+def _long_rows(path, records, *, variants, id_column, squad_idx_column, n_rows, cleanup, allow_missing_variants):
     seen: dict[str, int] = {}
     rows = []
     known_columns = {id_column, squad_idx_column, *variants.values()}
@@ -70,6 +70,8 @@ def _long_rows(path, records, *, variants, id_column, squad_idx_column, n_rows, 
         attributes = json.dumps(extra_columns(record), sort_keys=True, default=str)
         for variant, column in variants.items():
             text = record.get(column)
+            if text is None and allow_missing_variants:
+                continue  # this pair has no such variant (e.g. a rule that did not apply)
             if not isinstance(text, str) or not text.strip():
                 raise InputError(path, f"empty query text for variant '{variant}'", row=number, field=column)
             rows.append(
@@ -80,7 +82,7 @@ def _long_rows(path, records, *, variants, id_column, squad_idx_column, n_rows, 
                     "variant": variant,
                     "source_column": column,
                     "query_text_raw": text,
-                    "query_text": light_cleanup(text) if cleanup else text,
+                    "query_text": cleanup(text),
                     "attributes": attributes,
                 }
             )
@@ -96,7 +98,8 @@ def load_pairs(
     id_column: str = "id",
     squad_idx_column: str = "squad_idx",
     squad_split: str = "train",
-    cleanup: bool = True,
+    cleanup: bool | str = True,
+    allow_missing_variants: bool = False,
 ) -> IngestResult:
     """Load a paired-query file into ``raw.query_pair_variants`` as a new version.
 
@@ -106,20 +109,25 @@ def load_pairs(
     path : JSON (array of objects), JSONL or CSV file.
     name : the pair set's name (default: the file name without suffix).
     variants : variant label -> source column; default ``{"sae": "sae_query", "aae": "aave_query"}``.
-    cleanup : apply the original study's light clean-up (the raw text is kept too).
+    cleanup : the query clean-up (the raw text is kept too): ``True``/``"light"`` the corrected light
+        clean-up, ``"seed_compatible"`` the original notebook's ("ain't" -> "aingt"), ``False``/``"none"``.
+    allow_missing_variants : a variant column that is missing or null in a row means that pair has
+        no such variant (rule-based variants exist only where the rule applied); an empty text is
+        still refused. The reference variant should be present in every row.
     """
     path = Path(path).expanduser().resolve()
     variants = dict(variants or DEFAULT_VARIANTS)
     if not variants:
         raise UserError("at least one variant column is needed")
     pair_set = name or path.stem
-    cleanup_label = CLEANUP_RULES if cleanup else "none"
+    cleanup_label, cleanup_function = cleanup_named(cleanup)
     parameters = {
         "variants": variants,
         "id_column": id_column,
         "squad_idx_column": squad_idx_column,
         "squad_split": squad_split,
         "cleanup": cleanup_label,
+        **({"allow_missing_variants": True} if allow_missing_variants else {}),
     }
     if path.is_file():
         unchanged = unchanged_result(
@@ -146,7 +154,8 @@ def load_pairs(
         id_column=id_column,
         squad_idx_column=squad_idx_column,
         n_rows=n_rows,
-        cleanup=cleanup,
+        cleanup=cleanup_function,
+        allow_missing_variants=allow_missing_variants,
     )
     table = pa.Table.from_pylist(rows)
     sha256 = file_sha256(path)

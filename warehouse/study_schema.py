@@ -59,6 +59,13 @@ class ArrayOfTables:
 
 
 @dataclass(frozen=True)
+class Choice:
+    """One of a few named values (e.g. a clean-up rule set)."""
+
+    values: tuple
+
+
+@dataclass(frozen=True)
 class OneOf:
     """The first option whose shape fits wins (e.g. a string or a list of strings)."""
 
@@ -106,8 +113,12 @@ EVALUATION = Table(
         "bootstrap_resamples": INTEGER,
         "alpha": NUMBER,
         "thresholds": STRING,
+        "compare": Table({"metric": STRING, "k": INTEGER}),
         "runs": ArrayOfTables(
-            Table({"label": STRING, "baseline": BOOLEAN, "retrieval": RETRIEVAL}, required=("label",))
+            Table(
+                {"label": STRING, "baseline": BOOLEAN, "retrieval": RETRIEVAL, "run_file": STRING, "system": STRING},
+                required=("label",),
+            )
         ),
     }
 )
@@ -171,10 +182,31 @@ INGEST_SOURCES: dict[str, Table] = {
             "id_column": STRING,
             "squad_idx_column": STRING,
             "squad_split": STRING,
-            "cleanup": BOOLEAN,
+            "cleanup": OneOf(
+                (BOOLEAN, Choice(("light", "seed_compatible", "none"))),
+                "true, false, 'light', 'seed_compatible' or 'none'",
+            ),
+            "allow_missing_variants": BOOLEAN,
+        }
+    ),
+    "rule_variants": _ingest(
+        {
+            "name": STRING,
+            "squad_split": STRING,
+            "sample": INTEGER,
+            "sample_seed": INTEGER,
+            "rules": STRINGS,
+            "rate": NUMBER,
+            "per_rule": BOOLEAN,
         }
     ),
     "qrels": _ingest({"query_set": STRING, "name": STRING}, required=("query_set",)),
+    "corpus": _ingest(
+        {"name": STRING, "unit": STRING, "id_column": STRING, "text_column": STRING, "title_column": STRING}
+    ),
+    "corpus_queries": _ingest(
+        {"corpus": STRING, "name": STRING, "id_column": STRING, "text_column": STRING}, required=("corpus",)
+    ),
     "silent_bias_vignettes": _ingest({"name": STRING}),
     "silent_bias_generations": _ingest({"vignette_set": STRING, "model": STRING}, required=("vignette_set",)),
     "weat_tests": _ingest({"name": STRING}),
@@ -236,6 +268,8 @@ def _describe(spec) -> str:
         }.get(getattr(spec.item, "kind", ""), "values")
     if isinstance(spec, OneOf):
         return spec.description or " or ".join(_describe(o) for o in spec.options)
+    if isinstance(spec, Choice):
+        return "one of " + ", ".join(repr(v) for v in spec.values)
     if isinstance(spec, ArrayOfTables):
         return "an array of tables ([[...]])"
     return "a table"
@@ -259,6 +293,8 @@ def _fits(spec, value) -> bool:
     """Whether ``value`` has the outer shape of ``spec`` (for :class:`OneOf`)."""
     if isinstance(spec, Scalar):
         return _fits_scalar(spec.kind, value)
+    if isinstance(spec, Choice):
+        return isinstance(value, str) and value in spec.values
     if isinstance(spec, ListOf):
         return isinstance(value, list) and all(_fits(spec.item, v) for v in value)
     if isinstance(spec, (Table, MapOf)):
@@ -313,8 +349,9 @@ class _Checker:
             for position, item in enumerate(value, start=1):
                 if not _fits(spec.item, item):
                     self.fail(where, f"{key} must be {_describe(spec)}; item {position} is {item!r}")
-        elif not _fits_scalar(spec.kind, value):
-            self.fail(where, f"{key} must be {_describe(spec)}, got {value!r}")
+        elif isinstance(spec, Choice) or not _fits_scalar(spec.kind, value):
+            if not _fits(spec, value):
+                self.fail(where, f"{key} must be {_describe(spec)}, got {value!r}")
 
     def table(self, spec: Table, values: dict, where: str) -> None:
         for key, value in values.items():

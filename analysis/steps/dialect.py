@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from analysis.dialect import paired_tests, power_rows, rank_tests
+from analysis.dialect_features import feature_effects
 from analysis.store import replace_run_rows
 from warehouse.errors import UserError
 from warehouse.study import register_analysis
@@ -32,3 +33,18 @@ def dialect_tests(con, study, run_id: str) -> None:
             )
         }
     print("  " + ", ".join(f"analysis.{name}: {n:,} rows" for name, n in counts.items()), flush=True)
+
+
+@register_analysis("dialect_feature_effects")
+def dialect_feature_effects(con, study, run_id: str) -> None:
+    """Write ``analysis.dialect_feature_effects`` (per-rule attribution) for ``run_id``."""
+    settings = study.settings.get("dialect", {})
+    effects = feature_effects(con, run_id, seed=study.seed, n_resamples=int(settings.get("bootstrap_resamples", 2000)))
+    if effects.height == 0:
+        raise UserError(
+            f"run {run_id} has no rule variants to attribute: the study needs a pair set with variants "
+            "'aae_rules' and 'rule_<name>' (an [[ingest]] source = \"rule_variants\" step)"
+        )
+    with transaction(con):
+        count = replace_run_rows(con, "dialect_feature_effects", run_id, effects)
+    print(f"  analysis.dialect_feature_effects: {count:,} rows", flush=True)

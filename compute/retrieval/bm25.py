@@ -22,12 +22,12 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 from itertools import chain
-from typing import Callable, Sequence
+from typing import Callable, Literal, Sequence
 
 import numpy as np
 from scipy import sparse
 
-from compute.retrieval.ranking import EMPTY_QUERY, QueryHits, no_hits, top_k_rows
+from compute.retrieval.ranking import EMPTY_QUERY, QueryHits, argsort_reversed_top_k, no_hits, top_k_rows
 from compute.retrieval.tokenize import RegexTokenizer
 from warehouse.errors import UserError
 
@@ -207,12 +207,18 @@ class BM25Index:
             matched = scores > 0
         return scores, matched
 
-    def search(self, queries: Sequence[str], *, depth: int = 100) -> list[QueryHits]:
+    def search(
+        self, queries: Sequence[str], *, depth: int = 100, ranking: Literal["tie_rule", "seed_compatible"] = "tie_rule"
+    ) -> list[QueryHits]:
         """Rank the corpus for each query text; all queries are scored in batches.
 
         A blank query, a query without tokens, or one whose tokens the corpus never uses
-        gets no hits and a ``reason``.
+        gets no hits and a ``reason``. With ``ranking="seed_compatible"`` every non-blank
+        query ranks every document as the original notebook did (see
+        :func:`compute.retrieval.ranking.argsort_reversed_top_k`).
         """
+        if ranking == "seed_compatible":
+            return self._search_seed_compatible(queries, depth)
         token_lists = [self.tokenizer(text) for text in queries]
         results: list[QueryHits] = []
         batch = max(1, MAX_CELLS_PER_BATCH // self.n_docs)
@@ -232,4 +238,16 @@ class BM25Index:
                     results.append(no_hits(NO_KNOWN_TOKENS))
                 else:
                     results.append(QueryHits(*ranked[row]))
+        return results
+
+    def _search_seed_compatible(self, queries: Sequence[str], depth: int) -> list[QueryHits]:
+        results: list[QueryHits] = []
+        batch = max(1, MAX_CELLS_PER_BATCH // self.n_docs)
+        for start in range(0, len(queries), batch):
+            chunk = list(queries[start : start + batch])
+            scores, _ = self.score([self.tokenizer(text) for text in chunk])
+            for row, text in enumerate(chunk):
+                # The notebook returned nothing for a blank query and argsort's order otherwise.
+                hits = argsort_reversed_top_k(scores[row], self.doc_ids, depth) if text.strip() else None
+                results.append(QueryHits(*hits) if hits else no_hits(EMPTY_QUERY))
         return results

@@ -3,9 +3,10 @@
 ```toml
 [retrieval]
 retrievers = ["bm25", "dense", "hybrid_union", "hybrid_minmax", "hybrid_rrf"]
+# "bm25_seed_compatible": BM25 with the original notebook's argsort ranking (reproduction only).
 # More BM25 settings in the same run: "bm25@k1=1.2,b=0.75" overrides [retrieval.bm25] (family bm25).
 depth = 100                      # hits kept per query
-query_sets = ["pairs"]           # "pairs" (every pair set), "pairs:<name>", "squad_questions:<split>"
+query_sets = ["pairs"]           # "pairs" (every pair set), "pairs:<name>", "squad_questions:<split>", "queries:<name>"
 timing = "batch"                 # or "per_query": score each query alone to time it
 drop_documents_fraction = 0.0    # leave this share of documents out of every index (seeded): a drift scenario
 tokenizer = { pattern = "[a-z0-9]+", lowercase = true }
@@ -39,6 +40,9 @@ from compute.retrieval.tokenize import tokenizer_from_settings
 from warehouse.errors import UserError
 
 RETRIEVERS = ("bm25", "dense", "hybrid_union", "hybrid_minmax", "hybrid_rrf")
+# BM25 ranked as the original dialect notebook ranked (numpy.argsort(scores)[::-1], zero scores
+# included): its own family, never a default, only for reproducing the published numbers.
+SEED_COMPATIBLE_BM25 = "bm25_seed_compatible"
 # What each retriever needs computed first.
 NEEDS = {
     "bm25": {"bm25"},
@@ -93,7 +97,11 @@ class RetrievalConfig:
     @property
     def bm25_points(self) -> dict[str, dict]:
         """Each named BM25 setting (``bm25@k1=1.2,b=0.75``) and its full parameters, in listed order."""
-        return {r: {**self.bm25, **bm25_point_settings(r)} for r in self.retrievers if r not in RETRIEVERS}
+        return {
+            r: {**self.bm25, **bm25_point_settings(r)}
+            for r in self.retrievers
+            if r not in RETRIEVERS and r != SEED_COMPATIBLE_BM25
+        }
 
     def record(self) -> dict:
         """The configuration as stored with the run (no secrets: keys are named by variable only)."""
@@ -133,14 +141,14 @@ def config_from_settings(settings: dict | None, *, resolve=lambda path: path) ->
     if unknown:
         raise UserError(f"[retrieval] has unknown key(s): {', '.join(sorted(unknown))}")
     retrievers = tuple(settings.get("retrievers", RETRIEVERS))
-    bad = [r for r in retrievers if r not in RETRIEVERS and not _BM25_POINT.fullmatch(r)]
+    bad = [r for r in retrievers if r not in RETRIEVERS and r != SEED_COMPATIBLE_BM25 and not _BM25_POINT.fullmatch(r)]
     if bad or not retrievers:
         raise UserError(
             f"[retrieval] retrievers: unknown {', '.join(bad) or '(none given)'}; "
-            f"choose from {', '.join(RETRIEVERS)} or BM25 settings like 'bm25@k1=1.2,b=0.75'"
+            f"choose from {', '.join(RETRIEVERS)}, {SEED_COMPATIBLE_BM25} or BM25 settings like 'bm25@k1=1.2,b=0.75'"
         )
     for name in retrievers:
-        if name not in RETRIEVERS:
+        if name not in RETRIEVERS and name != SEED_COMPATIBLE_BM25:
             bm25_point_settings(name)
     if len(set(retrievers)) != len(retrievers):
         raise UserError("[retrieval] retrievers: a retriever is listed twice")
@@ -149,9 +157,10 @@ def config_from_settings(settings: dict | None, *, resolve=lambda path: path) ->
         raise UserError(f"[retrieval] depth must be a positive integer, got {depth!r}")
     query_sets = tuple(settings.get("query_sets", ["pairs"]))
     for name in query_sets:
-        if not (name == "pairs" or name.startswith("pairs:") or name.startswith("squad_questions:")):
+        if not (name == "pairs" or name.startswith(("pairs:", "squad_questions:", "queries:"))):
             raise UserError(
-                f"[retrieval] query_sets: {name!r} is not 'pairs', 'pairs:<name>' or 'squad_questions:<split>'"
+                f"[retrieval] query_sets: {name!r} is not 'pairs', 'pairs:<name>', 'squad_questions:<split>'"
+                " or 'queries:<name>'"
             )
     timing = settings.get("timing", "batch")
     if timing not in ("batch", "per_query"):

@@ -3,6 +3,10 @@
 Tie rule (documented, deterministic): documents are ordered by score, highest first;
 documents with equal scores are ordered by ``doc_id``, lowest first. Only candidates a
 retriever marks as valid (finite scores) can be returned.
+
+``seed_compatible`` ranking (:func:`argsort_reversed_top_k`) is the original dialect
+notebook's ``numpy.argsort(scores)[::-1][:k]`` over every document, zero scores included:
+only for reproducing its published numbers.
 """
 
 from __future__ import annotations
@@ -56,6 +60,17 @@ def top_k(scores: np.ndarray, doc_ids: np.ndarray, depth: int) -> tuple[np.ndarr
         valid = valid[values >= threshold]
     order = np.lexsort((doc_ids[valid], -scores[valid]))[:depth]
     chosen = valid[order]
+    return doc_ids[chosen].astype(np.int64), scores[chosen].astype(np.float64)
+
+
+def argsort_reversed_top_k(scores: np.ndarray, doc_ids: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray]:
+    """The original notebook's ranking of one score row: ``numpy.argsort(scores)[::-1][:depth]``.
+
+    Every document is ranked (a document without a query token has score 0), and ties come
+    out in the order numpy's default (unstable) sort leaves them, reversed. ``scores`` must be
+    aligned with ``doc_ids`` in corpus order, as the notebook's positions were.
+    """
+    chosen = np.argsort(scores)[::-1][:depth]
     return doc_ids[chosen].astype(np.int64), scores[chosen].astype(np.float64)
 
 

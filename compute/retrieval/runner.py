@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from compute.retrieval.bm25 import BM25Index, BM25Parameters
-from compute.retrieval.config import RetrievalConfig
+from compute.retrieval.config import SEED_COMPATIBLE_BM25, RetrievalConfig
 from compute.retrieval.dense import DenseIndex
 from compute.retrieval.embeddings import EmbeddingProvider
 from compute.retrieval.hybrid import min_max_fusion, reciprocal_rank_fusion, union_of_top_k
@@ -78,6 +78,8 @@ def _bm25_for_split(
     parameters: dict,
     indexes: dict,
     out: RetrieverOutput,
+    *,
+    ranking: str = "tie_rule",
 ) -> tuple[list, list]:
     """BM25 with ``parameters`` over one split; the index is built once per (split, parameters)."""
     start = time.perf_counter()
@@ -92,8 +94,9 @@ def _bm25_for_split(
     index = indexes[key]
     out.details.setdefault("index_seconds", {})[split] = time.perf_counter() - start
     out.details.setdefault("index", {})[split] = index.describe()
+    out.details["ranking"] = ranking
     hits, latencies, seconds = _timed_search(
-        lambda batch: index.search(batch, depth=config.depth), texts, config.timing == "per_query"
+        lambda batch: index.search(batch, depth=config.depth, ranking=ranking), texts, config.timing == "per_query"
     )
     out.seconds += seconds
     return hits, latencies
@@ -159,6 +162,10 @@ def run_retrievers(
     points = {
         name: RetrieverOutput(name, "bm25", [None] * len(queries), [None] * len(queries)) for name in config.bm25_points
     }
+    if SEED_COMPATIBLE_BM25 in config.retrievers:
+        points[SEED_COMPATIBLE_BM25] = RetrieverOutput(
+            SEED_COMPATIBLE_BM25, SEED_COMPATIBLE_BM25, [None] * len(queries), [None] * len(queries)
+        )
     for split in sorted({q.corpus_split for q in queries}):
         rows = [i for i, q in enumerate(queries) if q.corpus_split == split]
         texts = [queries[i].text for i in rows]
@@ -169,6 +176,13 @@ def run_retrievers(
                 base_hits["bm25"][i], base_latency["bm25"][i] = h, latency
         for name, parameters in config.bm25_points.items():
             hits, latencies = _bm25_for_split(split, corpus, texts, config, parameters, bm25_indexes, points[name])
+            for i, h, latency in zip(rows, hits, latencies):
+                points[name].hits[i], points[name].latency_ms[i] = h, latency
+        if SEED_COMPATIBLE_BM25 in points:
+            name = SEED_COMPATIBLE_BM25
+            hits, latencies = _bm25_for_split(
+                split, corpus, texts, config, config.bm25, bm25_indexes, points[name], ranking="seed_compatible"
+            )
             for i, h, latency in zip(rows, hits, latencies):
                 points[name].hits[i], points[name].latency_ms[i] = h, latency
         if "dense" in base:

@@ -25,6 +25,7 @@ class ChatStandIn:
         status_for_all: int | None = None,
         echo_key_in_error: bool = False,
         delay_seconds: float = 0.0,
+        reply=None,
         responder=None,
     ):
         self.responder = responder
@@ -33,6 +34,7 @@ class ChatStandIn:
         self.status_for_all = status_for_all
         self.echo_key_in_error = echo_key_in_error
         self.delay_seconds = delay_seconds
+        self.reply = reply  # prompt -> assistant content (default: a diagnosis-style answer)
         self.in_flight = 0
         self.max_in_flight = 0
         self.requests: list[dict] = []
@@ -107,8 +109,10 @@ class ChatStandIn:
                     return self._reply(action, {"error": {"message": f"scripted {action}", "type": "x"}})
                 first_line = prompt.splitlines()[0]
                 content = f"**Most Likely Diagnosis:** answer to {first_line[:40]}"
-                if stand_in.responder is not None:
+                if stand_in.responder is not None:  # a "model" that sees the whole request
                     content = stand_in.responder(prompt, body)
+                elif stand_in.reply is not None:  # a "model" that sees only the prompt
+                    content = stand_in.reply(prompt)
                 self._reply(
                     200,
                     {

@@ -221,7 +221,11 @@ CASES = {
     ),
     "study ingest key of the wrong type": Case(
         ["run", "{tmp}/study.toml"],
-        ("{tmp}/study.toml", '[[ingest]] #1 (source = "pairs")', "cleanup must be true or false"),
+        (
+            "{tmp}/study.toml",
+            '[[ingest]] #1 (source = "pairs")',
+            "cleanup must be true, false, 'light', 'seed_compatible' or 'none'",
+        ),
         files={"study.toml": _study('seed = 1\n[[ingest]]\nsource = "pairs"\npath = "p.csv"\ncleanup = "yes"\n')},
     ),
 }

@@ -61,7 +61,8 @@ def test_the_schema_knows_every_registered_ingest_source():
         (
             '[[ingest]]\nsource = "squad"\npath = "s.json"\n'
             '[[ingest]]\nsource = "pairs"\npath = "p.csv"\ncleanup = 1\n',
-            '[[ingest]] #2 (source = "pairs"): cleanup must be true or false, got 1',
+            '[[ingest]] #2 (source = "pairs"): cleanup must be true, false, '
+            "'light', 'seed_compatible' or 'none', got 1",
         ),
         ('[[ingest]]\nsource = "qrels"\npath = "q.csv"\n', '[[ingest]] #1 (source = "qrels"): needs query_set'),
         (

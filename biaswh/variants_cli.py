@@ -1,0 +1,153 @@
+"""``biaswh variants``: make dialect variants of questions (offline rules), and judge them.
+
+```bash
+biaswh variants rules --pairs PAIRS.json [--report report.json]   # ours beside the human-checked variants
+biaswh variants rules --squad train.parquet --sample 2000 --out pairs.jsonl [--rules a,b] [--seed S]
+biaswh variants llm --squad train.parquet --sample 200 --model M --base-url URL --out conversions.jsonl \
+    --pairs-out pairs.json   # the original LLM protocol; resumable (the --out JSONL is the cache)
+```
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from warehouse.errors import UserError
+
+
+def add_variants_parser(commands) -> None:
+    variants = commands.add_parser("variants", help="dialect variants of questions: offline rules or an LLM")
+    kinds = variants.add_subparsers(dest="variants_command", required=True)
+    rules = kinds.add_parser(
+        "rules",
+        help="rule-based AAE variants (ingest/dialect_rules.py); with --pairs, compare them with human-checked ones",
+    )
+    source = rules.add_mutually_exclusive_group(required=True)
+    source.add_argument("--pairs", help="a pairs file (JSON/JSONL/CSV): our variant of each SAE query beside its AAE")
+    source.add_argument("--squad", help="SQuAD Parquet/JSON: sample questions as the original study and convert them")
+    rules.add_argument("--out", help="with --squad: the pairs JSONL to write")
+    rules.add_argument("--report", help="with --pairs: write the agreement report (every pair side by side) as JSON")
+    rules.add_argument("--sae-column", default="sae_query")
+    rules.add_argument("--human-column", default="aave_query")
+    rules.add_argument("--sample", type=int, default=200, help="questions to sample (original protocol)")
+    rules.add_argument("--sample-seed", type=int, default=42, help="seed of the question sample (original: 42)")
+    rules.add_argument("--seed", type=int, default=0, help="seed of the rules (matters only with --rate below 1)")
+    rules.add_argument("--rate", type=float, default=1.0, help="probability a rule fires at a matching site")
+    rules.add_argument("--rules", help="comma-separated rule names (default: all)")
+    rules.add_argument("--show", type=int, default=10, help="pairs to print side by side")
+    _add_llm_parser(kinds)
+
+
+def _add_llm_parser(kinds) -> None:
+    from ingest.dialect_conversion import ConversionSettings as Defaults
+
+    llm = kinds.add_parser("llm", help="convert sampled SQuAD questions with an OpenAI-compatible endpoint")
+    llm.add_argument("--squad", required=True, help="SQuAD Parquet/JSON/JSONL whose questions are sampled")
+    llm.add_argument("--sample", type=int, default=200, help="questions to sample (original protocol: 200)")
+    llm.add_argument("--sample-seed", type=int, default=42, help="seed of the question sample (original: 42)")
+    llm.add_argument("--model", required=True)
+    llm.add_argument("--base-url", required=True, help="e.g. https://api.openai.com/v1 or http://localhost:1234/v1")
+    llm.add_argument("--out", required=True, help="conversions JSONL; also the cache a rerun resumes from")
+    llm.add_argument("--pairs-out", help="write the accepted conversions as a pairs file (biaswh ingest pairs)")
+    llm.add_argument("--report", help="write the report (acceptance, identical share, edit distances) as JSON")
+    llm.add_argument("--api-key-env", default=Defaults.api_key_env, help="variable holding the key (never written)")
+    llm.add_argument("--template-file", help="prompt template with {sae_query} (default: ours, see --help source)")
+    llm.add_argument("--max-tokens", type=int, default=Defaults.max_tokens)
+    llm.add_argument("--temperature", type=float, help="sent only when set (the original left it unset)")
+    llm.add_argument("--top-p", type=float, help="sent only when set (the original left it unset)")
+    llm.add_argument("--seed", type=int, help="sampling seed sent to the endpoint (where supported)")
+    llm.add_argument("--concurrency", type=int, default=Defaults.concurrency)
+    llm.add_argument("--max-retries", type=int, default=Defaults.max_retries)
+    llm.add_argument("--backoff", type=float, default=Defaults.backoff_seconds, help="seconds; doubles each retry")
+    llm.add_argument("--timeout", type=float, default=Defaults.timeout_seconds, help="seconds per request")
+
+
+def _print_agreement(report: dict, show: int) -> None:
+    summary = report["summary"]
+    print(f"{summary['n_pairs']} pairs: our rule variant beside the human-checked one")
+    for key, value in summary.items():
+        if key != "n_pairs":
+            print(f"  {key}: {value}")
+    print("per rule (fired: pairs the rule alone changes; share_human_agrees: the human variant makes that edit)")
+    for rule, counts in report["per_rule"].items():
+        print(f"  {rule:26} fired {counts['fired']:4}  agrees {counts['share_human_agrees']}  [{counts['source']}]")
+    for row in report["pairs"][:show]:
+        print(f"\n  SAE:   {row['sae']}\n  human: {row['human']}\n  rules: {row['rules']}  {row['rules_fired']}")
+
+
+def _read_questions(path: Path) -> list[str]:
+    from ingest.readers import read_records
+
+    if path.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        return pq.read_table(path, columns=["question"]).column("question").to_pylist()
+    return [r["question"] for r in read_records(path, allowed=("json", "jsonl"))]
+
+
+def _run_llm(args) -> None:
+    from ingest.dialect_conversion import ConversionSettings, convert_questions, read_cache, write_pairs
+    from ingest.question_sample import SampleProtocol, sample_questions
+
+    settings = ConversionSettings(
+        model=args.model,
+        base_url=args.base_url,
+        api_key_env=args.api_key_env,
+        **({"prompt_template": Path(args.template_file).read_text("utf-8")} if args.template_file else {}),
+        max_tokens=args.max_tokens,
+        temperature=args.temperature,
+        top_p=args.top_p,
+        seed=args.seed,
+        concurrency=args.concurrency,
+        max_retries=args.max_retries,
+        backoff_seconds=args.backoff,
+        timeout_seconds=args.timeout,
+    )
+    protocol = SampleProtocol(sample_size=args.sample, seed=args.sample_seed)
+    sampled = sample_questions(_read_questions(Path(args.squad)), protocol)
+    items = [(str(n), idx, q) for n, (idx, q) in enumerate(sampled)]
+    report = convert_questions(items, args.out, settings)
+    print(json.dumps(report, indent=1))
+    if args.report:
+        Path(args.report).write_text(json.dumps(report, indent=1), "utf-8")
+    if args.pairs_out:
+        records = read_cache(Path(args.out))
+        finished = [records[i[0]] for i in items if i[0] in records]
+        n = write_pairs(finished, args.pairs_out, settings, protocol.describe())
+        print(f"wrote {n:,} accepted pairs to {args.pairs_out}")
+
+
+def run_variants(args) -> None:
+    if args.variants_command == "llm":
+        return _run_llm(args)
+    from ingest.dialect_rules import RULE_ORDER
+    from ingest.readers import read_records
+    from ingest.rule_variants import agreement_with_human, rule_variant_records, write_records
+
+    rules = tuple(r.strip() for r in args.rules.split(",")) if args.rules else RULE_ORDER
+    if args.pairs:
+        records = read_records(Path(args.pairs), allowed=("json", "jsonl", "csv"))
+        report = agreement_with_human(
+            records, sae_column=args.sae_column, human_column=args.human_column, seed=args.seed
+        )
+        _print_agreement(report, args.show)
+        if args.report:
+            Path(args.report).write_text(json.dumps(report, indent=1, ensure_ascii=False), "utf-8")
+            print(f"\nwrote {args.report}")
+        return
+    if not args.out:
+        raise UserError("biaswh variants rules --squad needs --out (the pairs JSONL to write)")
+    from ingest.question_sample import SampleProtocol, sample_questions
+
+    questions = _read_questions(Path(args.squad))
+    protocol = SampleProtocol(sample_size=args.sample, seed=args.sample_seed)
+    sampled = sample_questions(questions, protocol)
+    records = rule_variant_records(
+        [(str(n), idx, q) for n, (idx, q) in enumerate(sampled)], rules=rules, seed=args.seed, rate=args.rate
+    )
+    for record in records:
+        record["sample_protocol"] = protocol.describe()
+    write_records(records, Path(args.out))
+    fired = sum(bool(r["rules_fired"]) for r in records)
+    print(f"wrote {len(records):,} pairs to {args.out} ({fired:,} changed by at least one rule)")

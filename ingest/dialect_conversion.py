@@ -1,0 +1,228 @@
+"""LLM conversion of SAE questions into AAE, following the original study's protocol.
+
+The protocol (its generation notebook): questions sampled by :mod:`ingest.question_sample`;
+one chat request per question with a prompt template (recorded); the reply stripped and
+**accepted only if longer than 5 characters and ending with "?"**; the original sent
+``max_completion_tokens = 150`` and left temperature and top-p at the endpoint's defaults
+(our defaults too; set them to send them). Any OpenAI-compatible endpoint (``base_url``).
+
+As ``ingest/generation.py``: concurrent requests, a timeout and retries with exponential
+backoff on timeouts, connection errors, 429 and 5xx; a wrong key, model or URL stops the
+run; the key is read from an environment variable, sent only in the request header and
+written nowhere. The conversions JSONL is the cache: every answer is appended as it
+arrives and a rerun sends only questions without an ``accepted`` or ``rejected`` line
+(errors are retried). :func:`write_pairs` turns the accepted conversions into a pairs file
+(``biaswh ingest pairs`` reads it) with provenance; :func:`conversion_report` gives the
+acceptance rate, the share identical to the source and the edit-distance distribution.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import statistics
+import threading
+import time
+import uuid
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import openai
+
+from ingest.generation import _FATAL, _RETRYABLE, _compact, _public_url, _redact, read_cache
+from ingest.text_distance import token_edit_distance
+from warehouse.errors import UserError
+
+# Our wording of the original study's instructions (its template can be passed as a file).
+DEFAULT_CONVERSION_TEMPLATE = """You are a linguist who studies African American English (AAE).
+
+Rewrite the Standard American English (SAE) question below as a natural AAE question of
+everyday speech, with exactly the same meaning.
+
+- Keep names, numbers, dates and every fact as they are.
+- Keep tense and aspect; keep a question's time cues.
+- Use AAE grammar only where it is natural: copula absence, habitual be, negative concord, AAE verb agreement.
+- No phonetic spellings, no stereotypes or caricature; prefer small edits to rewrites.
+- One question, ending with a single question mark.
+
+Reply with the AAE question only: one line, no quotes, no explanation.
+
+SAE question: {sae_query}
+"""
+
+
+@dataclass(frozen=True)
+class ConversionSettings:
+    """Endpoint, model, template and sampling; all but the key's variable name are recorded per line."""
+
+    model: str
+    base_url: str
+    api_key_env: str = "OPENAI_API_KEY"
+    prompt_template: str = DEFAULT_CONVERSION_TEMPLATE
+    max_tokens: int = 150
+    temperature: float | None = None
+    top_p: float | None = None
+    seed: int | None = None
+    concurrency: int = 4
+    max_retries: int = 3
+    backoff_seconds: float = 1.0
+    timeout_seconds: float = 60.0
+
+    def sampling(self) -> dict:
+        """Exactly the sampling parameters sent (unset ones are the endpoint's defaults)."""
+        values = {"max_tokens": self.max_tokens, "temperature": self.temperature, "top_p": self.top_p}
+        values["seed"] = self.seed
+        return {k: v for k, v in values.items() if v is not None}
+
+    def template_sha256(self) -> str:
+        return hashlib.sha256(self.prompt_template.encode("utf-8")).hexdigest()
+
+
+def is_acceptable(text: str) -> bool:
+    """The original acceptance rule: the stripped reply is longer than 5 characters and ends with "?"."""
+    return len(text) > 5 and text.endswith("?")
+
+
+def _convert(client, item: tuple[str, int, str], settings: ConversionSettings, key: str | None, run_id: str) -> dict:
+    pair_id, squad_idx, question = item
+    prompt = settings.prompt_template.format(sae_query=question)
+    record = {
+        "id": pair_id,
+        "squad_idx": squad_idx,
+        "sae_query": question,
+        "prompt": prompt,
+        "reply": "",
+        "status": "error",
+        "error_message": "",
+        "run_id": run_id,
+        "model_name": settings.model,
+        "sampling": settings.sampling(),
+        "prompt_template": settings.prompt_template,
+    }
+    started, attempts = time.monotonic(), 0
+    for attempt in range(settings.max_retries + 1):
+        attempts = attempt + 1
+        try:
+            response = client.chat.completions.create(
+                model=settings.model, messages=[{"role": "user", "content": prompt}], **settings.sampling()
+            )
+            reply = (response.choices[0].message.content or "").strip()
+            record.update(reply=reply, status="accepted" if is_acceptable(reply) else "rejected", error_message="")
+            break
+        except _FATAL:
+            raise
+        except _RETRYABLE as exc:
+            record["error_message"] = _redact(f"{type(exc).__name__}: {exc}", key)
+            if attempt < settings.max_retries:
+                time.sleep(settings.backoff_seconds * 2**attempt)
+        except openai.APIError as exc:  # other 4xx: retrying cannot help
+            record["error_message"] = _redact(f"{type(exc).__name__}: {exc}", key)
+            break
+    record["timestamp"] = datetime.now(timezone.utc).isoformat()
+    record["meta"] = {
+        "latency_ms": round((time.monotonic() - started) * 1000),
+        "attempts": attempts,
+        "base_url": _public_url(settings.base_url),
+    }
+    return record
+
+
+def _check_cache_matches(path: Path, cached: dict[str, dict], settings: ConversionSettings) -> None:
+    for record in cached.values():
+        if record.get("status") in ("accepted", "rejected") and (
+            record.get("model_name") != settings.model
+            or record.get("sampling") != settings.sampling()
+            or record.get("prompt_template") != settings.prompt_template
+        ):
+            raise UserError(
+                f"{path} holds conversions made with another model, template or sampling parameters"
+                f" (e.g. id {record['id']!r}); write to a new --out file instead of mixing them"
+            )
+
+
+def convert_questions(items: list[tuple[str, int, str]], out_path: str | Path, settings: ConversionSettings) -> dict:
+    """Convert every (pair id, SQuAD row, question) without a final answer in ``out_path``; returns the report."""
+    if "{sae_query}" not in settings.prompt_template:
+        raise UserError("the conversion prompt template must contain {sae_query}")
+    out = Path(out_path).expanduser().resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    cached = read_cache(out)
+    _check_cache_matches(out, cached, settings)
+    todo = [i for i in items if cached.get(i[0], {}).get("status") not in ("accepted", "rejected")]
+    key = os.environ.get(settings.api_key_env) or None
+    client = openai.OpenAI(
+        base_url=settings.base_url, api_key=key or "not-needed", timeout=settings.timeout_seconds, max_retries=0
+    )
+    run_id, lock, retries = uuid.uuid4().hex, threading.Lock(), 0
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, settings.concurrency)) as pool:
+            futures = [pool.submit(_convert, client, item, settings, key, run_id) for item in todo]
+            try:
+                for future in as_completed(futures):
+                    record = future.result()
+                    retries += record["meta"]["attempts"] - 1
+                    with lock, out.open("a", encoding="utf-8") as handle:
+                        handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            except _FATAL as exc:
+                for pending in futures:
+                    pending.cancel()
+                raise UserError(
+                    f"the endpoint refused the request ({type(exc).__name__}): check --base-url,"
+                    f" --model and ${settings.api_key_env}: {_redact(str(exc), key)}"
+                ) from None
+    finally:
+        client.close()
+        if out.exists():
+            _compact(out, [i[0] for i in items])
+    records = read_cache(out)
+    report = conversion_report([records[i[0]] for i in items if i[0] in records])
+    return report | {"n_cached": len(items) - len(todo), "n_sent": len(todo), "n_retries": retries}
+
+
+def conversion_report(records: list[dict]) -> dict:
+    """Acceptance rate, share identical to the source, and the token edit-distance distribution."""
+    accepted = [r for r in records if r["status"] == "accepted"]
+    distances = [token_edit_distance(r["sae_query"], r["reply"]) for r in accepted]
+    counts = Counter(min(d, 5) for d in distances)
+    answered = sum(r["status"] in ("accepted", "rejected") for r in records)
+    return {
+        "n_questions": len(records),
+        "n_accepted": len(accepted),
+        "n_rejected": sum(r["status"] == "rejected" for r in records),
+        "n_failed": sum(r["status"] == "error" for r in records),
+        "acceptance_rate": round(len(accepted) / answered, 4) if answered else None,
+        "share_identical": round(sum(r["reply"] == r["sae_query"] for r in accepted) / len(accepted), 4)
+        if accepted
+        else None,
+        "edit_distance_tokens": {
+            "mean": round(statistics.fmean(distances), 3) if distances else None,
+            "median": statistics.median(distances) if distances else None,
+            "histogram": {("5+" if d == 5 else str(d)): counts.get(d, 0) for d in range(6)},
+        },
+    }
+
+
+def write_pairs(records: list[dict], path: str | Path, settings: ConversionSettings, protocol: dict) -> int:
+    """The accepted conversions as a pairs file (id, squad_idx, sae_query, aave_query) with provenance."""
+    method = f"llm: {settings.model} via {_public_url(settings.base_url)}; template sha256 {settings.template_sha256()}"
+    rows = [
+        {
+            "id": r["id"],
+            "squad_idx": r["squad_idx"],
+            "sae_query": r["sae_query"],
+            "aave_query": r["reply"],
+            "source": "squad",
+            "conversion_method": method,
+            "sampling": r["sampling"],
+            "sample_protocol": protocol,
+            "converted_at": r["timestamp"],
+        }
+        for r in records
+        if r["status"] == "accepted"
+    ]
+    Path(path).write_text(json.dumps(rows, indent=1, ensure_ascii=False), "utf-8")
+    return len(rows)
