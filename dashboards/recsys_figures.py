@@ -156,8 +156,9 @@ def _importance_figure(con, run_id: str, result_set: str) -> list[str]:
     ]
 
 
-def paper_figures_section(con: duckdb.DuckDBPyConnection) -> str:
-    """The paper's figures for every result set with R², directional-bias or importance results ('' if none)."""
+def paper_figures_section(con: duckdb.DuckDBPyConnection, *, synthetic: frozenset[str] = frozenset()) -> str:
+    """The paper's figures for every result set with R², directional-bias or importance results ('' if none);
+    computed result sets named in ``synthetic`` are labelled as simulated."""
     sets: dict[tuple[str, str], dict[str, str]] = {}
     for mart in (EFFECT_SIZES, DIRECTIONAL, IMPORTANCE):
         for source, result_set, run_id in _latest_runs(con, mart):
@@ -172,5 +173,6 @@ def paper_figures_section(con: duckdb.DuckDBPyConnection) -> str:
         if IMPORTANCE in runs:
             body += _importance_figure(con, runs[IMPORTANCE], result_set)
         if body:
-            parts += [f"<h3>The paper's figures: {text(result_set)} ({text(source)})</h3>", *body]
+            label = "SYNTHETIC data, simulated; " if source == "computed" and result_set in synthetic else ""
+            parts += [f"<h3>The paper's figures: {text(result_set)} ({text(label + source)})</h3>", *body]
     return "".join(parts)

@@ -28,6 +28,7 @@ import openai
 from ingest.generation import _FATAL, _RETRYABLE, _public_url, _redact
 from ingest.readers import read_records
 from ingest.recsys_parse import parse_reply
+from ingest.recsys_text_features import with_text_features
 from warehouse.errors import InputError, UserError
 from warehouse.seeds import derive_seed
 
@@ -186,14 +187,26 @@ def _write_posts(path: Path, pool: list[dict], feature_columns: list[str], trial
 
 
 def run_experiment(
-    pool_path: str | Path, feature_columns: list[str], out_dir: str | Path, settings: ExperimentSettings, *, name: str
+    pool_path: str | Path,
+    feature_columns: list[str],
+    out_dir: str | Path,
+    settings: ExperimentSettings,
+    *,
+    name: str,
+    text_features: bool = False,
 ) -> ExperimentSummary:
-    """Run (or resume) every trial and write ``<name>_trials.jsonl`` and ``<name>_posts.csv`` in ``out_dir``."""
+    """Run (or resume) every trial and write ``<name>_trials.jsonl`` and ``<name>_posts.csv`` in ``out_dir``.
+
+    ``feature_columns`` are the pool columns copied to the posts file; with ``text_features``
+    the offline text features (ingest/recsys_text_features.py) are computed for the pool first.
+    """
     template, styles = read_prompt_styles(settings.prompt_styles_path)
     unknown = sorted(set(settings.prompt_styles) - set(styles))
     if unknown:
         raise UserError(f"prompt style(s) {unknown} not in {settings.prompt_styles_path}; known: {sorted(styles)}")
     pool = read_pool(pool_path)
+    if text_features:
+        pool = with_text_features(pool)
     text_by_id = {str(p["post_id"]).strip(): " ".join(str(p["text"]).split()) for p in pool}
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -247,6 +247,7 @@ INGEST_SOURCES: dict[str, Table] = {
             "backoff_seconds": NUMBER,
             "timeout_seconds": NUMBER,
             "api_key_env": STRING,
+            "text_features": BOOLEAN,
         },
         required=("features_path", "base_url", "models"),
     ),

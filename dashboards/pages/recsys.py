@@ -203,7 +203,7 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
     synthetic = _synthetic_post_sets(con)
     return (
         INTRO
-        + paper_figures_section(con)
+        + paper_figures_section(con, synthetic=frozenset(synthetic))
         + "".join(
             _result_set_section(con, source, result_set, synthetic=source == "computed" and result_set in synthetic)
             for source, result_set in result_sets

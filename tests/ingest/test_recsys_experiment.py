@@ -55,11 +55,11 @@ def pool(tmp_path):
     posts, features = tmp_path / "pool.csv", tmp_path / "features.csv"
     with open(posts, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["post_id", "text", "text_length", "topic"])
+        writer.writerow(["post_id", "text", "topic"])  # text_length comes from text_features = true
         for i in range(120):
             text = " ".join(["word"] * (3 + (i * 37) % 40)) + f" <b>{i}</b>"
-            writer.writerow([f"p{i}", text, len(text), ("politics", "sports", "tech")[i % 3]])
-    features.write_text("feature,type\ntext_length,numerical\ntopic,categorical\n", encoding="utf-8")
+            writer.writerow([f"p{i}", text, ("politics", "sports", "tech")[i % 3]])
+    features.write_text("feature,type\ntopic,categorical\n", encoding="utf-8")
     return posts, features
 
 
@@ -74,7 +74,8 @@ def test_the_study_recovers_the_injected_preference_through_the_stand_in(tmp_pat
             f'[[ingest]]\nsource = "recsys_experiment"\npath = "{posts}"\nfeatures_path = "{features}"\n'
             f'name = "stand_in_experiment"\nbase_url = "{stand_in.base_url}"\nmodels = ["long-lover"]\n'
             'prompt_styles = ["general", "controversial"]\nn_posts = 20\nk = 5\ntrials = 12\n'
-            'concurrency = 3\nmax_retries = 3\nbackoff_seconds = 0.01\napi_key_env = "RECSYS_TEST_KEY"\n',
+            'concurrency = 3\nmax_retries = 3\nbackoff_seconds = 0.01\napi_key_env = "RECSYS_TEST_KEY"\n'
+            "text_features = true\n",
             encoding="utf-8",
         )
         home = tmp_path / "warehouse"
@@ -108,3 +109,54 @@ def test_the_study_recovers_the_injected_preference_through_the_stand_in(tmp_pat
     for _, bias, p_value, n_recommended in rows:
         assert bias > 1.0 and p_value < 1e-6 and 40 <= n_recommended <= 60  # long posts strongly favoured
     assert shown[0] == 24 * 20 and 24 * 4 <= shown[1] <= 24 * 5
+
+
+def _settings(stand_in, **overrides):
+    from ingest.recsys_experiment import ExperimentSettings
+
+    options = {
+        "base_url": stand_in.base_url,
+        "models": ("m",),
+        "prompt_styles": ("general",),
+        "n_posts": 10,
+        "k": 3,
+        "trials": 3,
+        "max_retries": 1,
+        "backoff_seconds": 0.01,
+        "api_key_env": "RECSYS_TEST_KEY",
+        "seed": 5,
+    }
+    return ExperimentSettings(**{**options, **overrides})
+
+
+def test_a_trial_that_keeps_failing_is_recorded_left_out_and_resent_on_the_next_run(tmp_path, pool, monkeypatch):
+    from ingest.recsys_experiment import run_experiment
+
+    monkeypatch.setenv("RECSYS_TEST_KEY", KEY)
+    posts, _ = pool
+    with ChatStandIn(responder=prefers_long_posts) as probe:  # which posts trial 1 shows: its first prompt line
+        first = run_experiment(posts, ["topic"], tmp_path / "probe", _settings(probe), name="x")
+    marker = next(line for line in first.trials_path.read_text(encoding="utf-8").splitlines() if '"trial": 1' in line)
+    shown_first = json.loads(marker)["shown"][0]
+    with ChatStandIn(responder=prefers_long_posts, failures={f"[{shown_first}] ": [500, 500]}) as stand_in:
+        # one request at a time, trial 1 first: both scripted 500s go to its two attempts
+        summary = run_experiment(posts, ["topic"], tmp_path / "out", _settings(stand_in, concurrency=1), name="x")
+        assert (summary.n_sent, summary.n_usable, summary.n_failed) == (3, 2, 1)
+        records = [json.loads(line) for line in summary.trials_path.read_text(encoding="utf-8").splitlines()]
+        failed = [r for r in records if r["status"] == "error"]
+        assert len(failed) == 1 and "500" in failed[0]["error_message"] and failed[0]["meta"]["attempts"] == 2
+        with open(summary.posts_path, encoding="utf-8") as handle:
+            assert {row["trial"] for row in csv.DictReader(handle)} == {"1", "2", "3"} - {str(failed[0]["trial"])}
+        again = run_experiment(posts, ["topic"], tmp_path / "out", _settings(stand_in), name="x")
+    assert (again.n_cached, again.n_sent, again.n_usable) == (2, 1, 3)
+
+
+def test_a_refused_key_stops_the_run_without_showing_the_key(tmp_path, pool, monkeypatch):
+    from ingest.recsys_experiment import run_experiment
+    from warehouse.errors import UserError
+
+    monkeypatch.setenv("RECSYS_TEST_KEY", KEY)
+    with ChatStandIn(status_for_all=401, echo_key_in_error=True) as stand_in:
+        with pytest.raises(UserError, match="refused the request") as error:
+            run_experiment(pool[0], ["topic"], tmp_path, _settings(stand_in), name="x")
+    assert KEY not in str(error.value)

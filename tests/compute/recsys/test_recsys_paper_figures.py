@@ -211,3 +211,20 @@ def test_the_recommendation_page_draws_every_figure_and_leads_with_the_finding(h
     assert page.index(f'<p class="verdict"><b>{top}</b> explains the most variance', section) < page.index(
         "Figure 01", section
     )
+
+
+def test_pool_distributions_equal_our_pool_means_to_the_printed_six_decimals(con):
+    sql = (
+        "select feature, dataset, category, coalesce(prop_pool_mean, mean_pool_mean)"
+        " from marts.recsys_directional_bias_aggregated where level = 'dataset'"
+    )
+    ours = {tuple(r[:3]): r[3] for r in con.execute(sql).fetchall()}
+    compared = 0
+    for row in _figure("pool_distributions.csv"):
+        if row["feature"].startswith("author_") and row["dataset"] != "twitter":
+            continue  # not counted outside twitter (recsys_dataset_only_features); the file lists them anyway
+        category = row["category"] if row["feature_type"] == "categorical" else "mean_difference"
+        published = float(row["pool_proportion"] or row["pool_mean"])
+        assert round(ours[(row["feature"], row["dataset"], category)], 6) == published, row
+        compared += 1
+    assert compared == 94
