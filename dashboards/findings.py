@@ -269,44 +269,49 @@ def silent_bias_card(con) -> str | None:
 
 @card("LLM recommendation bias", "recsys.html")
 def recsys_card(con) -> str | None:
-    latest = _latest_run(con, "marts.recsys_bias_aggregated")
+    latest = _latest_run(con, "marts.recsys_effect_sizes_aggregated")
     if latest is None:
         return None
     run_id, n_runs = latest
     rows = query_dicts(
         con,
-        """select result_set, feature, bias_mean, share_significant, n_conditions, marker
-        from marts.recsys_bias_aggregated where run_id = ? and level = 'all'
-        order by share_significant desc, abs(bias_mean) desc""",
+        """select result_set, feature, r_squared_mean, n_significant, n_conditions, share_significant,
+        share_significant_ci_low, share_significant_ci_high, marker
+        from marts.recsys_effect_sizes_aggregated where run_id = ? and level = 'all'
+        order by r_squared_mean desc nulls last, share_significant desc""",
         [run_id],
     )
     flagged = [r for r in rows if r["marker"]]
     if flagged:
+        top = flagged[0]
         verdict = (
-            f"<b>{len(flagged)} feature(s) differ between recommended and pool items in most conditions</b>: "
-            + ", ".join(
-                f"{text(r['feature'])} ({_pct(r['share_significant'])} of {r['n_conditions']} conditions significant)"
-                for r in flagged[:4]
-            )
-            + "."
+            f"<b>{len(flagged)} of {len(rows)} features shape what gets recommended</b> (significant in most "
+            f"conditions); the largest effect: {text(top['feature'])}, mean R² {number(top['r_squared_mean'])}, "
+            f"significant in {top['n_significant']} of {top['n_conditions']} conditions "
+            f"({_pct(top['share_significant'])}, 95% CI "
+            f"{_interval(top['share_significant_ci_low'], top['share_significant_ci_high'], 100, '%')})."
         )
     else:
-        verdict = "<b>No feature is significant in most conditions</b> (no share of significant conditions above 50%)."
+        verdict = (
+            "<b>No evidence that any feature shapes the recommendations in most conditions</b>: no feature is "
+            "significant in more than half of its conditions."
+        )
     table_rows = [
         [
             r["result_set"],
             r["feature"],
-            number(r["bias_mean"]),
+            number(r["r_squared_mean"]),
+            f"{r['n_significant']}/{r['n_conditions']}",
             _pct(r["share_significant"]),
-            r["n_conditions"],
+            _interval(r["share_significant_ci_low"], r["share_significant_ci_high"], 100, "%"),
             r["marker"] or "",
         ]
         for r in rows[:6]
     ]
     return _body(
         verdict,
-        "Features by share of significant conditions",
-        ["result set", "feature", "mean effect", "significant", "conditions", "marker"],
+        "Features by mean R² (Cohen's d → d²/(d²+4), Cramér's V → V²) over all conditions",
+        ["result set", "feature", "mean R²", "significant", "share", "95% CI (Wilson)", "marker"],
         table_rows,
         run_id,
         n_runs,
