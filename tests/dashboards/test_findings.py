@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
-from dashboards.findings import _p, dialect_card, recsys_card
+from dashboards.cards.dialect import dialect_card
+from dashboards.cards.recsys import recsys_card
+from dashboards.findings import p_value as _p
 
 
 def _warehouse_with_dialect_tests(con, rows: list[tuple]) -> None:
