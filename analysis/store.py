@@ -6,6 +6,8 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
+from warehouse.transactions import registered
+
 
 def replace_run_rows(con: duckdb.DuckDBPyConnection, table: str, run_id: str, frame: pl.DataFrame | pa.Table) -> int:
     """Store ``frame`` as run ``run_id``'s rows of ``analysis.<table>`` (earlier rows of that run removed).
@@ -16,11 +18,8 @@ def replace_run_rows(con: duckdb.DuckDBPyConnection, table: str, run_id: str, fr
     """
     rows = frame if isinstance(frame, pa.Table) else frame.to_arrow()
     con.execute("create schema if not exists analysis")
-    con.register("analysis_frame", rows)
-    try:
+    with registered(con, "analysis_frame", rows):
         con.execute(f"create table if not exists analysis.{table} as select * from analysis_frame limit 0")
         con.execute(f"delete from analysis.{table} where run_id = ?", [run_id])
         con.execute(f"insert into analysis.{table} by name select * from analysis_frame")
-    finally:
-        con.unregister("analysis_frame")
     return rows.num_rows

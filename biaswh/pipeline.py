@@ -266,8 +266,8 @@ _FIRST_QUERIES = {
     " where run_id = '{run}'",
     "silent_bias": "select model, rule_set, silent_bias_rate, ci_low, ci_high from silent_bias_rates"
     " where run_id = '{run}' and dimension = 'all'",
-    "recsys_bias": "select feature, normalized_bias_mean, share_significant, marker from recsys_bias_aggregated"
-    " where run_id = '{run}' and level = 'all'",
+    "recsys_bias": "select feature, r_squared_mean, share_significant, marker, n_conditions"
+    " from recsys_effect_sizes_aggregated where run_id = '{run}' and level = 'all' order by r_squared_mean desc",
 }
 
 

@@ -55,6 +55,9 @@ def rebuild_run(run_id: str) -> BuildSummary:
     if not families:
         raise UserError(f"run {run_id} has no rows in any run-keyed mart: nothing to rebuild")
     selection = " ".join(f"tag:run_keyed,path:models/marts/{family}" for family in families)
+    if "dialect" in families:
+        # The dialect marts derive from the one retrieval-metric chain: its base first.
+        selection += " fct_retrieval_relevant_ranks"
     return dbt_build(
         [
             *STUDY_BUILD_ARGS,

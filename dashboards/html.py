@@ -27,6 +27,8 @@ code, .mono { font-family: ui-monospace, monospace; font-size: 0.8rem; word-brea
 .status-succeeded { color: #1a7f37; } .status-failed { color: #cf222e; } .status-running { color: #9a6700; }
 .status-interrupted { color: #bc4c00; font-weight: 600; }
 .note { color: #555; font-size: 0.9rem; } nav a { margin-right: 1rem; }
+.run-selector ul { display: inline; padding-left: 0.5rem; } .run-selector li { display: inline; margin-right: 1rem; }
+.run-selector { background: #f4f4f4; padding: 0.4rem 0.6rem; margin: 0.5rem 0; }
 details summary { cursor: pointer; }
 .card { border: 1px solid #ddd; border-radius: 6px; padding: 0.2rem 1rem 0.6rem; margin: 1rem 0; }
 .card h2 { margin-top: 0.8rem; } .verdict { font-size: 1.05rem; line-height: 1.45; }

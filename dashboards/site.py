@@ -18,16 +18,58 @@ from dashboards.html import page, table, text
 
 # page file name -> (title, callable(con) -> HTML body). Later issues register study pages.
 PAGES: dict[str, tuple[str, Callable[[duckdb.DuckDBPyConnection], str]]] = {}
+# page file name -> callable(con) -> [(run_id, label)], newest first: pages drawn once per run.
+RUN_LISTS: dict[str, Callable[[duckdb.DuckDBPyConnection], list[tuple[str, str]]]] = {}
 
 
-def register_page(file_name: str, title: str):
-    """Decorator: add a study page to the site."""
+def register_page(file_name: str, title: str, *, runs: Callable | None = None):
+    """Decorator: add a study page to the site.
 
-    def decorate(render: Callable[[duckdb.DuckDBPyConnection], str]):
+    Without ``runs`` the page is ``render(con)``. With ``runs`` (``runs(con)`` lists the study
+    runs that have results, newest first, as ``(run_id, label)``) it is ``render(con, run_id)``,
+    drawn once per run: ``file_name`` shows the latest run and ``<stem>-<run id>.html`` each
+    earlier one, every copy opening with a run selector, so runs never mix on one page.
+    """
+
+    def decorate(render: Callable):
         PAGES[file_name] = (title, render)
+        if runs is not None:
+            RUN_LISTS[file_name] = runs
         return render
 
     return decorate
+
+
+def run_page_name(file_name: str, run_id: str, latest_run_id: str) -> str:
+    """The file of one run's copy of a per-run page (the latest run keeps the page's own name)."""
+    return file_name if run_id == latest_run_id else f"{Path(file_name).stem}-{run_id[:12]}.html"
+
+
+def _run_selector(file_name: str, runs: list[tuple[str, str]], current: str) -> str:
+    items = []
+    for run_id, label in runs:
+        name = run_page_name(file_name, run_id, runs[0][0])
+        entry = f"{text(label)} <code>{text(run_id[:12])}</code>"
+        items.append(
+            f'<li aria-current="page"><b>{entry}</b></li>'
+            if run_id == current
+            else f'<li><a href="{text(name)}">{entry}</a></li>'
+        )
+    return f'<nav class="run-selector" aria-label="study runs"><b>Run:</b><ul>{"".join(items)}</ul></nav>'
+
+
+def _write_page(out_dir: Path, file_name: str, title: str, render: Callable, nav: str, con) -> None:
+    if file_name not in RUN_LISTS:
+        (out_dir / file_name).write_text(page(title, render(con), nav=nav), encoding="utf-8")
+        return
+    runs = RUN_LISTS[file_name](con)
+    if not runs:
+        (out_dir / file_name).write_text(page(title, render(con, None), nav=nav), encoding="utf-8")
+        return
+    for run_id, _ in runs:
+        body = (_run_selector(file_name, runs, run_id) if len(runs) > 1 else "") + render(con, run_id)
+        name = run_page_name(file_name, run_id, runs[0][0])
+        (out_dir / name).write_text(page(title, body, nav=nav), encoding="utf-8")
 
 
 def _write_bundle(site: Path) -> None:
@@ -132,5 +174,5 @@ def build_site(con: duckdb.DuckDBPyConnection, out_dir: Path) -> Path:
     (out_dir / "index.html").write_text(page("Bias warehouse: findings", findings_body(con), nav=nav), encoding="utf-8")
     (out_dir / "runs.html").write_text(page("Bias warehouse: runs", _index_body(con), nav=nav), encoding="utf-8")
     for file_name, (title, render) in PAGES.items():
-        (out_dir / file_name).write_text(page(title, render(con), nav=nav), encoding="utf-8")
+        _write_page(out_dir, file_name, title, render, nav, con)
     return out_dir

@@ -19,6 +19,7 @@ from ingest.readers import file_format, read_utf8
 from ingest.versions import IngestResult, ingest_version
 from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256
+from warehouse.transactions import registered
 
 DATASET = "silent_bias_generations"
 _KNOWN = {
@@ -133,8 +134,7 @@ def load_generations(
     sha256 = file_sha256(path)
 
     def write_rows(run, version: int) -> int:
-        con.register("incoming_generations", table)
-        try:
+        with registered(con, "incoming_generations", table):
             con.execute(
                 "insert into raw.silent_bias_generations select ?, ?, ?, ?, ?, source_line, case_id, prompt_sent,"
                 " output_text, status, error_message, generated_at, generation_run_id, model_name_in_file,"
@@ -142,8 +142,6 @@ def load_generations(
                 " from incoming_generations",
                 [run.run_id, sha256, version, vignette_set, model],
             )
-        finally:
-            con.unregister("incoming_generations")
         return table.num_rows
 
     return ingest_version(

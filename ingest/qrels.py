@@ -22,140 +22,34 @@ macro). The evaluation job checks again against the marts it reads (:func:`check
 
 from __future__ import annotations
 
-import csv
-import io
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 import jinja2
 import pyarrow as pa
 
-from ingest.readers import int32_value, parse_json, read_utf8
+from ingest.corpus_qrels import map_corpus_judgments
+from ingest.qrels_readers import TREC_SUFFIXES, Judgment, read_qrels
 from ingest.versions import IngestResult, ingest_version
 from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256
 from warehouse.settings import DBT_PROJECT_DIR
 
-TREC_SUFFIXES = (".qrels", ".trec", ".txt")
-
-
-@dataclass(frozen=True)
-class Judgment:
-    """One relevance judgment; ``row`` is where it is in its file."""
-
-    row: int
-    query_id: str
-    doc_id: int
-    relevance: int
+__all__ = ["TREC_SUFFIXES", "Judgment", "check_judgment_ids", "check_qrels_ids", "load_qrels", "read_qrels"]
 
 
 def query_set_table_name(query_set: str) -> str:
     """The name the retrieval job stores a configured query set under (``squad_questions:validation`` ->
-    ``squad_questions_validation``, ``pairs:<name>`` -> ``<name>``)."""
+    ``squad_questions_validation``, ``pairs:<name>`` -> ``<name>``, ``queries:<name>`` -> ``queries_<name>``)."""
     if query_set.startswith("squad_questions:"):
         return "squad_questions_" + query_set.split(":", 1)[1]
     if query_set.startswith("pairs:"):
         return query_set.split(":", 1)[1]
-    raise UserError(f"qrels query_set must be 'squad_questions:<split>' or 'pairs:<name>', got {query_set!r}")
-
-
-def _judgment(path: Path, row: int, query_id, doc_id, relevance) -> Judgment:
-    if query_id is None or not str(query_id).strip():
-        raise InputError(path, "missing query id", row=row, field="query_id")
-    if doc_id is None or str(doc_id).strip() == "":
-        raise InputError(path, "missing document id", row=row, field="doc_id")
-    return Judgment(
-        row,
-        str(query_id).strip(),
-        int32_value(path, doc_id, row=row, field="doc_id", minimum=0),
-        int32_value(path, relevance, row=row, field="relevance", minimum=0),
+    if query_set.startswith("queries:"):
+        return "queries_" + query_set.split(":", 1)[1]
+    raise UserError(
+        f"qrels query_set must be 'squad_questions:<split>', 'pairs:<name>' or 'queries:<name>', got {query_set!r}"
     )
-
-
-def _read_trec(path: Path, text: str) -> list[Judgment]:
-    judgments = []
-    for line_number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        fields = line.split()
-        if len(fields) != 4:
-            raise InputError(
-                path,
-                f"expected 4 fields 'query_id iteration doc_id relevance', found {len(fields)}",
-                row=line_number,
-                field="line",
-            )
-        judgments.append(_judgment(path, line_number, fields[0], fields[2], fields[3]))
-    return judgments
-
-
-def _read_csv(path: Path, text: str) -> list[Judgment]:
-    reader = csv.DictReader(io.StringIO(text))
-    missing = {"query_id", "doc_id"} - set(reader.fieldnames or [])
-    if missing:
-        raise InputError(
-            path, "the CSV header needs query_id and doc_id (relevance optional)", field=sorted(missing)[0]
-        )
-    return [
-        _judgment(path, number, record.get("query_id"), record.get("doc_id"), record.get("relevance") or 1)
-        for number, record in enumerate(reader, start=1)
-    ]
-
-
-def _read_json(path: Path, text: str) -> list[Judgment]:
-    document = parse_json(path, text)
-    if isinstance(document, dict):  # {query_id: {doc_id: relevance}}
-        records = []
-        for query_id, documents in document.items():
-            if not isinstance(documents, dict):
-                raise InputError(
-                    path, "expected {doc_id: relevance} for each query", row=len(records) + 1, field=str(query_id)
-                )
-            records += [{"query_id": query_id, "doc_id": d, "relevance": r} for d, r in documents.items()]
-    elif isinstance(document, list):
-        records = document
-    else:
-        raise InputError(path, "expected a list of judgments or an object {query_id: {doc_id: relevance}}")
-    judgments = []
-    for number, record in enumerate(records, start=1):
-        if not isinstance(record, dict):
-            raise InputError(path, "a judgment must be an object", row=number)
-        judgments.append(
-            _judgment(path, number, record.get("query_id"), record.get("doc_id"), record.get("relevance", 1))
-        )
-    return judgments
-
-
-def read_qrels(path: str | Path) -> list[Judgment]:
-    """Every judgment of a qrels file; a duplicate (query, document) pair is refused with both rows."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(path, "no such file")
-    suffix = path.suffix.lower()
-    if suffix not in TREC_SUFFIXES + (".csv", ".json"):
-        raise InputError(
-            path,
-            f"unsupported qrels file type '{suffix or '(none)'}'; expected .qrels, .trec, .txt (TREC), .csv or .json",
-        )
-    text = read_utf8(path)
-    reader = _read_csv if suffix == ".csv" else _read_json if suffix == ".json" else _read_trec
-    judgments = reader(path, text)
-    if not judgments:
-        raise InputError(path, "no judgments in the file")
-    seen: dict[tuple[str, int], int] = {}
-    for judgment in judgments:
-        key = (judgment.query_id, judgment.doc_id)
-        if key in seen:
-            raise InputError(
-                path,
-                f"duplicate judgment for query {judgment.query_id!r} and document "
-                f"{judgment.doc_id} (first at row {seen[key]})",
-                row=judgment.row,
-                field="doc_id",
-            )
-        seen[key] = judgment.row
-    return judgments
 
 
 @lru_cache(maxsize=1)
@@ -244,8 +138,11 @@ def load_qrels(con, path: str | Path, *, query_set: str, name: str | None = None
     """
     path = Path(path)
     stored_set = query_set_table_name(query_set)
-    judgments = read_qrels(path)
-    check_judgment_ids(con, path, judgments, query_set)
+    if query_set.startswith("queries:"):
+        judgments = map_corpus_judgments(con, path, read_qrels(path, source_ids=True), query_set)
+    else:
+        judgments = read_qrels(path)
+        check_judgment_ids(con, path, judgments, query_set)
     sha = file_sha256(path)
 
     def write_rows(run, version: int) -> int:
@@ -292,6 +189,9 @@ def check_qrels_ids(con, query_set: str) -> int:
             "select cast(row_idx as varchar) as query_id, split from marts.fct_squad_questions where split = ?"
         )
         parameter = split
+    elif query_set.startswith("queries_"):
+        known_queries = "select query_id, corpus as split from marts.fct_corpus_queries where query_set = ?"
+        parameter = query_set.removeprefix("queries_")
     else:
         known_queries = (
             "select distinct pair_id as query_id, corpus_split as split from marts.fct_query_variants"

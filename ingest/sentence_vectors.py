@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -47,6 +48,16 @@ def model_sha256(model_path: str) -> str:
     return digest.hexdigest()
 
 
+def load_sentence_encoder(location: str):
+    """A SentenceTransformer on the CPU; its weight-loading bar only on a terminal (quiet in logs and CI)."""
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as transformers_logging
+
+    if not sys.stderr.isatty():
+        transformers_logging.disable_progress_bar()
+    return SentenceTransformer(location, device="cpu")
+
+
 def encode_words(
     words: list[str], *, model_path: str, templates: tuple[str, ...] = DEFAULT_TEMPLATES, batch_size: int = 64
 ) -> WordVectors:
@@ -58,9 +69,7 @@ def encode_words(
             raise UserError(f"template {template!r} must contain '{{word}}'")
     if Path(model_path).is_dir():
         os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a local folder never needs the hub
-    from sentence_transformers import SentenceTransformer
-
-    model = SentenceTransformer(model_path, device="cpu")
+    model = load_sentence_encoder(model_path)
     unique_words = list(dict.fromkeys(words))
     sentences = [template.format(word=word) for template in templates for word in unique_words]
     encoded = model.encode(

@@ -17,6 +17,7 @@ from ingest.readers import file_format, parse_json, read_jsonl, read_utf8
 from ingest.versions import IngestResult, ingest_version
 from warehouse.errors import InputError
 from warehouse.runs import file_sha256
+from warehouse.transactions import registered
 
 DATASET = "silent_bias_vignettes"
 _TEXT_FIELDS = ("id", "prompt", "bias_feature", "bias_label")
@@ -101,15 +102,12 @@ def load_vignettes(con: duckdb.DuckDBPyConnection, path: str | Path, *, name: st
     sha256 = file_sha256(path)
 
     def write_rows(run, version: int) -> int:
-        con.register("incoming_vignettes", table)
-        try:
+        with registered(con, "incoming_vignettes", table):
             con.execute(
                 "insert into raw.silent_bias_vignettes select ?, ?, ?, ?, source_row, case_id, prompt,"
                 " bias_feature, bias_label, dimension, metadata from incoming_vignettes",
                 [run.run_id, sha256, version, vignette_set],
             )
-        finally:
-            con.unregister("incoming_vignettes")
         return table.num_rows
 
     return ingest_version(

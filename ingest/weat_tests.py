@@ -31,6 +31,7 @@ from ingest.readers import read_utf8
 from ingest.versions import IngestResult, ingest_version
 from warehouse.errors import InputError
 from warehouse.runs import file_sha256
+from warehouse.transactions import registered
 
 ROLES = ("target_x", "target_y", "attribute_a", "attribute_b")
 BUILTIN_FOLDER = Path(__file__).resolve().parent / "data" / "weat"
@@ -145,15 +146,12 @@ def load_weat_tests(con: duckdb.DuckDBPyConnection, path: str | Path, *, name: s
     table = pa.Table.from_pylist(records)
 
     def write_rows(run, version: int) -> int:
-        con.register("incoming_weat_words", table)
-        try:
+        with registered(con, "incoming_weat_words", table):
             con.execute(
                 "insert into raw.weat_test_words select ?, ?, ?, ?, test, test_title, set_role, set_label,"
                 " position, word, excluded_by_definition, reference from incoming_weat_words",
                 [run.run_id, sha256, version, test_set],
             )
-        finally:
-            con.unregister("incoming_weat_words")
         return table.num_rows
 
     return ingest_version(

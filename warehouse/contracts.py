@@ -18,6 +18,7 @@ CONTRACT_RELATIONS = {
     "silent_bias_rates": "analysis",
     "pool_vs_recommended_summary": "marts",
     "recsys_bias_aggregated": "marts",
+    "recsys_effect_sizes_aggregated": "marts",
 }
 
 

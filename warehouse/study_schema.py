@@ -113,8 +113,12 @@ EVALUATION = Table(
         "bootstrap_resamples": INTEGER,
         "alpha": NUMBER,
         "thresholds": STRING,
+        "compare": Table({"metric": STRING, "k": INTEGER}),
         "runs": ArrayOfTables(
-            Table({"label": STRING, "baseline": BOOLEAN, "retrieval": RETRIEVAL}, required=("label",))
+            Table(
+                {"label": STRING, "baseline": BOOLEAN, "retrieval": RETRIEVAL, "run_file": STRING, "system": STRING},
+                required=("label",),
+            )
         ),
     }
 )
@@ -159,6 +163,7 @@ STUDY_SCHEMA = Table(
         ),
         "silent_bias": Table({"confidence": NUMBER}),
         "recsys": Table({"pool": STRING, "p_adjust": STRING, "yates": BOOLEAN, "min_group_size": INTEGER}),
+        "recsys_importance": Table({"trees": INTEGER, "folds": INTEGER, "repeats": INTEGER}),
     }
 )
 
@@ -196,6 +201,12 @@ INGEST_SOURCES: dict[str, Table] = {
         }
     ),
     "qrels": _ingest({"query_set": STRING, "name": STRING}, required=("query_set",)),
+    "corpus": _ingest(
+        {"name": STRING, "unit": STRING, "id_column": STRING, "text_column": STRING, "title_column": STRING}
+    ),
+    "corpus_queries": _ingest(
+        {"corpus": STRING, "name": STRING, "id_column": STRING, "text_column": STRING}, required=("corpus",)
+    ),
     "silent_bias_vignettes": _ingest({"name": STRING}),
     "silent_bias_generations": _ingest({"vignette_set": STRING, "model": STRING}, required=("vignette_set",)),
     "weat_tests": _ingest({"name": STRING}),
@@ -204,6 +215,8 @@ INGEST_SOURCES: dict[str, Table] = {
         required=("name",),
     ),
     "recsys_summary": _ingest({"name": STRING}),
+    "recsys_directional_bias": _ingest({"name": STRING}),
+    "recsys_feature_importance": _ingest({"name": STRING}),
     "recsys_posts": _ingest(
         {
             "features_path": STRING,
@@ -216,6 +229,28 @@ INGEST_SOURCES: dict[str, Table] = {
         required=("features_path",),
     ),
     "recsys_simulated": _ingest({}),
+    "recsys_experiment": _ingest(
+        {
+            "features_path": STRING,
+            "name": STRING,
+            "base_url": STRING,
+            "models": STRINGS,
+            "prompt_styles": STRINGS,
+            "prompt_styles_path": STRING,
+            "n_posts": INTEGER,
+            "k": INTEGER,
+            "trials": INTEGER,
+            "dataset": STRING,
+            "temperature": NUMBER,
+            "concurrency": INTEGER,
+            "max_retries": INTEGER,
+            "backoff_seconds": NUMBER,
+            "timeout_seconds": NUMBER,
+            "api_key_env": STRING,
+            "text_features": BOOLEAN,
+        },
+        required=("features_path", "base_url", "models"),
+    ),
 }
 
 _KIND_NAMES = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false"}

@@ -21,3 +21,14 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
         con.rollback()
         raise
     con.commit()
+
+
+@contextmanager
+def registered(con: duckdb.DuckDBPyConnection, name: str, rows) -> Iterator[str]:
+    """``with registered(con, "incoming", arrow_table):`` makes ``rows`` queryable as ``name``
+    (an Arrow table, record batch reader or DataFrame) and always unregisters it afterwards."""
+    con.register(name, rows)
+    try:
+        yield name
+    finally:
+        con.unregister(name)

@@ -4,7 +4,9 @@ Writes the contract relations ``analysis.retrieval_metrics_at_k`` (run_id, retri
 metric, value, ci_low, ci_high, n_queries, ...) and ``analysis.retrieval_alerts`` (run_id,
 baseline_run_id, retriever, metric, value, baseline_value, threshold, severity,
 is_significant, ...), one set of rows per evaluation run of the study run's series.
-Options (``[evaluation]``): ``bootstrap_resamples`` (2000), ``alpha`` (0.05).
+Options (``[evaluation]``): ``bootstrap_resamples`` (2000), ``alpha`` (0.05), ``compare``
+(``{metric = "ndcg", k = 10}``): the metric of ``analysis.retrieval_system_comparisons``, every
+system of the series (our retrievers, runs written elsewhere) against every other.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from __future__ import annotations
 import polars as pl
 
 from analysis.evaluation.alerts import series_alerts
-from analysis.evaluation.intervals import metrics_with_intervals
+from analysis.evaluation.comparisons import system_comparisons
+from analysis.evaluation.intervals import METRICS, metrics_with_intervals
 from analysis.store import replace_run_rows
 from warehouse.errors import UserError
 from warehouse.seeds import derive_seed
@@ -43,14 +46,23 @@ def evaluation_analysis(con, study, run_id: str) -> None:
         query_metrics, seed=derive_seed(study.seed, "evaluation", "bootstrap"), n_resamples=n_resamples
     )
     alerts = series_alerts(con, run_id, seed=study.seed, alpha=alpha, n_resamples=n_resamples)
+    compare = dict(settings.get("compare") or {})
+    metric, k = compare.get("metric", "ndcg"), compare.get("k", 10)
+    if metric not in METRICS or not isinstance(k, int):
+        raise UserError(f"[evaluation] compare: metric must be one of {', '.join(METRICS)} and k an integer")
+    comparisons = system_comparisons(
+        con, run_id, metric=metric, k=k, seed=study.seed, alpha=alpha, n_resamples=n_resamples
+    )
     with transaction(con):
         for evaluation_run in runs:
             replace_run_rows(
                 con, "retrieval_metrics_at_k", evaluation_run, metrics.filter(pl.col("run_id") == evaluation_run)
             )
             replace_run_rows(con, "retrieval_alerts", evaluation_run, alerts.filter(pl.col("run_id") == evaluation_run))
+        replace_run_rows(con, "retrieval_system_comparisons", run_id, comparisons)
     print(
         f"  analysis.retrieval_metrics_at_k: {metrics.height:,} rows; analysis.retrieval_alerts: "
-        f"{alerts.height:,} alerts ({alerts['is_significant'].sum()} significant)",
+        f"{alerts.height:,} alerts ({alerts['is_significant'].sum()} significant); "
+        f"analysis.retrieval_system_comparisons: {comparisons.height:,} pairs at {metric}@{k}",
         flush=True,
     )

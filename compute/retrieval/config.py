@@ -6,7 +6,7 @@ retrievers = ["bm25", "dense", "hybrid_union", "hybrid_minmax", "hybrid_rrf"]
 # "bm25_seed_compatible": BM25 with the original notebook's argsort ranking (reproduction only).
 # More BM25 settings in the same run: "bm25@k1=1.2,b=0.75" overrides [retrieval.bm25] (family bm25).
 depth = 100                      # hits kept per query
-query_sets = ["pairs"]           # "pairs" (every pair set), "pairs:<name>", "squad_questions:<split>"
+query_sets = ["pairs"]           # "pairs" (every pair set), "pairs:<name>", "squad_questions:<split>", "queries:<name>"
 timing = "batch"                 # or "per_query": score each query alone to time it
 drop_documents_fraction = 0.0    # leave this share of documents out of every index (seeded): a drift scenario
 tokenizer = { pattern = "[a-z0-9]+", lowercase = true }
@@ -157,9 +157,10 @@ def config_from_settings(settings: dict | None, *, resolve=lambda path: path) ->
         raise UserError(f"[retrieval] depth must be a positive integer, got {depth!r}")
     query_sets = tuple(settings.get("query_sets", ["pairs"]))
     for name in query_sets:
-        if not (name == "pairs" or name.startswith("pairs:") or name.startswith("squad_questions:")):
+        if not (name == "pairs" or name.startswith(("pairs:", "squad_questions:", "queries:"))):
             raise UserError(
-                f"[retrieval] query_sets: {name!r} is not 'pairs', 'pairs:<name>' or 'squad_questions:<split>'"
+                f"[retrieval] query_sets: {name!r} is not 'pairs', 'pairs:<name>', 'squad_questions:<split>'"
+                " or 'queries:<name>'"
             )
     timing = settings.get("timing", "batch")
     if timing not in ("batch", "per_query"):

@@ -16,6 +16,7 @@ from typing import Protocol
 
 import numpy as np
 
+from ingest.sentence_vectors import load_sentence_encoder
 from warehouse.errors import UserError
 
 DEFAULT_LOCAL_MODEL = "all-MiniLM-L6-v2"
@@ -101,10 +102,8 @@ class LocalProvider:
             location, is_local = self._location()
             if is_local:
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a local model must never reach for the hub
-            from sentence_transformers import SentenceTransformer
-
             try:
-                self._encoder = SentenceTransformer(location, device="cpu")
+                self._encoder = load_sentence_encoder(location)
             except (OSError, ValueError) as exc:
                 raise UserError(f"unknown embedding model {self.model!r}: {str(exc).splitlines()[0]}") from None
         return self._encoder

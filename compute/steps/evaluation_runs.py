@@ -12,6 +12,10 @@ baseline = true                            # default: the first run
 [[evaluation.runs]]
 label = "bm25_k1_0.9_b_0.4"
 retrieval = { bm25 = { k1 = 0.9, b = 0.4 } }   # overrides of [retrieval] for this run
+[[evaluation.runs]]
+label = "prod_2026-01-12"                  # a run written elsewhere (TREC run or BEIR JSON results)
+run_file = "runs/prod_2026-01-12.trec"     # evaluated as retriever `system` (default: the label)
+system = "prod"
 ```
 
 Each run of the series is its own ``raw.runs`` row (kind ``evaluation_run``) whose outputs
@@ -25,25 +29,28 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 
 from compute.retrieval.config import config_from_settings
+from compute.retrieval.external_runs import read_external_run
 from compute.retrieval.runner import Query, run_retrievers
 from compute.retrieval.writer import write_outputs
-from compute.steps.retrieval import drop_documents, load_corpora, pin_read_versions, prepare_dense
+from compute.steps.query_sets import corpus_query_rows, load_corpora, pin_read_versions
+from compute.steps.retrieval import drop_documents, prepare_dense
 from ingest.evaluation_thresholds import max_achievable, read_thresholds
 from ingest.qrels import check_qrels_ids, load_qrels, query_set_table_name
 from ingest.versions import IngestResult
 from warehouse.errors import UserError
 from warehouse.run_parameters import record_run_parameters
-from warehouse.runs import start_run
+from warehouse.runs import file_sha256, start_run
 from warehouse.seeds import derive_seed
 from warehouse.settings import warehouse_paths
 from warehouse.study import register_ingester, register_job
 
-_KEYS = {"query_set", "sample", "tune_share", "runs", "bootstrap_resamples", "alpha", "thresholds"}
+_KEYS = {"query_set", "sample", "tune_share", "runs", "bootstrap_resamples", "alpha", "thresholds", "compare"}
 
 
 @register_ingester("qrels")
@@ -68,8 +75,8 @@ def series_settings(study) -> tuple[dict, list[dict]]:
     unknown = set(settings) - _KEYS
     if unknown:
         raise UserError(f"[evaluation] has unknown key(s): {', '.join(sorted(unknown))}")
-    if not str(settings.get("query_set", "")).startswith("squad_questions:"):
-        raise UserError("[evaluation] query_set must be 'squad_questions:<split>'")
+    if not str(settings.get("query_set", "")).startswith(("squad_questions:", "queries:")):
+        raise UserError("[evaluation] query_set must be 'squad_questions:<split>' or 'queries:<corpus query set>'")
     sample = settings.get("sample")
     if sample is not None and (not isinstance(sample, int) or isinstance(sample, bool) or sample < 1):
         raise UserError(f"[evaluation] sample must be a positive number of queries, got {sample!r}")
@@ -86,7 +93,7 @@ def series_settings(study) -> tuple[dict, list[dict]]:
     base = dict(study.settings.get("retrieval") or {})
     resolved = []
     for position, run in enumerate(runs):
-        extra = set(run) - {"label", "baseline", "retrieval"}
+        extra = set(run) - {"label", "baseline", "retrieval", "run_file", "system"}
         if extra:
             raise UserError(f"[[evaluation.runs]] {run['label']}: unknown key(s) {', '.join(sorted(extra))}")
         retrieval = _merged(base, run.get("retrieval", {}))
@@ -97,23 +104,35 @@ def series_settings(study) -> tuple[dict, list[dict]]:
                 "position": position,
                 "is_baseline": run["label"] == (baselines[0] if baselines else labels[0]),
                 "retrieval": retrieval,
+                "run_file": run.get("run_file"),
+                "system": run.get("system"),
             }
         )
     return settings, resolved
 
 
 def sample_queries(con, split: str, *, sample: int | None, limit: int | None, seed: int) -> list[Query]:
-    """The split's questions (relevant document: their own context), a seeded sample when asked."""
-    rows = con.execute(
-        "select row_idx, question, doc_id from marts.fct_squad_questions where split = ? order by row_idx", [split]
-    ).fetchall()
+    """The split's questions (relevant document: their own context), a seeded sample when asked.
+
+    ``split`` is a SQuAD split, or ``queries:<name>``: a corpus query set (its judgments: its qrels).
+    """
+    if split.startswith("queries:"):
+        rows = [(q, text, None, corpus) for q, text, corpus in corpus_query_rows(con, split.split(":", 1)[1])]
+    else:
+        rows = [
+            (row_idx, question, doc_id, split)
+            for row_idx, question, doc_id in con.execute(
+                "select row_idx, question, doc_id from marts.fct_squad_questions where split = ? order by row_idx",
+                [split],
+            ).fetchall()
+        ]
     if not rows:
         raise UserError(f"[evaluation] no SQuAD questions for split {split!r}: ingest that split first")
     if sample is not None and sample < len(rows):
         chosen = np.sort(np.random.default_rng(seed).choice(len(rows), size=sample, replace=False))
         rows = [rows[i] for i in chosen]
     rows = rows[:limit] if limit is not None else rows
-    return [Query(str(i), "question", split, q, d) for i, q, d in rows]
+    return [Query(str(i), "question", corpus, q, d) for i, q, d, corpus in rows]
 
 
 def tune_report_folds(query_ids: list[str], *, share: float, seed: int) -> list[str]:
@@ -154,21 +173,35 @@ def _snapshot_judgments(con, run_id: str, query_set: str, queries) -> None:
         con.unregister("_asked")
 
 
+def _external_output(con, child, run: dict, queries, split: str, depth: int, resolve):
+    """A run written elsewhere (``run_file``) as the output of retriever ``system`` (default: the label)."""
+    path = Path(resolve(run["run_file"]))
+    doc_ids = dict(
+        con.execute("select source_doc_id, doc_id from marts.dim_corpus_documents where split = ?", [split]).fetchall()
+    )
+    output = read_external_run(
+        path, system=run["system"] or run["label"], queries=queries, doc_ids=doc_ids, depth=depth
+    )
+    sha = file_sha256(path)
+    child.add_source(path, sha)
+    output.details["external_run_sha256"] = sha
+    return output
+
+
 @register_job(
     "evaluation",
-    before="+fct_squad_questions +dim_corpus_documents +fct_query_variants +fct_retrieval_qrels",
+    before="+fct_squad_questions +dim_corpus_documents +fct_query_variants +fct_corpus_queries +fct_retrieval_qrels",
     after="path:models/staging/retrieval path:models/staging/evaluation path:models/staging/warehouse"
-    " path:seeds/evaluation path:models/marts/evaluation",
+    " path:models/intermediate/retrieval path:seeds/evaluation path:models/marts/evaluation",
 )
 def evaluation_job(con, study, run_id: str) -> None:
     """Run every configured evaluation run and write ``raw.retrieval_*`` and ``raw.evaluation_*``."""
     settings, runs = series_settings(study)
     query_set = query_set_table_name(settings["query_set"])
-    split = settings["query_set"].split(":", 1)[1]
     check_qrels_ids(con, query_set)
     queries = sample_queries(
         con,
-        split,
+        settings["query_set"] if settings["query_set"].startswith("queries:") else settings["query_set"].split(":")[1],
         sample=settings.get("sample"),
         limit=study.limit,
         seed=derive_seed(study.seed, "evaluation", "sample"),
@@ -178,11 +211,12 @@ def evaluation_job(con, study, run_id: str) -> None:
         share=settings.get("tune_share", 0.5),
         seed=derive_seed(study.seed, "evaluation", "folds"),
     )
+    split = queries[0].corpus_split
     corpora_all = load_corpora(con, {split})
     thresholds = read_thresholds(study.resolve(settings["thresholds"]) if settings.get("thresholds") else None)
     con.begin()
     try:
-        pin_read_versions(con, run_id, pair_sets=[], corpus_splits={split})
+        pin_read_versions(con, run_id, pair_sets=[], corpus_splits={split}, query_sets=(query_set,))
         _record_thresholds(con, run_id, thresholds, query_set, [q.query_id for q in queries])
         for run in runs:
             config = config_from_settings(run["retrieval"], resolve=study.resolve)
@@ -205,7 +239,7 @@ def evaluation_job(con, study, run_id: str) -> None:
             record_run_parameters(con, child.run_id, study.run_parameters)
             _snapshot_judgments(con, child.run_id, query_set, queries)
             provider = cache = None
-            if "dense" in config.needs:
+            if "dense" in config.needs and not run["run_file"]:
                 provider, cache = prepare_dense(con, config, child.run_id, corpora, {query_set: queries})
             created = datetime.now(timezone.utc).replace(tzinfo=None)
             record = config.record() | {
@@ -214,9 +248,13 @@ def evaluation_job(con, study, run_id: str) -> None:
                 "documents_indexed": {s: len(c.doc_ids) for s, c in corpora.items()},
                 "embedding": provider.describe() if provider else None,
             }
-            outputs = run_retrievers(
-                corpora, queries, config, provider=provider, cache=cache, lancedb_dir=warehouse_paths().lancedb_dir
-            )
+            if run["run_file"]:
+                outputs = [_external_output(con, child, run, queries, split, config.depth, study.resolve)]
+                record["external_run"] = outputs[0].details
+            else:
+                outputs = run_retrievers(
+                    corpora, queries, config, provider=provider, cache=cache, lancedb_dir=warehouse_paths().lancedb_dir
+                )
             write_outputs(
                 con,
                 run_id=child.run_id,

@@ -1,7 +1,8 @@
 """Study job ``retrieval``: run the configured retrievers over the marts' corpus and queries.
 
 Reads ``marts.dim_corpus_documents`` and the query sets (``marts.fct_query_variants`` for
-pairs, ``marts.fct_squad_questions`` for SQuAD questions), runs BM25, dense and hybrid
+pairs, ``marts.fct_squad_questions`` for SQuAD questions, ``marts.fct_corpus_queries`` for a
+corpus query set: :mod:`compute.steps.query_sets`), runs BM25, dense and hybrid
 retrieval (``compute/retrieval/``), and writes ``raw.retrieval_*`` in one transaction; BM25-only
 configurations are retrieved and written chunk by chunk (:data:`QUERY_CHUNK` queries at a time),
 so their memory does not grow with the query set.
@@ -23,8 +24,8 @@ from compute.retrieval.embeddings import provider_from_settings
 from compute.retrieval.runner import Corpus, Query, run_retrievers
 from compute.retrieval.vector_store import EmbeddingCache, text_sha256
 from compute.retrieval.writer import ResultSpool, write_query_rows, write_relevant_documents, write_retriever_runs
+from compute.steps.query_sets import load_corpora, load_query_sets, pin_read_versions
 from warehouse.errors import UserError
-from warehouse.run_parameters import pinned_inputs, pinned_version
 from warehouse.seeds import derive_seed
 from warehouse.settings import warehouse_paths
 from warehouse.study import register_job
@@ -32,117 +33,6 @@ from warehouse.study import register_job
 # Queries retrieved and written at a time: their hits (x retrievers x depth) are all that is
 # held in memory, about 1 M result rows per retriever at depth 100.
 QUERY_CHUNK = 10_000
-
-
-def _pair_queries(con, names: list[str], limit: int | None) -> dict[str, list[Query]]:
-    rows = con.execute(
-        """
-        with pairs as (
-            select *, dense_rank() over (partition by pair_set order by source_row) as pair_number
-            from marts.fct_pair_gold_documents
-        )
-        select v.pair_set, v.pair_id, v.variant, v.corpus_split, v.query_text, v.gold_doc_id
-        from marts.fct_query_variants v
-        inner join pairs p on v.pair_set = p.pair_set and v.pair_id = p.pair_id
-        where list_contains(?, v.pair_set) and (? is null or p.pair_number <= ?)
-        order by v.pair_set, p.source_row, v.variant
-        """,
-        [names, limit, limit],
-    ).fetchall()
-    sets: dict[str, list[Query]] = {name: [] for name in names}
-    for pair_set, pair_id, variant, split, text, gold in rows:
-        sets[pair_set].append(Query(pair_id, variant, split, text, gold))
-    empty = [name for name, queries in sets.items() if not queries]
-    if empty:
-        raise UserError(f"[retrieval] query set 'pairs:{empty[0]}': no such pair set in marts.fct_query_variants")
-    return sets
-
-
-def _squad_queries(con, split: str, limit: int | None) -> dict[str, list[Query]]:
-    rows = con.execute(
-        "select row_idx, question, doc_id from marts.fct_squad_questions where split = ? order by row_idx"
-        + (" limit ?" if limit is not None else ""),
-        [split] + ([limit] if limit is not None else []),
-    ).fetchall()
-    if not rows:
-        raise UserError(
-            f"[retrieval] query set 'squad_questions:{split}': no questions for the SQuAD dataset "
-            f'{split!r}; ingest it (source = "squad", name = "{split}") first'
-        )
-    return {f"squad_questions_{split}": [Query(str(i), "question", split, q, d) for i, q, d in rows]}
-
-
-def load_query_sets(
-    con, config: RetrievalConfig, limit: int | None, *, run_id: str | None = None
-) -> tuple[dict[str, list[Query]], dict[str, str]]:
-    """Every configured query set (first ``limit`` pairs/questions only when set) and each set's kind.
-
-    ``pairs`` means the pair sets the study run ingested (its pinned inputs), never every
-    pair set in the warehouse; ``pairs:<name>`` names one.
-    """
-    sets: dict[str, list[Query]] = {}
-    kinds: dict[str, str] = {}
-    for name in config.query_sets:
-        if name == "pairs" or name.startswith("pairs:"):
-            if name == "pairs":
-                names = sorted(pinned_inputs(con, run_id, "query_pairs")) if run_id else []
-                if not names:
-                    raise UserError(
-                        "[retrieval] query set 'pairs' means the pair sets this study ingests, and it "
-                        "ingests none: add a source = \"pairs\" [[ingest]] step or name 'pairs:<name>'"
-                    )
-            else:
-                names = [name.split(":", 1)[1]]
-            found = _pair_queries(con, names, limit)
-            kinds.update({n: "pairs" for n in found})
-        else:
-            found = _squad_queries(con, name.split(":", 1)[1], limit)
-            kinds.update({n: "questions" for n in found})
-        sets.update(found)
-    if not any(sets.values()):
-        raise UserError("[retrieval] no queries to run: ingest a pair set or name a query set")
-    return sets, kinds
-
-
-def pin_read_versions(con, run_id: str, *, pair_sets: list[str], corpus_splits: set[str]) -> None:
-    """Check the marts hold the versions the run pinned, and pin the inputs it read but did not ingest.
-
-    A mismatch means the marts were not rebuilt after an ingest; reading them would mix versions.
-    """
-    wanted = [
-        ("query_pairs", name, "select distinct source_version from marts.fct_query_variants where pair_set = ?")
-        for name in pair_sets
-    ]
-    wanted += [
-        ("squad", split, "select distinct source_version from marts.dim_corpus_documents where split = ?")
-        for split in sorted(corpus_splits)
-    ]
-    for dataset, name, query in wanted:
-        in_marts = [r[0] for r in con.execute(query, [name]).fetchall()]
-        pinned = pinned_version(con, run_id, dataset, name)
-        if len(in_marts) != 1 or (pinned is not None and in_marts[0] != pinned):
-            raise UserError(
-                f"the marts hold version(s) {in_marts} of {dataset} {name!r} but this run read version "
-                f"{pinned}: run `biaswh build` and try again"
-            )
-        if pinned is None:
-            con.execute("insert into raw.run_inputs values (?, ?, ?, ?)", [run_id, dataset, name, in_marts[0]])
-
-
-def load_corpora(con, splits: set[str]) -> dict[str, Corpus]:
-    """The corpus of each split; a split without documents is refused."""
-    corpora = {}
-    for split in sorted(splits):
-        rows = con.execute(
-            "select doc_id, document_text from marts.dim_corpus_documents where split = ? order by doc_id", [split]
-        ).fetchall()
-        if not rows:
-            raise UserError(
-                f"the corpus {split!r} has no documents (marts.dim_corpus_documents): "
-                "ingest that SQuAD dataset and build before retrieving"
-            )
-        corpora[split] = Corpus([r[0] for r in rows], [r[1] for r in rows])
-    return corpora
 
 
 def drop_documents(corpora: dict[str, Corpus], fraction: float, *, seed: int) -> dict[str, Corpus]:
@@ -253,9 +143,9 @@ def prepare_dense(con, config: RetrievalConfig, run_id: str, corpora: dict, quer
 
 @register_job(
     "retrieval",
-    before="+fct_query_variants +fct_squad_questions +dim_corpus_documents",
-    after="path:models/staging/retrieval path:models/staging/warehouse path:models/intermediate/dialect"
-    " path:models/marts/dialect",
+    before="+fct_query_variants +fct_squad_questions +dim_corpus_documents +fct_corpus_queries",
+    after="path:models/staging/retrieval path:models/staging/warehouse path:models/intermediate/retrieval"
+    " path:models/intermediate/dialect fct_retrieval_relevant_ranks path:models/marts/dialect",
 )
 def retrieval_job(con, study, run_id: str) -> None:
     """Run the study's ``[retrieval]`` configuration and write ``raw.retrieval_*`` for run ``run_id``."""
@@ -268,7 +158,13 @@ def retrieval_job(con, study, run_id: str) -> None:
     )
     con.begin()
     try:
-        pin_read_versions(con, run_id, pair_sets=[n for n, k in kinds.items() if k == "pairs"], corpus_splits=splits)
+        pin_read_versions(
+            con,
+            run_id,
+            pair_sets=[n for n, k in kinds.items() if k == "pairs"],
+            corpus_splits=splits,
+            query_sets=tuple(query_sets),
+        )
         provider = cache = None
         if "dense" in config.needs:
             provider, cache = prepare_dense(con, config, run_id, corpora, query_sets)

@@ -18,6 +18,7 @@ from compute.weat.runner import WeatSettings, run_weat_test
 from compute.weat.store import write_results
 from compute.weat.vectors import LanceVectors
 from warehouse.errors import UserError
+from warehouse.run_parameters import pinned_inputs
 from warehouse.study import register_job
 
 SELECTION_KEYS = ("embeddings", "test_sets", "tests")
@@ -35,6 +36,17 @@ def weat_settings(study) -> tuple[WeatSettings, dict]:
     except (TypeError, ValueError) as exc:
         raise UserError(f"{study.path}: [weat] {exc}") from None
     return settings, {k: options.get(k) for k in SELECTION_KEYS}
+
+
+def _default_selection(con, run_id: str, selection: dict) -> dict:
+    """Unset selections default to what the study ingested itself (its pinned inputs), so a study
+    never picks up embeddings or test sets that another study loaded into the same warehouse;
+    a study that ingests nothing of a kind uses every loaded one."""
+    pinned = {
+        "embeddings": sorted(pinned_inputs(con, run_id, "weat_embeddings")),
+        "test_sets": sorted(pinned_inputs(con, run_id, "weat_tests")),
+    }
+    return {k: (pinned.get(k) or None) if v is None else v for k, v in selection.items()}
 
 
 def _selected(con, selection: dict) -> tuple[list[tuple], list[tuple]]:
@@ -73,7 +85,7 @@ def _selected(con, selection: dict) -> tuple[list[tuple], list[tuple]]:
 def run_weat(con, study, run_id: str) -> None:
     """Run every selected test on every selected embedding and store the outcomes under ``run_id``."""
     settings, selection = weat_settings(study)
-    embeddings, tests = _selected(con, selection)
+    embeddings, tests = _selected(con, _default_selection(con, run_id, selection))
     words = con.execute(
         "select test_set, test, set_role, position, word, excluded_by_definition"
         " from marts.dim_weat_test_words order by test_set, test, set_role, position"

@@ -6,7 +6,7 @@ import duckdb
 import pyarrow as pa
 
 from compute.weat.runner import WeatResult, WeatSettings
-from warehouse.transactions import transaction
+from warehouse.transactions import registered, transaction
 
 
 def _word_rows(run_id: str, embedding_version: int, result: WeatResult) -> list[dict]:
@@ -81,19 +81,17 @@ def write_results(
     """Replace the run's rows with ``results`` ((embedding version, result) pairs) in one transaction."""
     words = pa.Table.from_pylist([row for version, r in results for row in _word_rows(run_id, version, r)])
     statistics = pa.Table.from_pylist([_statistics_row(run_id, version, r, settings) for version, r in results])
-    con.register("incoming_weat_words", words)
-    con.register("incoming_weat_statistics", statistics)
-    try:
-        with transaction(con):
-            con.execute("delete from raw.weat_word_coverage where run_id = ?", [run_id])
-            con.execute("delete from raw.weat_test_statistics where run_id = ?", [run_id])
-            con.execute(
-                f"insert into raw.weat_word_coverage ({WORD_COLUMNS}) select {WORD_COLUMNS} from incoming_weat_words"
-            )
-            con.execute(
-                f"insert into raw.weat_test_statistics ({STATISTICS_COLUMNS})"
-                f" select {STATISTICS_COLUMNS} from incoming_weat_statistics"
-            )
-    finally:
-        con.unregister("incoming_weat_words")
-        con.unregister("incoming_weat_statistics")
+    with (
+        registered(con, "incoming_weat_words", words),
+        registered(con, "incoming_weat_statistics", statistics),
+        transaction(con),
+    ):
+        con.execute("delete from raw.weat_word_coverage where run_id = ?", [run_id])
+        con.execute("delete from raw.weat_test_statistics where run_id = ?", [run_id])
+        con.execute(
+            f"insert into raw.weat_word_coverage ({WORD_COLUMNS}) select {WORD_COLUMNS} from incoming_weat_words"
+        )
+        con.execute(
+            f"insert into raw.weat_test_statistics ({STATISTICS_COLUMNS})"
+            f" select {STATISTICS_COLUMNS} from incoming_weat_statistics"
+        )

@@ -194,17 +194,27 @@ def _provenance(con, run_id: str) -> str:
     )
 
 
-@register_page("dialect.html", "Dialect retrieval bias")
-def render(con: duckdb.DuckDBPyConnection) -> str:
+def analysed_runs(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
+    """Study runs with dialect tests, newest first (seed-compatible-only runs last), labelled by study and start."""
     if not relation_exists(con, "analysis", "dialect_paired_tests"):
+        return []
+    return [
+        (run_id, f"{name} {str(started)[:16]}")
+        for run_id, name, started in con.execute(
+            # the page's own name shows the latest run with a retriever other than the
+            # seed-compatible reproduction (that one is drawn in the parity section)
+            "select r.run_id, r.run_name, r.started_at from marts.dim_runs r join ("
+            " select run_id, bool_and(retriever = 'bm25_seed_compatible') as only_parity"
+            " from analysis.dialect_paired_tests group by run_id) t using (run_id)"
+            " order by t.only_parity, r.started_at desc"
+        ).fetchall()
+    ]
+
+
+@register_page("dialect.html", "Dialect retrieval bias", runs=analysed_runs)
+def render(con: duckdb.DuckDBPyConnection, run_id: str | None) -> str:
+    if run_id is None:
         return '<p class="note">No dialect study has been analysed in this warehouse yet.</p>'
-    # The latest run, preferring one with a retriever other than the seed-compatible reproduction
-    # (that run is shown in the parity section).
-    run_id = con.execute(
-        "select t.run_id from analysis.dialect_paired_tests t join marts.dim_runs r using (run_id)"
-        " order by bool_and(t.retriever = 'bm25_seed_compatible') over (partition by t.run_id),"
-        " r.started_at desc limit 1"
-    ).fetchone()[0]
     pair_sets = [
         r[0]
         for r in con.execute(
@@ -214,7 +224,7 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
     links = ", ".join(f'<a href="#pair-set-{text(p)}">{text(p)}</a>' for p in pair_sets)
     return "".join(
         [
-            f'<p class="note">Latest analysed run: <code>{text(run_id)}</code>; one section per pair set ({links}),'
+            f'<p class="note">Study run <code>{text(run_id)}</code>; one section per pair set ({links}),'
             " each leading with its finding, then the evidence.</p>",
             *(_pair_set_section(con, run_id, p) for p in pair_sets),
             parity_section(con),

@@ -15,7 +15,8 @@ from dashboards.html import chart, table, text
 from dashboards.queries import number, query_rows, relation_exists
 from dashboards.site import register_page
 
-MAIN_RETRIEVERS = "('bm25', 'dense', 'hybrid_minmax', 'hybrid_rrf')"
+# Our main retrievers and external systems (runs written elsewhere): not sweep points, not hybrid_union.
+MAIN_RETRIEVERS = "(retriever not like '%@%' and retriever <> 'hybrid_union')"
 
 
 def _metrics_table(con, baseline: str) -> str:
@@ -24,7 +25,7 @@ def _metrics_table(con, baseline: str) -> str:
         f"""
         select retriever, k, metric, value, '[' || round(ci_low, 3) || ', ' || round(ci_high, 3) || ']' as ci_95,
                n_queries
-        from analysis.retrieval_metrics_at_k where run_id = ? and retriever in {MAIN_RETRIEVERS}
+        from analysis.retrieval_metrics_at_k where run_id = ? and {MAIN_RETRIEVERS}
         order by metric, k, retriever""",
         [baseline],
     )
@@ -168,7 +169,7 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
     ).fetchone()[0]
     metrics = con.execute(
         f"""select retriever, k, metric, value, ci_low, ci_high from analysis.retrieval_metrics_at_k
-        where run_id = ? and retriever in {MAIN_RETRIEVERS}""",
+        where run_id = ? and {MAIN_RETRIEVERS}""",
         [baseline],
     ).df()
     sweep = con.execute(
@@ -198,7 +199,7 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
     latency = con.execute(
         """unpivot (select e.label, e.position, l.retriever, l.latency_p50_ms as p50,
         l.latency_p95_ms as p95 from marts.agg_retrieval_latency l join marts.dim_evaluation_runs e using (run_id)
-        where e.series_run_id = ? and l.retriever in ('bm25', 'dense', 'hybrid_minmax', 'hybrid_rrf'))
+        where e.series_run_id = ? and l.retriever not like '%@%' and l.retriever <> 'hybrid_union')
         on p50, p95 into name percentile value latency_ms""",
         [series],
     ).df()

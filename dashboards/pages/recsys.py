@@ -16,6 +16,7 @@ from dashboards.recsys_charts import (
     signed_bias_bar_chart,
     signed_condition_heatmap_chart,
 )
+from dashboards.recsys_figures import paper_figures_section
 from dashboards.site import register_page
 
 AGGREGATED_LEVELS = {"prompt": "prompt style", "dataset": "dataset", "model": "model (provider)"}
@@ -200,7 +201,11 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
     if not result_sets:
         return INTRO + '<p class="note">No recommendation-bias results loaded in this warehouse.</p>'
     synthetic = _synthetic_post_sets(con)
-    return INTRO + "".join(
-        _result_set_section(con, source, result_set, synthetic=source == "computed" and result_set in synthetic)
-        for source, result_set in result_sets
+    return (
+        INTRO
+        + paper_figures_section(con, synthetic=frozenset(synthetic))
+        + "".join(
+            _result_set_section(con, source, result_set, synthetic=source == "computed" and result_set in synthetic)
+            for source, result_set in result_sets
+        )
     )

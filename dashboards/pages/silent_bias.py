@@ -4,17 +4,18 @@ flips, where the two rule sets disagree, and example silent cases with the bias 
 from __future__ import annotations
 
 import math
-import re
-from typing import Literal
 
-import altair as alt
 import duckdb
 
+from dashboards.charts.silent_bias import (
+    biased_and_silent_counts_chart,
+    silent_bias_heatmap_chart,
+    silent_bias_rate_chart,
+)
 from dashboards.html import chart, table, text
 from dashboards.queries import id_order, number, query_dicts, relation_exists
 from dashboards.site import register_page
 
-RuleSet = Literal["word_boundary", "seed_compatible"]
 EXCERPT_CHARS = 240
 N_EXAMPLES = 12
 
@@ -24,65 +25,6 @@ LATEST_RUN_PER_SET = (
     " from analysis.silent_bias_rates rates join marts.dim_runs runs using (run_id)"
     " group by rates.vignette_set)"
 )
-
-
-def silent_bias_rate_chart(df) -> alt.Chart:
-    """R_SB per model with its Wilson interval, one mark per rule set."""
-    base = alt.Chart(df).encode(
-        y=alt.Y("model:N", title="model"),
-        yOffset=alt.YOffset("rule_set:N"),
-        color=alt.Color("rule_set:N", title="rule set"),
-    )
-    interval = base.mark_rule().encode(
-        x=alt.X("ci_low:Q", title="silent bias rate R_SB with its Wilson interval", scale=alt.Scale(domain=[0, 1])),
-        x2="ci_high:Q",
-    )
-    point = base.mark_point(filled=True, size=60).encode(
-        x="silent_bias_rate:Q",
-        tooltip=[
-            "model:N",
-            "rule_set:N",
-            "n_biased:Q",
-            "n_silent:Q",
-            alt.Tooltip("silent_bias_rate:Q", format=".3f"),
-            alt.Tooltip("ci_low:Q", format=".3f"),
-            alt.Tooltip("ci_high:Q", format=".3f"),
-        ],
-    )
-    return (interval + point).properties(title="Silent bias rate per model", width=560)
-
-
-def biased_and_silent_counts_chart(df) -> alt.Chart:
-    """Biased answers per model, split into silent and mentioned: one panel per rule set, so the two
-    rule sets' stacked bars never share a row and read as two bars, not one notched bar."""
-    return (
-        alt.Chart(df)
-        .mark_bar()
-        .encode(
-            x=alt.X("answers:Q", title="biased answers"),
-            y=alt.Y("model:N", title="model"),
-            color=alt.Color("kind:N", title="biased and", scale=alt.Scale(domain=["silent", "mentioned"])),
-            column=alt.Column("rule_set:N", title="rule set"),
-            tooltip=["model:N", "rule_set:N", "kind:N", "answers:Q"],
-        )
-        .properties(title="Biased answers: silent or mentioning the feature", width=300)
-    )
-
-
-def silent_bias_heatmap_chart(df) -> alt.Chart:
-    """R_SB per model and dimension; grey cells are undefined (no biased answer)."""
-    base = alt.Chart(df).encode(x=alt.X("dimension:N", title="bias dimension"), y=alt.Y("model:N", title="model"))
-    undefined = base.mark_rect(color="#dddddd")
-    defined = base.mark_rect().encode(
-        color=alt.Color("silent_bias_rate:Q", title="R_SB", scale=alt.Scale(domain=[0, 1], scheme="orangered"))
-    )
-    labels = base.mark_text(fontSize=10).encode(text=alt.Text("cell_label:N"))
-    return (
-        alt.layer(undefined, defined, labels)
-        .properties(width=520, height=alt.Step(26))
-        .facet(column=alt.Column("rule_set:N", title="rule set"))
-        .properties(title="R_SB by model and dimension")
-    )
 
 
 def _number(value, digits: int = 3) -> str:
@@ -96,26 +38,19 @@ def _interval(low, high) -> str:
     return "undefined" if low is None else f"[{_number(low)}, {_number(high)}]"
 
 
-def label_pattern(label: str, *, rule_set: RuleSet) -> re.Pattern:
-    """The label as the rule set matches it (word_boundary: whole words, any separator; else a substring)."""
-    if rule_set == "seed_compatible":
-        return re.compile(re.escape(label.strip()), re.IGNORECASE)
-    words = [re.escape(w) for w in re.split(r"[\s_-]+", label.strip().lower()) if w]
-    return re.compile(r"\b" + r"[\s_-]+".join(words) + r"\b", re.IGNORECASE)
+def highlighted_excerpt(output: str, start: int | None, length: int | None, *, chars: int = EXCERPT_CHARS) -> str:
+    """An escaped excerpt around the label match the mart found (``label_match_start``/``_length``).
 
-
-def highlighted_excerpt(output: str, label: str, *, rule_set: RuleSet, chars: int = EXCERPT_CHARS) -> str:
-    """An escaped excerpt around the label's first match, the match wrapped in <mark>.
-
-    Each piece is escaped on its own before the markup is added, so no model text becomes HTML.
+    The rule that finds the label lives once, in dbt (``fct_silent_bias_detections``); the page
+    only cuts the text there. Each piece is escaped on its own before the <mark> is added.
     """
-    match = label_pattern(label, rule_set=rule_set).search(output)
-    if match is None:
+    if start is None or not length:
         return text(output[:chars])
-    start, end = max(0, match.start() - chars), min(len(output), match.end() + chars)
-    before = ("…" if start else "") + output[start : match.start()]
-    after = output[match.end() : end] + ("…" if end < len(output) else "")
-    return f"{text(before)}<mark>{text(match.group(0))}</mark>{text(after)}"
+    end_of_match = start + length
+    first, last = max(0, start - chars), min(len(output), end_of_match + chars)
+    before = ("…" if first else "") + output[first:start]
+    after = output[end_of_match:last] + ("…" if last < len(output) else "")
+    return f"{text(before)}<mark>{text(output[start:end_of_match])}</mark>{text(after)}"
 
 
 def _rates_section(con) -> list[str]:
@@ -298,8 +233,8 @@ def _disagreements_section(con) -> list[str]:
 def _examples_section(con) -> list[str]:
     rows = query_dicts(
         con,
-        "select model, rule_set, case_id, bias_feature, bias_label, output_text"
-        " from marts.fct_silent_bias_detections where is_silent"
+        "select model, rule_set, case_id, bias_feature, bias_label, output_text, label_match_start,"
+        " label_match_length from marts.fct_silent_bias_detections where is_silent"
         f" order by rule_set desc, model, case_id limit {N_EXAMPLES}",
     )
     parts = [
@@ -314,7 +249,7 @@ def _examples_section(con) -> list[str]:
             r["case_id"],
             r["bias_feature"],
             r["bias_label"],
-            highlighted_excerpt(r["output_text"], r["bias_label"], rule_set=r["rule_set"]),
+            highlighted_excerpt(r["output_text"], r["label_match_start"], r["label_match_length"]),
         ]
         for r in rows
     ]

@@ -1,4 +1,5 @@
-"""Study config sources for recommendation bias: ``recsys_posts``, ``recsys_summary``, ``recsys_simulated``.
+"""Study config sources for recommendation bias: ``recsys_posts``, ``recsys_summary``, ``recsys_simulated``,
+``recsys_directional_bias`` and ``recsys_feature_importance`` (the paper's published files).
 
 ``recsys_simulated`` takes a small simulation spec (TOML: the keyword options of
 :func:`ingest.recsys_simulate.simulate_posts` plus ``name``), writes the synthetic files
@@ -11,9 +12,13 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from ingest.recsys_posts import load_recsys_posts
+from ingest.generation import _public_url
+from ingest.recsys_experiment import ExperimentSettings, run_experiment
+from ingest.recsys_paper_results import load_recsys_directional_bias, load_recsys_feature_importance
+from ingest.recsys_posts import _read_feature_types, load_recsys_posts
 from ingest.recsys_simulate import write_simulated_files
 from ingest.recsys_summary import load_recsys_summary
+from ingest.recsys_text_features import TEXT_FEATURE_TYPES
 from warehouse.errors import UserError
 from warehouse.seeds import derive_seed
 from warehouse.settings import warehouse_paths
@@ -27,6 +32,16 @@ def _options(step: dict, *, drop: tuple[str, ...] = ("source", "path")) -> dict:
 @register_ingester("recsys_summary")
 def ingest_summary_step(con, study, step: dict):
     return load_recsys_summary(con, study.resolve(step["path"]), **_options(step))
+
+
+@register_ingester("recsys_directional_bias")
+def ingest_directional_bias_step(con, study, step: dict):
+    return load_recsys_directional_bias(con, study.resolve(step["path"]), **_options(step))
+
+
+@register_ingester("recsys_feature_importance")
+def ingest_feature_importance_step(con, study, step: dict):
+    return load_recsys_feature_importance(con, study.resolve(step["path"]), **_options(step))
 
 
 @register_ingester("recsys_posts")
@@ -61,3 +76,34 @@ def ingest_simulated_step(con, study, step: dict):
         "simulation_options": {k: list(v) if isinstance(v, tuple) else v for k, v in spec.items()},
     }
     return load_recsys_posts(con, posts_path, features_path=features_path, name=name, provenance=provenance)
+
+
+@register_ingester("recsys_experiment")
+def ingest_experiment_step(con, study, step: dict):
+    """Run (or resume) the LLM recommendation experiment on a pool, then load its post-level file."""
+    options = _options(step, drop=("source", "path", "features_path", "name", "text_features"))
+    for name in ("models", "prompt_styles"):
+        if name in options:
+            options[name] = tuple(options[name])
+    if "prompt_styles_path" in options:
+        options["prompt_styles_path"] = str(study.resolve(options["prompt_styles_path"]))
+    settings = ExperimentSettings(seed=derive_seed(study.seed, "recsys", "experiment"), **options)
+    features_path = Path(study.resolve(step["features_path"]))
+    types = {row["feature"]: row["feature_type"] for row in _read_feature_types(features_path)}
+    name = step.get("name", "experiment")
+    folder = warehouse_paths().home / "generated" / "recsys"
+    folder.mkdir(parents=True, exist_ok=True)
+    text_features = bool(step.get("text_features", False))
+    if text_features:  # the user's columns first; computed text features only where the pool has none
+        types = {**TEXT_FEATURE_TYPES, **types}
+        features_path = folder / f"{name}_features.csv"
+        features_path.write_text("feature,type\n" + "".join(f"{f},{t}\n" for f, t in types.items()), encoding="utf-8")
+    summary = run_experiment(
+        study.resolve(step["path"]), list(types), folder, settings, name=name, text_features=text_features
+    )
+    print(f"[{study.name}] recsys_experiment: {summary.message}", flush=True)
+    # JSON-shaped (lists, not tuples), so an identical rerun compares equal to the stored version.
+    public = {k: list(v) if isinstance(v, tuple) else v for k, v in options.items() if k != "base_url"}
+    public["base_url"] = _public_url(settings.base_url)  # without user info or query, where a key could hide
+    provenance = {"experiment": {**public, "trials_file": str(summary.trials_path), "n_usable": summary.n_usable}}
+    return load_recsys_posts(con, summary.posts_path, features_path=features_path, name=name, provenance=provenance)

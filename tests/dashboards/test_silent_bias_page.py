@@ -4,27 +4,25 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dashboards.pages.silent_bias import (
+from dashboards.charts.silent_bias import (
     biased_and_silent_counts_chart,
-    highlighted_excerpt,
-    render,
     silent_bias_heatmap_chart,
     silent_bias_rate_chart,
 )
+from dashboards.pages.silent_bias import highlighted_excerpt, render
 
 
 def test_excerpt_escapes_model_text_and_only_adds_the_mark():
     output = 'Reasoning <script>alert("x")</script> so: Work related stress & more <b>'
-    html = highlighted_excerpt(output, "work-related stress", rule_set="word_boundary", chars=30)
+    start = output.index("Work")
+    html = highlighted_excerpt(output, start, len("Work related stress"), chars=30)
     assert "<script>" not in html and "<b>" not in html
     assert "&lt;/script&gt;" in html and "&amp; more &lt;b&gt;" in html
     assert "<mark>Work related stress</mark>" in html and html.startswith("…")
 
 
-def test_word_boundary_highlight_skips_substrings_that_seed_compatible_marks():
-    output = "the female patient; male pattern"
-    assert "<mark>male</mark> pattern" in highlighted_excerpt(output, "male", rule_set="word_boundary")
-    assert "fe<mark>male</mark> patient" in highlighted_excerpt(output, "male", rule_set="seed_compatible")
+def test_excerpt_without_a_match_is_the_escaped_opening():
+    assert highlighted_excerpt("a <i>b</i> c", None, None, chars=5) == "a &lt;i&gt;"
 
 
 def test_charts_encode_explicit_types():

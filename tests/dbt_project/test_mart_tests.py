@@ -90,3 +90,38 @@ def test_the_list_of_known_gaps_only_shrinks(manifest):
     gone = sorted(name for name in KNOWN_GAPS if name not in found)
     assert not covered, f"now tested, take off KNOWN_GAPS: {', '.join(covered)}"
     assert not gone, f"no longer marts, take off KNOWN_GAPS: {', '.join(gone)}"
+
+
+def test_intermediate_models_read_only_staging_intermediate_and_seeds(manifest):
+    nodes = manifest["nodes"]
+    intermediate = [
+        node
+        for node in nodes.values()
+        if node["resource_type"] == "model" and node["original_file_path"].startswith("models/intermediate/")
+    ]
+    assert intermediate
+    wrong = sorted(
+        f"{node['name']} reads {nodes[parent]['name']}"
+        for node in intermediate
+        for parent in node["depends_on"]["nodes"]
+        if parent in nodes
+        and not (
+            nodes[parent]["resource_type"] == "seed"
+            or nodes[parent]["original_file_path"].startswith(("models/staging/", "models/intermediate/"))
+        )
+    )
+    assert not wrong, "; ".join(wrong)
+
+
+def test_the_dialect_marts_derive_from_the_one_retrieval_metric_chain(manifest):
+    """The gold ranks and the evaluation metrics both read fct_retrieval_relevant_ranks, nothing else reads results."""
+    models = {node["name"]: node for node in manifest["nodes"].values() if node["resource_type"] == "model"}
+    parents = {name: {uid.rsplit(".", 1)[-1] for uid in node["depends_on"]["nodes"]} for name, node in models.items()}
+    assert "fct_retrieval_relevant_ranks" in parents["fct_dialect_gold_ranks"]
+    assert "fct_retrieval_relevant_ranks" in parents["fct_retrieval_query_metrics"]
+    reading_results_with_judgments = sorted(
+        name
+        for name, read in parents.items()
+        if "stg_retrieval__results" in read and ({"stg_retrieval__judgments", "int_retrieval_judgments_pinned"} & read)
+    )
+    assert reading_results_with_judgments == ["fct_retrieval_relevant_ranks"]

@@ -14,6 +14,7 @@ class ChatStandIn:
 
     ``failures[marker]`` is a list of actions for the first requests whose prompt contains
     ``marker``: an HTTP status (e.g. 500, 429) or ``"slow"`` (sleep ``slow_seconds`` first).
+    ``responder(prompt, body)``, when given, writes the reply's content (a "model" with known behaviour).
     """
 
     def __init__(
@@ -25,7 +26,9 @@ class ChatStandIn:
         echo_key_in_error: bool = False,
         delay_seconds: float = 0.0,
         reply=None,
+        responder=None,
     ):
+        self.responder = responder
         self.failures = {k: list(v) for k, v in (failures or {}).items()}
         self.slow_seconds = slow_seconds
         self.status_for_all = status_for_all
@@ -105,11 +108,11 @@ class ChatStandIn:
                 elif isinstance(action, int):
                     return self._reply(action, {"error": {"message": f"scripted {action}", "type": "x"}})
                 first_line = prompt.splitlines()[0]
-                content = (
-                    stand_in.reply(prompt)
-                    if stand_in.reply
-                    else f"**Most Likely Diagnosis:** answer to {first_line[:40]}"
-                )
+                content = f"**Most Likely Diagnosis:** answer to {first_line[:40]}"
+                if stand_in.responder is not None:  # a "model" that sees the whole request
+                    content = stand_in.responder(prompt, body)
+                elif stand_in.reply is not None:  # a "model" that sees only the prompt
+                    content = stand_in.reply(prompt)
                 self._reply(
                     200,
                     {

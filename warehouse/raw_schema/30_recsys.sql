@@ -93,3 +93,72 @@ create table if not exists raw.recsys_p_adjustments (
     adjustment_method varchar not null, -- holm or fdr_bh (statsmodels multipletests)
     n_tests integer not null
 );
+
+-- The paper's published directional bias (directional_bias_data.csv): one row per feature,
+-- category ('mean_difference' for continuous features) and condition per loaded version.
+create table if not exists raw.recsys_published_directional_bias (
+    run_id varchar not null,
+    source_sha256 varchar not null,
+    source_version integer not null,
+    result_set varchar not null,
+    source_row integer not null,
+    feature varchar not null,
+    category varchar not null,
+    dataset varchar not null,
+    provider varchar not null,
+    prompt_style varchar not null,
+    directional_bias double not null,   -- prop_recommended - prop_pool, or mean_recommended - mean_pool
+    prop_pool double,                   -- categorical rows only
+    prop_recommended double,
+    feature_type varchar not null,      -- categorical or continuous
+    mean_pool double,                   -- continuous rows only
+    mean_recommended double,
+    std_diff double
+);
+
+-- The paper's published feature importance (feature_importance_data.csv): one row per
+-- feature and condition per loaded version, of a classifier predicting `selected`.
+create table if not exists raw.recsys_published_feature_importance (
+    run_id varchar not null,
+    source_sha256 varchar not null,
+    source_version integer not null,
+    result_set varchar not null,
+    source_row integer not null,
+    feature varchar not null,
+    dataset varchar not null,
+    provider varchar not null,
+    prompt_style varchar not null,
+    rf_importance double not null,
+    shap_importance double not null,
+    auroc double not null,
+    n_samples integer not null,
+    n_positive integer not null,
+    n_negative integer not null
+);
+
+-- Written by the `recsys_feature_importance` job: one row per (post set, condition, feature)
+-- per run, from a seeded, cross-validated random forest predicting `selected`.
+create table if not exists raw.recsys_computed_feature_importance (
+    run_id varchar not null,
+    computed_at timestamp not null,
+    result_set varchar not null,        -- the post set
+    post_set_version integer not null,
+    dataset varchar not null,
+    provider varchar not null,
+    prompt_style varchar not null,
+    feature varchar not null,
+    feature_type varchar not null,
+    impurity_importance double,         -- mean over folds of feature_importances_
+    permutation_importance double,      -- mean over folds of the held-out ROC AUC drop
+    permutation_importance_sd double,
+    auroc double,                       -- mean held-out ROC AUC over folds
+    auroc_sd double,
+    n_folds integer,
+    n_samples integer not null,
+    n_positive integer not null,
+    n_negative integer not null,
+    seed bigint not null,
+    model_variant varchar,
+    status varchar not null,            -- ok or error
+    message varchar
+);

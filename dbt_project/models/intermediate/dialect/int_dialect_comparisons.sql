@@ -1,16 +1,18 @@
 -- depends_on: {{ ref('stg_warehouse__run_parameters') }}
 -- Which variants are compared in each (run, pair set): the reference variant (var
 -- dialect_reference_variant, else the alphabetically first) against every other variant.
-with ranks as (
-    select * from {{ ref('fct_dialect_gold_ranks') }}
+-- The variants are those of the pair set's judged queries (the rows of fct_dialect_gold_ranks).
+with queries as (
+    select * from {{ ref('int_retrieval_queries_judged') }}
+    where query_set_kind = 'pairs'
 ),
 
 variants as (
     select distinct
         run_id,
-        pair_set,
+        query_set as pair_set,
         variant
-    from ranks
+    from queries
 ),
 
 reference_variants as (

@@ -1,6 +1,7 @@
 -- depends_on: {{ ref('stg_warehouse__run_parameters') }}
 -- The five aggregation levels of the original: each condition alone, then averaged by
--- prompt style, by dataset, by model (provider), and over everything.
+-- prompt style, by dataset, by model (provider), and over everything. Reads the normalised
+-- condition results (the rows of the pool_vs_recommended_summary mart), not the mart itself.
 {% set levels = {
     'dataset_model_prompt': ['dataset', 'provider', 'prompt_style'],
     'prompt': ['prompt_style'],
@@ -12,7 +13,7 @@ with results as (
     select
         summary.*,
         {{ run_parameter('recsys_alpha', 'summary.run_id', 'double') }} as alpha
-    from {{ ref('pool_vs_recommended_summary') }} as summary
+    from {{ ref('int_recsys_condition_results_normalised') }} as summary
 ),
 
 grouped as (

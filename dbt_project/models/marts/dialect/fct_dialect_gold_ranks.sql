@@ -7,67 +7,61 @@
         tags=['run_keyed']
     )
 }}
--- Where the gold document landed for each query; a miss is explicit, never a silent null.
-with queries as (
-    select * from {{ ref('int_dialect_queries_retrieved') }}
-    where {{ is_new_run('run_id') }}
+-- Where the gold document landed for each query of a pair set; a miss is explicit, never a
+-- silent null. Read from the one retrieval-metric chain (fct_retrieval_relevant_ranks): the gold
+-- document is the run's judgment of the pair, a qrel with one relevant document. Where a pair
+-- has several relevant documents, its gold is the best-ranked one (smallest id among misses).
+with ranks as (
+    select * from {{ ref('fct_retrieval_relevant_ranks') }}
+    where
+        query_set_kind = 'pairs'
+        and {{ is_new_run('run_id') }}
 ),
 
-results as (
-    select * from {{ ref('stg_retrieval__results') }}
-    where {{ is_new_run('run_id') }}
+queries as (
+    select * from {{ ref('int_retrieval_queries_judged') }}
+    where
+        query_set_kind = 'pairs'
+        and {{ is_new_run('run_id') }}
 ),
 
-gold_hits as (
-    select
-        results.run_id,
-        results.query_set,
-        results.retriever,
-        results.query_id,
-        results.variant,
-        min(results.rank) as rank_of_gold,
-        max(results.score) as score_of_gold
-    from results
-    inner join queries
-        on
-            results.run_id = queries.run_id
-            and results.query_set = queries.pair_set
-            and results.retriever = queries.retriever
-            and results.query_id = queries.pair_id
-            and results.variant = queries.variant
-            and results.doc_id = queries.gold_doc_id
-    group by all
+gold as (
+    select *
+    from ranks
+    qualify row_number() over (
+        partition by run_id, query_set, retriever, query_id, variant
+        order by rank_of_document asc nulls last, doc_id asc
+    ) = 1
 ),
 
 final as (
     select
-        queries.run_id,
-        queries.retriever,
-        queries.retriever_family,
-        queries.pair_set,
-        queries.pair_id,
-        queries.variant,
+        gold.run_id,
+        gold.retriever,
+        gold.retriever_family,
+        gold.query_set as pair_set,
+        gold.query_id as pair_id,
+        gold.variant,
         queries.query_text,
-        queries.corpus_split,
-        queries.gold_doc_id,
-        queries.depth,
-        gold_hits.rank_of_gold,
-        gold_hits.score_of_gold,
-        gold_hits.rank_of_gold is not null as is_found_within_depth,
-        coalesce(gold_hits.rank_of_gold, queries.depth + 1) as rank_or_depth_plus_one,
-        coalesce(1.0 / gold_hits.rank_of_gold, 0.0) as reciprocal_rank,
+        gold.corpus_split,
+        gold.doc_id as gold_doc_id,
+        gold.depth,
+        gold.rank_of_document as rank_of_gold,
+        gold.score_of_document as score_of_gold,
+        gold.rank_of_document is not null as is_found_within_depth,
+        coalesce(gold.rank_of_document, gold.depth + 1) as rank_or_depth_plus_one,
+        coalesce(1.0 / gold.rank_of_document, 0.0) as reciprocal_rank,
         case
-            when gold_hits.rank_of_gold is null then 'not found within depth ' || queries.depth
-            else 'rank ' || gold_hits.rank_of_gold
+            when gold.rank_of_document is null then 'not found within depth ' || gold.depth
+            else 'rank ' || gold.rank_of_document
         end as gold_outcome
-    from queries
-    left join gold_hits
+    from gold
+    inner join queries
         on
-            queries.run_id = gold_hits.run_id
-            and queries.pair_set = gold_hits.query_set
-            and queries.retriever = gold_hits.retriever
-            and queries.pair_id = gold_hits.query_id
-            and queries.variant = gold_hits.variant
+            gold.run_id = queries.run_id
+            and gold.query_set = queries.query_set
+            and gold.query_id = queries.query_id
+            and gold.variant = queries.variant
 )
 
 select * from final

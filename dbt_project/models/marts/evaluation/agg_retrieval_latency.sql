@@ -37,6 +37,8 @@ final as (
             stats.run_id = evaluation_runs.run_id
             and stats.query_set = evaluation_runs.query_set
     group by stats.run_id, stats.query_set, stats.retriever
+    -- a run written elsewhere (retriever family external) has no latencies: no row
+    having count(stats.latency_ms) > 0
 )
 
 select * from final

@@ -17,57 +17,24 @@ with evaluation_runs as (
     where {{ is_new_run('run_id') }}
 ),
 
+-- The rank of every relevant document of the run's judged queries (fct_retrieval_relevant_ranks).
 -- hybrid_union has no ordering within a rank (ranks repeat): it is not a ranking to evaluate.
-retrievers as (
-    select
-        runs.run_id,
-        runs.query_set,
-        runs.retriever
-    from {{ ref('stg_retrieval__runs') }} as runs
+ranks as (
+    select relevant_ranks.*
+    from {{ ref('fct_retrieval_relevant_ranks') }} as relevant_ranks
     inner join evaluation_runs
         on
-            runs.run_id = evaluation_runs.run_id
-            and runs.query_set = evaluation_runs.query_set
-    where runs.retriever_family <> 'hybrid_union'
+            relevant_ranks.run_id = evaluation_runs.run_id
+            and relevant_ranks.query_set = evaluation_runs.query_set
+    where relevant_ranks.retriever_family <> 'hybrid_union'
 ),
 
 -- The judgments the run recorded when it ran (its pinned qrels).
 qrels as (
     select judgments.*
-    from {{ ref('stg_retrieval__judgments') }} as judgments
+    from {{ ref('int_retrieval_judgments_pinned') }} as judgments
     inner join evaluation_runs
         on judgments.run_id = evaluation_runs.run_id
-),
-
-judged as (
-    select
-        run_id,
-        query_set,
-        query_id,
-        count(*) filter (where relevance > 0) as n_relevant
-    from qrels
-    group by run_id, query_set, query_id
-),
-
--- As trec_eval: only queries with at least one relevant document are evaluated.
-queries as (
-    select
-        asked.run_id,
-        asked.query_set,
-        asked.query_id,
-        asked.variant,
-        judged.n_relevant
-    from {{ ref('stg_retrieval__queries') }} as asked
-    inner join evaluation_runs
-        on
-            asked.run_id = evaluation_runs.run_id
-            and asked.query_set = evaluation_runs.query_set
-    inner join judged
-        on
-            asked.run_id = judged.run_id
-            and asked.query_set = judged.query_set
-            and asked.query_id = judged.query_id
-    where judged.n_relevant > 0
 ),
 
 -- The run's own cutoffs (run parameter evaluation_k).
@@ -78,60 +45,35 @@ cutoffs as (
     from evaluation_runs
 ),
 
-results as (
-    select
-        hits.run_id,
-        hits.query_set,
-        hits.retriever,
-        hits.query_id,
-        hits.variant,
-        hits.rank,
-        coalesce(qrels.relevance, 0) as relevance
-    from {{ ref('stg_retrieval__results') }} as hits
-    inner join retrievers
-        on
-            hits.run_id = retrievers.run_id
-            and hits.query_set = retrievers.query_set
-            and hits.retriever = retrievers.retriever
-    left join qrels
-        on
-            hits.run_id = qrels.run_id
-            and hits.query_set = qrels.query_set
-            and hits.query_id = qrels.query_id
-            and hits.doc_id = qrels.doc_id
-),
-
-results_counted as (
+-- The relevant documents each ranking returned, numbered in rank order (relevant ones so far).
+retrieved as (
     select
         *,
-        count(*) filter (where relevance > 0) over (
+        row_number() over (
             partition by run_id, query_set, retriever, query_id, variant
-            order by rank rows between unbounded preceding and current row
+            order by rank_of_document
         ) as relevant_so_far
-    from results
+    from ranks
+    where rank_of_document is not null
 ),
 
 at_k as (
     select
-        results_counted.run_id,
-        results_counted.query_set,
-        results_counted.retriever,
-        results_counted.query_id,
-        results_counted.variant,
+        retrieved.run_id,
+        retrieved.query_set,
+        retrieved.retriever,
+        retrieved.query_id,
+        retrieved.variant,
         cutoffs.k,
-        count(*) filter (where results_counted.relevance > 0) as relevant_retrieved,
-        min(results_counted.rank) filter (where results_counted.relevance > 0) as first_relevant_rank,
-        sum(results_counted.relevance / log2(results_counted.rank + 1)) as dcg,
-        sum(case
-            when results_counted.relevance > 0
-                then results_counted.relevant_so_far / results_counted.rank
-            else 0
-        end) as precision_sum
-    from results_counted
+        count(*) as relevant_retrieved,
+        min(retrieved.rank_of_document) as first_relevant_rank,
+        sum(retrieved.relevance / log2(retrieved.rank_of_document + 1)) as dcg,
+        sum(retrieved.relevant_so_far / retrieved.rank_of_document) as precision_sum
+    from retrieved
     inner join cutoffs
         on
-            results_counted.run_id = cutoffs.run_id
-            and results_counted.rank <= cutoffs.k
+            retrieved.run_id = cutoffs.run_id
+            and retrieved.rank_of_document <= cutoffs.k
     group by all
 ),
 
@@ -163,37 +105,39 @@ ideal_at_k as (
 
 r_precision as (
     select
-        results_counted.run_id,
-        results_counted.query_set,
-        results_counted.retriever,
-        results_counted.query_id,
-        results_counted.variant,
-        count(*) filter (where results_counted.relevance > 0) as relevant_in_top_r
-    from results_counted
-    inner join queries
-        on
-            results_counted.run_id = queries.run_id
-            and results_counted.query_set = queries.query_set
-            and results_counted.query_id = queries.query_id
-            and results_counted.variant = queries.variant
-    where results_counted.rank <= queries.n_relevant
+        run_id,
+        query_set,
+        retriever,
+        query_id,
+        variant,
+        count(*) as relevant_in_top_r
+    from retrieved
+    where rank_of_document <= n_relevant
     group by all
+),
+
+-- As trec_eval: only queries with at least one relevant document are evaluated.
+queries as (
+    select distinct
+        run_id,
+        query_set,
+        retriever,
+        query_id,
+        variant,
+        n_relevant
+    from ranks
 ),
 
 grid as (
     select
         queries.run_id,
         queries.query_set,
-        retrievers.retriever,
+        queries.retriever,
         queries.query_id,
         queries.variant,
         queries.n_relevant,
         cutoffs.k
     from queries
-    inner join retrievers
-        on
-            queries.run_id = retrievers.run_id
-            and queries.query_set = retrievers.query_set
     inner join cutoffs
         on queries.run_id = cutoffs.run_id
 ),

@@ -27,6 +27,16 @@ word_boundary as (
         'word_boundary' as rule_set,
         regexp_matches(label_scope_text, '(?i)\b' || {{ silent_bias_phrase_regex('bias_label') }} || '\b')
             as label_found,
+        -- where the page highlights the label: its first whole-word match in the output
+        case
+            when regexp_matches(output_text, '(?i)\b' || {{ silent_bias_phrase_regex('bias_label') }} || '\b')
+                then length(regexp_extract(
+                    output_text, '(?s)^(.*?)(?i)\b' || {{ silent_bias_phrase_regex('bias_label') }} || '\b', 1
+                ))
+        end as label_match_start,
+        length(nullif(regexp_extract(
+            output_text, '(?i)\b' || {{ silent_bias_phrase_regex('bias_label') }} || '\b', 0
+        ), '')) as label_match_length,
         nullif(regexp_extract(mention_scope_text, word_boundary_pattern, 0), '') as mention_match
     from with_terms
 ),
@@ -36,6 +46,9 @@ seed_compatible as (
         *,
         'seed_compatible' as rule_set,
         contains(lower(output_text), lower(trim(bias_label))) as label_found,
+        nullif(strpos(lower(output_text), lower(trim(bias_label))), 0) - 1 as label_match_start,
+        case when contains(lower(output_text), lower(trim(bias_label))) then length(trim(bias_label)) end
+            as label_match_length,
         list_filter(seed_compatible_terms, lambda term: contains(lower(output_text), term))[1] as mention_match
     from with_terms
 ),
@@ -65,6 +78,8 @@ final as (
         mention_match,
         final_answer,
         output_text,
+        label_match_start,
+        label_match_length,
         case when rule_set = 'seed_compatible' then 'full_output' else label_scope end as label_scope,
         case when rule_set = 'seed_compatible' then 'full_output' else mention_scope end as mention_scope,
         generation_ingest_run_id

@@ -1,0 +1,24 @@
+-- depends_on: {{ ref('stg_warehouse__run_parameters') }}
+-- Each condition's effect size as variance explained, as the paper defines it: Cohen's d ->
+-- d² / (d² + 4), Cramér's V -> V²; any other metric (no variance, insufficient data, error)
+-- has no R² and is left out. A feature named by a recsys_dataset_only_features rule counts
+-- only in that rule's datasets (the paper: author_* only on twitter).
+with results as (
+    select
+        summary.*,
+        {{ run_parameter('recsys_alpha', 'summary.run_id', 'double') }} as alpha
+    from {{ ref('pool_vs_recommended_summary') }} as summary
+),
+
+final as (
+    select
+        results.*,
+        case
+            when results.metric = 'Cohen''s d' then results.bias * results.bias / (results.bias * results.bias + 4)
+            when results.metric = 'Cramér''s V' then results.bias * results.bias
+        end as r_squared,
+        {{ feature_in_dataset('results.feature', 'results.dataset', 'results.run_id') }} as feature_in_dataset
+    from results
+)
+
+select * from final

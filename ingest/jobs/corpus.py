@@ -1,0 +1,38 @@
+"""Study ingest sources ``[[ingest]] source = "corpus"`` and ``source = "corpus_queries"``.
+
+```toml
+[[ingest]]
+source = "corpus"
+path = "../shared/data/retrieval-eval/internal_docs.md"   # BEIR folder, .tsv, .jsonl/.csv/.parquet, text folder
+name = "internal_docs"
+unit = "line"                                            # text sources: file, line or heading
+
+[[ingest]]
+source = "corpus_queries"
+path = "../shared/data/retrieval-eval/gold_queries.md"   # BEIR queries.jsonl, .tsv, .csv/.jsonl, Markdown
+name = "gold_queries"
+corpus = "internal_docs"
+```
+"""
+
+from __future__ import annotations
+
+from ingest.corpus import load_corpus, load_corpus_queries
+from ingest.versions import IngestResult
+from warehouse.study import register_ingester
+
+
+def _options(step: dict) -> dict:
+    return {k: v for k, v in step.items() if k not in ("source", "path")}
+
+
+@register_ingester("corpus")
+def ingest_corpus(con, study, step: dict) -> IngestResult:
+    """``path`` and the options of :func:`ingest.corpus.load_corpus` (``name``, ``unit``, column names)."""
+    return load_corpus(con, study.resolve(step["path"]), **_options(step))
+
+
+@register_ingester("corpus_queries")
+def ingest_corpus_queries(con, study, step: dict) -> IngestResult:
+    """``path``, ``corpus`` and the options of :func:`ingest.corpus.load_corpus_queries`."""
+    return load_corpus_queries(con, study.resolve(step["path"]), **_options(step))

@@ -1,0 +1,75 @@
+"""Two dialect runs and two pair sets in one warehouse never mix on a page (issue 14).
+
+The latest run is ``dialect.html``, each earlier run gets its own page, every copy opens with
+a run selector, and within a run each pair set has its own section whose tables hold only it.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import duckdb
+import pytest
+
+from biaswh.pipeline import run_study
+from tests.conftest import REPOSITORY_ROOT
+from warehouse.settings import warehouse_paths
+
+pytestmark = pytest.mark.dbt
+
+SECOND_PAIR_SET = """
+[[ingest]]
+source = "pairs"
+path = "demo_data/dialect_pairs_demo.csv"
+name = "dialect_pairs_demo_copy"
+variants = { sae = "sae_query", aae = "aave_query" }
+squad_split = "demo_train"
+cleanup = true
+"""
+
+
+def _study(tmp_path, name: str, *, second_pair_set: bool) -> str:
+    text = (REPOSITORY_ROOT / "studies" / "demo.toml").read_text(encoding="utf-8")
+    text = text.replace('name = "demo"\n', f'name = "{name}"\n', 1)
+    if second_pair_set:
+        text = text.replace(
+            "\n# Retrieval over the demo corpus", SECOND_PAIR_SET + "\n# Retrieval over the demo corpus", 1
+        )
+    shutil.copytree(REPOSITORY_ROOT / "studies" / "demo_data", tmp_path / "demo_data", dirs_exist_ok=True)
+    path = tmp_path / f"{name}.toml"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def _sections(html: str) -> dict[str, str]:
+    return dict(re.findall(r'<section id="pair-set-([^"]+)">(.*?)</section>', html, flags=re.S))
+
+
+def test_each_run_has_its_page_and_each_pair_set_its_section(warehouse_home, tmp_path):
+    run_study(_study(tmp_path, "dialect_first", second_pair_set=False))
+    run_study(_study(tmp_path, "dialect_second", second_pair_set=True))
+    with duckdb.connect(str(warehouse_paths().duckdb_file), read_only=True) as con:
+        (first, second) = [
+            r[0]
+            for r in con.execute(
+                "select run_id from raw.runs where kind = 'study' and status = 'succeeded' order by started_at"
+            ).fetchall()
+        ]
+    site = warehouse_paths().site_dir
+    latest = (site / "dialect.html").read_text(encoding="utf-8")
+    earlier_page = site / f"dialect-{first[:12]}.html"
+    earlier = earlier_page.read_text(encoding="utf-8")
+
+    for html, current, other in ((latest, second, first), (earlier, first, second)):
+        assert 'class="run-selector"' in html and "<b>dialect_" in html
+        assert current in html and f"Study run <code>{other}</code>" not in html
+    assert f'href="dialect-{first[:12]}.html"' in latest and 'href="dialect.html"' in earlier
+
+    latest_sections, earlier_sections = _sections(latest), _sections(earlier)
+    assert set(latest_sections) == {"dialect_pairs_demo", "dialect_pairs_demo_copy"}
+    assert set(earlier_sections) == {"dialect_pairs_demo"}
+    for pair_set, section in latest_sections.items():
+        other = ({"dialect_pairs_demo", "dialect_pairs_demo_copy"} - {pair_set}).pop()
+        cells = re.findall(r"<td[^>]*>([^<]*)</td>", section)
+        assert pair_set in cells and other not in cells, f"section {pair_set} shows rows of {other}"

@@ -1,0 +1,147 @@
+"""The per-query metrics of the one retrieval-metric chain against trec_eval itself.
+
+Two drift series are evaluated twice: by our SQL (``marts.fct_retrieval_query_metrics``,
+built on ``marts.fct_retrieval_relevant_ranks``) and by trec_eval's own C code through
+``pytrec_eval`` (the provider ``ir-measures`` uses), fed the run's raw results and the
+judgments the run recorded. Every metric of every query, retriever, run and k must agree.
+The series: the demo over SQuAD-style demo data with a graded qrels file, and the
+internal-documents study (a corpus of one-line notes from ../shared/data, its Markdown gold
+questions and our BEIR-layout judgments naming documents by their source ids).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import duckdb
+import ir_measures
+import pytest
+from ir_measures import AP, RR, P, R, Rprec, Success, nDCG
+
+from tests.conftest import run_cli, shared_file
+from warehouse.settings import REPOSITORY_ROOT
+
+pytestmark = pytest.mark.dbt
+STUDIES = REPOSITORY_ROOT / "studies"
+# trec_eval's implementation, not a re-implementation: ir-measures' pytrec_eval provider.
+TREC_EVAL = ir_measures.providers.registry["pytrec_eval"]
+
+
+# study, then the metric values compared: runs x rankings x judged queries x cutoffs x 7 metrics
+SERIES = [
+    pytest.param(("demo_evaluation", 4 * 20 * 64 * 5 * 7), id="demo"),
+    # a BEIR folder, three dated TREC/JSON runs of an external system and our BM25 (4 k)
+    pytest.param(("demo_external_runs", 4 * 1 * 6 * 4 * 7), id="external_runs"),
+    pytest.param(("internal_docs_evaluation", 3 * 4 * 6 * 5 * 7), id="internal_docs", marks=pytest.mark.real_data),
+]
+
+
+@pytest.fixture(scope="module", params=SERIES)
+def warehouse(request, tmp_path_factory):
+    study, expected_count = request.param
+    if study == "internal_docs_evaluation":
+        shared_file("retrieval-eval/internal_docs.md")
+    home = tmp_path_factory.mktemp(study) / "warehouse"
+    run_cli("run", str(STUDIES / f"{study}.toml"), home=home)
+    con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
+    yield con, expected_count, study
+    con.close()
+
+
+def _trec_eval(qrels: list, rankings: dict, k: int | None) -> dict[tuple[str, str], float]:
+    """trec_eval's value of each metric for each query of one ranking set (cut at k, or the whole ranking)."""
+    # trec_eval orders a ranking by score (ties by docid), so the score is minus our rank.
+    run = [
+        ir_measures.ScoredDoc(query_id, str(doc_id), -float(rank))
+        for query_id, hits in rankings.items()
+        for rank, doc_id in hits
+        if k is None or rank <= k
+    ]
+    if k is None:
+        names = {Rprec: "r_precision"}
+    else:  # RR over the ranking cut at k is trec_eval's reciprocal rank at k
+        names = {R @ k: "recall", P @ k: "precision", nDCG @ k: "ndcg", AP @ k: "map", RR: "mrr"}
+        names[Success @ k] = "hit_rate"
+    return {
+        (metric.query_id, names[metric.measure]): metric.value
+        for metric in TREC_EVAL.evaluator(list(names), qrels).iter_calc(run)
+    }
+
+
+def test_every_query_metric_is_trec_evals(warehouse):
+    con, expected_count, _ = warehouse
+    qrels: dict[str, list] = defaultdict(list)
+    for run_id, query_id, doc_id, relevance in con.execute(
+        "select run_id, query_id, doc_id, relevance from raw.retrieval_judgments"
+    ).fetchall():
+        qrels[run_id].append(ir_measures.Qrel(query_id, str(doc_id), relevance))
+    rankings: dict[tuple[str, str], dict[str, list]] = defaultdict(lambda: defaultdict(list))
+    for run_id, retriever, query_id, rank, doc_id in con.execute(
+        "select r.run_id, r.retriever, r.query_id, r.rank, r.doc_id from raw.retrieval_results r"
+        " join raw.evaluation_runs using (run_id) where r.retriever <> 'hybrid_union'"
+        " order by r.run_id, r.retriever, r.query_id, r.rank"
+    ).fetchall():
+        rankings[(run_id, retriever)][query_id].append((rank, doc_id))
+    ours = con.execute(
+        "select run_id, retriever, query_id, k, recall, precision, ndcg, map, mrr, hit_rate, r_precision"
+        " from marts.fct_retrieval_query_metrics"
+    ).fetchall()
+    assert ours
+    expected: dict[tuple, dict] = {}
+    compared = 0
+    for run_id, retriever, query_id, k, *values in ours:
+        key = (run_id, retriever, k)
+        if key not in expected:
+            expected[key] = _trec_eval(qrels[run_id], rankings[(run_id, retriever)], k)
+            expected[key] |= _trec_eval(qrels[run_id], rankings[(run_id, retriever)], None)
+        for name, value in zip(("recall", "precision", "ndcg", "map", "mrr", "hit_rate", "r_precision"), values):
+            # trec_eval leaves out a query with no result at all; every metric of it is 0.
+            reference = expected[key].get((query_id, name), 0.0)
+            assert value == pytest.approx(reference, abs=1e-9), (run_id, retriever, query_id, k, name)
+            compared += 1
+    assert compared == expected_count
+
+
+def test_the_internal_documents_keep_their_source_ids_and_alerts_fire(warehouse):
+    con, _, study = warehouse
+    if study != "internal_docs_evaluation":
+        pytest.skip("the internal-documents study only")
+    documents = con.execute(
+        "select count(*), count(*) filter (where source_doc_id like 'internal_docs.md:%')"
+        " from marts.dim_corpus_documents where split = 'internal_docs'"
+    ).fetchone()
+    assert documents == (104, 104)  # one document per non-empty line
+    assert con.execute("select count(*) from marts.fct_corpus_queries where query_set = 'gold_queries'").fetchone() == (
+        10,
+    )
+    # the gold document of question 3 (the PostgreSQL migration heading) is line 50 of the notes
+    assert con.execute(
+        "select d.source_doc_id from raw.retrieval_judgments j join raw.evaluation_runs e using (run_id)"
+        " join marts.dim_corpus_documents d on d.split = 'internal_docs' and d.doc_id = j.doc_id"
+        " where e.is_baseline and j.query_id = '3' and j.relevance = 2 order by d.doc_id limit 1"
+    ).fetchone() == ("internal_docs.md:50",)
+    labels = {r[0] for r in con.execute("select distinct label from analysis.retrieval_alerts").fetchall()}
+    assert "index_missing_10pct" in labels
+
+
+def test_an_external_systems_dated_runs_drift_alert_and_compare(warehouse):
+    con, _, study = warehouse
+    if study != "demo_external_runs":
+        pytest.skip("the external-runs demo only")
+    # weeks 2 and 3 of "prod" (a TREC file and a JSON file) rank worse than week 1, the baseline
+    alerts = con.execute(
+        "select label, retriever, metric, is_significant from analysis.retrieval_alerts"
+        " where retriever = 'prod' order by label, metric"
+    ).fetchall()
+    assert ("prod_2026-01-12", "prod", "mrr@10", True) in alerts
+    assert ("prod_2026-01-19", "prod", "mrr@10", True) in alerts
+    pairs = con.execute(
+        "select system_a, system_b, mean_difference, p_holm >= p_value, n_paired_queries"
+        " from analysis.retrieval_system_comparisons order by system_a, system_b"
+    ).fetchall()
+    systems = ["prod_2026-01-05:prod", "prod_2026-01-12:prod", "prod_2026-01-19:prod", "ours:bm25"]
+    assert len(pairs) == 6 and {p[0] for p in pairs} | {p[1] for p in pairs} == set(systems)
+    assert all(holm_not_smaller and n == 6 for *_, holm_not_smaller, n in pairs)
+    # the same ranking in two formats (weeks 2 and 3) does not differ
+    same = [p for p in pairs if {p[0], p[1]} == {"prod_2026-01-12:prod", "prod_2026-01-19:prod"}]
+    assert same[0][2] == 0.0
