@@ -9,6 +9,7 @@ study's page. Cards read marts and ``analysis.*`` only; each study's card lives 
 
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 import duckdb
@@ -74,17 +75,25 @@ def findings_body(con: duckdb.DuckDBPyConnection) -> str:
     """The index: a card per study type that has a succeeded run, newest run each."""
     if not relation_exists(con, "marts", "dim_runs"):
         return '<p class="note">No study has run yet: <code>make demo</code> or <code>biaswh run STUDY.toml</code>.</p>'
-    cards = []
-    for title, page_file, build in CARDS:
+    cards, glance = [], []
+    for number_, (title, page_file, build) in enumerate(CARDS, start=1):
         body = build(con)
-        if body is not None:
-            cards.append(
-                f'<section class="card"><h2><a href="{text(page_file)}">{text(title)}</a></h2>{body}'
-                f'<p><a href="{text(page_file)}">Evidence and details →</a></p></section>'
-            )
+        if body is None:
+            continue
+        anchor = f"finding-{number_}"
+        cards.append(
+            f'<section class="card" id="{anchor}"><h2><a href="{text(page_file)}">{text(title)}</a></h2>{body}'
+            f'<p><a href="{text(page_file)}">Evidence and details →</a></p></section>'
+        )
+        # the card's own verdict (already escaped HTML), repeated in the at-a-glance list
+        verdict = re.search(r'<p class="verdict">(.*?)</p>', body, flags=re.S)
+        if verdict:
+            glance.append(f'<li><a href="#{anchor}">{text(title)}</a>: {verdict.group(1)}</li>')
     if not cards:
         return '<p class="note">No study has finished yet; see the <a href="runs.html">runs page</a>.</p>'
     return (
-        '<p class="note">Each card: the latest succeeded run of a study type, its finding first. '
-        'Every run with its provenance is on the <a href="runs.html">runs page</a>.</p>' + "".join(cards)
+        '<section class="glance"><h2>At a glance</h2><ul>' + "".join(glance) + "</ul></section>"
+        '<p class="note">Each card below: the latest succeeded run of a study type, its finding first, then '
+        'its headline numbers. Every run with its provenance is on the <a href="runs.html">runs page</a>.</p>'
+        + "".join(cards)
     )
