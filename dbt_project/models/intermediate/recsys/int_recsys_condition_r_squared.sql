@@ -7,7 +7,7 @@ with results as (
     select
         summary.*,
         {{ run_parameter('recsys_alpha', 'summary.run_id', 'double') }} as alpha
-    from {{ ref('pool_vs_recommended_summary') }} as summary
+    from {{ ref('int_recsys_condition_results_normalised') }} as summary
 ),
 
 final as (

@@ -16,7 +16,7 @@ posts as (
     select
         pins.run_id,
         post_values.* exclude (run_id)  -- noqa: RF02
-    from {{ ref('fct_recsys_post_values') }} as post_values
+    from {{ ref('int_recsys_post_values_typed') }} as post_values
     inner join pins
         on
             post_values.post_set = pins.source_name
