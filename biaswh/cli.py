@@ -73,6 +73,10 @@ def _parser() -> argparse.ArgumentParser:
     pairs.add_argument("--id-column", default="id")
     pairs.add_argument("--squad-idx-column", default="squad_idx")
     pairs.add_argument("--squad-split", default="train", help="SQuAD split the squad_idx values index")
+    pairs.add_argument("--corpus", help="gold = a document of this corpus, by source id (--gold-doc-id-column)")
+    pairs.add_argument("--gold-doc-id-column", default="gold_doc_id")
+    pairs.add_argument("--query-set", help="gold = a judged query of queries:<name>, by id (--gold-query-id-column)")
+    pairs.add_argument("--gold-query-id-column", default="gold_query_id")
     pairs.add_argument("--no-cleanup", action="store_true", help="store the text as is, without the light clean-up")
     pairs.add_argument(
         "--cleanup",
@@ -264,6 +268,10 @@ def _dispatch(args, extra: list[str]) -> None:
             id_column=args.id_column,
             squad_idx_column=args.squad_idx_column,
             squad_split=args.squad_split,
+            corpus=args.corpus,
+            gold_doc_id_column=args.gold_doc_id_column,
+            query_set=args.query_set,
+            gold_query_id_column=args.gold_query_id_column,
             cleanup="none" if args.no_cleanup else args.cleanup,
         )
         print(result.message)

@@ -182,6 +182,10 @@ INGEST_SOURCES: dict[str, Table] = {
             "id_column": STRING,
             "squad_idx_column": STRING,
             "squad_split": STRING,
+            "gold_doc_id_column": STRING,
+            "corpus": STRING,
+            "gold_query_id_column": STRING,
+            "query_set": STRING,
             "cleanup": OneOf(
                 (BOOLEAN, Choice(("light", "seed_compatible", "none"))),
                 "true, false, 'light', 'seed_compatible' or 'none'",
