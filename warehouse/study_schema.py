@@ -209,7 +209,15 @@ INGEST_SOURCES: dict[str, Table] = {
         {"name": STRING, "unit": STRING, "id_column": STRING, "text_column": STRING, "title_column": STRING}
     ),
     "corpus_queries": _ingest(
-        {"corpus": STRING, "name": STRING, "id_column": STRING, "text_column": STRING}, required=("corpus",)
+        {
+            "corpus": STRING,
+            "name": STRING,
+            "id_column": STRING,
+            "text_column": STRING,
+            "format": Choice(("trec_topics",)),
+            "topic_field": Choice(("title", "desc", "narr")),
+        },
+        required=("corpus",),
     ),
     "silent_bias_vignettes": _ingest({"name": STRING}),
     "silent_bias_generations": _ingest({"vignette_set": STRING, "model": STRING}, required=("vignette_set",)),
