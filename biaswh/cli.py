@@ -15,6 +15,7 @@ import sys
 # (a user's own LANCEDB_LOG wins).
 os.environ.setdefault("LANCEDB_LOG", "error")
 
+from biaswh import ingest_cli  # noqa: E402  (after the environment the imports below read)
 from warehouse.command_lock import exclusive_command  # noqa: E402  (after the environment it reads at import)
 from warehouse.errors import UserError  # noqa: E402
 
@@ -85,6 +86,7 @@ def _parser() -> argparse.ArgumentParser:
         help="clean-up rules: light (default, corrected), seed_compatible (the original notebook's), none",
     )
 
+    ingest_cli.add_parsers(sources)
     vectors = sources.add_parser(
         "vectors",
         help="word vectors for WEAT: word2vec .bin/.txt, GloVe, fastText .vec,"
@@ -258,6 +260,8 @@ def _dispatch(args, extra: list[str]) -> None:
     """Run the parsed command (the pipeline is imported here, not at start-up: `--help` stays fast)."""
     from biaswh import pipeline
 
+    if ingest_cli.dispatch(args):
+        return
     if args.command == "ingest" and args.source == "squad":
         print(pipeline.ingest_squad(args.path, split=args.split, name=args.name).message)
     elif args.command == "ingest" and args.source == "pairs":
