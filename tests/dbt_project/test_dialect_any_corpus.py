@@ -7,6 +7,8 @@ ranked) can be followed by hand: each query's words occur in one document only, 
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import duckdb
 import pytest
 
@@ -48,7 +50,7 @@ def study(tmp_path_factory):
     home = folder / "warehouse"
     run_cli("run", str(folder / "study.toml"), home=home)
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
-    yield con
+    yield SimpleNamespace(con=con, home=home, toml=folder / "study.toml")
     con.close()
 
 
@@ -62,12 +64,12 @@ def _doc_id(con, source_doc_id: str) -> int:
 def test_gold_ranks_follow_the_hand_checked_rankings(study):
     ranks = {
         (pair_set, pair_id, variant): (gold, rank)
-        for pair_set, pair_id, variant, gold, rank in study.execute(
+        for pair_set, pair_id, variant, gold, rank in study.con.execute(
             "select pair_set, pair_id, variant, gold_doc_id, rank_of_gold from marts.fct_dialect_gold_ranks"
             " where retriever = 'bm25'"
         ).fetchall()
     }
-    doc = lambda source_id: _doc_id(study, source_id)  # noqa: E731
+    doc = lambda source_id: _doc_id(study.con, source_id)  # noqa: E731
     assert ranks == {
         ("helpdesk_pairs_by_document", "d1", "sae"): (doc("kb-001"), 1),
         ("helpdesk_pairs_by_document", "d1", "aae"): (doc("kb-001"), None),
@@ -84,7 +86,7 @@ def test_gold_ranks_follow_the_hand_checked_rankings(study):
 
 
 def test_the_run_recorded_the_gold_querys_qrels_as_its_judgments(study):
-    judgments = study.execute(
+    judgments = study.con.execute(
         "select query_id, d.source_doc_id, relevance from raw.retrieval_judgments j"
         " join marts.dim_corpus_documents d on d.split = 'helpdesk_demo' and d.doc_id = j.doc_id"
         " where j.query_set = 'helpdesk_pairs_by_query' order by all"
@@ -95,7 +97,7 @@ def test_the_run_recorded_the_gold_querys_qrels_as_its_judgments(study):
 def test_recall_and_mcnemar_over_the_corpus_are_the_hand_computed_ones(study):
     recall = {
         (pair_set, variant): (n_queries, n_hits)
-        for pair_set, variant, n_queries, n_hits in study.execute(
+        for pair_set, variant, n_queries, n_hits in study.con.execute(
             "select pair_set, variant, n_queries, n_hits from marts.dialect_recall_at_k"
             " where retriever = 'bm25' and k = 1"
         ).fetchall()
@@ -108,7 +110,7 @@ def test_recall_and_mcnemar_over_the_corpus_are_the_hand_computed_ones(study):
     }
     tests = {
         pair_set: (only_a, only_b, p_exact)
-        for pair_set, only_a, only_b, p_exact in study.execute(
+        for pair_set, only_a, only_b, p_exact in study.con.execute(
             "select pair_set, only_a, only_b, p_exact from analysis.dialect_paired_tests"
             " where retriever = 'bm25' and k = 1"
         ).fetchall()
@@ -118,3 +120,11 @@ def test_recall_and_mcnemar_over_the_corpus_are_the_hand_computed_ones(study):
         "helpdesk_pairs_by_document": (2, 0, pytest.approx(0.5)),
         "helpdesk_pairs_by_query": (1, 0, pytest.approx(1.0)),
     }
+
+
+def test_peek_shows_every_relevant_document_of_a_judged_pair(study):
+    doc = lambda source_id: _doc_id(study.con, source_id)  # noqa: E731
+    shown = run_cli("peek", str(study.toml), "--pair", "p1", "-k", "3", home=study.home).stdout
+    assert f"gold document {doc('kb-001')}: To reset your password" in shown
+    assert f"gold document {doc('kb-002')}: Two-factor authentication" in shown
+    assert f"*  1 doc {doc('kb-002')} " in shown  # the relevant document the SAE query found is marked
