@@ -31,6 +31,7 @@ code, .mono { font-family: ui-monospace, monospace; font-size: 0.8rem; word-brea
 .run-selector { background: #f4f4f4; padding: 0.4rem 0.6rem; margin: 0.5rem 0; }
 details summary { cursor: pointer; }
 .card { border: 1px solid #ddd; border-radius: 6px; padding: 0.2rem 1rem 0.6rem; margin: 1rem 0; }
+.glance ul { padding-left: 1.2rem; } .glance li { margin: 0.35rem 0; line-height: 1.4; }
 .card h2 { margin-top: 0.8rem; } .verdict { font-size: 1.05rem; line-height: 1.45; }
 .table-box { max-width: 100%; overflow-x: auto; }
 th .sql { display: block; overflow-wrap: anywhere; font-weight: normal;

@@ -13,6 +13,7 @@ from typing import Callable
 import duckdb
 import vl_convert
 
+import dashboards.cards  # noqa: F401  (registers the findings cards)
 from dashboards.findings import findings_body
 from dashboards.html import page, table, text
 

@@ -19,6 +19,7 @@ from ingest.corpus_readers import TEXT_SUFFIXES, Entry, read_documents, read_que
 from ingest.versions import IngestResult, ingest_version
 from warehouse.errors import UserError
 from warehouse.runs import file_sha256
+from warehouse.transactions import registered
 
 
 def source_sha256(path: Path) -> str:
@@ -40,11 +41,8 @@ def _source_file(path: Path) -> Path:
 
 
 def _insert(con, table: str, columns: dict) -> None:
-    con.register("_corpus_rows", pa.table(columns))
-    try:
+    with registered(con, "_corpus_rows", pa.table(columns)):
         con.execute(f"insert into raw.{table} by name select * from _corpus_rows")
-    finally:
-        con.unregister("_corpus_rows")
 
 
 def _refuse_squad_name(con, name: str) -> None:

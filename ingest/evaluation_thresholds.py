@@ -16,6 +16,7 @@ import pyarrow as pa
 
 from warehouse.errors import InputError, UserError
 from warehouse.settings import DBT_PROJECT_DIR
+from warehouse.transactions import registered
 
 DEFAULT_THRESHOLDS = DBT_PROJECT_DIR / "seeds" / "evaluation" / "retrieval_alert_thresholds.csv"
 COLUMNS = ("metric", "k", "retriever", "direction", "threshold", "severity", "description")
@@ -74,8 +75,7 @@ def max_achievable(con, query_set: str, query_ids: list[str], metric: str, k: in
     """
     if metric not in ("precision", "recall") or k is None:
         return None
-    con.register("_threshold_queries", pa.table({"query_id": sorted(set(query_ids))}))
-    try:
+    with registered(con, "_threshold_queries", pa.table({"query_id": sorted(set(query_ids))})):
         value = con.execute(
             f"""select avg(least(n_relevant, {int(k)}) / {"n_relevant" if metric == "recall" else int(k)})
             from (select q.query_id, count(*) filter (where q.relevance > 0) as n_relevant
@@ -83,6 +83,4 @@ def max_achievable(con, query_set: str, query_ids: list[str], metric: str, k: in
                   where q.query_set = ? group by q.query_id) where n_relevant > 0""",
             [query_set],
         ).fetchone()[0]
-    finally:
-        con.unregister("_threshold_queries")
     return None if value is None or value >= 1.0 else float(value)

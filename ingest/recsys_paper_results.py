@@ -26,6 +26,7 @@ from ingest.readers import read_records
 from ingest.versions import IngestResult, ingest_version
 from warehouse.errors import InputError
 from warehouse.runs import file_sha256
+from warehouse.transactions import registered
 
 CONDITION = ("dataset", "provider", "prompt_style")
 DIRECTIONAL_COLUMNS = (
@@ -139,14 +140,11 @@ def _load(con, path, *, name, dataset: str, table_name: str, columns, key, parse
     names = ", ".join(["source_row", *columns])
 
     def write_rows(run, version: int) -> int:
-        con.register("incoming_recsys_paper", table)
-        try:
+        with registered(con, "incoming_recsys_paper", table):
             con.execute(
                 f"insert into raw.{table_name} select ?, ?, ?, ?, {names} from incoming_recsys_paper",
                 [run.run_id, sha256, version, result_set],
             )
-        finally:
-            con.unregister("incoming_recsys_paper")
         return table.num_rows
 
     return ingest_version(

@@ -20,6 +20,7 @@ from ingest.readers import read_records
 from ingest.versions import IngestResult, ingest_version
 from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256
+from warehouse.transactions import registered
 
 FEATURE_TYPES = ("numerical", "categorical", "binary")
 DEFAULT_CONDITION_COLUMNS = {
@@ -231,9 +232,10 @@ def load_recsys_posts(
 
     def write_rows(run, version: int) -> int:
         run.add_source(features_path, features_sha256)
-        con.register("incoming_recsys_posts", table)
-        con.register("incoming_recsys_features", feature_table)
-        try:
+        with (
+            registered(con, "incoming_recsys_posts", table),
+            registered(con, "incoming_recsys_features", feature_table),
+        ):
             con.execute(
                 "insert into raw.recsys_post_values select ?, ?, ?, ?, * from incoming_recsys_posts",
                 [run.run_id, sha256, version, post_set],
@@ -243,9 +245,6 @@ def load_recsys_posts(
                 " from incoming_recsys_features",
                 [run.run_id, features_sha256, version, post_set],
             )
-        finally:
-            con.unregister("incoming_recsys_posts")
-            con.unregister("incoming_recsys_features")
         return table.num_rows
 
     # The feature table's sha256 is a load parameter: a changed table makes a new version.

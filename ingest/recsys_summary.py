@@ -19,6 +19,7 @@ from ingest.readers import read_records
 from ingest.versions import IngestResult, ingest_version
 from warehouse.errors import InputError
 from warehouse.runs import file_sha256
+from warehouse.transactions import registered
 
 SUMMARY_COLUMNS = ("feature", "dataset", "provider", "prompt_style", "bias", "p_value", "metric", "significant")
 _TEXT_COLUMNS = ("feature", "dataset", "provider", "prompt_style", "metric")
@@ -109,15 +110,12 @@ def load_recsys_summary(
     sha256 = file_sha256(path)
 
     def write_rows(run, version: int) -> int:
-        con.register("incoming_recsys_summary", table)
-        try:
+        with registered(con, "incoming_recsys_summary", table):
             con.execute(
                 "insert into raw.recsys_published_results select ?, ?, ?, ?, source_row, feature, dataset,"
                 " provider, prompt_style, bias, p_value, metric, significant from incoming_recsys_summary",
                 [run.run_id, sha256, version, result_set],
             )
-        finally:
-            con.unregister("incoming_recsys_summary")
         return table.num_rows
 
     return ingest_version(

@@ -18,6 +18,7 @@ from ingest.readers import file_format, int32_value, parse_json, read_jsonl, rea
 from ingest.versions import IngestResult, ingest_version, unchanged_result
 from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256
+from warehouse.transactions import registered
 
 HF_PREFIX = "hf:"
 _SCHEMA = pa.schema(
@@ -198,15 +199,12 @@ def load_squad(
     table = pa.Table.from_pylist(rows, schema=_SCHEMA)
 
     def write_rows(run, version: int) -> int:
-        con.register("incoming_squad", table)
-        try:
+        with registered(con, "incoming_squad", table):
             con.execute(
                 "insert into raw.squad_questions select ?, ?, ?, ?, row_idx, squad_id, title,"
                 " context, question, answer_texts, answer_starts from incoming_squad",
                 [run.run_id, sha256, version, stored],
             )
-        finally:
-            con.unregister("incoming_squad")
         return table.num_rows
 
     return ingest_version(

@@ -7,51 +7,15 @@ and the field. Written with numpy only, so no gensim is needed.
 
 from __future__ import annotations
 
-import hashlib
 import mmap
 import zipfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
 
+from ingest.word_vector_format import VectorFormat, WordVectors, finish_vectors
 from warehouse.errors import InputError
-
-VectorFormat = Literal["word2vec_binary", "word2vec_text", "glove_text", "fasttext_vec", "npz", "lancedb"]
-
-
-@dataclass(frozen=True)
-class WordVectors:
-    """Words (file order, first occurrence kept) and their vectors, one row per word."""
-
-    words: list[str]
-    vectors: np.ndarray
-    n_duplicate_words: int
-
-    @property
-    def dim(self) -> int:
-        return int(self.vectors.shape[1])
-
-
-def _finish(path: Path, words: list[str], vectors: np.ndarray) -> WordVectors:
-    """Check the matrix and drop repeated words (the first occurrence wins, as gensim does)."""
-    if not words:
-        raise InputError(path, "contains no word vectors")
-    if vectors.ndim != 2 or vectors.shape[1] == 0:
-        raise InputError(path, "vectors have 0 dimensions", field="dim")
-    finite = np.isfinite(vectors).all(axis=1)
-    if not finite.all():
-        row = int(np.flatnonzero(~finite)[0]) + 1
-        raise InputError(path, "vector has NaN or infinite values", row=row, field=words[row - 1])
-    for row, word in enumerate(words, start=1):
-        if not word or word != word.strip():
-            raise InputError(path, f"empty word or word with surrounding whitespace: {word!r}", row=row)
-    _, first = np.unique(np.asarray(words, dtype=object), return_index=True)
-    if len(first) == len(words):
-        return WordVectors(words, vectors.astype(np.float32, copy=False), 0)
-    keep = np.sort(first)
-    return WordVectors([words[i] for i in keep], vectors[keep].astype(np.float32, copy=False), len(words) - len(keep))
 
 
 def _header(path: Path, line: str) -> tuple[int, int] | None:
@@ -160,7 +124,7 @@ def read_text_vectors(path: Path, *, header: Literal["auto", "yes", "no"] = "aut
         raise InputError(path, f"header announces {expected_count} vectors but the file has {len(words)}")
     if not rows:
         raise InputError(path, "contains no word vectors")
-    return _finish(path, words, np.vstack(rows))
+    return finish_vectors(path, words, np.vstack(rows))
 
 
 def read_word2vec_binary(path: Path) -> WordVectors:
@@ -220,7 +184,7 @@ def read_word2vec_binary(path: Path) -> WordVectors:
                     ) from None
                 vectors[row - 1] = np.frombuffer(data[space + 1 : space + 1 + width], dtype="<f4")
                 offset = space + 1 + width
-    return _finish(path, words, vectors)
+    return finish_vectors(path, words, vectors)
 
 
 def read_npz(path: Path) -> WordVectors:
@@ -268,8 +232,8 @@ def read_npz(path: Path) -> WordVectors:
                 decoded.append(word.decode("utf-8"))
             except UnicodeDecodeError:
                 raise InputError(path, "word is not valid UTF-8", row=row, field="words") from None
-        return _finish(path, decoded, vectors)
-    return _finish(path, words.tolist(), vectors)
+        return finish_vectors(path, decoded, vectors)
+    return finish_vectors(path, words.tolist(), vectors)
 
 
 def read_lancedb_table(
@@ -294,15 +258,7 @@ def read_lancedb_table(
     if len(lengths) != 1 or -1 in lengths:
         row = next(i for i, v in enumerate(vectors_list, start=1) if v is None or len(v) != len(vectors_list[0] or []))
         raise InputError(path, "vectors have different lengths or are missing", row=row, field=vector_column)
-    return _finish(path, [str(w) for w in words], np.asarray(vectors_list, dtype=np.float32))
-
-
-def content_sha256(vectors: WordVectors) -> str:
-    """sha256 of the words and vector bytes: the identity of a source that is not a single file."""
-    digest = hashlib.sha256()
-    digest.update("\n".join(vectors.words).encode("utf-8"))
-    digest.update(np.ascontiguousarray(vectors.vectors, dtype="<f4").tobytes())
-    return digest.hexdigest()
+    return finish_vectors(path, [str(w) for w in words], np.asarray(vectors_list, dtype=np.float32))
 
 
 SUFFIX_FORMATS: dict[str, VectorFormat] = {

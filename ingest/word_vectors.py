@@ -18,7 +18,8 @@ import pyarrow as pa
 
 from ingest.sentence_vectors import DEFAULT_TEMPLATES, encode_words, model_sha256, resolve_model_path
 from ingest.versions import IngestResult, ingest_version
-from ingest.word_vector_readers import SUFFIX_FORMATS, WordVectors, content_sha256, read_word_vectors
+from ingest.word_vector_format import WordVectors, content_sha256
+from ingest.word_vector_readers import SUFFIX_FORMATS, read_word_vectors
 from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256
 from warehouse.settings import warehouse_paths

@@ -17,7 +17,7 @@ from compute.retrieval.trec import TrecRow, read_run, write_run
 from ingest.readers import int32_value
 from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256, start_run
-from warehouse.transactions import transaction
+from warehouse.transactions import registered, transaction
 
 
 def export_trec(con, *, run_id: str, retriever: str, path: str | Path, query_set: str | None = None) -> int:
@@ -99,9 +99,8 @@ def import_trec(con, path: str | Path, *, query_set: str, corpus_split: str) -> 
                 "score": pa.array([r[5] for r in records], pa.float64()),
             }
         )
-        con.register("_trec_rows", table)
-        con.execute("insert into raw.retrieval_results by name select * from _trec_rows")
-        con.unregister("_trec_rows")
+        with registered(con, "_trec_rows", table):
+            con.execute("insert into raw.retrieval_results by name select * from _trec_rows")
         run.row_counts["retrieval_results"] = len(records)
         run.finish(f"imported at {datetime.now(timezone.utc).isoformat(timespec='seconds')}")
     return run.run_id, len(records)

@@ -15,17 +15,15 @@ from compute.retrieval.config import RetrievalConfig
 from compute.retrieval.hybrid import UnionHits
 from compute.retrieval.runner import Query, RetrieverOutput
 from compute.retrieval.vector_store import text_sha256
+from warehouse.transactions import registered
 
 RESULT_COLUMNS = ("run_id", "query_set", "retriever", "query_id", "variant", "corpus_split", "rank", "doc_id", "score")
 
 
 def _insert(con, table: str, rows: pa.Table) -> None:
-    con.register("_retrieval_rows", rows)
-    try:
+    with registered(con, "_retrieval_rows", rows):
         columns = ", ".join(rows.column_names)
         con.execute(f"insert into raw.{table} ({columns}) select {columns} from _retrieval_rows")
-    finally:
-        con.unregister("_retrieval_rows")
 
 
 class ResultSpool:

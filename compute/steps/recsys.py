@@ -20,7 +20,7 @@ from compute.recsys.result import MIN_GROUP_SIZE
 from warehouse.errors import UserError
 from warehouse.run_parameters import pinned_inputs
 from warehouse.study import register_job
-from warehouse.transactions import transaction
+from warehouse.transactions import registered, transaction
 
 DEFAULTS = {"pool": "non_recommended", "p_adjust": "holm", "yates": True, "min_group_size": MIN_GROUP_SIZE}
 # The original's level; dbt's markers use the same one (var recsys_alpha), so it is not an option here.
@@ -104,11 +104,8 @@ def _adjustment_rows(run_id, now, source: str, result_set: str, keyed_p: list[tu
 def _insert(con, table: str, rows: list[dict]) -> None:
     if not rows:
         return
-    con.register("incoming_recsys_rows", pa.Table.from_pylist(rows))
-    try:
+    with registered(con, "incoming_recsys_rows", pa.Table.from_pylist(rows)):
         con.execute(f"insert into raw.{table} by name select * from incoming_recsys_rows")
-    finally:
-        con.unregister("incoming_recsys_rows")
 
 
 def _pins_recsys_inputs(con, run_id: str) -> bool:

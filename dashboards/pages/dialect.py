@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import duckdb
 
+from dashboards.cards.dialect import dialect_finding as finding
 from dashboards.charts.dialect import rank_distribution_chart, recall_at_k_chart
 from dashboards.dialect_parity import parity_section
-from dashboards.findings import dialect_finding as finding
 from dashboards.html import chart, table, text
 from dashboards.queries import id_order, number, query_dicts, query_rows, relation_exists
 from dashboards.site import register_page

@@ -25,14 +25,23 @@ def _section(con, run_id: str, pair_set: str, retriever: str) -> str:
     return f"<h3>{text(pair_set)}: {text(retriever)}</h3>" + chart(feature_effects_chart(frame)) + table(columns, rows)
 
 
-@register_page("dialect_features.html", "Dialect features")
-def render(con: duckdb.DuckDBPyConnection) -> str:
+def analysed_runs(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
+    """Study runs with per-feature results, newest first, labelled by study and start."""
     if not relation_exists(con, "analysis", "dialect_feature_effects"):
+        return []
+    return [
+        (run_id, f"{name} {str(started)[:16]}")
+        for run_id, name, started in con.execute(
+            "select r.run_id, r.run_name, r.started_at from marts.dim_runs r"
+            " where r.run_id in (select run_id from analysis.dialect_feature_effects) order by r.started_at desc"
+        ).fetchall()
+    ]
+
+
+@register_page("dialect_features.html", "Dialect features", runs=analysed_runs)
+def render(con: duckdb.DuckDBPyConnection, run_id: str | None) -> str:
+    if run_id is None:
         return '<p class="note">No rule-based dialect study has been analysed in this warehouse yet.</p>'
-    run_id = con.execute(
-        "select t.run_id from analysis.dialect_feature_effects t join marts.dim_runs r using (run_id)"
-        " order by r.started_at desc limit 1"
-    ).fetchone()[0]
     _, sections = query_rows(
         con,
         "select distinct pair_set, retriever from analysis.dialect_feature_effects where run_id = ? order by all",
@@ -40,7 +49,7 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
     )
     return "".join(
         [
-            f'<p class="note">Latest analysed run <code>{text(run_id)}</code>. One row per rule (ingest/'
+            f'<p class="note">Study run <code>{text(run_id)}</code>. One row per rule (ingest/'
             "dialect_rules.py, each a documented feature): the recall difference SAE minus variant in points "
             "(positive: the feature costs recall) over the pairs where that rule alone changed the question, "
             "with a seeded paired-bootstrap 95% interval; McNemar exact p and Holm over the single rules per "

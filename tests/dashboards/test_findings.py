@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
-from dashboards.findings import _p, dialect_card
+from dashboards.cards.dialect import dialect_card
+from dashboards.cards.recsys import recsys_card
+from dashboards.findings import p_value as _p
 
 
 def _warehouse_with_dialect_tests(con, rows: list[tuple]) -> None:
@@ -55,3 +57,43 @@ def test_a_significant_result_states_its_direction(con):
 
 def test_p_values_below_a_thousandth_are_never_printed_as_zero():
     assert _p(0.0) == "< 0.001" and _p(0.0004) == "< 0.001" and _p(0.0123, equals=True) == "= 0.0123"
+
+
+def _warehouse_with_effect_sizes(con, rows: list[tuple]) -> None:
+    con.execute("create schema if not exists marts")
+    con.execute(
+        "create view marts.dim_runs as select 'r1' as run_id, 'paper' as run_name, 'succeeded' as run_status,"
+        " now() as started_at"
+    )
+    con.execute(
+        "create table marts.recsys_effect_sizes_aggregated (run_id varchar, level varchar, result_set varchar,"
+        " feature varchar, r_squared_mean double, n_significant integer, n_conditions integer,"
+        " share_significant double, share_significant_ci_low double, share_significant_ci_high double,"
+        " marker varchar)"
+    )
+    con.executemany(
+        "insert into marts.recsys_effect_sizes_aggregated values ('r1', 'all', 'paper', ?, ?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+
+
+def test_the_recsys_card_leads_with_the_largest_marked_effect_and_its_interval(con):
+    _warehouse_with_effect_sizes(
+        con,
+        [
+            ("polarization_score", 0.0551, 53, 54, 53 / 54, 0.902, 0.997, "***"),
+            ("sentiment", 0.09, 10, 54, 10 / 54, 0.104, 0.309, None),  # larger R², not significant in most
+            ("toxicity", 0.0171, 40, 54, 40 / 54, 0.61, 0.84, "**"),
+        ],
+    )
+    verdict = _text(re.search(r'<p class="verdict">(.*?)</p>', recsys_card(con)).group(1))
+    assert verdict.startswith("2 of 3 features shape what gets recommended")
+    assert "polarization_score, mean R² 0.0551, significant in 53 of 54 conditions (98.1%, 95% CI [90.2%, 99.7%])" in (
+        verdict
+    )
+
+
+def test_the_recsys_card_calls_a_null_a_null(con):
+    _warehouse_with_effect_sizes(con, [("toxicity", 0.002, 3, 54, 3 / 54, 0.019, 0.151, None)])
+    verdict = _text(re.search(r'<p class="verdict">(.*?)</p>', recsys_card(con)).group(1))
+    assert verdict.startswith("No evidence that any feature shapes the recommendations")

@@ -96,9 +96,10 @@ def test_retries_then_resume_sends_only_what_failed(tmp_path):
 
 
 def test_concurrency_is_bounded(tmp_path):
-    with ChatStandIn(reply=_reply, delay_seconds=0.2) as server:
-        convert_questions(ITEMS, tmp_path / "c.jsonl", _settings(server, concurrency=2))
-    assert server.max_in_flight == 2
+    items = [(str(i), i, f"What is the capital of country number {i}?") for i in range(8)]
+    with ChatStandIn(reply=_reply, delay_seconds=0.4) as server:
+        convert_questions(items, tmp_path / "c.jsonl", _settings(server, concurrency=2))
+    assert server.max_in_flight == 2 and len(server.requests) == 8
 
 
 def test_a_cache_made_with_other_settings_is_refused(tmp_path):

@@ -2,11 +2,13 @@
 
 import json
 
+import pytest
+
 from ingest.dialect_rules import RULE_ORDER
 from ingest.pairs import load_pairs
 from ingest.rule_variants import agreement_with_human, rule_variant_records, variant_columns, write_records
 from ingest.squad import load_squad
-from tests.conftest import DEMO_DATA
+from tests.conftest import DEMO_DATA, run_cli, shared_file
 
 ITEMS = [("0", 0, "Who is running the show?"), ("1", 1, "Name the river."), ("2", 2, "What is the capital of Peru?")]
 
@@ -59,3 +61,26 @@ def test_agreement_report_compares_with_the_human_variant():
     assert report["per_rule"]["g_dropping"]["share_human_agrees"] == 0.0
     assert report["pairs"][1]["distance_rules_human"] == 2 and report["pairs"][1]["distance_sae_human"] == 1
     json.dumps(report)  # serialisable as the CLI writes it
+
+
+@pytest.mark.real_data
+def test_the_cli_shows_our_variant_beside_each_human_one_of_the_real_pairs(tmp_path):
+    pairs_path = shared_file("dialect-pairs/aave_poc_dataset_20250927-193921.json")
+    report_path = tmp_path / "agreement.json"
+    completed = run_cli(
+        "variants", "rules", "--pairs", str(pairs_path), "--report", str(report_path), "--show", "2",
+        home=tmp_path / "warehouse",
+    )  # fmt: skip
+    report = json.loads(report_path.read_text())
+    pairs = json.loads(pairs_path.read_text("utf-8"))
+    assert len(report["pairs"]) == report["summary"]["n_pairs"] == len(pairs)
+    for row, pair in zip(report["pairs"], pairs):
+        assert (row["sae"], row["human"]) == (pair["sae_query"], pair["aave_query"])
+        assert row["rules_equal_human"] == (row["rules"] == pair["aave_query"])
+    assert report["summary"]["share_rules_equal_human"] == round(
+        sum(r["rules_equal_human"] for r in report["pairs"]) / len(pairs), 4
+    )
+    for rule, counts in report["per_rule"].items():
+        assert counts["fired"] >= sum(r["rules_fired"] == [rule] for r in report["pairs"])
+        assert counts["source"]
+    assert "SAE:" in completed.stdout and "human:" in completed.stdout and "rules:" in completed.stdout

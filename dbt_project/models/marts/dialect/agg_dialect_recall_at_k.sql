@@ -9,7 +9,6 @@
 }}
 -- depends_on: {{ ref('stg_warehouse__run_parameters') }}
 -- Recall@k per variant with n and a Wilson 95% interval (z = 1.959964).
-{% set z = 1.959963984540054 %}
 with hits as (
     select * from {{ ref('fct_dialect_hits_at_k') }}
     where {{ is_new_run('run_id') }}
@@ -33,18 +32,8 @@ final as (
     select
         *,
         n_hits / n_queries as recall,
-        (
-            n_hits / n_queries + {{ z }} ^ 2 / (2 * n_queries)
-            - {{ z }}
-            * sqrt(n_hits / n_queries * (1 - n_hits / n_queries) / n_queries + {{ z }} ^ 2 / (4 * n_queries ^ 2))
-        )
-        / (1 + {{ z }} ^ 2 / n_queries) as recall_ci_low,
-        (
-            n_hits / n_queries + {{ z }} ^ 2 / (2 * n_queries)
-            + {{ z }}
-            * sqrt(n_hits / n_queries * (1 - n_hits / n_queries) / n_queries + {{ z }} ^ 2 / (4 * n_queries ^ 2))
-        )
-        / (1 + {{ z }} ^ 2 / n_queries) as recall_ci_high,
+        {{ wilson_bound('n_hits', 'n_queries', 'low') }} as recall_ci_low,
+        {{ wilson_bound('n_hits', 'n_queries', 'high') }} as recall_ci_high,
         list_contains({{ run_parameter('dialect_highlight_k', 'counts.run_id', 'integer[]') }}, k) as is_highlighted_k
     from counts
 )

@@ -41,6 +41,8 @@ final as (
         share_significant,
         n_conditions,
         {{ significance_marker('share_significant', 'shares.run_id') }} as marker,
+        {{ wilson_bound('n_significant', 'n_conditions', 'low') }} as share_significant_ci_low,
+        {{ wilson_bound('n_significant', 'n_conditions', 'high') }} as share_significant_ci_high,
         result_source,
         result_set,
         dataset,

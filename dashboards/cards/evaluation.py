@@ -1,0 +1,52 @@
+"""The findings card of the retrieval evaluation and drift study."""
+
+from __future__ import annotations
+
+from dashboards.findings import card, card_body, interval, latest_run, p_value
+from dashboards.html import text
+from dashboards.queries import number, query_dicts
+
+
+@card("Retrieval evaluation and drift", "evaluation.html")
+def evaluation_card(con) -> str | None:
+    latest = latest_run(con, "analysis.retrieval_alerts", "series_run_id")
+    if latest is None:
+        return None
+    run_id, n_runs = latest
+    alerts = query_dicts(
+        con,
+        """select * from analysis.retrieval_alerts where series_run_id = ?
+        order by is_significant desc, case severity when 'high' then 0 when 'medium' then 1 else 2 end,
+        abs(mean_change) desc nulls last""",
+        [run_id],
+    )
+    significant = [a for a in alerts if a["is_significant"]]
+    if significant:
+        top = significant[0]
+        verdict = (
+            f"<b>{len(significant)} of {len(alerts)} threshold breaches are significant</b> against the "
+            f"baseline; the most severe: {text(top['label'])}, {text(top['retriever'])} "
+            f"{text(top['metric'])} {number(top['baseline_value'])} → {number(top['value'])} "
+            f"(change 95% CI {interval(top['change_ci_low'], top['change_ci_high'])}, "
+            f"p {p_value(top['p_value'], equals=True)})."
+        )
+    else:
+        verdict = (
+            f"<b>No significant drift</b>: {len(alerts)} threshold breach(es), none significant against the "
+            "baseline (paired bootstrap)."
+        )
+    rows = [
+        [
+            a["label"],
+            a["retriever"],
+            a["metric"],
+            number(a["baseline_value"]),
+            number(a["value"]),
+            interval(a["change_ci_low"], a["change_ci_high"]),
+            p_value(a["p_value"]),
+            a["severity"],
+        ]
+        for a in significant[:5]
+    ]
+    columns = ["run", "retriever", "metric", "baseline", "value", "change 95% CI", "p", "severity"]
+    return card_body(verdict, "Significant alerts (top 5)", columns, rows, run_id, n_runs)

@@ -1,0 +1,21 @@
+"""Fixtures shared by the dbt test modules."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from tests.conftest import run_cli
+from warehouse.settings import REPOSITORY_ROOT
+
+EVALUATION_STUDY = REPOSITORY_ROOT / "studies" / "demo_evaluation.toml"
+
+
+@pytest.fixture(scope="session")
+def demo(tmp_path_factory):
+    """(home, read-only connection) of one warehouse after the demo evaluation study (shared, never changed)."""
+    home = tmp_path_factory.mktemp("evaluation") / "warehouse"
+    run_cli("run", str(EVALUATION_STUDY), home=home)
+    con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
+    yield home, con
+    con.close()
