@@ -1,16 +1,55 @@
-"""``biaswh ingest corpus | corpus-queries | qrels``: any corpus, its queries and its judgments.
+"""``biaswh ingest pairs | corpus | corpus-queries | qrels``: pairs, any corpus, its queries and judgments.
 
-The same loaders as the study sources ``corpus``, ``corpus_queries`` and ``qrels``
-(ingest/corpus.py, ingest/qrels.py), for loading by hand before a study or ``biaswh sql``.
+The same loaders as the study sources ``pairs``, ``corpus``, ``corpus_queries`` and ``qrels``
+(ingest/pairs.py, ingest/corpus.py, ingest/qrels.py), for loading by hand before a study or
+``biaswh sql``.
 """
 
 from __future__ import annotations
 
 import argparse
 
+from warehouse.errors import UserError
+
+
+def variant_mapping(pairs: list[str] | None) -> dict[str, str] | None:
+    if not pairs:
+        return None
+    mapping = {}
+    for item in pairs:
+        label, sep, column = item.partition("=")
+        if not sep or not label or not column:
+            raise UserError(f"--variant expects LABEL=COLUMN, got {item!r}")
+        mapping[label] = column
+    return mapping
+
 
 def add_parsers(sources) -> None:
-    """Add the corpus, corpus-queries and qrels subcommands to ``biaswh ingest``."""
+    """Add the pairs, corpus, corpus-queries and qrels subcommands to ``biaswh ingest``."""
+    pairs = sources.add_parser("pairs", help="paired queries (JSON, JSONL or CSV), stored one row per variant")
+    pairs.add_argument("path")
+    pairs.add_argument("--name", help="pair set name (default: the file name without suffix)")
+    pairs.add_argument(
+        "--variant",
+        action="append",
+        metavar="LABEL=COLUMN",
+        help="a variant and its column; repeat for each (default: sae=sae_query aae=aave_query)",
+    )
+    pairs.add_argument("--id-column", default="id")
+    pairs.add_argument("--squad-idx-column", default="squad_idx")
+    pairs.add_argument("--squad-split", default="train", help="SQuAD split the squad_idx values index")
+    pairs.add_argument("--corpus", help="gold = a document of this corpus, by source id (--gold-doc-id-column)")
+    pairs.add_argument("--gold-doc-id-column", default="gold_doc_id")
+    pairs.add_argument("--query-set", help="gold = a judged query of queries:<name>, by id (--gold-query-id-column)")
+    pairs.add_argument("--gold-query-id-column", default="gold_query_id")
+    pairs.add_argument("--no-cleanup", action="store_true", help="store the text as is, without the light clean-up")
+    pairs.add_argument(
+        "--cleanup",
+        choices=("light", "seed_compatible", "none"),
+        default="light",
+        help="clean-up rules: light (default, corrected), seed_compatible (the original notebook's), none",
+    )
+
     corpus = sources.add_parser(
         "corpus",
         help="a retrieval corpus: BEIR folder, MS MARCO .tsv, JSONL/JSON/CSV/Parquet, or text/Markdown files",
@@ -45,15 +84,30 @@ def add_parsers(sources) -> None:
 
 
 def dispatch(args: argparse.Namespace) -> bool:
-    """Run ``biaswh ingest corpus|corpus-queries|qrels``; False when ``args`` is another command."""
-    if args.command != "ingest" or args.source not in ("corpus", "corpus-queries", "qrels"):
+    """Run ``biaswh ingest pairs|corpus|corpus-queries|qrels``; False when ``args`` is another command."""
+    if args.command != "ingest" or args.source not in ("pairs", "corpus", "corpus-queries", "qrels"):
         return False
     from ingest.corpus import load_corpus, load_corpus_queries
+    from ingest.pairs import load_pairs
     from ingest.qrels import load_qrels
     from warehouse.connection import open_warehouse
 
     with open_warehouse() as con:
-        if args.source == "corpus":
+        if args.source == "pairs":
+            options = {
+                "name": args.name,
+                "variants": variant_mapping(args.variant),
+                "id_column": args.id_column,
+                "squad_idx_column": args.squad_idx_column,
+                "squad_split": args.squad_split,
+                "corpus": args.corpus,
+                "gold_doc_id_column": args.gold_doc_id_column,
+                "query_set": args.query_set,
+                "gold_query_id_column": args.gold_query_id_column,
+                "cleanup": "none" if args.no_cleanup else args.cleanup,
+            }
+            result = load_pairs(con, args.path, **{k: v for k, v in options.items() if v is not None})
+        elif args.source == "corpus":
             result = load_corpus(
                 con,
                 args.path,
