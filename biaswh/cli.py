@@ -15,6 +15,7 @@ import sys
 # (a user's own LANCEDB_LOG wins).
 os.environ.setdefault("LANCEDB_LOG", "error")
 
+from biaswh import ingest_cli  # noqa: E402  (after the environment the imports below read)
 from warehouse.command_lock import exclusive_command  # noqa: E402  (after the environment it reads at import)
 from warehouse.errors import UserError  # noqa: E402
 
@@ -36,18 +37,6 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _variant_mapping(pairs: list[str] | None) -> dict[str, str] | None:
-    if not pairs:
-        return None
-    mapping = {}
-    for item in pairs:
-        label, sep, column = item.partition("=")
-        if not sep or not label or not column:
-            raise UserError(f"--variant expects LABEL=COLUMN, got {item!r}")
-        mapping[label] = column
-    return mapping
-
-
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="biaswh", description="The bias warehouse: reproducible AI-bias studies on DuckDB.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -61,26 +50,7 @@ def _parser() -> argparse.ArgumentParser:
         "--name",
         help="dataset name to store the rows under, as corpora, pairs and query sets refer to it (default: the split)",
     )
-    pairs = sources.add_parser("pairs", help="paired queries (JSON, JSONL or CSV), stored one row per variant")
-    pairs.add_argument("path")
-    pairs.add_argument("--name", help="pair set name (default: the file name without suffix)")
-    pairs.add_argument(
-        "--variant",
-        action="append",
-        metavar="LABEL=COLUMN",
-        help="a variant and its column; repeat for each (default: sae=sae_query aae=aave_query)",
-    )
-    pairs.add_argument("--id-column", default="id")
-    pairs.add_argument("--squad-idx-column", default="squad_idx")
-    pairs.add_argument("--squad-split", default="train", help="SQuAD split the squad_idx values index")
-    pairs.add_argument("--no-cleanup", action="store_true", help="store the text as is, without the light clean-up")
-    pairs.add_argument(
-        "--cleanup",
-        choices=("light", "seed_compatible", "none"),
-        default="light",
-        help="clean-up rules: light (default, corrected), seed_compatible (the original notebook's), none",
-    )
-
+    ingest_cli.add_parsers(sources)
     vectors = sources.add_parser(
         "vectors",
         help="word vectors for WEAT: word2vec .bin/.txt, GloVe, fastText .vec,"
@@ -254,19 +224,10 @@ def _dispatch(args, extra: list[str]) -> None:
     """Run the parsed command (the pipeline is imported here, not at start-up: `--help` stays fast)."""
     from biaswh import pipeline
 
+    if ingest_cli.dispatch(args):
+        return
     if args.command == "ingest" and args.source == "squad":
         print(pipeline.ingest_squad(args.path, split=args.split, name=args.name).message)
-    elif args.command == "ingest" and args.source == "pairs":
-        result = pipeline.ingest_pairs(
-            args.path,
-            name=args.name,
-            variants=_variant_mapping(args.variant),
-            id_column=args.id_column,
-            squad_idx_column=args.squad_idx_column,
-            squad_split=args.squad_split,
-            cleanup="none" if args.no_cleanup else args.cleanup,
-        )
-        print(result.message)
     elif args.command == "ingest" and args.source == "vectors":
         print(pipeline.ingest_word_vectors(args.path, name=args.name, format=args.format, table=args.table).message)
     elif args.command == "ingest" and args.source == "weat-tests":

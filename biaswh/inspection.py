@@ -35,21 +35,37 @@ def peek(study_path: str, pair_id: str, *, k: int = 5) -> str:
             "select v.pair_set, v.variant, v.query_text_raw, v.query_text, v.gold_doc_id, v.corpus_split,"
             " v.mapping_status"
             " from marts.fct_query_variants v where v.pair_id = ? and v.pair_set in"
-            " (select distinct query_set from staging.stg_retrieval__queries where run_id = ?) order by v.variant",
+            " (select distinct query_set from staging.stg_retrieval__queries where run_id = ?)"
+            " order by v.pair_set, v.variant",
             [pair_id, run_id],
         ).fetchall()
         if not variants:
             raise UserError(f"pair {pair_id!r} is not among the pairs of study run {run_id}")
         pair_set, _, _, _, gold, split, status = variants[0]
-        gold_text = con.execute(
-            "select document_text from marts.dim_corpus_documents where split = ? and doc_id = ?", [split, gold]
-        ).fetchone()
+        variants = [v for v in variants if v[0] == pair_set]  # the first pair set holding this pair id
+        # A pair judged by a query's qrels has no one gold document: its gold is every relevant one.
+        golds = (
+            [gold]
+            if gold is not None
+            else [
+                r[0]
+                for r in con.execute(
+                    "select doc_id from staging.stg_retrieval__judgments where run_id = ? and query_set = ?"
+                    " and query_id = ? and relevance > 0 order by relevance desc, doc_id",
+                    [run_id, pair_set, pair_id],
+                ).fetchall()
+            ]
+        )
         lines = [
             f"study {study.name}, run {run_id} (the latest that succeeded, finished"
             f" {finished_at:%Y-%m-%d %H:%M:%S} UTC), pair set {pair_set}, pair {pair_id} ({status})",
-            f"gold document {gold}: {_snippet(gold_text[0] if gold_text else None)}",
-            "",
         ]
+        for doc_id in golds or [None]:
+            gold_text = con.execute(
+                "select document_text from marts.dim_corpus_documents where split = ? and doc_id = ?", [split, doc_id]
+            ).fetchone()
+            lines.append(f"gold document {doc_id}: {_snippet(gold_text[0] if gold_text else None)}")
+        lines.append("")
         for _, variant, raw, cleaned, *_ in variants:
             lines.append(f"  {variant}: {cleaned}" + (f"   (raw: {raw})" if raw != cleaned else ""))
         ranks = con.execute(
@@ -71,7 +87,7 @@ def peek(study_path: str, pair_id: str, *, k: int = 5) -> str:
                     [run_id, pair_set, retriever, pair_id, variant, k],
                 ).fetchall()
                 for rank, doc_id, score, text in hits:
-                    mark = "*" if doc_id == gold else " "
+                    mark = "*" if doc_id in golds else " "
                     score_text = "" if score is None else f"{score:9.4f}"
                     lines.append(f"   {mark}{rank:>3} doc {doc_id:<6} {score_text:>9}  {_snippet(text)}")
     return "\n".join(lines)

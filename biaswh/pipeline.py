@@ -42,13 +42,6 @@ def ingest_squad(source: str, *, split: str = "train", name: str | None = None):
         return load_squad(con, source, split=split, name=name)
 
 
-def ingest_pairs(path: str, **options):
-    from ingest.pairs import load_pairs
-
-    with open_warehouse() as con:
-        return load_pairs(con, path, **{k: v for k, v in options.items() if v is not None})
-
-
 def ingest_word_vectors(path: str, **options):
     from ingest.word_vectors import load_word_vectors
 

@@ -94,6 +94,12 @@ HEADERS: dict[str, tuple[str, str]] = {
     "n_recommended": ("recommended", "n_recommended"),
     "n_pool": ("pool", "n_pool"),
     "ci_low": ("CI low", "ci_low"),
+    "system_a": ("system A", "system_a"),
+    "system_b": ("system B", "system_b"),
+    "value_a": ("A", "value_a"),
+    "value_b": ("B", "value_b"),
+    "mean_difference": ("difference A − B", "mean_difference"),
+    "difference_ci_95": ("95% CI of the difference", "difference_ci_low, difference_ci_high"),
     "ci_high": ("CI high", "ci_high"),
 }
 _SQL_NAME = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)+$")

@@ -111,11 +111,19 @@ def load_corpus_queries(
     name: str | None = None,
     id_column: str | None = None,
     text_column: str = "text",
+    format: str | None = None,
+    topic_field: str = "title",
 ) -> IngestResult:
-    """Ingest the queries at ``path`` as query set ``name`` over corpus ``corpus`` (ingested first)."""
+    """Ingest the queries at ``path`` as query set ``name`` over corpus ``corpus`` (ingested first).
+
+    ``format = "trec_topics"`` (or a file opening with ``<top>``): a TREC topics file, its
+    ``topic_field`` (title, desc or narr) the query text.
+    """
     path = Path(path)
     name = name or (path.stem if path.is_file() else path.name)
-    queries: list[Entry] = read_queries(path, id_column=id_column, text_column=text_column)
+    queries: list[Entry] = read_queries(
+        path, id_column=id_column, text_column=text_column, format=format, topic_field=topic_field
+    )
     known = con.execute(
         "select count(*) from raw.source_versions where dataset = 'corpus' and source_name = ?", [corpus]
     ).fetchone()[0]
@@ -151,6 +159,12 @@ def load_corpus_queries(
         source_name=name,
         source_path=source,
         source_sha256=sha,
-        parameters={"corpus": corpus, "id_column": id_column, "text_column": text_column},
+        parameters={
+            "corpus": corpus,
+            "id_column": id_column,
+            "text_column": text_column,
+            **({"format": format} if format else {}),
+            **({"topic_field": topic_field} if topic_field != "title" else {}),
+        },
         write_rows=write_rows,
     )

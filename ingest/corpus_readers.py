@@ -12,7 +12,8 @@ Documents (:func:`read_documents`):
 Queries (:func:`read_queries`): BEIR ``queries.jsonl`` (``_id``, ``text``), a TSV
 (``id<TAB>text``), JSONL/JSON/CSV/Parquet with named columns, or a Markdown file in which each
 heading opens one query: its id is the heading's first number (else the heading), its text the
-quoted text after ``**Query:**`` (else the heading).
+quoted text after ``**Query:**`` (else the heading); or a TREC topics file
+(``<top><num> Number: 301 <title> ...``, :mod:`ingest.trec_topics`).
 
 Ids are the source's own, as strings; a duplicate or missing id and an empty text are refused
 with the file, row and field.
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ingest.readers import read_records, read_utf8
+from ingest.trec_topics import looks_like_trec_topics, read_trec_topics
 from warehouse.errors import InputError
 
 TEXT_SUFFIXES = (".md", ".markdown", ".txt")
@@ -182,13 +184,29 @@ def read_documents(
     return _checked(path, _from_records(path, id_column, text_column, title_column), "documents")
 
 
-def read_queries(path: str | Path, *, id_column: str | None = None, text_column: str = "text") -> list[Entry]:
-    """Every query of a query source (see the module docstring), in source order."""
+def read_queries(
+    path: str | Path,
+    *,
+    id_column: str | None = None,
+    text_column: str = "text",
+    format: str | None = None,
+    topic_field: str = "title",
+) -> list[Entry]:
+    """Every query of a query source (see the module docstring), in source order.
+
+    ``format = "trec_topics"`` reads a TREC topics file (``topic_field`` is the text); a file that
+    opens with ``<top>`` is read as one without being told.
+    """
     path = Path(path)
     if not path.exists():
         raise InputError(path, "no such file or folder")
+    if format not in (None, "trec_topics"):
+        raise InputError(path, f"unknown query format {format!r} (known: trec_topics)")
     if path.is_dir() and (path / "queries.jsonl").is_file():
         path = path / "queries.jsonl"
+    if format == "trec_topics" or (path.is_file() and looks_like_trec_topics(path)):
+        topics = read_trec_topics(path, topic_field=topic_field)
+        return _checked(path, [Entry(row, qid, title, text, path.name) for row, qid, title, text in topics], "queries")
     if path.suffix.lower() in TEXT_SUFFIXES:
         entries = []
         for number, heading, body in _sections(read_utf8(path).splitlines()):

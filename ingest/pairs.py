@@ -12,6 +12,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from ingest.pair_golds import GoldSource, gold_source
 from ingest.readers import read_records
 from ingest.text_cleanup import cleanup_named
 from ingest.versions import IngestResult, ingest_version, unchanged_result
@@ -21,37 +22,10 @@ from warehouse.runs import file_sha256
 DEFAULT_VARIANTS = {"sae": "sae_query", "aae": "aave_query"}
 
 
-def _squad_row_count(con, split: str) -> int:
-    row = con.execute(
-        "select n_rows from raw.source_versions where dataset = 'squad' and source_name = ?"
-        " order by version desc limit 1",
-        [split],
-    ).fetchone()
-    if row is None:
-        raise UserError(f"SQuAD split '{split}' is not in the warehouse: run `biaswh ingest squad` first")
-    return row[0]
-
-
-def _squad_idx(path: Path, row: int, value, column: str, n_rows: int) -> int:
-    if value is None or (isinstance(value, str) and not value.strip()):
-        raise InputError(path, "missing squad_idx", row=row, field=column)
-    if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
-        raise InputError(path, f"squad_idx must be an integer, got {value!r}", row=row, field=column)
-    try:
-        idx = int(value)
-    except (TypeError, ValueError):
-        raise InputError(path, f"squad_idx must be an integer, got {value!r}", row=row, field=column) from None
-    if not 0 <= idx < n_rows:
-        raise InputError(
-            path, f"squad_idx {idx} is out of range (SQuAD split has rows 0..{n_rows - 1})", row=row, field=column
-        )
-    return idx
-
-
-def _long_rows(path, records, *, variants, id_column, squad_idx_column, n_rows, cleanup, allow_missing_variants):
+def _long_rows(path, records, *, variants, id_column, gold: GoldSource, cleanup, allow_missing_variants):
     seen: dict[str, int] = {}
     rows = []
-    known_columns = {id_column, squad_idx_column, *variants.values()}
+    known_columns = {id_column, gold.column, *variants.values()}
 
     def extra_columns(record: dict) -> dict:
         return {k: v for k, v in record.items() if k not in known_columns}
@@ -66,7 +40,7 @@ def _long_rows(path, records, *, variants, id_column, squad_idx_column, n_rows, 
                 path, f"duplicate pair id {pair_id!r} (first seen in row {seen[pair_id]})", row=number, field=id_column
             )
         seen[pair_id] = number
-        idx = _squad_idx(path, number, record.get(squad_idx_column), squad_idx_column, n_rows)
+        gold_columns = gold.resolve(path, number, record)
         attributes = json.dumps(extra_columns(record), sort_keys=True, default=str)
         for variant, column in variants.items():
             text = record.get(column)
@@ -78,7 +52,7 @@ def _long_rows(path, records, *, variants, id_column, squad_idx_column, n_rows, 
                 {
                     "pair_id": pair_id,
                     "source_row": number,
-                    "squad_idx": idx,
+                    **gold_columns,
                     "variant": variant,
                     "source_column": column,
                     "query_text_raw": text,
@@ -98,6 +72,10 @@ def load_pairs(
     id_column: str = "id",
     squad_idx_column: str = "squad_idx",
     squad_split: str = "train",
+    gold_doc_id_column: str = "gold_doc_id",
+    corpus: str | None = None,
+    gold_query_id_column: str = "gold_query_id",
+    query_set: str | None = None,
     cleanup: bool | str = True,
     allow_missing_variants: bool = False,
 ) -> IngestResult:
@@ -109,6 +87,10 @@ def load_pairs(
     path : JSON (array of objects), JSONL or CSV file.
     name : the pair set's name (default: the file name without suffix).
     variants : variant label -> source column; default ``{"sae": "sae_query", "aae": "aave_query"}``.
+    squad_idx_column, squad_split : the gold as a SQuAD row index (the default).
+    gold_doc_id_column, corpus : the gold as the source id of a document of an ingested corpus.
+    gold_query_id_column, query_set : the gold as a query of ``queries:<name>`` with qrels: every
+        document its qrels judge relevant (see :mod:`ingest.pair_golds`).
     cleanup : the query clean-up (the raw text is kept too): ``True``/``"light"`` the corrected light
         clean-up, ``"seed_compatible"`` the original notebook's ("ain't" -> "aingt"), ``False``/``"none"``.
     allow_missing_variants : a variant column that is missing or null in a row means that pair has
@@ -121,11 +103,20 @@ def load_pairs(
         raise UserError("at least one variant column is needed")
     pair_set = name or path.stem
     cleanup_label, cleanup_function = cleanup_named(cleanup)
+    gold = gold_source(
+        con,
+        path,
+        squad_idx_column=squad_idx_column,
+        squad_split=squad_split,
+        gold_doc_id_column=gold_doc_id_column,
+        corpus=corpus,
+        gold_query_id_column=gold_query_id_column,
+        query_set=query_set,
+    )
     parameters = {
         "variants": variants,
         "id_column": id_column,
-        "squad_idx_column": squad_idx_column,
-        "squad_split": squad_split,
+        **gold.parameters(),
         "cleanup": cleanup_label,
         **({"allow_missing_variants": True} if allow_missing_variants else {}),
     }
@@ -146,14 +137,12 @@ def load_pairs(
     missing = [c for c in variants.values() if all(c not in r for r in records)]
     if missing:
         raise InputError(path, f"variant column not found in any row (columns: {sorted(records[0])})", field=missing[0])
-    n_rows = _squad_row_count(con, squad_split)
     rows = _long_rows(
         path,
         records,
         variants=variants,
         id_column=id_column,
-        squad_idx_column=squad_idx_column,
-        n_rows=n_rows,
+        gold=gold,
         cleanup=cleanup_function,
         allow_missing_variants=allow_missing_variants,
     )
@@ -164,10 +153,13 @@ def load_pairs(
         con.register("incoming_pairs", table)
         try:
             con.execute(
-                "insert into raw.query_pair_variants select ?, ?, ?, ?, pair_id, source_row, ?,"
-                " squad_idx, variant, source_column, query_text_raw, query_text, ?, attributes"
+                "insert into raw.query_pair_variants (run_id, source_sha256, source_version, pair_set, pair_id,"
+                " source_row, squad_split, squad_idx, variant, source_column, query_text_raw, query_text, cleanup,"
+                " attributes, gold_kind, corpus, gold_source_doc_id, gold_query_set, gold_query_id)"
+                " select ?, ?, ?, ?, pair_id, source_row, squad_split, squad_idx, variant, source_column,"
+                " query_text_raw, query_text, ?, attributes, ?, ?, gold_source_doc_id, ?, gold_query_id"
                 " from incoming_pairs",
-                [run.run_id, sha256, version, pair_set, squad_split, cleanup_label],
+                [run.run_id, sha256, version, pair_set, cleanup_label, gold.kind, gold.corpus, gold.query_set],
             )
         finally:
             con.unregister("incoming_pairs")

@@ -145,6 +145,10 @@ INGEST_SOURCES: dict[str, Table] = {
             "id_column": STRING,
             "squad_idx_column": STRING,
             "squad_split": STRING,
+            "gold_doc_id_column": STRING,
+            "corpus": STRING,
+            "gold_query_id_column": STRING,
+            "query_set": STRING,
             "cleanup": OneOf(
                 (BOOLEAN, Choice(("light", "seed_compatible", "none"))),
                 "true, false, 'light', 'seed_compatible' or 'none'",
@@ -168,7 +172,15 @@ INGEST_SOURCES: dict[str, Table] = {
         {"name": STRING, "unit": STRING, "id_column": STRING, "text_column": STRING, "title_column": STRING}
     ),
     "corpus_queries": _ingest(
-        {"corpus": STRING, "name": STRING, "id_column": STRING, "text_column": STRING}, required=("corpus",)
+        {
+            "corpus": STRING,
+            "name": STRING,
+            "id_column": STRING,
+            "text_column": STRING,
+            "format": Choice(("trec_topics",)),
+            "topic_field": Choice(("title", "desc", "narr")),
+        },
+        required=("corpus",),
     ),
     "silent_bias_vignettes": _ingest({"name": STRING}),
     "silent_bias_generations": _ingest({"vignette_set": STRING, "model": STRING}, required=("vignette_set",)),

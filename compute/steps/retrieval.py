@@ -24,6 +24,7 @@ from compute.retrieval.embeddings import provider_from_settings
 from compute.retrieval.runner import Corpus, Query, run_retrievers
 from compute.retrieval.vector_store import EmbeddingCache, text_sha256
 from compute.retrieval.writer import ResultSpool, write_query_rows, write_relevant_documents, write_retriever_runs
+from compute.steps.pair_judgments import gold_query_sets, record_pair_judgments
 from compute.steps.query_sets import load_corpora, load_query_sets, pin_read_versions
 from warehouse.errors import UserError
 from warehouse.seeds import derive_seed
@@ -143,7 +144,7 @@ def prepare_dense(con, config: RetrievalConfig, run_id: str, corpora: dict, quer
 
 @register_job(
     "retrieval",
-    before="+fct_query_variants +fct_squad_questions +dim_corpus_documents +fct_corpus_queries",
+    before="+fct_query_variants +fct_squad_questions +dim_corpus_documents +fct_corpus_queries +fct_retrieval_qrels",
     after="path:models/staging/retrieval path:models/staging/warehouse path:models/intermediate/retrieval"
     " path:models/intermediate/dialect fct_retrieval_relevant_ranks path:models/marts/dialect",
 )
@@ -156,14 +157,15 @@ def retrieval_job(con, study, run_id: str) -> None:
     corpora = drop_documents(
         corpora_all, config.drop_documents_fraction, seed=derive_seed(study.seed, "retrieval", "drop")
     )
+    pair_sets = [n for n, k in kinds.items() if k == "pairs"]
     con.begin()
     try:
         pin_read_versions(
             con,
             run_id,
-            pair_sets=[n for n, k in kinds.items() if k == "pairs"],
+            pair_sets=pair_sets,
             corpus_splits=splits,
-            query_sets=tuple(query_sets),
+            query_sets=tuple(dict.fromkeys([*query_sets, *gold_query_sets(con, pair_sets)])),
         )
         provider = cache = None
         if "dense" in config.needs:
@@ -207,6 +209,7 @@ def retrieval_job(con, study, run_id: str) -> None:
                 + f"; {written:,} result rows"
             )
         write_relevant_documents(con, run_id=run_id, query_sets=query_sets, corpora=corpora_all)
+        record_pair_judgments(con, run_id=run_id, query_sets=query_sets, pair_sets=pair_sets)
         con.execute(
             "update raw.runs set parameters = json_merge_patch(parameters, ?) where run_id = ?",
             [json.dumps({"retrieval_resolved": record}, default=str), run_id],

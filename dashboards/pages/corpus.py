@@ -59,13 +59,14 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
     parts.append('<p class="note">Documents with 10 or more questions are counted in the bar at 10.</p>')
     columns, rows = query_rows(
         con,
-        "select pair_set, mapping_status, count(*) as pairs"
+        "select pair_set, gold_kind, mapping_status, count(*) as pairs"
         " from marts.fct_pair_gold_documents group by all order by all",
     )
     parts += ["<h2>Paired queries mapped to gold documents</h2>", table(columns, rows)]
     columns, rows = query_rows(
         con,
-        "select pair_set, pair_id, source_row, squad_split, squad_idx, mapping_status"
+        "select pair_set, pair_id, source_row, gold_kind, corpus_split, squad_idx, gold_source_doc_id,"
+        " gold_query_id, mapping_status"
         " from marts.fct_pair_gold_documents where mapping_status <> 'mapped'"
         f" order by pair_set, {id_order('pair_id')}, source_row limit 200",
     )

@@ -14,6 +14,7 @@ from dashboards.charts.evaluation import (
 from dashboards.html import chart, table, text
 from dashboards.queries import number, query_rows, relation_exists
 from dashboards.site import register_page
+from dashboards.system_comparisons import comparison_section
 
 # Our main retrievers and external systems (runs written elsewhere): not sweep points, not hybrid_union.
 MAIN_RETRIEVERS = "(retriever not like '%@%' and retriever <> 'hybrid_union')"
@@ -207,6 +208,7 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
         f'<p class="note">Latest analysed drift series: study run <code>{text(series)}</code>; baseline '
         f"<code>{text(baseline)}</code>.</p>",
         _alerts(con, series),
+        comparison_section(con, series),
         "<h2>Drift over the series</h2>",
         chart(drift_chart(drift)),
         _metrics_table(con, baseline),

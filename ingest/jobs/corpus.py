@@ -9,7 +9,7 @@ unit = "line"                                            # text sources: file, l
 
 [[ingest]]
 source = "corpus_queries"
-path = "../shared/data/retrieval-eval/gold_queries.md"   # BEIR queries.jsonl, .tsv, .csv/.jsonl, Markdown
+path = "../shared/data/retrieval-eval/gold_queries.md"   # BEIR queries.jsonl, .tsv, .csv/.jsonl, Markdown, TREC topics
 name = "gold_queries"
 corpus = "internal_docs"
 ```

@@ -23,7 +23,8 @@ def test_the_corpus_page_lists_changed_queries_by_numeric_pair_id(con):
     con.execute("create table marts.dim_corpus_documents (split varchar, n_questions int)")
     con.execute(
         "create table marts.fct_pair_gold_documents (pair_set varchar, pair_id varchar, source_row int,"
-        " squad_split varchar, squad_idx int, mapping_status varchar)"
+        " gold_kind varchar, corpus_split varchar, squad_idx int, gold_source_doc_id varchar, gold_query_id varchar,"
+        " mapping_status varchar)"
     )
     con.execute(
         "create table marts.fct_query_variants as select 'p' as pair_set, pair_id, 'sae' as variant,"

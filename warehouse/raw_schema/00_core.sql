@@ -67,8 +67,8 @@ create table if not exists raw.query_pair_variants (
     pair_set varchar not null,
     pair_id varchar not null,
     source_row integer not null,
-    squad_split varchar not null,
-    squad_idx integer not null,
+    squad_split varchar,            -- SQuAD pairs only (other gold kinds: 16_pairs_any_corpus.sql)
+    squad_idx integer,
     variant varchar not null,
     source_column varchar not null,
     query_text_raw varchar not null,

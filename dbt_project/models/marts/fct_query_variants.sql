@@ -1,4 +1,5 @@
--- The queries a retrieval study runs: one per (pair set, pair, variant), with its gold document.
+-- The queries a retrieval study runs: one per (pair set, pair, variant), with its gold document or
+-- the judged query whose qrels are its gold.
 with variants as (
     select * from {{ ref('stg_query_pairs__variants') }}
 ),
@@ -16,8 +17,11 @@ final as (
         variants.query_text,
         variants.query_text_raw,
         variants.cleanup,
-        pairs.squad_split as corpus_split,
+        pairs.corpus_split,
+        pairs.gold_kind,
         pairs.gold_doc_id,
+        pairs.gold_query_set,
+        pairs.gold_query_id,
         pairs.mapping_status
     from variants
     inner join pairs

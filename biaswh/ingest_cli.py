@@ -1,0 +1,134 @@
+"""``biaswh ingest pairs | corpus | corpus-queries | qrels``: pairs, any corpus, its queries and judgments.
+
+The same loaders as the study sources ``pairs``, ``corpus``, ``corpus_queries`` and ``qrels``
+(ingest/pairs.py, ingest/corpus.py, ingest/qrels.py), for loading by hand before a study or
+``biaswh sql``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from warehouse.errors import UserError
+
+
+def variant_mapping(pairs: list[str] | None) -> dict[str, str] | None:
+    if not pairs:
+        return None
+    mapping = {}
+    for item in pairs:
+        label, sep, column = item.partition("=")
+        if not sep or not label or not column:
+            raise UserError(f"--variant expects LABEL=COLUMN, got {item!r}")
+        mapping[label] = column
+    return mapping
+
+
+def add_parsers(sources) -> None:
+    """Add the pairs, corpus, corpus-queries and qrels subcommands to ``biaswh ingest``."""
+    pairs = sources.add_parser("pairs", help="paired queries (JSON, JSONL or CSV), stored one row per variant")
+    pairs.add_argument("path")
+    pairs.add_argument("--name", help="pair set name (default: the file name without suffix)")
+    pairs.add_argument(
+        "--variant",
+        action="append",
+        metavar="LABEL=COLUMN",
+        help="a variant and its column; repeat for each (default: sae=sae_query aae=aave_query)",
+    )
+    pairs.add_argument("--id-column", default="id")
+    pairs.add_argument("--squad-idx-column", default="squad_idx")
+    pairs.add_argument("--squad-split", default="train", help="SQuAD split the squad_idx values index")
+    pairs.add_argument("--corpus", help="gold = a document of this corpus, by source id (--gold-doc-id-column)")
+    pairs.add_argument("--gold-doc-id-column", default="gold_doc_id")
+    pairs.add_argument("--query-set", help="gold = a judged query of queries:<name>, by id (--gold-query-id-column)")
+    pairs.add_argument("--gold-query-id-column", default="gold_query_id")
+    pairs.add_argument("--no-cleanup", action="store_true", help="store the text as is, without the light clean-up")
+    pairs.add_argument(
+        "--cleanup",
+        choices=("light", "seed_compatible", "none"),
+        default="light",
+        help="clean-up rules: light (default, corrected), seed_compatible (the original notebook's), none",
+    )
+
+    corpus = sources.add_parser(
+        "corpus",
+        help="a retrieval corpus: BEIR folder, MS MARCO .tsv, JSONL/JSON/CSV/Parquet, or text/Markdown files",
+    )
+    corpus.add_argument("path")
+    corpus.add_argument("--name", help="corpus name (default: the file or folder name)")
+    corpus.add_argument(
+        "--unit", choices=("file", "line", "heading"), default="file", help="text files: one document per"
+    )
+    corpus.add_argument("--id-column")
+    corpus.add_argument("--text-column", default="text")
+    corpus.add_argument("--title-column")
+
+    queries = sources.add_parser(
+        "corpus-queries",
+        help="queries over an ingested corpus: BEIR queries.jsonl, .tsv, JSONL/CSV/Parquet, Markdown, TREC topics",
+    )
+    queries.add_argument("path")
+    queries.add_argument("--corpus", required=True, help="the ingested corpus the queries ask")
+    queries.add_argument("--name", help="query set name, as queries:<name> (default: the file or folder name)")
+    queries.add_argument("--id-column")
+    queries.add_argument("--text-column", default="text")
+    queries.add_argument(
+        "--format", choices=("trec_topics",), help="read a TREC topics file (also when it opens with <top>)"
+    )
+    queries.add_argument("--topic-field", choices=("title", "desc", "narr"), default="title")
+
+    qrels = sources.add_parser("qrels", help="relevance judgments: BEIR qrels .tsv, TREC qrels, CSV or JSON")
+    qrels.add_argument("path")
+    qrels.add_argument("--query-set", required=True, help="queries:<name>, squad_questions:<split> or pairs:<name>")
+    qrels.add_argument("--name", help="qrels name (default: the file name without suffix)")
+
+
+def dispatch(args: argparse.Namespace) -> bool:
+    """Run ``biaswh ingest pairs|corpus|corpus-queries|qrels``; False when ``args`` is another command."""
+    if args.command != "ingest" or args.source not in ("pairs", "corpus", "corpus-queries", "qrels"):
+        return False
+    from ingest.corpus import load_corpus, load_corpus_queries
+    from ingest.pairs import load_pairs
+    from ingest.qrels import load_qrels
+    from warehouse.connection import open_warehouse
+
+    with open_warehouse() as con:
+        if args.source == "pairs":
+            options = {
+                "name": args.name,
+                "variants": variant_mapping(args.variant),
+                "id_column": args.id_column,
+                "squad_idx_column": args.squad_idx_column,
+                "squad_split": args.squad_split,
+                "corpus": args.corpus,
+                "gold_doc_id_column": args.gold_doc_id_column,
+                "query_set": args.query_set,
+                "gold_query_id_column": args.gold_query_id_column,
+                "cleanup": "none" if args.no_cleanup else args.cleanup,
+            }
+            result = load_pairs(con, args.path, **{k: v for k, v in options.items() if v is not None})
+        elif args.source == "corpus":
+            result = load_corpus(
+                con,
+                args.path,
+                name=args.name,
+                unit=args.unit,
+                id_column=args.id_column,
+                text_column=args.text_column,
+                title_column=args.title_column,
+            )
+        elif args.source == "corpus-queries":
+            result = load_corpus_queries(
+                con,
+                args.path,
+                corpus=args.corpus,
+                name=args.name,
+                id_column=args.id_column,
+                text_column=args.text_column,
+                format=args.format,
+                topic_field=args.topic_field,
+            )
+        else:
+            result = load_qrels(con, args.path, query_set=args.query_set, name=args.name)
+    print(result.message)
+    return True
