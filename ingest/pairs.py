@@ -18,6 +18,7 @@ from ingest.text_cleanup import cleanup_named
 from ingest.versions import IngestResult, ingest_version, unchanged_result
 from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256
+from warehouse.transactions import registered
 
 DEFAULT_VARIANTS = {"sae": "sae_query", "aae": "aave_query"}
 
@@ -150,8 +151,7 @@ def load_pairs(
     sha256 = file_sha256(path)
 
     def write_rows(run, version: int) -> int:
-        con.register("incoming_pairs", table)
-        try:
+        with registered(con, "incoming_pairs", table):
             con.execute(
                 "insert into raw.query_pair_variants (run_id, source_sha256, source_version, pair_set, pair_id,"
                 " source_row, squad_split, squad_idx, variant, source_column, query_text_raw, query_text, cleanup,"
@@ -161,8 +161,6 @@ def load_pairs(
                 " from incoming_pairs",
                 [run.run_id, sha256, version, pair_set, cleanup_label, gold.kind, gold.corpus, gold.query_set],
             )
-        finally:
-            con.unregister("incoming_pairs")
         return table.num_rows
 
     return ingest_version(

@@ -34,6 +34,7 @@ from ingest.versions import IngestResult, ingest_version
 from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256
 from warehouse.settings import DBT_PROJECT_DIR
+from warehouse.transactions import registered
 
 __all__ = ["TREC_SUFFIXES", "Judgment", "check_judgment_ids", "check_qrels_ids", "load_qrels", "read_qrels"]
 
@@ -159,11 +160,8 @@ def load_qrels(con, path: str | Path, *, query_set: str, name: str | None = None
                 "relevance": pa.array([j.relevance for j in judgments], pa.int32()),
             }
         )
-        con.register("_qrels_rows", table)
-        try:
+        with registered(con, "_qrels_rows", table):
             con.execute("insert into raw.evaluation_qrels by name select * from _qrels_rows")
-        finally:
-            con.unregister("_qrels_rows")
         return len(judgments)
 
     return ingest_version(

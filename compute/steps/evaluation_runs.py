@@ -49,6 +49,7 @@ from warehouse.runs import file_sha256, start_run
 from warehouse.seeds import derive_seed
 from warehouse.settings import warehouse_paths
 from warehouse.study import register_ingester, register_job
+from warehouse.transactions import registered, transaction
 
 _KEYS = {"query_set", "sample", "tune_share", "runs", "bootstrap_resamples", "alpha", "thresholds", "compare"}
 
@@ -161,16 +162,13 @@ def _record_thresholds(con, run_id: str, thresholds: list[tuple], query_set: str
 
 def _snapshot_judgments(con, run_id: str, query_set: str, queries) -> None:
     """Copy the judgments of the run's queries into ``raw.retrieval_judgments`` (its pinned qrels)."""
-    con.register("_asked", pa.table({"query_id": sorted({q.query_id for q in queries})}))
-    try:
+    with registered(con, "_asked", pa.table({"query_id": sorted({q.query_id for q in queries})})):
         con.execute(
             "insert into raw.retrieval_judgments select ?, q.query_set, q.query_id, q.doc_id, q.relevance,"
             " q.qrels_source from marts.fct_retrieval_qrels q inner join _asked using (query_id)"
             " where q.query_set = ?",
             [run_id, query_set],
         )
-    finally:
-        con.unregister("_asked")
 
 
 def _external_output(con, child, run: dict, queries, split: str, depth: int, resolve):
@@ -214,8 +212,7 @@ def evaluation_job(con, study, run_id: str) -> None:
     split = queries[0].corpus_split
     corpora_all = load_corpora(con, {split})
     thresholds = read_thresholds(study.resolve(settings["thresholds"]) if settings.get("thresholds") else None)
-    con.begin()
-    try:
+    with transaction(con):
         pin_read_versions(con, run_id, pair_sets=[], corpus_splits={split}, query_sets=(query_set,))
         _record_thresholds(con, run_id, thresholds, query_set, [q.query_id for q in queries])
         for run in runs:
@@ -280,26 +277,19 @@ def evaluation_job(con, study, run_id: str) -> None:
                     created,
                 ],
             )
-            con.register(
-                "_folds",
-                pa.table(
-                    {
-                        "run_id": [child.run_id] * len(queries),
-                        "query_set": [query_set] * len(queries),
-                        "query_id": [q.query_id for q in queries],
-                        "fold": folds,
-                    }
-                ),
+            folds_table = pa.table(
+                {
+                    "run_id": [child.run_id] * len(queries),
+                    "query_set": [query_set] * len(queries),
+                    "query_id": [q.query_id for q in queries],
+                    "fold": folds,
+                }
             )
-            con.execute("insert into raw.evaluation_query_folds select * from _folds")
-            con.unregister("_folds")
+            with registered(con, "_folds", folds_table):
+                con.execute("insert into raw.evaluation_query_folds select * from _folds")
             child.row_counts["retrieval_queries"] = len(queries)
             child.finish()
             print(
                 f"  {run['label']}: {len(queries):,} queries; "
                 + ", ".join(f"{o.retriever} {o.seconds:.2f}s" for o in outputs)
             )
-        con.commit()
-    except BaseException:
-        con.rollback()
-        raise

@@ -13,6 +13,7 @@ from __future__ import annotations
 import pyarrow as pa
 
 from compute.retrieval.runner import Query
+from warehouse.transactions import registered
 
 
 def gold_query_sets(con, pair_sets: list[str]) -> list[str]:
@@ -30,8 +31,8 @@ def record_pair_judgments(con, *, run_id: str, query_sets: dict[str, list[Query]
     asked = [(name, q.query_id) for name in pair_sets for q in query_sets.get(name, [])]
     if not asked:
         return 0
-    con.register("_asked_pairs", pa.table({"pair_set": [a[0] for a in asked], "pair_id": [a[1] for a in asked]}))
-    try:
+    asked_table = pa.table({"pair_set": [a[0] for a in asked], "pair_id": [a[1] for a in asked]})
+    with registered(con, "_asked_pairs", asked_table):
         written = con.execute(
             """
             insert into raw.retrieval_judgments
@@ -57,6 +58,4 @@ def record_pair_judgments(con, *, run_id: str, query_sets: dict[str, list[Query]
             """,
             [run_id, run_id, run_id],
         )
-    finally:
-        con.unregister("_asked_pairs")
     return written

@@ -30,6 +30,7 @@ from warehouse.errors import UserError
 from warehouse.seeds import derive_seed
 from warehouse.settings import warehouse_paths
 from warehouse.study import register_job
+from warehouse.transactions import transaction
 
 # Queries retrieved and written at a time: their hits (x retrievers x depth) are all that is
 # held in memory, about 1 M result rows per retriever at depth 100.
@@ -158,8 +159,7 @@ def retrieval_job(con, study, run_id: str) -> None:
         corpora_all, config.drop_documents_fraction, seed=derive_seed(study.seed, "retrieval", "drop")
     )
     pair_sets = [n for n, k in kinds.items() if k == "pairs"]
-    con.begin()
-    try:
+    with transaction(con):
         pin_read_versions(
             con,
             run_id,
@@ -214,7 +214,3 @@ def retrieval_job(con, study, run_id: str) -> None:
             "update raw.runs set parameters = json_merge_patch(parameters, ?) where run_id = ?",
             [json.dumps({"retrieval_resolved": record}, default=str), run_id],
         )
-        con.commit()
-    except BaseException:
-        con.rollback()
-        raise
