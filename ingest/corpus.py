@@ -5,7 +5,7 @@ source: the same content again is a no-op, changed content a new version. Docume
 source's own ids (``source_doc_id``); ``doc_id`` numbers them from 0 in source order, and the
 warehouse's results and qrels hold it. A query set names the corpus it asks (``corpus``).
 Everything is checked before anything is stored; the study config reads the source where it
-lives (e.g. ``../shared/data/...``), nothing is copied.
+lives (e.g. ``/data/my_corpus/``), nothing is copied.
 """
 
 from __future__ import annotations

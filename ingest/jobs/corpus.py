@@ -3,13 +3,13 @@
 ```toml
 [[ingest]]
 source = "corpus"
-path = "../shared/data/retrieval-eval/internal_docs.md"   # BEIR folder, .tsv, .jsonl/.csv/.parquet, text folder
+path = "notes/internal_docs.md"                          # BEIR folder, .tsv, .jsonl/.csv/.parquet, text folder
 name = "internal_docs"
 unit = "line"                                            # text sources: file, line or heading
 
 [[ingest]]
 source = "corpus_queries"
-path = "../shared/data/retrieval-eval/gold_queries.md"   # BEIR queries.jsonl, .tsv, .csv/.jsonl, Markdown, TREC topics
+path = "notes/gold_queries.md"                           # BEIR queries.jsonl, .tsv, .csv/.jsonl, Markdown, TREC topics
 name = "gold_queries"
 corpus = "internal_docs"
 ```
