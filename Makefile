@@ -34,7 +34,9 @@ demo: setup
 # Coverage of the four packages is reported; below the floor in pyproject.toml
 # ([tool.coverage.report] fail_under) the target fails.
 test: setup browser lint
-	$(BIN)/python -m pytest --cov --cov-report=term:skip-covered
+	@begin=$$(date +%s); \
+	$(BIN)/python -m pytest --cov --cov-report=term:skip-covered --durations=15; status=$$?; \
+	echo "make test: pytest took $$(( $$(date +%s) - begin )) s"; exit $$status
 
 # ruff (lint and format check) over the Python, sqlfluff over dbt's models and macros; the
 # settings live in pyproject.toml [tool.ruff] and .sqlfluff. `make format` applies the fixes.
