@@ -89,8 +89,10 @@ def _word_set(path: Path, test: str, role: str, value) -> tuple[str, list[str], 
         if word in seen:
             raise InputError(path, f"word {word!r} is listed twice", field=f"{field}.words")
         seen.add(word)
-    if not isinstance(excluded, list) or not set(excluded) <= seen:
-        unknown = sorted(set(excluded) - seen) if isinstance(excluded, list) else excluded
+    if not isinstance(excluded, list) or not all(isinstance(word, str) for word in excluded):
+        raise InputError(path, f"excluded must be a list of words, got {excluded!r}", field=f"{field}.excluded")
+    if not set(excluded) <= seen:
+        unknown = sorted(set(excluded) - seen)
         raise InputError(
             path, f"excluded words must be among the set's words (not listed: {unknown})", field=f"{field}.excluded"
         )
