@@ -103,11 +103,23 @@ def _validated_row(path: Path, index: int, record: dict) -> dict:
             path, "answers.text and answers.answer_start must be equal-length lists", row=where, field="answers"
         )
     starts = [int32_value(path, s, row=where, field="answers.answer_start", minimum=0) for s in starts]
-    squad_id = record.get("id")
+    for start, text in zip(starts, texts):
+        if start + len(text) > len(record["context"]):
+            raise InputError(
+                path,
+                f"answer {text!r} at {start} runs past the end of the context ({len(record['context'])} characters)",
+                row=where,
+                field="answers.answer_start",
+            )
+    squad_id, title = record.get("id"), record.get("title")
+    if squad_id is not None and (isinstance(squad_id, bool) or not isinstance(squad_id, (str, int))):
+        raise InputError(path, f"must be text or an integer, got {type(squad_id).__name__}", row=where, field="id")
+    if title is not None and not isinstance(title, str):
+        raise InputError(path, f"must be text, got {type(title).__name__}", row=where, field="title")
     return {
         "row_idx": index,
         "squad_id": None if squad_id is None else str(squad_id),
-        "title": record.get("title"),
+        "title": title,
         "context": record["context"],
         "question": record["question"],
         "answer_texts": texts,

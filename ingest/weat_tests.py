@@ -103,6 +103,8 @@ def parse_weat_tests(path: Path) -> tuple[str, list[dict]]:
     """Check a definition file and return its set name and one record per listed word."""
     document = _parse(path)
     reference = document.get("reference")
+    if not isinstance(reference or "", str):
+        raise InputError(path, f"must be text, got {type(reference).__name__}", field="reference")
     records = []
     for test, definition in document["tests"].items():
         if not TEST_NAME.match(str(test)):
@@ -114,7 +116,11 @@ def parse_weat_tests(path: Path) -> tuple[str, list[dict]]:
             shared = sorted(set(sets[first][1]) & set(sets[second][1]))
             if shared:
                 raise InputError(path, f"{first} and {second} share words {shared}", field=f"tests.{test}.{second}")
-        title = str(definition.get("title") or test)
+        for key in ("title", "reference"):  # text, never stored as a Python repr
+            if not isinstance(definition.get(key) or "", str):
+                got = type(definition[key]).__name__
+                raise InputError(path, f"must be text, got {got}", field=f"tests.{test}.{key}")
+        title = definition.get("title") or str(test)
         for role, (label, words, excluded) in sets.items():
             records += [
                 {

@@ -51,6 +51,7 @@ WEAT_EXCLUDED_OBJECT = """tests:
     attribute_a: {label: a, words: [a1, a2]}
     attribute_b: {label: b, words: [b1, b2], excluded: [{x: 1}]}
 """
+WEAT_LIST_TITLE = WEAT_EXCLUDED_OBJECT.replace(", excluded: [{x: 1}]", "").replace("  t:\n", "  t:\n    title: [a]\n")
 
 
 @dataclass(frozen=True)
@@ -156,6 +157,21 @@ CASES = {
         ("{tmp}/squad.json", "data[0].paragraphs[0].qas[0]", "field 'answers.answer_start'", "-5 is below 0"),
         {"squad.json": _squad(answer_start=-5)},
     ),
+    "squad: answer past the end of the context": Case(
+        ["ingest", "squad", "{tmp}/squad.json", "--split", "x"],
+        ("{tmp}/squad.json", "field 'answers.answer_start'", "runs past the end of the context (28 characters)"),
+        {"squad.json": _squad(answer_start=25)},
+    ),
+    "squad: an object as title (JSONL)": Case(
+        ["ingest", "squad", "{tmp}/squad.jsonl", "--split", "x"],
+        ("{tmp}/squad.jsonl", "row 1", "field 'title'", "must be text, got dict"),
+        {"squad.jsonl": '{"title": {"en": "t"}, "context": "c", "question": "q?"}\n'},
+    ),
+    "squad: an object as id (JSONL)": Case(
+        ["ingest", "squad", "{tmp}/squad.jsonl", "--split", "x"],
+        ("{tmp}/squad.jsonl", "row 1", "field 'id'", "must be text or an integer, got dict"),
+        {"squad.jsonl": '{"id": {"n": 1}, "context": "c", "question": "q?"}\n'},
+    ),
     "squad: zero-width-only question": Case(
         ["ingest", "squad", "{tmp}/squad.json", "--split", "x"],
         ("{tmp}/squad.json", "data[0].paragraphs[0].qas[0]", "field 'question'", "empty text"),
@@ -175,6 +191,11 @@ CASES = {
         ["ingest", "weat-tests", "{tmp}/tests.yaml"],
         ("{tmp}/tests.yaml", "field 'tests.t.attribute_b.excluded'", "must be a list of words"),
         {"tests.yaml": WEAT_EXCLUDED_OBJECT},
+    ),
+    "weat: a list as title": Case(
+        ["ingest", "weat-tests", "{tmp}/tests.yaml"],
+        ("{tmp}/tests.yaml", "field 'tests.t.title'", "must be text, got list"),
+        {"tests.yaml": WEAT_LIST_TITLE},
     ),
 }
 
