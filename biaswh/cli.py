@@ -99,8 +99,10 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--query-set", help="needed when the run holds several query sets")
     imported = trec_commands.add_parser("import", help="load a run file as a new run (kind trec_import)")
     imported.add_argument("path")
-    imported.add_argument("--query-set", required=True, help="the query set the qids belong to")
-    imported.add_argument("--corpus-split", default="train", help="the corpus split the docids index")
+    imported.add_argument(
+        "--query-set", required=True, help="the query set the qids belong to (e.g. squad_questions_train)"
+    )
+    imported.add_argument("--corpus-split", help="the corpus the docids index (default and only choice: the set's)")
 
     peek = commands.add_parser(
         "peek",

@@ -21,11 +21,12 @@ with the file, row and field.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ingest.readers import read_records, read_utf8
+from ingest.readers import is_blank, read_records, read_utf8
 from ingest.trec_topics import looks_like_trec_topics, read_trec_topics
 from warehouse.errors import InputError
 
@@ -51,7 +52,7 @@ def _checked(path: Path, entries: list[Entry], what: str) -> list[Entry]:
         raise InputError(path, f"no {what} in the source")
     seen: dict[str, int] = {}
     for entry in entries:
-        if not entry.text.strip():
+        if is_blank(entry.text):  # zero-width characters alone count as empty
             raise InputError(path, f"{what[:-1]} {entry.source_id!r} has an empty text", row=entry.row, field="text")
         if entry.source_id in seen:
             raise InputError(
@@ -65,11 +66,19 @@ def _checked(path: Path, entries: list[Entry], what: str) -> list[Entry]:
 
 
 def _value(path: Path, record: dict, column: str | None, row: int, *, required: bool) -> str:
+    """The text of one cell; a value that is not text or a number (an object, a list, bytes, NaN)
+    is refused rather than stored as its Python repr."""
     value = record.get(column) if column else None
-    if value is None or (isinstance(value, str) and not value.strip() and required):
+    if value is None or (isinstance(value, str) and is_blank(value) and required):
         if required:
             raise InputError(path, f"missing {column!r}", row=row, field=column)
         return ""
+    if isinstance(value, (bytes, bytearray)):
+        raise InputError(path, "is binary data, not text (store the column as a string)", row=row, field=column)
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise InputError(path, f"must be text or a number, got {type(value).__name__}", row=row, field=column)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InputError(path, f"{value!r} is not a value (NaN or infinity)", row=row, field=column)
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     return str(value).strip() if required else str(value)
@@ -102,9 +111,12 @@ def _from_tsv(path: Path) -> list[Entry]:
     for row, line in enumerate(read_utf8(path).splitlines(), start=1):
         if not line.strip():
             continue
-        source_id, tab, text = line.partition("\t")
-        if not tab:
-            raise InputError(path, "expected 'id<TAB>text'", row=row, field="line")
+        fields = line.split("\t")
+        if len(fields) != 2:
+            # a third column would otherwise become part of the text
+            found = f"{len(fields)} columns" if len(fields) > 2 else "no tab"
+            raise InputError(path, f"expected 'id<TAB>text', found {found}", row=row, field="line")
+        source_id, text = fields
         entries.append(Entry(row, source_id.strip(), "", text, path.name))
     return entries
 

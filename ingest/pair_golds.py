@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ingest.query_set_members import latest_version
 from warehouse.errors import InputError, UserError
 
 
@@ -90,12 +91,6 @@ def _squad_idx(path: Path, row: int, value, column: str, n_rows: int) -> int:
     return idx
 
 
-def _latest_version(con, dataset: str, name: str) -> int | None:
-    return con.execute(
-        "select max(version) from raw.source_versions where dataset = ? and source_name = ?", [dataset, name]
-    ).fetchone()[0]
-
-
 def _squad_source(con, column: str, split: str) -> GoldSource:
     row = con.execute(
         "select n_rows from raw.source_versions where dataset = 'squad' and source_name = ?"
@@ -108,7 +103,7 @@ def _squad_source(con, column: str, split: str) -> GoldSource:
 
 
 def _document_source(con, path: Path, column: str, corpus: str) -> GoldSource:
-    version = _latest_version(con, "corpus", corpus)
+    version = latest_version(con, "corpus", corpus)
     if version is None:
         raise UserError(
             f"{path}: pairs whose gold is a document of corpus {corpus!r} need that corpus, which is not"
@@ -124,7 +119,7 @@ def _query_source(con, path: Path, column: str, query_set: str) -> GoldSource:
     if not query_set.startswith("queries:"):
         raise UserError(f"{path}: a pairs query_set must be 'queries:<name>' (a corpus query set), got {query_set!r}")
     name = query_set.split(":", 1)[1]
-    version = _latest_version(con, "corpus_queries", name)
+    version = latest_version(con, "corpus_queries", name)
     if version is None:
         raise UserError(
             f"{path}: pairs whose gold is a query of {query_set} need that query set, which is not ingested:"

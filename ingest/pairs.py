@@ -13,7 +13,7 @@ import duckdb
 import pyarrow as pa
 
 from ingest.pair_golds import GoldSource, gold_source
-from ingest.readers import read_records
+from ingest.readers import is_blank, read_records
 from ingest.text_cleanup import cleanup_named
 from ingest.versions import IngestResult, ingest_version, unchanged_result
 from warehouse.errors import InputError, UserError
@@ -47,7 +47,7 @@ def _long_rows(path, records, *, variants, id_column, gold: GoldSource, cleanup,
             text = record.get(column)
             if text is None and allow_missing_variants:
                 continue  # this pair has no such variant (e.g. a rule that did not apply)
-            if not isinstance(text, str) or not text.strip():
+            if not isinstance(text, str) or is_blank(text):  # zero-width characters alone are empty
                 raise InputError(path, f"empty query text for variant '{variant}'", row=number, field=column)
             rows.append(
                 {

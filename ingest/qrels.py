@@ -14,26 +14,22 @@ n-th judgment of a JSON file.
 
 Every query and document id is checked before anything is stored
 (:func:`check_judgment_ids`), against the raw rows of the latest version of the dataset the
-query set reads: in a study the ``[[ingest]]`` steps run before any ``dbt build``, so the
-marts may not hold that version yet. Document ids are what ``marts.dim_corpus_documents``
-assigns (0 .. the number of distinct normalised contexts - 1, by dbt's own ``normalise_text``
-macro). The evaluation job checks again against the marts it reads (:func:`check_qrels_ids`).
+query set reads (:mod:`ingest.query_set_members`, which imported TREC runs are checked by as
+well). The evaluation job checks again against the marts it reads (:func:`check_qrels_ids`).
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 
-import jinja2
 import pyarrow as pa
 
 from ingest.corpus_qrels import map_corpus_judgments
 from ingest.qrels_readers import TREC_SUFFIXES, Judgment, read_qrels
+from ingest.query_set_members import query_set_members
 from ingest.versions import IngestResult, ingest_version
 from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256
-from warehouse.settings import DBT_PROJECT_DIR
 from warehouse.transactions import registered
 
 __all__ = ["TREC_SUFFIXES", "Judgment", "check_judgment_ids", "check_qrels_ids", "load_qrels", "read_qrels"]
@@ -53,82 +49,16 @@ def query_set_table_name(query_set: str) -> str:
     )
 
 
-@lru_cache(maxsize=1)
-def _normalised_context_sql() -> str:
-    """dbt's ``normalise_text('context')`` as plain SQL, rendered from the macro itself (one definition)."""
-    macro = (DBT_PROJECT_DIR / "macros" / "normalise_text.sql").read_text(encoding="utf-8")
-    return jinja2.Environment().from_string(macro + "{{ normalise_text('context') }}").render().strip()
-
-
-def _latest_version(con, dataset: str, source_name: str) -> int | None:
-    row = con.execute(
-        "select max(version) from raw.source_versions where dataset = ? and source_name = ?", [dataset, source_name]
-    ).fetchone()
-    return row[0]
-
-
-def _squad_ids(con, path: Path, query_set: str, split: str, *, with_queries: bool) -> tuple[set[str], int]:
-    """The question ids (row_idx) and the number of corpus documents of SQuAD dataset ``split``'s latest version."""
-    version = _latest_version(con, "squad", split)
-    if version is None:
-        raise UserError(
-            f"{path}: qrels for query set {query_set} need the SQuAD dataset {split!r}, which is not"
-            f' ingested: ingest it first (a source = "squad" [[ingest]] step with name = "{split}"'
-            " before the qrels step, or `biaswh ingest squad FILE --name ...`)"
-        )
-    n_documents = con.execute(
-        f"select count(distinct {_normalised_context_sql()}) from raw.squad_questions"
-        " where split = ? and source_version = ?",
-        [split, version],
-    ).fetchone()[0]
-    queries = set()
-    if with_queries:
-        queries = {
-            str(r[0])
-            for r in con.execute(
-                "select row_idx from raw.squad_questions where split = ? and source_version = ?", [split, version]
-            ).fetchall()
-        }
-    return queries, n_documents
-
-
 def check_judgment_ids(con, path: Path, judgments: list[Judgment], query_set: str) -> None:
     """Refuse a judgment whose query is not in ``query_set`` or whose document is not in its corpus.
 
-    Checked against the raw rows of the latest version of the query set's dataset (see the
-    module docstring); the error names the file, the row and the field.
+    Checked against the raw rows of the latest version of the query set's dataset
+    (:func:`ingest.query_set_members.query_set_members`); the error names the file, row and field.
     """
-    stored = query_set_table_name(query_set)
-    if query_set.startswith("squad_questions:"):
-        queries, n_documents = _squad_ids(con, path, query_set, query_set.split(":", 1)[1], with_queries=True)
-    else:
-        version = _latest_version(con, "query_pairs", stored)
-        if version is None:
-            raise UserError(
-                f"{path}: qrels for query set {query_set} need the pair set {stored!r}, which is not"
-                ' ingested: ingest it first (a source = "pairs" [[ingest]] step before the qrels step)'
-            )
-        rows = con.execute(
-            "select distinct pair_id, squad_split from raw.query_pair_variants"
-            " where pair_set = ? and source_version = ?",
-            [stored, version],
-        ).fetchall()
-        queries = {r[0] for r in rows}
-        split = rows[0][1]  # a pair set indexes one SQuAD dataset (load_pairs' squad_split)
-        n_documents = _squad_ids(con, path, query_set, split, with_queries=False)[1]
+    members = query_set_members(con, path, query_set)
     for judgment in judgments:
-        if judgment.query_id not in queries:
-            raise InputError(
-                path, f"query {judgment.query_id!r} is not in query set {query_set}", row=judgment.row, field="query_id"
-            )
-        if judgment.doc_id >= n_documents:
-            raise InputError(
-                path,
-                f"document {judgment.doc_id} is not in the corpus of query set {query_set}"
-                f" ({n_documents} documents, ids 0 to {n_documents - 1})",
-                row=judgment.row,
-                field="doc_id",
-            )
+        members.check_query(path, judgment.query_id, row=judgment.row, field="query_id")
+        members.check_document(path, judgment.doc_id, row=judgment.row, field="doc_id")
 
 
 def load_qrels(con, path: str | Path, *, query_set: str, name: str | None = None) -> IngestResult:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
 from pathlib import Path
 
-from ingest.readers import int32_value, parse_json, read_utf8
+from ingest.readers import csv_rows, int32_value, parse_json, read_utf8
 from warehouse.errors import InputError
 
 TREC_SUFFIXES = (".qrels", ".trec", ".txt")
@@ -68,15 +66,15 @@ def _read_trec(path: Path, text: str, make=_judgment) -> list[Judgment]:
 
 
 def _read_csv(path: Path, text: str, make=_judgment) -> list[Judgment]:
-    reader = csv.DictReader(io.StringIO(text))
-    missing = {"query_id", "doc_id"} - set(reader.fieldnames or [])
+    header, records = csv_rows(path, text)
+    missing = {"query_id", "doc_id"} - set(header)
     if missing:
         raise InputError(
             path, "the CSV header needs query_id and doc_id (relevance optional)", field=sorted(missing)[0]
         )
     return [
         make(path, number, record.get("query_id"), record.get("doc_id"), record.get("relevance") or 1)
-        for number, record in enumerate(reader, start=1)
+        for number, record in enumerate(records, start=1)
     ]
 
 

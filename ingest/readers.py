@@ -10,6 +10,7 @@ import csv
 import io
 import json
 import re
+import unicodedata
 from pathlib import Path
 
 import pyarrow as pa
@@ -19,6 +20,7 @@ from warehouse.errors import InputError
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 _DIGITS = re.compile(r"\s*[+-]?[0-9]+\s*")
+_INVISIBLE = {"Cc", "Cf", "Zs", "Zl", "Zp"}  # control, format (zero-width, BOM) and separator characters
 RECORD_FORMATS = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".parquet": "parquet"}
 
 
@@ -99,16 +101,50 @@ def read_jsonl(path: Path, text: str) -> list[dict]:
     return records
 
 
-def read_csv(path: Path, text: str) -> list[dict]:
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    if not reader.fieldnames:
+def is_blank(text: str) -> bool:
+    """True when ``text`` shows nothing: only whitespace, zero-width or other invisible characters
+    (``'\\u200b\\u200b'`` is blank, though ``str.strip`` keeps it)."""
+    return all(c.isspace() or unicodedata.category(c) in _INVISIBLE for c in text)
+
+
+def csv_rows(path: Path, text: str) -> tuple[list[str], list[dict]]:
+    """(header, data rows as dicts) of a CSV file; a malformed row is refused with its number.
+
+    Parsed strictly: an unterminated quote (which a lenient reader lets swallow the rest of the
+    file into one field) and text after a closing quote are errors naming the row and column.
+    """
+    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
+    try:
+        header = reader.fieldnames
+    except csv.Error as exc:
+        raise InputError(path, f"malformed CSV header ({exc})", field="header") from None
+    if not header:
         raise InputError(path, "empty CSV file: no header row")
-    records = []
-    for row_number, row in enumerate(reader, start=1):
+    rows = []
+    while True:
+        started = reader.line_num + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            return header, rows
+        except csv.Error as exc:
+            raise _csv_error(path, text, header, len(rows) + 1, started, exc) from None
         if None in row:
-            raise InputError(path, "more values than header columns", row=row_number)
-        records.append(row)
-    return records
+            raise InputError(path, "more values than header columns", row=len(rows) + 1)
+        rows.append(row)
+
+
+def _csv_error(path: Path, text: str, header: list[str], row: int, line: int, exc: csv.Error) -> InputError:
+    """Name the column a malformed row breaks in: the last one a lenient reader reaches on it."""
+    tail = "".join(text.splitlines(keepends=True)[line - 1 :])
+    reached = next(csv.reader(io.StringIO(tail, newline="")), [""])
+    column = header[min(len(reached), len(header)) - 1]
+    reason = "an unterminated quote" if "unexpected end of data" in str(exc) else str(exc)
+    return InputError(path, f"malformed CSV row starting on line {line}: {reason}", row=row, field=column)
+
+
+def read_csv(path: Path, text: str) -> list[dict]:
+    return csv_rows(path, text)[1]
 
 
 def read_parquet(path: Path) -> pa.Table:

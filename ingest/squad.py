@@ -14,7 +14,7 @@ import duckdb
 import pyarrow as pa
 from tqdm import tqdm
 
-from ingest.readers import file_format, int32_value, parse_json, read_jsonl, read_parquet, read_utf8
+from ingest.readers import file_format, int32_value, is_blank, parse_json, read_jsonl, read_parquet, read_utf8
 from ingest.versions import IngestResult, ingest_version, unchanged_result
 from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256
@@ -82,7 +82,7 @@ def _validated_row(path: Path, index: int, record: dict) -> dict:
     where = record.get("_where", index + 1)
     for name in ("context", "question"):
         value = record.get(name)
-        if not isinstance(value, str) or not value.strip():
+        if not isinstance(value, str) or is_blank(value):  # zero-width characters alone are empty
             raise InputError(path, "missing or empty text", row=where, field=name)
     answers = record.get("answers") or {"text": [], "answer_start": []}
     if isinstance(answers, str):  # JSONL written by pandas may hold the struct as a string
@@ -102,12 +102,24 @@ def _validated_row(path: Path, index: int, record: dict) -> dict:
         raise InputError(
             path, "answers.text and answers.answer_start must be equal-length lists", row=where, field="answers"
         )
-    starts = [int32_value(path, s, row=where, field="answers.answer_start") for s in starts]
-    squad_id = record.get("id")
+    starts = [int32_value(path, s, row=where, field="answers.answer_start", minimum=0) for s in starts]
+    for start, text in zip(starts, texts):
+        if start + len(text) > len(record["context"]):
+            raise InputError(
+                path,
+                f"answer {text!r} at {start} runs past the end of the context ({len(record['context'])} characters)",
+                row=where,
+                field="answers.answer_start",
+            )
+    squad_id, title = record.get("id"), record.get("title")
+    if squad_id is not None and (isinstance(squad_id, bool) or not isinstance(squad_id, (str, int))):
+        raise InputError(path, f"must be text or an integer, got {type(squad_id).__name__}", row=where, field="id")
+    if title is not None and not isinstance(title, str):
+        raise InputError(path, f"must be text, got {type(title).__name__}", row=where, field="title")
     return {
         "row_idx": index,
         "squad_id": None if squad_id is None else str(squad_id),
-        "title": record.get("title"),
+        "title": title,
         "context": record["context"],
         "question": record["question"],
         "answer_texts": texts,

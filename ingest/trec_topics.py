@@ -12,11 +12,12 @@ The classic SGML-like layout of the TREC ad hoc tracks::
     A relevant document must as a minimum identify the organization ...
     </top>
 
-Closing tags (``</title>``) are allowed and ignored. The query id is the ``<num>`` value without
-its ``Number:`` label; the query text is one field (``topic_field``: ``title`` by default,
-``desc`` or ``narr``) with its ``Description:``/``Narrative:`` label dropped and whitespace
-collapsed. A topic without a number or without the chosen field is refused with file, line and
-field; duplicate ids and empty texts are refused by the caller's checks.
+Closing tags (``</title>``) are allowed and ignored; each ``<top>`` needs its ``</top>``. The
+query id is the ``<num>`` value without its ``Number:`` label; the query text is one field
+(``topic_field``: ``title`` by default, ``desc`` or ``narr``) with its
+``Description:``/``Narrative:`` label dropped and whitespace collapsed. A topic without a
+number or without the chosen field is refused with file, line and field; duplicate ids and
+empty texts are refused by the caller's checks.
 """
 
 from __future__ import annotations
@@ -39,8 +40,12 @@ def looks_like_trec_topics(path: Path) -> bool:
     return head.startswith("<top>")
 
 
-def _topics(text: str) -> list[tuple[int, dict[str, str]]]:
-    """(line of ``<top>``, field -> raw text) per topic, in file order."""
+def _topics(path: Path, text: str) -> list[tuple[int, dict[str, str]]]:
+    """(line of ``<top>``, field -> raw text) per topic, in file order.
+
+    A ``<top>`` left open (another ``<top>`` or the end of the file before its ``</top>``) is
+    refused: a lenient reader would merge it into the next topic or drop it.
+    """
     topics, current, field, start = [], None, None, 0
     position = 0
     for match in _TAG.finditer(text):
@@ -49,18 +54,23 @@ def _topics(text: str) -> list[tuple[int, dict[str, str]]]:
             current[field] = current.get(field, "") + chunk
         closing, tag = match.group(1), match.group(2).lower()
         position = match.end()
+        line = text.count("\n", 0, match.start()) + 1
         if tag == "top":
-            if closing and current is not None:
+            if closing and current is None:
+                raise InputError(path, "</top> without an open <top>", row=line, field="top")
+            if not closing and current is not None:
+                raise InputError(path, f"<top> on line {start} is not closed before this <top>", row=line, field="top")
+            if closing:
                 topics.append((start, current))
                 current, field = None, None
-            elif not closing:
-                current, field, start = {}, None, text.count("\n", 0, match.start()) + 1
+            else:
+                current, field, start = {}, None, line
         elif closing:
             field = None
         else:
             field = tag
     if current is not None:
-        topics.append((start, current))
+        raise InputError(path, "<top> is not closed: no </top> before the end of the file", row=start, field="top")
     return topics
 
 
@@ -69,7 +79,7 @@ def read_trec_topics(path: Path, *, topic_field: str = "title") -> list[tuple[in
     if topic_field not in TOPIC_FIELDS:
         raise InputError(path, f"topic_field must be one of {', '.join(TOPIC_FIELDS)}, got {topic_field!r}")
     entries = []
-    for line, fields in _topics(read_utf8(path)):
+    for line, fields in _topics(path, read_utf8(path)):
         number = _LABEL.sub("", fields.get("num", "")).strip()
         if not number:
             raise InputError(path, "topic without a <num>", row=line, field="num")

@@ -89,8 +89,10 @@ def _word_set(path: Path, test: str, role: str, value) -> tuple[str, list[str], 
         if word in seen:
             raise InputError(path, f"word {word!r} is listed twice", field=f"{field}.words")
         seen.add(word)
-    if not isinstance(excluded, list) or not set(excluded) <= seen:
-        unknown = sorted(set(excluded) - seen) if isinstance(excluded, list) else excluded
+    if not isinstance(excluded, list) or not all(isinstance(word, str) for word in excluded):
+        raise InputError(path, f"excluded must be a list of words, got {excluded!r}", field=f"{field}.excluded")
+    if not set(excluded) <= seen:
+        unknown = sorted(set(excluded) - seen)
         raise InputError(
             path, f"excluded words must be among the set's words (not listed: {unknown})", field=f"{field}.excluded"
         )
@@ -101,6 +103,8 @@ def parse_weat_tests(path: Path) -> tuple[str, list[dict]]:
     """Check a definition file and return its set name and one record per listed word."""
     document = _parse(path)
     reference = document.get("reference")
+    if not isinstance(reference or "", str):
+        raise InputError(path, f"must be text, got {type(reference).__name__}", field="reference")
     records = []
     for test, definition in document["tests"].items():
         if not TEST_NAME.match(str(test)):
@@ -112,7 +116,11 @@ def parse_weat_tests(path: Path) -> tuple[str, list[dict]]:
             shared = sorted(set(sets[first][1]) & set(sets[second][1]))
             if shared:
                 raise InputError(path, f"{first} and {second} share words {shared}", field=f"tests.{test}.{second}")
-        title = str(definition.get("title") or test)
+        for key in ("title", "reference"):  # text, never stored as a Python repr
+            if not isinstance(definition.get(key) or "", str):
+                got = type(definition[key]).__name__
+                raise InputError(path, f"must be text, got {got}", field=f"tests.{test}.{key}")
+        title = definition.get("title") or str(test)
         for role, (label, words, excluded) in sets.items():
             records += [
                 {

@@ -77,6 +77,52 @@ def raw_fingerprint(connection: duckdb.DuckDBPyConnection) -> dict[str, tuple]:
     }
 
 
+def seed_warehouse(folder: Path, load) -> Path:
+    """The warehouse file in ``folder`` after ``load(connection)``: built once per module, copied per test."""
+    from warehouse.connection import connect
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(HOME_VARIABLE, str(folder))
+        connection = connect()
+        try:
+            load(connection)
+        finally:
+            connection.close()
+    return folder / "warehouse.duckdb"
+
+
+def warehouse_raw_fingerprint() -> dict[str, tuple]:
+    """:func:`raw_fingerprint` of the warehouse ``BIASWH_HOME`` names, on a read-only connection."""
+    from warehouse.connection import connect
+
+    connection = connect(read_only=True)
+    try:
+        return raw_fingerprint(connection)
+    finally:
+        connection.close()
+
+
+def run_main(argv: list[str], capsys) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of ``biaswh`` run in-process, argparse's own exits included."""
+    from biaswh.cli import main
+
+    try:
+        code = main(argv)
+    except SystemExit as exit_:
+        code = exit_.code
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def assert_refused(code: int, error: str, names) -> None:
+    """A refusal as the CLI must give it: exit code 2, one stderr line holding each of ``names``, no traceback."""
+    assert code == 2, error
+    assert error.endswith("\n") and error.count("\n") == 1, error
+    assert "Traceback" not in error and ": error: " in error
+    for expected in names:
+        assert expected in error, error
+
+
 def run_fingerprints(connection: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], tuple]:
     """Row count and an order-independent content hash per (table, run) of every run-keyed table.
 

@@ -46,9 +46,7 @@ def _rows(path: Path) -> list[tuple[int, str, str, float, int | None]]:
                     raise InputError(path, f"score {score!r} is not a finite number", row=len(rows) + 1, field="score")
                 rows.append((len(rows) + 1, str(query_id), str(doc_id), float(score), None))
         return rows
-    lines = [line for line in read_utf8(path).splitlines()]
-    numbers = [n for n, line in enumerate(lines, start=1) if line.split()]
-    return [(n, r.query_id, r.doc_id, r.score, r.rank) for n, r in zip(numbers, read_run(path))]
+    return [(r.line, r.query_id, r.doc_id, r.score, r.rank) for r in read_run(path)]
 
 
 def read_external_run(

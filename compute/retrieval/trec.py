@@ -8,7 +8,7 @@ refusing a malformed line with the file, line and field named.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
@@ -25,6 +25,8 @@ class TrecRow:
     rank: int
     score: float
     tag: str
+    # where it is in the file read (from 1), 0 for a row not read from one; not part of its content
+    line: int = field(default=0, compare=False)
 
 
 def write_run(path: str | Path, rows: Iterable[TrecRow]) -> int:
@@ -62,5 +64,5 @@ def read_run(path: str | Path) -> list[TrecRow]:
             raise InputError(path, f"score {score!r} is not a number", row=line_number, field="score") from None
         if not math.isfinite(score_value):
             raise InputError(path, f"score {score!r} is not a finite number", row=line_number, field="score")
-        rows.append(TrecRow(query_id, doc_id, rank_value, score_value, tag))
+        rows.append(TrecRow(query_id, doc_id, rank_value, score_value, tag, line_number))
     return rows

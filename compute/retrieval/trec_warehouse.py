@@ -14,6 +14,8 @@ from pathlib import Path
 import pyarrow as pa
 
 from compute.retrieval.trec import TrecRow, read_run, write_run
+from ingest.qrels import query_set_table_name
+from ingest.query_set_members import QuerySetMembers, query_set_members
 from ingest.readers import int32_value
 from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256, start_run
@@ -50,24 +52,67 @@ def export_trec(con, *, run_id: str, retriever: str, path: str | Path, query_set
     )
 
 
-def import_trec(con, path: str | Path, *, query_set: str, corpus_split: str) -> tuple[str, int]:
+def _variant(path: Path, members: QuerySetMembers, qid: str, line: int) -> tuple[str, str]:
+    """(query id, variant) of a TREC ``qid``: ``<query_id>/<variant>``, or a bare query id when the
+    query is asked in one variant only (a run written by another tool)."""
+    query_id, slash, variant = qid.rpartition("/")
+    if not slash:
+        query_id = qid
+    members.check_query(path, query_id, row=line, field="qid")
+    variants = members.variants[query_id]
+    if not slash:
+        if len(variants) != 1:
+            raise InputError(
+                path,
+                f"qid {qid!r} names no variant; write '<query_id>/<variant>' (query {query_id!r} has variants"
+                f" {', '.join(sorted(variants))})",
+                row=line,
+                field="qid",
+            )
+        return query_id, next(iter(variants))
+    if variant not in variants:
+        raise InputError(
+            path,
+            f"variant {variant!r} is not a variant of query {query_id!r} in query set {members.query_set}"
+            f" (variants: {', '.join(sorted(variants))})",
+            row=line,
+            field="qid",
+        )
+    return query_id, variant
+
+
+def import_trec(con, path: str | Path, *, query_set: str, corpus_split: str | None = None) -> tuple[str, int]:
     """Load a TREC run file into ``raw.retrieval_results`` as a new run; return (run_id, rows).
 
     The retriever is ``trec:<tag>``, so imported runs never pass for our own retrievers.
-    A document or a rank listed twice for one query is refused with its line.
+    ``query_set`` is the stored name (``squad_questions_<split>``, a pair set, ``queries_<name>``)
+    or the config syntax. Before anything is stored, every qid is checked against the query
+    set's queries and variants, and every docid against its corpus (the checks qrels get,
+    :mod:`ingest.query_set_members`); a document or a rank listed twice for one query is
+    refused too, each with its line. ``corpus_split``, when given, must be the query set's corpus.
     """
+    path = Path(path)
     rows = read_run(path)
     if not rows:
         raise InputError(path, "the run file has no lines")
+    members = query_set_members(con, path, query_set)
+    if corpus_split is not None and corpus_split != members.corpus:
+        raise InputError(
+            path,
+            f"--corpus-split {corpus_split!r} is not the corpus of query set {members.query_set}"
+            f" ({members.corpus!r}); leave it out",
+            field="corpus_split",
+        )
+    query_set, corpus_split = query_set_table_name(members.query_set), members.corpus
     records = []
     seen = set()
-    for line, row in enumerate(rows, start=1):
-        query_id, slash, variant = row.query_id.rpartition("/")
-        if not slash:
-            query_id, variant = row.query_id, "question"
+    for row in rows:
+        line = row.line
+        query_id, variant = _variant(path, members, row.query_id, line)
         if not row.doc_id.lstrip("+-").isdigit():
             raise InputError(path, f"docid {row.doc_id!r} is not a corpus doc_id (an integer)", row=line, field="docid")
         doc_id = int32_value(path, row.doc_id, row=line, field="docid")
+        members.check_document(path, doc_id, row=line, field="docid")
         for field, value in (("docid", doc_id), ("rank", row.rank)):
             key = (row.tag, query_id, variant, field, value)
             if key in seen:

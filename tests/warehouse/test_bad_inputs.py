@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from biaswh.cli import main
 from ingest.squad import load_squad
-from tests.conftest import DEMO_DATA, raw_fingerprint
+from tests.conftest import DEMO_DATA, assert_refused, run_main, seed_warehouse, warehouse_raw_fingerprint
 from warehouse.connection import connect
 from warehouse.settings import HOME_VARIABLE
 
@@ -234,30 +233,9 @@ CASES = {
 @pytest.fixture(scope="module")
 def seeded_warehouse(tmp_path_factory) -> Path:
     """A warehouse file holding the demo SQuAD (train), built once and copied by each case."""
-    home = tmp_path_factory.mktemp("seeded")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(HOME_VARIABLE, str(home))
-        con = connect()
-        load_squad(con, str(DEMO_DATA / "squad_demo.json"))
-        con.close()
-    return home / "warehouse.duckdb"
-
-
-def _fingerprint() -> dict:
-    con = connect(read_only=True)
-    try:
-        return raw_fingerprint(con)
-    finally:
-        con.close()
-
-
-def _run(argv: list[str], capsys) -> tuple[int, str, str]:
-    try:
-        code = main(argv)
-    except SystemExit as exit_:  # argparse's own mistakes
-        code = exit_.code
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+    return seed_warehouse(
+        tmp_path_factory.mktemp("seeded"), lambda con: load_squad(con, str(DEMO_DATA / "squad_demo.json"))
+    )
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -281,19 +259,15 @@ def test_bad_input_is_one_line_exit_2_and_changes_nothing(name, seeded_warehouse
             shutil.copy(seeded_warehouse, home / "warehouse.duckdb")
     watched = home if case.home_is_a_file else home / "warehouse.duckdb"
     file_before = hashlib.sha256(watched.read_bytes()).hexdigest()
-    raw_before = None if case.home_is_a_file or case.corrupt_warehouse else _fingerprint()
+    raw_before = None if case.home_is_a_file or case.corrupt_warehouse else warehouse_raw_fingerprint()
 
-    code, _, error = _run([fill(a) for a in case.argv], capsys)
+    code, _, error = run_main([fill(a) for a in case.argv], capsys)
 
-    assert code == 2, error
-    assert error.endswith("\n") and error.count("\n") == 1, error
-    assert "Traceback" not in error and ": error: " in error
-    for expected in case.names:
-        assert fill(expected) in error, error
+    assert_refused(code, error, [fill(expected) for expected in case.names])
     if raw_before is None:
         assert hashlib.sha256(watched.read_bytes()).hexdigest() == file_before
         return
-    raw_after = _fingerprint()
+    raw_after = warehouse_raw_fingerprint()
     if case.records_a_failed_study_run:
         con = connect(read_only=True)
         study_runs = con.execute("select kind, status from raw.runs where kind = 'study'").fetchall()
@@ -313,9 +287,9 @@ def test_a_csv_with_a_utf8_byte_order_mark_loads_like_one_without(seeded_warehou
     pairs.write_bytes(b"\xef\xbb\xbf" + (DEMO_DATA / "dialect_pairs_demo.csv").read_bytes())
     squad = tmp_path / "squad_bom.json"
     squad.write_bytes(b"\xef\xbb\xbf" + (DEMO_DATA / "squad_demo.json").read_bytes())
-    code, out, error = _run(["ingest", "squad", str(squad), "--split", "validation"], capsys)
+    code, out, error = run_main(["ingest", "squad", str(squad), "--split", "validation"], capsys)
     assert (code, error) == (0, "") and "loaded 64 rows" in out
-    code, out, error = _run(["ingest", "pairs", str(pairs)], capsys)
+    code, out, error = run_main(["ingest", "pairs", str(pairs)], capsys)
     assert (code, error) == (0, "") and "loaded 84 rows" in out
     con = connect(read_only=True)
     columns = con.execute("select distinct json_keys(attributes) from raw.query_pair_variants").fetchall()
