@@ -224,7 +224,8 @@ class OpenAIProvider:
         for start in range(0, len(texts), self.batch_size):
             batch = list(texts[start : start + self.batch_size])
             payload = {"model": self.model, "input": batch}
-            rows.extend(self._call("POST", "embeddings", payload, lambda data, n=len(batch): _embedding_rows(data, n)))
+            n_texts = len(batch)
+            rows.extend(self._call("POST", "embeddings", payload, lambda data, n=n_texts: _embedding_rows(data, n)))
         self.n_embedded += len(texts)
         return _unit_rows(np.asarray(rows, dtype=np.float32).reshape(len(texts), -1))
 

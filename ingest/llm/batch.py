@@ -51,7 +51,11 @@ class JsonlCache:
             if problem is None:
                 latest[record[self.key_field]] = record
             elif number == len(lines) and not text.endswith("\n"):
-                print(f"biaswh: warning: {self.path}, line {number}: cut short ({problem}); sent again", file=sys.stderr)
+                # removed, or the next append would join it and corrupt a line in the middle
+                self._rewrite(text[: text.rfind("\n") + 1])
+                print(
+                    f"biaswh: warning: {self.path}, line {number}: cut short ({problem}); sent again", file=sys.stderr
+                )
             else:
                 raise UserError(f"{self.path}, line {number}: corrupt cache line, {problem}; fix or delete that line")
         return latest
@@ -64,8 +68,11 @@ class JsonlCache:
         """Rewrite with one line per key (the latest), in ``order`` then the rest, atomically."""
         latest = self.read()
         keys = [k for k in order if k in latest] + sorted(set(latest) - set(order))
+        self._rewrite("".join(json.dumps(latest[k], ensure_ascii=False) + "\n" for k in keys))
+
+    def _rewrite(self, text: str) -> None:
         temporary = self.path.with_name(self.path.name + ".tmp")
-        temporary.write_text("".join(json.dumps(latest[k], ensure_ascii=False) + "\n" for k in keys), "utf-8")
+        temporary.write_text(text, "utf-8")
         os.replace(temporary, self.path)
 
 
@@ -112,7 +119,9 @@ def answer_all(
     try:
         with EndpointClient(settings, refused_hint=refused_hint) as client:
             with ThreadPoolExecutor(max_workers=settings.concurrency) as pool:
-                futures = {pool.submit(client.chat, model=j.model, prompt=j.prompt, sampling=j.sampling): j for j in jobs}
+                futures = {
+                    pool.submit(client.chat, model=j.model, prompt=j.prompt, sampling=j.sampling): j for j in jobs
+                }
                 try:
                     for future in as_completed(futures):
                         answer = future.result()

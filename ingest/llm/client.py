@@ -109,9 +109,10 @@ def _json_object(body: bytes, content_type: str) -> dict:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        kind = "HTML" if "html" in content_type.lower() or text.lstrip()[:1] == "<" else "not JSON"
+        html = "html" in content_type.lower() or text.lstrip()[:1] == "<"
         start = " ".join(text[:60].split())
-        raise AttemptFailed(f"the reply is {kind}, not JSON ({exc.msg}); it starts {start!r}", retryable=False) from None
+        what = "HTML, not JSON" if html else "not JSON"
+        raise AttemptFailed(f"the reply is {what} ({exc.msg}); it starts {start!r}", retryable=False) from None
     if not isinstance(data, dict):
         raise AttemptFailed(f"the reply is JSON but not an object (a {type(data).__name__})", retryable=False)
     return data
@@ -133,7 +134,11 @@ def chat_reply(data: dict) -> tuple[str, str | None, str | None]:
         raise AttemptFailed(f"the reply's choices[0].message.content is {found}, not text", retryable=False)
     reasoning = message.get("reasoning_content")
     model = data.get("model")
-    return content, reasoning if isinstance(reasoning, str) and reasoning else None, model if isinstance(model, str) else None
+    return (
+        content,
+        reasoning if isinstance(reasoning, str) and reasoning else None,
+        model if isinstance(model, str) else None,
+    )
 
 
 class EndpointClient:
@@ -227,7 +232,9 @@ class EndpointClient:
         except httpx2.TimeoutException as exc:
             raise AttemptFailed(f"APITimeoutError: {type(exc).__name__}", retryable=True) from None
         except httpx2.HTTPError as exc:
-            raise AttemptFailed(redact(f"APIConnectionError: {type(exc).__name__}: {exc}", self.key), retryable=True) from None
+            raise AttemptFailed(
+                redact(f"APIConnectionError: {type(exc).__name__}: {exc}", self.key), retryable=True
+            ) from None
         if status >= 400:
             self._status_failure(status, bytes(body))
         return _json_object(bytes(body), content_type)
