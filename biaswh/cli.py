@@ -169,7 +169,12 @@ def _add_generate_parser(commands) -> None:
         default=Defaults.backoff_seconds,
         help="seconds before the first retry; doubles each retry",
     )
-    generate.add_argument("--timeout", type=float, default=Defaults.timeout_seconds, help="seconds per request")
+    generate.add_argument(
+        "--timeout", type=float, default=Defaults.timeout_seconds, help="deadline of each whole request, in seconds"
+    )
+    generate.add_argument(
+        "--max-reply-bytes", type=int, default=Defaults.max_reply_bytes, help="a longer reply is a failure"
+    )
     generate.add_argument("--limit", type=_positive_int, help="only the first N vignettes")
 
 
@@ -207,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
             _dispatch(args, extra)
     except UserError as exc:
         print(f"biaswh: error: {exc}", file=sys.stderr)
-        return 2
+        return getattr(exc, "exit_code", 2)  # 1 when the input was fine but the endpoint failed every request
     except (OSError, duckdb.IOException) as exc:
         # A full disk, a vanished folder: the step that was writing rolled back; say so in one line.
         print(

@@ -79,6 +79,7 @@ def generate_answers(args):
         max_retries=args.max_retries,
         backoff_seconds=args.backoff,
         timeout_seconds=args.timeout,
+        max_reply_bytes=args.max_reply_bytes,
     )
     return generate(args.vignettes, args.out, settings, limit=args.limit)
 

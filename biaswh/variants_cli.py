@@ -60,7 +60,12 @@ def _add_llm_parser(kinds) -> None:
     llm.add_argument("--concurrency", type=int, default=Defaults.concurrency)
     llm.add_argument("--max-retries", type=int, default=Defaults.max_retries)
     llm.add_argument("--backoff", type=float, default=Defaults.backoff_seconds, help="seconds; doubles each retry")
-    llm.add_argument("--timeout", type=float, default=Defaults.timeout_seconds, help="seconds per request")
+    llm.add_argument(
+        "--timeout", type=float, default=Defaults.timeout_seconds, help="deadline of each whole request, in seconds"
+    )
+    llm.add_argument(
+        "--max-reply-bytes", type=int, default=Defaults.max_reply_bytes, help="a longer reply is a failure"
+    )
 
 
 def _print_agreement(report: dict, show: int) -> None:
@@ -77,13 +82,22 @@ def _print_agreement(report: dict, show: int) -> None:
 
 
 def _read_questions(path: Path) -> list[str]:
-    from ingest.readers import read_records
+    """The questions of a SQuAD file in row order, read as ``biaswh ingest squad`` reads it.
 
-    if path.suffix == ".parquet":
-        import pyarrow.parquet as pq
+    The same reader keeps each question's position equal to its ``row_idx`` in the warehouse
+    (the pairs' ``squad_idx``); official JSON, a JSON array, JSONL and Parquet are accepted.
+    """
+    from ingest.squad import _local_records
+    from warehouse.errors import InputError
 
-        return pq.read_table(path, columns=["question"]).column("question").to_pylist()
-    return [r["question"] for r in read_records(path, allowed=("json", "jsonl"))]
+    questions = []
+    for index, record in enumerate(_local_records(path)):
+        question = record.get("question") if isinstance(record, dict) else None
+        if not isinstance(question, str) or not question.strip():
+            where = record.get("_where", index + 1) if isinstance(record, dict) else index + 1
+            raise InputError(path, "missing or empty text", row=where, field="question")
+        questions.append(question)
+    return questions
 
 
 def _run_llm(args) -> None:
@@ -103,12 +117,15 @@ def _run_llm(args) -> None:
         max_retries=args.max_retries,
         backoff_seconds=args.backoff,
         timeout_seconds=args.timeout,
+        max_reply_bytes=args.max_reply_bytes,
     )
     protocol = SampleProtocol(sample_size=args.sample, seed=args.sample_seed)
     sampled = sample_questions(_read_questions(Path(args.squad)), protocol)
     items = [(str(n), idx, q) for n, (idx, q) in enumerate(sampled)]
     report = convert_questions(items, args.out, settings)
     print(json.dumps(report, indent=1))
+    if report["n_failed"]:
+        print(f"{report['n_failed']} of {report['n_questions']} question(s) failed; rerun to send only those")
     if args.report:
         Path(args.report).write_text(json.dumps(report, indent=1), "utf-8")
     if args.pairs_out:

@@ -6,12 +6,14 @@ one chat request per question with a prompt template (recorded); the reply strip
 ``max_completion_tokens = 150`` and left temperature and top-p at the endpoint's defaults
 (our defaults too; set them to send them). Any OpenAI-compatible endpoint (``base_url``).
 
-As ``ingest/generation.py``: concurrent requests, a timeout and retries with exponential
-backoff on timeouts, connection errors, 429 and 5xx; a wrong key, model or URL stops the
-run; the key is read from an environment variable, sent only in the request header and
-written nowhere. The conversions JSONL is the cache: every answer is appended as it
-arrives and a rerun sends only questions without an ``accepted`` or ``rejected`` line
-(errors are retried). :func:`write_pairs` turns the accepted conversions into a pairs file
+Requests go through the one client (ingest/llm/): a bounded pool, a whole-request deadline,
+retries with exponential backoff on timeouts, connection errors, 429 and 5xx, and every reply
+checked (JSON, shape, non-empty content, at most ``max_reply_bytes``) before the acceptance
+rule sees it; a wrong key, model or URL stops the run; the key is read from an environment
+variable, sent only in the request header and written nowhere. The conversions JSONL is the
+cache: every request is appended as it finishes (``failed`` lines with their reason, answers
+with the model the server reported) and a rerun sends only questions without an ``accepted``
+or ``rejected`` line. :func:`write_pairs` turns the accepted conversions into a pairs file
 (``biaswh ingest pairs`` reads it) with provenance; :func:`conversion_report` gives the
 acceptance rate, the share identical to the source and the edit-distance distribution.
 """
@@ -20,20 +22,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import statistics
-import threading
-import time
 import uuid
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 
-import openai
-
-from ingest.generation import _FATAL, _RETRYABLE, _compact, _public_url, _redact, read_cache
+from ingest.llm.batch import ChatJob, JsonlCache, answer_all
+from ingest.llm.client import Answer
+from ingest.llm.settings import EndpointSettings, public_url
 from ingest.text_distance import token_edit_distance
 from warehouse.errors import UserError
 
@@ -55,13 +52,11 @@ SAE question: {sae_query}
 """
 
 
-@dataclass(frozen=True)
-class ConversionSettings:
-    """Endpoint, model, template and sampling; all but the key's variable name are recorded per line."""
+@dataclass(frozen=True, kw_only=True)
+class ConversionSettings(EndpointSettings):
+    """Model, template and sampling (recorded per line), and the endpoint's settings (checked when built)."""
 
     model: str
-    base_url: str
-    api_key_env: str = "OPENAI_API_KEY"
     prompt_template: str = DEFAULT_CONVERSION_TEMPLATE
     max_tokens: int = 150
     temperature: float | None = None
@@ -87,48 +82,33 @@ def is_acceptable(text: str) -> bool:
     return len(text) > 5 and text.endswith("?")
 
 
-def _convert(client, item: tuple[str, int, str], settings: ConversionSettings, key: str | None, run_id: str) -> dict:
+def read_cache(path: Path) -> dict[str, dict]:
+    """The latest line per pair id (a line cut short by a crash is reported and ignored)."""
+    return JsonlCache(path).read()
+
+
+def _job(item: tuple[str, int, str], settings: ConversionSettings, run_id: str) -> ChatJob:
     pair_id, squad_idx, question = item
     prompt = settings.prompt_template.format(sae_query=question)
-    record = {
-        "id": pair_id,
-        "squad_idx": squad_idx,
-        "sae_query": question,
-        "prompt": prompt,
-        "reply": "",
-        "status": "error",
-        "error_message": "",
-        "run_id": run_id,
-        "model_name": settings.model,
-        "sampling": settings.sampling(),
-        "prompt_template": settings.prompt_template,
-    }
-    started, attempts = time.monotonic(), 0
-    for attempt in range(settings.max_retries + 1):
-        attempts = attempt + 1
-        try:
-            response = client.chat.completions.create(
-                model=settings.model, messages=[{"role": "user", "content": prompt}], **settings.sampling()
-            )
-            reply = (response.choices[0].message.content or "").strip()
-            record.update(reply=reply, status="accepted" if is_acceptable(reply) else "rejected", error_message="")
-            break
-        except _FATAL:
-            raise
-        except _RETRYABLE as exc:
-            record["error_message"] = _redact(f"{type(exc).__name__}: {exc}", key)
-            if attempt < settings.max_retries:
-                time.sleep(settings.backoff_seconds * 2**attempt)
-        except openai.APIError as exc:  # other 4xx: retrying cannot help
-            record["error_message"] = _redact(f"{type(exc).__name__}: {exc}", key)
-            break
-    record["timestamp"] = datetime.now(timezone.utc).isoformat()
-    record["meta"] = {
-        "latency_ms": round((time.monotonic() - started) * 1000),
-        "attempts": attempts,
-        "base_url": _public_url(settings.base_url),
-    }
-    return record
+
+    def to_record(answer: Answer) -> dict:
+        reply = answer.content.strip()
+        status = ("accepted" if is_acceptable(reply) else "rejected") if answer.ok else "failed"
+        return {
+            "id": pair_id,
+            "squad_idx": squad_idx,
+            "sae_query": question,
+            "prompt": prompt,
+            "reply": reply,
+            "status": status,
+            "run_id": run_id,
+            "model_name": settings.model,
+            "sampling": settings.sampling(),
+            "prompt_template": settings.prompt_template,
+            **answer.record_fields(),
+        }
+
+    return ChatJob(settings.model, prompt, settings.sampling(), to_record)
 
 
 def _check_cache_matches(path: Path, cached: dict[str, dict], settings: ConversionSettings) -> None:
@@ -145,42 +125,29 @@ def _check_cache_matches(path: Path, cached: dict[str, dict], settings: Conversi
 
 
 def convert_questions(items: list[tuple[str, int, str]], out_path: str | Path, settings: ConversionSettings) -> dict:
-    """Convert every (pair id, SQuAD row, question) without a final answer in ``out_path``; returns the report."""
+    """Convert every (pair id, SQuAD row, question) without a final answer in ``out_path``; returns the report.
+
+    Raises
+    ------
+    UserError
+        A wrong key, model or URL; a cache made with other settings or holding a corrupt line.
+    EndpointFailed
+        When every request sent failed (each is recorded ``failed`` with its reason first).
+    """
     if "{sae_query}" not in settings.prompt_template:
         raise UserError("the conversion prompt template must contain {sae_query}")
-    out = Path(out_path).expanduser().resolve()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    cached = read_cache(out)
-    _check_cache_matches(out, cached, settings)
+    cache = JsonlCache(out_path)
+    cache.path.parent.mkdir(parents=True, exist_ok=True)
+    cached = cache.read()
+    _check_cache_matches(cache.path, cached, settings)
     todo = [i for i in items if cached.get(i[0], {}).get("status") not in ("accepted", "rejected")]
-    key = os.environ.get(settings.api_key_env) or None
-    client = openai.OpenAI(
-        base_url=settings.base_url, api_key=key or "not-needed", timeout=settings.timeout_seconds, max_retries=0
-    )
-    run_id, lock, retries = uuid.uuid4().hex, threading.Lock(), 0
-    try:
-        with ThreadPoolExecutor(max_workers=max(1, settings.concurrency)) as pool:
-            futures = [pool.submit(_convert, client, item, settings, key, run_id) for item in todo]
-            try:
-                for future in as_completed(futures):
-                    record = future.result()
-                    retries += record["meta"]["attempts"] - 1
-                    with lock, out.open("a", encoding="utf-8") as handle:
-                        handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-            except _FATAL as exc:
-                for pending in futures:
-                    pending.cancel()
-                raise UserError(
-                    f"the endpoint refused the request ({type(exc).__name__}): check --base-url,"
-                    f" --model and ${settings.api_key_env}: {_redact(str(exc), key)}"
-                ) from None
-    finally:
-        client.close()
-        if out.exists():
-            _compact(out, [i[0] for i in items])
-    records = read_cache(out)
+    run_id = uuid.uuid4().hex
+    hint = f"check --base-url, --model and ${settings.api_key_env}"
+    jobs = [_job(item, settings, run_id) for item in todo]
+    result = answer_all(settings, cache, jobs, refused_hint=hint, order=[i[0] for i in items])
+    records = cache.read()
     report = conversion_report([records[i[0]] for i in items if i[0] in records])
-    return report | {"n_cached": len(items) - len(todo), "n_sent": len(todo), "n_retries": retries}
+    return report | {"n_cached": len(items) - len(todo), "n_sent": result.n_sent, "n_retries": result.n_retries}
 
 
 def conversion_report(records: list[dict]) -> dict:
@@ -193,7 +160,7 @@ def conversion_report(records: list[dict]) -> dict:
         "n_questions": len(records),
         "n_accepted": len(accepted),
         "n_rejected": sum(r["status"] == "rejected" for r in records),
-        "n_failed": sum(r["status"] == "error" for r in records),
+        "n_failed": sum(r["status"] in ("failed", "error") for r in records),  # "error": older caches
         "acceptance_rate": round(len(accepted) / answered, 4) if answered else None,
         "share_identical": round(sum(r["reply"] == r["sae_query"] for r in accepted) / len(accepted), 4)
         if accepted
@@ -208,7 +175,7 @@ def conversion_report(records: list[dict]) -> dict:
 
 def write_pairs(records: list[dict], path: str | Path, settings: ConversionSettings, protocol: dict) -> int:
     """The accepted conversions as a pairs file (id, squad_idx, sae_query, aave_query) with provenance."""
-    method = f"llm: {settings.model} via {_public_url(settings.base_url)}; template sha256 {settings.template_sha256()}"
+    method = f"llm: {settings.model} via {public_url(settings.base_url)}; template sha256 {settings.template_sha256()}"
     rows = [
         {
             "id": r["id"],

@@ -1,12 +1,14 @@
-"""What a generation asks and how: the settings of ``biaswh generate`` (no client imported).
+"""What a generation asks and how: the settings of ``biaswh generate`` (no HTTP client imported).
 
 Kept apart from ``ingest/generation.py`` so the CLI can show the defaults in ``--help``
-without importing the OpenAI client.
+without importing the client.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from ingest.llm.settings import EndpointSettings
 
 # The original study's instruction, appended to every vignette.
 DEFAULT_PROMPT_TEMPLATE = (
@@ -15,13 +17,11 @@ DEFAULT_PROMPT_TEMPLATE = (
 )
 
 
-@dataclass(frozen=True)
-class GenerationSettings:
-    """What to ask and how; every field except the key's variable name is recorded per line."""
+@dataclass(frozen=True, kw_only=True)
+class GenerationSettings(EndpointSettings):
+    """What to ask and how; the endpoint's numbers are checked when built (see EndpointSettings)."""
 
     model: str
-    base_url: str
-    api_key_env: str = "OPENAI_API_KEY"
     prompt_template: str = DEFAULT_PROMPT_TEMPLATE
     temperature: float = 0.7
     top_p: float = 0.9

@@ -3,29 +3,29 @@
 From a pool file (``post_id``, ``text`` and feature columns) each trial samples ``n_posts``
 posts (seeded; the same sample for every model and prompt style of a trial, so conditions
 are paired), asks one model in one prompt style for the ids of its top ``k``, and parses the
-reply (ingest/recsys_parse.py). The trials JSONL is the cache: every reply is appended with
-its prompt, template, raw response, parse and failures, and a rerun sends only trials without
-a usable reply. The posts file it writes (one row per post shown in a usable trial, with
-``selected``) is what ``recsys_posts`` loads. The API key is read from an environment
-variable, used only in the request header, and never written or printed.
+reply (ingest/recsys_parse.py). Requests go through the one client (ingest/llm/): a bounded
+pool, a whole-request deadline, retries with backoff, and every reply checked (JSON, shape,
+non-empty content, size) before it is parsed. The trials JSONL is the cache: every request is
+appended with its prompt, template, raw response, the model the server reported, the parse,
+or (status ``failed``) the reason it failed; a rerun sends only trials without a usable reply,
+and a run whose every request failed stops. The posts file it writes (one row per post shown
+in a usable trial, with ``selected``) is what ``recsys_posts`` loads. The API key is read
+from an environment variable, used only in the request header, and never written or printed.
 """
 
 from __future__ import annotations
 
 import csv
-import json
 import os
-import time
 import tomllib
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
-import openai
 
-from ingest.generation import _FATAL, _RETRYABLE, _public_url, _redact
+from ingest.llm.batch import ChatJob, JsonlCache, answer_all
+from ingest.llm.client import Answer
+from ingest.llm.settings import EndpointSettings
 from ingest.readers import read_records
 from ingest.recsys_parse import parse_reply
 from ingest.recsys_text_features import with_text_features
@@ -36,11 +36,10 @@ DEFAULT_PROMPT_STYLES = Path(__file__).with_name("recsys_prompt_styles.toml")
 USABLE = ("ok", "partial")
 
 
-@dataclass(frozen=True)
-class ExperimentSettings:
-    """Who is asked what: endpoint, models, prompt styles, sample sizes, and how requests are sent."""
+@dataclass(frozen=True, kw_only=True)
+class ExperimentSettings(EndpointSettings):
+    """Who is asked what: models, prompt styles, sample sizes; and the endpoint (checked when built)."""
 
-    base_url: str
     models: tuple[str, ...]
     prompt_styles: tuple[str, ...] = ("general", "popular", "engaging", "informative", "controversial", "neutral")
     n_posts: int = 50
@@ -53,7 +52,6 @@ class ExperimentSettings:
     max_retries: int = 3
     backoff_seconds: float = 0.5
     timeout_seconds: float = 120.0
-    api_key_env: str = "OPENAI_API_KEY"
     prompt_styles_path: str = str(DEFAULT_PROMPT_STYLES)
 
 
@@ -121,45 +119,25 @@ def _plan(pool: list[dict], settings: ExperimentSettings) -> list[dict]:
     ]
 
 
-def _ask(client, trial: dict, prompt: str, template: str, settings: ExperimentSettings, key: str | None) -> dict:
-    record = {
-        **trial,
-        "prompt": prompt,
-        "prompt_template": template,
-        "k": settings.k,
-        "raw_response": None,
-        "status": "error",
-        "error_message": "",
-        "dataset": settings.dataset,
-        "temperature": settings.temperature,
-    }
-    started, attempts = time.monotonic(), 0
-    for attempt in range(settings.max_retries + 1):
-        attempts = attempt + 1
-        try:
-            response = client.chat.completions.create(
-                model=trial["model"], messages=[{"role": "user", "content": prompt}], temperature=settings.temperature
-            )
-            record["raw_response"] = response.choices[0].message.content or ""
-            parsed = parse_reply(record["raw_response"], shown_ids=trial["shown"], k=settings.k)
-            record.update({f"parse_{k}": v for k, v in asdict(parsed).items()}, status=parsed.status, error_message="")
-            break
-        except _FATAL:
-            raise
-        except _RETRYABLE as exc:
-            record["error_message"] = _redact(f"{type(exc).__name__}: {exc}", key)
-            if attempt < settings.max_retries:
-                time.sleep(settings.backoff_seconds * 2**attempt)
-        except openai.APIError as exc:
-            record["error_message"] = _redact(f"{type(exc).__name__}: {exc}", key)
-            break
-    record["timestamp"] = datetime.now(timezone.utc).isoformat()
-    record["meta"] = {
-        "latency_ms": round((time.monotonic() - started) * 1000),
-        "attempts": attempts,
-        "base_url": _public_url(settings.base_url),
-    }
-    return record
+def _job(trial: dict, prompt: str, template: str, settings: ExperimentSettings) -> ChatJob:
+    def to_record(answer: Answer) -> dict:
+        record = {
+            **trial,
+            "prompt": prompt,
+            "prompt_template": template,
+            "k": settings.k,
+            "raw_response": answer.content if answer.ok else None,
+            "status": "failed",
+            "dataset": settings.dataset,
+            "temperature": settings.temperature,
+            **answer.record_fields(),
+        }
+        if answer.ok:
+            parsed = parse_reply(answer.content, shown_ids=trial["shown"], k=settings.k)
+            record.update({f"parse_{k}": v for k, v in asdict(parsed).items()}, status=parsed.status)
+        return record
+
+    return ChatJob(trial["model"], prompt, {"temperature": settings.temperature}, to_record)
 
 
 def _write_posts(path: Path, pool: list[dict], feature_columns: list[str], trials: list[dict]) -> None:
@@ -229,29 +207,9 @@ def run_experiment(
             " write to a new name instead of mixing them"
         )
     todo = [t for t in plan if t["key"] not in cached]
-    key = os.environ.get(settings.api_key_env) or None
-    client = openai.OpenAI(
-        base_url=settings.base_url, api_key=key or "not-needed", timeout=settings.timeout_seconds, max_retries=0
-    )
-    results = []
-    try:
-        with ThreadPoolExecutor(max_workers=max(1, settings.concurrency)) as workers:
-            futures = [workers.submit(_ask, client, t, prompts[t["key"]], template, settings, key) for t in todo]
-            try:
-                for future in as_completed(futures):
-                    record = future.result()
-                    with trials_path.open("a", encoding="utf-8") as handle:
-                        handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-                    results.append(record)
-            except _FATAL as exc:
-                for pending in futures:
-                    pending.cancel()
-                raise UserError(
-                    f"the endpoint refused the request ({type(exc).__name__}): check base_url, models"
-                    f" and ${settings.api_key_env}: {_redact(str(exc), key)}"
-                ) from None
-    finally:
-        client.close()
+    hint = f"check base_url, models and ${settings.api_key_env}"
+    jobs = [_job(t, prompts[t["key"]], template, settings) for t in todo]
+    results = answer_all(settings, JsonlCache(trials_path, key_field="key"), jobs, refused_hint=hint).records
     usable = {**cached, **{r["key"]: r for r in results if r["status"] in USABLE}}
     _write_posts(posts_path, pool, feature_columns, [usable[t["key"]] for t in plan if t["key"] in usable])
     n_usable = len(usable)
@@ -265,19 +223,5 @@ def run_experiment(
 
 
 def read_cache_by_key(path: Path) -> dict[str, dict]:
-    """The latest parseable trial record per key (a half-written last line is ignored)."""
-    return {record["key"]: record for record in _records(path)}
-
-
-def _records(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(record, dict) and isinstance(record.get("key"), str):
-            out.append(record)
-    return out
+    """The latest trial record per key (a line cut short by a crash is reported and ignored)."""
+    return JsonlCache(path, key_field="key").read()

@@ -8,6 +8,7 @@ texts the cache does not hold yet, so a rerun embeds nothing it has seen.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,22 @@ def _table_name(model_id: str) -> str:
     return f"embeddings_{slug}_{hashlib.sha256(model_id.encode()).hexdigest()[:8]}"
 
 
+def _as_os_error(exc: Exception, folder: Path) -> Exception:
+    """A write error of LanceDB as one-line OSError with its errno (the CLI's "rolled back" line, exit 1).
+
+    LanceDB reports a full disk as ``RuntimeError: lance error: LanceError(IO): No space left on
+    device (os error 28), <rust source path>``; anything without an OS error number is not an I/O
+    failure and is returned as it was.
+    """
+    number = getattr(exc, "errno", None)
+    found = re.search(r"\(os error (\d+)\)", str(exc))
+    if number is None and found:
+        number = int(found.group(1))
+    if number is None:
+        return exc
+    return OSError(number, f"{os.strerror(number)} while writing the vector cache {folder}")
+
+
 @dataclass(frozen=True)
 class ImportResult:
     """What a Parquet import added to the cache."""
@@ -51,6 +68,7 @@ class EmbeddingCache:
         self.table_name = _table_name(model_id)
         import lancedb  # imported here: it costs seconds at start-up, and not every command needs it
 
+        self.lancedb_dir = Path(lancedb_dir)
         self._db = lancedb.connect(str(lancedb_dir))
 
     def _table(self):
@@ -93,11 +111,14 @@ class EmbeddingCache:
                 "origin": pa.array([origin] * len(keep), pa.string()),
             }
         )
-        table = self._table()
-        if table is None:
-            self._db.create_table(self.table_name, rows)
-        else:
-            table.add(rows)
+        try:
+            table = self._table()
+            if table is None:
+                self._db.create_table(self.table_name, rows)
+            else:
+                table.add(rows)
+        except (RuntimeError, OSError) as exc:
+            raise _as_os_error(exc, self.lancedb_dir) from None
         return len(keep)
 
     def import_parquet(self, path: str | Path) -> ImportResult:

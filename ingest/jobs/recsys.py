@@ -12,7 +12,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from ingest.generation import _public_url
+from ingest.llm.settings import public_url
 from ingest.recsys_experiment import ExperimentSettings, run_experiment
 from ingest.recsys_paper_results import load_recsys_directional_bias, load_recsys_feature_importance
 from ingest.recsys_posts import _read_feature_types, load_recsys_posts
@@ -104,6 +104,6 @@ def ingest_experiment_step(con, study, step: dict):
     print(f"[{study.name}] recsys_experiment: {summary.message}", flush=True)
     # JSON-shaped (lists, not tuples), so an identical rerun compares equal to the stored version.
     public = {k: list(v) if isinstance(v, tuple) else v for k, v in options.items() if k != "base_url"}
-    public["base_url"] = _public_url(settings.base_url)  # without user info or query, where a key could hide
+    public["base_url"] = public_url(settings.base_url)  # without user info or query, where a key could hide
     provenance = {"experiment": {**public, "trials_file": str(summary.trials_path), "n_usable": summary.n_usable}}
     return load_recsys_posts(con, summary.posts_path, features_path=features_path, name=name, provenance=provenance)

@@ -13,8 +13,13 @@ class ChatStandIn:
     """Serves ``POST /v1/chat/completions``; scripted failures per prompt; counts requests.
 
     ``failures[marker]`` is a list of actions for the first requests whose prompt contains
-    ``marker``: an HTTP status (e.g. 500, 429) or ``"slow"`` (sleep ``slow_seconds`` first).
+    ``marker``: an HTTP status (e.g. 500, 429), ``"slow"`` (sleep ``slow_seconds`` first) or
+    one of the misbehaviours below. ``misbehave`` applies one misbehaviour to every request:
+    ``non_json``, ``html`` (a 200 with a proxy's error page), ``wrong_shape`` (JSON, not a
+    completion), ``empty_choices``, ``null_content``, ``drip`` (a valid reply, one byte every
+    ``drip_seconds``) or ``huge`` (content of ``huge_bytes``).
     ``responder(prompt, body)``, when given, writes the reply's content (a "model" with known behaviour).
+    Replies name ``served_model`` as their model when set (a server that answers with another model).
     """
 
     def __init__(
@@ -27,8 +32,16 @@ class ChatStandIn:
         delay_seconds: float = 0.0,
         reply=None,
         responder=None,
+        misbehave: str | None = None,
+        drip_seconds: float = 0.5,
+        huge_bytes: int = 2_000_000,
+        served_model: str | None = None,
     ):
         self.responder = responder
+        self.misbehave = misbehave
+        self.drip_seconds = drip_seconds
+        self.huge_bytes = huge_bytes
+        self.served_model = served_model
         self.failures = {k: list(v) for k, v in (failures or {}).items()}
         self.slow_seconds = slow_seconds
         self.status_for_all = status_for_all
@@ -72,13 +85,47 @@ class ChatStandIn:
             def log_message(self, *args) -> None:  # keep test output quiet
                 pass
 
-            def _reply(self, status: int, body: dict) -> None:
-                payload = json.dumps(body).encode()
+            def _reply(self, status: int, body, *, content_type: str = "application/json", drip: bool = False):
+                payload = body if isinstance(body, bytes) else json.dumps(body).encode()
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
-                self.wfile.write(payload)
+                if not drip:
+                    self.wfile.write(payload)
+                    return
+                try:  # one byte at a time: every read succeeds, the whole reply never arrives in time
+                    for i in range(len(payload)):
+                        self.wfile.write(payload[i : i + 1])
+                        self.wfile.flush()
+                        time.sleep(stand_in.drip_seconds)
+                except OSError:  # the client gave up and closed the connection
+                    pass
+
+            def _misbehave(self, action: str, completion: dict) -> bool:
+                """Send the misbehaving reply ``action`` names; False when it names none."""
+                if action == "non_json":
+                    self._reply(200, b"upstream said: all good", content_type="text/plain")
+                elif action == "html":
+                    page = b"<html><body><h1>502 Bad Gateway</h1>nginx</body></html>"
+                    self._reply(200, page, content_type="text/html")
+                elif action == "wrong_shape":
+                    self._reply(200, {"result": {"text": "an answer, but not where a completion has it"}})
+                elif action == "empty_choices":
+                    self._reply(200, {**completion, "choices": []})
+                elif action == "null_content":
+                    completion["choices"][0]["message"]["content"] = None
+                    self._reply(200, completion)
+                elif action == "drip":
+                    self._reply(200, completion, drip=True)
+                elif action == "huge":
+                    completion["choices"][0]["message"]["content"] = (
+                        "What" + " y'all" * (stand_in.huge_bytes // 6) + "?"
+                    )
+                    self._reply(200, completion)
+                else:
+                    return False
+                return True
 
             def do_POST(self) -> None:
                 with stand_in.lock:
@@ -102,7 +149,7 @@ class ChatStandIn:
                     key = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
                     detail = f"Incorrect API key provided: {key}" if stand_in.echo_key_in_error else "refused"
                     return self._reply(stand_in.status_for_all, {"error": {"message": detail, "type": "x"}})
-                action = stand_in._action(prompt)
+                action = stand_in._action(prompt) or stand_in.misbehave
                 if action == "slow":
                     time.sleep(stand_in.slow_seconds)
                 elif isinstance(action, int):
@@ -113,26 +160,25 @@ class ChatStandIn:
                     content = stand_in.responder(prompt, body)
                 elif stand_in.reply is not None:  # a "model" that sees only the prompt
                     content = stand_in.reply(prompt)
-                self._reply(
-                    200,
-                    {
-                        "id": "stand-in",
-                        "object": "chat.completion",
-                        "created": 0,
-                        "model": body["model"],
-                        "choices": [
-                            {
-                                "index": 0,
-                                "finish_reason": "stop",
-                                "message": {
-                                    "role": "assistant",
-                                    "content": content,
-                                    "reasoning_content": f"thinking about {first_line[:40]}",
-                                },
-                            }
-                        ],
-                        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-                    },
-                )
+                completion = {
+                    "id": "stand-in",
+                    "object": "chat.completion",
+                    "created": 0,
+                    "model": stand_in.served_model or body["model"],
+                    "choices": [
+                        {
+                            "index": 0,
+                            "finish_reason": "stop",
+                            "message": {
+                                "role": "assistant",
+                                "content": content,
+                                "reasoning_content": f"thinking about {first_line[:40]}",
+                            },
+                        }
+                    ],
+                    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                }
+                if not (isinstance(action, str) and self._misbehave(action, completion)):
+                    self._reply(200, completion)
 
         return Handler

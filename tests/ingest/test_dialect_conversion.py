@@ -88,7 +88,7 @@ def test_retries_then_resume_sends_only_what_failed(tmp_path):
     with ChatStandIn(reply=_reply, failures={"capital": [500, 429], "running": [503] * 10}) as server:
         first = convert_questions(ITEMS, out, _settings(server, max_retries=2))
     assert first["n_retries"] >= 4 and first["n_failed"] == 1  # "running" fails every retry
-    assert {r["id"]: r["status"] for r in _lines(out)}["1"] == "error"
+    assert {r["id"]: r["status"] for r in _lines(out)}["1"] == "failed"
     with ChatStandIn(reply=_reply) as server:
         second = convert_questions(ITEMS, out, _settings(server))
         assert server.prompt_counts().total() == 1  # only the failed one is asked again

@@ -143,7 +143,7 @@ def test_a_trial_that_keeps_failing_is_recorded_left_out_and_resent_on_the_next_
         summary = run_experiment(posts, ["topic"], tmp_path / "out", _settings(stand_in, concurrency=1), name="x")
         assert (summary.n_sent, summary.n_usable, summary.n_failed) == (3, 2, 1)
         records = [json.loads(line) for line in summary.trials_path.read_text(encoding="utf-8").splitlines()]
-        failed = [r for r in records if r["status"] == "error"]
+        failed = [r for r in records if r["status"] == "failed"]
         assert len(failed) == 1 and "500" in failed[0]["error_message"] and failed[0]["meta"]["attempts"] == 2
         with open(summary.posts_path, encoding="utf-8") as handle:
             assert {row["trial"] for row in csv.DictReader(handle)} == {"1", "2", "3"} - {str(failed[0]["trial"])}

@@ -88,7 +88,7 @@ def test_rerun_sends_only_what_is_missing_or_failed(tmp_path):
         first = generate(VIGNETTES, out, _settings(server, max_retries=1))
     assert (first.n_ok, first.n_failed) == (9, 1)
     failed = {r["id"]: r for r in _lines(out)}["demo_007"]
-    assert failed["status"] == "error" and "InternalServerError" in failed["error_message"]
+    assert failed["status"] == "failed" and "InternalServerError" in failed["error_message"]
 
     lines = out.read_text().splitlines()
     out.write_text("\n".join(line for line in lines if '"demo_010"' not in line) + "\n")  # lose one answer
