@@ -229,7 +229,7 @@ def _retriever_problems(retrievers: tuple) -> list[str]:
             continue
         if _BM25_POINT.fullmatch(name) is None:
             problems.append(
-                f"[retrieval] retrievers: unknown {name!r}{suggestion(name, known)}; choose from "
+                f"[retrieval] retrievers: unknown {name}{suggestion(name, known)}; choose from "
                 f"{', '.join(known)} or BM25 settings like 'bm25@k1=1.2,b=0.75'"
             )
             continue

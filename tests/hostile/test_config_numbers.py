@@ -43,7 +43,7 @@ CASES = [
     ("demo.toml", "retrieval", "depth", "-5", "[retrieval] depth must be an integer in [1, 10000], got -5"),
     ("demo.toml", "retrieval", "drop_documents_fraction", "1.0", "drop_documents_fraction must be a number in [0, 1)"),
     ("demo.toml", "retrieval", "drop_documents_fraction", "nan", "[retrieval] drop_documents_fraction must be"),
-    ("demo.toml", "retrieval", "retrievers", '["bm52"]', "unknown 'bm52' (did you mean 'bm25'?)"),
+    ("demo.toml", "retrieval", "retrievers", '["bm52"]', "unknown bm52 (did you mean 'bm25'?)"),
     ("demo.toml", "retrieval", "timing", '"bacth"', "timing must be 'batch' or 'per_query', got 'bacth'"),
     ("demo.toml", "retrieval.embedding", "batch_size", "0", "[retrieval.embedding] batch_size must be an integer"),
     ("demo.toml", "retrieval.embedding", "max_retries", "-1", "[retrieval.embedding] max_retries must be an integer"),
@@ -196,7 +196,7 @@ def test_three_mistakes_are_reported_at_once_and_nothing_is_written(tmp_path, wa
     assert len(lines) == 3 and all(line.startswith(f"biaswh: error: {path}: ") for line in lines), lines
     assert "[study] unknown key 'descripton' (did you mean 'description'?)" in lines[0]
     assert "[retrieval.hybrid] weights item 1 must be a number >= 0 (not NaN or infinite), got nan" in lines[1]
-    assert "[retrieval] retrievers: unknown 'bm52' (did you mean 'bm25'?)" in lines[2]
+    assert "[retrieval] retrievers: unknown bm52 (did you mean 'bm25'?)" in lines[2]
     with open_warehouse(read_only=True) as con:
         assert con.execute("select count(*) from raw.runs").fetchone()[0] == before
         assert con.execute("select count(*) from raw.source_versions").fetchone()[0] == 0

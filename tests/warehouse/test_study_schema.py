@@ -44,7 +44,10 @@ def test_the_schema_knows_every_registered_ingest_source():
             '[retrieval.embedding]\nprovider = "local"\nbatchsize = 8\n',
             "[retrieval.embedding] unknown key 'batchsize' (did you mean 'batch_size'?)",
         ),
-        ('[retrieval.ann]\nindex = "ivf_flat"\npartitions = "4"\n', "[retrieval.ann] partitions must be an integer >= 1, got '4'"),
+        (
+            '[retrieval.ann]\nindex = "ivf_flat"\npartitions = "4"\n',
+            "[retrieval.ann] partitions must be an integer >= 1, got '4'",
+        ),
         (
             '[retrieval.tokenizer]\nlowercase = "yes"\n',
             "[retrieval.tokenizer] lowercase must be true or false, got 'yes'",
@@ -86,7 +89,10 @@ def test_the_schema_knows_every_registered_ingest_source():
         ("[weat]\nmin_coverge = 0.5\n", "[weat] unknown key 'min_coverge' (did you mean 'min_coverage'?)"),
         ('[weat]\nbalance = "no"\n', "[weat] balance must be true or false"),
         ('[silent_bias]\nconfidence = "95%"\n', "[silent_bias] confidence must be a number in (0, 1)"),
-        ("[dialect]\nbootstrap_resamples = 2000.5\n", "[dialect] bootstrap_resamples must be an integer in [100, 10000000]"),
+        (
+            "[dialect]\nbootstrap_resamples = 2000.5\n",
+            "[dialect] bootstrap_resamples must be an integer in [100, 10000000]",
+        ),
         ('[recsys]\nyates = "true"\n', "[recsys] yates must be true or false"),
         (
             'dbt_select = { sources = "a", result = "b" }\n',
