@@ -16,7 +16,19 @@ import sys
 os.environ.setdefault("LANCEDB_LOG", "error")
 
 from biaswh import ingest_cli  # noqa: E402  (after the environment the imports below read)
+from biaswh.arguments import MAX_REPLY_BYTES, MAX_TOKENS, number  # noqa: E402
 from warehouse.command_lock import exclusive_command  # noqa: E402  (after the environment it reads at import)
+from warehouse.config_schema import (  # noqa: E402
+    BACKOFF_SECONDS,
+    CONCURRENCY,
+    CUTOFF,
+    POSITIVE_INTEGER,
+    RETRIES,
+    SEED,
+    TEMPERATURE,
+    TIMEOUT_SECONDS,
+    TOP_P,
+)
 from warehouse.errors import UserError  # noqa: E402
 
 
@@ -25,16 +37,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
-    return value
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -86,7 +88,7 @@ def _parser() -> argparse.ArgumentParser:
 
     run = commands.add_parser("run", help="run a study end to end: ingest, build, jobs, analyze, dashboards")
     run.add_argument("study", help="study config (TOML)")
-    run.add_argument("--limit", type=_positive_int, help="only the first N pairs/queries: a quick dry run")
+    run.add_argument("--limit", type=number(POSITIVE_INTEGER), help="only the first N pairs/queries: a quick dry run")
 
     _add_generate_parser(commands)
 
@@ -111,13 +113,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     peek.add_argument("study", help="study config (TOML)")
     peek.add_argument("--pair", required=True, help="pair id")
-    peek.add_argument("-k", type=_positive_int, default=5, help="hits shown per retriever and variant (default 5)")
+    peek.add_argument("-k", type=number(CUTOFF), default=5, help="hits shown per retriever and variant (default 5)")
 
     search = commands.add_parser("search", help="search a study's corpus by hand")
     search.add_argument("query")
     search.add_argument("--study", required=True, help="study config (TOML) whose corpus and settings to use")
     search.add_argument("--retriever", default="bm25", help="bm25, dense or hybrid (default bm25)")
-    search.add_argument("-k", type=_positive_int, default=10, help="hits to show (default 10)")
+    search.add_argument("-k", type=number(CUTOFF), default=10, help="hits to show (default 10)")
 
     sql = commands.add_parser("sql", help="run ad hoc SQL against the warehouse (read-only)")
     sql.add_argument("query")
@@ -157,25 +159,33 @@ def _add_generate_parser(commands) -> None:
     generate.add_argument(
         "--template-file", help=f"prompt template with {{prompt}} (default: {DEFAULT_PROMPT_TEMPLATE!r})"
     )
-    generate.add_argument("--temperature", type=float, default=Defaults.temperature)
-    generate.add_argument("--top-p", type=float, default=Defaults.top_p)
-    generate.add_argument("--max-tokens", type=int, default=Defaults.max_tokens)
-    generate.add_argument("--seed", type=int, help="sampling seed sent to the endpoint (where supported)")
-    generate.add_argument("--concurrency", type=int, default=Defaults.concurrency, help="requests in flight at once")
-    generate.add_argument("--max-retries", type=int, default=Defaults.max_retries)
+    generate.add_argument("--temperature", type=number(TEMPERATURE), default=Defaults.temperature)
+    generate.add_argument("--top-p", type=number(TOP_P), default=Defaults.top_p)
+    generate.add_argument("--max-tokens", type=number(MAX_TOKENS), default=Defaults.max_tokens)
+    generate.add_argument("--seed", type=number(SEED), help="sampling seed sent to the endpoint (where supported)")
+    generate.add_argument(
+        "--concurrency", type=number(CONCURRENCY), default=Defaults.concurrency, help="requests in flight at once"
+    )
+    generate.add_argument("--max-retries", type=number(RETRIES), default=Defaults.max_retries)
     generate.add_argument(
         "--backoff",
-        type=float,
+        type=number(BACKOFF_SECONDS),
         default=Defaults.backoff_seconds,
         help="seconds before the first retry; doubles each retry",
     )
     generate.add_argument(
-        "--timeout", type=float, default=Defaults.timeout_seconds, help="deadline of each whole request, in seconds"
+        "--timeout",
+        type=number(TIMEOUT_SECONDS),
+        default=Defaults.timeout_seconds,
+        help="deadline of each whole request, in seconds",
     )
     generate.add_argument(
-        "--max-reply-bytes", type=int, default=Defaults.max_reply_bytes, help="a longer reply is a failure"
+        "--max-reply-bytes",
+        type=number(MAX_REPLY_BYTES),
+        default=Defaults.max_reply_bytes,
+        help="a longer reply is a failure",
     )
-    generate.add_argument("--limit", type=_positive_int, help="only the first N vignettes")
+    generate.add_argument("--limit", type=number(POSITIVE_INTEGER), help="only the first N vignettes")
 
 
 def _trec(args) -> None:
@@ -211,7 +221,8 @@ def main(argv: list[str] | None = None) -> int:
         with exclusive_command(f"biaswh {' '.join(argv)}") if _writes(args) else contextlib.nullcontext():
             _dispatch(args, extra)
     except UserError as exc:
-        print(f"biaswh: error: {exc}", file=sys.stderr)
+        for line in str(exc).splitlines() or [type(exc).__name__]:  # a config check lists every mistake, one a line
+            print(f"biaswh: error: {line}", file=sys.stderr)
         return getattr(exc, "exit_code", 2)  # 1 when the input was fine but the endpoint failed every request
     except (OSError, duckdb.IOException) as exc:
         # A full disk, a vanished folder: the step that was writing rolled back; say so in one line.

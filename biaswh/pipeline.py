@@ -203,7 +203,7 @@ def _run_study(study_path: str, *, limit: int | None = None) -> Path:
     """Stages of :func:`run_study`, run while it holds the command lock."""
     started = time.perf_counter()
     load_plugins()
-    study = load_study(study_path, limit=limit)
+    study = load_study(study_path, limit=limit, check_files=True)
     with open_warehouse() as con, transaction(con):
         run_id = start_run(con, kind="study", name=study.name, parameters=study.parameters()).run_id
         record_run_parameters(con, run_id, study.run_parameters)

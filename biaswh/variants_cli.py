@@ -13,6 +13,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from biaswh.arguments import MAX_REPLY_BYTES, MAX_TOKENS, number
+from warehouse.config_schema import (
+    BACKOFF_SECONDS,
+    CONCURRENCY,
+    COUNT,
+    POSITIVE_INTEGER,
+    RETRIES,
+    SEED,
+    SHARE,
+    TEMPERATURE,
+    TIMEOUT_SECONDS,
+    TOP_P,
+)
 from warehouse.errors import UserError
 
 
@@ -30,12 +43,18 @@ def add_variants_parser(commands) -> None:
     rules.add_argument("--report", help="with --pairs: write the agreement report (every pair side by side) as JSON")
     rules.add_argument("--sae-column", default="sae_query")
     rules.add_argument("--human-column", default="aave_query")
-    rules.add_argument("--sample", type=int, default=200, help="questions to sample (original protocol)")
-    rules.add_argument("--sample-seed", type=int, default=42, help="seed of the question sample (original: 42)")
-    rules.add_argument("--seed", type=int, default=0, help="seed of the rules (matters only with --rate below 1)")
-    rules.add_argument("--rate", type=float, default=1.0, help="probability a rule fires at a matching site")
+    rules.add_argument(
+        "--sample", type=number(POSITIVE_INTEGER), default=200, help="questions to sample (original protocol)"
+    )
+    rules.add_argument(
+        "--sample-seed", type=number(SEED), default=42, help="seed of the question sample (original: 42)"
+    )
+    rules.add_argument(
+        "--seed", type=number(SEED), default=0, help="seed of the rules (matters only with --rate below 1)"
+    )
+    rules.add_argument("--rate", type=number(SHARE), default=1.0, help="probability a rule fires at a matching site")
     rules.add_argument("--rules", help="comma-separated rule names (default: all)")
-    rules.add_argument("--show", type=int, default=10, help="pairs to print side by side")
+    rules.add_argument("--show", type=number(COUNT), default=10, help="pairs to print side by side")
     _add_llm_parser(kinds)
 
 
@@ -44,8 +63,10 @@ def _add_llm_parser(kinds) -> None:
 
     llm = kinds.add_parser("llm", help="convert sampled SQuAD questions with an OpenAI-compatible endpoint")
     llm.add_argument("--squad", required=True, help="SQuAD Parquet/JSON/JSONL whose questions are sampled")
-    llm.add_argument("--sample", type=int, default=200, help="questions to sample (original protocol: 200)")
-    llm.add_argument("--sample-seed", type=int, default=42, help="seed of the question sample (original: 42)")
+    llm.add_argument(
+        "--sample", type=number(POSITIVE_INTEGER), default=200, help="questions to sample (original protocol: 200)"
+    )
+    llm.add_argument("--sample-seed", type=number(SEED), default=42, help="seed of the question sample (original: 42)")
     llm.add_argument("--model", required=True)
     llm.add_argument("--base-url", required=True, help="e.g. https://api.openai.com/v1 or http://localhost:1234/v1")
     llm.add_argument("--out", required=True, help="conversions JSONL; also the cache a rerun resumes from")
@@ -53,18 +74,26 @@ def _add_llm_parser(kinds) -> None:
     llm.add_argument("--report", help="write the report (acceptance, identical share, edit distances) as JSON")
     llm.add_argument("--api-key-env", default=Defaults.api_key_env, help="variable holding the key (never written)")
     llm.add_argument("--template-file", help="prompt template with {sae_query} (default: ours, see --help source)")
-    llm.add_argument("--max-tokens", type=int, default=Defaults.max_tokens)
-    llm.add_argument("--temperature", type=float, help="sent only when set (the original left it unset)")
-    llm.add_argument("--top-p", type=float, help="sent only when set (the original left it unset)")
-    llm.add_argument("--seed", type=int, help="sampling seed sent to the endpoint (where supported)")
-    llm.add_argument("--concurrency", type=int, default=Defaults.concurrency)
-    llm.add_argument("--max-retries", type=int, default=Defaults.max_retries)
-    llm.add_argument("--backoff", type=float, default=Defaults.backoff_seconds, help="seconds; doubles each retry")
+    llm.add_argument("--max-tokens", type=number(MAX_TOKENS), default=Defaults.max_tokens)
+    llm.add_argument("--temperature", type=number(TEMPERATURE), help="sent only when set (the original left it unset)")
+    llm.add_argument("--top-p", type=number(TOP_P), help="sent only when set (the original left it unset)")
+    llm.add_argument("--seed", type=number(SEED), help="sampling seed sent to the endpoint (where supported)")
+    llm.add_argument("--concurrency", type=number(CONCURRENCY), default=Defaults.concurrency)
+    llm.add_argument("--max-retries", type=number(RETRIES), default=Defaults.max_retries)
     llm.add_argument(
-        "--timeout", type=float, default=Defaults.timeout_seconds, help="deadline of each whole request, in seconds"
+        "--backoff", type=number(BACKOFF_SECONDS), default=Defaults.backoff_seconds, help="seconds; doubles each retry"
     )
     llm.add_argument(
-        "--max-reply-bytes", type=int, default=Defaults.max_reply_bytes, help="a longer reply is a failure"
+        "--timeout",
+        type=number(TIMEOUT_SECONDS),
+        default=Defaults.timeout_seconds,
+        help="deadline of each whole request, in seconds",
+    )
+    llm.add_argument(
+        "--max-reply-bytes",
+        type=number(MAX_REPLY_BYTES),
+        default=Defaults.max_reply_bytes,
+        help="a longer reply is a failure",
     )
 
 

@@ -15,11 +15,24 @@ from functools import lru_cache
 import duckdb
 import yaml
 
+from warehouse.config_schema import COUNT, CUTOFF, NUMBER, OPEN_SHARE, SHARE, suggestion
 from warehouse.errors import UserError
 from warehouse.settings import DBT_PROJECT_DIR
 
 # dbt vars that steer a build rather than shape results.
 BUILD_VARIABLES = frozenset({"rebuild_run_ids"})
+# The range of each numeric run parameter (of each item, for lists); any other number must be finite.
+PARAMETER_RANGES = {
+    "snippet_chars": COUNT,
+    "recsys_alpha": OPEN_SHARE,
+    "recsys_marker_one_star": SHARE,
+    "recsys_marker_two_stars": SHARE,
+    "recsys_marker_three_stars": SHARE,
+    "dialect_highlight_k": CUTOFF,
+    "evaluation_k": CUTOFF,
+    "evaluation_overlap_k": CUTOFF,
+    "evaluation_select_k": CUTOFF,
+}
 
 
 @lru_cache(maxsize=1)
@@ -41,18 +54,41 @@ def _same_kind(default, value) -> bool:
 
 
 def resolve_parameters(overrides: dict | None, *, where: str = "[parameters]") -> dict:
-    """The defaults with a study's overrides applied; unknown names and wrong types are refused."""
+    """The defaults with a study's overrides applied; unknown names, wrong types and out-of-range
+    numbers (NaN and infinities too) are refused, every one at once (one line each)."""
     defaults = parameter_defaults()
     overrides = dict(overrides or {})
+    problems = []
     unknown = sorted(set(overrides) - set(defaults))
     if unknown:
-        raise UserError(f"{where}: unknown parameter(s) {', '.join(unknown)}; known: {', '.join(sorted(defaults))}")
+        named = ", ".join(name + suggestion(name, defaults) for name in unknown)
+        problems.append(f"{where}: unknown parameter(s) {named}; known: {', '.join(sorted(defaults))}")
     for name, value in overrides.items():
+        if name not in defaults:
+            continue
         if not _same_kind(defaults[name], value):
-            raise UserError(f"{where} {name}: expected a value like {json.dumps(defaults[name])}, got {value!r}")
-        if isinstance(value, list) and not value:
-            raise UserError(f"{where} {name}: must not be empty")
+            problems.append(f"{where} {name}: expected a value like {json.dumps(defaults[name])}, got {value!r}")
+        elif isinstance(value, list) and not value:
+            problems.append(f"{where} {name}: must not be empty")
+        else:
+            problems += _range_problems(name, value, where)
+    if problems:
+        raise UserError("\n".join(problems))
     return {**defaults, **overrides}
+
+
+def _range_problems(name: str, value, where: str) -> list[str]:
+    shape = PARAMETER_RANGES.get(name, NUMBER)
+    items = value if isinstance(value, list) else [value]
+    problems = []
+    for position, item in enumerate(items, start=1):
+        if isinstance(item, bool) or not isinstance(item, (int, float)):
+            continue
+        problem = shape.problem(item)
+        if problem:
+            label = f"{name} item {position}" if isinstance(value, list) else name
+            problems.append(f"{where} {label} {problem}")
+    return problems
 
 
 def record_run_parameters(con: duckdb.DuckDBPyConnection, run_id: str, parameters: dict) -> None:

@@ -13,13 +13,16 @@ from pathlib import Path
 from typing import Callable
 
 from warehouse.errors import UserError
-from warehouse.run_parameters import resolve_parameters
-from warehouse.study_schema import check_config, suggestion
+from warehouse.run_parameters import parameter_defaults, resolve_parameters
+from warehouse.study_schema import config_problems, suggestion
 
 # name -> callable(con, study, run) run after the first `dbt build` (reads marts, writes raw).
 STUDY_JOBS: dict[str, Callable] = {}
 # name -> callable(con, study, run) run after the final `dbt build` (reads marts, writes analysis).
 ANALYSIS_STEPS: dict[str, Callable] = {}
+# name -> callable(study) run by load_study before any work: it raises UserError when its family's
+# values do not make sense together (an unknown retriever or metric, k beyond the depth).
+CONFIG_CHECKS: dict[str, Callable] = {}
 
 
 @dataclass(frozen=True)
@@ -58,10 +61,17 @@ class Study:
         }
 
 
-def load_study(path: str | Path, *, limit: int | None = None, check_steps: bool = True) -> Study:
-    """Parse and check a study TOML file (``check_steps``: its jobs and steps must be registered).
+def load_study(
+    path: str | Path, *, limit: int | None = None, check_steps: bool = True, check_files: bool = False
+) -> Study:
+    """Parse and check a study TOML file, whole, before any work; every mistake is reported at once.
 
-    Every table, key and type is checked against :mod:`warehouse.study_schema` first.
+    Every table, key, type and range is checked against :mod:`warehouse.study_schema`, then the
+    ``[parameters]``, the step names (``check_steps``: jobs and analysis steps must be registered)
+    and each registered config check (:data:`CONFIG_CHECKS`) on the values that passed. A
+    :class:`UserError` lists every problem found, one line each, with the key's path and a
+    did-you-mean. ``check_files``: every input file the config names must exist (a run checks
+    this; re-analysing or peeking reads the warehouse, not the files).
     """
     path = Path(path).expanduser().resolve()
     if not path.is_file():
@@ -70,17 +80,42 @@ def load_study(path: str | Path, *, limit: int | None = None, check_steps: bool 
         config = tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise UserError(f"{path}: not valid TOML ({exc})") from None
-    check_config(path, config)
-    study = config["study"]
-    unknown = [j + suggestion(j, STUDY_JOBS) for j in study.get("jobs", []) if j not in STUDY_JOBS]
-    unknown += [a + suggestion(a, ANALYSIS_STEPS) for a in study.get("analysis", []) if a not in ANALYSIS_STEPS]
-    if unknown and check_steps:
-        raise UserError(f"{path}: unknown job or analysis step(s): {', '.join(unknown)}")
+    problems, cleaned = config_problems(path, config, check_files=check_files)
+    head = cleaned.get("study", {})
+    if check_steps:
+        problems += [
+            f"{path}: [study] {key}: unknown {kind} {name!r}{suggestion(name, registry)}; known: {', '.join(registry)}"
+            for key, kind, registry in (("jobs", "job", STUDY_JOBS), ("analysis", "analysis step", ANALYSIS_STEPS))
+            for name in head.get(key, [])
+            if name not in registry
+        ]
     if "parameters" in config and "dbt_vars" in config:
-        raise UserError(f"{path}: [dbt_vars] is the older spelling of [parameters]; keep only [parameters]")
-    overrides = config.get("parameters", config.get("dbt_vars")) or {}
-    run_parameters = resolve_parameters(overrides, where=f"{path}: [parameters]")
-    settings = {k: v for k, v in config.items() if k not in ("study", "ingest", "parameters", "dbt_vars")}
+        problems.append(f"{path}: [dbt_vars] is the older spelling of [parameters]; keep only [parameters]")
+    try:
+        overrides = cleaned.get("parameters", cleaned.get("dbt_vars")) or {}
+        run_parameters = resolve_parameters(overrides, where=f"{path}: [parameters]")
+    except UserError as exc:
+        problems += str(exc).splitlines()
+        run_parameters = parameter_defaults()
+    if "name" in head and "seed" in head:
+        draft = _study(path, cleaned, limit=limit, run_parameters=run_parameters)
+        problems += [problem for check in CONFIG_CHECKS.values() for problem in _check(check, draft)]
+    if problems:
+        raise UserError("\n".join(dict.fromkeys(problems)))
+    return _study(path, config, limit=limit, run_parameters=run_parameters)
+
+
+def _check(check: Callable, study: Study) -> list[str]:
+    """The problem a config check finds (as ``<config>: ...`` lines), or none."""
+    try:
+        check(study)
+    except UserError as exc:
+        return [line if line.startswith(str(study.path)) else f"{study.path}: {line}" for line in str(exc).splitlines()]
+    return []
+
+
+def _study(path: Path, config: dict, *, limit: int | None, run_parameters: dict) -> Study:
+    study = config["study"]
     return Study(
         path=path,
         name=study["name"],
@@ -88,11 +123,25 @@ def load_study(path: str | Path, *, limit: int | None = None, check_steps: bool 
         ingest=config.get("ingest", []),
         jobs=list(study.get("jobs", [])),
         analysis=list(study.get("analysis", [])),
-        settings=settings,
+        settings={k: v for k, v in config.items() if k not in ("study", "ingest", "parameters", "dbt_vars")},
         limit=limit,
         dbt_select=study.get("dbt_select"),
         run_parameters=run_parameters,
     )
+
+
+def register_config_check(name: str):
+    """Decorator: ``fn(study)`` checks what a family's settings mean together, before any work.
+
+    It raises :class:`UserError` (its lines are prefixed with the config's path when they do not
+    name it). It sees only values that passed the schema (a value that failed is absent).
+    """
+
+    def decorate(fn: Callable) -> Callable:
+        CONFIG_CHECKS[name] = fn
+        return fn
+
+    return decorate
 
 
 # source name -> callable(con, study, step) for ingest sources added by later issues.

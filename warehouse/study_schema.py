@@ -1,10 +1,12 @@
 """The schema of a study config: every table, key and type a study TOML may hold.
 
-:func:`check_config` walks a parsed config against :data:`STUDY_SCHEMA` and refuses the first
-unknown key or wrongly typed value with the config file and the key's path, e.g.
+:func:`config_problems` walks a parsed config against :data:`STUDY_SCHEMA` and lists every
+unknown key, wrongly typed or out-of-range value (NaN and infinities too) and, when asked, every
+missing input file, each with the config file and the key's path, e.g.
 ``studies/x.toml: [retrieval.hybrid] unknown key 'weigths' (did you mean 'weights'?)``.
-It checks shape only (names and types); the consumers check values (a retriever's name, a
-share between 0 and 1). Each table lists the keys its consumer reads:
+Ranges are declared here (:class:`~warehouse.config_schema.Number`); what values mean together
+(a retriever's name, k at most the depth) is checked by each family's registered config check
+(:func:`warehouse.study.register_config_check`). Each table lists the keys its consumer reads:
 
 - ``[study]``: :func:`warehouse.study.load_study`;
 - ``[[ingest]]``: one key set per source (:data:`INGEST_SOURCES`), the keyword options of
@@ -23,63 +25,86 @@ from pathlib import Path
 
 from warehouse.config_schema import (
     ANY,
+    BACKOFF_SECONDS,
     BOOLEAN,
-    INTEGER,
-    NUMBER,
-    NUMBERS,
+    CONCURRENCY,
+    CUTOFF,
+    FILE,
+    NON_NEGATIVE,
+    OPEN_SHARE,
+    POSITIVE_INTEGER,
+    RETRIES,
+    SEED,
+    SHARE,
     STRING,
     STRING_MAP,
     STRINGS,
+    TEMPERATURE,
+    TIMEOUT_SECONDS,
     ArrayOfTables,
     Checker,
     Choice,
+    ListOf,
     MapOf,
+    Number,
     OneOf,
     Table,
     suggestion,
 )
 from warehouse.errors import UserError
 
+DEPTH = CUTOFF
+# Bootstrap resamples and permutations: fewer than 100 give no usable interval or p-value.
+RESAMPLES = Number(integer=True, minimum=100, maximum=10_000_000)
+CONFIDENCE = OPEN_SHARE
+
 RETRIEVAL = Table(
     {
         "retrievers": STRINGS,
-        "depth": INTEGER,
+        "depth": DEPTH,
         "query_sets": STRINGS,
         "timing": STRING,
-        "drop_documents_fraction": NUMBER,
+        "drop_documents_fraction": Number(minimum=0, maximum=1, below=True),
         "tokenizer": Table({"pattern": STRING, "lowercase": BOOLEAN}),
-        "bm25": Table({"k1": NUMBER, "b": NUMBER, "epsilon": NUMBER}),
+        "bm25": Table({"k1": NON_NEGATIVE, "b": SHARE, "epsilon": NON_NEGATIVE}),
         # provider "local": model, batch_size; provider "openai": the rest (OpenAIProvider's options)
         "embedding": Table(
             {
                 "provider": STRING,
                 "model": STRING,
-                "batch_size": INTEGER,
-                "precomputed": OneOf((STRING, STRINGS), "a path or a list of paths"),
+                "batch_size": Number(integer=True, minimum=1, maximum=100_000),
+                "precomputed": OneOf((FILE, ListOf(FILE)), "a path or a list of paths"),
                 "base_url": STRING,
                 "api_key_env": STRING,
-                "max_retries": INTEGER,
-                "backoff_seconds": NUMBER,
-                "timeout_seconds": NUMBER,
+                "max_retries": RETRIES,
+                "backoff_seconds": BACKOFF_SECONDS,
+                "timeout_seconds": TIMEOUT_SECONDS,
             }
         ),
-        "hybrid": Table({"weights": NUMBERS, "rrf_k": NUMBER, "sweep_weights": NUMBERS, "sweep_rrf_k": NUMBERS}),
-        "ann": Table({"index": STRING, "partitions": INTEGER, "probes": INTEGER}),
+        "hybrid": Table(
+            {
+                "weights": ListOf(NON_NEGATIVE),
+                "rrf_k": NON_NEGATIVE,
+                "sweep_weights": ListOf(SHARE),
+                "sweep_rrf_k": ListOf(NON_NEGATIVE),
+            }
+        ),
+        "ann": Table({"index": STRING, "partitions": POSITIVE_INTEGER, "probes": POSITIVE_INTEGER}),
     }
 )
 
 EVALUATION = Table(
     {
         "query_set": STRING,
-        "sample": INTEGER,
-        "tune_share": NUMBER,
-        "bootstrap_resamples": INTEGER,
-        "alpha": NUMBER,
-        "thresholds": STRING,
-        "compare": Table({"metric": STRING, "k": INTEGER}),
+        "sample": POSITIVE_INTEGER,
+        "tune_share": OPEN_SHARE,
+        "bootstrap_resamples": RESAMPLES,
+        "alpha": OPEN_SHARE,
+        "thresholds": FILE,
+        "compare": Table({"metric": STRING, "k": DEPTH}),
         "runs": ArrayOfTables(
             Table(
-                {"label": STRING, "baseline": BOOLEAN, "retrieval": RETRIEVAL, "run_file": STRING, "system": STRING},
+                {"label": STRING, "baseline": BOOLEAN, "retrieval": RETRIEVAL, "run_file": FILE, "system": STRING},
                 required=("label",),
             )
         ),
@@ -92,7 +117,7 @@ STUDY_SCHEMA = Table(
             {
                 "name": STRING,
                 "description": STRING,
-                "seed": INTEGER,
+                "seed": SEED,
                 "jobs": STRINGS,
                 "analysis": STRINGS,
                 "dbt_select": OneOf(
@@ -107,32 +132,39 @@ STUDY_SCHEMA = Table(
         "dbt_vars": MapOf(ANY),
         "retrieval": RETRIEVAL,
         "evaluation": EVALUATION,
-        "dialect": Table({"bootstrap_resamples": INTEGER}),
+        "dialect": Table({"bootstrap_resamples": RESAMPLES}),
         "weat": Table(
             {
                 "embeddings": STRINGS,
                 "test_sets": STRINGS,
                 "tests": STRINGS,
                 "match_policy": STRING,
-                "min_coverage": NUMBER,
-                "min_words": INTEGER,
+                "min_coverage": Number(minimum=0, maximum=1, above=True),
+                "min_words": POSITIVE_INTEGER,
                 "balance": BOOLEAN,
-                "exact_limit": INTEGER,
-                "n_permutations": INTEGER,
-                "bootstrap_resamples": INTEGER,
+                "exact_limit": Number(integer=True, minimum=1, maximum=100_000_000),
+                # the randomised test's floor (compute/weat/runner.py WeatSettings)
+                "n_permutations": Number(integer=True, minimum=100_000, maximum=100_000_000),
+                "bootstrap_resamples": RESAMPLES,
                 "bootstrap_method": STRING,
-                "confidence_level": NUMBER,
+                "confidence_level": CONFIDENCE,
             }
         ),
-        "silent_bias": Table({"confidence": NUMBER}),
-        "recsys": Table({"pool": STRING, "p_adjust": STRING, "yates": BOOLEAN, "min_group_size": INTEGER}),
-        "recsys_importance": Table({"trees": INTEGER, "folds": INTEGER, "repeats": INTEGER}),
+        "silent_bias": Table({"confidence": CONFIDENCE}),
+        "recsys": Table({"pool": STRING, "p_adjust": STRING, "yates": BOOLEAN, "min_group_size": POSITIVE_INTEGER}),
+        "recsys_importance": Table(
+            {
+                "trees": Number(integer=True, minimum=1, maximum=10_000),
+                "folds": Number(integer=True, minimum=2, maximum=100),
+                "repeats": Number(integer=True, minimum=1, maximum=1_000),
+            }
+        ),
     }
 )
 
 
-def _ingest(keys: dict, required: tuple[str, ...] = ()) -> Table:
-    return Table({"source": STRING, "path": STRING, **keys}, required=("source", "path", *required))
+def _ingest(keys: dict, required: tuple[str, ...] = (), *, path=FILE) -> Table:
+    return Table({"source": STRING, "path": path, **keys}, required=("source", "path", *required))
 
 
 # source -> the keys of its [[ingest]] step (the loader's keyword options).
@@ -160,12 +192,13 @@ INGEST_SOURCES: dict[str, Table] = {
         {
             "name": STRING,
             "squad_split": STRING,
-            "sample": INTEGER,
-            "sample_seed": INTEGER,
+            "sample": POSITIVE_INTEGER,
+            "sample_seed": SEED,
             "rules": STRINGS,
-            "rate": NUMBER,
+            "rate": SHARE,
             "per_rule": BOOLEAN,
-        }
+        },
+        path=STRING,  # the folder (under the warehouse) the generated variants are written to
     ),
     "qrels": _ingest({"query_set": STRING, "name": STRING}, required=("query_set",)),
     "corpus": _ingest(
@@ -194,7 +227,7 @@ INGEST_SOURCES: dict[str, Table] = {
     "recsys_feature_importance": _ingest({"name": STRING}),
     "recsys_posts": _ingest(
         {
-            "features_path": STRING,
+            "features_path": FILE,
             "name": STRING,
             "condition_columns": STRING_MAP,
             "fixed_conditions": STRING_MAP,
@@ -206,21 +239,21 @@ INGEST_SOURCES: dict[str, Table] = {
     "recsys_simulated": _ingest({}),
     "recsys_experiment": _ingest(
         {
-            "features_path": STRING,
+            "features_path": FILE,
             "name": STRING,
             "base_url": STRING,
             "models": STRINGS,
             "prompt_styles": STRINGS,
-            "prompt_styles_path": STRING,
-            "n_posts": INTEGER,
-            "k": INTEGER,
-            "trials": INTEGER,
+            "prompt_styles_path": FILE,
+            "n_posts": Number(integer=True, minimum=1, maximum=100_000),
+            "k": POSITIVE_INTEGER,
+            "trials": Number(integer=True, minimum=1, maximum=100_000),
             "dataset": STRING,
-            "temperature": NUMBER,
-            "concurrency": INTEGER,
-            "max_retries": INTEGER,
-            "backoff_seconds": NUMBER,
-            "timeout_seconds": NUMBER,
+            "temperature": TEMPERATURE,
+            "concurrency": CONCURRENCY,
+            "max_retries": RETRIES,
+            "backoff_seconds": BACKOFF_SECONDS,
+            "timeout_seconds": TIMEOUT_SECONDS,
             "api_key_env": STRING,
             "text_features": BOOLEAN,
         },
@@ -229,41 +262,58 @@ INGEST_SOURCES: dict[str, Table] = {
 }
 
 
-def check_config(path: Path, config: dict, *, check_sources: bool = True) -> None:
-    """Refuse unknown tables and keys, missing required keys and wrong types in a parsed study config.
+def config_problems(
+    path: Path, config: dict, *, check_sources: bool = True, check_files: bool = False
+) -> tuple[list[str], dict]:
+    """Every unknown table or key, missing required key, wrong type or out-of-range value of a parsed
+    study config (one line each), and the config without the values that failed.
 
     ``check_sources``: an ``[[ingest]]`` source not in :data:`INGEST_SOURCES` is refused (else
-    its keys go unchecked, for configs loaded without the plugins).
+    its keys go unchecked, for configs loaded without the plugins). ``check_files``: every
+    input path must exist (relative to the config's folder).
     """
-    checker = Checker(path)
-    for name in config:
+    checker = Checker(path, check_files=check_files)
+    cleaned: dict = {}
+    for name, value in config.items():
         if name not in STUDY_SCHEMA.keys:
             close = suggestion(name, STUDY_SCHEMA.keys, brackets=True)
-            raise UserError(
-                f"{path}: unknown table [{name}]{close}; known: {', '.join(f'[{t}]' for t in STUDY_SCHEMA.keys)}"
-            )
+            known = ", ".join(f"[{t}]" for t in STUDY_SCHEMA.keys)
+            checker.problems.append(f"{path}: unknown table [{name}]{close}; known: {known}")
+        elif name == "ingest":
+            cleaned[name] = _ingest_steps(checker, value, check_sources=check_sources)
+        elif not isinstance(value, dict):
+            checker.problems.append(f"{path}: [{name}] must be a table, got {value!r}")
+        elif isinstance(STUDY_SCHEMA.keys[name], MapOf):
+            cleaned[name] = value
+        else:
+            cleaned[name] = checker.table(STUDY_SCHEMA.keys[name], value, f"[{name}]")
     if "study" not in config:
-        raise UserError(f"{path}: [study] needs a name and a seed")
-    for name, value in config.items():
-        if name == "ingest":
-            continue
-        spec = STUDY_SCHEMA.keys[name]
-        if not isinstance(value, dict):
-            raise UserError(f"{path}: [{name}] must be a table, got {value!r}")
-        if isinstance(spec, MapOf):
-            continue
-        checker.table(spec, value, f"[{name}]")
-    steps = config.get("ingest", [])
+        checker.problems.append(f"{path}: [study] needs a name and a seed")
+    return checker.problems, cleaned
+
+
+def _ingest_steps(checker: Checker, steps, *, check_sources: bool) -> list[dict]:
     if not isinstance(steps, list) or not all(isinstance(s, dict) for s in steps):
-        raise UserError(f"{path}: ingest must be an array of tables ([[ingest]])")
+        checker.problems.append(f"{checker.path}: ingest must be an array of tables ([[ingest]])")
+        return []
+    cleaned = []
     for number, step in enumerate(steps, start=1):
         source = step.get("source")
         where = f"[[ingest]] #{number}"
-        if source not in INGEST_SOURCES:
-            if check_sources:
-                raise UserError(
-                    f"{path}: {where} has unknown source {source!r}"
-                    f"{suggestion(str(source), INGEST_SOURCES)}; known: {', '.join(INGEST_SOURCES)}"
-                )
-            continue
-        checker.table(INGEST_SOURCES[source], step, f'{where} (source = "{source}")')
+        if source in INGEST_SOURCES:
+            cleaned.append(checker.table(INGEST_SOURCES[source], step, f'{where} (source = "{source}")'))
+        elif check_sources:
+            checker.problems.append(
+                f"{checker.path}: {where} has unknown source {source!r}"
+                f"{suggestion(str(source), INGEST_SOURCES)}; known: {', '.join(INGEST_SOURCES)}"
+            )
+        else:
+            cleaned.append(step)
+    return cleaned
+
+
+def check_config(path: Path, config: dict, *, check_sources: bool = True) -> None:
+    """Refuse a parsed study config with every problem :func:`config_problems` finds, one per line."""
+    problems, _ = config_problems(path, config, check_sources=check_sources)
+    if problems:
+        raise UserError("\n".join(problems))

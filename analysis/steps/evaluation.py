@@ -17,10 +17,37 @@ from analysis.evaluation.alerts import series_alerts
 from analysis.evaluation.comparisons import system_comparisons
 from analysis.evaluation.intervals import METRICS, metrics_with_intervals
 from analysis.store import replace_run_rows
+from warehouse.config_schema import suggestion
 from warehouse.errors import UserError
 from warehouse.seeds import derive_seed
-from warehouse.study import register_analysis
+from warehouse.study import register_analysis, register_config_check
 from warehouse.transactions import transaction
+
+
+@register_config_check("evaluation_analysis")
+def check_evaluation_analysis(study) -> None:
+    """Before any work: the metrics named (``compare``, ``evaluation_select_metric``) exist and
+    ``compare.k`` is one of the cutoffs the marts compute (``evaluation_k``)."""
+    if "evaluation" not in study.analysis:
+        return
+    compare = dict(study.settings.get("evaluation", {}).get("compare") or {})
+    problems = []
+    for where, metric in (
+        ("[evaluation.compare] metric", compare.get("metric", "ndcg")),
+        ("[parameters] evaluation_select_metric", study.run_parameters.get("evaluation_select_metric", "ndcg")),
+    ):
+        if metric not in METRICS:
+            problems.append(
+                f"{where}: unknown metric {metric!r}{suggestion(metric, METRICS)}; known: {', '.join(METRICS)}"
+            )
+    cutoffs = study.run_parameters.get("evaluation_k", [])
+    if compare.get("k", 10) not in cutoffs:
+        problems.append(
+            f"[evaluation.compare] k = {compare.get('k', 10)} is not one of the cutoffs"
+            f" [parameters] evaluation_k = {cutoffs}"
+        )
+    if problems:
+        raise UserError("\n".join(problems))
 
 
 @register_analysis("evaluation")

@@ -30,6 +30,7 @@ index = "none"                   # exact search; or ivf_flat, ivf_hnsw_sq (recal
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import asdict, dataclass, field
 
@@ -37,6 +38,7 @@ from compute.retrieval.bm25 import BM25Parameters
 from compute.retrieval.dense import ANN_INDEXES
 from compute.retrieval.hybrid import DEFAULT_RRF_K
 from compute.retrieval.tokenize import tokenizer_from_settings
+from warehouse.config_schema import suggestion
 from warehouse.errors import UserError
 
 RETRIEVERS = ("bm25", "dense", "hybrid_union", "hybrid_minmax", "hybrid_rrf")
@@ -125,74 +127,77 @@ def bm25_point_settings(name: str) -> dict[str, float]:
     return settings
 
 
-def _number_list(values, name: str) -> tuple[float, ...]:
-    if not isinstance(values, list) or not all(isinstance(v, (int, float)) for v in values):
-        raise UserError(f"[retrieval] {name} must be a list of numbers")
+def _number_list(values, name: str, problems: list[str]) -> tuple[float, ...]:
+    """``values`` as floats; a non-list, a non-number, NaN or an infinity adds a problem and gives ``()``."""
+    if not isinstance(values, list) or not all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values
+    ):
+        problems.append(f"[retrieval] {name} must be a list of finite numbers, got {values!r}")
+        return ()
     return tuple(float(v) for v in values)
 
 
 def config_from_settings(settings: dict | None, *, resolve=lambda path: path) -> RetrievalConfig:
     """Check a study's ``[retrieval]`` table and fill in the defaults.
 
-    ``resolve`` turns a path from the config into an absolute one (relative to the TOML).
+    Every problem is reported at once (one line each, in one :class:`UserError`). ``resolve``
+    turns a path from the config into an absolute one (relative to the TOML).
     """
     settings = dict(settings or {})
+    problems: list[str] = []
     unknown = set(settings) - _KEYS
     if unknown:
-        raise UserError(f"[retrieval] has unknown key(s): {', '.join(sorted(unknown))}")
+        problems.append(f"[retrieval] has unknown key(s): {', '.join(sorted(unknown))}")
     retrievers = tuple(settings.get("retrievers", RETRIEVERS))
-    bad = [r for r in retrievers if r not in RETRIEVERS and r != SEED_COMPATIBLE_BM25 and not _BM25_POINT.fullmatch(r)]
-    if bad or not retrievers:
-        raise UserError(
-            f"[retrieval] retrievers: unknown {', '.join(bad) or '(none given)'}; "
-            f"choose from {', '.join(RETRIEVERS)}, {SEED_COMPATIBLE_BM25} or BM25 settings like 'bm25@k1=1.2,b=0.75'"
-        )
-    for name in retrievers:
-        if name not in RETRIEVERS and name != SEED_COMPATIBLE_BM25:
-            bm25_point_settings(name)
-    if len(set(retrievers)) != len(retrievers):
-        raise UserError("[retrieval] retrievers: a retriever is listed twice")
+    problems += _retriever_problems(retrievers)
     depth = settings.get("depth", 100)
-    if not isinstance(depth, int) or depth < 1:
-        raise UserError(f"[retrieval] depth must be a positive integer, got {depth!r}")
+    if not isinstance(depth, int) or isinstance(depth, bool) or depth < 1:
+        problems.append(f"[retrieval] depth must be a positive integer, got {depth!r}")
     query_sets = tuple(settings.get("query_sets", ["pairs"]))
     for name in query_sets:
         if not (name == "pairs" or name.startswith(("pairs:", "squad_questions:", "queries:"))):
-            raise UserError(
+            problems.append(
                 f"[retrieval] query_sets: {name!r} is not 'pairs', 'pairs:<name>', 'squad_questions:<split>'"
                 " or 'queries:<name>'"
             )
     timing = settings.get("timing", "batch")
     if timing not in ("batch", "per_query"):
-        raise UserError(f"[retrieval] timing must be 'batch' or 'per_query', got {timing!r}")
+        close = suggestion(str(timing), ("batch", "per_query"))
+        problems.append(f"[retrieval] timing must be 'batch' or 'per_query', got {timing!r}{close}")
     tokenizer = tokenizer_from_settings(settings.get("tokenizer")).describe()
     bm25 = {**asdict(BM25Parameters()), **settings.get("bm25", {})}
     if set(bm25) != {"k1", "b", "epsilon"}:
-        raise UserError("[retrieval.bm25] takes only k1, b and epsilon")
+        problems.append("[retrieval.bm25] takes only k1, b and epsilon")
     embedding = dict(settings.get("embedding", {"provider": "local", "model": "all-MiniLM-L6-v2"}))
     precomputed = embedding.pop("precomputed", [])
     precomputed = tuple(resolve(p) for p in ([precomputed] if isinstance(precomputed, str) else precomputed))
     hybrid = dict(settings.get("hybrid", {}))
     unknown = set(hybrid) - {"weights", "rrf_k", "sweep_weights", "sweep_rrf_k"}
     if unknown:
-        raise UserError(f"[retrieval.hybrid] has unknown key(s): {', '.join(sorted(unknown))}")
-    weights = _number_list(hybrid.get("weights", [0.5, 0.5]), "hybrid.weights")
+        problems.append(f"[retrieval.hybrid] has unknown key(s): {', '.join(sorted(unknown))}")
+    weights = _number_list(hybrid.get("weights", [0.5, 0.5]), "hybrid.weights", problems)
     if len(weights) != 2 or min(weights) < 0 or sum(weights) == 0:
-        raise UserError("[retrieval.hybrid] weights must be two non-negative numbers (bm25, dense), not both 0")
-    sweep_weights = _number_list(hybrid.get("sweep_weights", []), "hybrid.sweep_weights")
+        problems.append("[retrieval.hybrid] weights must be two non-negative numbers (bm25, dense), not both 0")
+        weights = (0.5, 0.5)
+    sweep_weights = _number_list(hybrid.get("sweep_weights", []), "hybrid.sweep_weights", problems)
     if any(not 0 <= w <= 1 for w in sweep_weights):
-        raise UserError("[retrieval.hybrid] sweep_weights are bm25 weights between 0 and 1")
-    sweep_rrf_k = _number_list(hybrid.get("sweep_rrf_k", []), "hybrid.sweep_rrf_k")
-    rrf_k = float(hybrid.get("rrf_k", DEFAULT_RRF_K))
-    if rrf_k < 0 or any(k < 0 for k in sweep_rrf_k):
-        raise UserError("[retrieval.hybrid] RRF constants must be non-negative")
+        problems.append("[retrieval.hybrid] sweep_weights are bm25 weights between 0 and 1")
+    sweep_rrf_k = _number_list(hybrid.get("sweep_rrf_k", []), "hybrid.sweep_rrf_k", problems)
+    rrf_k = _number_list([hybrid.get("rrf_k", DEFAULT_RRF_K)], "hybrid.rrf_k", problems)
+    if any(k < 0 for k in (*rrf_k, *sweep_rrf_k)):
+        problems.append("[retrieval.hybrid] RRF constants must be non-negative")
     ann = dict(settings.get("ann", {}))
     index = ann.get("index", "none")
     if index not in ANN_INDEXES:
-        raise UserError(f"[retrieval.ann] index must be one of {', '.join(ANN_INDEXES)}, got {index!r}")
+        problems.append(
+            f"[retrieval.ann] index must be one of {', '.join(ANN_INDEXES)}, got {index!r}"
+            f"{suggestion(str(index), ANN_INDEXES)}"
+        )
     drop = settings.get("drop_documents_fraction", 0.0)
     if not isinstance(drop, (int, float)) or not 0 <= drop < 1:
-        raise UserError(f"[retrieval] drop_documents_fraction must be in [0, 1), got {drop!r}")
+        problems.append(f"[retrieval] drop_documents_fraction must be in [0, 1), got {drop!r}")
+    if problems:
+        raise UserError("\n".join(problems))
     return RetrievalConfig(
         retrievers=retrievers,
         depth=depth,
@@ -203,7 +208,7 @@ def config_from_settings(settings: dict | None, *, resolve=lambda path: path) ->
         embedding=embedding,
         precomputed=precomputed,
         weights=(weights[0], weights[1]),
-        rrf_k=rrf_k,
+        rrf_k=rrf_k[0] if rrf_k else DEFAULT_RRF_K,
         sweep_weights=sweep_weights,
         sweep_rrf_k=sweep_rrf_k,
         ann_index=index,
@@ -211,3 +216,27 @@ def config_from_settings(settings: dict | None, *, resolve=lambda path: path) ->
         ann_probes=ann.get("probes"),
         drop_documents_fraction=float(drop),
     )
+
+
+def _retriever_problems(retrievers: tuple) -> list[str]:
+    """What is wrong with the ``retrievers`` list: unknown names (with a did-you-mean), bad BM25 settings, repeats."""
+    known = (*RETRIEVERS, SEED_COMPATIBLE_BM25)
+    if not retrievers:
+        return ["[retrieval] retrievers: none given; choose from " + ", ".join(known)]
+    problems = []
+    for name in retrievers:
+        if name in known:
+            continue
+        if _BM25_POINT.fullmatch(name) is None:
+            problems.append(
+                f"[retrieval] retrievers: unknown {name}{suggestion(name, known)}; choose from "
+                f"{', '.join(known)} or BM25 settings like 'bm25@k1=1.2,b=0.75'"
+            )
+            continue
+        try:
+            bm25_point_settings(name)
+        except UserError as exc:
+            problems.append(str(exc))
+    if len(set(retrievers)) != len(retrievers):
+        problems.append("[retrieval] retrievers: a retriever is listed twice")
+    return problems

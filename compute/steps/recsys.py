@@ -17,15 +17,23 @@ import pyarrow as pa
 from compute.recsys.conditions import ConditionResult, pool_vs_recommended
 from compute.recsys.multiple_comparisons import METHOD_NAMES, adjust_p_values
 from compute.recsys.result import MIN_GROUP_SIZE
+from warehouse.config_schema import suggestion
 from warehouse.errors import UserError
 from warehouse.run_parameters import pinned_inputs
-from warehouse.study import register_job
+from warehouse.study import register_config_check, register_job
 from warehouse.transactions import registered, transaction
 
 DEFAULTS = {"pool": "non_recommended", "p_adjust": "holm", "yates": True, "min_group_size": MIN_GROUP_SIZE}
 # The original's level; dbt's markers use the same one (var recsys_alpha), so it is not an option here.
 ALPHA = 0.05
 _KEY = ("feature", "dataset", "provider", "prompt_style")
+
+
+@register_config_check("recsys")
+def check_recsys_options(study) -> None:
+    """Before any work: the ``[recsys]`` options name a known pool and adjustment."""
+    if "recsys" in study.settings:
+        recsys_options(study)
 
 
 def recsys_options(study) -> dict:
@@ -35,9 +43,11 @@ def recsys_options(study) -> dict:
     if unknown:
         raise UserError(f"{study.path}: unknown [recsys] option(s) {sorted(unknown)}; known: {sorted(DEFAULTS)}")
     if options["pool"] not in ("non_recommended", "all_shown"):
-        raise UserError(f"{study.path}: [recsys] pool must be non_recommended or all_shown")
+        close = suggestion(str(options["pool"]), ("non_recommended", "all_shown"))
+        raise UserError(f"{study.path}: [recsys] pool must be non_recommended or all_shown{close}")
     if options["p_adjust"] not in METHOD_NAMES:
-        raise UserError(f"{study.path}: [recsys] p_adjust must be one of {sorted(METHOD_NAMES)}")
+        close = suggestion(str(options["p_adjust"]), METHOD_NAMES)
+        raise UserError(f"{study.path}: [recsys] p_adjust must be one of {sorted(METHOD_NAMES)}{close}")
     return options
 
 

@@ -29,7 +29,7 @@ from compute.steps.query_sets import load_corpora, load_query_sets, pin_read_ver
 from warehouse.errors import UserError
 from warehouse.seeds import derive_seed
 from warehouse.settings import warehouse_paths
-from warehouse.study import register_job
+from warehouse.study import register_config_check, register_job
 from warehouse.transactions import transaction
 
 # Queries retrieved and written at a time: their hits (x retrievers x depth) are all that is
@@ -141,6 +141,20 @@ def prepare_dense(con, config: RetrievalConfig, run_id: str, corpora: dict, quer
         print(f"  {missing:,} text(s) to embed with {provider.model_id}")
         provider.preflight()
     return provider, cache
+
+
+@register_config_check("retrieval")
+def check_retrieval_settings(study) -> None:
+    """Before any work: a study running ``retrieval`` has a ``[retrieval]`` table that resolves and
+    highlighted cutoffs (``dialect_highlight_k``) within its depth."""
+    if "retrieval" not in study.jobs:
+        return
+    config = config_from_settings(study.settings.get("retrieval"), resolve=study.resolve)
+    deeper = [k for k in study.run_parameters.get("dialect_highlight_k", []) if k > config.depth]
+    if deeper:
+        raise UserError(
+            f"[parameters] dialect_highlight_k: {', '.join(map(str, deeper))} beyond [retrieval] depth = {config.depth}"
+        )
 
 
 @register_job(

@@ -19,7 +19,7 @@ from compute.weat.store import write_results
 from compute.weat.vectors import LanceVectors
 from warehouse.errors import UserError
 from warehouse.run_parameters import pinned_inputs
-from warehouse.study import register_job
+from warehouse.study import register_config_check, register_job
 
 SELECTION_KEYS = ("embeddings", "test_sets", "tests")
 
@@ -36,6 +36,13 @@ def weat_settings(study) -> tuple[WeatSettings, dict]:
     except (TypeError, ValueError) as exc:
         raise UserError(f"{study.path}: [weat] {exc}") from None
     return settings, {k: options.get(k) for k in SELECTION_KEYS}
+
+
+@register_config_check("weat")
+def check_weat_settings(study) -> None:
+    """Before any work: the ``[weat]`` table makes valid statistics settings (policy and method names)."""
+    if "weat" in study.jobs:
+        weat_settings(study)
 
 
 def _default_selection(con, run_id: str, selection: dict) -> dict:

@@ -22,7 +22,7 @@ from ingest.recsys_text_features import TEXT_FEATURE_TYPES
 from warehouse.errors import UserError
 from warehouse.seeds import derive_seed
 from warehouse.settings import warehouse_paths
-from warehouse.study import register_ingester
+from warehouse.study import register_config_check, register_ingester
 
 
 def _options(step: dict, *, drop: tuple[str, ...] = ("source", "path")) -> dict:
@@ -76,6 +76,21 @@ def ingest_simulated_step(con, study, step: dict):
         "simulation_options": {k: list(v) if isinstance(v, tuple) else v for k, v in spec.items()},
     }
     return load_recsys_posts(con, posts_path, features_path=features_path, name=name, provenance=provenance)
+
+
+@register_config_check("recsys_experiment")
+def check_experiment_steps(study) -> None:
+    """Before any work: each experiment recommends at most as many posts as it shows (k <= n_posts)."""
+    defaults = ExperimentSettings(base_url="", models=())
+    problems = [
+        f'[[ingest]] #{number} (source = "recsys_experiment"): k = {step.get("k", defaults.k)} is more than'
+        f" n_posts = {step.get('n_posts', defaults.n_posts)} (posts shown per trial)"
+        for number, step in enumerate(study.ingest, start=1)
+        if step.get("source") == "recsys_experiment"
+        and step.get("k", defaults.k) > step.get("n_posts", defaults.n_posts)
+    ]
+    if problems:
+        raise UserError("\n".join(problems))
 
 
 @register_ingester("recsys_experiment")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -31,18 +32,36 @@ def _generate(capsys, base_url: str, out, *extra: str) -> tuple[int, str, str]:
 @pytest.mark.parametrize(
     ("options", "fragment"),
     [
-        (["--timeout", "-1", "--concurrency", "0"], "concurrency (--concurrency) must be a whole number, at least 1"),
-        (["--timeout", "-1"], "timeout_seconds (--timeout) must be seconds, more than 0, not -1.0"),
-        (["--timeout", "nan"], "timeout_seconds (--timeout) must be seconds, more than 0, not nan"),
-        (["--max-retries", "-2"], "max_retries (--max-retries) must be a whole number, 0 or more"),
-        (["--max-reply-bytes", "0"], "max_reply_bytes (--max-reply-bytes) must be bytes, at least 1"),
+        (["--timeout", "-1", "--concurrency", "0"], "argument --timeout: must be a number in (0, 86400], got '-1'"),
+        (["--concurrency", "0"], "argument --concurrency:"),
+        (["--timeout", "nan"], "argument --timeout:"),
+        (["--max-retries", "-2"], "argument --max-retries:"),
+        (["--max-reply-bytes", "0"], "argument --max-reply-bytes:"),
     ],
 )
 def test_numbers_out_of_range_end_in_one_line_before_any_request(tmp_path, capsys, options, fragment):
     with ChatStandIn() as server:
-        code, _, stderr = _generate(capsys, server.base_url, tmp_path / "g.jsonl", *options)
-    assert code == 2 and stderr.count("\n") == 1 and fragment in stderr, stderr
+        with pytest.raises(SystemExit) as exit_info:
+            _generate(capsys, server.base_url, tmp_path / "g.jsonl", *options)
+        stderr = capsys.readouterr().err
+    assert exit_info.value.code == 2 and stderr.count("\n") == 1 and fragment in stderr, stderr
     assert server.requests == [] and not (tmp_path / "g.jsonl").exists()
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "fragment"),
+    [
+        ("concurrency", 0, "concurrency (--concurrency) must be a whole number, at least 1"),
+        ("timeout_seconds", -1.0, "timeout_seconds (--timeout) must be seconds, more than 0, not -1.0"),
+        ("timeout_seconds", float("nan"), "timeout_seconds (--timeout) must be seconds, more than 0, not nan"),
+        ("max_retries", -2, "max_retries (--max-retries) must be a whole number, 0 or more"),
+        ("max_reply_bytes", 0, "max_reply_bytes (--max-reply-bytes) must be bytes, at least 1"),
+    ],
+)
+def test_settings_refuse_the_same_numbers_from_python(field, value, fragment):
+    """A notebook or another caller that skips the CLI meets the same check in the settings."""
+    with pytest.raises(UserError, match=re.escape(fragment)):
+        GenerationSettings(model="m", base_url="http://localhost:1/v1", **{field: value})
 
 
 def test_the_settings_constructor_checks_too():

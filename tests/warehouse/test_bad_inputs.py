@@ -175,12 +175,12 @@ CASES = {
     ),
     "study seed 1.9": Case(
         ["run", "{tmp}/study.toml"],
-        ("{tmp}/study.toml", "seed must be an integer, got 1.9"),
+        ("{tmp}/study.toml", "seed must be an integer >= 0, got 1.9"),
         files={"study.toml": _study("seed = 1.9\n")},
     ),
     "study seed true": Case(
         ["run", "{tmp}/study.toml"],
-        ("{tmp}/study.toml", "seed must be an integer, got True"),
+        ("{tmp}/study.toml", "seed must be an integer >= 0, got True"),
         files={"study.toml": _study("seed = true\n")},
     ),
     "vectors: text file named .bin": Case(
@@ -225,7 +225,10 @@ CASES = {
             '[[ingest]] #1 (source = "pairs")',
             "cleanup must be true, false, 'light', 'seed_compatible' or 'none'",
         ),
-        files={"study.toml": _study('seed = 1\n[[ingest]]\nsource = "pairs"\npath = "p.csv"\ncleanup = "yes"\n')},
+        files={
+            "study.toml": _study('seed = 1\n[[ingest]]\nsource = "pairs"\npath = "p.csv"\ncleanup = "yes"\n'),
+            "p.csv": "id,squad_idx,sae_query,aave_query\n",  # present: the one mistake is the cleanup value
+        },
     ),
 }
 

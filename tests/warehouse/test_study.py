@@ -30,7 +30,7 @@ def test_config_paths_resolve_relative_to_the_config(tmp_path):
         ('[study]\nname = "s"\n', "[study] needs seed"),
         ("[study\n", "not valid TOML"),
         ('[study]\nname = "s"\nseed = 1\n[[ingest]]\nsource = "mystery"\npath = "x"\n', "unknown source 'mystery'"),
-        ('[study]\nname = "s"\nseed = 1\njobs = ["no_such_job"]\n', "unknown job or analysis step(s): no_such_job"),
+        ('[study]\nname = "s"\nseed = 1\njobs = ["no_such_job"]\n', "[study] jobs: unknown job 'no_such_job'"),
     ],
 )
 def test_bad_configs_are_refused_with_the_file_named(tmp_path, body, message):

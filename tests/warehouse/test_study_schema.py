@@ -37,14 +37,17 @@ def test_the_schema_knows_every_registered_ingest_source():
             "[retrieval.hybrid]\nweigths = [0.5, 0.5]\n",
             "[retrieval.hybrid] unknown key 'weigths' (did you mean 'weights'?)",
         ),
-        ('[retrieval]\ndepth = "5"\n', "[retrieval] depth must be an integer, got '5'"),
-        ("[retrieval]\ndepth = 5.0\n", "[retrieval] depth must be an integer, got 5.0"),
+        ('[retrieval]\ndepth = "5"\n', "[retrieval] depth must be an integer in [1, 10000], got '5'"),
+        ("[retrieval]\ndepth = 5.0\n", "[retrieval] depth must be an integer in [1, 10000], got 5.0"),
         ("[retrieval]\nbm25 = { k1 = 1.2, bb = 0.7 }\n", "[retrieval.bm25] unknown key 'bb' (did you mean 'b'?)"),
         (
             '[retrieval.embedding]\nprovider = "local"\nbatchsize = 8\n',
             "[retrieval.embedding] unknown key 'batchsize' (did you mean 'batch_size'?)",
         ),
-        ('[retrieval.ann]\nindex = "ivf_flat"\npartitions = "4"\n', "[retrieval.ann] partitions must be an integer"),
+        (
+            '[retrieval.ann]\nindex = "ivf_flat"\npartitions = "4"\n',
+            "[retrieval.ann] partitions must be an integer >= 1, got '4'",
+        ),
         (
             '[retrieval.tokenizer]\nlowercase = "yes"\n',
             "[retrieval.tokenizer] lowercase must be true or false, got 'yes'",
@@ -85,8 +88,11 @@ def test_the_schema_knows_every_registered_ingest_source():
         ),
         ("[weat]\nmin_coverge = 0.5\n", "[weat] unknown key 'min_coverge' (did you mean 'min_coverage'?)"),
         ('[weat]\nbalance = "no"\n', "[weat] balance must be true or false"),
-        ('[silent_bias]\nconfidence = "95%"\n', "[silent_bias] confidence must be a number"),
-        ("[dialect]\nbootstrap_resamples = 2000.5\n", "[dialect] bootstrap_resamples must be an integer"),
+        ('[silent_bias]\nconfidence = "95%"\n', "[silent_bias] confidence must be a number in (0, 1)"),
+        (
+            "[dialect]\nbootstrap_resamples = 2000.5\n",
+            "[dialect] bootstrap_resamples must be an integer in [100, 10000000]",
+        ),
         ('[recsys]\nyates = "true"\n', "[recsys] yates must be true or false"),
         (
             'dbt_select = { sources = "a", result = "b" }\n',
@@ -94,7 +100,7 @@ def test_the_schema_knows_every_registered_ingest_source():
         ),
         ("dbt_select = 3\n", "[study] dbt_select must be a dbt selector or a table {sources, results}, got 3"),
         ("description = 7\n", "[study] description must be a string, got 7"),
-        ('jobs = ["retreival"]\n', "unknown job or analysis step(s): retreival (did you mean 'retrieval'?)"),
+        ('jobs = ["retreival"]\n', "[study] jobs: unknown job 'retreival' (did you mean 'retrieval'?)"),
         ("[parameters]\nno_such_parameter = 1\n", "[parameters]: unknown parameter(s) no_such_parameter"),
     ],
 )
@@ -108,12 +114,10 @@ def test_unknown_keys_and_wrong_types_are_refused_with_the_key_path(tmp_path, bo
 
 def test_a_boolean_is_never_a_number_and_an_integer_is_a_number(tmp_path):
     path = tmp_path / "study.toml"
-    path.write_text(
-        HEAD + "[retrieval]\ndrop_documents_fraction = 0\n[silent_bias]\nconfidence = 1\n", encoding="utf-8"
-    )
-    assert load_study(path).settings["silent_bias"] == {"confidence": 1}
+    path.write_text(HEAD + "[retrieval]\ndrop_documents_fraction = 0\n[retrieval.bm25]\nk1 = 2\n", encoding="utf-8")
+    assert load_study(path).settings["retrieval"] == {"drop_documents_fraction": 0, "bm25": {"k1": 2}}
     path.write_text(HEAD + "[silent_bias]\nconfidence = true\n", encoding="utf-8")
-    with pytest.raises(UserError, match="confidence must be a number, got True"):
+    with pytest.raises(UserError, match=r"confidence must be a number in \(0, 1\), got True"):
         load_study(path)
 
 

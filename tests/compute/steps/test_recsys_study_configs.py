@@ -70,5 +70,5 @@ def test_bad_importance_options_are_refused(tmp_path):
     load_plugins()
     path = tmp_path / "s.toml"
     path.write_text('[study]\nname = "s"\nseed = 1\n[recsys_importance]\nfolds = 1\n', encoding="utf-8")
-    with pytest.raises(UserError, match="folds must be an integer >= 2"):
+    with pytest.raises(UserError, match=r"\[recsys_importance\] folds must be an integer in \[2, 100\], got 1"):
         importance_options(load_study(path))
