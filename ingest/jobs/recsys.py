@@ -9,6 +9,7 @@ loads them like any post-level file, so their sha256 is recorded and a re-run is
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
 from pathlib import Path
 
@@ -81,13 +82,14 @@ def ingest_simulated_step(con, study, step: dict):
 @register_config_check("recsys_experiment")
 def check_experiment_steps(study) -> None:
     """Before any work: each experiment recommends at most as many posts as it shows (k <= n_posts)."""
-    defaults = ExperimentSettings(base_url="", models=())
+    # The settings' own defaults, read without building settings (that would check base_url first).
+    defaults = {f.name: f.default for f in dataclasses.fields(ExperimentSettings)}
     problems = [
-        f'[[ingest]] #{number} (source = "recsys_experiment"): k = {step.get("k", defaults.k)} is more than'
-        f" n_posts = {step.get('n_posts', defaults.n_posts)} (posts shown per trial)"
+        f'[[ingest]] #{number} (source = "recsys_experiment"): k = {step.get("k", defaults["k"])} is more than'
+        f" n_posts = {step.get('n_posts', defaults['n_posts'])} (posts shown per trial)"
         for number, step in enumerate(study.ingest, start=1)
         if step.get("source") == "recsys_experiment"
-        and step.get("k", defaults.k) > step.get("n_posts", defaults.n_posts)
+        and step.get("k", defaults["k"]) > step.get("n_posts", defaults["n_posts"])
     ]
     if problems:
         raise UserError("\n".join(problems))
