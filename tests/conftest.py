@@ -26,6 +26,19 @@ def warehouse_home(tmp_path, monkeypatch) -> Path:
     return home
 
 
+def seeded_squad_warehouse(home: Path) -> Path:
+    """Create a warehouse in ``home`` holding the demo SQuAD (train); return its file (for copying)."""
+    from ingest.squad import load_squad
+    from warehouse.connection import connect
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(HOME_VARIABLE, str(home))
+        connection = connect()
+        load_squad(connection, str(DEMO_DATA / "squad_demo.json"))
+        connection.close()
+    return home / "warehouse.duckdb"
+
+
 @pytest.fixture
 def con(warehouse_home):
     from warehouse.connection import connect

@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 
 from biaswh.cli import main
-from ingest.squad import load_squad
-from tests.conftest import DEMO_DATA, raw_fingerprint
+from tests.conftest import DEMO_DATA, raw_fingerprint, seeded_squad_warehouse
 from warehouse.connection import connect
 from warehouse.settings import HOME_VARIABLE
 
@@ -234,13 +233,7 @@ CASES = {
 @pytest.fixture(scope="module")
 def seeded_warehouse(tmp_path_factory) -> Path:
     """A warehouse file holding the demo SQuAD (train), built once and copied by each case."""
-    home = tmp_path_factory.mktemp("seeded")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(HOME_VARIABLE, str(home))
-        con = connect()
-        load_squad(con, str(DEMO_DATA / "squad_demo.json"))
-        con.close()
-    return home / "warehouse.duckdb"
+    return seeded_squad_warehouse(tmp_path_factory.mktemp("seeded"))
 
 
 def _fingerprint() -> dict:
