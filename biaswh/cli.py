@@ -202,6 +202,10 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         with exclusive_command(f"biaswh {' '.join(argv)}") if _writes(args) else contextlib.nullcontext():
+            if _writes(args):
+                from warehouse.connection import refuse_if_busy
+
+                refuse_if_busy()  # before seconds of imports: a warehouse busy at the start is named at once
             _dispatch(args, extra)
     except UserError as exc:
         print(f"biaswh: error: {exc}", file=sys.stderr)
