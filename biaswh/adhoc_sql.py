@@ -1,8 +1,10 @@
 """Ad hoc SQL: ``biaswh sql`` (one query, four output formats) and ``biaswh shell`` (a prompt).
 
-Both run on DuckDB's sandboxed read-only connection (:func:`warehouse.connection.open_sandbox`):
-a query cannot write, read other files, attach databases, install or load extensions, or
-change settings. Output files (``--out``) are written by this module, not by the SQL.
+Both run on DuckDB's sandboxed read-only connection (:func:`warehouse.sandbox.open_sandbox`):
+a query cannot write, read any file (the warehouse's own file and WAL included), attach
+databases, install or load extensions, or change settings; COPY, EXPORT, ATTACH and DETACH are
+refused before they run. Output files (``--out``) are written by this module, not by the SQL,
+and never inside ``BIASWH_HOME`` (:func:`warehouse.sandbox.output_path`).
 Unqualified names resolve through the layers (marts first).
 """
 
@@ -14,22 +16,21 @@ import json
 import sys
 from datetime import date, datetime
 from decimal import Decimal
-from pathlib import Path
 from typing import Literal
 
 import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from warehouse.connection import open_sandbox
 from warehouse.errors import UserError
+from warehouse.sandbox import open_sandbox, output_path, refuse_file_statements
 
 OutputFormat = Literal["table", "csv", "json", "parquet"]
 FORMATS = ("table", "csv", "json", "parquet")
 # Ad hoc SQL sees every layer without schema prefixes (marts first).
 SEARCH_PATH = ("marts", "analysis", "intermediate", "staging", "raw", "main")
 _SANDBOX_HINT = (
-    " (biaswh sql cannot write, read other files, attach databases, install or load extensions, or change settings)"
+    " (biaswh sql cannot write, read files, attach databases, install or load extensions, or change settings)"
 )
 
 
@@ -37,6 +38,7 @@ def run_query(con: duckdb.DuckDBPyConnection, query: str) -> pa.Table | None:
     """One statement's result as an Arrow table (None for a statement without rows)."""
     if not query.strip().strip(";").strip():
         raise UserError('sql: the query is empty; pass one SQL statement, e.g. "select * from dim_runs"')
+    refuse_file_statements(con, query)
     try:
         relation = con.execute(query)
         if relation is None:
@@ -104,12 +106,13 @@ def print_sql(
         raise UserError(f"sql: --format must be one of {', '.join(FORMATS)}, got {output_format!r}")
     if output_format == "parquet" and not out:
         raise UserError("sql: --format parquet writes a file: add --out FILE.parquet")
+    target = output_path(out) if out else None  # refused before the query runs
     with open_sandbox(SEARCH_PATH) as con:
         table = run_query(con, query)
     if table is None:
         return
     if output_format == "parquet":
-        pq.write_table(table, _writable(out))
+        pq.write_table(table, target)
         print(f"wrote {table.num_rows:,} rows to {out}")
         return
     text = {
@@ -118,17 +121,10 @@ def print_sql(
         "json": lambda: _json_text(table),
     }[output_format]()
     if out:
-        _writable(out).write_text(text, encoding="utf-8")
+        target.write_text(text, encoding="utf-8")
         print(f"wrote {table.num_rows:,} rows to {out}")
     else:
         sys.stdout.write(text)
-
-
-def _writable(out: str) -> Path:
-    path = Path(out).expanduser()
-    if not path.parent.is_dir():
-        raise UserError(f"--out {out}: no such folder {path.parent}")
-    return path
 
 
 def shell(*, stdin=None, stdout=None) -> None:

@@ -219,6 +219,10 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         with exclusive_command(f"biaswh {' '.join(argv)}") if _writes(args) else contextlib.nullcontext():
+            if _writes(args):
+                from warehouse.connection import refuse_if_busy
+
+                refuse_if_busy()  # before seconds of imports: a warehouse busy at the start is named at once
             _dispatch(args, extra)
     except UserError as exc:
         for line in str(exc).splitlines() or [type(exc).__name__]:  # a config check lists every mistake, one a line

@@ -91,6 +91,13 @@ def seed_warehouse(folder: Path, load) -> Path:
     return folder / "warehouse.duckdb"
 
 
+def seeded_squad_warehouse(home: Path) -> Path:
+    """Create a warehouse in ``home`` holding the demo SQuAD (train); return its file (for copying)."""
+    from ingest.squad import load_squad
+
+    return seed_warehouse(home, lambda connection: load_squad(connection, str(DEMO_DATA / "squad_demo.json")))
+
+
 def warehouse_raw_fingerprint() -> dict[str, tuple]:
     """:func:`raw_fingerprint` of the warehouse ``BIASWH_HOME`` names, on a read-only connection."""
     from warehouse.connection import connect

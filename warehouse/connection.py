@@ -2,32 +2,21 @@
 
 from __future__ import annotations
 
-import re
 import sys
 import time
 from contextlib import contextmanager
 from importlib import resources
-from typing import Iterator, Sequence
+from typing import Iterator
 
 import duckdb
 
 from warehouse import command_lock
+from warehouse.busy import BUSY_ADVICE, busy_error
 from warehouse.errors import UserError, WarehouseBusyError
 from warehouse.layout import check_layout, record_layout
+from warehouse.pending_failures import apply_pending_failures
 from warehouse.runs import mark_interrupted_runs
 from warehouse.settings import duckdb_memory_limit, warehouse_paths
-
-# DuckDB's own controls for untrusted SQL (``biaswh sql``): no file system access beyond the
-# warehouse file itself (so no COPY ... TO, EXPORT DATABASE, ATTACH, read_csv of other files,
-# INSTALL), no extension loading, and (set after the search path) lock_configuration.
-SANDBOX_CONFIG = {
-    "enable_external_access": False,
-    "autoinstall_known_extensions": False,
-    "autoload_known_extensions": False,
-    "allow_community_extensions": False,
-    "allow_unsigned_extensions": False,
-}
-_LOCK_HOLDER = re.compile(r"\(PID (\d+)\)")
 
 
 def _raw_schema_ddl() -> str:
@@ -40,42 +29,52 @@ def _raw_schema_ddl() -> str:
     return "\n".join(f.read_text(encoding="utf-8") for f in files)
 
 
-def _open_file(path, *, read_only: bool, config: dict | None = None) -> duckdb.DuckDBPyConnection:
+def open_file(path, *, read_only: bool, config: dict | None = None, shown=None) -> duckdb.DuckDBPyConnection:
+    """``duckdb.connect`` with DuckDB's lock conflict and a damaged file as one-line errors.
+
+    ``shown``: the path the messages name (default ``path``).
+
+    Raises
+    ------
+    WarehouseBusyError
+        When another process holds the file, naming it (:func:`warehouse.busy.busy_error`).
+    UserError
+        When the file is not a DuckDB database.
+    """
+    shown = shown or path
     try:
         return duckdb.connect(str(path), read_only=read_only, config=config or {})
     except duckdb.IOException as exc:
         text = str(exc)
         if "lock" in text.lower():
-            holder = _LOCK_HOLDER.search(text)
-            by = f"process {holder.group(1)} is using" if holder else "another process is using"
-            raise WarehouseBusyError(f"warehouse is busy: {by} {path}; wait for it to finish and try again") from None
+            raise busy_error(text, shown) from None
         if "not a valid DuckDB database file" in text or "Is a directory" in text:
             raise UserError(
-                f"{path} is not a DuckDB database file (damaged or overwritten): move it aside and re-run the"
+                f"{shown} is not a DuckDB database file (damaged or overwritten): move it aside and re-run the"
                 " ingests, or point BIASWH_HOME at another folder"
             ) from None
         raise
 
 
-def _open_waiting(path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
+def _open_waiting(path, *, read_only: bool, wait: bool = True) -> duckdb.DuckDBPyConnection:
     """Open the file (with the memory limit); a writing command that opened it before waits for a
-    reader to finish (:mod:`warehouse.command_lock`)."""
+    reader to finish (:mod:`warehouse.command_lock`), unless ``wait`` is false."""
     config = {"memory_limit": duckdb_memory_limit()}
-    if not command_lock.may_wait():
-        con = _open_file(path, read_only=read_only, config=config)
+    if not (wait and command_lock.may_wait()):
+        con = open_file(path, read_only=read_only, config=config)
         command_lock.note_opened()
         return con
     deadline = time.monotonic() + command_lock.busy_timeout()
     said = False
     while True:
         try:
-            return _open_file(path, read_only=read_only, config=config)
+            return open_file(path, read_only=read_only, config=config)
         except WarehouseBusyError as busy:
             if time.monotonic() >= deadline:
                 raise
             if not said:
                 print(
-                    f"biaswh: {str(busy).split(';')[0]}; waiting up to {command_lock.busy_timeout():.0f} s"
+                    f"biaswh: {str(busy).removesuffix(BUSY_ADVICE)}; waiting up to {command_lock.busy_timeout():.0f} s"
                     f" ({command_lock.TIMEOUT_VARIABLE})",
                     file=sys.stdout,
                     flush=True,
@@ -84,13 +83,15 @@ def _open_waiting(path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
             time.sleep(0.2)
 
 
-def connect(*, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """Open the warehouse; when writing, create the folder and the raw schema, and mark the runs
-    whose process died as ``interrupted`` (:func:`warehouse.runs.mark_interrupted_runs`).
+def connect(*, read_only: bool = False, wait: bool = True) -> duckdb.DuckDBPyConnection:
+    """Open the warehouse; when writing, create the folder and the raw schema, record the run
+    failures that could not be written when they happened
+    (:func:`warehouse.pending_failures.apply_pending_failures`), and mark the runs whose process
+    died as ``interrupted`` (:func:`warehouse.runs.mark_interrupted_runs`).
 
     A writing command (one holding :func:`warehouse.command_lock.exclusive_command`) that has
     opened the warehouse before waits for another holder (a reader that took the file between
-    two stages), up to ``BIASWH_BUSY_TIMEOUT``.
+    two stages), up to ``BIASWH_BUSY_TIMEOUT``; ``wait=False`` never waits.
 
     Raises
     ------
@@ -101,7 +102,7 @@ def connect(*, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     if read_only and not paths.duckdb_file.exists():
         raise UserError(f"no warehouse at {paths.duckdb_file}: run an ingest or `make demo` first")
     paths.home.mkdir(parents=True, exist_ok=True)
-    con = _open_waiting(paths.duckdb_file, read_only=read_only)
+    con = _open_waiting(paths.duckdb_file, read_only=read_only, wait=wait)
     try:
         stored = check_layout(con, paths.duckdb_file)
     except UserError:
@@ -111,41 +112,35 @@ def connect(*, read_only: bool = False) -> duckdb.DuckDBPyConnection:
         con.execute(_raw_schema_ddl())
         if stored is None:
             record_layout(con)
+        apply_pending_failures(con)  # before the next line would call those runs interrupted
         mark_interrupted_runs(con)
     return con
 
 
 @contextmanager
-def open_warehouse(*, read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+def open_warehouse(*, read_only: bool = False, wait: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
     """Context-managed :func:`connect` that always closes the file (releasing the lock)."""
-    con = connect(read_only=read_only)
+    con = connect(read_only=read_only, wait=wait)
     try:
         yield con
     finally:
         con.close()
 
 
-@contextmanager
-def open_sandbox(search_path: Sequence[str] = ()) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A read-only connection for ad hoc SQL that cannot touch anything but the warehouse.
+def refuse_if_busy() -> None:
+    """End a writing command at its start when another process holds the warehouse file.
 
-    DuckDB itself refuses, on this connection, writes to the warehouse, any other file access
-    (``COPY ... TO``, ``EXPORT DATABASE``, ``ATTACH``, reading files), installing or loading
-    extensions, and changing settings (``lock_configuration``). ``search_path`` lists the schemas
-    unqualified names resolve through; those that do not exist are skipped.
+    A study spends seconds loading its plugins before its first open; a reader already there
+    should be named at once, not after that. Opening for writing (then closing) is the test
+    DuckDB itself applies; it counts as the command's first open, so a reader that arrives
+    later is waited for (:func:`warehouse.command_lock.may_wait`).
+
+    Raises
+    ------
+    WarehouseBusyError
+        Naming the holder.
     """
-    paths = warehouse_paths()
-    if not paths.duckdb_file.exists():
-        raise UserError(f"no warehouse at {paths.duckdb_file}: run an ingest or `make demo` first")
-    con = _open_file(
-        paths.duckdb_file, read_only=True, config={**SANDBOX_CONFIG, "memory_limit": duckdb_memory_limit()}
-    )
-    try:
-        existing = {r[0] for r in con.execute("select schema_name from information_schema.schemata").fetchall()}
-        path = ",".join(s for s in search_path if s in existing)
-        if path:
-            con.execute(f"set search_path = '{path}'")
-        con.execute("set lock_configuration = true")
-        yield con
-    finally:
-        con.close()
+    path = warehouse_paths().duckdb_file
+    if path.exists():
+        open_file(path, read_only=False, config={"memory_limit": duckdb_memory_limit()}).close()
+        command_lock.note_opened()

@@ -18,6 +18,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from warehouse.busy import busy_error, is_lock_conflict
 from warehouse.errors import UserError
 from warehouse.processes import DIE_WITH_PARENT
 from warehouse.settings import (
@@ -99,6 +100,7 @@ def run_dbt_build(args: list[str] | None = None, *, label: str = "all", quiet: b
     results_file = target / "run_results.json"
     results_file.unlink(missing_ok=True)
     log_file = logs / "dbt-build.log"
+    log_start = log_file.stat().st_size if log_file.exists() else 0
     begin = time.perf_counter()
     with open(log_file, "a", encoding="utf-8") as log, warnings.catch_warnings():
         # preexec_fn means fork: lancedb (imported for the embedding cache) warns about forks,
@@ -130,6 +132,22 @@ def run_dbt_build(args: list[str] | None = None, *, label: str = "all", quiet: b
             f"{uid}: {msg}" + (f" (compiled: {path})" if path else "") for uid, msg, path in failures[:5]
         )
         if not failures:
+            _raise_if_busy(log_file, log_start, label)
             details = "dbt stopped before building (a parse or connection error)"
         raise UserError(f"dbt build ({label}) failed: {details}. Full log: {log_file}")
     return summary
+
+
+def _raise_if_busy(log_file: Path, start: int, label: str) -> None:
+    """Raise the "warehouse is busy" error when this build's log shows DuckDB refused dbt the file.
+
+    dbt opens the warehouse itself; a reader that took it after our last open (dbt takes
+    seconds to start) makes dbt's connection fail with DuckDB's lock-conflict text, which names
+    the holder's process id.
+    """
+    with open(log_file, "rb") as handle:
+        handle.seek(start)
+        text = handle.read().decode("utf-8", errors="replace")
+    conflict = next((line for line in text.splitlines() if is_lock_conflict(line)), None)
+    if conflict is not None:
+        raise busy_error(conflict, warehouse_paths().duckdb_file, during=f"dbt build ({label})")

@@ -1,61 +1,155 @@
-"""`biaswh sql` runs on DuckDB's own sandbox: it cannot write, reach other files, or change settings."""
+"""`biaswh sql` and `biaswh shell` cannot write, read files (the warehouse's own included) or change settings.
+
+Every refused case is one line, exit code 2, and leaves the warehouse folder as it was: the
+same files (no WAL, no leftover private folder) and the same sha256 of ``warehouse.duckdb``.
+"""
 
 import hashlib
+import io
+import os
+import shutil
 
 import pytest
 
+from biaswh.adhoc_sql import shell
 from biaswh.cli import main
-from ingest.squad import load_squad
-from tests.conftest import DEMO_DATA
-from warehouse.connection import connect
+from tests.conftest import seeded_squad_warehouse
+from warehouse.sandbox import SCRATCH_PREFIX
+
+PERMISSION = "Permission Error"
+NOT_ALLOWED = "is not allowed: biaswh sql only reads the warehouse"
+INSIDE = "is inside the warehouse folder"
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory):
+    """One small warehouse (the demo SQuAD file), copied for each test."""
+    return seeded_squad_warehouse(tmp_path_factory.mktemp("template"))
 
 
 @pytest.fixture
-def loaded_home(warehouse_home):
-    con = connect()
-    load_squad(con, str(DEMO_DATA / "squad_demo.json"))
-    con.close()
+def loaded_home(template, warehouse_home, tmp_path, monkeypatch):
+    """A copy of the template under ``tmp_path/warehouse``, with ``tmp_path`` the current folder,
+    a symbolic link ``link-db`` to the warehouse file and ``link-home`` to its folder."""
+    warehouse_home.mkdir()
+    shutil.copy(template, warehouse_home / "warehouse.duckdb")
+    (warehouse_home / "warehouse.lock").write_text("", encoding="utf-8")
+    (tmp_path / "link-db").symlink_to(warehouse_home / "warehouse.duckdb")
+    (tmp_path / "link-home").symlink_to(warehouse_home, target_is_directory=True)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "readable.csv").write_text("a\n1\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
     return warehouse_home
 
 
-def _sha256(path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def _state(home) -> tuple:
+    """What must not change: the folder's entries and the warehouse file's sha256."""
+    digest = hashlib.sha256((home / "warehouse.duckdb").read_bytes()).hexdigest()
+    return sorted(os.listdir(home)), digest
 
 
-REFUSED = {
-    "copy to the warehouse": ("copy (select 'x' as a) to '{db}' (format csv)", "Permission Error"),
-    "copy to elsewhere": ("copy (select 1 as a) to '{out}/leak.csv' (format csv)", "Permission Error"),
-    "export database": ("export database '{out}/export'", "Permission Error"),
-    "install": ("install httpfs", "Permission Error"),
-    "load": ("load httpfs", "Permission Error"),
-    "set": ("set threads = 1", "the configuration has been locked"),
-    "set external access back on": ("set enable_external_access = true", "the configuration has been locked"),
-    "attach": ("attach '{out}/other.duckdb' as other", "Permission Error"),
-    "read another file": ("select * from read_csv('{readable}')", "Permission Error"),
-    "write": ("delete from raw.runs", "read-only mode"),
+def _read_blob(path: str) -> list[str]:
+    return ["sql", f"select content from read_blob('{path}')"]
+
+
+# name: (biaswh arguments, expected exit code, fragment of the one-line error). {db} is the
+# warehouse file's absolute path, {home} its folder; relative paths start in tmp_path.
+CASES = {
+    "copy to the warehouse": (["sql", "copy (select 'x' as a) to '{db}' (format csv)"], 2, NOT_ALLOWED),
+    "copy to the warehouse in place": (
+        ["sql", "copy (select 'x' a) to 'warehouse/warehouse.duckdb' (format csv, use_tmp_file false)"],
+        2,
+        NOT_ALLOWED,
+    ),
+    "copy to its wal": (["sql", "copy (select 'x' a) to '{db}.wal' (format csv, use_tmp_file false)"], 2, NOT_ALLOWED),
+    "copy after a comment, upper case": (["sql", "/* x */ COPY (SELECT 1 AS a) TO 'out/x.csv'"], 2, NOT_ALLOWED),
+    "copy as the second statement": (["sql", "select 1; copy (select 1 as a) to 'out/x.csv'"], 2, NOT_ALLOWED),
+    "copy from a file": (["sql", "copy raw.runs from 'readable.csv'"], 2, NOT_ALLOWED),
+    "prepared copy": (["sql", "prepare p as copy (select 1 as a) to '{db}' (format csv)"], 2, PERMISSION),
+    "export database": (["sql", "export database 'out/export'"], 2, NOT_ALLOWED),
+    "attach another file": (["sql", "attach 'out/other.duckdb' as other"], 2, NOT_ALLOWED),
+    "attach its wal": (["sql", "attach '{db}.wal' as other"], 2, NOT_ALLOWED),
+    "read the warehouse as bytes": (_read_blob("{db}"), 2, PERMISSION),
+    "read it by a relative path": (_read_blob("warehouse/warehouse.duckdb"), 2, PERMISSION),
+    "read it through ..": (_read_blob("out/../warehouse/warehouse.duckdb"), 2, PERMISSION),
+    "read it through a file link": (_read_blob("link-db"), 2, PERMISSION),
+    "read it through a folder link": (_read_blob("link-home/warehouse.duckdb"), 2, PERMISSION),
+    "read its wal": (_read_blob("{db}.wal"), 2, PERMISSION),
+    "read its open file descriptors": (_read_blob("/proc/self/fd/*"), 2, PERMISSION),
+    "read another file in its folder": (["sql", "select * from read_text('{home}/warehouse.lock')"], 2, PERMISSION),
+    "read a file elsewhere": (["sql", "select * from read_csv('readable.csv')"], 2, PERMISSION),
+    "read a file through query()": (["sql", "select * from query('select * from read_blob(''{db}'')')"], 2, PERMISSION),
+    "install": (["sql", "install httpfs"], 2, PERMISSION),
+    "load": (["sql", "load httpfs"], 2, PERMISSION),
+    "set": (["sql", "set threads = 1"], 2, "the configuration has been locked"),
+    "set external access back on": (["sql", "set enable_external_access = true"], 2, "configuration has been locked"),
+    "write": (["sql", "delete from raw.runs"], 2, "read-only mode"),
+    "--out the warehouse": (["sql", "select 1 as a", "--csv", "--out", "{db}"], 2, INSIDE),
+    "--out it relatively": (["sql", "select 1 as a", "--csv", "--out", "warehouse/warehouse.duckdb"], 2, INSIDE),
+    "--out its wal": (["sql", "select 1 as a", "--csv", "--out", "warehouse/warehouse.duckdb.wal"], 2, INSIDE),
+    "--out through ..": (["sql", "select 1 as a", "--csv", "--out", "out/../warehouse/warehouse.duckdb"], 2, INSIDE),
+    "--out through a file link": (["sql", "select 1 as a", "--csv", "--out", "link-db"], 2, INSIDE),
+    "--out through a folder link": (["sql", "select 1 as a", "--out", "link-home/new.txt"], 2, INSIDE),
+    "--out a new file in the folder": (["sql", "select 1 as a", "--format=json", "--out", "{home}/x.json"], 2, INSIDE),
+    "--out the folder itself": (["sql", "select 1 as a", "--csv", "--out", "link-home"], 2, INSIDE),
+    "--out parquet over the warehouse": (["sql", "select 1 as a", "--format", "parquet", "--out", "{db}"], 2, INSIDE),
+    "--out a missing folder": (["sql", "select 1 as a", "--csv", "--out", "nowhere/x.csv"], 2, "no such folder"),
+    "--out a folder": (["sql", "select 1 as a", "--csv", "--out", "out"], 2, "is a folder"),
 }
 
 
-@pytest.mark.parametrize("name", REFUSED)
-def test_sql_that_would_write_reach_files_or_change_settings_is_refused(name, loaded_home, tmp_path, capsys):
-    database = loaded_home / "warehouse.duckdb"
-    out = tmp_path / "out"
-    out.mkdir()
-    readable = tmp_path / "readable.csv"
-    readable.write_text("a\n1\n", encoding="utf-8")
-    before = _sha256(database)
-    query, reason = REFUSED[name]
-    assert main(["sql", query.format(db=database, out=out, readable=readable)]) == 2
+@pytest.mark.parametrize("name", CASES)
+def test_nothing_typed_reaches_the_warehouse_files(name, loaded_home, tmp_path, capsys):
+    args, code, fragment = CASES[name]
+    before = _state(loaded_home)
+    db = loaded_home / "warehouse.duckdb"
+    assert main([a.format(db=db, home=loaded_home) for a in args]) == code
     error = capsys.readouterr().err
-    assert error.startswith("biaswh: error: SQL error:") and reason in error
+    assert error.startswith("biaswh: error: ") and fragment in error, error
     assert error.count("\n") == 1 and "Traceback" not in error
-    assert _sha256(database) == before
-    assert list(out.iterdir()) == []
+    assert _state(loaded_home) == before
+    assert list((tmp_path / "out").iterdir()) == []
 
 
-def test_a_normal_select_still_works_with_the_layers_on_the_search_path(loaded_home, capsys):
+def test_the_shell_refuses_the_same_and_goes_on(loaded_home):
+    before = _state(loaded_home)
+    db = loaded_home / "warehouse.duckdb"
+    typed = (
+        f"copy (select 'x' as a) to '{db}' (format csv, use_tmp_file false);\n"
+        f"select content from read_blob('{db}');\n"
+        "select count(*) as n from squad_questions;\n"
+    )
+    out = io.StringIO()
+    shell(stdin=io.StringIO(typed), stdout=out)
+    lines = out.getvalue().splitlines()
+    assert NOT_ALLOWED in lines[1] and PERMISSION in lines[2]
+    assert lines[3:6] == ["n ", "--", "64"]
+    assert _state(loaded_home) == before
+
+
+def test_a_normal_select_still_works_and_writes_its_out_file_elsewhere(loaded_home, tmp_path, capsys):
     assert main(["sql", "select split, count(*) as n from squad_questions group by split", "--csv"]) == 0
     assert capsys.readouterr().out.splitlines() == ["split,n", "train,64"]
+    assert main(["sql", "select 1 as a", "--csv", "--out", "out/a.csv"]) == 0
+    assert (tmp_path / "out" / "a.csv").read_text(encoding="utf-8") == "a\n1\n"
+    assert not list(loaded_home.glob(f"{SCRATCH_PREFIX}*"))  # the private folder is gone
+
+
+def test_a_large_sort_spills_to_the_private_folder_and_it_is_removed(loaded_home, monkeypatch, capsys):
+    monkeypatch.setenv("BIASWH_MEMORY_LIMIT", "100MB")  # the sort below holds about 150 MB of strings
+    before = _state(loaded_home)
+    rows = "select repeat(range::varchar, 40) as s from range(600000)"
+    assert main(["sql", f"select max(s) as n from (select s from ({rows}) order by s desc offset 1)", "--csv"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["n", "9" * 160]  # the largest is 99999 x 40
+    assert _state(loaded_home) == before
+
+
+def test_a_stale_private_folder_of_a_dead_process_is_removed(loaded_home, capsys):
+    stale = loaded_home / f"{SCRATCH_PREFIX}999999999-abc"
+    stale.mkdir()
+    (stale / "warehouse.duckdb").write_text("left by a killed biaswh sql", encoding="utf-8")
+    assert main(["sql", "select 1 as a", "--csv"]) == 0
+    assert not stale.exists()
 
 
 @pytest.mark.parametrize("query", ["", "   ", ";", "-- only a comment"])

@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest.squad import load_squad
-from tests.conftest import DEMO_DATA, assert_refused, run_main, seed_warehouse, warehouse_raw_fingerprint
+from tests.conftest import DEMO_DATA, assert_refused, run_main, seeded_squad_warehouse, warehouse_raw_fingerprint
 from warehouse.connection import connect
 from warehouse.settings import HOME_VARIABLE
 
@@ -236,9 +235,7 @@ CASES = {
 @pytest.fixture(scope="module")
 def seeded_warehouse(tmp_path_factory) -> Path:
     """A warehouse file holding the demo SQuAD (train), built once and copied by each case."""
-    return seed_warehouse(
-        tmp_path_factory.mktemp("seeded"), lambda con: load_squad(con, str(DEMO_DATA / "squad_demo.json"))
-    )
+    return seeded_squad_warehouse(tmp_path_factory.mktemp("seeded"))
 
 
 @pytest.mark.parametrize("name", CASES)
