@@ -14,7 +14,8 @@ share between 0 and 1). Each table lists the keys its consumer reads:
   :mod:`warehouse.run_parameters`, so any key passes here;
 - ``[retrieval]``: ``compute/retrieval/config.py``, ``compute/retrieval/embeddings.py``;
 - ``[evaluation]``: ``compute/steps/evaluation_runs.py`` and ``analysis/steps/evaluation.py``;
-- ``[dialect]``, ``[weat]``, ``[silent_bias]``, ``[recsys]``: their ``analysis/steps`` module.
+- ``[dialect]``, ``[weat]``, ``[silent_bias]``, ``[recsys]``: their ``analysis/steps`` module;
+- ``[verdicts]``: :func:`compute.multiple_comparisons.verdict_policy`.
 """
 
 from __future__ import annotations
@@ -127,6 +128,8 @@ STUDY_SCHEMA = Table(
         "silent_bias": Table({"confidence": NUMBER}),
         "recsys": Table({"pool": STRING, "p_adjust": STRING, "yates": BOOLEAN, "min_group_size": INTEGER}),
         "recsys_importance": Table({"trees": INTEGER, "folds": INTEGER, "repeats": INTEGER}),
+        # the verdict policy (compute/multiple_comparisons.py): adjustment within each family, and alpha
+        "verdicts": Table({"adjustment": Choice(("holm", "bh")), "alpha": NUMBER}),
     }
 )
 
