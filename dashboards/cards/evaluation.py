@@ -32,7 +32,7 @@ def evaluation_card(con) -> str | None:
             f"baseline (family: {text(family)}); the most severe: {text(top['label'])}, {text(top['retriever'])} "
             f"{text(top['metric'])} {number(top['baseline_value'])} → {number(top['value'])} "
             f"(change 95% CI {interval(top['change_ci_low'], top['change_ci_high'])}, "
-            f"{text(adjustment)} p {p_value(top.get('p_adjusted'), equals=True)})."
+            f"{text(adjustment)} p {text(p_value(top.get('p_adjusted'), equals=True))})."
         )
     else:
         verdict = (

@@ -49,7 +49,7 @@ def silent_bias_verdict(rates: list[dict], comparisons: list[dict]) -> str:
     )
     second = by_model[leader.runner_up]
     pair = tests.get(frozenset((top["model"], second["model"])))
-    pair_p = f", Fisher's exact {text(adjustment)} p {p_value(pair['p_adjusted'], equals=True)}" if pair else ""
+    pair_p = f", Fisher's exact {text(adjustment)} p {text(p_value(pair['p_adjusted'], equals=True))}" if pair else ""
     if leader.verdict == "highest":
         return (
             f"<b>Highest silent bias rate: {text(top['model'])}</b> {rules}: {_rate(top)} of its biased answers "

@@ -30,7 +30,7 @@ def weat_verdict(results: list[dict]) -> str:
         verdict = (
             f"<b>{text(counts)}</b>; strongest: {text(top['test'])} on {text(top['embedding'])}, d = "
             f"{number(top['effect_size'])} ({magnitude(top['effect_size'], statistic='d')}; 95% CI "
-            f"{interval(top['ci_low'], top['ci_high'])}, adjusted p {p_value(top['p_adjusted'], equals=True)})."
+            f"{interval(top['ci_low'], top['ci_high'])}, adjusted p {text(p_value(top['p_adjusted'], equals=True))})."
         )
     elif computed:
         verdict = f"<b>No evidence of an association</b>: {text(counts)}."
