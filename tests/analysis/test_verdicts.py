@@ -105,3 +105,15 @@ def test_a_leader_is_named_only_when_it_beats_every_other_member():
         "c",
     )
     assert highest(rates, lambda x, y: True).verdict == "highest"
+
+
+def test_the_study_schema_accepts_the_verdicts_table_and_refuses_other_adjustments(tmp_path):
+    from warehouse.study_schema import check_config
+
+    check_config(
+        tmp_path / "s.toml", {"study": {"name": "s", "seed": 1}, "verdicts": {"adjustment": "bh", "alpha": 0.1}}
+    )
+    with pytest.raises(UserError, match=r"\[verdicts\]"):
+        check_config(tmp_path / "s.toml", {"study": {"name": "s", "seed": 1}, "verdicts": {"adjustment": "bonferroni"}})
+    with pytest.raises(UserError, match=r"unknown key 'alhpa'"):
+        check_config(tmp_path / "s.toml", {"study": {"name": "s", "seed": 1}, "verdicts": {"alhpa": 0.1}})
