@@ -2,7 +2,7 @@
 
 Per (retriever, k, variant pair): McNemar exact, mid-p and chi-square with continuity
 correction side by side, the paired recall difference with a seeded bootstrap interval,
-and Holm (and BH) adjustment across the family retrievers x highlighted k. Per retriever:
+and the verdict policy's adjustment within each retriever's highlighted k. Per retriever:
 Wilcoxon signed-rank on the rank of the gold document under both miss policies. Per
 (retriever, highlighted k): the power statement. Sweep points (e.g. hybrid_minmax@0.3)
 are exploratory and not tested.
@@ -17,8 +17,11 @@ from analysis.paired.bootstrap import paired_recall_difference_grid
 from analysis.paired.mcnemar import mcnemar
 from analysis.paired.power import power_statement
 from analysis.paired.wilcoxon import wilcoxon_rank_of_gold
-from compute.multiple_comparisons import adjust_p_values
+from analysis.verdicts import with_verdicts
+from compute.multiple_comparisons import VerdictPolicy
 from warehouse.seeds import derive_seed
+
+DEFAULT_POLICY = VerdictPolicy()  # Holm at 0.05, as a study without [verdicts]
 
 OUTCOME_COLUMNS = [
     "run_id",
@@ -59,8 +62,11 @@ def _hit_matrices(con, run_id, retriever, pair_set, variant_a, variant_b):
     return hits_a, hits_b
 
 
-def paired_tests(con, run_id: str, *, seed: int, n_resamples: int = 2000) -> pl.DataFrame:
-    """One row per (retriever, pair set, k, variant pair) with the three McNemar p-values and intervals."""
+def paired_tests(
+    con, run_id: str, *, seed: int, n_resamples: int = 2000, policy: VerdictPolicy = DEFAULT_POLICY
+) -> pl.DataFrame:
+    """One row per (retriever, pair set, k, variant pair) with the three McNemar p-values and intervals,
+    and the verdict of the study's policy within each retriever's highlighted k."""
     outcomes = _outcomes(con, run_id)
     rows = []
     for (retriever, pair_set, variant_a, variant_b), group in outcomes.group_by(
@@ -95,23 +101,43 @@ def paired_tests(con, run_id: str, *, seed: int, n_resamples: int = 2000) -> pl.
                 }
             )
     frame = pl.DataFrame(rows, infer_schema_length=None)
-    return _with_adjustments(frame) if frame.height else frame
+    return _with_adjustments(frame, policy) if frame.height else frame
 
 
-def _with_adjustments(frame: pl.DataFrame) -> pl.DataFrame:
-    """Holm and BH over each family: retrievers x highlighted k, per (pair set, variant pair), on p_exact."""
-    frame = frame.with_row_index("_row")
-    adjusted = {"p_holm": {}, "p_bh": {}}
-    family = frame.filter(pl.col("is_highlighted_k"))
-    for _, group in family.group_by(["pair_set", "variant_a", "variant_b"]):
-        for column, method in (("p_holm", "holm"), ("p_bh", "fdr_bh")):
-            values = adjust_p_values(group["p_exact"].to_list(), method=method)
-            adjusted[column].update(zip(group["_row"].to_list(), values))
+def _with_adjustments(frame: pl.DataFrame, policy: VerdictPolicy) -> pl.DataFrame:
+    """The verdict columns (:mod:`analysis.verdicts`) and Holm and BH beside them, on p_exact.
+
+    The family is the highlighted k of one retriever, per pair set and variant pair: each
+    retriever is its own question ("does this retriever treat the variants differently?"),
+    asked at several k. Non-highlighted k (the sweep) belong to no family and are never significant.
+    """
+    frame = with_verdicts(
+        frame,
+        by=["pair_set", "variant_a", "variant_b", "retriever"],
+        family_name=lambda key: (
+            f"{key['retriever']} over the highlighted k ({key['variant_a']} vs {key['variant_b']}, "
+            f"pair set {key['pair_set']})"
+        ),
+        policy=policy,
+        p_column="p_exact",
+        member=pl.col("is_highlighted_k"),
+    )
+    both = {
+        column: with_verdicts(
+            frame,
+            by=["pair_set", "variant_a", "variant_b", "retriever"],
+            family_name=str,
+            policy=VerdictPolicy(method, policy.alpha),
+            p_column="p_exact",
+            member=pl.col("is_highlighted_k"),
+        )["p_adjusted"]
+        for column, method in (("p_holm", "holm"), ("p_bh", "fdr_bh"))
+    }
     return frame.with_columns(
-        pl.col("_row").replace_strict(adjusted["p_holm"], default=None, return_dtype=pl.Float64).alias("p_holm"),
-        pl.col("_row").replace_strict(adjusted["p_bh"], default=None, return_dtype=pl.Float64).alias("p_bh"),
-        pl.lit("exact McNemar; family = retrievers x highlighted k").alias("adjustment_family"),
-    ).drop("_row")
+        both["p_holm"].alias("p_holm"),
+        both["p_bh"].alias("p_bh"),
+        pl.lit("exact McNemar; family = one retriever over the highlighted k").alias("adjustment_family"),
+    )
 
 
 def rank_tests(con, run_id: str, *, seed: int) -> pl.DataFrame:

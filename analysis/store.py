@@ -20,6 +20,18 @@ def replace_run_rows(con: duckdb.DuckDBPyConnection, table: str, run_id: str, fr
     con.execute("create schema if not exists analysis")
     with registered(con, "analysis_frame", rows):
         con.execute(f"create table if not exists analysis.{table} as select * from analysis_frame limit 0")
+        # A table written before a column was added (e.g. the verdict columns) takes the new
+        # column, null for its earlier runs, so re-analysing an old warehouse does not fail.
+        present = {
+            name
+            for (name,) in con.execute(
+                "select column_name from information_schema.columns where table_schema = 'analysis' and table_name = ?",
+                [table],
+            ).fetchall()
+        }
+        for name, kind, *_ in con.execute("describe select * from analysis_frame").fetchall():
+            if name not in present:
+                con.execute(f'alter table analysis.{table} add column "{name}" {kind}')
         con.execute(f"delete from analysis.{table} where run_id = ?", [run_id])
         con.execute(f"insert into analysis.{table} by name select * from analysis_frame")
     return rows.num_rows

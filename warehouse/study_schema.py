@@ -16,7 +16,8 @@ Ranges are declared here (:class:`~warehouse.config_schema.Number`); what values
   :mod:`warehouse.run_parameters`, so any key passes here;
 - ``[retrieval]``: ``compute/retrieval/config.py``, ``compute/retrieval/embeddings.py``;
 - ``[evaluation]``: ``compute/steps/evaluation_runs.py`` and ``analysis/steps/evaluation.py``;
-- ``[dialect]``, ``[weat]``, ``[silent_bias]``, ``[recsys]``: their ``analysis/steps`` module.
+- ``[dialect]``, ``[weat]``, ``[silent_bias]``, ``[recsys]``: their ``analysis/steps`` module;
+- ``[verdicts]``: :func:`compute.multiple_comparisons.verdict_policy`.
 """
 
 from __future__ import annotations
@@ -159,6 +160,8 @@ STUDY_SCHEMA = Table(
                 "repeats": Number(integer=True, minimum=1, maximum=1_000),
             }
         ),
+        # the verdict policy (compute/multiple_comparisons.py): adjustment within each family, and alpha
+        "verdicts": Table({"adjustment": Choice(("holm", "bh")), "alpha": Number(above=True, minimum=0, maximum=0.5)}),
     }
 )
 

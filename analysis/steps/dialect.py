@@ -5,6 +5,7 @@ from __future__ import annotations
 from analysis.dialect import paired_tests, power_rows, rank_tests
 from analysis.dialect_features import feature_effects
 from analysis.store import replace_run_rows
+from compute.multiple_comparisons import verdict_policy
 from warehouse.errors import UserError
 from warehouse.study import register_analysis
 from warehouse.transactions import transaction
@@ -15,7 +16,8 @@ def dialect_tests(con, study, run_id: str) -> None:
     """Write ``analysis.dialect_paired_tests``, ``dialect_rank_tests`` and ``dialect_power`` for ``run_id``."""
     settings = study.settings.get("dialect", {})
     n_resamples = int(settings.get("bootstrap_resamples", 2000))
-    tests = paired_tests(con, run_id, seed=study.seed, n_resamples=n_resamples)
+    policy = verdict_policy(study.settings, where=str(study.path))
+    tests = paired_tests(con, run_id, seed=study.seed, n_resamples=n_resamples, policy=policy)
     if tests.height == 0:
         raise UserError(
             f"run {run_id} has no dialect retrieval results: does the study run the `retrieval` job "

@@ -3,7 +3,8 @@
 Writes the contract relations ``analysis.retrieval_metrics_at_k`` (run_id, retriever, k,
 metric, value, ci_low, ci_high, n_queries, ...) and ``analysis.retrieval_alerts`` (run_id,
 baseline_run_id, retriever, metric, value, baseline_value, threshold, severity,
-is_significant, ...), one set of rows per evaluation run of the study run's series.
+is_significant, family, family_size, p_adjusted, adjustment, ...), one set of rows per evaluation
+run of the study run's series; an alert's family is its series (``[verdicts]``, Holm by default).
 Options (``[evaluation]``): ``bootstrap_resamples`` (2000), ``alpha`` (0.05), ``compare``
 (``{metric = "ndcg", k = 10}``): the metric of ``analysis.retrieval_system_comparisons``, every
 system of the series (our retrievers, runs written elsewhere) against every other.
@@ -17,6 +18,8 @@ from analysis.evaluation.alerts import series_alerts
 from analysis.evaluation.comparisons import system_comparisons
 from analysis.evaluation.intervals import METRICS, metrics_with_intervals
 from analysis.store import replace_run_rows
+from analysis.verdicts import with_verdicts
+from compute.multiple_comparisons import VerdictPolicy, verdict_policy
 from warehouse.config_schema import suggestion
 from warehouse.errors import UserError
 from warehouse.seeds import derive_seed
@@ -50,6 +53,20 @@ def check_evaluation_analysis(study) -> None:
         raise UserError("\n".join(problems))
 
 
+def alert_verdicts(alerts: pl.DataFrame, *, policy: VerdictPolicy) -> pl.DataFrame:
+    """The verdict columns of the alerts: the family is the series (its breached checks with a test),
+    adjusted by the study's policy. An alert stays significant only if its test called it so (its own
+    rules, e.g. a minimum n) and its adjusted p is below alpha."""
+    tested = alerts["is_significant"]
+    judged = with_verdicts(
+        alerts,
+        by=["series_run_id"],
+        family_name=lambda key: f"the alert series {key['series_run_id'][:12]}",
+        policy=policy,
+    )
+    return judged.with_columns((pl.col("is_significant") & tested).alias("is_significant"))
+
+
 @register_analysis("evaluation")
 def evaluation_analysis(con, study, run_id: str) -> None:
     """Intervals of every metric and the alerts of the series that study run ``run_id`` produced."""
@@ -73,6 +90,7 @@ def evaluation_analysis(con, study, run_id: str) -> None:
         query_metrics, seed=derive_seed(study.seed, "evaluation", "bootstrap"), n_resamples=n_resamples
     )
     alerts = series_alerts(con, run_id, seed=study.seed, alpha=alpha, n_resamples=n_resamples)
+    alerts = alert_verdicts(alerts, policy=verdict_policy(study.settings, default_alpha=alpha, where=str(study.path)))
     compare = dict(settings.get("compare") or {})
     metric, k = compare.get("metric", "ndcg"), compare.get("k", 10)
     if metric not in METRICS or not isinstance(k, int):

@@ -2,7 +2,9 @@
 
 Reads ``marts.agg_silent_bias_counts`` and ``marts.fct_silent_bias_pair_outcomes``; writes
 ``analysis.silent_bias_rates`` (the contract relation ``silent_bias_rates``),
-``analysis.silent_bias_counterfactual_tests`` and, per vignette set and rule set, the
+``analysis.silent_bias_counterfactual_tests``, ``analysis.silent_bias_model_comparisons``
+(every pair of models, Fisher's exact test, adjusted within the model set) and, per vignette
+set and rule set, the
 per-model metrics JSON the original tooling wrote into ``$BIASWH_HOME/exports/``.
 """
 
@@ -15,8 +17,10 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from analysis.silent_bias_comparisons import model_comparisons
 from analysis.silent_bias_stats import mcnemar_exact, wilson_interval
 from analysis.store import replace_run_rows
+from compute.multiple_comparisons import verdict_policy
 from warehouse.paths import safe_file_stem
 from warehouse.run_parameters import pinned_inputs
 from warehouse.settings import warehouse_paths
@@ -185,8 +189,9 @@ def export_metrics(rows: list[dict], out_dir: Path) -> list[Path]:
     " path:models/intermediate/silent_bias path:models/marts/silent_bias",
 )
 def run_silent_bias_analysis(con: duckdb.DuckDBPyConnection, study, run_id: str) -> None:
-    """Rates with Wilson intervals, counterfactual McNemar tests, and the JSON export."""
+    """Rates with Wilson intervals, counterfactual McNemar tests, between-model tests, and the JSON export."""
     confidence = float(study.settings.get("silent_bias", {}).get("confidence", 0.95))
+    policy = verdict_policy(study.settings, where=str(study.path))
     sets = _study_vignette_sets(con, run_id)
     rates = [
         r for r in rate_rows(con, run_id=run_id, confidence=confidence) if sets is None or r["vignette_set"] in sets
@@ -199,5 +204,8 @@ def run_silent_bias_analysis(con: duckdb.DuckDBPyConnection, study, run_id: str)
     with transaction(con):
         _replace_table(con, "silent_bias_rates", run_id, rates, _RATE_SCHEMA)
         _replace_table(con, "silent_bias_counterfactual_tests", run_id, tests, _TEST_SCHEMA)
+        replace_run_rows(
+            con, "silent_bias_model_comparisons", run_id, model_comparisons(rates, run_id=run_id, policy=policy)
+        )
     for path in export_metrics(rates, warehouse_paths().home / "exports"):
         print(f"[{study.name}] wrote {path}", flush=True)

@@ -1,5 +1,5 @@
 """Analysis step ``weat_report``: reads ``marts.weat_results`` and writes
-``analysis.weat_interpretations`` (magnitude, bias level, direction per test) and
+``analysis.weat_interpretations`` (magnitude, bias level, direction and the verdict per test) and
 ``analysis.weat_bias_level_counts`` (tests per level and embedding)."""
 
 from __future__ import annotations
@@ -7,7 +7,9 @@ from __future__ import annotations
 import polars as pl
 
 from analysis.store import replace_run_rows
+from analysis.verdicts import with_verdicts
 from analysis.weat.interpretation import interpret, level_counts
+from compute.multiple_comparisons import verdict_policy
 from warehouse.errors import UserError
 from warehouse.study import register_analysis
 from warehouse.transactions import transaction
@@ -21,6 +23,11 @@ SCHEMAS = {
         "status": pl.String,
         "effect_size": pl.Float64,
         "p_value": pl.Float64,
+        "family": pl.String,
+        "family_size": pl.Int64,
+        "p_adjusted": pl.Float64,
+        "adjustment": pl.String,
+        "is_significant": pl.Boolean,
         "magnitude": pl.String,
         "bias_level": pl.String,
         "direction": pl.String,
@@ -49,41 +56,57 @@ def _report_run(con, run_id: str) -> str | None:
 
 @register_analysis("weat_report")
 def report_weat(con, study, run_id: str) -> None:
-    """Magnitude, bias level and direction per test, and the count of tests per level, per embedding."""
+    """Magnitude, bias level and direction per test, and the count of tests per level, per embedding.
+
+    The family is one embedding's computed tests: their p-values are adjusted within it by the
+    study's verdict policy (``[verdicts]``, Holm by default). ``is_significant`` is the policy's
+    verdict (adjusted p < alpha) with the bootstrap interval excluding 0, as the reading requires.
+    """
+    policy = verdict_policy(study.settings, where=str(study.path))
     report_run = _report_run(con, run_id)
     if report_run is None:
         raise UserError("no WEAT results in marts.weat_results: add the 'weat' job to the study's jobs")
-    rows = con.execute(
+    tests = con.execute(
         "select w.embedding, w.test_set, w.test, w.status, w.effect_size, w.p_value, w.ci_low, w.ci_high,"
-        " t.target_x_label,"
-        " t.target_y_label, t.attribute_a_label, t.attribute_b_label from marts.weat_results w"
+        " t.target_x_label as x_label, t.target_y_label as y_label, t.attribute_a_label as a_label,"
+        " t.attribute_b_label as b_label from marts.weat_results w"
         " join marts.dim_weat_tests t using (test_set, test) where w.run_id = ? order by all",
         [report_run],
-    ).fetchall()
+    ).pl()
+    tests = with_verdicts(
+        tests,
+        by=["embedding"],
+        family_name=lambda key: f"embedding {key['embedding']}",
+        policy=policy,
+        member=pl.col("status") == "computed",
+    )
     interpretations, levels_by_embedding = [], {}
-    for embedding, test_set, test, status, d, p, ci_low, ci_high, x_label, y_label, a_label, b_label in rows:
-        if status == "computed":
+    for row in tests.iter_rows(named=True):
+        labels = {key: row[key] for key in ("x_label", "y_label", "a_label", "b_label")}
+        if row["status"] == "computed":
             reading = interpret(
-                d, p, x_label=x_label, y_label=y_label, a_label=a_label, b_label=b_label, ci_low=ci_low, ci_high=ci_high
+                row["effect_size"],
+                row["p_adjusted"],
+                **labels,
+                ci_low=row["ci_low"],
+                ci_high=row["ci_high"],
+                alpha=policy.alpha,
             )
             magnitude, level, direction = reading.magnitude, reading.bias_level, reading.direction
         else:
-            magnitude, level, direction = None, "not computed", f"Not computed: {status}."
+            magnitude, level, direction = None, "not computed", f"Not computed: {row['status']}."
         interpretations.append(
-            {
+            {key: row[key] for key in ("embedding", "test_set", "test", "status", "effect_size", "p_value")}
+            | {key: row[key] for key in ("family", "family_size", "p_adjusted", "adjustment")}
+            | {
                 "run_id": report_run,
-                "embedding": embedding,
-                "test_set": test_set,
-                "test": test,
-                "status": status,
-                "effect_size": d,
-                "p_value": p,
+                "is_significant": level not in ("not significant", "not computed"),
                 "magnitude": magnitude,
                 "bias_level": level,
                 "direction": direction,
             }
         )
-        levels_by_embedding.setdefault(embedding, []).append(level)
+        levels_by_embedding.setdefault(row["embedding"], []).append(level)
     counts = [
         {"run_id": report_run, "embedding": embedding, "bias_level": level, "severity_order": order, "n_tests": n}
         for embedding, levels in levels_by_embedding.items()

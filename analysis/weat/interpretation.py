@@ -6,10 +6,19 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Literal
 
-Magnitude = Literal["negligible", "small", "medium", "large"]
-BiasLevel = Literal["high", "moderate", "weak", "minimal"]
-BIAS_LEVELS: tuple[str, ...] = ("high", "moderate", "weak", "minimal", "not computed")
+from analysis.effect_sizes import Magnitude, magnitude
+
+BiasLevel = Literal["high", "moderate", "weak", "minimal", "not significant"]
+BIAS_LEVELS: tuple[str, ...] = ("high", "moderate", "weak", "minimal", "not significant", "not computed")
 SIGNIFICANCE = 0.05
+# A significant result's level is its |d| magnitude on the one scale (analysis/effect_sizes.py),
+# so a level and its magnitude can never disagree (no "weak (large)").
+LEVEL_OF_MAGNITUDE: dict[str, BiasLevel] = {
+    "large": "high",
+    "medium": "moderate",
+    "small": "weak",
+    "negligible": "minimal",
+}
 
 
 @dataclass(frozen=True)
@@ -22,23 +31,14 @@ class Interpretation:
 
 
 def magnitude_label(effect_size: float) -> Magnitude:
-    """|d| < 0.2 negligible, < 0.5 small, < 0.8 medium, otherwise large (Cohen's conventions)."""
-    size = abs(effect_size)
-    if size < 0.2:
-        return "negligible"
-    if size < 0.5:
-        return "small"
-    return "medium" if size < 0.8 else "large"
+    """|d| < 0.2 negligible, < 0.5 small, < 0.8 medium, otherwise large (the one d scale)."""
+    return magnitude(effect_size, statistic="d")
 
 
-def bias_level(effect_size: float, p_value: float, *, alpha: float = SIGNIFICANCE) -> BiasLevel:
-    """high: p < alpha and |d| > 0.5; moderate: p < alpha and |d| > 0.2; weak: |d| > 0.2, not significant."""
-    size, significant = abs(effect_size), p_value < alpha
-    if significant and size > 0.5:
-        return "high"
-    if significant and size > 0.2:
-        return "moderate"
-    return "weak" if size > 0.2 else "minimal"
+def bias_level(effect_size: float, significant: bool) -> BiasLevel:
+    """A significant result (after the verdict policy's adjustment): its magnitude as a level, large
+    "high", medium "moderate", small "weak", negligible "minimal"; any other result "not significant"."""
+    return LEVEL_OF_MAGNITUDE[magnitude_label(effect_size)] if significant else "not significant"
 
 
 def _capitalised(label: str) -> str:
@@ -86,17 +86,19 @@ def interpret(
 ) -> Interpretation:
     """Magnitude, bias level and reading of one computed test.
 
-    The reading states a direction only for a significant result (p < alpha and the interval
+    ``p_value`` is the p-value adjusted within the test's family (the verdict policy). The
+    reading states a direction only for a significant result (p < alpha and the interval
     excluding 0); any other result reads "No evidence of a difference (d …, 95% CI […])".
     """
-    magnitude = magnitude_label(effect_size)
-    if is_significant(p_value, ci_low, ci_high, alpha=alpha):
+    size = magnitude_label(effect_size)
+    significant = is_significant(p_value, ci_low, ci_high, alpha=alpha)
+    if significant:
         direction = direction_sentence(effect_size, x_label=x_label, y_label=y_label, a_label=a_label, b_label=b_label)
-        if magnitude == "negligible":
+        if size == "negligible":
             direction += " The difference is negligible (|d| < 0.2)."
     else:
         direction = null_sentence(effect_size, ci_low, ci_high)
-    return Interpretation(magnitude, bias_level(effect_size, p_value, alpha=alpha), direction)
+    return Interpretation(size, bias_level(effect_size, significant), direction)
 
 
 def level_counts(levels: Iterable[str]) -> dict[str, int]:

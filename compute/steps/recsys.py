@@ -4,7 +4,8 @@ It runs between the two dbt builds: it reads the post-level mart and the publish
 results, writes ``raw.recsys_computed_results`` and ``raw.recsys_p_adjustments`` under the
 study's run id, and the second build normalises and aggregates them in SQL. Options come
 from the study's ``[recsys]`` table: ``pool`` (non_recommended | all_shown), ``p_adjust``
-(holm | fdr_bh), ``yates`` (true) and ``min_group_size`` (10).
+(holm | fdr_bh; default: the study's ``[verdicts] adjustment``, Holm), ``yates`` (true) and
+``min_group_size`` (10). The family of an adjustment is one result set (every feature × condition).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from datetime import datetime, timezone
 import duckdb
 import pyarrow as pa
 
+from compute.multiple_comparisons import verdict_policy
 from compute.recsys.conditions import ConditionResult, pool_vs_recommended
 from compute.recsys.multiple_comparisons import METHOD_NAMES, adjust_p_values
 from compute.recsys.result import MIN_GROUP_SIZE
@@ -38,7 +40,9 @@ def check_recsys_options(study) -> None:
 
 def recsys_options(study) -> dict:
     """The study's ``[recsys]`` options over the defaults, checked."""
-    options = {**DEFAULTS, **study.settings.get("recsys", {})}
+    # [recsys] p_adjust overrides; otherwise the study's one verdict policy ([verdicts] adjustment) decides
+    policy = verdict_policy(study.settings, where=str(study.path))
+    options = {**DEFAULTS, "p_adjust": policy.method, **study.settings.get("recsys", {})}
     unknown = set(options) - set(DEFAULTS)
     if unknown:
         raise UserError(f"{study.path}: unknown [recsys] option(s) {sorted(unknown)}; known: {sorted(DEFAULTS)}")

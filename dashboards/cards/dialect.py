@@ -4,30 +4,52 @@ from __future__ import annotations
 
 import re
 
-from dashboards.findings import ALPHA, card, card_body, interval, latest_run, p_value, pct
+from analysis.verdicts import significance_count
+from dashboards.findings import card, card_body, interval, latest_run, p_value, pct
 from dashboards.html import text
 from dashboards.queries import number, query_dicts
 
 
+def _family(rows: list[dict]) -> tuple[str, str]:
+    """The adjustment and the family as a sentence says them, e.g. ("Holm", "each retriever over k = 1, 10")."""
+    adjustment = next((r.get("adjustment") for r in rows if r.get("adjustment")), None) or "Holm"
+    ks = ", ".join(str(k) for k in sorted({r["k"] for r in rows}))
+    return adjustment, f"each retriever over k = {ks}"
+
+
+def headline_k(rows: list[dict]) -> int:
+    """The k the verdict sentence cites (its best significant comparison, else its largest gap);
+    the card's table shows this same k."""
+    significant = [r for r in rows if r.get("is_significant")]
+    if significant:
+        return min(significant, key=lambda r: r["p_adjusted"])["k"]
+    return max(rows, key=lambda r: abs(r["delta_pp"] or 0))["k"]
+
+
 def dialect_finding(rows: list[dict], power: dict) -> str:
-    """The lead sentence of one pair set: a direction only for a Holm-significant comparison; otherwise
-    no evidence of a difference, with the largest gap, its interval and what the study could detect.
+    """The lead sentence of one pair set: a direction only for a comparison significant under the
+    verdict policy (``is_significant``); otherwise no evidence of a difference, with the largest gap,
+    its interval and what the study could detect. It names the family and its size.
 
     ``rows`` are the highlighted-k rows of ``analysis.dialect_paired_tests``; ``power`` maps
     (retriever, k) to the detectable gap in points.
     """
     if not rows:
         return '<p class="verdict">No paired comparison at the highlighted k.</p>'
-    significant = [r for r in rows if r["p_holm"] is not None and r["p_holm"] < ALPHA]
+    adjustment, family = _family(rows)
+    significant = [r for r in rows if r.get("is_significant")]
+    count = significance_count(
+        len(significant), len(rows), noun="highlighted comparisons", adjustment=adjustment, family=family
+    )
     if significant:
-        best = min(significant, key=lambda r: r["p_holm"])
+        best = min(significant, key=lambda r: r["p_adjusted"])
         direction = "higher" if best["delta_pp"] > 0 else "lower"
         sentence = (
             f"<b>{text(best['variant_a'])} recall is {direction} than {text(best['variant_b'])}</b> for "
             f"{text(best['retriever'])} at k = {best['k']}: {pct(best['recall_a'])} vs "
             f"{pct(best['recall_b'])} (difference {number(best['delta_pp'])} points, 95% CI "
-            f"[{number(best['ci_low'])}, {number(best['ci_high'])}], Holm p {number(best['p_holm'])}); "
-            f"{len(significant)} of {len(rows)} highlighted comparisons are significant."
+            f"[{number(best['ci_low'])}, {number(best['ci_high'])}], {text(adjustment)} p "
+            f"{number(best['p_adjusted'])}); {text(count)}."
         )
     else:
         largest = max(rows, key=lambda r: abs(r["delta_pp"] or 0))
@@ -40,9 +62,9 @@ def dialect_finding(rows: list[dict], power: dict) -> str:
         )
         sentence = (
             f"<b>No evidence of a difference</b> between {text(largest['variant_a'])} and "
-            f"{text(largest['variant_b'])} in {len(rows)} highlighted comparisons after Holm correction: "
-            f"the largest gap is {number(largest['delta_pp'])} points ({text(largest['retriever'])}, "
-            f"k = {largest['k']}; 95% CI [{number(largest['ci_low'])}, {number(largest['ci_high'])}])." + could
+            f"{text(largest['variant_b'])}: {text(count)}. The largest gap is {number(largest['delta_pp'])} "
+            f"points ({text(largest['retriever'])}, k = {largest['k']}; 95% CI [{number(largest['ci_low'])}, "
+            f"{number(largest['ci_high'])}])." + could
         )
     return f'<p class="verdict">{sentence}</p>'
 
@@ -69,8 +91,8 @@ def dialect_card(con) -> str | None:
         ).fetchall()
     }
     verdict = re.search(r'<p class="verdict">(.*)</p>', dialect_finding(rows, power), flags=re.S).group(1)
-    ks = sorted({r["k"] for r in rows})
-    k = ks[len(ks) // 2]
+    k = headline_k(rows)
+    adjustment, _ = _family(rows)
     headline = [
         [
             r["retriever"],
@@ -78,7 +100,8 @@ def dialect_card(con) -> str | None:
             pct(r["recall_b"]),
             number(r["delta_pp"]),
             interval(r["ci_low"], r["ci_high"]),
-            p_value(r["p_holm"]),
+            p_value(r["p_adjusted"]),
+            "yes" if r.get("is_significant") else "no",
         ]
         for r in rows
         if r["k"] == k
@@ -89,6 +112,7 @@ def dialect_card(con) -> str | None:
         f"recall {rows[0]['variant_b']}",
         "Δ pp",
         "95% CI (pp)",
-        "Holm p",
+        f"{adjustment} p",
+        "significant",
     ]
     return card_body(verdict, f"Recall@{k}", columns, headline, run_id, n_runs)

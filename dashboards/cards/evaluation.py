@@ -21,19 +21,23 @@ def evaluation_card(con) -> str | None:
         [run_id],
     )
     significant = [a for a in alerts if a["is_significant"]]
+    # the family: the series' tested breaches, adjusted by the study's verdict policy
+    tested = [a for a in alerts if a.get("p_adjusted") is not None]
+    adjustment = next((a["adjustment"] for a in tested if a.get("adjustment")), "Holm")
+    family = f"{len(tested)} tested breach(es) of the series, {adjustment}-adjusted"
     if significant:
         top = significant[0]
         verdict = (
             f"<b>{len(significant)} of {len(alerts)} threshold breaches are significant</b> against the "
-            f"baseline; the most severe: {text(top['label'])}, {text(top['retriever'])} "
+            f"baseline (family: {text(family)}); the most severe: {text(top['label'])}, {text(top['retriever'])} "
             f"{text(top['metric'])} {number(top['baseline_value'])} → {number(top['value'])} "
             f"(change 95% CI {interval(top['change_ci_low'], top['change_ci_high'])}, "
-            f"p {p_value(top['p_value'], equals=True)})."
+            f"{text(adjustment)} p {text(p_value(top.get('p_adjusted'), equals=True))})."
         )
     else:
         verdict = (
             f"<b>No significant drift</b>: {len(alerts)} threshold breach(es), none significant against the "
-            "baseline (paired bootstrap)."
+            f"baseline (family: {text(family)})."
         )
     rows = [
         [
@@ -43,10 +47,10 @@ def evaluation_card(con) -> str | None:
             number(a["baseline_value"]),
             number(a["value"]),
             interval(a["change_ci_low"], a["change_ci_high"]),
-            p_value(a["p_value"]),
+            p_value(a.get("p_adjusted")),
             a["severity"],
         ]
         for a in significant[:5]
     ]
-    columns = ["run", "retriever", "metric", "baseline", "value", "change 95% CI", "p", "severity"]
+    columns = ["run", "retriever", "metric", "baseline", "value", "change 95% CI", f"{adjustment} p", "severity"]
     return card_body(verdict, "Significant alerts (top 5)", columns, rows, run_id, n_runs)

@@ -1,47 +1,74 @@
-"""The findings card of the WEAT study."""
+"""The findings card of the WEAT study: tests counted by the verdict policy, within each embedding."""
 
 from __future__ import annotations
 
-from dashboards.findings import ALPHA, card, card_body, interval, latest_run, p_value
+from analysis.effect_sizes import magnitude
+from analysis.verdicts import significance_count
+from dashboards.findings import card, card_body, interval, latest_run, p_value
 from dashboards.html import text
 from dashboards.queries import number, query_dicts
 
 
+def weat_verdict(results: list[dict]) -> str:
+    """The card's sentence over one run's tests (rows of ``analysis.weat_interpretations`` with the
+    interval): per embedding, how many tests are significant after the adjustment within it."""
+    computed = [r for r in results if r["status"] == "computed"]
+    significant = [r for r in computed if r["is_significant"]]
+    embeddings = sorted({r["embedding"] for r in computed})
+    counts = "; ".join(
+        significance_count(
+            sum(r["is_significant"] for r in computed if r["embedding"] == embedding),
+            sum(r["embedding"] == embedding for r in computed),
+            noun="WEAT tests",
+            adjustment=next(r["adjustment"] for r in computed if r["embedding"] == embedding) or "Holm",
+            family=f"embedding {embedding}",
+        )
+        for embedding in embeddings
+    )
+    if significant:
+        top = max(significant, key=lambda r: abs(r["effect_size"]))
+        verdict = (
+            f"<b>{text(counts)}</b>; strongest: {text(top['test'])} on {text(top['embedding'])}, d = "
+            f"{number(top['effect_size'])} ({magnitude(top['effect_size'], statistic='d')}; 95% CI "
+            f"{interval(top['ci_low'], top['ci_high'])}, adjusted p {text(p_value(top['p_adjusted'], equals=True))})."
+        )
+    elif computed:
+        verdict = f"<b>No evidence of an association</b>: {text(counts)}."
+    else:
+        verdict = "<b>No test was computed.</b>"
+    skipped = len(results) - len(computed)
+    if skipped:
+        verdict += f" {skipped} test(s) not computed (insufficient coverage)."
+    return verdict
+
+
 @card("Word-embedding association (WEAT)", "weat.html")
 def weat_card(con) -> str | None:
-    latest = latest_run(con, "marts.weat_results")
+    latest = latest_run(con, "analysis.weat_interpretations")
     if latest is None:
         return None
     run_id, n_runs = latest
     results = query_dicts(
         con,
-        """select embedding, test, status, effect_size, ci_low, ci_high, p_value
-        from marts.weat_results where run_id = ? order by abs(effect_size) desc nulls last""",
+        """select i.embedding, i.test, i.status, i.effect_size, w.ci_low, w.ci_high, i.p_value, i.p_adjusted,
+        i.adjustment, coalesce(i.is_significant, false) as is_significant
+        from analysis.weat_interpretations i
+        join marts.weat_results w using (run_id, embedding, test_set, test)
+        where i.run_id = ? order by abs(i.effect_size) desc nulls last, i.embedding, i.test""",
         [run_id],
     )
     computed = [r for r in results if r["status"] == "computed"]
-    significant = [r for r in computed if r["p_value"] is not None and r["p_value"] < ALPHA]
-    skipped = len(results) - len(computed)
-    if significant:
-        top = significant[0]
-        verdict = (
-            f"<b>{len(significant)} of {len(computed)} tests show a significant association</b> "
-            f"(p &lt; {ALPHA}); strongest: {text(top['test'])} on {text(top['embedding'])}, d = "
-            f"{number(top['effect_size'])} (95% CI {interval(top['ci_low'], top['ci_high'])}, "
-            f"p {p_value(top['p_value'], equals=True)})."
-        )
-    else:
-        verdict = f"<b>No evidence of an association</b> in any of the {len(computed)} computed tests (p ≥ {ALPHA})."
-    if skipped:
-        verdict += f" {skipped} test(s) not computed (insufficient coverage)."
     rows = [
         [
             r["test"],
             r["embedding"],
             number(r["effect_size"]),
+            magnitude(r["effect_size"], statistic="d"),
             interval(r["ci_low"], r["ci_high"]),
-            p_value(r["p_value"]),
+            p_value(r["p_adjusted"]),
+            "yes" if r["is_significant"] else "no",
         ]
         for r in computed[:5]
     ]
-    return card_body(verdict, "Largest effects", ["test", "embedding", "d", "95% CI", "p"], rows, run_id, n_runs)
+    columns = ["test", "embedding", "d", "magnitude", "95% CI", "adjusted p", "significant"]
+    return card_body(weat_verdict(results), "Largest effects", columns, rows, run_id, n_runs)

@@ -30,7 +30,7 @@ def _summary(con, run_id: str, pair_set: str) -> str:
         f"""
         select pair_set, retriever, k, variant_a || ' vs ' || variant_b as comparison, n_pairs,
                recall_a, recall_b, delta_pp, '[' || round(ci_low, 1) || ', ' || round(ci_high, 1) || ']' as ci_95_pp,
-               only_a, only_b, p_exact, p_holm
+               only_a, only_b, p_exact, adjustment, family_size, p_adjusted, is_significant
         from analysis.dialect_paired_tests where {SECTION} and is_highlighted_k order by k, retriever""",
         [run_id, pair_set],
     )
@@ -38,7 +38,9 @@ def _summary(con, run_id: str, pair_set: str) -> str:
     return (
         '<h3>Paired comparison at the highlighted k</h3><p class="note">McNemar three ways on the discordant '
         "pairs (only_a: only variant A found the gold document within k; mid-p and χ² are under Discordant "
-        "pairs); p_holm adjusts p_exact over retrievers × highlighted k. The interval is a seeded paired "
+        "pairs); p_adjusted adjusts p_exact within each retriever over the highlighted k (the family, of "
+        "family_size tests), by the study's verdict policy; is_significant: p_adjusted &lt; alpha. The interval "
+        "is a seeded paired "
         "bootstrap of the recall difference, in points.</p>" + table(columns, rows)
     )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import duckdb
 
+from compute.multiple_comparisons import ADJUSTMENT_NAMES
 from dashboards.html import chart, table, text
 from dashboards.queries import number, relation_exists
 from dashboards.recsys_charts import (
@@ -48,7 +49,9 @@ INTRO = (
     "cells whose conditions are not mostly significant, so noise is not painted. The original's min-max views, "
     'which stretch noise over 0-1, stay available below each result set, labelled "as published". '
     "Markers give the share of the underlying conditions with p &lt; 0.05: * above 50 %, ** above 60 %, "
-    "*** above 75 % (raw p, as the original; the table also gives the adjusted p).</p>"
+    "*** above 75 % (raw p, as the original; the table also gives the adjusted p). The verdict above the "
+    "charts counts only tests significant after the adjustment within the result set (the family: every "
+    "feature × condition of one recommendation run; Holm unless the study configures BH).</p>"
 )
 
 
@@ -56,22 +59,25 @@ def _label(value: float, marker: str) -> str:
     return f"{value:.2f}{marker or ''}"
 
 
-def _lead(overall) -> str:
-    """The finding: which features are consistently significant, and which way, before any chart."""
-    consistent = overall[overall["share_significant"] > 0.5].sort_values("share_significant", ascending=False)
+def _lead(overall, adjusted: dict[str, int], family: str) -> str:
+    """The finding: which features are significant in most conditions after the adjustment within the
+    result set (``adjusted``: feature -> conditions significant after adjustment), and which way."""
+    overall = overall.assign(n_adjusted=[adjusted.get(f, 0) for f in overall["feature"]])
+    consistent = overall[overall["n_adjusted"] > overall["n_conditions"] / 2].sort_values("n_adjusted", ascending=False)
     if consistent.empty:
         return (
-            '<p class="verdict"><b>No feature is consistently favoured</b>: none has p &lt; 0.05 in more than '
-            "half of its conditions.</p>"
+            '<p class="verdict"><b>No feature is consistently favoured</b>: none is significant after '
+            f"adjustment in more than half of its conditions ({text(family)}).</p>"
         )
     items = "; ".join(
-        f"<b>{text(r.feature)}</b> (mean bias {r.bias_mean:.3g}, p &lt; 0.05 in "
-        f"{r.share_significant:.0%} of {r.n_conditions} conditions)"
+        f"<b>{text(r.feature)}</b> (mean bias {r.bias_mean:.3g}, significant in "
+        f"{r.n_adjusted} of {r.n_conditions} conditions)"
         for r in consistent.itertuples()
     )
     return (
         f'<p class="verdict">{len(consistent)} of {len(overall)} features differ between recommended posts '
-        f"and the pool in most conditions: {items}. The other features show no consistent difference.</p>"
+        f"and the pool in most conditions ({text(family)}): {items}. The other features show no consistent "
+        "difference.</p>"
     )
 
 
@@ -124,7 +130,20 @@ def _result_set_section(con, source: str, result_set: str, *, synthetic: bool) -
     )
     overall = _levels(con, source, result_set, "all")
     overall["significance"] = overall["marker"].map(MARKER_LEVELS)
-    parts.append(_lead(overall))
+    adjusted = dict(
+        con.execute(
+            "select feature, count(*) filter (where significant_adjusted) from marts.pool_vs_recommended_summary"
+            " where result_source = ? and result_set = ? group by feature",
+            [source, result_set],
+        ).fetchall()
+    )
+    family = (
+        f"{n_sig_adj:,} of {n:,} tests significant after {ADJUSTMENT_NAMES.get(method, method)} within result set "
+        f"{result_set}"
+        if method
+        else "no adjusted p-values"
+    )
+    parts.append(_lead(overall, adjusted, family))
     parts += ["<h3>Fully aggregated</h3>", chart(signed_bias_bar_chart(overall))]
     parts.append("<h3>By prompt style, dataset and model</h3>")
     levels = {}

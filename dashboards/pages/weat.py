@@ -5,6 +5,7 @@ from __future__ import annotations
 import altair as alt
 import duckdb
 
+from analysis.effect_sizes import scale_note
 from dashboards.html import chart, table, text
 from dashboards.queries import relation_exists
 from dashboards.site import register_page
@@ -23,8 +24,8 @@ def effect_size_chart(df) -> alt.LayerChart:
         x2="ci_high:Q",
         color=alt.Color(
             "significance:N",
-            title="one-sided p",
-            scale=alt.Scale(domain=["p < 0.05", "p ≥ 0.05"], range=["#cf222e", "#8c959f"]),
+            title="after adjustment within the embedding",
+            scale=alt.Scale(domain=["significant", "not significant"], range=["#cf222e", "#8c959f"]),
         ),
     )
     points = base.mark_point(filled=True, size=70).encode(
@@ -46,9 +47,7 @@ def effect_size_chart(df) -> alt.LayerChart:
         .mark_rule(strokeDash=[3, 3], color="#999")
         .encode(x="d:Q")
     )
-    return alt.layer(references, interval, points).properties(
-        title="WEAT effect sizes (|d| 0.2 small, 0.5 medium, 0.8 large)", width=600
-    )
+    return alt.layer(references, interval, points).properties(title=f"WEAT effect sizes ({scale_note('d')})", width=600)
 
 
 def word_association_chart(df) -> alt.Chart:
@@ -86,7 +85,13 @@ def _results(con, run_id: str):
     report_join = (
         "left join analysis.weat_interpretations i using (run_id, embedding, test_set, test)" if has_report else ""
     )
-    report_columns = "i.magnitude, i.bias_level, i.direction" if has_report else "null, null, null"
+    report_columns = (
+        "i.magnitude, i.bias_level, i.direction, i.p_adjusted, i.adjustment, i.family_size,"
+        " coalesce(i.is_significant, false) as is_significant"
+        if has_report
+        else "null as magnitude, null as bias_level, null as direction, null as p_adjusted, null as adjustment,"
+        " null as family_size, false as is_significant"
+    )
     return con.execute(
         f"select w.embedding, w.test_set, w.test, t.test_title, w.status, w.status_reason, w.coverage,"
         f" w.n_target_x, w.n_target_y, w.n_attribute_a, w.n_attribute_b, w.effect_size, w.ci_low, w.ci_high,"
@@ -135,8 +140,14 @@ def _results_table(results) -> str:
             if computed
             else "not computed"
         )
+        adjusted = (
+            f"<br>{text(_label(r.adjustment, missing='adjusted'))}: {text(_number(r.p_adjusted, '.3g'))} "
+            f"({text(_number(r.family_size, '.0f'))} tests in {text(r.embedding)})"
+            if computed and _label(r.adjustment, missing="")
+            else ""
+        )
         p_value = (
-            f'{text(f"{r.p_value:.3g}")}<br><span class="note">{text(r.p_method)}, '
+            f'{text(f"{r.p_value:.3g}")}{adjusted}<br><span class="note">{text(r.p_method)}, '
             f"{r.n_permutations:,} partitions</span>"
             if computed
             else "—"
@@ -164,12 +175,15 @@ def _results_table(results) -> str:
         "status, coverage",
         "words X/Y/A/B",
         "d [95% CI]",
-        "p (one-sided)",
+        "p (one-sided), adjusted",
         "bias level (magnitude)",
         "reading",
     ]
     return table(
-        columns, rows, raw_columns=frozenset({"status, coverage", "test", "p (one-sided)"}), css_class="weat-results"
+        columns,
+        rows,
+        raw_columns=frozenset({"status, coverage", "test", "p (one-sided), adjusted"}),
+        css_class="weat-results",
     )
 
 
@@ -221,7 +235,9 @@ def _run_section(con, study: str, run_id: str) -> str:
     computed = results[results["status"] == "computed"].copy()
     if not computed.empty:
         computed["test_label"] = computed["embedding"] + " / " + computed["test"]
-        computed["significance"] = computed["p_value"].map(lambda p: "p < 0.05" if p < 0.05 else "p ≥ 0.05")
+        computed["significance"] = computed["is_significant"].map(
+            lambda significant: "significant" if significant else "not significant"
+        )
         parts += [
             "<h3>Effect sizes</h3>",
             chart(
@@ -275,6 +291,10 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
         '<p class="note">The latest run of each WEAT study. d &gt; 0: the X targets are closer to the'
         " A attributes than the Y targets are. p is one-sided (exact over all partitions, or seeded random"
         " partitions without replacement, p = (k+1)/(B+1)); the interval is a bootstrap over target words."
-        " SD: sample SD (ddof=1) of s(w, A, B) over all target words.</p>"
+        " SD: sample SD (ddof=1) of s(w, A, B) over all target words. The family of a test is its embedding:"
+        " its p-values are adjusted within it (the study's verdict policy, Holm unless configured), and a"
+        " direction is read only when the adjusted p is below alpha and the interval excludes 0. Bias level:"
+        " a significant test's magnitude (high = large, moderate = medium, weak = small, minimal ="
+        f" negligible; {scale_note('d')}).</p>"
     )
     return intro + "".join(_run_section(con, study, run_id) for study, run_id in runs)

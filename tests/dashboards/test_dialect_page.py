@@ -55,7 +55,9 @@ def _row(retriever, k, delta, low, high, p_holm):
         "delta_pp": delta,
         "ci_low": low,
         "ci_high": high,
-        "p_holm": p_holm,
+        "p_adjusted": p_holm,
+        "adjustment": "Holm",
+        "is_significant": p_holm < 0.05,
     }
 
 
@@ -70,7 +72,10 @@ def test_finding_leads_with_no_evidence_for_null_results():
             {("bm25", 5): 12.5, ("dense", 5): 15.0},
         )
     )
-    assert sentence.startswith("No evidence of a difference between sae and aae in 2 highlighted comparisons")
+    assert sentence.startswith(
+        "No evidence of a difference between sae and aae: 0 of 2 highlighted comparisons significant after Holm"
+        " within each retriever over k = 5."
+    )
     assert "-4 points (dense, k = 5; 95% CI [-9, 1])" in sentence
     assert "A gap was detectable (80% power) in 2 of 2 comparisons, and only from 12.5 to 15 points up" in sentence
     assert "higher" not in sentence and "lower" not in sentence
@@ -79,4 +84,4 @@ def test_finding_leads_with_no_evidence_for_null_results():
 def test_finding_states_the_direction_of_a_significant_result():
     sentence = _text(finding([_row("bm25", 5, 8.0, 3.0, 13.0, 0.01), _row("dense", 5, 1.0, -2.0, 4.0, 0.7)], {}))
     assert sentence.startswith("sae recall is higher than aae for bm25 at k = 5")
-    assert "1 of 2 highlighted comparisons are significant" in sentence
+    assert "1 of 2 highlighted comparisons significant after Holm within each retriever over k = 5" in sentence

@@ -18,7 +18,7 @@ def test_effect_size_chart_has_intervals_reference_lines_and_significance_colour
             "ci_high": [1.7, 0.5],
             "p_value": [0.001, 0.4],
             "p_method": ["exact", "randomised"],
-            "significance": ["p < 0.05", "p ≥ 0.05"],
+            "significance": ["significant", "not significant"],
             "bias_level": ["high", "minimal"],
         }
     )
@@ -75,10 +75,16 @@ def test_results_table_gives_the_reading_room_and_never_a_direction_for_a_null()
             "n_permutations": [100000],
             "match_policy": ["exact"],
             "magnitude": ["small"],
-            "bias_level": ["weak"],
+            "bias_level": ["not significant"],
             "direction": ["No evidence of a difference (d 0.27, 95% CI [-0.19, 0.73])."],
+            "p_adjusted": [0.42],
+            "adjustment": ["Holm"],
+            "family_size": [3],
+            "is_significant": [False],
         }
     )
     html = _results_table(results)
     assert '<table class="weat-results">' in html and html.count("<th>") == 8
     assert "0.27 [-0.19, 0.73]" in html and "No evidence of a difference" in html
+    # the adjusted p and its family beside the raw one
+    assert "Holm: 0.42 (3 tests in e)" in html and "not significant (small)" in html

@@ -24,20 +24,30 @@ def test_magnitude_labels(d, label):
 
 
 @pytest.mark.parametrize(
-    "d, p, level",
+    "d, significant, level",
     [
-        (0.9, 0.01, "high"),
-        (-0.6, 0.049, "high"),
-        (0.5, 0.01, "moderate"),
-        (0.3, 0.04, "moderate"),
-        (0.9, 0.05, "weak"),
-        (0.25, 0.5, "weak"),
-        (0.2, 0.001, "minimal"),
-        (0.1, 0.9, "minimal"),
+        (0.9, True, "high"),
+        (-0.8, True, "high"),
+        (0.79, True, "moderate"),
+        (-0.5, True, "moderate"),
+        (0.3, True, "weak"),
+        (0.2, True, "weak"),
+        (0.19, True, "minimal"),
+        (0.96, False, "not significant"),  # never "weak (large)": a level is a significant result's magnitude
+        (0.1, False, "not significant"),
     ],
 )
-def test_bias_levels(d, p, level):
-    assert bias_level(d, p) == level
+def test_bias_levels(d, significant, level):
+    assert bias_level(d, significant) == level
+
+
+def test_a_level_always_agrees_with_its_magnitude():
+    words = {"x_label": "x", "y_label": "y", "a_label": "a", "b_label": "b"}
+    levels = {"large": "high", "medium": "moderate", "small": "weak", "negligible": "minimal"}
+    for d in (0.05, 0.3, -0.6, 0.96, -1.4):
+        reading = interpret(d, 0.001, ci_low=d - 0.01, ci_high=d + 0.01, **words)  # interval excludes 0
+        assert reading.bias_level == levels[reading.magnitude]
+    assert interpret(0.96, 0.2, **words).bias_level == "not significant"
 
 
 def test_direction_follows_the_sign_of_d():
@@ -52,7 +62,7 @@ def test_direction_follows_the_sign_of_d():
 
 def test_level_counts_list_every_level():
     counts = level_counts(["high", "high", "weak", "not computed"])
-    assert counts == {"high": 2, "moderate": 0, "weak": 1, "minimal": 0, "not computed": 1}
+    assert counts == {"high": 2, "moderate": 0, "weak": 1, "minimal": 0, "not significant": 0, "not computed": 1}
     with pytest.raises(ValueError):
         level_counts(["severe"])
 
