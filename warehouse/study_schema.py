@@ -122,6 +122,18 @@ STUDY_SCHEMA = Table(
                 "bootstrap_resamples": INTEGER,
                 "bootstrap_method": STRING,
                 "confidence_level": NUMBER,
+                # compute/weat/metrics.py MetricSettings: RND, RNSB, MAC, ECT, RIPA, word-set sensitivity
+                "metrics": Table(
+                    {
+                        "names": STRINGS,
+                        "vectors": STRING,
+                        "ripa": STRING,
+                        "rnsb_splits": INTEGER,
+                        "bootstrap_resamples": INTEGER,
+                        "n_permutations": INTEGER,
+                        "exact_limit": INTEGER,
+                    }
+                ),
             }
         ),
         "silent_bias": Table({"confidence": NUMBER}),
