@@ -89,11 +89,6 @@ def _selected(con, selection: dict) -> tuple[list[tuple], list[tuple]]:
     return embeddings, tests
 
 
-@register_job(
-    "weat",
-    before="+dim_weat_embeddings +dim_weat_test_words +dim_weat_tests",
-    after="path:models/staging/weat path:models/staging/warehouse path:models/marts/weat",
-)
 def _metric_outcomes(result: WeatResult, vocabulary, vectors, settings, metrics, study_seed) -> list[MetricOutcome]:
     """The embedding metrics on the words the WEAT used; rows without numbers when coverage failed."""
     if result.status == "insufficient coverage":
@@ -114,6 +109,11 @@ def _metric_outcomes(result: WeatResult, vocabulary, vectors, settings, metrics,
     )
 
 
+@register_job(
+    "weat",
+    before="+dim_weat_embeddings +dim_weat_test_words +dim_weat_tests",
+    after="path:models/staging/weat path:models/staging/warehouse path:models/marts/weat",
+)
 def run_weat(con, study, run_id: str) -> None:
     """Run every selected test and metric on every selected embedding and store the outcomes under ``run_id``."""
     settings, selection = weat_settings(study)

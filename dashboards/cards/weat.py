@@ -4,7 +4,19 @@ from __future__ import annotations
 
 from dashboards.findings import ALPHA, card, card_body, interval, latest_run, p_value
 from dashboards.html import text
-from dashboards.queries import number, query_dicts
+from dashboards.queries import number, query_dicts, relation_exists
+
+
+def _word_set_note(con, run_id: str, top: dict) -> str:
+    """The word-set sensitivity of the strongest d (fct_weat_metrics), when the run computed it."""
+    if not relation_exists(con, "marts", "fct_weat_metrics"):
+        return ""
+    row = con.execute(
+        "select ci_low, ci_high from marts.fct_weat_metrics where run_id = ? and embedding = ? and test = ?"
+        " and metric = 'd_word_sets' and status = 'computed'",
+        [run_id, top["embedding"], top["test"]],
+    ).fetchone()
+    return f" Resampling the words of all four sets moves d within {interval(*row)}." if row else ""
 
 
 @card("Word-embedding association (WEAT)", "weat.html")
@@ -30,6 +42,7 @@ def weat_card(con) -> str | None:
             f"{number(top['effect_size'])} (95% CI {interval(top['ci_low'], top['ci_high'])}, "
             f"p {p_value(top['p_value'], equals=True)})."
         )
+        verdict += _word_set_note(con, run_id, top)
     else:
         verdict = f"<b>No evidence of an association</b> in any of the {len(computed)} computed tests (p ≥ {ALPHA})."
     if skipped:

@@ -148,7 +148,9 @@ def test_rnd_on_unit_vectors_differs_from_wefes_raw_vectors_and_cos_reverses_the
         v["target_x"], v["target_y"], v["attribute_a"], attribute_set="attribute_a", seed=1, settings=QUICK
     ).value
     normalised = RND().run_query(one, model, normalize=True)["rnd"]
-    print(f"WEAT 7 RND of the math words: WEFE raw {raw:.4f}, ours (unit) {unit:.4f}, WEFE normalize {normalised:.4f}")
+    print(
+        f"WEAT 7 RND of the male terms (A): WEFE raw {raw:.4f}, ours (unit) {unit:.4f}, WEFE normalize {normalised:.4f}"
+    )
     assert unit == pytest.approx(normalised, abs=1e-6)  # WEFE's normalize=True is our default
     assert abs(unit - raw) > 1e-3
     # WEFE's distance="cos" subtracts cosine *similarities*: a word closer to X gets a positive value.
