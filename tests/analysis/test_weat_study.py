@@ -164,6 +164,8 @@ def test_dashboard_page_shows_coverage_failures_and_escapes_labels(study):
     assert "Mercury, Venus, Earth, Mars" in page
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; &amp; co" in page
     assert "<script>alert(" not in page
+    assert "Embedding metrics beside WEAT" in page and "Most influential words of d" in page
+    assert "One embedding in this run: nothing to rank." in page
 
 
 def test_every_test_gets_each_metric_row_with_coverage_and_holm(con):
