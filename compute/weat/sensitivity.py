@@ -78,7 +78,10 @@ def word_set_sensitivity(
         raise ValueError("leave-one-word-out needs at least 2 words in every set")
     cos_a, cos_b = cosine_matrix(targets, vectors["attribute_a"]), cosine_matrix(targets, vectors["attribute_b"])
     s = cos_a.mean(axis=1) - cos_b.mean(axis=1)
-    value = _d(s[:n_x], s[n_x:])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = _d(s[:n_x], s[n_x:])
+    if not np.isfinite(value):
+        raise ValueError("every target word has the same association score: d is undefined")
     rng = np.random.default_rng(np.random.SeedSequence([seed, 4]))
     resampled = np.concatenate(
         [
