@@ -70,7 +70,9 @@ def relative_negative_sentiment(
     features = np.concatenate([a, b])
     labels = np.concatenate([np.ones(len(a)), -np.ones(len(b))])
     targets = np.concatenate([x, y])
-    model = _fit(features, labels, seed)
+    # scikit-learn takes 32-bit seeds; the derived seeds have 63 bits.
+    classifier_seed = int(np.random.SeedSequence([seed, 0]).generate_state(1)[0])
+    model = _fit(features, labels, classifier_seed)
     probability = _negative_probability(model, targets)
     value = float(_kl_from_uniform(probability, np.ones((1, len(probability))))[0])
     rng = np.random.default_rng(np.random.SeedSequence([seed, 1]))
@@ -117,7 +119,7 @@ def relative_negative_sentiment(
         spread_high=spread[1],
         spread_method=f"percentile interval of KL over {n_splits} seeded stratified 80/20 splits of A and B",
         details={
-            "regression": {"estimator": "LogisticRegression", **REGRESSION, "random_state": seed},
+            "regression": {"estimator": "LogisticRegression", **REGRESSION, "random_state": classifier_seed},
             "label_attribute_a": 1,
             "label_attribute_b": -1,
             "training_accuracy": float(model.score(features, labels)),

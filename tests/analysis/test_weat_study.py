@@ -179,6 +179,8 @@ def test_every_test_gets_each_metric_row_with_coverage_and_holm(con):
     assert rnd[3] == "computed" and rnd[4] < 0 and rnd[10] == 1  # pleasant words closer to flowers
     assert rnd[11] == "pleasant words"
     assert all(r[3] == "insufficient coverage" and r[4] is None for k, r in by_key.items() if k[0] == "weat3")
+    computed = {k for k, r in by_key.items() if k[0] == "weat1" and r[3] == "computed"}
+    assert computed == {k for k in by_key if k[0] == "weat1"}  # every metric, RNSB included
     with_p = [r for r in rows if r[7] is not None]
     assert with_p and all(r[8] >= r[7] for r in with_p)
     d = by_key[("weat1", "d_word_sets", "both")]

@@ -95,7 +95,11 @@ def test_wefe_deterministic_metrics_equal_ours_in_wefes_convention(embedding, wo
     rnsb = relative_negative_sentiment(x, y, a, b, seed=7, vectors="raw", n_splits=2, settings=QUICK)
     # A fresh estimator_params dict: WEFE writes random_state into its shared default otherwise.
     wefe_rnsb = RNSB().run_query(
-        both, model, holdout=False, random_state=7, estimator_params={"solver": "liblinear", "max_iter": 10000}
+        both,
+        model,
+        holdout=False,
+        random_state=rnsb.details["regression"]["random_state"],
+        estimator_params={"solver": "liblinear", "max_iter": 10000},
     )
     assert rnsb.value == pytest.approx(wefe_rnsb["rnsb"], abs=1e-6)
     if len(x) == len(y):
