@@ -160,3 +160,35 @@ def test_rnd_on_unit_vectors_differs_from_wefes_raw_vectors_and_cos_reverses_the
     # WEFE's distance="cos" subtracts cosine *similarities*: a word closer to X gets a positive value.
     cosine = RND().run_query(one, model, distance="cos")["rnd"]
     assert np.sign(cosine) == -np.sign(unit), (cosine, unit)
+
+
+def test_wefes_word_lists_load_as_a_named_test_set_and_move_d_more_than_the_sd_does(embedding):
+    """builtin:wefe_weat holds WEFE's lists; d (in WEFE's ddof-0 convention) for WEAT 4, 5, 9, 10 moves
+    to 1.33, 0.73, 1.35, -0.20, more than the SD convention moves any d (Antoniak & Mimno 2021)."""
+    from compute.weat.runner import WeatSettings, run_weat_test
+
+    _, vocabulary, vectors = embedding
+    settings = WeatSettings(bootstrap_resamples=100, exact_limit=1000)
+    d = {}
+    for source in ("caliskan2017", "wefe_weat"):
+        name, records = parse_weat_tests(builtin_path(f"builtin:{source}"))
+        for test in ("weat4", "weat5", "weat9", "weat10"):
+            result = run_weat_test(
+                [r for r in records if r["test"] == test],
+                embedding="w2v",
+                test_set=name,
+                test=test,
+                vocabulary=vocabulary,
+                vectors=vectors,
+                settings=settings,
+                study_seed=1,
+            )
+            n = result.n_target_x + result.n_target_y
+            d[source, test] = (result.effect_size, result.effect_size * math.sqrt(n / (n - 1)))
+    print({k: round(v[1], 3) for k, v in d.items()})
+    wefe_lists = [round(d["wefe_weat", t][1], 2) for t in ("weat4", "weat5", "weat9", "weat10")]
+    assert wefe_lists == [1.33, 0.73, 1.35, -0.20]
+    for test in ("weat4", "weat5", "weat9", "weat10"):
+        by_lists = abs(d["wefe_weat", test][0] - d["caliskan2017", test][0])
+        by_sd = abs(d["caliskan2017", test][1] - d["caliskan2017", test][0])
+        assert by_lists > by_sd, test
