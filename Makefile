@@ -12,15 +12,15 @@ FIND_LINKS := $(if $(WHEELS),--find-links $(WHEELS),)
 
 setup: $(VENV)/.installed
 
-$(VENV)/.installed: requirements.lock pyproject.toml
+$(VENV)/.installed: requirements.lock requirements-nodeps.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q uv || true
 	if [ -x $(BIN)/uv ]; then \
 	  $(BIN)/uv pip install -q --python $(BIN)/python $(FIND_LINKS) -r requirements.lock && \
-	  $(BIN)/uv pip install -q --python $(BIN)/python --no-deps -e . ; \
+	  $(BIN)/uv pip install -q --python $(BIN)/python --no-deps -r requirements-nodeps.lock -e . ; \
 	else \
 	  $(BIN)/python -m pip install -q $(FIND_LINKS) -r requirements.lock && \
-	  $(BIN)/python -m pip install -q --no-deps -e . ; \
+	  $(BIN)/python -m pip install -q --no-deps -r requirements-nodeps.lock -e . ; \
 	fi
 	touch $@
 

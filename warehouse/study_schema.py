@@ -149,6 +149,18 @@ STUDY_SCHEMA = Table(
                 "bootstrap_resamples": RESAMPLES,
                 "bootstrap_method": STRING,
                 "confidence_level": CONFIDENCE,
+                # compute/weat/metrics.py MetricSettings: RND, RNSB, MAC, ECT, RIPA, word-set sensitivity
+                "metrics": Table(
+                    {
+                        "names": STRINGS,
+                        "vectors": STRING,
+                        "ripa": STRING,
+                        "rnsb_splits": Number(integer=True, minimum=2, maximum=10_000),
+                        "bootstrap_resamples": RESAMPLES,
+                        "n_permutations": Number(integer=True, minimum=100, maximum=100_000_000),
+                        "exact_limit": Number(integer=True, minimum=1, maximum=100_000_000),
+                    }
+                ),
             }
         ),
         "silent_bias": Table({"confidence": CONFIDENCE}),

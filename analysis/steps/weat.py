@@ -1,14 +1,18 @@
-"""Analysis step ``weat_report``: reads ``marts.weat_results`` and writes
-``analysis.weat_interpretations`` (magnitude, bias level, direction and the verdict per test) and
-``analysis.weat_bias_level_counts`` (tests per level and embedding)."""
+"""Analysis step ``weat_report``: reads ``marts.weat_results`` and ``marts.fct_weat_metrics`` and writes
+``analysis.weat_interpretations`` (magnitude, bias level, direction and the verdict per test),
+``analysis.weat_bias_level_counts`` (tests per level and embedding) and
+``analysis.weat_embedding_rankings`` (embeddings ranked per test and metric, with intervals)."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import polars as pl
 
 from analysis.store import replace_run_rows
 from analysis.verdicts import with_verdicts
 from analysis.weat.interpretation import interpret, level_counts
+from analysis.weat.ranking import Ranked, rank_embeddings
 from compute.multiple_comparisons import verdict_policy
 from warehouse.errors import UserError
 from warehouse.study import register_analysis
@@ -39,7 +43,31 @@ SCHEMAS = {
         "severity_order": pl.Int32,
         "n_tests": pl.Int32,
     },
+    "weat_embedding_rankings": {
+        "run_id": pl.String,
+        **{
+            f.name: {"int": pl.Int32, "float": pl.Float64, "str": pl.String}.get(f.type, pl.Boolean)
+            for f in dataclasses.fields(Ranked)
+        },
+    },
 }
+
+
+def _rankings(con, run_id: str) -> list[dict]:
+    """Embeddings ranked per (test, metric, attribute set) from the run's computed metric rows."""
+    if not con.execute(
+        "select count(*) from information_schema.tables"
+        " where table_schema = 'marts' and table_name = 'fct_weat_metrics'"
+    ).fetchone()[0]:
+        return []
+    cursor = con.execute(
+        "select test_set, test, metric, attribute_set, embedding, value, ci_low, ci_high from marts.fct_weat_metrics"
+        " where run_id = ? and status = 'computed' order by all",
+        [run_id],
+    )
+    names = [d[0] for d in cursor.description]
+    rows = [dict(zip(names, r)) for r in cursor.fetchall()]
+    return [{"run_id": run_id, **dataclasses.asdict(r)} for r in rank_embeddings(rows)]
 
 
 def _report_run(con, run_id: str) -> str | None:
@@ -113,5 +141,9 @@ def report_weat(con, study, run_id: str) -> None:
         for order, (level, n) in enumerate(level_counts(levels).items(), start=1)
     ]
     with transaction(con):
-        for name, records in (("weat_interpretations", interpretations), ("weat_bias_level_counts", counts)):
+        for name, records in (
+            ("weat_interpretations", interpretations),
+            ("weat_bias_level_counts", counts),
+            ("weat_embedding_rankings", _rankings(con, report_run)),
+        ):
             replace_run_rows(con, name, report_run, pl.DataFrame(records, schema=SCHEMAS[name]))

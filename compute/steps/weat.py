@@ -1,8 +1,9 @@
 """The ``weat`` study job (between the dbt builds).
 
 It reads the test words and embeddings from the marts, runs every test on every embedding, and
-writes ``raw.weat_word_coverage`` and ``raw.weat_test_statistics``; the second dbt build turns
-them into ``marts.weat_results`` (read by the ``weat_report`` analysis step,
+writes ``raw.weat_word_coverage``, ``raw.weat_test_statistics`` and (RND, RNSB, MAC, ECT, RIPA
+and word-set sensitivity, ``[weat.metrics]``) ``raw.weat_metric_results``; the second dbt build
+turns them into ``marts.weat_results`` and ``marts.fct_weat_metrics`` (read by the ``weat_report`` analysis step,
 ``analysis/steps/weat.py``).
 
 Study options live under ``[weat]``: ``embeddings`` and ``test_sets`` (default: all loaded),
@@ -14,7 +15,9 @@ from __future__ import annotations
 import dataclasses
 
 from compute.weat.coverage import Vocabulary
-from compute.weat.runner import WeatSettings, run_weat_test
+from compute.weat.metric_store import metric_row
+from compute.weat.metrics import MetricOutcome, MetricSettings, holm_adjust, planned_rows, run_metrics
+from compute.weat.runner import ROLES, WeatResult, WeatSettings, run_weat_test
 from compute.weat.store import write_results
 from compute.weat.vectors import LanceVectors
 from warehouse.errors import UserError
@@ -24,9 +27,18 @@ from warehouse.study import register_config_check, register_job
 SELECTION_KEYS = ("embeddings", "test_sets", "tests")
 
 
+def metric_settings(study) -> MetricSettings:
+    """The study's ``[weat.metrics]`` table (defaults: every metric, unit vectors, unpaired RIPA)."""
+    options = dict(study.settings.get("weat", {}).get("metrics", {}))
+    try:
+        return MetricSettings(**options)
+    except (TypeError, ValueError) as exc:
+        raise UserError(f"{study.path}: [weat.metrics] {exc}") from None
+
+
 def weat_settings(study) -> tuple[WeatSettings, dict]:
     """The study's ``[weat]`` table split into statistics settings and the selection of embeddings/tests."""
-    options = dict(study.settings.get("weat", {}))
+    options = {k: v for k, v in study.settings.get("weat", {}).items() if k != "metrics"}
     fields = {f.name for f in dataclasses.fields(WeatSettings)}
     unknown = sorted(set(options) - fields - set(SELECTION_KEYS))
     if unknown:
@@ -84,14 +96,35 @@ def _selected(con, selection: dict) -> tuple[list[tuple], list[tuple]]:
     return embeddings, tests
 
 
+def _metric_outcomes(result: WeatResult, vocabulary, vectors, settings, metrics, study_seed) -> list[MetricOutcome]:
+    """The embedding metrics on the words the WEAT used; rows without numbers when coverage failed."""
+    if result.status == "insufficient coverage":
+        return [
+            MetricOutcome(metric, role, result.status, result.status_reason, None, result.seed)
+            for metric, role in planned_rows(metrics)
+        ]
+    used = {role: [m for m in result.matches if m.set_role == role and m.used] for role in ROLES}
+    return run_metrics(
+        {role: vectors[[vocabulary.index[m.matched_word] for m in used[role]]] for role in ROLES},
+        {role: [m.word for m in used[role]] for role in ROLES},
+        embedding=result.embedding,
+        test_set=result.test_set,
+        test=result.test,
+        settings=metrics,
+        confidence_level=settings.confidence_level,
+        study_seed=study_seed,
+    )
+
+
 @register_job(
     "weat",
     before="+dim_weat_embeddings +dim_weat_test_words +dim_weat_tests",
     after="path:models/staging/weat path:models/staging/warehouse path:models/marts/weat",
 )
 def run_weat(con, study, run_id: str) -> None:
-    """Run every selected test on every selected embedding and store the outcomes under ``run_id``."""
+    """Run every selected test and metric on every selected embedding and store the outcomes under ``run_id``."""
     settings, selection = weat_settings(study)
+    metrics = metric_settings(study)
     embeddings, tests = _selected(con, _default_selection(con, run_id, selection))
     words = con.execute(
         "select test_set, test, set_role, position, word, excluded_by_definition"
@@ -102,8 +135,9 @@ def run_weat(con, study, run_id: str) -> None:
         by_test.setdefault((test_set, test), []).append(
             {"set_role": role, "position": position, "word": word, "excluded_by_definition": excluded}
         )
-    results = []
+    results, metric_rows = [], []
     for embedding, version, lancedb_table in embeddings:
+        embedding_outcomes = []
         vectors = LanceVectors(lancedb_table)
         vocabulary = Vocabulary(vectors.words())
         for test_set, test in tests:
@@ -127,4 +161,18 @@ def run_weat(con, study, run_id: str) -> None:
                 flush=True,
             )
             results.append((version, result))
-    write_results(con, run_id, results, settings)
+            key = {
+                "embedding": embedding,
+                "embedding_version": version,
+                "test_set": test_set,
+                "test": test,
+                "n_target_x": result.n_target_x,
+                "n_target_y": result.n_target_y,
+                "coverage": result.coverage,
+            }
+            outcomes = _metric_outcomes(result, vocabulary, vectors, settings, metrics, study.seed)
+            embedding_outcomes += [(key, outcome) for outcome in outcomes]
+        # Holm within the embedding's family: its tests, per metric and attribute set.
+        adjusted = holm_adjust([o for _, o in embedding_outcomes], lambda o: (o.metric, o.attribute_set))
+        metric_rows += [metric_row(run_id, key, o) for (key, _), o in zip(embedding_outcomes, adjusted)]
+    write_results(con, run_id, results, settings, metric_rows=metric_rows)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import duckdb
 import pyarrow as pa
 
+from compute.weat.metric_store import COLUMNS, metric_table
 from compute.weat.runner import WeatResult, WeatSettings
 from warehouse.transactions import registered, transaction
 
@@ -63,6 +64,7 @@ def _statistics_row(run_id: str, embedding_version: int, result: WeatResult, set
     }
 
 
+METRIC_COLUMNS = ", ".join(COLUMNS)
 WORD_COLUMNS = (
     "run_id, embedding, embedding_version, test_set, test, set_role, position, word, match_kind,"
     " matched_word, used, drop_reason, association"
@@ -76,22 +78,33 @@ STATISTICS_COLUMNS = (
 
 
 def write_results(
-    con: duckdb.DuckDBPyConnection, run_id: str, results: list[tuple[int, WeatResult]], settings: WeatSettings
+    con: duckdb.DuckDBPyConnection,
+    run_id: str,
+    results: list[tuple[int, WeatResult]],
+    settings: WeatSettings,
+    *,
+    metric_rows: list[dict] = (),
 ) -> None:
-    """Replace the run's rows with ``results`` ((embedding version, result) pairs) in one transaction."""
+    """Replace the run's rows with ``results`` ((embedding version, result) pairs) and the embedding
+    metrics' ``metric_rows`` (:func:`compute.weat.metric_store.metric_row`) in one transaction."""
     words = pa.Table.from_pylist([row for version, r in results for row in _word_rows(run_id, version, r)])
     statistics = pa.Table.from_pylist([_statistics_row(run_id, version, r, settings) for version, r in results])
     with (
         registered(con, "incoming_weat_words", words),
         registered(con, "incoming_weat_statistics", statistics),
+        registered(con, "incoming_weat_metrics", metric_table(list(metric_rows))),
         transaction(con),
     ):
         con.execute("delete from raw.weat_word_coverage where run_id = ?", [run_id])
         con.execute("delete from raw.weat_test_statistics where run_id = ?", [run_id])
+        con.execute("delete from raw.weat_metric_results where run_id = ?", [run_id])
         con.execute(
             f"insert into raw.weat_word_coverage ({WORD_COLUMNS}) select {WORD_COLUMNS} from incoming_weat_words"
         )
         con.execute(
             f"insert into raw.weat_test_statistics ({STATISTICS_COLUMNS})"
             f" select {STATISTICS_COLUMNS} from incoming_weat_statistics"
+        )
+        con.execute(
+            f"insert into raw.weat_metric_results ({METRIC_COLUMNS}) select {METRIC_COLUMNS} from incoming_weat_metrics"
         )

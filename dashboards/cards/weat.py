@@ -6,7 +6,19 @@ from analysis.effect_sizes import magnitude
 from analysis.verdicts import significance_count
 from dashboards.findings import card, card_body, interval, latest_run, p_value
 from dashboards.html import text
-from dashboards.queries import number, query_dicts
+from dashboards.queries import number, query_dicts, relation_exists
+
+
+def _word_set_note(con, run_id: str, top: dict) -> str:
+    """The word-set sensitivity of the strongest d (fct_weat_metrics), when the run computed it."""
+    if not relation_exists(con, "marts", "fct_weat_metrics"):
+        return ""
+    row = con.execute(
+        "select ci_low, ci_high from marts.fct_weat_metrics where run_id = ? and embedding = ? and test = ?"
+        " and metric = 'd_word_sets' and status = 'computed'",
+        [run_id, top["embedding"], top["test"]],
+    ).fetchone()
+    return f" Resampling the words of all four sets moves d within {interval(*row)}." if row else ""
 
 
 def weat_verdict(results: list[dict]) -> str:
@@ -71,4 +83,8 @@ def weat_card(con) -> str | None:
         for r in computed[:5]
     ]
     columns = ["test", "embedding", "d", "magnitude", "95% CI", "adjusted p", "significant"]
-    return card_body(weat_verdict(results), "Largest effects", columns, rows, run_id, n_runs)
+    verdict = weat_verdict(results)
+    significant = [r for r in computed if r["is_significant"]]
+    if significant:
+        verdict += _word_set_note(con, run_id, max(significant, key=lambda r: abs(r["effect_size"])))
+    return card_body(verdict, "Largest effects", columns, rows, run_id, n_runs)

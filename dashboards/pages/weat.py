@@ -7,6 +7,7 @@ import duckdb
 
 from analysis.effect_sizes import scale_note
 from dashboards.html import chart, table, text
+from dashboards.pages.weat_metrics import metrics_section
 from dashboards.queries import relation_exists
 from dashboards.site import register_page
 
@@ -232,6 +233,7 @@ def _run_section(con, study: str, run_id: str) -> str:
             "<h3>Tests per bias level</h3>",
             table([d[0] for d in cursor.description], [list(r) for r in cursor.fetchall()]),
         ]
+    parts.append(metrics_section(con, run_id))
     computed = results[results["status"] == "computed"].copy()
     if not computed.empty:
         computed["test_label"] = computed["embedding"] + " / " + computed["test"]

@@ -61,6 +61,10 @@ name = "demo_synthetic"
 [weat]
 match_policy = "casefold"
 bootstrap_resamples = 1000
+
+[weat.metrics]
+bootstrap_resamples = 300
+rnsb_splits = 10
 """,
         encoding="utf-8",
     )
@@ -160,3 +164,25 @@ def test_dashboard_page_shows_coverage_failures_and_escapes_labels(study):
     assert "Mercury, Venus, Earth, Mars" in page
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; &amp; co" in page
     assert "<script>alert(" not in page
+    assert "Embedding metrics beside WEAT" in page and "Most influential words of d" in page
+    assert "One embedding in this run: nothing to rank." in page
+
+
+def test_every_test_gets_each_metric_row_with_coverage_and_holm(con):
+    rows = con.execute(
+        "select test, metric, attribute_set, status, value, ci_low, ci_high, p_value, p_holm, coverage, weat_sign,"
+        " attribute_label from marts.fct_weat_metrics"
+    ).fetchall()
+    assert len(rows) == 12 * 11  # 12 tests x (RND, ECT, RIPA per attribute set, MAC x 3, RNSB, d_word_sets)
+    by_key = {(r[0], r[1], r[2]): r for r in rows}
+    rnd = by_key[("weat1", "rnd", "attribute_a")]
+    assert rnd[3] == "computed" and rnd[4] < 0 and rnd[10] == 1  # pleasant words closer to flowers
+    assert rnd[11] == "pleasant words"
+    assert all(r[3] == "insufficient coverage" and r[4] is None for k, r in by_key.items() if k[0] == "weat3")
+    computed = {k for k, r in by_key.items() if k[0] == "weat1" and r[3] == "computed"}
+    assert computed == {k for k in by_key if k[0] == "weat1"}  # every metric, RNSB included
+    with_p = [r for r in rows if r[7] is not None]
+    assert with_p and all(r[8] >= r[7] for r in with_p)
+    d = by_key[("weat1", "d_word_sets", "both")]
+    weat1_d = con.execute("select effect_size from marts.weat_results where test = 'weat1'").fetchone()[0]
+    assert d[4] == pytest.approx(weat1_d, abs=1e-9) and d[5] < d[4] < d[6] + 1e-9

@@ -88,3 +88,43 @@ def test_results_table_gives_the_reading_room_and_never_a_direction_for_a_null()
     assert "0.27 [-0.19, 0.73]" in html and "No evidence of a difference" in html
     # the adjusted p and its family beside the raw one
     assert "Holm: 0.42 (3 tests in e)" in html and "not significant (small)" in html
+
+
+def _metric_row(metric, attribute_set, value, **extra):
+    return {
+        "embedding": "w2v",
+        "test_set": "s",
+        "test": "weat1",
+        "metric": metric,
+        "attribute_set": attribute_set,
+        "status": "computed",
+        "value": value,
+        "ci_low": value - 0.1,
+        "ci_high": value + 0.1,
+        "spread_low": None,
+        "spread_high": None,
+        "p_holm": None,
+        "weat_sign": 0,
+        "vectors": "unit",
+        "details": "{}",
+        **extra,
+    }
+
+
+def test_metrics_table_puts_the_word_set_interval_beside_d_and_signs_rnsb():
+    from dashboards.pages.weat_metrics import influential_words_table, metrics_table
+
+    influential = '{"most_influential": [{"word": "<b>rose</b>", "set_role": "target_x", "d_without": 1.1}]}'
+    rows = [
+        _metric_row("d_word_sets", "both", 1.5, spread_low=1.1, spread_high=1.6, details=influential),
+        _metric_row("rnd", "attribute_a", -0.05, p_holm=0.004),
+        _metric_row("rnsb", "both", 0.12, weat_sign=1, spread_low=0.07, spread_high=0.14, p_holm=0.01),
+        {**_metric_row("ect", "attribute_a", 0.0), "status": "undefined", "value": None},
+    ]
+    html = metrics_table(rows)
+    assert "<b>1.50</b> [1.4, 1.6]<br>leave one out [1.1, 1.6]" in html
+    assert "<b>-0.05</b> [-0.15, 0.05]<br>p<sub>Holm</sub> 0.004" in html
+    assert "(X→A)" in html and "splits [0.07, 0.14]" in html
+    assert "undefined" in html and "RIPA A" not in html  # only the metrics the run computed get a column
+    words = influential_words_table(rows)
+    assert "&lt;b&gt;rose&lt;/b&gt; (target_x: d 1.10)" in words and "<b>rose" not in words

@@ -137,8 +137,12 @@ def test_the_schema_lists_what_each_consumer_reads():
     assert set(RETRIEVAL.keys) == config._KEYS
     assert set(EVALUATION.keys) == evaluation._KEYS
     assert set(STUDY_SCHEMA.keys["recsys"].keys) == set(DEFAULTS)
-    weat_options = {f.name for f in dataclasses.fields(WeatSettings)} | set(SELECTION_KEYS)
+    from compute.weat.metrics import MetricSettings
+
+    weat_options = {f.name for f in dataclasses.fields(WeatSettings)} | set(SELECTION_KEYS) | {"metrics"}
     assert set(STUDY_SCHEMA.keys["weat"].keys) == weat_options
+    metric_options = {f.name for f in dataclasses.fields(MetricSettings)}
+    assert set(STUDY_SCHEMA.keys["weat"].keys["metrics"].keys) == metric_options
     options = {"provider", "precomputed"}
     for provider in PROVIDERS.values():
         options |= set(inspect.signature(provider.__init__).parameters) - {"self"}

@@ -78,3 +78,43 @@ create table if not exists raw.weat_test_statistics (
     balanced boolean not null,
     seed bigint not null
 );
+
+-- Written by the `weat` study job (issue 29): one row per (run, embedding, test, metric, attribute set)
+-- for RND, RNSB, MAC, ECT, RIPA and the word-set sensitivity of d (compute/weat/metrics.py).
+create table if not exists raw.weat_metric_results (
+    run_id varchar not null,
+    embedding varchar not null,
+    embedding_version integer not null,
+    test_set varchar not null,
+    test varchar not null,
+    metric varchar not null,            -- rnd, rnsb, mac, ect, ripa, ripa_pairwise, d_word_sets
+    attribute_set varchar not null,     -- attribute_a, attribute_b, or both
+    status varchar not null,            -- computed, undefined, insufficient coverage
+    status_reason varchar,
+    value double,
+    group_x_value double,
+    group_y_value double,
+    weat_sign integer,                  -- +1: reads like d > 0 (X closer to A than Y is), -1 the reverse, 0 none
+    direction varchar,
+    ci_low double,
+    ci_high double,
+    ci_method varchar,
+    confidence_level double,
+    bootstrap_resamples integer,
+    spread_low double,
+    spread_high double,
+    spread_method varchar,
+    p_value double,
+    p_holm double,
+    p_method varchar,                   -- exact, randomised
+    p_alternative varchar,
+    n_permutations bigint,
+    n_target_x integer not null,
+    n_target_y integer not null,
+    n_attributes integer,
+    coverage double not null,
+    vectors varchar,                    -- unit or raw
+    convention varchar,
+    details json,
+    seed bigint not null
+);
