@@ -66,15 +66,21 @@ def dbt_folder() -> Path:
     return warehouse_paths().home / "dbt"
 
 
-def _failed_node(target: Path, unique_id: str) -> tuple[str, str | None]:
-    """A failed node's readable name and compiled query's path, from dbt's manifest.
+def _manifest_nodes(target: Path) -> dict:
+    try:
+        return json.loads((target / "manifest.json").read_text(encoding="utf-8"))["nodes"]
+    except (OSError, ValueError, KeyError):
+        return {}
+
+
+def _failed_node(nodes: dict, target: Path, unique_id: str) -> tuple[str, str | None]:
+    """A failed node's readable name and compiled query's path, from dbt's manifest ``nodes``.
 
     A data test reads ``data test expression_is_true ((n_hits = 0) = ...) on stg_retrieval__query_stats``
     (its unique id ends in a hash, and its compiled file's name is truncated).
     """
-    try:
-        node = json.loads((target / "manifest.json").read_text(encoding="utf-8"))["nodes"][unique_id]
-    except (OSError, ValueError, KeyError):
+    node = nodes.get(unique_id)
+    if node is None:
         return unique_id, None
     compiled = target / "compiled" / node["package_name"] / node["original_file_path"]
     if node["resource_type"] == "test":
@@ -142,14 +148,15 @@ def run_dbt_build(
         )
     seconds = time.perf_counter() - begin
     counts: dict[str, int] = {}
-    failures = []
+    failed = []
     if results_file.exists():
         for result in json.loads(results_file.read_text(encoding="utf-8")).get("results", []):
             status = str(result.get("status"))
             counts[status] = counts.get(status, 0) + 1
             if status in FAILED_STATUSES:
-                message = " ".join(str(result.get("message") or "").split())[:300]
-                failures.append((*_failed_node(target, result["unique_id"]), message))
+                failed.append((result["unique_id"], " ".join(str(result.get("message") or "").split())[:300]))
+    nodes = _manifest_nodes(target) if failed else {}
+    failures = [(*_failed_node(nodes, target, unique_id), message) for unique_id, message in failed]
     summary = BuildSummary(label, seconds, counts, failures, str(log_file))
     if completed.returncode != 0:
         details = "; ".join(
