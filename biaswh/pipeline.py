@@ -7,9 +7,11 @@ import json
 import pkgutil
 import time
 from pathlib import Path
+from typing import Sequence
 
 import duckdb
 
+from biaswh.withdrawal import built_run_ids, withdrawn_if_failing
 from warehouse.build_state import is_up_to_date, mark_built
 from warehouse.command_lock import exclusive_command
 from warehouse.connection import open_warehouse
@@ -85,13 +87,19 @@ def generate_answers(args):
     return generate(args.vignettes, args.out, settings, limit=args.limit)
 
 
-def dbt_build(extra_args: list[str] | None = None, *, label: str = "all", quiet: bool = True) -> BuildSummary:
-    """Run ``dbt build`` on the warehouse named by ``BIASWH_HOME``; raise if anything fails."""
+def dbt_build(
+    extra_args: list[str] | None = None, *, label: str = "all", quiet: bool = True, run_ids: Sequence[str] = ()
+) -> BuildSummary:
+    """Run ``dbt build`` on the warehouse named by ``BIASWH_HOME``; raise if anything fails.
+
+    ``run_ids``: the runs whose rows the data tests of run-keyed models check (empty: every
+    run that did not fail).
+    """
     paths = warehouse_paths()
     paths.home.mkdir(parents=True, exist_ok=True)
     with open_warehouse():
         pass  # creates the raw schema on a new warehouse, and fails fast with "busy"
-    return run_dbt_build(extra_args, label=label, quiet=quiet)
+    return run_dbt_build(extra_args, label=label, quiet=quiet, run_ids=run_ids)
 
 
 def dashboards(out: str | None = None) -> Path:
@@ -181,19 +189,24 @@ def _record_failure(run_id: str, message: str) -> None:
 STUDY_BUILD_ARGS = ["--exclude-resource-type", "unit_test"]
 
 
-def _selected_build(selection: str | None, label: str) -> str:
-    """Build ``selection`` (None: the whole project) unless its inputs are unchanged since its last build."""
+def _selected_build(selection: str | None, label: str, *, run_id: str) -> str:
+    """Build ``selection`` (None: the whole project) unless its inputs are unchanged since its last build.
+
+    Its data tests check the rows of study run ``run_id`` and its evaluation runs, not every
+    run the warehouse holds: an earlier run's rows were tested when it was built.
+    """
     key = selection or "<all>"
     with open_warehouse() as con:
         if label == "sources" and is_up_to_date(con, key):
             return f"dbt build ({label}): inputs unchanged since the last build, skipped"
+        run_ids = built_run_ids(con, run_id)
     args = list(STUDY_BUILD_ARGS)
     if selection and label == "sources":
         selection += " +dim_runs +dim_source_versions"  # views: the dashboards' runs and their sources
     if selection:
         # Cautious: a test runs only when every model it reads was selected (and so exists).
         args += ["--select", selection, "--indirect-selection", "cautious"]
-    summary = dbt_build(args, label=label)
+    summary = dbt_build(args, label=label, run_ids=run_ids)
     with open_warehouse() as con:
         mark_built(con, key)
     return summary.line
@@ -245,16 +258,17 @@ def _run_study(study_path: str, *, limit: int | None = None) -> Path:
     def chain() -> None:
         timed("ingest", ingest)
         if selections["sources"] != "":
-            timed("dbt build (sources)", lambda: _selected_build(selections["sources"], "sources"))
+            timed("dbt build (sources)", lambda: _selected_build(selections["sources"], "sources", run_id=run_id))
         if study.jobs:
             timed("jobs", lambda: _run_registered(study, run_id, study.jobs, STUDY_JOBS))
             if selections["results"] != "":
-                timed("dbt build (results)", lambda: _selected_build(selections["results"], "results"))
+                timed("dbt build (results)", lambda: _selected_build(selections["results"], "results", run_id=run_id))
         timed("analysis", lambda: _run_registered(study, run_id, study.analysis, ANALYSIS_STEPS))
         with open_warehouse() as con:
             publish_contract_views(con)
 
-    _finish_or_fail(run_id, chain)
+    # A failed run's results leave the marts before it is marked failed (biaswh/withdrawal.py).
+    _finish_or_fail(run_id, lambda: withdrawn_if_failing(run_id, chain))
     begin = time.perf_counter()
     index = dashboards() / "index.html"
     stages["dashboards"] = time.perf_counter() - begin
