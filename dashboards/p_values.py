@@ -25,8 +25,8 @@ def floor_note(n_paired, min_p, n_nonzero=None) -> str:
 
     Unchanged queries flip to themselves, so the floor follows the changed ones, named when fewer.
     """
-    if n_paired is None or min_p is None or min_p < FLOOR_WORTH_NOTING:
-        return ""
+    if n_paired is None or min_p is None or not FLOOR_WORTH_NOTING <= min_p < 1:
+        return ""  # a floor of 1 means nothing changed: there is no p to read against it
     changed = f" ({n_nonzero} changed)" if n_nonzero is not None and n_nonzero < n_paired else ""
     return f"{n_paired} paired quer{'y' if n_paired == 1 else 'ies'}{changed}: no p below {min_p:.2g} is possible"
 
@@ -34,6 +34,6 @@ def floor_note(n_paired, min_p, n_nonzero=None) -> str:
 def floor_notes(rows) -> str:
     """One clause per distinct floor that matters among ``rows`` (dicts with ``n_paired_queries``,
     ``n_nonzero``, ``min_p``), smallest n first, ending in a full stop ('' when none matters)."""
-    keys = {(r["n_paired_queries"], r.get("n_nonzero"), r.get("min_p")) for r in rows}
-    notes = [floor_note(*key) for key in sorted(keys, key=lambda k: (k[0] or 0, k[1] or 0)) if floor_note(*key)]
+    keys = {(r["n_paired_queries"], r.get("min_p"), r.get("n_nonzero")) for r in rows}
+    notes = [floor_note(*key) for key in sorted(keys, key=lambda k: (k[0] or 0, k[2] or 0)) if floor_note(*key)]
     return "; ".join(notes) + ("." if notes else "")

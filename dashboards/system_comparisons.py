@@ -92,6 +92,7 @@ def comparison_section(con, series_run_id: str) -> str:
     measure = f"{METRIC_LABELS.get(rows[0]['metric'], rows[0]['metric'])}@{rows[0]['k']}"
     tested = [r for r in rows if r["p_value"] is not None]
     ci_method = (tested[0].get("ci_method") if tested else None) or "bootstrap"
+    tests = ", ".join(sorted({r["test"] for r in tested})) or "–"
     body = [
         [
             r["system_a"],
@@ -112,9 +113,8 @@ def comparison_section(con, series_run_id: str) -> str:
         f'<p class="verdict">{_finding(rows, measure)}</p>'
         f'<p class="note">Every system of the series (<code>label:retriever</code>: our retrievers and runs '
         f"written elsewhere) against every other, on the queries both evaluated. Values A and B are the mean "
-        f"{text(measure)}; the difference is A − B with a 95% {text(ci_method)} "
-        f"interval; p is the two-sided paired sign-flip randomization test (exact where feasible; "
-        f"{text(tested[0]['test'] if tested else '–')}), Holm-adjusted over the {len(tested)} tested pairs at "
+        f"{text(measure)}; the difference is A − B with a 95% interval ({text(ci_method)}); p is two-sided, "
+        f"from {text(tests)}, Holm-adjusted over the {len(tested)} tested pairs at "
         f"alpha {text(number(rows[0]['alpha']))}; fewer than 6 paired queries are never flagged significant. "
         f"{text(floor_notes(tested))} Rows: significant first, then by the size of the difference. "
         "SQL: analysis.retrieval_system_comparisons.</p>" + table(COLUMNS, body, css_class="tall")
