@@ -7,7 +7,7 @@ import math
 import numpy as np
 import polars as pl
 
-from analysis.paired.mean_difference import paired_mean_difference, testability
+from analysis.paired.mean_difference import paired_mean_difference, paired_status
 from analysis.paired.result import TestResult
 
 METRICS = ("recall", "precision", "f1", "hit_rate", "mrr", "ndcg", "map", "r_precision")
@@ -99,7 +99,7 @@ def stored_test_columns(result: TestResult | None, n_paired: int) -> dict:
     the baseline run itself ``baseline`` (a level, not a change).
     """
     return {
-        "status": "not testable" if result is None else testability(n_paired),
+        "status": "not testable" if result is None else paired_status(n_paired),
         "p_method": None if result is None else f"{result.test} ({result.variant})",
         "p_t_test": None if result is None or math.isnan(result.p_t_test) else result.p_t_test,
         "min_p": None if result is None else result.min_p,

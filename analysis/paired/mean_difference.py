@@ -29,7 +29,7 @@ MIN_PAIRED_QUERIES = 6
 TestStatus = Literal["tested", "too few queries", "not testable"]
 
 
-def testability(n_paired: int) -> TestStatus:
+def paired_status(n_paired: int) -> TestStatus:
     """``tested`` from ``MIN_PAIRED_QUERIES`` paired queries, ``too few queries`` below, ``not testable`` at 0."""
     if n_paired == 0:
         return "not testable"
@@ -38,7 +38,7 @@ def testability(n_paired: int) -> TestStatus:
 
 def is_significant(result: TestResult | None, *, alpha: float) -> bool:
     """The one significance rule: enough paired queries and p below alpha (never below what n allows)."""
-    return result is not None and testability(result.n) == "tested" and result.p_value < alpha
+    return result is not None and paired_status(result.n) == "tested" and result.p_value < alpha
 
 
 def _interval(differences: np.ndarray, *, seed: int, n_resamples: int, confidence: float) -> tuple[float, float, str]:
