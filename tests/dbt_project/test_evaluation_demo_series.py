@@ -205,7 +205,21 @@ def test_alert_significance_equals_scipy_sign_flip_test_and_bca_interval(demo):
         " where run_id <> baseline_run_id"
     ).fetchall()
     assert alerts
-    for run_id, baseline_run_id, query_set, retriever, metric, low, high, p_value, min_p, significant, alpha, status, ci_method in alerts:  # noqa: E501
+    for (
+        run_id,
+        baseline_run_id,
+        query_set,
+        retriever,
+        metric,
+        low,
+        high,
+        p_value,
+        min_p,
+        significant,
+        alpha,
+        status,
+        ci_method,
+    ) in alerts:  # noqa: E501
         run = _per_query_values(con, metric, run_id, query_set, retriever)
         base = _per_query_values(con, metric, baseline_run_id, query_set, retriever)
         common = sorted(set(run) & set(base))
