@@ -15,6 +15,8 @@ import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
+from analysis.dialect_features import _holm_over_rules
+
 FAMILY = ["retriever", "pair_set", "variant_a", "k", "is_all_rules"]
 
 
@@ -42,4 +44,23 @@ def test_feature_effects_match_scipy_and_statsmodels(demo_site):
     finally:
         con.close()
     assert check_feature_effects(effects) > 0  # some families have several rules, so Holm is exercised
-    assert set(effects.filter(~pl.col("is_all_rules"))["rule"]) >= {"aint", "copula_deletion", "g_dropping"}
+    assert set(effects.filter(~pl.col("is_all_rules"))["rule"]) >= {"copula_deletion", "g_dropping", "no_inversion"}
+
+
+def test_holm_over_rules_is_holm_not_bh():
+    # The demo's p-values are too alike for Holm and BH to differ, so a hand-made family shows it.
+    family = pl.DataFrame(
+        {
+            "retriever": ["bm25"] * 3 + ["bm25"],
+            "pair_set": ["p"] * 4,
+            "variant_a": ["sae"] * 4,
+            "k": [1] * 4,
+            "is_all_rules": [False, False, False, True],
+            "p_exact": [0.01, 0.02, 0.03, 0.02],
+        }
+    )
+    out = _holm_over_rules(family)
+    expected = multipletests([0.01, 0.02, 0.03], method="holm")[1]
+    assert out["p_holm"].to_list()[:3] == pytest.approx(list(expected))  # 0.03, 0.04, 0.04
+    assert out["p_holm"].to_list()[:3] != pytest.approx(list(multipletests([0.01, 0.02, 0.03], method="fdr_bh")[1]))
+    assert out["p_holm"][3] == 0.02  # all rules together: a family of one, unadjusted
