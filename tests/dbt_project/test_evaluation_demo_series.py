@@ -184,10 +184,15 @@ def _per_query_values(con, metric: str, run_id: str, query_set: str, retriever: 
 
 
 def _sign_flip_reference(changes: np.ndarray) -> tuple[float, bool]:
-    """scipy's sign-flip permutation test of the mean change: exact up to 2^16 assignments, else 20,000 draws."""
-    exact = np.count_nonzero(np.round(changes, 9)) <= 16
+    """scipy's sign-flip permutation test of the mean change: exact up to 2^16 assignments, else 20,000 draws.
+
+    Only the nonzero changes go to scipy (a zero flips to itself; the share of extreme sums is
+    the same), so its full enumeration stays at 2^16, not 2^n; one zero is added to a lone change.
+    """
+    nonzero = changes[np.round(changes, 9) != 0]
+    exact = len(nonzero) <= 16
     result = stats.permutation_test(
-        (changes,) if len(changes) > 1 else (np.append(changes, 0.0),),
+        (nonzero if len(nonzero) > 1 else np.append(nonzero, 0.0),),
         lambda x, axis: np.mean(x, axis=axis),
         permutation_type="samples",
         n_resamples=np.inf if exact else 20_000,
