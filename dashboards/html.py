@@ -9,13 +9,19 @@ from __future__ import annotations
 
 import html
 import json
+from contextlib import contextmanager
+from contextvars import ContextVar
 from itertools import count
+from typing import Iterator
 
 import altair as alt
 
 from dashboards.queries import column_label, number
 
 _chart_ids = count(1)
+# While set (:func:`capturing_charts`), every chart a page embeds is also appended here, so the
+# Python API hands a page's charts out as Altair objects without a second copy of each page.
+_captured: ContextVar[list | None] = ContextVar("captured_charts", default=None)
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 72rem; color: #1b1b1b; padding: 0 1rem; }
@@ -81,8 +87,22 @@ def table(
     )
 
 
+@contextmanager
+def capturing_charts() -> Iterator[list]:
+    """Collect, in page order, the Altair charts that :func:`chart` embeds while the block runs."""
+    charts: list = []
+    token = _captured.set(charts)
+    try:
+        yield charts
+    finally:
+        _captured.reset(token)
+
+
 def chart(spec: alt.TopLevelMixin) -> str:
     """Embed an Altair chart; the page must load the vendored Vega bundle."""
+    captured = _captured.get()
+    if captured is not None:
+        captured.append(spec)
     chart_id = f"chart-{next(_chart_ids)}"
     payload = json.dumps(spec.to_dict()).replace("<", "\\u003c")
     return (
