@@ -14,6 +14,7 @@ share between 0 and 1). Each table lists the keys its consumer reads:
   :mod:`warehouse.run_parameters`, so any key passes here;
 - ``[retrieval]``: ``compute/retrieval/config.py``, ``compute/retrieval/embeddings.py``;
 - ``[evaluation]``: ``compute/steps/evaluation_runs.py`` and ``analysis/steps/evaluation.py``;
+- ``[compute]``: :mod:`compute.engine`;
 - ``[dialect]``, ``[weat]``, ``[silent_bias]``, ``[recsys]``: their ``analysis/steps`` module.
 """
 
@@ -127,6 +128,8 @@ STUDY_SCHEMA = Table(
         "silent_bias": Table({"confidence": NUMBER}),
         "recsys": Table({"pool": STRING, "p_adjust": STRING, "yates": BOOLEAN, "min_group_size": INTEGER}),
         "recsys_importance": Table({"trees": INTEGER, "folds": INTEGER, "repeats": INTEGER}),
+        # compute/engine.py: where the compute jobs run (local, or a Ray cluster)
+        "compute": Table({"engine": Choice(("local", "ray")), "address": STRING, "workers": INTEGER}),
     }
 )
 
