@@ -81,7 +81,8 @@ def test_chunks_fanned_out_over_workers_write_the_local_rows(both_runs, parity_c
         "select query_set, retriever, query_id, variant, n_hits, reason from raw.retrieval_query_stats"
         " where run_id = ? order by all",
         "select query_set, query_id, variant, query_text from raw.retrieval_queries where run_id = ? order by all",
-        "select query_set, retriever, n_queries, n_queries_with_hits from raw.retrieval_runs where run_id = ? order by all",
+        "select query_set, retriever, n_queries, n_queries_with_hits from raw.retrieval_runs"
+        " where run_id = ? order by all",
     ):
         local = parity_con.execute(query, ["chunks-local"]).fetchall()
         assert local and local == parity_con.execute(query, ["chunks-ray"]).fetchall(), query
