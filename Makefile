@@ -73,7 +73,7 @@ ray: setup
 test-fast: setup
 	$(BIN)/python -m pytest -m "not dbt and not real_data"
 
-bench: setup
+bench: setup ray
 	$(BIN)/python -m benchmarks
 
 dashboards: setup
