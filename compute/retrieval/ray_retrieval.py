@@ -61,17 +61,17 @@ class RayRetrieval:
         self.corpora, self.config, self.lancedb_dir = corpora, config, str(lancedb_dir)
         self._index_keys: frozenset = frozenset()
         self._actors: list = []
+        self._refs: tuple = ()
 
     def _pool(self, splits: set[str], bm25_indexes: dict) -> list:
         """The actors, (re)started when a query set needs BM25 indexes they do not hold."""
         build_bm25_indexes(self.corpora, splits, self.config, bm25_indexes)
         if not self._actors or frozenset(bm25_indexes) != self._index_keys:
             self.close()
-            corpora_ref, indexes_ref = self.ray.put(self.corpora), self.ray.put(bm25_indexes)
+            # Held here too: a restarted actor takes them from the object store again.
+            self._refs = (self.ray.put(self.corpora), self.ray.put(bm25_indexes))
             actor = self.ray.remote(num_cpus=1, max_restarts=2, max_task_retries=2)(RetrievalWorker)
-            self._actors = [
-                actor.remote(corpora_ref, indexes_ref, self.config, self.lancedb_dir) for _ in range(self.n_workers)
-            ]
+            self._actors = [actor.remote(*self._refs, self.config, self.lancedb_dir) for _ in range(self.n_workers)]
             self._index_keys = frozenset(bm25_indexes)
         return self._actors
 
@@ -107,4 +107,4 @@ class RayRetrieval:
         """End the actors (their object-store copies go with them)."""
         for actor in self._actors:
             self.ray.kill(actor)
-        self._actors = []
+        self._actors, self._refs = [], ()
