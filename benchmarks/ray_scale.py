@@ -54,7 +54,7 @@ def _process_tree(root: int) -> list[int]:
 
 
 def _role(pid: int, root: int) -> str:
-    """driver, worker (a Ray worker process: its title starts ``ray::``), ray (Ray's services) or other."""
+    """driver, worker (a Ray worker process: its title starts ``ray::``), ray (Ray's services) or other (dbt)."""
     if pid == root:
         return "driver"
     try:
@@ -64,7 +64,8 @@ def _role(pid: int, root: int) -> str:
         return "other"
     if command.startswith("ray::") or "default_worker.py" in command:
         return "worker"
-    return "ray" if "ray" in command.split(" ", 1)[0] or "/ray/" in command else "other"
+    # Ray's services run from its installed package (raylet and gcs_server are binaries in it).
+    return "ray" if "site-packages/ray/" in command else "other"
 
 
 def _sample(root: int, peaks: dict[str, int]) -> None:
