@@ -5,7 +5,9 @@ pairs, ``marts.fct_squad_questions`` for SQuAD questions, ``marts.fct_corpus_que
 corpus query set: :mod:`compute.steps.query_sets`), runs BM25, dense and hybrid
 retrieval (``compute/retrieval/``), and writes ``raw.retrieval_*`` in one transaction; BM25-only
 configurations are retrieved and written chunk by chunk (:data:`QUERY_CHUNK` queries at a time),
-so their memory does not grow with the query set.
+so their memory does not grow with the query set. With ``[compute] engine = "ray"``
+(:mod:`compute.engine`) the same chunks run on Ray workers (:mod:`compute.retrieval.ray_retrieval`)
+and the driver writes what they return.
 Everything that can be wrong with the configuration (unknown model, missing API key,
 missing embeddings file, empty corpus) is reported before any retrieval starts.
 """
