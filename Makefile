@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 WHEELS := $(or $(PIP_FIND_LINKS),$(wildcard /opt/wheels))
 FIND_LINKS := $(if $(WHEELS),--find-links $(WHEELS),)
 
-.PHONY: setup browser lint format demo test test-fast bench dashboards clean
+.PHONY: setup browser ray lint format demo test test-fast bench dashboards clean
 
 setup: $(VENV)/.installed
 
@@ -33,7 +33,7 @@ demo: setup
 
 # Coverage of the four packages is reported; below the floor in pyproject.toml
 # ([tool.coverage.report] fail_under) the target fails.
-test: setup browser lint
+test: setup browser ray lint
 	@begin=$$(date +%s); \
 	$(BIN)/python -m pytest --cov --cov-report=term:skip-covered --durations=15; status=$$?; \
 	echo "make test: pytest took $$(( $$(date +%s) - begin )) s"; exit $$status
@@ -61,10 +61,19 @@ browser:
 	  else echo "chromium/chromedriver missing: apt-get install chromium chromium-driver for the browser tests"; fi; \
 	fi
 
+# The Ray compute engine is an optional extra (pyproject [ray]); the tests run it, so `make test`
+# installs it when missing, at the version requirements-ray.lock pins (its other dependencies
+# are already in requirements.lock).
+ray: setup
+	@if ! $(BIN)/python -c "import ray" 2>/dev/null; then \
+	  if [ -x $(BIN)/uv ]; then $(BIN)/uv pip install -q --python $(BIN)/python -r requirements-ray.lock; \
+	  else $(BIN)/python -m pip install -q -r requirements-ray.lock; fi; \
+	fi
+
 test-fast: setup
 	$(BIN)/python -m pytest -m "not dbt and not real_data"
 
-bench: setup
+bench: setup ray
 	$(BIN)/python -m benchmarks
 
 dashboards: setup

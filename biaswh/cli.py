@@ -89,6 +89,10 @@ def _parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run a study end to end: ingest, build, jobs, analyze, dashboards")
     run.add_argument("study", help="study config (TOML)")
     run.add_argument("--limit", type=number(POSITIVE_INTEGER), help="only the first N pairs/queries: a quick dry run")
+    run.add_argument(
+        "--compute", choices=("local", "ray"), help="where the compute jobs run (default: the study's [compute] engine)"
+    )
+    run.add_argument("--ray-address", help="Ray cluster to use: auto, or ray://host:10001 (implies --compute ray)")
 
     _add_generate_parser(commands)
 
@@ -265,7 +269,8 @@ def _dispatch(args, extra: list[str]) -> None:
     elif args.command == "dashboards":
         print(f"dashboard site: {pipeline.dashboards(args.out)}")
     elif args.command == "run":
-        print(f"dashboard site: {pipeline.run_study(args.study, limit=args.limit)}")
+        site = pipeline.run_study(args.study, limit=args.limit, compute=args.compute, ray_address=args.ray_address)
+        print(f"dashboard site: {site}")
     elif args.command == "generate":
         print(pipeline.generate_answers(args).message)
     elif args.command == "variants":

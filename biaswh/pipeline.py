@@ -12,6 +12,7 @@ from typing import Sequence
 import duckdb
 
 from biaswh.withdrawal import built_run_ids, withdrawn_if_failing
+from compute.engine import with_compute
 from warehouse.build_state import is_up_to_date, mark_built
 from warehouse.command_lock import exclusive_command
 from warehouse.connection import open_warehouse
@@ -212,7 +213,9 @@ def _selected_build(selection: str | None, label: str, *, run_id: str) -> str:
     return summary.line
 
 
-def run_study(study_path: str, *, limit: int | None = None) -> Path:
+def run_study(
+    study_path: str, *, limit: int | None = None, compute: str | None = None, ray_address: str | None = None
+) -> Path:
     """Run a study end to end and return the dashboard site's index page.
 
     The run records its resolved parameters (``raw.run_parameters``) and the source
@@ -222,17 +225,20 @@ def run_study(study_path: str, *, limit: int | None = None) -> Path:
     select the models the study's steps declare (or ``[study] dbt_select``); the build
     before the jobs is skipped when no source and no model changed since it last ran.
     The whole run holds the warehouse's command lock (:mod:`warehouse.command_lock`), so no
-    other writing command can slip in between its stages.
+    other writing command can slip in between its stages. ``compute`` / ``ray_address``
+    override the study's ``[compute]`` engine and Ray address (:mod:`compute.engine`).
     """
     with exclusive_command(f"biaswh run {study_path}"):
-        return _run_study(study_path, limit=limit)
+        return _run_study(study_path, limit=limit, compute=compute, ray_address=ray_address)
 
 
-def _run_study(study_path: str, *, limit: int | None = None) -> Path:
+def _run_study(
+    study_path: str, *, limit: int | None = None, compute: str | None = None, ray_address: str | None = None
+) -> Path:
     """Stages of :func:`run_study`, run while it holds the command lock."""
     started = time.perf_counter()
     load_plugins()
-    study = load_study(study_path, limit=limit, check_files=True)
+    study = with_compute(load_study(study_path, limit=limit, check_files=True), engine=compute, address=ray_address)
     with open_warehouse() as con, transaction(con):
         run_id = start_run(con, kind="study", name=study.name, parameters=study.parameters()).run_id
         record_run_parameters(con, run_id, study.run_parameters)
