@@ -20,7 +20,6 @@ from typing import Literal
 
 import duckdb
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from warehouse.errors import UserError
 from warehouse.sandbox import open_sandbox, output_path, refuse_file_statements
@@ -32,6 +31,21 @@ SEARCH_PATH = ("marts", "analysis", "intermediate", "staging", "raw", "main")
 _SANDBOX_HINT = (
     " (biaswh sql cannot write, read files, attach databases, install or load extensions, or change settings)"
 )
+
+
+class SqlError(UserError):
+    """DuckDB's error in full: its first line is the message, the rest is ``detail``.
+
+    ``detail`` holds what DuckDB adds below that line: a ``Did you mean "..."?``, the candidate
+    bindings, the ``LINE 1: ...`` excerpt and the caret under the fault, printed as they are.
+    """
+
+    def __init__(self, message: str, detail: str = ""):
+        super().__init__(message)
+        self.detail = detail
+
+    def full_text(self) -> str:
+        return f"{self}\n{self.detail}" if self.detail else str(self)
 
 
 def run_query(con: duckdb.DuckDBPyConnection, query: str) -> pa.Table | None:
@@ -48,7 +62,8 @@ def run_query(con: duckdb.DuckDBPyConnection, query: str) -> pa.Table | None:
         return relation.to_arrow_table()
     except duckdb.Error as exc:
         hint = _SANDBOX_HINT if isinstance(exc, duckdb.PermissionException) else ""
-        raise UserError(f"SQL error: {str(exc).splitlines()[0]}{hint}") from None
+        first, _, rest = str(exc).partition("\n")
+        raise SqlError(f"SQL error: {first}{hint}", rest.strip("\n")) from None
 
 
 def _cell(value, *, max_width: int = 60) -> str:
@@ -76,7 +91,7 @@ def format_table(table: pa.Table, *, max_rows: int = 200) -> str:
     return "\n".join(out)
 
 
-def _csv_text(table: pa.Table) -> str:
+def csv_text(table: pa.Table) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(table.column_names)
@@ -94,7 +109,7 @@ def _json_default(value):
     return str(value)
 
 
-def _json_text(table: pa.Table) -> str:
+def json_text(table: pa.Table) -> str:
     return json.dumps(table.to_pylist(), default=_json_default, ensure_ascii=False, indent=1) + "\n"
 
 
@@ -112,57 +127,18 @@ def print_sql(
     if table is None:
         return
     if output_format == "parquet":
+        import pyarrow.parquet as pq  # only for this format: a query to the terminal answers sooner
+
         pq.write_table(table, target)
         print(f"wrote {table.num_rows:,} rows to {out}")
         return
     text = {
         "table": lambda: format_table(table, max_rows=max_rows) + "\n",
-        "csv": lambda: _csv_text(table),
-        "json": lambda: _json_text(table),
+        "csv": lambda: csv_text(table),
+        "json": lambda: json_text(table),
     }[output_format]()
     if out:
         target.write_text(text, encoding="utf-8")
         print(f"wrote {table.num_rows:,} rows to {out}")
     else:
         sys.stdout.write(text)
-
-
-def shell(*, stdin=None, stdout=None) -> None:
-    """An interactive SQL prompt on the sandboxed connection; statements end with ``;``.
-
-    ``.tables`` lists the relations, ``.quit`` (or end of input) leaves.
-    """
-    stdin, stdout = stdin or sys.stdin, stdout or sys.stdout
-    interactive = stdin.isatty()
-    with open_sandbox(SEARCH_PATH) as con:
-        stdout.write(
-            "biaswh shell (read-only; unqualified names search marts, analysis, intermediate, staging,"
-            " raw). End statements with ';'. .tables lists relations, .quit leaves.\n"
-        )
-        buffer = ""
-        while True:
-            if interactive:
-                stdout.write("biaswh> " if not buffer else "   ...> ")
-                stdout.flush()
-            line = stdin.readline()
-            if not line:
-                break
-            stripped = line.strip()
-            if not buffer and stripped in (".quit", ".exit"):
-                break
-            if not buffer and stripped == ".tables":
-                stripped = (
-                    "select table_schema as schema, table_name as name, table_type as type from"
-                    " information_schema.tables where table_schema <> 'information_schema' order by 1, 2;"
-                )
-            buffer += ("\n" if buffer else "") + stripped
-            if not buffer.rstrip().endswith(";"):
-                continue
-            query, buffer = buffer, ""
-            try:
-                table = run_query(con, query)
-            except UserError as exc:
-                stdout.write(f"{exc}\n")
-                continue
-            if table is not None:
-                stdout.write(format_table(table) + "\n")
