@@ -78,11 +78,11 @@ def _cell(value, *, max_width: int = 60) -> str:
     return text if len(text) <= max_width else text[: max_width - 1] + "…"
 
 
-def format_table(table: pa.Table, *, max_rows: int = 200) -> str:
-    """An aligned text table of the first ``max_rows`` rows, with the row count."""
+def format_table(table: pa.Table, *, max_rows: int = 200, max_width: int = 60) -> str:
+    """An aligned text table of the first ``max_rows`` rows (cells cut at ``max_width``), with the row count."""
     columns = table.column_names
     rows = table.slice(0, max_rows).to_pylist()
-    shown = [[_cell(row[c]) for c in columns] for row in rows]
+    shown = [[_cell(row[c], max_width=max_width) for c in columns] for row in rows]
     widths = [max([len(c)] + [len(r[i]) for r in shown]) for i, c in enumerate(columns)]
     line = lambda values: " | ".join(v.ljust(w) for v, w in zip(values, widths))  # noqa: E731
     out = [line(columns), "-+-".join("-" * w for w in widths), *(line(r) for r in shown)]

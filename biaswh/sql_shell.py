@@ -100,7 +100,8 @@ class _Session:
         elif command == ".tables":
             self.stdout.write(format_table(self.con.execute(_tables_query()).to_arrow_table(), max_rows=10_000) + "\n")
         elif command == ".schema" and argument:
-            self.stdout.write(format_table(_schema(self.con, argument), max_rows=10_000) + "\n")
+            # Descriptions whole: they are the documentation of the warehouse.
+            self.stdout.write(format_table(_schema(self.con, argument), max_rows=10_000, max_width=1000) + "\n")
         elif command == ".mode" and argument in MODES:
             self.mode = argument
         elif command == ".mode":
@@ -207,8 +208,11 @@ def _loop(session: _Session, stdin, *, interactive: bool) -> None:
             break
         stripped = line.strip()
         if not buffer and stripped.startswith("."):
-            if not session.dot_command(stripped):
-                break
+            try:
+                if not session.dot_command(stripped):
+                    break
+            except UserError as exc:
+                session.stdout.write(f"{exc}\n")
             continue
         if stripped or buffer:
             buffer.append(line.rstrip("\n"))
