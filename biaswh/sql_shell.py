@@ -14,9 +14,8 @@ import threading
 from pathlib import Path
 
 import duckdb
-import pyarrow as pa
 
-from biaswh.adhoc_sql import SEARCH_PATH, SqlError, csv_text, format_table, json_text, run_query
+from biaswh.adhoc_sql import SEARCH_PATH, Rows, SqlError, csv_text, fetch_rows, format_table, json_text
 from warehouse.errors import UserError
 from warehouse.sandbox import open_sandbox
 
@@ -35,12 +34,14 @@ intermediate, staging, raw and main. The connection is read-only and cannot reac
 Ctrl-C cancels the running statement, or clears the line being typed. Up and Down recall history."""
 
 
-def format_lines(table: pa.Table) -> str:
+def format_lines(table: Rows) -> str:
     """One ``column = value`` line per column, rows separated by a blank line (sqlite's line mode)."""
-    width = max((len(name) for name in table.column_names), default=0)
+    width = max((len(name) for name in table.columns), default=0)
     rows = [
-        "\n".join(f"{name.rjust(width)} = {'NULL' if value is None else value}" for name, value in row.items())
-        for row in table.to_pylist()
+        "\n".join(
+            f"{name.rjust(width)} = {'NULL' if value is None else value}" for name, value in zip(table.columns, row)
+        )
+        for row in table.rows
     ]
     return "\n\n".join(rows) + ("\n" if rows else "")
 
@@ -60,7 +61,7 @@ def _tables_query() -> str:
     )
 
 
-def _schema(con: duckdb.DuckDBPyConnection, name: str) -> pa.Table:
+def _schema(con: duckdb.DuckDBPyConnection, name: str) -> Rows:
     """The columns of relation ``name`` (``schema.name`` or found through the search path), in order."""
     schema, _, relation = name.rpartition(".")
     candidates = [schema] if schema else list(SEARCH_PATH)
@@ -72,11 +73,12 @@ def _schema(con: duckdb.DuckDBPyConnection, name: str) -> pa.Table:
     if not found:
         raise UserError(f".schema: no table or view named {name!r} (.tables lists them)")
     home = min(found, key=lambda row: candidates.index(row[0]))[0]  # the one an unqualified query reads
-    return con.execute(
-        "select column_name as column, data_type as type, coalesce(comment, '') as description"
-        " from duckdb_columns() where schema_name = ? and table_name = ? order by column_index",
+    rows = con.execute(
+        "select column_name, data_type, coalesce(comment, '') from duckdb_columns()"
+        " where schema_name = ? and table_name = ? order by column_index",
         [home, relation],
-    ).to_arrow_table()
+    ).fetchall()
+    return Rows(["column", "type", "description"], rows)
 
 
 class _Session:
@@ -85,7 +87,7 @@ class _Session:
     def __init__(self, con: duckdb.DuckDBPyConnection, stdout):
         self.con, self.stdout, self.mode = con, stdout, "table"
 
-    def show(self, table: pa.Table | None) -> None:
+    def show(self, table: Rows | None) -> None:
         if table is not None:
             self.stdout.write(RENDER[self.mode](table))
 
@@ -98,7 +100,7 @@ class _Session:
         if command == ".help":
             self.stdout.write(HELP.format(mode=self.mode) + "\n")
         elif command == ".tables":
-            self.stdout.write(format_table(self.con.execute(_tables_query()).to_arrow_table(), max_rows=10_000) + "\n")
+            self.stdout.write(format_table(fetch_rows(self.con, _tables_query()), max_rows=10_000) + "\n")
         elif command == ".schema" and argument:
             # Descriptions whole: they are the documentation of the warehouse.
             self.stdout.write(format_table(_schema(self.con, argument), max_rows=10_000, max_width=1000) + "\n")
@@ -119,7 +121,7 @@ class _Session:
 
         def work() -> None:
             try:
-                outcome["table"] = run_query(self.con, query)
+                outcome["table"] = fetch_rows(self.con, query)
             except BaseException as exc:  # handed to the main thread, which reports it
                 outcome["error"] = exc
             finally:
