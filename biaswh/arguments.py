@@ -65,4 +65,5 @@ class VersionAction(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        parser.exit(0, version_text() + "\n")
+        print(version_text())  # to stdout, as argparse's own version action does
+        parser.exit(0)
