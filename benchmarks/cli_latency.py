@@ -4,8 +4,8 @@ and ``biaswh sql "select 1"``.
 Each is the median of ``RUNS`` fresh processes (``python -m biaswh.cli ...``), wall time and CPU
 time (user + system of the process). Targets (issue 26): every ``--help`` and ``--version``
 within 0.3 s, the trivial query within 1 s, on 2 cores. The wall time of a bare interpreter
-(``python -c pass``) is recorded beside them: on a loaded machine it shows how much of a
-command's time is the machine's and not the command's. Writes benchmarks/results/cli_latency.json.
+(``python -c pass``) and the load average are recorded beside them: on a loaded machine they
+show how much of a command's time is the machine's and not the command's. Writes benchmarks/results/cli_latency.json.
 """
 
 from __future__ import annotations
@@ -57,6 +57,8 @@ def _median(argv: list[str], env: dict, *, target: float | None) -> dict:
     }
     if target is not None:
         result["meets_target"] = result["median_seconds"] <= target
+        # CPU seconds meet it too when a loaded machine (see load_average_1min) slows the wall time.
+        result["cpu_meets_target"] = result["median_cpu_seconds"] <= target
     return result
 
 
@@ -90,6 +92,7 @@ def main() -> None:
             "sql_select_1": sql,
             "bare_interpreter": bare,
             "meets_target": all(v["meets_target"] for v in helps) and sql["meets_target"],
+            "cpu_meets_target": all(v["cpu_meets_target"] for v in helps) and sql["cpu_meets_target"],
             "commands": commands,
             "cpu_count": os.cpu_count(),
             "load_average_1min": os.getloadavg()[0],
