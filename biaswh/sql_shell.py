@@ -9,9 +9,12 @@ Piped input runs the same statements without prompts. Errors are DuckDB's own te
 
 from __future__ import annotations
 
+import signal
 import sys
 import threading
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import duckdb
 
@@ -81,6 +84,23 @@ def _schema(con: duckdb.DuckDBPyConnection, name: str) -> Rows:
     return Rows(["column", "type", "description"], rows)
 
 
+@contextmanager
+def _ctrl_c_sets(flag: threading.Event) -> Iterator[None]:
+    """While a statement runs, Ctrl-C sets ``flag`` instead of raising KeyboardInterrupt.
+
+    An exception could land anywhere, between starting the worker and waiting for it too, and
+    leave a statement running unseen; a flag cannot. (Outside the main thread signals are not ours.)
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: flag.set())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 class _Session:
     """One shell: the connection, the output mode, and the statement being typed."""
 
@@ -127,16 +147,15 @@ class _Session:
             finally:
                 finished.set()
 
-        threading.Thread(target=work, name="biaswh-shell-query", daemon=True).start()
-        interrupted = False
-        while not finished.is_set():
-            try:
-                finished.wait(0.05)  # an Event, not Thread.join: a join interrupted by Ctrl-C loses the thread
-            except KeyboardInterrupt:
-                interrupted = True
-                self.con.interrupt()
+        interrupted = threading.Event()
+        with _ctrl_c_sets(interrupted):
+            threading.Thread(target=work, name="biaswh-shell-query", daemon=True).start()
+            while not finished.wait(0.05):  # an Event, not Thread.join: Ctrl-C must not lose the thread
+                if interrupted.is_set():
+                    # Again until the statement ends: an interrupt before DuckDB has begun it is lost.
+                    self.con.interrupt()
         error = outcome.get("error")
-        if interrupted or isinstance(error, duckdb.InterruptException):
+        if interrupted.is_set() or isinstance(error, duckdb.InterruptException):
             self.stdout.write("interrupted: the statement was cancelled\n")
         elif isinstance(error, SqlError):
             self.stdout.write(error.full_text() + "\n")
@@ -201,25 +220,32 @@ def _loop(session: _Session, stdin, *, interactive: bool) -> None:
                 line = stdin.readline()
                 if not line:
                     break
-        except KeyboardInterrupt:  # at the prompt: drop what was typed, keep the shell
+            if not _take(session, line, buffer):
+                break
+        except KeyboardInterrupt:
+            # At the prompt (or between statements, where Python may deliver a Ctrl-C typed
+            # while readline was busy): drop what was typed, keep the shell.
             session.stdout.write("\n")
-            buffer = []
-            continue
+            buffer.clear()
         except EOFError:  # Ctrl-D
             session.stdout.write("\n")
             break
-        stripped = line.strip()
-        if not buffer and stripped.startswith("."):
-            try:
-                if not session.dot_command(stripped):
-                    break
-            except UserError as exc:
-                session.stdout.write(f"{exc}\n")
-            continue
-        if stripped or buffer:
-            buffer.append(line.rstrip("\n"))
-        if not stripped.endswith(";"):
-            continue
-        query, buffer = "\n".join(buffer), []
+
+
+def _take(session: _Session, line: str, buffer: list[str]) -> bool:
+    """Add one typed line: run a dot command or a statement complete with ';'. False: leave."""
+    stripped = line.strip()
+    if not buffer and stripped.startswith("."):
+        try:
+            return session.dot_command(stripped)
+        except UserError as exc:
+            session.stdout.write(f"{exc}\n")
+            return True
+    if stripped or buffer:
+        buffer.append(line.rstrip("\n"))
+    if stripped.endswith(";"):
+        query = "\n".join(buffer)
+        buffer.clear()
         session.run(query)
         session.stdout.flush()
+    return True

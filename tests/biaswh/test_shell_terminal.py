@@ -14,6 +14,7 @@ import pexpect
 import pytest
 
 from biaswh.sql_shell import HISTORY_FILE, shell
+from tests.conftest import run_main
 from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
 
 PROMPT = "biaswh> "
@@ -80,7 +81,8 @@ def test_a_scripted_session(terminal, demo_home):
     assert "LINE 1: select * from dim_run;" in error and "^" in error
 
     child.sendline("select count(*) from range(10000000000);")
-    time.sleep(1.0)
+    child.expect_exact("range(10000000000);")
+    time.sleep(1.0)  # the statement is running
     started = time.monotonic()
     child.sendintr()
     child.expect_exact("interrupted: the statement was cancelled")
@@ -89,6 +91,7 @@ def test_a_scripted_session(terminal, demo_home):
     assert "7" in _answer(child, "select 7 as seven;")  # the same shell answers on
 
     child.send("select half a thought")
+    child.expect_exact("select half a thought")  # echoed: readline holds the line, as when a person stops typing
     child.sendintr()  # at the prompt: the line is dropped, the shell stays
     child.expect_exact(PROMPT)
     assert "(1 row)" in _answer(child, "select 1 as one;")
@@ -124,3 +127,12 @@ def test_dot_command_mistakes_are_answered_and_the_shell_goes_on(demo_home):
     assert "no table or view named 'no_such_relation'" in text
     assert "name a table or view" in text and ".tabels: unknown command" in text
     assert text.rstrip().endswith("(1 row)")
+
+
+def test_biaswh_sql_shows_duckdbs_error_whole(demo_home, capsys):
+    code, out, error = run_main(["sql", "select run_nmae from dim_runs"], capsys)
+    assert code == 2 and out == ""
+    first, *rest = error.splitlines()
+    assert first == 'biaswh: error: SQL error: Binder Error: Referenced column "run_nmae" not found in FROM clause!'
+    assert rest[0].startswith("Candidate bindings: ") and '"run_name"' in rest[0]
+    assert rest[-2:] == ["LINE 1: select run_nmae from dim_runs", "               ^"]
