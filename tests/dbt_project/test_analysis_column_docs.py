@@ -17,7 +17,7 @@ WHERE = f"add a line to {ANALYSIS_DOCS_DIR.relative_to(ANALYSIS_DOCS_DIR.parents
 
 
 @pytest.fixture(scope="module")
-def demo(demo_site) -> dict:
+def documented(demo_site) -> dict:
     """Columns (with comments, in order) and relation comments of the analysis and main schemas."""
     with duckdb.connect(str(demo_site.parent / "warehouse.duckdb"), read_only=True) as con:
         columns: dict[tuple[str, str], list[tuple[str, str | None]]] = {}
@@ -53,25 +53,27 @@ def undocumented(columns: dict[tuple[str, str], list], descriptions: dict) -> li
     ]
 
 
-def test_every_analysis_column_has_a_description(demo):
-    analysis_tables = {table for schema, table in demo["columns"] if schema == "analysis"}
+def test_every_analysis_column_has_a_description(documented):
+    analysis_tables = {table for schema, table in documented["columns"] if schema == "analysis"}
     assert {"dialect_paired_tests", "retrieval_metrics_at_k", "silent_bias_rates", "weat_interpretations"} <= (
         analysis_tables
     )
-    missing = undocumented(demo["columns"], analysis_descriptions())
+    missing = undocumented(documented["columns"], analysis_descriptions())
     assert not missing, f"{len(missing)} analysis column(s) without a description ({WHERE}): {', '.join(missing)}"
 
 
-def test_a_new_column_without_a_description_is_reported(demo):
+def test_a_new_column_without_a_description_is_reported(documented):
     key = ("analysis", "dialect_paired_tests")
-    with_new = {**demo["columns"], key: [*demo["columns"][key], ("p_new_test", None)]}
+    with_new = {**documented["columns"], key: [*documented["columns"][key], ("p_new_test", None)]}
     descriptions = analysis_descriptions()
-    newly = set(undocumented(with_new, descriptions)) - set(undocumented(demo["columns"], descriptions))
+    newly = set(undocumented(with_new, descriptions)) - set(undocumented(documented["columns"], descriptions))
     assert newly == {"dialect_paired_tests.p_new_test"}
 
 
-def test_no_description_names_a_column_the_table_does_not_have(demo):
-    built = {table: {c for c, _ in cols} for (schema, table), cols in demo["columns"].items() if schema == "analysis"}
+def test_no_description_names_a_column_the_table_does_not_have(documented):
+    built = {
+        table: {c for c, _ in cols} for (schema, table), cols in documented["columns"].items() if schema == "analysis"
+    }
     stale = [
         f"{table}.{name}"
         for table, (_, columns) in sorted(analysis_descriptions().items())
@@ -82,11 +84,11 @@ def test_no_description_names_a_column_the_table_does_not_have(demo):
     assert not stale, f"described but not written by any analysis step (renamed or dropped?): {', '.join(stale)}"
 
 
-def test_analysis_comments_are_the_yml_descriptions(demo):
+def test_analysis_comments_are_the_yml_descriptions(documented):
     descriptions = analysis_descriptions()
-    for (schema, table), columns in demo["columns"].items():
+    for (schema, table), columns in documented["columns"].items():
         if schema == "analysis":
-            assert demo["relations"][f"analysis.{table}"] == descriptions[table][0]
+            assert documented["relations"][f"analysis.{table}"] == descriptions[table][0]
             assert dict(columns) == {name: descriptions[table][1].get(name) for name, _ in columns}, table
     assert "McNemar" in descriptions["dialect_paired_tests"][1]["p_exact"]
     assert not any("{{" in text for _, (_, cols) in descriptions.items() for text in cols.values()), (
@@ -94,14 +96,16 @@ def test_analysis_comments_are_the_yml_descriptions(demo):
     )
 
 
-def test_every_contract_view_column_carries_its_home_comment(demo):
-    published = {table for schema, table in demo["columns"] if schema == "main"}
+def test_every_contract_view_column_carries_its_home_comment(documented):
+    published = {table for schema, table in documented["columns"] if schema == "main"}
     assert published == set(CONTRACT_RELATIONS), "every contract relation is a main view in the demo"
     for name in sorted(published):
         home = CONTRACT_RELATIONS[name]
-        assert demo["relations"][f"main.{name}"] == demo["relations"][f"{home}.{name}"]
-        for column, comment in demo["columns"][("main", name)]:
-            expected = demo["marts"][(name, column)] if home == "marts" else analysis_descriptions()[name][1][column]
+        assert documented["relations"][f"main.{name}"] == documented["relations"][f"{home}.{name}"]
+        for column, comment in documented["columns"][("main", name)]:
+            expected = (
+                documented["marts"][(name, column)] if home == "marts" else analysis_descriptions()[name][1][column]
+            )
             assert comment and comment == expected, f"main.{name}.{column}"
 
 
