@@ -57,11 +57,10 @@ RENDER = {
 }
 
 
-def _tables_query() -> str:
-    return (
-        "select table_schema as schema, table_name as name, lower(table_type) as type"
-        " from information_schema.tables where table_schema <> 'information_schema' order by 1, 2"
-    )
+TABLES_QUERY = (
+    "select table_schema as schema, table_name as name, lower(table_type) as type"
+    " from information_schema.tables where table_schema <> 'information_schema' order by 1, 2"
+)
 
 
 def _schema(con: duckdb.DuckDBPyConnection, name: str) -> Rows:
@@ -120,7 +119,7 @@ class _Session:
         if command == ".help":
             self.stdout.write(HELP.format(mode=self.mode) + "\n")
         elif command == ".tables":
-            self.stdout.write(format_table(fetch_rows(self.con, _tables_query()), max_rows=10_000) + "\n")
+            self.stdout.write(format_table(fetch_rows(self.con, TABLES_QUERY), max_rows=10_000) + "\n")
         elif command == ".schema" and argument:
             # Descriptions whole: they are the documentation of the warehouse.
             self.stdout.write(format_table(_schema(self.con, argument), max_rows=10_000, max_width=1000) + "\n")
@@ -188,6 +187,7 @@ def _save_history(path: Path | None) -> None:
 
         try:
             readline.write_history_file(path)
+            path.chmod(0o600)  # the user's own queries, as a shell's history is
         except OSError:  # a read-only home: the session worked, only its history is not kept
             pass
 

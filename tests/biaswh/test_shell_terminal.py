@@ -100,6 +100,7 @@ def test_a_scripted_session(terminal, demo_home):
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+    assert (user_home / HISTORY_FILE).stat().st_mode & 0o777 == 0o600
     history = (user_home / HISTORY_FILE).read_text(encoding="utf-8")
     assert "select 41 + 1 as answer;" in history and "select 7 as seven;" in history
     assert not (demo_home / HISTORY_FILE).exists() and not (REPOSITORY_ROOT / HISTORY_FILE).exists()
