@@ -15,6 +15,7 @@ BENCHMARKS = {
     "scale": "benchmarks.scale",
     "dialect_scale": "benchmarks.dialect_scale",
     "ray_scale": "benchmarks.ray_scale",
+    "cli_latency": "benchmarks.cli_latency",
 }
 
 

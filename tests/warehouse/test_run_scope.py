@@ -141,7 +141,7 @@ def test_sql_formats_and_output_files(demo_home, tmp_path, monkeypatch, capsys):
 
 
 def test_shell_answers_statements_and_stays_read_only(demo_home, monkeypatch):
-    from biaswh.adhoc_sql import shell
+    from biaswh.sql_shell import shell
 
     monkeypatch.setenv(HOME_VARIABLE, str(demo_home))
     out = io.StringIO()
