@@ -44,6 +44,7 @@ OUTSIDE_LITERALS = {
     "typed array or JSON cast": r"\b\w+\[\]|::\s*json\b|\bas\s+json\b",
     "list literal [...]": r"(?<![\w\]\)])\[\s*('|\d|\])",
     "decimal literal in * or / (Spark rounds decimal division to 6 places)": r"\b\d+\.\d+\s*[*/]|[*/]\s*\d+\.\d+",
+    "trailing comma before from": r",\s*from\b",
 }
 
 
@@ -84,9 +85,7 @@ def model_files() -> dict[str, Path]:
 def macro_files() -> list[Path]:
     """Every macro file outside macros/portability/ (those hold the DuckDB spellings on purpose)."""
     return [
-        path
-        for path in sorted((DBT_PROJECT_DIR / "macros").rglob("*.sql"))
-        if PORTABILITY_MACROS not in path.parents
+        path for path in sorted((DBT_PROJECT_DIR / "macros").rglob("*.sql")) if PORTABILITY_MACROS not in path.parents
     ]
 
 

@@ -6,11 +6,11 @@
 {%- endmacro %}
 
 {% macro default__list_has(list_expression, value) -%}
-list_contains({{ list_expression }}, {{ value }})
+    list_contains({{ list_expression }}, {{ value }})
 {%- endmacro %}
 
 {% macro spark__list_has(list_expression, value) -%}
-array_contains({{ list_expression }}, {{ value }})
+    array_contains({{ list_expression }}, {{ value }})
 {%- endmacro %}
 
 {# A join clause giving each row of the preceding relation one row per integer
@@ -21,9 +21,9 @@ array_contains({{ list_expression }}, {{ value }})
 {%- endmacro %}
 
 {% macro default__cross_join_integer_range(alias, column, first, last) -%}
-cross join lateral (select unnest(range({{ first }}, {{ last }} + 1)) as {{ column }}) as {{ alias }}
+    cross join lateral (select unnest(range({{ first }}, {{ last }} + 1)) as {{ column }}) as {{ alias }}
 {%- endmacro %}
 
 {% macro spark__cross_join_integer_range(alias, column, first, last) -%}
-lateral view explode(sequence({{ first }}, {{ last }})) {{ alias }} as {{ column }}
+    lateral view explode(sequence({{ first }}, {{ last }})) {{ alias }} as {{ column }}
 {%- endmacro %}

@@ -7,11 +7,11 @@
 {%- endmacro %}
 
 {% macro default__power_of(base, exponent) -%}
-{{ base }} ^ {{ exponent }}
+    {{ base }} ^ {{ exponent }}
 {%- endmacro %}
 
 {% macro spark__power_of(base, exponent) -%}
-power({{ base }}, {{ exponent }})
+    power({{ base }}, {{ exponent }})
 {%- endmacro %}
 
 {# A decimal literal used in a division. DuckDB divides a decimal by an integer in double
@@ -22,9 +22,27 @@ power({{ base }}, {{ exponent }})
 {%- endmacro %}
 
 {% macro default__double_literal(value) -%}
-{{ value }}
+    {{ value }}
 {%- endmacro %}
 
 {% macro spark__double_literal(value) -%}
-cast({{ value }} as double)
+    cast({{ value }} as double)
+{%- endmacro %}
+
+{# Seconds from one timestamp to another, to the millisecond (DuckDB's date_diff counts the
+   millisecond boundaries crossed; Spark has no date_diff with a unit, so the same count is
+   taken from the epoch microseconds). #}
+{% macro seconds_between(start, finish) -%}
+    {{ return(adapter.dispatch('seconds_between', 'bias_warehouse')(start, finish)) }}
+{%- endmacro %}
+
+{% macro default__seconds_between(start, finish) -%}
+    date_diff('millisecond', {{ start }}, {{ finish }}) / 1000.0
+{%- endmacro %}
+
+{% macro spark__seconds_between(start, finish) -%}
+cast(
+    floor(unix_micros(cast({{ finish }} as timestamp)) / 1000) - floor(unix_micros(cast({{ start }} as timestamp)) / 1000)
+    as double
+) / 1000
 {%- endmacro %}

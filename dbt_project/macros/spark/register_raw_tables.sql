@@ -12,14 +12,12 @@
         {%- for column in table['columns'] -%}
             {%- do columns.append('`' ~ column[0] ~ '` ' ~ column[1]) -%}
         {%- endfor -%}
+        {%- set partitioning = 'partitioned by (run_id)' if table['partitioned'] else '' -%}
         {%- do run_query('drop table if exists raw.' ~ table['name']) -%}
-        {%- set create -%}
-            create table raw.{{ table['name'] }} ({{ columns | join(', ') }})
-            using parquet
-            {% if table['partitioned'] %}partitioned by (run_id){% endif %}
-            location '{{ table['location'] }}'
-        {%- endset -%}
-        {%- do run_query(create) -%}
+{%- do run_query(
+    'create table raw.' ~ table['name'] ~ ' (' ~ columns | join(', ') ~ ') using parquet '
+    ~ partitioning ~ " location '" ~ table['location'] ~ "'"
+) -%}
         {%- if table['partitioned'] -%}
             {%- do run_query('alter table raw.' ~ table['name'] ~ ' recover partitions') -%}
         {%- endif -%}
