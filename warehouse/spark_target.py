@@ -14,6 +14,7 @@ SparkSession, and so one JVM (about 20-50 s to start), for every build of the pr
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import time
@@ -155,8 +156,22 @@ def _invoke(arguments: list[str]):
         *arguments[1:],
     ]
     begin = time.perf_counter()
-    result = dbtRunner().invoke(command)
+    try:
+        result = dbtRunner().invoke(command)
+    finally:
+        _close_dbt_log_files()
     return result, time.perf_counter() - begin
+
+
+def _close_dbt_log_files() -> None:
+    # dbt swaps its log file handler on every in-process invocation without closing the old one.
+    from dbt_common.events.functions import EVENT_MANAGER
+
+    for dbt_logger in EVENT_MANAGER.loggers:
+        python_logger = getattr(dbt_logger, "_python_logger", None)
+        for handler in list(python_logger.handlers) if python_logger else []:
+            if isinstance(handler, logging.FileHandler):
+                handler.close()
 
 
 def register_raw_tables(tables: list[RawTable]) -> None:
