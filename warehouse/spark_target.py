@@ -165,9 +165,9 @@ def _invoke(arguments: list[str]):
 
 def _close_dbt_log_files() -> None:
     # dbt swaps its log file handler on every in-process invocation without closing the old one.
-    from dbt_common.events.functions import EVENT_MANAGER
+    from dbt_common.events.event_manager_client import get_event_manager
 
-    for dbt_logger in EVENT_MANAGER.loggers:
+    for dbt_logger in get_event_manager().loggers:
         python_logger = getattr(dbt_logger, "_python_logger", None)
         for handler in list(python_logger.handlers) if python_logger else []:
             if isinstance(handler, logging.FileHandler):
