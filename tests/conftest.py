@@ -18,6 +18,19 @@ DEMO_STUDY = REPOSITORY_ROOT / "studies" / "demo.toml"
 DEMO_DATA = REPOSITORY_ROOT / "studies" / "demo_data"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def embedding_cache(tmp_path_factory) -> Path:
+    """The machine's embedding cache, for this session: a folder of its own (never ~/.cache).
+
+    Shared by every test and every `biaswh` subprocess they start (set in os.environ), so the
+    demo's texts are embedded once per session; a test that must see texts embedded sets its own.
+    """
+    folder = tmp_path_factory.mktemp("embedding-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("BIASWH_EMBEDDING_CACHE", str(folder))
+        yield folder
+
+
 @pytest.fixture
 def warehouse_home(tmp_path, monkeypatch) -> Path:
     """A fresh, empty warehouse folder for one test."""

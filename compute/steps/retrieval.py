@@ -22,7 +22,7 @@ import numpy as np
 from compute.retrieval.config import RetrievalConfig, config_from_settings
 from compute.retrieval.embeddings import provider_from_settings
 from compute.retrieval.runner import Corpus, Query, run_retrievers
-from compute.retrieval.vector_store import EmbeddingCache, text_sha256
+from compute.retrieval.vector_store import shared_embedding_cache, text_sha256
 from compute.retrieval.writer import ResultSpool, write_query_rows, write_relevant_documents, write_retriever_runs
 from compute.steps.pair_judgments import gold_query_sets, record_pair_judgments
 from compute.steps.query_sets import load_corpora, load_query_sets, pin_read_versions
@@ -125,7 +125,7 @@ def prepare_dense(con, config: RetrievalConfig, run_id: str, corpora: dict, quer
     for path in config.precomputed:
         if not Path(path).is_file():
             raise UserError(f"{path}: no such embeddings file ([retrieval.embedding] precomputed)")
-    cache = EmbeddingCache(warehouse_paths().lancedb_dir, provider.model_id)
+    cache = shared_embedding_cache(provider.model_id)
     for path in config.precomputed:
         result = cache.import_parquet(path)
         con.execute(

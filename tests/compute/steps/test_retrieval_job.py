@@ -12,6 +12,7 @@ from rank_bm25 import BM25Okapi
 
 from compute.retrieval.ranking import top_k
 from compute.retrieval.tokenize import RegexTokenizer
+from compute.retrieval.vector_store import CACHE_VARIABLE
 from tests.conftest import DEMO_DATA, DEMO_STUDY, raw_fingerprint, run_cli
 from warehouse.errors import UserError
 from warehouse.settings import HOME_VARIABLE
@@ -34,8 +35,10 @@ N_RETRIEVERS = len(_DEMO["retrieval"]["retrievers"]) + len(_DEMO["retrieval"]["h
 def demo_home(tmp_path_factory):
     """A warehouse after `biaswh run studies/demo.toml` (retrieval job included)."""
     home = tmp_path_factory.mktemp("retrieval-demo")
-    completed = run_cli("run", str(DEMO_STUDY), home=home)
     with pytest.MonkeyPatch.context() as patch:
+        # An embedding cache of its own: the run must embed the demo's texts (the session's may hold them).
+        patch.setenv(CACHE_VARIABLE, str(tmp_path_factory.mktemp("retrieval-demo-embeddings")))
+        completed = run_cli("run", str(DEMO_STUDY), home=home)
         patch.setenv(HOME_VARIABLE, str(home))
         yield home, completed.stdout
 
@@ -152,11 +155,10 @@ def test_every_retriever_lands_with_provenance(demo_con, demo_home):
 
 
 def test_rerun_embeds_nothing_and_limit_limits_queries(demo_con, capsys):
-    from compute.retrieval.vector_store import EmbeddingCache
+    from compute.retrieval.vector_store import shared_embedding_cache
     from compute.steps.retrieval import retrieval_job
-    from warehouse.settings import warehouse_paths
 
-    cache = EmbeddingCache(warehouse_paths().lancedb_dir, "all-MiniLM-L6-v2")
+    cache = shared_embedding_cache("all-MiniLM-L6-v2")
     cached = cache.known().num_rows
     _pin_like_the_study(demo_con, "rerun-with-limit")
     retrieval_job(demo_con, _study(), "rerun-with-limit")
