@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
+import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -163,17 +167,53 @@ def run_fingerprints(connection: duckdb.DuckDBPyConnection) -> dict[tuple[str, s
     return fingerprints
 
 
-@pytest.fixture(scope="session")
-def demo_site(tmp_path_factory) -> Path:
-    """One warehouse after every `studies/demo*.toml` (what `make demo` builds); its site folder.
+@dataclass(frozen=True)
+class DemoWarehouse:
+    """A warehouse after one `biaswh run studies/demo.toml`: its folder, what the run printed,
+    and the embedding cache it filled (its own, so the run embedded the demo's texts)."""
 
-    Session-scoped and shared: tests that only read it use it as is, never change it.
+    home: Path
+    stdout: str
+    embedding_cache: Path
+
+
+def copy_warehouse(source: Path, destination: Path) -> Path:
+    """A private copy of the warehouse folder ``source`` (without its site) for a test that changes it."""
+    shutil.copytree(source, destination, ignore=shutil.ignore_patterns("site"))
+    return destination
+
+
+@pytest.fixture(scope="session")
+def demo_warehouse(tmp_path_factory) -> DemoWarehouse:
+    """One demo study run for the whole session, in this process (in-process dbt).
+
+    Shared and read-only: a test that changes a warehouse works on :func:`copy_warehouse` of it.
     """
     from biaswh.pipeline import run_study
 
-    home = tmp_path_factory.mktemp("demo-site") / "warehouse"
+    home = tmp_path_factory.mktemp("demo-warehouse") / "warehouse"
+    cache = tmp_path_factory.mktemp("demo-embeddings")
+    printed = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(printed):
+        patch.setenv(HOME_VARIABLE, str(home))
+        patch.setenv("BIASWH_EMBEDDING_CACHE", str(cache))
+        run_study(str(DEMO_STUDY))
+    return DemoWarehouse(home, printed.getvalue(), cache)
+
+
+@pytest.fixture(scope="session")
+def demo_site(tmp_path_factory, demo_warehouse) -> Path:
+    """One warehouse after every `studies/demo*.toml` (what `make demo` builds); its site folder.
+
+    Session-scoped and shared: tests that only read it use it as is, never change it. It starts
+    from a copy of :func:`demo_warehouse` (the first of those studies), so the demo runs once.
+    """
+    from biaswh.pipeline import run_study
+
+    home = copy_warehouse(demo_warehouse.home, tmp_path_factory.mktemp("demo-site") / "warehouse")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(HOME_VARIABLE, str(home))
         for study in sorted((REPOSITORY_ROOT / "studies").glob("demo*.toml")):
-            run_study(str(study))
+            if study != DEMO_STUDY:
+                run_study(str(study))
     return home / "site"

@@ -13,7 +13,7 @@ from rank_bm25 import BM25Okapi
 from compute.retrieval.ranking import top_k
 from compute.retrieval.tokenize import RegexTokenizer
 from compute.retrieval.vector_store import CACHE_VARIABLE
-from tests.conftest import DEMO_DATA, DEMO_STUDY, raw_fingerprint, run_cli
+from tests.conftest import DEMO_DATA, DEMO_STUDY, copy_warehouse, raw_fingerprint, run_cli
 from warehouse.errors import UserError
 from warehouse.settings import HOME_VARIABLE
 
@@ -32,15 +32,13 @@ N_RETRIEVERS = len(_DEMO["retrieval"]["retrievers"]) + len(_DEMO["retrieval"]["h
 
 
 @pytest.fixture(scope="module")
-def demo_home(tmp_path_factory):
-    """A warehouse after `biaswh run studies/demo.toml` (retrieval job included)."""
-    home = tmp_path_factory.mktemp("retrieval-demo")
+def demo_home(demo_warehouse, tmp_path_factory):
+    """A copy of the session's demo warehouse (retrieval job included) and what its run printed."""
+    home = copy_warehouse(demo_warehouse.home, tmp_path_factory.mktemp("retrieval-demo") / "warehouse")
     with pytest.MonkeyPatch.context() as patch:
-        # An embedding cache of its own: the run must embed the demo's texts (the session's may hold them).
-        patch.setenv(CACHE_VARIABLE, str(tmp_path_factory.mktemp("retrieval-demo-embeddings")))
-        completed = run_cli("run", str(DEMO_STUDY), home=home)
+        patch.setenv(CACHE_VARIABLE, str(demo_warehouse.embedding_cache))  # the vectors that run embedded
         patch.setenv(HOME_VARIABLE, str(home))
-        yield home, completed.stdout
+        yield home, demo_warehouse.stdout
 
 
 @pytest.fixture
