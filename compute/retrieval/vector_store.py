@@ -24,10 +24,12 @@ import pyarrow.parquet as pq
 
 from compute.retrieval.embeddings import EmbeddingProvider
 from warehouse.errors import InputError, UserError
+from warehouse.progress import counted
 from warehouse.runs import file_sha256
 from warehouse.settings import REPOSITORY_ROOT
 
 CACHE_VARIABLE = "BIASWH_EMBEDDING_CACHE"
+EMBED_BATCH = 4096  # texts per provider call (the provider batches further)
 
 
 def embedding_cache_dir() -> Path:
@@ -201,7 +203,11 @@ class EmbeddingCache:
                 )
             by_sha = {sha: text for sha, text in zip(shas, texts)}
             missing_texts = [by_sha[sha] for sha in missing]
-            self.add(missing, provider.embed(missing_texts), missing_texts, origin="computed")
+            # In batches, each stored as it comes: the counter moves, and an interruption keeps what was embedded.
+            batches = range(0, len(missing), EMBED_BATCH)
+            for start in counted(batches, f"embedding with {self.model_id}", unit="batches"):
+                chunk = slice(start, start + EMBED_BATCH)
+                self.add(missing[chunk], provider.embed(missing_texts[chunk]), missing_texts[chunk], origin="computed")
         known = self.known()
         wanted = pa.array(sorted(set(shas)), pa.string())
         known = known.filter(pc.is_in(known.column("text_sha256"), value_set=wanted))
