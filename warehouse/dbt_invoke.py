@@ -173,6 +173,10 @@ def invoke_dbt(
                     manifest = _MANIFESTS[key] = parsed.result
                 else:
                     return parsed
+            if manifest is not None and not (target_path / "manifest.json").exists():
+                # Parsed for another warehouse: this one gets dbt's artifact too (docs, tools, tests read it).
+                target_path.mkdir(parents=True, exist_ok=True)
+                manifest.write(str(target_path / "manifest.json"))
             _LAST_USED[:] = [manifest]
             try:
                 return dbtRunner(manifest=manifest, callbacks=[write, *callbacks]).invoke(_full_args(args, **options))
