@@ -61,8 +61,11 @@ browser:
 	  else echo "chromium/chromedriver missing: apt-get install chromium chromium-driver for the browser tests"; fi; \
 	fi
 
+# The edit-test loop: no dbt build, no real data; prints its duration and slowest tests (target < 3 min).
 test-fast: setup
-	$(BIN)/python -m pytest -m "not dbt and not real_data"
+	@begin=$$(date +%s); \
+	$(BIN)/python -m pytest -q -m "not dbt and not real_data" --durations=10; status=$$?; \
+	echo "make test-fast: pytest took $$(( $$(date +%s) - begin )) s"; exit $$status
 
 bench: setup
 	$(BIN)/python -m benchmarks
