@@ -81,6 +81,16 @@ def run_cli(*args: str, home: Path, check: bool = True) -> subprocess.CompletedP
     return completed
 
 
+def run_study_here(config: str, *, home: Path, limit: int | None = None) -> Path:
+    """``biaswh run CONFIG`` in this process against the warehouse at ``home`` (the session's
+    parsed dbt project is reused: no interpreter, dbt start-up or parse per study)."""
+    from biaswh.pipeline import run_study
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(HOME_VARIABLE, str(home))
+        return run_study(str(config), limit=limit)
+
+
 def raw_fingerprint(connection: duckdb.DuckDBPyConnection) -> dict[str, tuple]:
     """Row count and an order-independent content hash of every raw table."""
     tables = [
