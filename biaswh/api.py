@@ -89,7 +89,7 @@ class Warehouse:
     @contextmanager
     def _sandbox(self) -> Iterator[duckdb.DuckDBPyConnection]:
         from biaswh.adhoc_sql import SEARCH_PATH
-        from warehouse.connection import open_sandbox
+        from warehouse.sandbox import open_sandbox
 
         with self._at_home(), open_sandbox(SEARCH_PATH) as con:
             yield con
