@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import altair as alt
 
+from dashboards.format import cell_text_colour, dark_threshold
 from dashboards.recsys_charts import SIGNIFICANCE_COLOURS, SIGNIFICANCE_LEVELS
 
 DIVERGING = {"scheme": "redblue", "reverse": True, "domainMid": 0}
@@ -48,7 +49,10 @@ def prompt_heatmap_chart(df, *, value: str, title: str, legend: str, diverging: 
         color=alt.Color(f"{value}:Q", title=legend, scale=scale),
         tooltip=[alt.Tooltip("feature:N"), alt.Tooltip("prompt_style:N"), alt.Tooltip(f"{value}:Q", format=".4f")],
     )
-    labels = base.mark_text(fontSize=9).encode(text=alt.Text(f"{value}:Q", format=".3f"))
+    labels = base.mark_text(fontSize=9).encode(
+        text=alt.Text(f"{value}:Q", format=".3f"),
+        color=cell_text_colour(value, dark_threshold(df[value]), absolute=diverging),
+    )
     return (cells + labels).properties(title=title, width=360, height=alt.Step(18))
 
 
@@ -108,7 +112,10 @@ def importance_heatmap_chart(df, *, legend: str = "mean |SHAP|") -> alt.LayerCha
         color=alt.Color("importance:Q", title=legend, scale=alt.Scale(scheme="yelloworangered")),
         tooltip=[alt.Tooltip("feature:N"), alt.Tooltip("model:N"), alt.Tooltip("importance:Q", format=".4f")],
     )
-    labels = base.mark_text(fontSize=9).encode(text=alt.Text("importance:Q", format=".3f"))
+    labels = base.mark_text(fontSize=9).encode(
+        text=alt.Text("importance:Q", format=".3f"),
+        color=cell_text_colour("importance", dark_threshold(df["importance"])),
+    )
     return (cells + labels).properties(
         title="Feature importance for predicting selection", width=240, height=alt.Step(18)
     )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import altair as alt
 
+from dashboards.format import COUNT_TOOLTIP, NUMBER_TOOLTIP, POINTS_TOOLTIP
+
 
 def feature_effects_chart(df) -> alt.FacetChart:
     """Recall difference (reference minus variant, points) per rule with its 95% bootstrap interval,
@@ -14,16 +16,19 @@ def feature_effects_chart(df) -> alt.FacetChart:
     interval = base.mark_rule().encode(x=alt.X("ci_low:Q", title="recall difference (points)"), x2="ci_high:Q")
     point = base.mark_point(filled=True).encode(
         x="delta_pp:Q",
-        color=alt.Color("significant:N", title="Holm p < 0.05"),
+        color=alt.Color(
+            "significant:N",
+            title="Holm p < 0.05",
+            scale=alt.Scale(domain=["yes", "no"], range=["#c0392b", "#7f8c8d"]),
+        ),
         tooltip=[
             "rule:N",
             "k:O",
-            "n_pairs:Q",
-            alt.Tooltip("delta_pp:Q", format=".2f"),
-            alt.Tooltip("ci_low:Q", format=".2f"),
-            alt.Tooltip("ci_high:Q", format=".2f"),
-            alt.Tooltip("p_holm:Q", format=".4f"),
-            alt.Tooltip("detectable_gap_pp:Q", format=".2f"),
+            alt.Tooltip("n_pairs:Q", title="pairs", format=COUNT_TOOLTIP),
+            alt.Tooltip("delta_pp:Q", title="difference, points", format=POINTS_TOOLTIP),
+            alt.Tooltip("ci_low:Q", title="CI low, points", format=POINTS_TOOLTIP),
+            alt.Tooltip("ci_high:Q", title="CI high, points", format=POINTS_TOOLTIP),
+            alt.Tooltip("p_holm:Q", title="Holm p", format=NUMBER_TOOLTIP),
         ],
     )
     return (

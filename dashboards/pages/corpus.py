@@ -52,11 +52,15 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
     )
     parts += ["<h2>Corpus documents (normalised, de-duplicated contexts)</h2>", table(columns, rows)]
     df = con.execute(
-        "select split, least(n_questions, 10) as n_questions, count(*) as n_documents"
+        # DuckDB's least(NULL, 10) is 10: a document without questions is counted at 0, not at "10 or more"
+        "select split, least(coalesce(n_questions, 0), 10) as n_questions, count(*) as n_documents"
         " from marts.dim_corpus_documents group by all order by all"
     ).df()
     parts.append(chart(questions_per_document_chart(df)))
-    parts.append('<p class="note">Documents with 10 or more questions are counted in the bar at 10.</p>')
+    parts.append(
+        '<p class="note">Documents with 10 or more questions are counted in the bar at 10; documents '
+        "without questions (a corpus loaded without questions, e.g. a BEIR folder) in the bar at 0.</p>"
+    )
     columns, rows = query_rows(
         con,
         "select pair_set, gold_kind, mapping_status, count(*) as pairs"

@@ -51,15 +51,18 @@ def effect_size_chart(df) -> alt.LayerChart:
     return alt.layer(references, interval, points).properties(title=f"WEAT effect sizes ({scale_note('d')})", width=600)
 
 
-def word_association_chart(df) -> alt.Chart:
-    """Strip plot of s(w, A, B) for every used target word, one row per test, coloured by target set."""
+def word_association_chart(df) -> alt.FacetChart:
+    """Strip plot of s(w, A, B) for every used target word, one row per test, coloured by target set.
+
+    Each test has its own x scale: a sentence encoder's associations are an order of magnitude
+    smaller than a word embedding's, and one shared axis would squash them to a line.
+    """
     return (
         alt.Chart(df)
-        .mark_tick(thickness=2, size=14)
+        .mark_tick(thickness=2, size=12)
         .encode(
             x=alt.X("association:Q", title="s(w, A, B) = mean cos(w, A) - mean cos(w, B)"),
-            y=alt.Y("test_label:N", title=None, sort=None),
-            yOffset=alt.YOffset("set_role:N"),
+            y=alt.Y("set_role:N", title=None, axis=alt.Axis(labels=False, ticks=False)),
             color=alt.Color(
                 "set_role:N",
                 title="target set",
@@ -67,7 +70,13 @@ def word_association_chart(df) -> alt.Chart:
             ),
             tooltip=["test:N", "set_label:N", "word:N", "matched_word:N", alt.Tooltip("association:Q", format=".4f")],
         )
-        .properties(title="Per-word association of the target words (X blue, Y amber)", width=600)
+        .properties(width=600, height=32)
+        .facet(
+            row=alt.Row("test_label:N", title=None, sort=None, header=alt.Header(labelAngle=0, labelAlign="left")),
+            spacing=6,
+        )
+        .resolve_scale(x="independent")
+        .properties(title="Per-word association of the target words (X blue, Y amber), each test on its own scale")
     )
 
 
