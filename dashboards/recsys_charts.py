@@ -107,7 +107,8 @@ def _signed_heatmap(df, *, x_field: str, x_title: str, title: str, width: int) -
             " : abs(datum.signed_normalized_bias_mean) > 0.6 ? 'white' : 'black'"
         )
     )
-    return (cells + labels).properties(title=title, width=width, height=alt.Step(18))
+    # the labels' colours are literal (scale None): their colour channel must not merge with the cells' scale
+    return (cells + labels).resolve_scale(color="independent").properties(title=title, width=width, height=alt.Step(18))
 
 
 def signed_condition_heatmap_chart(df, *, prompt_style: str) -> alt.LayerChart:

@@ -27,8 +27,10 @@ def feature_finding(rows: list[dict]) -> str:
     significant = [r for r in rows if r["p_holm"] is not None and r["p_holm"] < ALPHA and r["delta_pp"] > 0]
     top = significant[0] if significant else rows[0]
     where = f"{text(top['retriever'])} recall@{top['k']} on {text(top['pair_set'])}"
+    # a significant cost reads as a drop; otherwise the signed difference SAE − variant
+    size = f"{abs(top['delta_pp']):.1f}" if significant else f"SAE − variant {points(top['delta_pp'])}"
     numbers = (
-        f"{points(top['delta_pp'])} points ({pct(top['recall_a'])} → {pct(top['recall_b'])}, 95% CI "
+        f"{size} points ({pct(top['recall_a'])} → {pct(top['recall_b'])}, 95% CI "
         f"{interval(top['ci_low'], top['ci_high'])} points, Holm p {text(p_value(top['p_holm'], equals=True))}, "
         f"{top['n_pairs']} pairs changed by it alone)"
     )

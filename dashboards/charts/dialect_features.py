@@ -11,9 +11,12 @@ def feature_effects_chart(df) -> alt.FacetChart:
     """Recall difference (reference minus variant, points) per rule with its 95% bootstrap interval,
     one facet per highlighted k; rules sorted by their effect at the first k, all rules together on top."""
     order = df.sort_values(["is_all_rules", "delta_pp"], ascending=[False, False])["rule"].drop_duplicates().tolist()
-    base = alt.Chart(df).encode(y=alt.Y("rule:N", title="rule", sort=order))
-    zero = alt.Chart(df).mark_rule(color="#999", strokeDash=[3, 3]).encode(x=alt.datum(0))
-    interval = base.mark_rule().encode(x=alt.X("ci_low:Q", title="recall difference (points)"), x2="ci_high:Q")
+    # layers take their rows from the facet (a layer holding its own data would not be split by k)
+    base = alt.Chart().encode(y=alt.Y("rule:N", title="rule", sort=order))
+    zero = alt.Chart().mark_rule(color="#999", strokeDash=[3, 3]).encode(x=alt.datum(0))
+    interval = base.mark_rule().encode(
+        x=alt.X("ci_low:Q", title="recall difference (points)", scale=alt.Scale(padding=8)), x2="ci_high:Q"
+    )
     point = base.mark_point(filled=True).encode(
         x="delta_pp:Q",
         color=alt.Color(

@@ -104,25 +104,24 @@ def drift_chart(df) -> alt.FacetChart:
         .encode(y="threshold:Q")
         .transform_filter("datum.direction != 'drop_pct'")
     )
-    alerts = (
-        base.mark_point(shape="triangle-down", size=120, filled=True)
-        .encode(
-            y="value:Q",
-            fill=alt.Fill(
-                "severity:N",
-                sort=SEVERITY_ORDER,
-                scale=alt.Scale(domain=SEVERITY_ORDER, range=["#c0392b", "#e67e22", "#f1c40f"]),
-            ),
-            stroke=alt.value("black"),
-            tooltip=[
-                "label:N",
-                "retriever:N",
-                "metric:N",
-                "severity:N",
-                alt.Tooltip("significant:N", title="significant"),
-            ],
-        )
-        .transform_filter("datum.is_breached")
+    alerts = base.mark_point(shape="triangle-down", size=120, filled=True).encode(
+        y="value:Q",
+        fill=alt.Fill(
+            "severity:N",
+            sort=SEVERITY_ORDER,
+            scale=alt.Scale(domain=SEVERITY_ORDER, range=["#c0392b", "#e67e22", "#f1c40f"]),
+        ),
+        stroke=alt.value("black"),
+        # drawn on every check and hidden where no threshold is breached: a filtered layer
+        # would be empty in a panel without alerts, and Vega warns of its infinite extent
+        opacity=alt.condition("datum.is_breached", alt.value(1), alt.value(0)),
+        tooltip=[
+            "label:N",
+            "retriever:N",
+            "metric:N",
+            "severity:N",
+            alt.Tooltip("significant:N", title="significant"),
+        ],
     )
     return (
         alt.layer(line, rule, alerts, data=df)

@@ -75,7 +75,7 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
         f" order by pair_set, {id_order('pair_id')}, source_row limit 200",
     )
     parts.append(f"<h3>Pairs without a gold document ({len(rows)} shown)</h3>")
-    parts.append(table(columns, rows) if rows else "<p>None: every pair mapped.</p>")
+    parts.append(table(columns, rows) if rows else "<p>No pair without a gold document: every pair mapped.</p>")
     columns, rows = query_rows(
         con,
         "select pair_set, pair_id, variant, query_text_raw, query_text"
@@ -83,5 +83,5 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
         f" order by pair_set, {id_order('pair_id')}, variant limit 50",
     )
     parts.append(f"<h3>Queries changed by the light clean-up ({len(rows)} shown, up to 50)</h3>")
-    parts.append(table(columns, rows) if rows else f"<p>{text('None.')}</p>")
+    parts.append(table(columns, rows) if rows else "<p>No query changed.</p>")
     return "".join(parts)

@@ -116,7 +116,7 @@ def _errors(con, run_id: str, pair_set: str) -> str:
     )
     return (
         f'<h3>Error examples (first {len(rows)})</h3><p class="note">Pairs where exactly one variant found '
-        "the gold document within k.</p>" + (table(columns, rows) if rows else "<p>None.</p>")
+        "the gold document within k.</p>" + (table(columns, rows) if rows else "<p>No such rows.</p>")
     )
 
 

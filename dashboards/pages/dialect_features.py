@@ -7,7 +7,7 @@ import duckdb
 
 from dashboards.cards.dialect_features import feature_finding, fired_rules
 from dashboards.charts.dialect_features import feature_effects_chart
-from dashboards.format import p_value, percent, points
+from dashboards.format import is_missing, p_value, percent, points
 from dashboards.html import chart, table, text
 from dashboards.provenance import provenance_section
 from dashboards.queries import query_rows, relation_exists
@@ -73,7 +73,7 @@ def _section(con, run_id: str, pair_set: str, retriever: str, figure) -> str:
             int(r.n_discordant),
             p_value(r.p_exact),
             p_value(r.p_holm) if not r.is_all_rules else "–",
-            "none" if r.detectable_gap_pp != r.detectable_gap_pp else f"{r.detectable_gap_pp:.1f}",
+            "none" if is_missing(r.detectable_gap_pp) else f"{r.detectable_gap_pp:.1f}",
         ]
         for r in frame.itertuples()
     ]

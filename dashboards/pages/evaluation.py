@@ -6,6 +6,7 @@ import duckdb
 
 from dashboards.evaluation_data import baseline_run, charts, drift_checks, split_drift, system_metrics
 from dashboards.html import chart, table, text
+from dashboards.format import timestamp
 from dashboards.provenance import provenance_section
 from dashboards.queries import number, query_rows, relation_exists
 from dashboards.site import register_page
@@ -134,7 +135,7 @@ def _provenance(con, series: str) -> str:
         [series],
     )
     return (
-        f"<h2>Provenance</h2><p>Study run <code>{text(series)}</code>, started {text(code[1] if code else '')}, "
+        f"<h2>Provenance</h2><p>Study run <code>{text(series)}</code>, started {text(timestamp(code[1]) if code else '')}, "
         f"code version <code>{text(code[0] if code else '')}</code>. Each evaluation run's full retrieval "
         "configuration is in marts.dim_evaluation_runs.configuration and marts.dim_runs.parameters.</p>"
         + table(columns, rows)
@@ -161,12 +162,6 @@ def analysed_series(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
     ]
 
 
-@register_page(
-    "evaluation.html",
-    "Retrieval evaluation and drift",
-    runs=analysed_series,
-    studies=("studies/demo_evaluation.toml", "studies/demo_external_runs.toml"),
-)
 def _single_values(single) -> str:
     if not len(single):
         return ""
@@ -176,6 +171,12 @@ def _single_values(single) -> str:
     )
 
 
+@register_page(
+    "evaluation.html",
+    "Retrieval evaluation and drift",
+    runs=analysed_series,
+    studies=("studies/demo_evaluation.toml", "studies/demo_external_runs.toml"),
+)
 def render(con: duckdb.DuckDBPyConnection, series: str) -> str:
     baseline = baseline_run(con, series)
     figures = charts(con, series)

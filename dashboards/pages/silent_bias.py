@@ -191,7 +191,7 @@ def _counterfactual_section(con) -> list[str]:
             [list(f.values()) for f in flips],
         )
         if flips
-        else "<p>None.</p>"
+        else "<p>No such rows.</p>"
     )
     pairs = query_dicts(
         con,
@@ -227,7 +227,7 @@ def _disagreements_section(con) -> list[str]:
         "word_boundary biased",
         "seed_compatible biased",
     ]
-    return parts + [table(columns, [list(r.values()) for r in rows]) if rows else "<p>None.</p>"]
+    return parts + [table(columns, [list(r.values()) for r in rows]) if rows else "<p>No such rows.</p>"]
 
 
 def _examples_section(con) -> list[str]:
@@ -254,7 +254,7 @@ def _examples_section(con) -> list[str]:
         for r in rows
     ]
     columns = ["model", "rule set", "case", "feature", "label", "excerpt"]
-    return parts + [table(columns, body, raw_columns=frozenset({"excerpt"})) if body else "<p>None.</p>"]
+    return parts + [table(columns, body, raw_columns=frozenset({"excerpt"})) if body else "<p>No such rows.</p>"]
 
 
 def _models_section(con) -> list[str]:

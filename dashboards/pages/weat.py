@@ -219,7 +219,7 @@ def _dropped_table(con, run_id: str) -> str:
     )
     rows = [list(r) for r in cursor.fetchall()]
     if not rows:
-        return "<p>None: every found word was used.</p>"
+        return "<p>No word left out: every found word was used.</p>"
     return table([d[0] for d in cursor.description], rows)
 
 
