@@ -5,8 +5,8 @@ from __future__ import annotations
 import duckdb
 
 from dashboards.evaluation_data import baseline_run, charts, drift_checks, split_drift, system_metrics
-from dashboards.html import chart, table, text
 from dashboards.format import timestamp
+from dashboards.html import chart, table, text
 from dashboards.provenance import provenance_section
 from dashboards.queries import number, query_rows, relation_exists
 from dashboards.site import register_page
