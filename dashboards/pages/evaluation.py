@@ -135,7 +135,8 @@ def _provenance(con, series: str) -> str:
         [series],
     )
     return (
-        f"<h2>Provenance</h2><p>Study run <code>{text(series)}</code>, started {text(timestamp(code[1]) if code else '')}, "
+        f"<h2>Provenance</h2><p>Study run <code>{text(series)}</code>, "
+        f"started {text(timestamp(code[1]) if code else '')}, "
         f"code version <code>{text(code[0] if code else '')}</code>. Each evaluation run's full retrieval "
         "configuration is in marts.dim_evaluation_runs.configuration and marts.dim_runs.parameters.</p>"
         + table(columns, rows)
