@@ -30,8 +30,8 @@ h1 { font-size: 1.6rem; } h2 { font-size: 1.25rem; margin-top: 2rem; }
 table { border-collapse: collapse; font-size: 0.85rem; width: 100%; }
 th, td { border-bottom: 1px solid #ddd; padding: 0.3rem 0.5rem; text-align: left; vertical-align: top; }
 th { background: #f4f4f4; word-break: normal; overflow-wrap: normal; hyphens: none; }
-td { overflow-wrap: normal; hyphens: none; } td.short { white-space: nowrap; }
-button.csv { font-size: 0.75rem; margin: 0.2rem 0 0.8rem; cursor: pointer; }
+td { overflow-wrap: normal; hyphens: none; } td.short, td > span.mono { white-space: nowrap; }
+button.csv { display: block; font-size: 0.75rem; margin: 0.2rem 0 0.8rem; cursor: pointer; }
 code, .mono { font-family: ui-monospace, monospace; font-size: 0.8rem; overflow-wrap: anywhere; }
 .status-succeeded { color: #1a7f37; } .status-failed { color: #cf222e; } .status-running { color: #9a6700; }
 .status-interrupted { color: #bc4c00; font-weight: 600; }
@@ -119,7 +119,7 @@ document.querySelectorAll('.table-box').forEach(function (box, i) {
   var table = box.querySelector('table'); if (!table) return;
   // a short value ("< 0.001", "[0.37, 0.38]", a date) never wraps inside itself
   table.querySelectorAll('td').forEach(function (td) {
-    if (td.children.length === 0 && td.textContent.length <= 16) td.classList.add('short');
+    if (td.children.length === 0 && td.textContent.length <= 20) td.classList.add('short');
   });
   var button = document.createElement('button'); button.type = 'button'; button.className = 'csv';
   button.textContent = 'Download CSV';

@@ -14,7 +14,7 @@ import duckdb
 import vl_convert
 
 import dashboards.cards  # noqa: F401  (registers the findings cards)
-from dashboards.findings import findings_body
+from dashboards.findings import CARDS, findings_body, study_runs
 from dashboards.html import page, table, text
 
 # page file name -> (title, callable(con) -> HTML body). Later issues register study pages.
@@ -159,12 +159,26 @@ def _short_version(version: str | None) -> str:
     return f"{short} (dirty)" if version.endswith("-dirty") else short
 
 
+def _latest_study_runs(con) -> dict[str, list[str]]:
+    """Page -> the latest run of each study its card reads, for the pages not drawn once per run."""
+    found: dict[str, list[str]] = {}
+    for spec in CARDS:
+        if spec.page_file in RUN_LISTS:
+            continue
+        latest: dict[str, str] = {}
+        for run in study_runs(con, spec.runs_table, spec.run_column):
+            latest.setdefault(run["study"], run["run_id"])
+        found.setdefault(spec.page_file, []).extend(latest.values())
+    return found
+
+
 def _pages_of_runs(page_runs: dict[str, list[str]]) -> dict[str, str]:
     """run id -> links to the pages drawn for it."""
     links: dict[str, list[str]] = {}
     for file_name, run_ids in page_runs.items():
         for run_id in run_ids:
-            href = run_page_name(file_name, run_id, run_ids[0])
+            # a page drawn once per run has a file per run; any other page shows its studies' latest runs
+            href = run_page_name(file_name, run_id, run_ids[0]) if file_name in RUN_LISTS else file_name
             links.setdefault(run_id, []).append(f'<a href="{text(href)}">{text(PAGES[file_name][0])}</a>')
     return {run_id: "<br>".join(found) for run_id, found in links.items()}
 
@@ -211,7 +225,7 @@ def build_site(con: duckdb.DuckDBPyConnection, out_dir: Path) -> Path:
     page_runs = {file_name: [run_id for run_id, _ in found] for file_name, found in runs.items()}
     index = findings_body(con, page_runs=page_runs)
     (out_dir / "index.html").write_text(page("Bias warehouse: findings", index, nav=nav), encoding="utf-8")
-    runs_page = _index_body(con, page_runs)
+    runs_page = _index_body(con, {**_latest_study_runs(con), **page_runs})
     (out_dir / "runs.html").write_text(page("Bias warehouse: runs", runs_page, nav=nav), encoding="utf-8")
     for file_name, (title, render) in PAGES.items():
         _write_page(out_dir, file_name, title, render, nav, con, runs.get(file_name))
