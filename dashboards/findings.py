@@ -100,6 +100,12 @@ def card_body(verdict: str, caption: str, columns: list[str], rows: list[list], 
     )
 
 
+def verdict_of(body: str | None) -> str:
+    """The ``<p class="verdict">`` of a card body ('' without one): a study page leads with its card's finding."""
+    found = re.search(r'<p class="verdict">.*?</p>', body or "", flags=re.S)
+    return found.group(0) if found else ""
+
+
 def page_of_run(page_file: str, run_id: str, page_runs: dict[str, list[str]]) -> str:
     """The file showing ``run_id`` on a per-run page (the page itself when it is not drawn per run)."""
     runs = page_runs.get(page_file) or []

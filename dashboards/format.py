@@ -114,7 +114,7 @@ def cell_text_colour(field: str, threshold: float, *, absolute: bool = False):
     return alt.condition(f"{value} > {threshold!r}", alt.value("white"), alt.value("black"))
 
 
-def dark_threshold(values, share: float = 0.6) -> float:
+def dark_threshold(values, share: float = 0.7) -> float:
     """The value above which a cell of a sequential or diverging scale spanning ``values`` is dark."""
     finite = [abs(float(v)) for v in values if not is_missing(v)]
     return share * max(finite) if finite else float("inf")

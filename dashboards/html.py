@@ -30,9 +30,10 @@ h1 { font-size: 1.6rem; } h2 { font-size: 1.25rem; margin-top: 2rem; }
 table { border-collapse: collapse; font-size: 0.85rem; width: 100%; }
 th, td { border-bottom: 1px solid #ddd; padding: 0.3rem 0.5rem; text-align: left; vertical-align: top; }
 th { background: #f4f4f4; word-break: normal; overflow-wrap: normal; hyphens: none; }
-td { overflow-wrap: normal; hyphens: none; } td.short, td > span.mono { white-space: nowrap; }
+td { overflow-wrap: normal; hyphens: none; } td.short { white-space: nowrap; }
 button.csv { display: block; font-size: 0.75rem; margin: 0.2rem 0 0.8rem; cursor: pointer; }
 code, .mono { font-family: ui-monospace, monospace; font-size: 0.8rem; overflow-wrap: anywhere; }
+td > .mono { overflow-wrap: break-word; } /* an id breaks at spaces only: never one letter per line */
 .status-succeeded { color: #1a7f37; } .status-failed { color: #cf222e; } .status-running { color: #9a6700; }
 .status-interrupted { color: #bc4c00; font-weight: 600; }
 .note { color: #555; font-size: 0.9rem; } nav a { margin-right: 1rem; }

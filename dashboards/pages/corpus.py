@@ -50,6 +50,19 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
         "select split, count(*) as documents, sum(n_questions) as questions"
         " from marts.dim_corpus_documents group by split order by split",
     )
+    unmapped, pairs = (
+        con.execute(
+            "select count(*) filter (where mapping_status <> 'mapped'), count(*) from marts.fct_pair_gold_documents"
+        ).fetchone()
+        if relation_exists(con, "marts", "fct_pair_gold_documents")
+        else (0, 0)
+    )
+    documents = sum(r[1] for r in rows)
+    parts.insert(
+        0,
+        f'<p class="verdict"><b>{documents:,} corpus documents in {len(rows)} split(s)</b>; '
+        f"{pairs - unmapped:,} of {pairs:,} paired queries mapped to their gold document.</p>",
+    )
     parts += ["<h2>Corpus documents (normalised, de-duplicated contexts)</h2>", table(columns, rows)]
     df = con.execute(
         # DuckDB's least(NULL, 10) is 10: a document without questions is counted at 0, not at "10 or more"

@@ -7,12 +7,15 @@ import math
 
 import duckdb
 
+from dashboards.cards.silent_bias import silent_bias_card
 from dashboards.charts.silent_bias import (
     biased_and_silent_counts_chart,
     silent_bias_heatmap_chart,
     silent_bias_rate_chart,
 )
+from dashboards.findings import verdict_of
 from dashboards.html import chart, table, text
+from dashboards.provenance import provenance_section
 from dashboards.queries import id_order, number, query_dicts, relation_exists
 from dashboards.site import register_page
 
@@ -296,11 +299,19 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
             '<p class="note">No silent-bias results in this warehouse yet: run a silent-bias study '
             "(e.g. <code>biaswh run studies/demo_silent_bias.toml</code>).</p>"
         )
+    latest = [
+        r[0]
+        for r in con.execute(
+            f"select distinct run_id from analysis.silent_bias_rates where {LATEST_RUN_PER_SET} order by run_id"
+        ).fetchall()
+    ]
     parts = (
-        _rates_section(con)
+        [verdict_of(silent_bias_card(con))]
+        + _rates_section(con)
         + _counterfactual_section(con)
         + _disagreements_section(con)
         + _examples_section(con)
         + _models_section(con)
+        + [provenance_section(con, run_id, heading=f"Provenance of run {run_id[:12]}") for run_id in latest]
     )
     return "".join(parts)
