@@ -103,7 +103,12 @@ def chart(spec: alt.TopLevelMixin, *, name: str = "chart") -> str:
     ``<name>.svg`` / ``<name>.png``.
     """
     chart_id = f"chart-{next(_chart_ids)}"
-    payload = json.dumps(spec.to_dict()).replace("<", "\\u003c")
+    document = spec.to_dict()
+    legend = document.setdefault("config", {}).setdefault("legend", {})
+    # a legend title or label is never cut off ("…"): Vega-Lite's default limit is 180 px
+    legend.setdefault("titleLimit", 0)
+    legend.setdefault("labelLimit", 0)
+    payload = json.dumps(document).replace("<", "\\u003c")
     options = json.dumps({**EMBED_OPTIONS, "downloadFileName": re.sub(r"[^A-Za-z0-9_-]+", "_", name) or "chart"})
     return (
         f'<div id="{chart_id}" class="chart"></div>'

@@ -120,19 +120,7 @@ def _errors(con, run_id: str, pair_set: str) -> str:
     )
 
 
-def _pair_set_section(con, run_id: str, pair_set: str) -> str:
-    # The analysis step tests retriever families only (no sweep points), so every row is a comparison.
-    tests = query_dicts(
-        con,
-        f"select * from analysis.dialect_paired_tests where {SECTION} and is_highlighted_k order by k, retriever",
-        [run_id, pair_set],
-    )
-    power = {
-        (r, k): g
-        for r, k, g in con.execute(
-            f"select retriever, k, detectable_gap_pp from analysis.dialect_power where {SECTION}", [run_id, pair_set]
-        ).fetchall()
-    }
+def _pair_set_charts(con, run_id: str, pair_set: str) -> dict:
     recall = con.execute(
         f"""select retriever, variant, k, recall, recall_ci_low, recall_ci_high
         from marts.agg_dialect_recall_at_k where {SECTION} and retriever = retriever_family""",
@@ -146,21 +134,55 @@ def _pair_set_section(con, run_id: str, pair_set: str) -> str:
         from marts.fct_dialect_gold_ranks where {SECTION} and retriever = retriever_family group by all""",
         [run_id, pair_set],
     ).df()
+    found = {}
+    if len(recall):
+        found["recall_at_k"] = recall_at_k_chart(recall, depth=depth)
+    if len(ranks):
+        found["gold_ranks"] = rank_distribution_chart(ranks)
+    return found
+
+
+def charts(con: duckdb.DuckDBPyConnection, run_id: str) -> dict:
+    """The page's charts of one run, by ``<pair set>:<chart>`` (recall_at_k, gold_ranks); no HTML written."""
+    pair_sets = con.execute(
+        "select distinct pair_set from analysis.dialect_paired_tests where run_id = ? order by pair_set", [run_id]
+    ).fetchall()
+    return {
+        f"{pair_set}:{name}": figure
+        for (pair_set,) in pair_sets
+        for name, figure in _pair_set_charts(con, run_id, pair_set).items()
+    }
+
+
+def _pair_set_section(con, run_id: str, pair_set: str) -> str:
+    # The analysis step tests retriever families only (no sweep points), so every row is a comparison.
+    tests = query_dicts(
+        con,
+        f"select * from analysis.dialect_paired_tests where {SECTION} and is_highlighted_k order by k, retriever",
+        [run_id, pair_set],
+    )
+    power = {
+        (r, k): g
+        for r, k, g in con.execute(
+            f"select retriever, k, detectable_gap_pp from analysis.dialect_power where {SECTION}", [run_id, pair_set]
+        ).fetchall()
+    }
+    figures = _pair_set_charts(con, run_id, pair_set)
     parts = [
         f'<section id="pair-set-{text(pair_set)}"><h2>Pair set {text(pair_set)}</h2>',
         finding(tests, power),
         _power(con, run_id, pair_set),
         _summary(con, run_id, pair_set),
     ]
-    if len(recall):
+    if "recall_at_k" in figures:
         parts += [
             "<h3>Recall@k</h3>",
-            chart(recall_at_k_chart(recall, depth=depth)),
-            f'<p class="note">Bands: Wilson 95% intervals per variant; k from 1 to the run\'s depth '
-            f"({text(depth)}); the y axis is fitted to the data and their bands.</p>",
+            chart(figures["recall_at_k"], name=f"recall_at_k_{pair_set}"),
+            '<p class="note">Bands: Wilson 95% intervals per variant; k from 1 to the run\'s depth; '
+            "the y axis is fitted to the data and their bands.</p>",
         ]
-    if len(ranks):
-        parts += ["<h3>Where the gold document lands</h3>", chart(rank_distribution_chart(ranks))]
+    if "gold_ranks" in figures:
+        parts += ["<h3>Where the gold document lands</h3>", chart(figures["gold_ranks"], name=f"gold_ranks_{pair_set}")]
     parts += [
         _rank_tests(con, run_id, pair_set),
         _discordant_tables(con, run_id, pair_set),
