@@ -30,7 +30,10 @@ def questions_per_document_chart(df) -> alt.Chart:
 def render(con: duckdb.DuckDBPyConnection) -> str:
     parts = ["<h2>Loaded source versions</h2>"]
     if not relation_exists(con, "marts", "dim_source_versions"):
-        return '<p class="note">Run <code>biaswh build</code> to list the loaded sources.</p>'
+        return (
+            '<p class="note">Nothing loaded yet: <code>biaswh run studies/demo.toml</code> (or any study), '
+            "then reload.</p>"
+        )
     columns, rows = query_rows(
         con,
         "select dataset, source_name, source_version, n_rows, source_sha256,"

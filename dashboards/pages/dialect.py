@@ -235,7 +235,12 @@ def analysed_runs(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
     ]
 
 
-@register_page("dialect.html", "Dialect retrieval bias", runs=analysed_runs)
+@register_page(
+    "dialect.html",
+    "Dialect retrieval bias",
+    runs=analysed_runs,
+    studies=("studies/demo.toml", "studies/squad_dialect.toml"),
+)
 def render(con: duckdb.DuckDBPyConnection, run_id: str | None) -> str:
     if run_id is None:
         return '<p class="note">No dialect study has been analysed in this warehouse yet.</p>'

@@ -211,8 +211,8 @@ def _result_set_section(con, source: str, result_set: str, *, synthetic: bool) -
 def render(con: duckdb.DuckDBPyConnection) -> str:
     if not relation_exists(con, "marts", "recsys_bias_aggregated"):
         return (
-            '<p class="note">No recommendation-bias results yet:'
-            " run a recsys study, then <code>biaswh build</code>.</p>"
+            '<p class="note">No recommendation-bias results yet: <code>biaswh run studies/demo_recsys.toml</code>'
+            " or <code>biaswh run studies/recsys_paper.toml</code>, then reload.</p>"
         )
     result_sets = con.execute(
         "select distinct result_source, result_set from marts.pool_vs_recommended_summary"
