@@ -55,7 +55,8 @@ def test_every_demo_study_has_a_card_that_opens_its_latest_run(browser, demo_sit
     assert set(cards) == DEMO_STUDIES
     for study, card in cards.items():
         latest = warehouse.execute(
-            "select arg_max(run_id, started_at) from marts.dim_runs where run_name = ? and run_status = 'succeeded'",
+            "select arg_max(run_id, started_at) from marts.dim_runs"
+            " where run_name = ? and run_kind = 'study' and run_status = 'succeeded'",
             [study],
         ).fetchone()[0]
         assert card.get_attribute("data-run") == latest, study
