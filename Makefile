@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 WHEELS := $(or $(PIP_FIND_LINKS),$(wildcard /opt/wheels))
 FIND_LINKS := $(if $(WHEELS),--find-links $(WHEELS),)
 
-.PHONY: setup browser lint format demo test test-fast bench dashboards clean
+.PHONY: setup browser ray spark lint format demo test test-fast bench dashboards clean
 
 setup: $(VENV)/.installed
 
@@ -33,7 +33,7 @@ demo: setup
 
 # Coverage of the four packages is reported; below the floor in pyproject.toml
 # ([tool.coverage.report] fail_under) the target fails.
-test: setup browser lint
+test: setup browser ray spark lint
 	@begin=$$(date +%s); \
 	$(BIN)/python -m pytest --cov --cov-report=term:skip-covered --durations=15; status=$$?; \
 	echo "make test: pytest took $$(( $$(date +%s) - begin )) s"; exit $$status
@@ -61,10 +61,37 @@ browser:
 	  else echo "chromium/chromedriver missing: apt-get install chromium chromium-driver for the browser tests"; fi; \
 	fi
 
+# The Ray compute engine is an optional extra (pyproject [ray]); the tests run it, so `make test`
+# installs it when missing, at the version requirements-ray.lock pins (its other dependencies
+# are already in requirements.lock).
+ray: setup
+	@if ! $(BIN)/python -c "import ray" 2>/dev/null; then \
+	  if [ -x $(BIN)/uv ]; then $(BIN)/uv pip install -q --python $(BIN)/python -r requirements-ray.lock; \
+	  else $(BIN)/python -m pip install -q -r requirements-ray.lock; fi; \
+	fi
+
+# The Spark target (`dbt build --target spark`, tests marked spark): the `spark` extra at the
+# versions of requirements-spark.lock and Debian's Java 17, installed when missing and possible
+# (root with apt), else the Spark tests skip locally (and fail under CI=true).
+spark: $(VENV)/.spark-installed
+	@if ! command -v java >/dev/null; then \
+	  if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q openjdk-17-jre-headless >/dev/null 2>&1 \
+	      || { apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q openjdk-17-jre-headless >/dev/null; } \
+	      || echo "could not install Java 17; the Spark tests will skip (or fail under CI)"; \
+	  else echo "java missing: apt-get install openjdk-17-jre-headless for the Spark tests"; fi; \
+	fi
+
+$(VENV)/.spark-installed: $(VENV)/.installed requirements-spark.lock
+	if [ -x $(BIN)/uv ]; then \
+	  $(BIN)/uv pip install -q --python $(BIN)/python -r requirements-spark.lock; \
+	else $(BIN)/python -m pip install -q -r requirements-spark.lock; fi
+	touch $@
+
 test-fast: setup
 	$(BIN)/python -m pytest -m "not dbt and not real_data"
 
-bench: setup
+bench: setup ray
 	$(BIN)/python -m benchmarks
 
 dashboards: setup

@@ -6,6 +6,7 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
+from warehouse.column_docs import comment_analysis_table
 from warehouse.transactions import registered
 
 
@@ -34,4 +35,6 @@ def replace_run_rows(con: duckdb.DuckDBPyConnection, table: str, run_id: str, fr
                 con.execute(f'alter table analysis.{table} add column "{name}" {kind}')
         con.execute(f"delete from analysis.{table} where run_id = ?", [run_id])
         con.execute(f"insert into analysis.{table} by name select * from analysis_frame")
+        # Every write (re)states the descriptions, so a column added since carries its own.
+        comment_analysis_table(con, table)
     return rows.num_rows

@@ -14,6 +14,8 @@ BENCHMARKS = {
     "run_history": "benchmarks.run_history",
     "scale": "benchmarks.scale",
     "dialect_scale": "benchmarks.dialect_scale",
+    "ray_scale": "benchmarks.ray_scale",
+    "cli_latency": "benchmarks.cli_latency",
 }
 
 

@@ -14,16 +14,19 @@ import csv
 import io
 import json
 import sys
+from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Literal
+from typing import TYPE_CHECKING, Iterator, Literal
 
 import duckdb
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from warehouse.errors import UserError
 from warehouse.sandbox import open_sandbox, output_path, refuse_file_statements
+
+if TYPE_CHECKING:
+    import pyarrow as pa  # imported only for Parquet: the text formats answer without it
 
 OutputFormat = Literal["table", "csv", "json", "parquet"]
 FORMATS = ("table", "csv", "json", "parquet")
@@ -34,21 +37,70 @@ _SANDBOX_HINT = (
 )
 
 
-def run_query(con: duckdb.DuckDBPyConnection, query: str) -> pa.Table | None:
-    """One statement's result as an Arrow table (None for a statement without rows)."""
+class SqlError(UserError):
+    """DuckDB's error in full: its first line is the message, the rest is ``detail``.
+
+    ``detail`` holds what DuckDB adds below that line: a ``Did you mean "..."?``, the candidate
+    bindings, the ``LINE 1: ...`` excerpt and the caret under the fault, printed as they are.
+    """
+
+    def __init__(self, message: str, detail: str = ""):
+        super().__init__(message)
+        self.detail = detail
+
+    def full_text(self) -> str:
+        return f"{self}\n{self.detail}" if self.detail else str(self)
+
+
+@dataclass(frozen=True)
+class Rows:
+    """A result as Python values, as DuckDB fetches them: its column names and every row."""
+
+    columns: list[str]
+    rows: list[tuple]
+
+    @property
+    def num_rows(self) -> int:
+        return len(self.rows)
+
+    def records(self) -> list[dict]:
+        return [dict(zip(self.columns, row)) for row in self.rows]
+
+
+@contextmanager
+def _duckdb_errors() -> Iterator[None]:
+    """DuckDB's error, whole, as a :class:`SqlError` (while the statement runs and while it is fetched)."""
+    try:
+        yield
+    except duckdb.Error as exc:
+        hint = _SANDBOX_HINT if isinstance(exc, duckdb.PermissionException) else ""
+        first, _, rest = str(exc).partition("\n")
+        raise SqlError(f"SQL error: {first}{hint}", rest.strip("\n")) from None
+
+
+def _executed(con: duckdb.DuckDBPyConnection, query: str) -> duckdb.DuckDBPyConnection | None:
+    """Run ``query`` after the sandbox's checks; the connection holding its rows, None when it has none."""
     if not query.strip().strip(";").strip():
         raise UserError('sql: the query is empty; pass one SQL statement, e.g. "select * from dim_runs"')
     refuse_file_statements(con, query)
-    try:
-        relation = con.execute(query)
-        if relation is None:
-            raise UserError("sql: the query holds no statement (only comments or semicolons)")
-        if relation.description is None:
-            return None
-        return relation.to_arrow_table()
-    except duckdb.Error as exc:
-        hint = _SANDBOX_HINT if isinstance(exc, duckdb.PermissionException) else ""
-        raise UserError(f"SQL error: {str(exc).splitlines()[0]}{hint}") from None
+    relation = con.execute(query)
+    if relation is None:
+        raise UserError("sql: the query holds no statement (only comments or semicolons)")
+    return None if relation.description is None else relation
+
+
+def run_query(con: duckdb.DuckDBPyConnection, query: str) -> pa.Table | None:
+    """One statement's result as an Arrow table (None for a statement without rows)."""
+    with _duckdb_errors():
+        relation = _executed(con, query)
+        return None if relation is None else relation.to_arrow_table()
+
+
+def fetch_rows(con: duckdb.DuckDBPyConnection, query: str) -> Rows | None:
+    """One statement's result as :class:`Rows` (None for a statement without rows); no Arrow needed."""
+    with _duckdb_errors():
+        relation = _executed(con, query)
+        return None if relation is None else Rows([d[0] for d in relation.description], relation.fetchall())
 
 
 def _cell(value, *, max_width: int = 60) -> str:
@@ -63,11 +115,10 @@ def _cell(value, *, max_width: int = 60) -> str:
     return text if len(text) <= max_width else text[: max_width - 1] + "…"
 
 
-def format_table(table: pa.Table, *, max_rows: int = 200) -> str:
-    """An aligned text table of the first ``max_rows`` rows, with the row count."""
-    columns = table.column_names
-    rows = table.slice(0, max_rows).to_pylist()
-    shown = [[_cell(row[c]) for c in columns] for row in rows]
+def format_table(table: Rows, *, max_rows: int = 200, max_width: int = 60) -> str:
+    """An aligned text table of the first ``max_rows`` rows (cells cut at ``max_width``), with the row count."""
+    columns = table.columns
+    shown = [[_cell(value, max_width=max_width) for value in row] for row in table.rows[:max_rows]]
     widths = [max([len(c)] + [len(r[i]) for r in shown]) for i, c in enumerate(columns)]
     line = lambda values: " | ".join(v.ljust(w) for v, w in zip(values, widths))  # noqa: E731
     out = [line(columns), "-+-".join("-" * w for w in widths), *(line(r) for r in shown)]
@@ -76,13 +127,13 @@ def format_table(table: pa.Table, *, max_rows: int = 200) -> str:
     return "\n".join(out)
 
 
-def _csv_text(table: pa.Table) -> str:
+def csv_text(table: Rows) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(table.column_names)
+    writer.writerow(table.columns)
     # Booleans as SQL spells them, NULL as an empty field (as DuckDB's own CSV writer does).
-    for row in table.to_pylist():
-        writer.writerow(["true" if v is True else "false" if v is False else v for v in row.values()])
+    for row in table.rows:
+        writer.writerow(["true" if v is True else "false" if v is False else v for v in row])
     return buffer.getvalue()
 
 
@@ -94,8 +145,8 @@ def _json_default(value):
     return str(value)
 
 
-def _json_text(table: pa.Table) -> str:
-    return json.dumps(table.to_pylist(), default=_json_default, ensure_ascii=False, indent=1) + "\n"
+def json_text(table: Rows) -> str:
+    return json.dumps(table.records(), default=_json_default, ensure_ascii=False, indent=1) + "\n"
 
 
 def print_sql(
@@ -108,61 +159,22 @@ def print_sql(
         raise UserError("sql: --format parquet writes a file: add --out FILE.parquet")
     target = output_path(out) if out else None  # refused before the query runs
     with open_sandbox(SEARCH_PATH) as con:
-        table = run_query(con, query)
+        table = (run_query if output_format == "parquet" else fetch_rows)(con, query)
     if table is None:
         return
     if output_format == "parquet":
+        import pyarrow.parquet as pq  # only for this format: a query in text answers sooner without Arrow
+
         pq.write_table(table, target)
         print(f"wrote {table.num_rows:,} rows to {out}")
         return
     text = {
         "table": lambda: format_table(table, max_rows=max_rows) + "\n",
-        "csv": lambda: _csv_text(table),
-        "json": lambda: _json_text(table),
+        "csv": lambda: csv_text(table),
+        "json": lambda: json_text(table),
     }[output_format]()
     if out:
         target.write_text(text, encoding="utf-8")
         print(f"wrote {table.num_rows:,} rows to {out}")
     else:
         sys.stdout.write(text)
-
-
-def shell(*, stdin=None, stdout=None) -> None:
-    """An interactive SQL prompt on the sandboxed connection; statements end with ``;``.
-
-    ``.tables`` lists the relations, ``.quit`` (or end of input) leaves.
-    """
-    stdin, stdout = stdin or sys.stdin, stdout or sys.stdout
-    interactive = stdin.isatty()
-    with open_sandbox(SEARCH_PATH) as con:
-        stdout.write(
-            "biaswh shell (read-only; unqualified names search marts, analysis, intermediate, staging,"
-            " raw). End statements with ';'. .tables lists relations, .quit leaves.\n"
-        )
-        buffer = ""
-        while True:
-            if interactive:
-                stdout.write("biaswh> " if not buffer else "   ...> ")
-                stdout.flush()
-            line = stdin.readline()
-            if not line:
-                break
-            stripped = line.strip()
-            if not buffer and stripped in (".quit", ".exit"):
-                break
-            if not buffer and stripped == ".tables":
-                stripped = (
-                    "select table_schema as schema, table_name as name, table_type as type from"
-                    " information_schema.tables where table_schema <> 'information_schema' order by 1, 2;"
-                )
-            buffer += ("\n" if buffer else "") + stripped
-            if not buffer.rstrip().endswith(";"):
-                continue
-            query, buffer = buffer, ""
-            try:
-                table = run_query(con, query)
-            except UserError as exc:
-                stdout.write(f"{exc}\n")
-                continue
-            if table is not None:
-                stdout.write(format_table(table) + "\n")

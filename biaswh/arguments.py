@@ -2,7 +2,7 @@
 
 ``type=number(TIMEOUT_SECONDS)`` refuses ``--timeout -1``, ``nan`` or ``inf`` while the arguments are
 parsed: argparse prints one line (``argument --timeout: must be a number in (0, 86400], got '-1'``)
-and the CLI exits 2 before anything is opened or sent.
+and the CLI exits 2 before anything is opened or sent. ``--version`` is an argparse action too.
 """
 
 from __future__ import annotations
@@ -31,3 +31,39 @@ def number(shape: Number):
 
     parse.__name__ = shape.describe()  # what argparse names in its own messages
     return parse
+
+
+def version_text() -> str:
+    """``biaswh 0.1.0 (git 1a2b3c4)``: the installed package's version and, in a git checkout, its commit."""
+    import subprocess
+    from importlib import metadata
+
+    from warehouse.settings import REPOSITORY_ROOT
+
+    try:
+        text = f"biaswh {metadata.version('bias-warehouse')}"
+    except metadata.PackageNotFoundError:
+        text = "biaswh (package not installed)"
+    try:
+        sha = subprocess.run(
+            ["git", "rev-parse", "--short=12", "HEAD"],
+            cwd=REPOSITORY_ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=5,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return text  # not a checkout, or no git: the package version alone
+    return f"{text} (git {sha})"
+
+
+class VersionAction(argparse.Action):
+    """``--version``: computed only when asked (argparse's own action takes the text up front)."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(version_text())  # to stdout, as argparse's own version action does
+        parser.exit(0)

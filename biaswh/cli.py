@@ -15,9 +15,10 @@ import sys
 # (a user's own LANCEDB_LOG wins).
 os.environ.setdefault("LANCEDB_LOG", "error")
 
+# Only the argument tree's needs are imported here (`--help` answers at once); each command imports
+# its own modules when it runs (duckdb, dbt, the LLM client...): tests/biaswh/test_cli_imports.py.
 from biaswh import ingest_cli  # noqa: E402  (after the environment the imports below read)
-from biaswh.arguments import MAX_REPLY_BYTES, MAX_TOKENS, number  # noqa: E402
-from warehouse.command_lock import exclusive_command  # noqa: E402  (after the environment it reads at import)
+from biaswh.arguments import MAX_REPLY_BYTES, MAX_TOKENS, VersionAction, number  # noqa: E402
 from warehouse.config_schema import (  # noqa: E402
     BACKOFF_SECONDS,
     CONCURRENCY,
@@ -41,6 +42,9 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="biaswh", description="The bias warehouse: reproducible AI-bias studies on DuckDB.")
+    parser.add_argument(
+        "--version", action=VersionAction, help="show the package version and the checkout's git commit, and exit"
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     ingest = commands.add_parser("ingest", help="load a source into the raw schema")
@@ -89,6 +93,10 @@ def _parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run a study end to end: ingest, build, jobs, analyze, dashboards")
     run.add_argument("study", help="study config (TOML)")
     run.add_argument("--limit", type=number(POSITIVE_INTEGER), help="only the first N pairs/queries: a quick dry run")
+    run.add_argument(
+        "--compute", choices=("local", "ray"), help="where the compute jobs run (default: the study's [compute] engine)"
+    )
+    run.add_argument("--ray-address", help="Ray cluster to use: auto, or ray://host:10001 (implies --compute ray)")
 
     _add_generate_parser(commands)
 
@@ -217,6 +225,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     import duckdb  # after parsing: `--help` and argument errors answer without loading libraries
 
+    from warehouse.command_lock import exclusive_command
+
     try:
         with exclusive_command(f"biaswh {' '.join(argv)}") if _writes(args) else contextlib.nullcontext():
             if _writes(args):
@@ -227,6 +237,8 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         for line in str(exc).splitlines() or [type(exc).__name__]:  # a config check lists every mistake, one a line
             print(f"biaswh: error: {line}", file=sys.stderr)
+        if getattr(exc, "detail", ""):  # DuckDB's hint, candidates and caret line, as DuckDB wrote them
+            print(exc.detail, file=sys.stderr)
         return getattr(exc, "exit_code", 2)  # 1 when the input was fine but the endpoint failed every request
     except (OSError, duckdb.IOException) as exc:
         # A full disk, a vanished folder: the step that was writing rolled back; say so in one line.
@@ -243,11 +255,19 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _dispatch(args, extra: list[str]) -> None:
-    """Run the parsed command (the pipeline is imported here, not at start-up: `--help` stays fast)."""
-    from biaswh import pipeline
+    """Run the parsed command, importing only what it needs (`biaswh sql` never loads dbt or the pipeline)."""
+    if args.command in ("sql", "shell"):
+        from biaswh import adhoc_sql, sql_shell
 
+        if args.command == "sql":
+            adhoc_sql.print_sql(args.query, output_format="csv" if args.csv else args.format, out=args.out)
+        else:
+            sql_shell.shell()
+        return
     if ingest_cli.dispatch(args):
         return
+    from biaswh import pipeline
+
     if args.command == "ingest" and args.source == "squad":
         print(pipeline.ingest_squad(args.path, split=args.split, name=args.name).message)
     elif args.command == "ingest" and args.source == "vectors":
@@ -265,7 +285,8 @@ def _dispatch(args, extra: list[str]) -> None:
     elif args.command == "dashboards":
         print(f"dashboard site: {pipeline.dashboards(args.out)}")
     elif args.command == "run":
-        print(f"dashboard site: {pipeline.run_study(args.study, limit=args.limit)}")
+        site = pipeline.run_study(args.study, limit=args.limit, compute=args.compute, ray_address=args.ray_address)
+        print(f"dashboard site: {site}")
     elif args.command == "generate":
         print(pipeline.generate_answers(args).message)
     elif args.command == "variants":
@@ -282,14 +303,6 @@ def _dispatch(args, extra: list[str]) -> None:
         from biaswh.inspection import search as search_corpus
 
         print(search_corpus(args.study, args.query, retriever=args.retriever, k=args.k))
-    elif args.command == "sql":
-        from biaswh.adhoc_sql import print_sql
-
-        print_sql(args.query, output_format="csv" if args.csv else args.format, out=args.out)
-    elif args.command == "shell":
-        from biaswh.adhoc_sql import shell
-
-        shell()
 
 
 if __name__ == "__main__":

@@ -7,9 +7,12 @@ import json
 import pkgutil
 import time
 from pathlib import Path
+from typing import Sequence
 
 import duckdb
 
+from biaswh.withdrawal import built_run_ids, withdrawn_if_failing
+from compute.engine import with_compute
 from warehouse.build_state import is_up_to_date, mark_built
 from warehouse.command_lock import exclusive_command
 from warehouse.connection import open_warehouse
@@ -85,13 +88,19 @@ def generate_answers(args):
     return generate(args.vignettes, args.out, settings, limit=args.limit)
 
 
-def dbt_build(extra_args: list[str] | None = None, *, label: str = "all", quiet: bool = True) -> BuildSummary:
-    """Run ``dbt build`` on the warehouse named by ``BIASWH_HOME``; raise if anything fails."""
+def dbt_build(
+    extra_args: list[str] | None = None, *, label: str = "all", quiet: bool = True, run_ids: Sequence[str] = ()
+) -> BuildSummary:
+    """Run ``dbt build`` on the warehouse named by ``BIASWH_HOME``; raise if anything fails.
+
+    ``run_ids``: the runs whose rows the data tests of run-keyed models check (empty: every
+    run that did not fail).
+    """
     paths = warehouse_paths()
     paths.home.mkdir(parents=True, exist_ok=True)
     with open_warehouse():
         pass  # creates the raw schema on a new warehouse, and fails fast with "busy"
-    return run_dbt_build(extra_args, label=label, quiet=quiet)
+    return run_dbt_build(extra_args, label=label, quiet=quiet, run_ids=run_ids)
 
 
 def dashboards(out: str | None = None) -> Path:
@@ -181,25 +190,32 @@ def _record_failure(run_id: str, message: str) -> None:
 STUDY_BUILD_ARGS = ["--exclude-resource-type", "unit_test"]
 
 
-def _selected_build(selection: str | None, label: str) -> str:
-    """Build ``selection`` (None: the whole project) unless its inputs are unchanged since its last build."""
+def _selected_build(selection: str | None, label: str, *, run_id: str) -> str:
+    """Build ``selection`` (None: the whole project) unless its inputs are unchanged since its last build.
+
+    Its data tests check the rows of study run ``run_id`` and its evaluation runs, not every
+    run the warehouse holds: an earlier run's rows were tested when it was built.
+    """
     key = selection or "<all>"
     with open_warehouse() as con:
         if label == "sources" and is_up_to_date(con, key):
             return f"dbt build ({label}): inputs unchanged since the last build, skipped"
+        run_ids = built_run_ids(con, run_id)
     args = list(STUDY_BUILD_ARGS)
     if selection and label == "sources":
         selection += " +dim_runs +dim_source_versions"  # views: the dashboards' runs and their sources
     if selection:
         # Cautious: a test runs only when every model it reads was selected (and so exists).
         args += ["--select", selection, "--indirect-selection", "cautious"]
-    summary = dbt_build(args, label=label)
+    summary = dbt_build(args, label=label, run_ids=run_ids)
     with open_warehouse() as con:
         mark_built(con, key)
     return summary.line
 
 
-def run_study(study_path: str, *, limit: int | None = None) -> Path:
+def run_study(
+    study_path: str, *, limit: int | None = None, compute: str | None = None, ray_address: str | None = None
+) -> Path:
     """Run a study end to end and return the dashboard site's index page.
 
     The run records its resolved parameters (``raw.run_parameters``) and the source
@@ -209,17 +225,20 @@ def run_study(study_path: str, *, limit: int | None = None) -> Path:
     select the models the study's steps declare (or ``[study] dbt_select``); the build
     before the jobs is skipped when no source and no model changed since it last ran.
     The whole run holds the warehouse's command lock (:mod:`warehouse.command_lock`), so no
-    other writing command can slip in between its stages.
+    other writing command can slip in between its stages. ``compute`` / ``ray_address``
+    override the study's ``[compute]`` engine and Ray address (:mod:`compute.engine`).
     """
     with exclusive_command(f"biaswh run {study_path}"):
-        return _run_study(study_path, limit=limit)
+        return _run_study(study_path, limit=limit, compute=compute, ray_address=ray_address)
 
 
-def _run_study(study_path: str, *, limit: int | None = None) -> Path:
+def _run_study(
+    study_path: str, *, limit: int | None = None, compute: str | None = None, ray_address: str | None = None
+) -> Path:
     """Stages of :func:`run_study`, run while it holds the command lock."""
     started = time.perf_counter()
     load_plugins()
-    study = load_study(study_path, limit=limit, check_files=True)
+    study = with_compute(load_study(study_path, limit=limit, check_files=True), engine=compute, address=ray_address)
     with open_warehouse() as con, transaction(con):
         run_id = start_run(con, kind="study", name=study.name, parameters=study.parameters()).run_id
         record_run_parameters(con, run_id, study.run_parameters)
@@ -245,16 +264,17 @@ def _run_study(study_path: str, *, limit: int | None = None) -> Path:
     def chain() -> None:
         timed("ingest", ingest)
         if selections["sources"] != "":
-            timed("dbt build (sources)", lambda: _selected_build(selections["sources"], "sources"))
+            timed("dbt build (sources)", lambda: _selected_build(selections["sources"], "sources", run_id=run_id))
         if study.jobs:
             timed("jobs", lambda: _run_registered(study, run_id, study.jobs, STUDY_JOBS))
             if selections["results"] != "":
-                timed("dbt build (results)", lambda: _selected_build(selections["results"], "results"))
+                timed("dbt build (results)", lambda: _selected_build(selections["results"], "results", run_id=run_id))
         timed("analysis", lambda: _run_registered(study, run_id, study.analysis, ANALYSIS_STEPS))
         with open_warehouse() as con:
             publish_contract_views(con)
 
-    _finish_or_fail(run_id, chain)
+    # A failed run's results leave the marts before it is marked failed (biaswh/withdrawal.py).
+    _finish_or_fail(run_id, lambda: withdrawn_if_failing(run_id, chain))
     begin = time.perf_counter()
     index = dashboards() / "index.html"
     stages["dashboards"] = time.perf_counter() - begin

@@ -3,7 +3,8 @@
 Run-keyed marts never recompute a run they hold; this is the one way to ask for it (after
 fixing a model, say). It selects the run-keyed models of the run's study type (the marts
 folder whose tables hold the run, or, for a drift series, its evaluation runs) and passes
-the run ids as ``rebuild_run_ids``, which ``is_new_run`` treats as new.
+the run ids as ``rebuild_run_ids``, which ``is_new_run`` treats as new; its data tests check
+those runs only. A failed or interrupted run has no results to rebuild (biaswh/withdrawal.py).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 import duckdb
 
 from biaswh.pipeline import STUDY_BUILD_ARGS, dbt_build
+from biaswh.withdrawal import built_run_ids
 from warehouse.connection import open_warehouse
 from warehouse.dbt_runner import BuildSummary
 from warehouse.errors import UserError
@@ -45,12 +47,12 @@ def _families_holding(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> lis
 def rebuild_run(run_id: str) -> BuildSummary:
     """Recompute run ``run_id``'s rows from its raw rows and recorded parameters."""
     with open_warehouse(read_only=True) as con:
-        if con.execute("select count(*) from raw.runs where run_id = ?", [run_id]).fetchone()[0] == 0:
+        status = con.execute("select status from raw.runs where run_id = ?", [run_id]).fetchone()
+        if status is None:
             raise UserError(f'no run {run_id!r} in this warehouse (see `biaswh sql "select * from dim_runs"`)')
-        ids = [run_id] + [
-            r[0]
-            for r in con.execute("select run_id from raw.evaluation_runs where series_run_id = ?", [run_id]).fetchall()
-        ]
+        if status[0] in ("failed", "interrupted"):
+            raise UserError(f"run {run_id} {status[0]}: its results were withdrawn from the marts; run its study again")
+        ids = built_run_ids(con, run_id)
         families = _families_holding(con, ids)
     if not families:
         raise UserError(f"run {run_id} has no rows in any run-keyed mart: nothing to rebuild")
@@ -69,4 +71,5 @@ def rebuild_run(run_id: str) -> BuildSummary:
             json.dumps({"rebuild_run_ids": ids}),
         ],
         label=f"rebuild {run_id}",
+        run_ids=ids,
     )

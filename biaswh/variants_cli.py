@@ -59,7 +59,7 @@ def add_variants_parser(commands) -> None:
 
 
 def _add_llm_parser(kinds) -> None:
-    from ingest.dialect_conversion import ConversionSettings as Defaults
+    from ingest.conversion_settings import ConversionSettings as Defaults
 
     llm = kinds.add_parser("llm", help="convert sampled SQuAD questions with an OpenAI-compatible endpoint")
     llm.add_argument("--squad", required=True, help="SQuAD Parquet/JSON/JSONL whose questions are sampled")

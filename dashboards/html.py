@@ -10,7 +10,10 @@ from __future__ import annotations
 import html
 import json
 import re
+from contextlib import contextmanager
+from contextvars import ContextVar
 from itertools import count
+from typing import Iterator
 
 import altair as alt
 
@@ -23,6 +26,9 @@ EMBED_OPTIONS = {
     "renderer": "svg",
     "actions": {"export": True, "source": False, "compiled": False, "editor": False},
 }
+# While set (:func:`capturing_charts`), every chart a page embeds is also appended here, so the
+# Python API hands a page's charts out as Altair objects without a second copy of each page.
+_captured: ContextVar[list | None] = ContextVar("captured_charts", default=None)
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 72rem; color: #1b1b1b; padding: 0 1rem; }
@@ -96,12 +102,26 @@ def table(
     )
 
 
+@contextmanager
+def capturing_charts() -> Iterator[list]:
+    """Collect, in page order, the Altair charts that :func:`chart` embeds while the block runs."""
+    charts: list = []
+    token = _captured.set(charts)
+    try:
+        yield charts
+    finally:
+        _captured.reset(token)
+
+
 def chart(spec: alt.TopLevelMixin, *, name: str = "chart") -> str:
     """Embed an Altair chart; the page must load the vendored Vega bundle.
 
     Its menu saves the figure as SVG or PNG (vega-embed's export actions, offline), as
     ``<name>.svg`` / ``<name>.png``.
     """
+    captured = _captured.get()
+    if captured is not None:
+        captured.append(spec)
     chart_id = f"chart-{next(_chart_ids)}"
     document = spec.to_dict()
     legend = document.setdefault("config", {}).setdefault("legend", {})

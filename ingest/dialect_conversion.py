@@ -20,61 +20,18 @@ acceptance rate, the share identical to the source and the edit-distance distrib
 
 from __future__ import annotations
 
-import hashlib
 import json
 import statistics
 import uuid
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
+from ingest.conversion_settings import DEFAULT_CONVERSION_TEMPLATE, ConversionSettings  # noqa: F401  (re-exported)
 from ingest.llm.batch import ChatJob, JsonlCache, answer_all
 from ingest.llm.client import Answer
-from ingest.llm.settings import EndpointSettings, public_url
+from ingest.llm.settings import public_url
 from ingest.text_distance import token_edit_distance
 from warehouse.errors import UserError
-
-# Our wording of the original study's instructions (its template can be passed as a file).
-DEFAULT_CONVERSION_TEMPLATE = """You are a linguist who studies African American English (AAE).
-
-Rewrite the Standard American English (SAE) question below as a natural AAE question of
-everyday speech, with exactly the same meaning.
-
-- Keep names, numbers, dates and every fact as they are.
-- Keep tense and aspect; keep a question's time cues.
-- Use AAE grammar only where it is natural: copula absence, habitual be, negative concord, AAE verb agreement.
-- No phonetic spellings, no stereotypes or caricature; prefer small edits to rewrites.
-- One question, ending with a single question mark.
-
-Reply with the AAE question only: one line, no quotes, no explanation.
-
-SAE question: {sae_query}
-"""
-
-
-@dataclass(frozen=True, kw_only=True)
-class ConversionSettings(EndpointSettings):
-    """Model, template and sampling (recorded per line), and the endpoint's settings (checked when built)."""
-
-    model: str
-    prompt_template: str = DEFAULT_CONVERSION_TEMPLATE
-    max_tokens: int = 150
-    temperature: float | None = None
-    top_p: float | None = None
-    seed: int | None = None
-    concurrency: int = 4
-    max_retries: int = 3
-    backoff_seconds: float = 1.0
-    timeout_seconds: float = 60.0
-
-    def sampling(self) -> dict:
-        """Exactly the sampling parameters sent (unset ones are the endpoint's defaults)."""
-        values = {"max_tokens": self.max_tokens, "temperature": self.temperature, "top_p": self.top_p}
-        values["seed"] = self.seed
-        return {k: v for k, v in values.items() if v is not None}
-
-    def template_sha256(self) -> str:
-        return hashlib.sha256(self.prompt_template.encode("utf-8")).hexdigest()
 
 
 def is_acceptable(text: str) -> bool:

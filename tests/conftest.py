@@ -150,6 +150,51 @@ def run_fingerprints(connection: duckdb.DuckDBPyConnection) -> dict[tuple[str, s
     return fingerprints
 
 
+def run_content_fingerprints(connection: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, tuple]:
+    """Row count and an order-independent content hash of one run's rows in every run-keyed table.
+
+    Like :func:`run_fingerprints`, but comparable across runs: every column holding a run id
+    (its name ends in ``run_id``) and every timestamp are left out of the hash, and doubles are
+    hashed rounded to 12 decimals: DuckDB's parallel ``avg`` and ``sum`` add in a
+    thread-dependent order, so two runs over identical rows can differ in the last bit (1e-16).
+    """
+    columns = connection.execute(
+        "select c.table_schema || '.' || c.table_name,"
+        " list(case when c.data_type in ('DOUBLE', 'FLOAT') then format('round(\"{}\", 12)', c.column_name)"
+        " else format('\"{}\"', c.column_name) end order by c.ordinal_position)"
+        " filter (where c.column_name not like '%run_id' and c.data_type not like 'TIMESTAMP%')"
+        " from information_schema.columns c join information_schema.tables t using (table_schema, table_name)"
+        " where c.table_schema in ('marts', 'analysis') and t.table_type = 'BASE TABLE'"
+        " group by 1 having bool_or(c.column_name = 'run_id') order by 1"
+    ).fetchall()
+    fingerprints = {}
+    for table, kept in columns:
+        listed = ", ".join(kept)
+        fingerprints[table] = connection.execute(
+            f"select count(*), coalesce(sum(hash(row({listed}))::hugeint), 0) from {table} where run_id = ?",
+            [run_id],
+        ).fetchone()
+    return fingerprints
+
+
+@pytest.fixture(scope="session")
+def ray_local():
+    """A local Ray instance with 2 workers, started once for the whole session (``ray.init`` takes ~11 s)."""
+    try:
+        import ray
+    except ImportError:
+        if os.environ.get("CI"):
+            pytest.fail("CI is missing the Ray extra (make ray)")
+        pytest.skip("the Ray extra is not installed (make ray)")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("RAY_DISABLE_USAGE_STATS", "1")
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        try:
+            yield ray
+        finally:
+            ray.shutdown()
+
+
 @pytest.fixture(scope="session")
 def demo_site(tmp_path_factory) -> Path:
     """One warehouse after every `studies/demo*.toml` (what `make demo` builds); its site folder.

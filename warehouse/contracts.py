@@ -1,12 +1,15 @@
 """The contract relations, reachable without a schema prefix from any DuckDB client.
 
 Each is a view in the ``main`` schema over its home (``marts.*`` or ``analysis.*``), so
-``duckdb warehouse.duckdb -c "select * from weat_results"`` works as ``biaswh sql`` does.
+``duckdb warehouse.duckdb -c "select * from weat_results"`` works as ``biaswh sql`` does, and
+each view carries its home's descriptions as DuckDB comments.
 """
 
 from __future__ import annotations
 
 import duckdb
+
+from warehouse.column_docs import copy_comments
 
 # relation -> the schema it lives in
 CONTRACT_RELATIONS = {
@@ -31,5 +34,6 @@ def publish_contract_views(con: duckdb.DuckDBPyConnection) -> list[str]:
     for name, schema in CONTRACT_RELATIONS.items():
         if (schema, name) in existing:
             con.execute(f"create or replace view main.{name} as select * from {schema}.{name}")
+            copy_comments(con, source=f"{schema}.{name}", view=f"main.{name}")  # the same docs, unqualified
             published.append(name)
     return published

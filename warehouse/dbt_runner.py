@@ -17,6 +17,7 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 from warehouse.busy import busy_error, is_lock_conflict
 from warehouse.errors import UserError
@@ -30,6 +31,10 @@ from warehouse.settings import (
 )
 
 FAILED_STATUSES = {"error", "fail", "runtime error"}
+
+# The runs a build's data tests check (comma-separated; macro is_built_run). An environment
+# variable, not a dbt var: a new --vars value makes dbt re-parse the whole project.
+BUILD_RUN_IDS_VARIABLE = "BIASWH_BUILD_RUN_IDS"
 
 
 @dataclass(frozen=True)
@@ -62,17 +67,43 @@ def dbt_folder() -> Path:
     return warehouse_paths().home / "dbt"
 
 
-def _compiled_path(target: Path, unique_id: str) -> str | None:
-    name = unique_id.split(".")[-1]
-    matches = sorted((target / "compiled").rglob(f"{name}.sql")) if (target / "compiled").exists() else []
-    return str(matches[0]) if matches else None
+def _manifest_nodes(target: Path) -> dict:
+    try:
+        return json.loads((target / "manifest.json").read_text(encoding="utf-8"))["nodes"]
+    except (OSError, ValueError, KeyError):
+        return {}
 
 
-def run_dbt_build(args: list[str] | None = None, *, label: str = "all", quiet: bool = True) -> BuildSummary:
+def _failed_node(nodes: dict, target: Path, unique_id: str) -> tuple[str, str | None]:
+    """A failed node's readable name and compiled query's path, from dbt's manifest ``nodes``.
+
+    A data test reads ``data test expression_is_true ((n_hits = 0) = ...) on stg_retrieval__query_stats``
+    (its unique id ends in a hash, and its compiled file's name is truncated).
+    """
+    node = nodes.get(unique_id)
+    if node is None:
+        return unique_id, None
+    compiled = target / "compiled" / node["package_name"] / node["original_file_path"]
+    if node["resource_type"] == "test":
+        compiled = compiled / node["path"]
+    path = str(compiled) if compiled.is_file() else None
+    test = node.get("test_metadata") or {}
+    if not test or not node.get("attached_node"):
+        return unique_id, path
+    arguments = {k: v for k, v in (test.get("kwargs") or {}).items() if k != "model"}
+    shown = ", ".join(str(v) if k in ("expression", "column_name") else f"{k}={v}" for k, v in arguments.items())
+    tested = node["attached_node"].split(".")[-1]
+    return f"data test {test['name']}" + (f" ({shown})" if shown else "") + f" on {tested}", path
+
+
+def run_dbt_build(
+    args: list[str] | None = None, *, label: str = "all", quiet: bool = True, run_ids: Sequence[str] = ()
+) -> BuildSummary:
     """Run ``dbt build`` on the warehouse named by ``BIASWH_HOME``; raise a one-line error on failure.
 
     ``quiet``: dbt's own output goes to ``$BIASWH_HOME/dbt/logs/dbt-build.log`` instead of
-    the terminal.
+    the terminal. ``run_ids``: the runs whose rows the data tests of run-keyed models check
+    (empty: every run that neither failed nor was interrupted).
     """
     folder = dbt_folder()
     target, logs = folder / "target", folder / "logs"
@@ -82,6 +113,7 @@ def run_dbt_build(args: list[str] | None = None, *, label: str = "all", quiet: b
         HOME_VARIABLE: str(warehouse_paths().home),
         MEMORY_LIMIT_VARIABLE: duckdb_memory_limit(),
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+        BUILD_RUN_IDS_VARIABLE: ",".join(run_ids),
     }
     command = [
         _dbt_executable(),
@@ -118,18 +150,19 @@ def run_dbt_build(args: list[str] | None = None, *, label: str = "all", quiet: b
         )
     seconds = time.perf_counter() - begin
     counts: dict[str, int] = {}
-    failures = []
+    failed = []
     if results_file.exists():
         for result in json.loads(results_file.read_text(encoding="utf-8")).get("results", []):
             status = str(result.get("status"))
             counts[status] = counts.get(status, 0) + 1
             if status in FAILED_STATUSES:
-                message = " ".join(str(result.get("message") or "").split())[:300]
-                failures.append((result["unique_id"], message, _compiled_path(target, result["unique_id"])))
+                failed.append((result["unique_id"], " ".join(str(result.get("message") or "").split())[:300]))
+    nodes = _manifest_nodes(target) if failed else {}
+    failures = [(*_failed_node(nodes, target, unique_id), message) for unique_id, message in failed]
     summary = BuildSummary(label, seconds, counts, failures, str(log_file))
     if completed.returncode != 0:
         details = "; ".join(
-            f"{uid}: {msg}" + (f" (compiled: {path})" if path else "") for uid, msg, path in failures[:5]
+            f"{name}: {msg}" + (f" (compiled: {path})" if path else "") for name, path, msg in failures[:5]
         )
         if not failures:
             _raise_if_busy(log_file, log_start, label)

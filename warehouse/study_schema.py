@@ -16,6 +16,7 @@ Ranges are declared here (:class:`~warehouse.config_schema.Number`); what values
   :mod:`warehouse.run_parameters`, so any key passes here;
 - ``[retrieval]``: ``compute/retrieval/config.py``, ``compute/retrieval/embeddings.py``;
 - ``[evaluation]``: ``compute/steps/evaluation_runs.py`` and ``analysis/steps/evaluation.py``;
+- ``[compute]``: :mod:`compute.engine`;
 - ``[dialect]``, ``[weat]``, ``[silent_bias]``, ``[recsys]``: their ``analysis/steps`` module;
 - ``[verdicts]``: :func:`compute.multiple_comparisons.verdict_policy`.
 """
@@ -174,6 +175,14 @@ STUDY_SCHEMA = Table(
         ),
         # the verdict policy (compute/multiple_comparisons.py): adjustment within each family, and alpha
         "verdicts": Table({"adjustment": Choice(("holm", "bh")), "alpha": Number(above=True, minimum=0, maximum=0.5)}),
+        # compute/engine.py: where the compute jobs run (local, or a Ray cluster)
+        "compute": Table(
+            {
+                "engine": Choice(("local", "ray")),
+                "address": STRING,
+                "workers": Number(integer=True, minimum=1, maximum=10_000),
+            }
+        ),
     }
 )
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from analysis.evaluation.intervals import paired_change
+from analysis.evaluation.intervals import TEST_SCHEMA, paired_change, stored_test_columns
+from analysis.paired.mean_difference import is_significant
 from warehouse.seeds import derive_seed
 
 
@@ -35,9 +36,12 @@ def _per_query(con, metric_name: str, k, run_id: str, query_set: str, retriever:
 def series_alerts(con, series_run_id: str, *, seed: int, alpha: float = 0.05, n_resamples: int = 2000) -> pl.DataFrame:
     """One row per breached check of the series ``series_run_id``, with ``is_significant``.
 
-    The change is tested on the queries both the run and its baseline evaluated: a paired
-    percentile bootstrap of the mean per-query difference (analysis/paired/bootstrap.py).
-    For p95 latency the per-query latencies are compared (a shift of the distribution).
+    The change is tested on the queries both the run and its baseline evaluated: the paired
+    sign-flip randomization test of the mean per-query difference, with a BCa bootstrap
+    interval (analysis/paired/mean_difference.py). For p95 latency the per-query latencies are
+    compared (a shift of the distribution). ``status`` says what n allowed: a check with no
+    paired query (a system the baseline did not run) is ``not testable`` and carries no
+    severity; with fewer than six paired queries it is shown but never significant.
     """
     checks = con.execute(
         "select * from marts.fct_retrieval_alert_checks where series_run_id = ? and is_breached"
@@ -73,9 +77,10 @@ def series_alerts(con, series_run_id: str, *, seed: int, alpha: float = 0.05, n_
                 "baseline_value": check["baseline_value"],
                 "threshold": check["threshold"],
                 "direction": check["direction"],
-                "severity": check["severity"],
+                # Without a paired query there is no change to judge, so no alert to rank.
+                "severity": check["severity"] if common else None,
                 "description": check["description"],
-                "is_significant": bool(result is not None and result.p_value < alpha),
+                "is_significant": is_significant(result, alpha=alpha),
                 "test": None if result is None else result.test,
                 "test_variant": None if result is None else result.variant,
                 "n_paired_queries": len(common),
@@ -84,8 +89,11 @@ def series_alerts(con, series_run_id: str, *, seed: int, alpha: float = 0.05, n_
                 "change_ci_high": None if result is None else result.ci_high,
                 "p_value": None if result is None else result.p_value,
                 "alpha": alpha,
+                **stored_test_columns(result, len(common)),
             }
         )
+        if check["run_id"] == check["baseline_run_id"]:
+            rows[-1]["status"] = "baseline"  # a level breach of the baseline itself: no change to test
     schema = {
         "run_id": pl.String,
         "series_run_id": pl.String,
@@ -110,5 +118,6 @@ def series_alerts(con, series_run_id: str, *, seed: int, alpha: float = 0.05, n_
         "change_ci_high": pl.Float64,
         "p_value": pl.Float64,
         "alpha": pl.Float64,
+        **TEST_SCHEMA,
     }
     return pl.DataFrame(rows, schema=schema)

@@ -3,19 +3,24 @@
 A system is one ranking of one evaluation run (``<label>:<retriever>``, sweep points left out):
 our retrievers, and runs written elsewhere (``run_file``) under their system's name. Each pair
 is compared on the queries both evaluated, at one metric and cutoff (``[evaluation] compare``,
-default nDCG@10), by a paired percentile bootstrap of the mean per-query difference (as the
-alerts are), with Holm's correction over all pairs of the series: the table ranx's
-``compare`` and trec_eval-based tools print.
+default nDCG@10), by the paired sign-flip randomization test of the mean per-query difference
+with a BCa bootstrap interval (as the alerts are; analysis/paired/mean_difference.py), the paired
+t-test beside it, and Holm's correction over the tested pairs of the series: the table ranx's
+``compare`` and trec_eval-based tools print. A pair with no query in common is kept as ``not
+testable`` (no difference, no p, never significant, outside Holm's family); a pair with fewer
+than six paired queries is tested but never flagged significant.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import combinations
 
 import numpy as np
 import polars as pl
 
-from analysis.evaluation.intervals import paired_change
+from analysis.evaluation.intervals import TEST_SCHEMA, paired_change, stored_test_columns
+from analysis.paired.mean_difference import is_significant
 from compute.multiple_comparisons import adjust_p_values
 from warehouse.seeds import derive_seed
 
@@ -36,6 +41,7 @@ SCHEMA = {
     "is_significant": pl.Boolean,
     "test": pl.String,
     "alpha": pl.Float64,
+    **TEST_SCHEMA,
 }
 
 
@@ -63,16 +69,18 @@ def system_comparisons(
     systems: dict[str, dict[tuple, float]] = {}
     for system, query_id, variant, value in rows:
         systems.setdefault(system, {})[(query_id, variant)] = float(value)
-    out = []
+    out, results = [], []
     for a, b in combinations(systems, 2):
         common = sorted(set(systems[a]) & set(systems[b]))
-        if not common:
-            continue
-        values_a = np.array([systems[a][q] for q in common])
-        values_b = np.array([systems[b][q] for q in common])
-        result = paired_change(
-            values_a, values_b, seed=derive_seed(seed, "evaluation", "compare", a, b), n_resamples=n_resamples
-        )
+        result = None
+        if common:
+            result = paired_change(
+                np.array([systems[a][q] for q in common]),
+                np.array([systems[b][q] for q in common]),
+                seed=derive_seed(seed, "evaluation", "compare", a, b),
+                n_resamples=n_resamples,
+            )
+        results.append(result)
         out.append(
             {
                 "run_id": series_run_id,
@@ -80,19 +88,25 @@ def system_comparisons(
                 "k": k,
                 "system_a": a,
                 "system_b": b,
-                "value_a": float(values_a.mean()),
-                "value_b": float(values_b.mean()),
-                "mean_difference": result.effect_size,
-                "difference_ci_low": result.ci_low,
-                "difference_ci_high": result.ci_high,
+                # The means over the common queries; over each system's own where there are none.
+                "value_a": float(np.mean([systems[a][q] for q in common or systems[a]])),
+                "value_b": float(np.mean([systems[b][q] for q in common or systems[b]])),
+                "mean_difference": None if result is None else result.effect_size,
+                "difference_ci_low": None if result is None else result.ci_low,
+                "difference_ci_high": None if result is None else result.ci_high,
                 "n_paired_queries": len(common),
-                "p_value": result.p_value,
-                "test": f"{result.test} ({result.variant})",
+                "p_value": None if result is None else result.p_value,
+                "test": None if result is None else f"{result.test} ({result.variant})",
                 "alpha": alpha,
+                **stored_test_columns(result, len(common)),
             }
         )
-    holm = adjust_p_values([r["p_value"] for r in out], method="holm") if out else []
-    for row, p_holm in zip(out, holm):
-        row["p_holm"] = p_holm
-        row["is_significant"] = p_holm < alpha
+    tested = [i for i, result in enumerate(results) if result is not None]
+    holm = adjust_p_values([out[i]["p_value"] for i in tested], method="holm") if tested else []
+    for row in out:
+        row["p_holm"], row["is_significant"] = None, False
+    for i, p_holm in zip(tested, holm):
+        out[i]["p_holm"] = p_holm
+        # The minimum-n rule applies to the adjusted p: enough paired queries and p_holm < alpha.
+        out[i]["is_significant"] = is_significant(replace(results[i], p_value=p_holm), alpha=alpha)
     return pl.DataFrame(out, schema=SCHEMA)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import polars as pl
 
-from analysis.paired.bootstrap import paired_recall_difference_grid
+from analysis.paired.mean_difference import paired_mean_difference, paired_status
 from analysis.paired.result import TestResult
 
 METRICS = ("recall", "precision", "f1", "hit_rate", "mrr", "ndcg", "map", "r_precision")
@@ -72,7 +74,35 @@ def metrics_with_intervals(
 
 
 def paired_change(values: np.ndarray, baseline_values: np.ndarray, *, seed: int, n_resamples: int = 2000) -> TestResult:
-    """Paired bootstrap test of the mean per-query change (run minus baseline) over the queries both ran."""
-    return paired_recall_difference_grid(values[:, None], baseline_values[:, None], seed=seed, n_resamples=n_resamples)[
-        0
-    ]
+    """The mean per-query change (run minus baseline) over the queries both ran: sign-flip p, BCa interval.
+
+    See analysis/paired/mean_difference.py; the bootstrap makes the interval only.
+    """
+    return paired_mean_difference(values, baseline_values, seed=seed, n_resamples=n_resamples)
+
+
+TEST_SCHEMA = {
+    "status": pl.String,
+    "p_method": pl.String,
+    "p_t_test": pl.Float64,
+    "min_p": pl.Float64,
+    "n_nonzero": pl.Int64,
+    "ci_method": pl.String,
+}
+
+
+def stored_test_columns(result: TestResult | None, n_paired: int) -> dict:
+    """The stored description of a paired test (``TEST_SCHEMA``'s columns); nulls where nothing was tested.
+
+    ``status`` is ``tested``, ``too few queries`` (fewer than MIN_PAIRED_QUERIES: shown with its
+    interval, never significant) or ``not testable`` (no paired query); the alerts mark a breach of
+    the baseline run itself ``baseline`` (a level, not a change).
+    """
+    return {
+        "status": "not testable" if result is None else paired_status(n_paired),
+        "p_method": None if result is None else f"{result.test} ({result.variant})",
+        "p_t_test": None if result is None or math.isnan(result.p_t_test) else result.p_t_test,
+        "min_p": None if result is None else result.min_p,
+        "n_nonzero": None if result is None else result.n_nonzero,
+        "ci_method": None if result is None else result.ci_method,
+    }

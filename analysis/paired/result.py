@@ -18,6 +18,11 @@ class TestResult:
     p_value : two-sided p-value, always in [0, 1], never NaN.
     effect_size : the effect the test is about, named by ``effect_name``.
     ci_low, ci_high : the interval of the effect size at ``confidence``.
+    n_nonzero : units with a nonzero difference (what a sign-flip test can flip), where it applies.
+    min_p : the smallest p-value this test can give at its n (2 / 2^n_nonzero for an exact
+        two-sided sign-flip test, 1 / (B + 1) for B Monte Carlo draws), where known.
+    p_t_test : the paired t-test's p beside a randomization test (NaN where t is undefined).
+    ci_method : how the interval was made, e.g. ``BCa bootstrap, 2000 resamples``.
     """
 
     __test__ = False  # not a pytest class
@@ -33,3 +38,7 @@ class TestResult:
     ci_high: float
     confidence: float = 0.95
     note: str = ""
+    n_nonzero: int | None = None
+    min_p: float | None = None
+    p_t_test: float | None = None
+    ci_method: str = ""

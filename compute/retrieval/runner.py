@@ -70,6 +70,31 @@ def _timed_search(search, texts: list[str], per_query: bool) -> tuple[list, list
     return hits, [seconds * 1000 / len(texts)] * len(texts), seconds
 
 
+def _bm25_index(split: str, corpus: Corpus, config: RetrievalConfig, parameters: dict, indexes: dict) -> BM25Index:
+    """The BM25 index of ``split`` with ``parameters``, built into ``indexes`` unless it is there."""
+    key = (split, tuple(sorted(parameters.items())))
+    if key not in indexes:
+        indexes[key] = BM25Index(
+            corpus.texts,
+            doc_ids=corpus.doc_ids,
+            parameters=BM25Parameters(**parameters),
+            tokenizer=RegexTokenizer(config.tokenizer["pattern"], config.tokenizer["lowercase"]),
+        )
+    return indexes[key]
+
+
+def build_bm25_indexes(corpora: dict[str, Corpus], splits: set[str], config: RetrievalConfig, indexes: dict) -> dict:
+    """Build into ``indexes`` every BM25 index :func:`run_retrievers` needs for queries over ``splits``.
+
+    What a Ray driver puts in the object store once, so its workers never build one.
+    """
+    settings = [config.bm25] if "bm25" in config.needs or SEED_COMPATIBLE_BM25 in config.retrievers else []
+    for split in sorted(splits):
+        for parameters in [*settings, *config.bm25_points.values()]:
+            _bm25_index(split, corpora[split], config, parameters, indexes)
+    return indexes
+
+
 def _bm25_for_split(
     split: str,
     corpus: Corpus,
@@ -83,15 +108,7 @@ def _bm25_for_split(
 ) -> tuple[list, list]:
     """BM25 with ``parameters`` over one split; the index is built once per (split, parameters)."""
     start = time.perf_counter()
-    key = (split, tuple(sorted(parameters.items())))
-    if key not in indexes:
-        indexes[key] = BM25Index(
-            corpus.texts,
-            doc_ids=corpus.doc_ids,
-            parameters=BM25Parameters(**parameters),
-            tokenizer=RegexTokenizer(config.tokenizer["pattern"], config.tokenizer["lowercase"]),
-        )
-    index = indexes[key]
+    index = _bm25_index(split, corpus, config, parameters, indexes)
     out.details.setdefault("index_seconds", {})[split] = time.perf_counter() - start
     out.details.setdefault("index", {})[split] = index.describe()
     out.details["ranking"] = ranking
@@ -249,4 +266,4 @@ def hits_count(hits) -> int:
     return len(hits.doc_ids)
 
 
-__all__ = ["Corpus", "Query", "QueryHits", "RetrieverOutput", "hits_count", "run_retrievers"]
+__all__ = ["Corpus", "Query", "QueryHits", "RetrieverOutput", "build_bm25_indexes", "hits_count", "run_retrievers"]

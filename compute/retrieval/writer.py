@@ -20,7 +20,8 @@ from warehouse.transactions import registered
 RESULT_COLUMNS = ("run_id", "query_set", "retriever", "query_id", "variant", "corpus_split", "rank", "doc_id", "score")
 
 
-def _insert(con, table: str, rows: pa.Table) -> None:
+def insert_rows(con, table: str, rows: pa.Table) -> None:
+    """Insert ``rows`` into ``raw.<table>`` (the caller owns the transaction)."""
     with registered(con, "_retrieval_rows", rows):
         columns = ", ".join(rows.column_names)
         con.execute(f"insert into raw.{table} ({columns}) select {columns} from _retrieval_rows")
@@ -42,6 +43,11 @@ class ResultSpool:
         pq.write_table(rows, self.folder / f"{self.n_files:06d}.parquet")
         self.n_files += 1
 
+    def add_parquet(self, encoded: bytes) -> None:
+        """Add rows a worker already encoded as a Parquet file (:func:`parquet_bytes`)."""
+        (self.folder / f"{self.n_files:06d}.parquet").write_bytes(encoded)
+        self.n_files += 1
+
     def insert(self, con) -> None:
         """Insert every spooled row (in the order added) into ``raw.retrieval_results``; empty the spool."""
         if self.n_files:
@@ -53,11 +59,19 @@ class ResultSpool:
         self.n_files = 0
 
 
+def parquet_bytes(rows: pa.Table) -> bytes:
+    """``rows`` as the bytes of one Parquet file (what a Ray worker sends back to the driver)."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(rows, sink)
+    return sink.getvalue().to_pybytes()
+
+
 def _constant(value: str, n: int) -> pa.Array:
     return pa.array([value], pa.string()).take(pa.array(np.zeros(n, np.int64)))
 
 
-def _result_rows(run_id: str, query_set: str, queries: list[Query], output: RetrieverOutput) -> pa.Table:
+def result_rows(run_id: str, query_set: str, queries: list[Query], output: RetrieverOutput) -> pa.Table:
+    """The ``raw.retrieval_results`` rows (ranked hits) of one retriever's output over ``queries``."""
     counts = np.asarray([len(h.doc_ids) for h in output.hits], np.int64)
     # Each query's values taken once per hit (no Python object per result row).
     of_query = pa.array(np.repeat(np.arange(len(queries), dtype=np.int64), counts))
@@ -126,6 +140,46 @@ def write_outputs(
     return written
 
 
+def query_rows(run_id: str, query_set: str, queries: list[Query], query_set_kind: str) -> pa.Table:
+    """The ``raw.retrieval_queries`` rows of ``queries``."""
+    return pa.table(
+        {
+            "run_id": [run_id] * len(queries),
+            "query_set": [query_set] * len(queries),
+            "query_id": [q.query_id for q in queries],
+            "variant": [q.variant for q in queries],
+            "corpus_split": [q.corpus_split for q in queries],
+            "query_text": [q.text for q in queries],
+            "text_sha256": [text_sha256(q.text) for q in queries],
+            "relevant_doc_id": pa.array([q.relevant_doc_id for q in queries], pa.int32()),
+            "query_set_kind": [query_set_kind] * len(queries),
+        }
+    )
+
+
+def query_stats_rows(
+    run_id: str, query_set: str, queries: list[Query], output: RetrieverOutput, config: RetrievalConfig
+) -> pa.Table:
+    """The ``raw.retrieval_query_stats`` rows of one retriever's output over ``queries``."""
+    timing = "per_query" if config.timing == "per_query" else "batch_amortised"
+    return pa.table(
+        {
+            "run_id": [run_id] * len(queries),
+            "query_set": [query_set] * len(queries),
+            "retriever": [output.retriever] * len(queries),
+            "query_id": [q.query_id for q in queries],
+            "variant": [q.variant for q in queries],
+            "corpus_split": [q.corpus_split for q in queries],
+            "n_hits": pa.array([len(h.doc_ids) for h in output.hits], pa.int32()),
+            "latency_ms": pa.array(
+                [None if v is None or math.isnan(v) else float(v) for v in output.latency_ms], pa.float64()
+            ),
+            "timing": [timing] * len(queries),
+            "reason": pa.array([h.reason for h in output.hits], pa.string()),
+        }
+    )
+
+
 def write_query_rows(
     con,
     *,
@@ -142,53 +196,17 @@ def write_query_rows(
     With ``results_spool`` the ranked hits go to the spool, to be inserted by its
     :meth:`ResultSpool.insert`. Returns the number of result rows written.
     """
-    _insert(
-        con,
-        "retrieval_queries",
-        pa.table(
-            {
-                "run_id": [run_id] * len(queries),
-                "query_set": [query_set] * len(queries),
-                "query_id": [q.query_id for q in queries],
-                "variant": [q.variant for q in queries],
-                "corpus_split": [q.corpus_split for q in queries],
-                "query_text": [q.text for q in queries],
-                "text_sha256": [text_sha256(q.text) for q in queries],
-                "relevant_doc_id": pa.array([q.relevant_doc_id for q in queries], pa.int32()),
-                "query_set_kind": [query_set_kind] * len(queries),
-            }
-        ),
-    )
-    timing = "per_query" if config.timing == "per_query" else "batch_amortised"
+    insert_rows(con, "retrieval_queries", query_rows(run_id, query_set, queries, query_set_kind))
     written = 0
     for output in outputs:
-        results = _result_rows(run_id, query_set, queries, output)
+        results = result_rows(run_id, query_set, queries, output)
         if results_spool is None:
-            _insert(con, "retrieval_results", results)
+            insert_rows(con, "retrieval_results", results)
         else:
             results_spool.add(results)
         written += results.num_rows
         del results
-        _insert(
-            con,
-            "retrieval_query_stats",
-            pa.table(
-                {
-                    "run_id": [run_id] * len(queries),
-                    "query_set": [query_set] * len(queries),
-                    "retriever": [output.retriever] * len(queries),
-                    "query_id": [q.query_id for q in queries],
-                    "variant": [q.variant for q in queries],
-                    "corpus_split": [q.corpus_split for q in queries],
-                    "n_hits": pa.array([len(h.doc_ids) for h in output.hits], pa.int32()),
-                    "latency_ms": pa.array(
-                        [None if v is None or math.isnan(v) else float(v) for v in output.latency_ms], pa.float64()
-                    ),
-                    "timing": [timing] * len(queries),
-                    "reason": pa.array([h.reason for h in output.hits], pa.string()),
-                }
-            ),
-        )
+        insert_rows(con, "retrieval_query_stats", query_stats_rows(run_id, query_set, queries, output, config))
     return written
 
 
@@ -252,7 +270,7 @@ def write_relevant_documents(con, *, run_id: str, query_sets: dict[str, list[Que
         if doc_id in position[split]
     ]
     if rows:
-        _insert(
+        insert_rows(
             con,
             "retrieval_relevant_documents",
             pa.table(

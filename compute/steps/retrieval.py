@@ -5,7 +5,9 @@ pairs, ``marts.fct_squad_questions`` for SQuAD questions, ``marts.fct_corpus_que
 corpus query set: :mod:`compute.steps.query_sets`), runs BM25, dense and hybrid
 retrieval (``compute/retrieval/``), and writes ``raw.retrieval_*`` in one transaction; BM25-only
 configurations are retrieved and written chunk by chunk (:data:`QUERY_CHUNK` queries at a time),
-so their memory does not grow with the query set.
+so their memory does not grow with the query set. With ``[compute] engine = "ray"``
+(:mod:`compute.engine`) the same chunks run on Ray workers (:mod:`compute.retrieval.ray_retrieval`)
+and the driver writes what they return.
 Everything that can be wrong with the configuration (unknown model, missing API key,
 missing embeddings file, empty corpus) is reported before any retrieval starts.
 """
@@ -14,16 +16,25 @@ from __future__ import annotations
 
 import json
 import tempfile
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
+from compute.engine import ComputeSettings, compute_settings
+from compute.retrieval.chunks import ChunkResult, PrefetchedVectors, retrieve_chunk
 from compute.retrieval.config import RetrievalConfig, config_from_settings
 from compute.retrieval.embeddings import provider_from_settings
-from compute.retrieval.runner import Corpus, Query, run_retrievers
+from compute.retrieval.runner import Corpus, Query
 from compute.retrieval.vector_store import EmbeddingCache, text_sha256
-from compute.retrieval.writer import ResultSpool, write_query_rows, write_relevant_documents, write_retriever_runs
+from compute.retrieval.writer import (
+    ResultSpool,
+    insert_rows,
+    query_rows,
+    write_relevant_documents,
+    write_retriever_runs,
+)
 from compute.steps.pair_judgments import gold_query_sets, record_pair_judgments
 from compute.steps.query_sets import load_corpora, load_query_sets, pin_read_versions
 from warehouse.errors import UserError
@@ -65,6 +76,7 @@ def _retrieve_in_chunks(
     cache,
     bm25_indexes: dict,
     query_set_kind: str,
+    ray_pool=None,
 ) -> tuple[int, list, dict[str, int]]:
     """Retrieve and write one query set chunk by chunk, so only one chunk's hits are held in memory.
 
@@ -74,48 +86,80 @@ def _retrieve_in_chunks(
     over the chunks; settings and index timings of the first chunk) and, per retriever, how
     many queries got a hit. Only BM25 is chunked: its scores do not depend on which other
     queries share a batch, while dense scores (a float32 matrix product) can differ in the
-    last bits with the batch's shape, and an ANN index is built per search.
+    last bits with the batch's shape, and an ANN index is built per search. With ``ray_pool``
+    (:class:`compute.retrieval.ray_retrieval.RayRetrieval`) the same chunks run on Ray workers.
     """
     size = QUERY_CHUNK if "dense" not in config.needs else max(1, len(queries))
+    chunks = [queries[first : first + size] for first in range(0, len(queries), size)]
     written, totals, answered = 0, {}, {}
     home = warehouse_paths().home
     with tempfile.TemporaryDirectory(dir=home, prefix="retrieval-spool-") as folder:
         spool = ResultSpool(Path(folder))
-        for first in range(0, len(queries), size):
-            chunk = queries[first : first + size]
-            outputs = run_retrievers(
-                corpora,
-                chunk,
-                config,
-                provider=provider,
-                cache=cache,
-                lancedb_dir=warehouse_paths().lancedb_dir,
-                bm25_indexes=bm25_indexes,
+        if ray_pool is None:
+            results = (
+                retrieve_chunk(
+                    chunk,
+                    corpora,
+                    config,
+                    run_id=run_id,
+                    query_set=query_set,
+                    provider=provider,
+                    cache=cache,
+                    lancedb_dir=warehouse_paths().lancedb_dir,
+                    bm25_indexes=bm25_indexes,
+                    add_results=spool.add,
+                )
+                for chunk in chunks
             )
-            written += write_query_rows(
-                con,
-                run_id=run_id,
-                query_set=query_set,
-                queries=chunk,
-                outputs=outputs,
-                config=config,
-                query_set_kind=query_set_kind,
-                results_spool=spool,
+        else:
+            vectors = _prefetched_vectors(queries, corpora, config, provider, cache)
+            results = ray_pool.map(
+                chunks, run_id=run_id, query_set=query_set, bm25_indexes=bm25_indexes, vectors=vectors
             )
-            _add_up(outputs, totals, answered)
+        for chunk, result in zip(chunks, results):
+            for encoded in result.parquet:
+                spool.add_parquet(encoded)
+            insert_rows(con, "retrieval_queries", query_rows(run_id, query_set, chunk, query_set_kind))
+            if result.stats is not None:
+                insert_rows(con, "retrieval_query_stats", result.stats)
+            written += result.n_results
+            _add_up(result, totals, answered)
         spool.insert(con)
     return written, list(totals.values()), answered
 
 
-def _add_up(outputs: list, totals: dict, answered: dict) -> None:
-    """Add one chunk's outputs to the query set's totals (hits are dropped once counted)."""
-    for output in outputs:
-        answered[output.retriever] = answered.get(output.retriever, 0) + sum(len(h.doc_ids) > 0 for h in output.hits)
-        output.hits, output.latency_ms = [], []
+def _prefetched_vectors(queries: list[Query], corpora: dict, config: RetrievalConfig, provider, cache):
+    """For Ray workers: every vector the query set's dense search reads, embedded and cached here first."""
+    if "dense" not in config.needs:
+        return None
+    splits = sorted({q.corpus_split for q in queries})
+    texts = [t for split in splits for t in corpora[split].texts]
+    return PrefetchedVectors(cache, provider, texts + [q.text for q in queries if q.text.strip()])
+
+
+def _add_up(result: ChunkResult, totals: dict, answered: dict) -> None:
+    """Add one chunk's outputs to the query set's totals."""
+    for output in result.outputs:
+        answered[output.retriever] = answered.get(output.retriever, 0) + result.answered[output.retriever]
         if output.retriever in totals:
             totals[output.retriever].seconds += output.seconds
         else:
             totals[output.retriever] = output
+
+
+@contextmanager
+def _compute_pool(engine: ComputeSettings, corpora: dict, config: RetrievalConfig):
+    """Ray workers for the job when the study's engine is Ray (ended with it), else None."""
+    if engine.engine != "ray":
+        yield None
+        return
+    from compute.retrieval.ray_retrieval import RayRetrieval  # imports Ray: only when asked for
+
+    pool = RayRetrieval(engine, corpora, config, lancedb_dir=warehouse_paths().lancedb_dir)
+    try:
+        yield pool
+    finally:
+        pool.close()
 
 
 def prepare_dense(con, config: RetrievalConfig, run_id: str, corpora: dict, query_sets: dict):
@@ -173,7 +217,8 @@ def retrieval_job(con, study, run_id: str) -> None:
         corpora_all, config.drop_documents_fraction, seed=derive_seed(study.seed, "retrieval", "drop")
     )
     pair_sets = [n for n, k in kinds.items() if k == "pairs"]
-    with transaction(con):
+    engine = compute_settings(study.settings)
+    with transaction(con), _compute_pool(engine, corpora, config) as ray_pool:
         pin_read_versions(
             con,
             run_id,
@@ -204,6 +249,7 @@ def retrieval_job(con, study, run_id: str) -> None:
                 cache=cache,
                 bm25_indexes=bm25_indexes,
                 query_set_kind=kinds[name],
+                ray_pool=ray_pool,
             )
             write_retriever_runs(
                 con,

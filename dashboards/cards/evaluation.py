@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dashboards.findings import card, card_body, interval, latest_run, p_value
+from dashboards.findings import card, card_body, interval, latest_run
 from dashboards.html import text
+from dashboards.p_values import floor_note, p_text
 from dashboards.queries import number, query_dicts, relation_exists
 
 
@@ -27,6 +28,8 @@ def evaluation_card(con, run_id: str | None = None, n_runs: int = 1) -> str | No
         abs(mean_change) desc nulls last""",
         [run_id],
     )
+    # A check with no query paired with the baseline is not testable: not a breach to count.
+    alerts = [a for a in alerts if a.get("status") != "not testable"]
     significant = [a for a in alerts if a["is_significant"]]
     # the family: the series' tested breaches, adjusted by the study's verdict policy
     tested = [a for a in alerts if a.get("p_adjusted") is not None]
@@ -34,17 +37,20 @@ def evaluation_card(con, run_id: str | None = None, n_runs: int = 1) -> str | No
     family = f"{len(tested)} tested breach(es) of the series, {adjustment}-adjusted"
     if significant:
         top = significant[0]
+        floor = floor_note(top["n_paired_queries"], top.get("min_p"), top.get("n_nonzero"))
         verdict = (
             f"<b>{len(significant)} of {len(alerts)} threshold breaches are significant</b> against the "
             f"baseline (family: {text(family)}); the most severe: {text(top['label'])}, {text(top['retriever'])} "
             f"{text(top['metric'])} {number(top['baseline_value'])} → {number(top['value'])} "
             f"(change 95% CI {interval(top['change_ci_low'], top['change_ci_high'])}, "
-            f"{text(adjustment)} p {text(p_value(top.get('p_adjusted'), equals=True))})."
+            f"{text(adjustment)} p {text(p_text(top.get('p_adjusted'), equals=True))}"
+            + (f"; {floor}" if floor else "")
+            + ")."
         )
     else:
         verdict = (
             f"<b>No significant drift</b>: {len(alerts)} threshold breach(es), none significant against the "
-            f"baseline (family: {text(family)})."
+            f"baseline (paired sign-flip randomization test; family: {text(family)})."
         )
     rows = [
         [
@@ -54,7 +60,7 @@ def evaluation_card(con, run_id: str | None = None, n_runs: int = 1) -> str | No
             number(a["baseline_value"]),
             number(a["value"]),
             interval(a["change_ci_low"], a["change_ci_high"]),
-            p_value(a.get("p_adjusted")),
+            p_text(a.get("p_adjusted")),
             a["severity"],
         ]
         for a in significant[:5]

@@ -113,7 +113,13 @@ def analysed_runs(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
     runs=analysed_runs,
     studies=("studies/demo_rule_variants.toml", "studies/squad_rule_variants.toml"),
 )
-def render(con: duckdb.DuckDBPyConnection, run_id: str) -> str:
+def render(con: duckdb.DuckDBPyConnection, run_id: str | None = None) -> str:
+    """One run's page (default: the latest run with per-feature results)."""
+    if run_id is None:
+        found = analysed_runs(con)
+        if not found:
+            return '<p class="note">No rule-based dialect study has been analysed in this warehouse yet.</p>'
+        run_id = found[0][0]
     _, sections = query_rows(
         con,
         "select distinct pair_set, retriever from analysis.dialect_feature_effects where run_id = ? order by all",

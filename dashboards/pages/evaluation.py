@@ -7,8 +7,9 @@ import duckdb
 from dashboards.evaluation_data import baseline_run, charts, drift_checks, split_drift, system_metrics
 from dashboards.format import timestamp
 from dashboards.html import chart, table, text
+from dashboards.p_values import floor_notes, p_text
 from dashboards.provenance import provenance_section
-from dashboards.queries import number, query_rows, relation_exists
+from dashboards.queries import number, query_dicts, query_rows, relation_exists
 from dashboards.site import register_page
 from dashboards.system_comparisons import comparison_section
 
@@ -35,52 +36,31 @@ def _metrics_table(metrics) -> str:
     )
 
 
-def _p(value) -> str:
-    """A resampling p of 0 is below the resolution, not 0."""
-    return "–" if value is None else "< 0.001" if value < 0.001 else number(value)
-
-
 def _alerts(con, series: str) -> str:
-    _, found = query_rows(
+    found = query_dicts(
         con,
         """
-        select label, retriever, metric, is_significant, severity, mean_change, change_ci_low, change_ci_high,
-               p_value, value, baseline_value, direction, threshold, n_paired_queries
-        from analysis.retrieval_alerts where series_run_id = ?
+        select * from analysis.retrieval_alerts where series_run_id = ?
         order by is_significant desc nulls last, case severity when 'high' then 0 when 'medium' then 1 else 2 end,
                  abs(mean_change) desc nulls last, position, retriever, metric""",
         [series],
     )
     rows = [
         [
-            label,
-            retriever,
-            metric,
-            "yes" if significant else "no",
-            severity,
-            number(change),
-            f"[{number(low)}, {number(high)}]",
-            _p(p_value),
-            f"{number(value)} vs {number(baseline)}",
-            f"{direction} {number(threshold)}",
-            n,
+            a["label"],
+            a["retriever"],
+            a["metric"],
+            "yes" if a["is_significant"] else "no",
+            a["severity"] or "–",
+            number(a["mean_change"]),
+            "–" if a["change_ci_low"] is None else f"[{number(a['change_ci_low'])}, {number(a['change_ci_high'])}]",
+            p_text(a["p_value"]),
+            f"{number(a['value'])} vs {number(a['baseline_value'])}",
+            f"{a['direction']} {number(a['threshold'])}",
+            a["n_paired_queries"],
+            a.get("status") or "–",
         ]
-        for (
-            label,
-            retriever,
-            metric,
-            significant,
-            severity,
-            change,
-            low,
-            high,
-            p_value,
-            value,
-            baseline,
-            direction,
-            threshold,
-            n,
-        ) in found
+        for a in found
     ]
     columns = [
         "label",
@@ -94,20 +74,27 @@ def _alerts(con, series: str) -> str:
         "value_vs_baseline",
         "alert_rule",
         "n_paired_queries",
+        "status",
     ]
-    n_significant = sum(1 for r in found if r[3])
+    n_significant = sum(1 for a in found if a["is_significant"])
+    untestable = sum(1 for a in found if a.get("status") == "not testable")
     lead = (
         f'<p class="verdict">{len(rows)} alert{"s" if len(rows) != 1 else ""}: <b>{n_significant} '
-        f"significant</b> (a paired change unlikely under no change), {len(rows) - n_significant} within "
-        "noise.</p>"
+        f"significant</b> (a paired change unlikely under no change), {len(rows) - n_significant - untestable} "
+        f"within noise{f', {untestable} not testable (no query paired with the baseline)' if untestable else ''}."
+        f"</p>"
         if rows
         else ""
     )
+    floors = floor_notes([a for a in found if a.get("min_p") is not None])
     return (
         "<h2>Alerts</h2>" + lead + '<p class="note">Sorted by significance, then severity, then the size of '
         "the change. Thresholds from the seed retrieval_alert_thresholds (edit it to change them). "
-        "is_significant: a paired bootstrap of the per-query change against the baseline, p &lt; alpha, on the "
-        "queries both runs evaluated.</p>" + (table(columns, rows, css_class="tall") if rows else "<p>No alerts.</p>")
+        "is_significant: the paired sign-flip randomization test of the per-query change against the baseline "
+        "(exact where feasible), p &lt; alpha, on the queries both runs evaluated; the interval is a BCa "
+        "bootstrap. A change on fewer than 6 paired queries is shown but never flagged significant; a check "
+        f"with no paired query is not testable and has no severity. {text(floors)}</p>"
+        + (table(columns, rows, css_class="tall") if rows else "<p>No alerts.</p>")
     )
 
 
@@ -178,7 +165,13 @@ def _single_values(single) -> str:
     runs=analysed_series,
     studies=("studies/demo_evaluation.toml", "studies/demo_external_runs.toml"),
 )
-def render(con: duckdb.DuckDBPyConnection, series: str) -> str:
+def render(con: duckdb.DuckDBPyConnection, series: str | None = None) -> str:
+    """One drift series' page (default: the latest analysed series)."""
+    if series is None:
+        found = analysed_series(con)
+        if not found:
+            return '<p class="note">No retrieval evaluation has been analysed in this warehouse yet.</p>'
+        series = found[0][0]
     baseline = baseline_run(con, series)
     figures = charts(con, series)
     _, single = split_drift(drift_checks(con, series))

@@ -7,7 +7,7 @@
 {% macro latest_versions(dataset, key) -%}
     select
         source_name as {{ key }},
-        max(version) as source_version,
+        max(version) as source_version
     from {{ source('warehouse', 'source_versions') }}
     where dataset = '{{ dataset }}'
     group by source_name

@@ -4,11 +4,11 @@
     {%- set z = 1.959963984540054 -%}
     {%- set sign = '-' if side == 'low' else '+' -%}
 (
-    ({{ successes }}) / nullif({{ n }}, 0) + {{ z }} ^ 2 / (2 * ({{ n }}))
+    ({{ successes }}) / nullif({{ n }}, 0) + {{ power_of(z, 2) }} / (2 * ({{ n }}))
     {{ sign }} {{ z }} * sqrt(
         ({{ successes }}) / nullif({{ n }}, 0) * (1 - ({{ successes }}) / nullif({{ n }}, 0)) / ({{ n }})
-        + {{ z }} ^ 2 / (4 * ({{ n }}) ^ 2)
+        + {{ power_of(z, 2) }} / (4 * {{ power_of('(' ~ n ~ ')', 2) }})
     )
 )
-/ (1 + {{ z }} ^ 2 / nullif({{ n }}, 0))
+/ (1 + {{ power_of(z, 2) }} / nullif({{ n }}, 0))
 {%- endmacro %}

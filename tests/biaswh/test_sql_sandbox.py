@@ -11,8 +11,8 @@ import shutil
 
 import pytest
 
-from biaswh.adhoc_sql import shell
 from biaswh.cli import main
+from biaswh.sql_shell import shell
 from tests.conftest import seeded_squad_warehouse
 from warehouse.sandbox import SCRATCH_PREFIX
 
@@ -105,8 +105,11 @@ def test_nothing_typed_reaches_the_warehouse_files(name, loaded_home, tmp_path, 
     db = loaded_home / "warehouse.duckdb"
     assert main([a.format(db=db, home=loaded_home) for a in args]) == code
     error = capsys.readouterr().err
-    assert error.startswith("biaswh: error: ") and fragment in error, error
-    assert error.count("\n") == 1 and "Traceback" not in error
+    first, *excerpt = error.splitlines()
+    assert first.startswith("biaswh: error: ") and fragment in first, error
+    assert "Traceback" not in error
+    # Below the one refusal line, only DuckDB's own pointer at the fault: "LINE 1: ..." and its caret.
+    assert excerpt == [] or (len(excerpt) == 2 and excerpt[0].startswith("LINE 1: ") and excerpt[1].strip() == "^")
     assert _state(loaded_home) == before
     assert list((tmp_path / "out").iterdir()) == []
 
@@ -123,7 +126,8 @@ def test_the_shell_refuses_the_same_and_goes_on(loaded_home):
     shell(stdin=io.StringIO(typed), stdout=out)
     lines = out.getvalue().splitlines()
     assert NOT_ALLOWED in lines[1] and PERMISSION in lines[2]
-    assert lines[3:6] == ["n ", "--", "64"]
+    assert lines[3].startswith("LINE 1: select content from read_blob(") and lines[4].strip() == "^"
+    assert lines[5:8] == ["n ", "--", "64"]
     assert _state(loaded_home) == before
 
 

@@ -34,6 +34,29 @@ def test_alerts_sort_by_significance_severity_and_size_of_change(con):
     assert '<div class="table-box tall">' in html  # the long table scrolls inside its own box
 
 
+def test_alerts_name_the_floor_of_few_queries_and_untestable_checks(con):
+    con.execute("create schema if not exists analysis")
+    con.execute(
+        "create table analysis.retrieval_alerts (series_run_id varchar, position integer, label varchar,"
+        " retriever varchar, metric varchar, value double, baseline_value double, direction varchar,"
+        " threshold double, severity varchar, is_significant boolean, mean_change double,"
+        " change_ci_low double, change_ci_high double, p_value double, n_paired_queries integer,"
+        " status varchar, min_p double, n_nonzero integer)"
+    )
+    con.execute(
+        "insert into analysis.retrieval_alerts values"
+        " ('s', 1, 'week-2', 'prod', 'mrr@10', 0.5, 1.0, 'below', 0.6, 'medium', true, -0.5, -0.5, -0.5,"
+        " 0.03125, 6, 'tested', 0.03125, 6),"
+        " ('s', 3, 'ours', 'bm25', 'mrr@10', 0.8, null, 'below', 0.9, null, false, null, null, null,"
+        " null, 0, 'not testable', null, null)"
+    )
+    html = _alerts(con, "s")
+    assert "<td>0.031</td>" in html and "&lt; 0.001" not in html
+    assert "6 paired queries: no p below 0.031 is possible." in html
+    assert "1 significant</b>" in html and "0 within noise, 1 not testable" in html
+    assert "<td>0</td><td>not testable</td>" in html
+
+
 def test_metrics_at_k_axis_spans_the_data_not_a_padded_log_range():
     import pandas as pd
 

@@ -53,3 +53,26 @@ def test_without_a_significant_pair_the_finding_says_so(con):
     html = comparison_section(con, "s")
     assert "No pair of systems differs beyond noise" in html and "p 0.4, a:bm25 vs b:bm25" in html
     assert comparison_section(con, "another series") == ""
+
+
+def test_p_reads_two_digits_with_the_floor_of_six_queries_and_untestable_pairs_say_so(con):
+    _comparisons(
+        con,
+        [
+            ("w1:prod", "w2:prod", 1.0, 0.625, 0.375, 0.37, 0.38, 0.03125, 0.0625, False),
+            ("w1:prod", "ours:bm25", 1.0, 0.77, None, None, None, None, None, False),
+        ],
+    )
+    con.execute("alter table analysis.retrieval_system_comparisons add column status varchar")
+    con.execute("alter table analysis.retrieval_system_comparisons add column min_p double")
+    con.execute("alter table analysis.retrieval_system_comparisons add column n_nonzero bigint")
+    con.execute(
+        "update analysis.retrieval_system_comparisons set status = case when p_value is null then 'not testable'"
+        " else 'tested' end, min_p = case when p_value is not null then 0.03125 end, n_nonzero = 6"
+    )
+    html = comparison_section(con, "s")
+    assert "<td>0.031</td><td>0.062</td>" in html  # p and Holm p, never "< 0.001"
+    assert "6 paired queries: no p below 0.031 is possible." in html
+    assert "<td>not testable</td><td>not testable</td>" in html
+    assert "Holm-adjusted over the 1 tested pairs" in html
+    assert "smallest Holm-adjusted p 0.062, w1:prod vs w2:prod" in html

@@ -183,36 +183,76 @@ def _per_query_values(con, metric: str, run_id: str, query_set: str, retriever: 
     return {(q, v): float(x) for q, v, x in rows}
 
 
-def test_alert_significance_equals_a_scipy_paired_bootstrap_of_the_per_query_changes(demo):
+def _sign_flip_reference(changes: np.ndarray) -> tuple[float, bool]:
+    """scipy's sign-flip permutation test of the mean change: exact up to 2^16 assignments, else 20,000 draws.
+
+    Only the nonzero changes go to scipy (a zero flips to itself; the share of extreme sums is
+    the same), so its full enumeration stays at 2^16, not 2^n; one zero is added to a lone change.
+    """
+    nonzero = changes[np.round(changes, 9) != 0]
+    exact = len(nonzero) <= 16
+    result = stats.permutation_test(
+        (nonzero if len(nonzero) > 1 else np.append(nonzero, 0.0),),
+        lambda x, axis: np.mean(x, axis=axis),
+        permutation_type="samples",
+        n_resamples=np.inf if exact else 20_000,
+        vectorized=True,
+        rng=np.random.default_rng(0),
+    )
+    return float(result.pvalue), exact
+
+
+def test_alert_significance_equals_scipy_sign_flip_test_and_bca_interval(demo):
     _, con = demo
     alerts = con.execute(
         "select run_id, baseline_run_id, query_set, retriever, metric, change_ci_low, change_ci_high,"
-        " p_value, is_significant, alpha from analysis.retrieval_alerts"
+        " p_value, min_p, is_significant, alpha, status, ci_method from analysis.retrieval_alerts"
         " where run_id <> baseline_run_id"
     ).fetchall()
     assert alerts
-    for run_id, baseline_run_id, query_set, retriever, metric, low, high, p_value, significant, alpha in alerts:
+    for (
+        run_id,
+        baseline_run_id,
+        query_set,
+        retriever,
+        metric,
+        low,
+        high,
+        p_value,
+        min_p,
+        significant,
+        alpha,
+        status,
+        ci_method,
+    ) in alerts:  # noqa: E501
         run = _per_query_values(con, metric, run_id, query_set, retriever)
         base = _per_query_values(con, metric, baseline_run_id, query_set, retriever)
         common = sorted(set(run) & set(base))
         changes = np.array([run[q] - base[q] for q in common])
+        key = (run_id, retriever, metric)
+        assert 0 < min_p <= p_value <= 1, key  # never 0, never below what n allows
+        assert status == ("tested" if len(common) >= 6 else "too few queries"), key
         if not np.any(changes):
             assert p_value == 1.0 and not significant
             continue
         seed = derive_seed(SETTINGS["study"]["seed"], "evaluation", "alert", run_id, retriever, metric)
-        result = _bootstrap(changes, seed)
-        # Metrics are stored to 12 digits, so a mean within 1e-9 of zero is a tie at zero (a
-        # resample whose changes cancel); floating-point sums miss such ties by ~1e-17.
-        means = np.round(result.bootstrap_distribution, 9)
-        expected_p = min(1.0, 2 * min(np.mean(means <= 0), np.mean(means >= 0)))
-        key = (run_id, retriever, metric)
-        assert (low, high) == (
-            pytest.approx(result.confidence_interval.low, abs=1e-9),
-            pytest.approx(result.confidence_interval.high, abs=1e-9),
-        ), key
-        assert p_value == pytest.approx(expected_p, abs=1e-12), key
-        assert significant == (expected_p < alpha), key
-    assert any(significant for *_, significant, _ in alerts)
+        expected_p, exact = _sign_flip_reference(changes)
+        # Monte Carlo on both sides: four standard errors of each (B = 10,000 ours, 20,000 scipy's).
+        tolerance = 1e-9 if exact else 4 * np.sqrt(expected_p * (1 - expected_p)) * (0.01 + 0.0071) + 2e-4
+        assert p_value == pytest.approx(expected_p, abs=tolerance), key
+        if np.ptp(changes) > 0:
+            interval = stats.bootstrap(
+                (changes,),
+                np.mean,
+                n_resamples=SETTINGS["evaluation"]["bootstrap_resamples"],
+                method="BCa",
+                vectorized=True,
+                rng=np.random.default_rng(derive_seed(seed, "bootstrap")),
+            ).confidence_interval
+            assert ci_method.startswith("BCa bootstrap"), key
+            assert (low, high) == (pytest.approx(interval.low, abs=1e-9), pytest.approx(interval.high, abs=1e-9)), key
+        assert significant == (p_value < alpha and len(common) >= 6), key
+    assert any(significant for *_, significant, _, _, _ in alerts)
 
 
 def _expected_alerts(con) -> set[tuple]:

@@ -11,6 +11,7 @@ import json
 import duckdb
 import pytest
 
+from warehouse.column_docs import analysis_descriptions
 from warehouse.connection import connect
 from warehouse.dbt_runner import dbt_folder, run_dbt_build
 from warehouse.settings import HOME_VARIABLE
@@ -21,8 +22,9 @@ MARTS_PATH = "models/marts/"
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> tuple[dict, dict[str, list[tuple[str, str | None]]], dict[str, str | None]]:
-    """(mart models by relation name, their columns with comments in order, their relation comments)."""
+def built(tmp_path_factory) -> tuple[dict, dict[str, list[tuple[str, str | None]]], dict[str, str | None], dict]:
+    """(mart models by relation name, their columns with comments in order, their relation comments,
+    the dbt sources of schema analysis by table name)."""
     home = tmp_path_factory.mktemp("mart_docs") / "warehouse"
     with pytest.MonkeyPatch.context() as env:
         env.setenv(HOME_VARIABLE, str(home))
@@ -44,6 +46,10 @@ def built(tmp_path_factory) -> tuple[dict, dict[str, list[tuple[str, str | None]
         for node in manifest["nodes"].values()
         if node["resource_type"] == "model" and node["original_file_path"].startswith(MARTS_PATH)
     }
+    # The analysis tables are dbt sources: `dbt docs generate` shows them beside the marts.
+    analysis_sources = {
+        source["name"]: source for source in manifest["sources"].values() if source["schema"] == "analysis"
+    }
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
         columns: dict[str, list[tuple[str, str | None]]] = {}
         for table, column, comment in con.execute(
@@ -57,7 +63,7 @@ def built(tmp_path_factory) -> tuple[dict, dict[str, list[tuple[str, str | None]
                 " union all select view_name, comment from duckdb_views() where schema_name = 'marts'"
             ).fetchall()
         )
-    return models, columns, relation_comments
+    return models, columns, relation_comments, analysis_sources
 
 
 def undocumented_columns(models: dict, columns: dict[str, list]) -> list[str]:
@@ -74,7 +80,7 @@ def undocumented_columns(models: dict, columns: dict[str, list]) -> list[str]:
 
 
 def test_every_mart_column_has_a_description(built):
-    models, columns, _ = built
+    models, columns, *_ = built
     assert set(columns) == set(models), "every mart model is built and every marts relation is a mart model"
     missing = undocumented_columns(models, columns)
     assert not missing, (
@@ -84,7 +90,7 @@ def test_every_mart_column_has_a_description(built):
 
 
 def test_no_description_names_a_column_the_mart_does_not_have(built):
-    models, columns, _ = built
+    models, columns, *_ = built
     stale = [
         f"{relation}.{name}"
         for relation, node in sorted(models.items())
@@ -95,14 +101,14 @@ def test_no_description_names_a_column_the_mart_does_not_have(built):
 
 
 def test_a_new_column_without_a_description_is_reported(built):
-    models, columns, _ = built
+    models, columns, *_ = built
     with_new_column = {**columns, "weat_results": [*columns["weat_results"], ("new_statistic", None)]}
     newly_missing = set(undocumented_columns(models, with_new_column)) - set(undocumented_columns(models, columns))
     assert newly_missing == {"weat_results.new_statistic"}
 
 
 def test_descriptions_are_duckdb_comments_for_plain_duckdb_users(built):
-    models, columns, relation_comments = built
+    models, columns, relation_comments, _ = built
     # weat_results is an incremental table, dialect_recall_at_k a view, dim_corpus_documents a table.
     for relation in ("weat_results", "dialect_recall_at_k", "dim_corpus_documents"):
         assert relation_comments[relation] == models[relation]["description"]
@@ -113,3 +119,11 @@ def test_descriptions_are_duckdb_comments_for_plain_duckdb_users(built):
         f"{relation}.{name}" for relation, cols in columns.items() for name, comment in cols if not comment
     ]
     assert not without_comment
+
+
+def test_dbt_docs_describe_the_analysis_tables_as_python_comments_them(built):
+    *_, sources = built
+    assert set(sources) == set(analysis_descriptions())
+    for name, (description, columns) in analysis_descriptions().items():
+        assert sources[name]["description"] == description
+        assert {c: node["description"] for c, node in sources[name]["columns"].items()} == columns

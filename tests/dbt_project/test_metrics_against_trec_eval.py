@@ -145,3 +145,41 @@ def test_an_external_systems_dated_runs_drift_alert_and_compare(warehouse):
     # the same ranking in two formats (weeks 2 and 3) does not differ
     same = [p for p in pairs if {p[0], p[1]} == {"prod_2026-01-12:prod", "prod_2026-01-19:prod"}]
     assert same[0][2] == 0.0
+
+
+def test_six_paired_queries_never_read_below_what_six_allow(warehouse):
+    con, _, study = warehouse
+    if study != "demo_external_runs":
+        pytest.skip("the external-runs demo only")
+    # Weeks 2 and 3 lose 0.5 MRR on all 6 queries: the exact two-sided sign-flip p is 2 / 2^6, not 0.
+    changes = con.execute(
+        "select p_value, min_p, n_paired_queries, status, severity from analysis.retrieval_alerts"
+        " where retriever = 'prod' and metric = 'mrr@10'"
+    ).fetchall()
+    assert changes == [(0.03125, 0.03125, 6, "tested", "medium")] * 2
+    # "ours" (bm25) has no query paired with the baseline (prod): not testable, and no severity.
+    ours = con.execute(
+        "select distinct status, severity, is_significant, p_value from analysis.retrieval_alerts where label = 'ours'"
+    ).fetchall()
+    assert ours == [("not testable", None, False, None)]
+    smallest = con.execute("select min(p_value), min(min_p) from analysis.retrieval_system_comparisons").fetchone()
+    assert smallest == (0.03125, 0.03125)
+
+
+def test_a_grade_0_judgment_on_a_retrieved_document_is_not_relevant(warehouse):
+    con, _, study = warehouse
+    if study != "demo_external_runs":
+        pytest.skip("the external-runs demo only")
+    # qrels/test.tsv judges kb-003 grade 0 for q6; week 1 of prod ranks it 2nd, after kb-011 (grade 2).
+    ranked = con.execute(
+        "select d.source_doc_id, r.rank from raw.retrieval_results r join raw.evaluation_runs e using (run_id)"
+        " join raw.corpus_documents d on d.doc_id = r.doc_id and d.corpus = 'helpdesk_demo'"
+        " where e.label = 'prod_2026-01-05' and r.query_id = 'q6' order by r.rank"
+    ).fetchall()
+    assert ranked[:2] == [("kb-011", 1), ("kb-003", 2)]
+    metrics = con.execute(
+        "select m.k, m.precision, m.recall, m.map from marts.fct_retrieval_query_metrics m"
+        " join raw.evaluation_runs e using (run_id) where e.label = 'prod_2026-01-05' and m.query_id = 'q6'"
+        " and m.k in (1, 3) order by m.k"
+    ).fetchall()
+    assert metrics == [(1, 1.0, 1.0, 1.0), (3, pytest.approx(1 / 3), 1.0, 1.0)]

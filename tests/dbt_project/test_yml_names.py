@@ -4,6 +4,7 @@
 - intermediate: ``_int_<family>__models.yml``
 - marts:        ``_<family>__models.yml``
 - seeds:        ``_<family>__seeds.yml``
+- analysis:     ``_analysis_<family>__sources.yml`` (the ``analysis.*`` tables Python writes, as sources)
 """
 
 import re
@@ -20,6 +21,7 @@ def _expected(path) -> re.Pattern:
         "staging": re.compile(rf"_{folder}__(sources|models)\.yml"),
         "intermediate": re.compile(r"_int_[a-z_]+__models\.yml"),
         "marts": re.compile(r"_[a-z_]+__models\.yml"),
+        "analysis": re.compile(r"_analysis_[a-z_]+__sources\.yml"),
         "seeds": re.compile(rf"_{folder}__seeds\.yml"),
     }[layer]
 

@@ -38,14 +38,14 @@ def _patch(point: str) -> None:
     # dbt_build (pipeline) opens the warehouse first, then calls run_dbt_build: pause before that open.
     real_dbt_build = biaswh.pipeline.dbt_build
 
-    def dbt_build(extra_args=None, *, label="all", quiet=True):
+    def dbt_build(extra_args=None, *, label="all", quiet=True, **options):
         if point == "before-results-build" and label == "results":
             _announce(point)
             release = Path(os.environ["BIASWH_TEST_RELEASE"])
             while not release.exists():
                 time.sleep(0.05)
         _announce(f"dbt build {label} started")
-        return real_dbt_build(extra_args, label=label, quiet=quiet)
+        return real_dbt_build(extra_args, label=label, quiet=quiet, **options)
 
     biaswh.pipeline.dbt_build = dbt_build
 

@@ -141,7 +141,7 @@ def test_sql_formats_and_output_files(demo_home, tmp_path, monkeypatch, capsys):
 
 
 def test_shell_answers_statements_and_stays_read_only(demo_home, monkeypatch):
-    from biaswh.adhoc_sql import shell
+    from biaswh.sql_shell import shell
 
     monkeypatch.setenv(HOME_VARIABLE, str(demo_home))
     out = io.StringIO()
@@ -157,3 +157,71 @@ def test_contract_relations_need_no_schema_prefix_in_plain_duckdb(demo_home):
     with _con(demo_home) as con:
         assert con.execute("select count(*) from dialect_recall_at_k").fetchone()[0] > 0
         assert con.execute("select count(*) from dialect_paired_tests").fetchone()[0] > 0
+
+
+def _compiled_test_sql(home, name: str) -> str:
+    """The SQL the last dbt build ran for the data test file ``name`` (under the warehouse's dbt target)."""
+    (path,) = (home / "dbt" / "target" / "compiled").rglob(f"{name}.sql")
+    return path.read_text(encoding="utf-8")
+
+
+def test_a_run_failing_a_data_test_is_withdrawn_and_poisons_no_later_build(copy_home, monkeypatch):
+    """A run whose rows fail a data test (as `[retrieval.hybrid] weights = [nan, inf]` once did:
+    the rows are injected after the retrieval job, so no config check can stop them first) is
+    marked failed naming the test, leaves no row in any run-keyed mart, and the demo study and
+    `biaswh build` that follow pass; the run before it keeps its rows."""
+    import biaswh.withdrawal
+    from biaswh.pipeline import dbt_build, load_plugins, run_study
+    from warehouse.study import STUDY_JOBS
+
+    load_plugins()
+    with _con(copy_home) as con:
+        before = run_fingerprints(con)
+    real_job, withdrawn = STUDY_JOBS["retrieval"], []
+
+    def poisoning_job(con, study, run_id):
+        real_job(con, study, run_id)
+        # Hits with a no-hits reason: stg_retrieval__query_stats' expression_is_true test fails.
+        con.execute(
+            "update raw.retrieval_query_stats set reason = 'poisoned' where run_id = ? and n_hits > 0", [run_id]
+        )
+
+    def recorded_withdrawal(con, run_id):
+        withdrawn.append(real_withdraw(con, run_id))
+        return withdrawn[-1]
+
+    real_withdraw = biaswh.withdrawal.withdraw_run
+    monkeypatch.setitem(STUDY_JOBS, "retrieval", poisoning_job)
+    monkeypatch.setattr(biaswh.withdrawal, "withdraw_run", recorded_withdrawal)
+    with pytest.raises(UserError, match="expression_is_true.*on stg_retrieval__query_stats"):
+        run_study(str(DEMO_STUDY))
+    monkeypatch.setitem(STUDY_JOBS, "retrieval", real_job)
+    with _con(copy_home) as con:
+        failed, status, message = con.execute(
+            "select run_id, status, message from raw.runs where kind = 'study' order by started_at desc limit 1"
+        ).fetchone()
+        poisoned_raw = con.execute(
+            "select count(*) from raw.retrieval_query_stats where run_id = ?", [failed]
+        ).fetchone()
+    assert status == "failed" and "data test expression_is_true" in message and "stg_retrieval__query_stats" in message
+    assert withdrawn and sum(withdrawn[0].values()) > 0  # marts built beside the failing test held its rows
+    assert poisoned_raw[0] > 0  # its raw rows stay, for forensics
+
+    run_study(str(DEMO_STUDY))
+    # The study's build tested its own run only (the compiled test names it).
+    with _con(copy_home) as con:
+        latest = con.execute(
+            "select run_id, status from raw.runs where kind = 'study' order by started_at desc limit 1"
+        ).fetchone()
+    assert latest[1] == "succeeded"
+    assert f"run_id in ('{latest[0]}')" in _compiled_test_sql(copy_home, "not_null_stg_retrieval__query_stats_run_id")
+
+    dbt_build()  # `biaswh build`: every model and test, unit tests too
+    assert "not in (select withdrawn.run_id" in _compiled_test_sql(
+        copy_home, "not_null_stg_retrieval__query_stats_run_id"
+    )
+    with _con(copy_home) as con:
+        after = run_fingerprints(con)
+    assert {k: v for k, v in after.items() if k in before} == before
+    assert not [key for key in after if key[1] == failed]
+    assert {table for table, run in after if run == latest[0]} == {table for table, _ in before}  # all its results

@@ -5,20 +5,5 @@
     The calling model must declare `-- depends_on: {{ ref('stg_warehouse__run_parameters') }}`.
 #}
 {% macro run_parameter(name, run_id_column, kind='varchar') -%}
-    {%- set value -%}
-        coalesce(
-            (select parameters.value from {{ ref('stg_warehouse__run_parameters') }} as parameters
-             where parameters.run_id = {{ run_id_column }} and parameters.name = '{{ name }}'),
-            cast('{{ tojson(var(name)) | replace("'", "''") }}' as json)
-        )
-    {%- endset -%}
-    {%- if kind == 'integer[]' -%}
-        cast(from_json({{ value }}, '["integer"]') as integer[])
-    {%- elif kind == 'integer' -%}
-        cast({{ value }} ->> '$' as integer)
-    {%- elif kind == 'double' -%}
-        cast({{ value }} ->> '$' as double)
-    {%- else -%}
-        ({{ value }} ->> '$')
-    {%- endif -%}
+    {{ return(adapter.dispatch('run_parameter', 'bias_warehouse')(name, run_id_column, kind)) }}
 {%- endmacro %}

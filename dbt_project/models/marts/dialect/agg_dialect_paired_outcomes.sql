@@ -1,10 +1,9 @@
 {{
     config(
         materialized='incremental',
-        incremental_strategy='delete+insert',
-        unique_key='run_id',
         full_refresh=false,
-        tags=['run_keyed']
+        tags=['run_keyed'],
+        **run_keyed_incremental()
     )
 }}
 -- depends_on: {{ ref('stg_warehouse__run_parameters') }}
@@ -30,8 +29,8 @@ final as (
         count_if(not is_hit_a and not is_hit_b)::integer as neither,
         avg(is_hit_a::integer)::double as recall_a,
         avg(is_hit_b::integer)::double as recall_b,
-        (100.0 * (count_if(is_hit_a) - count_if(is_hit_b)) / count(*))::double as delta_pp,
-        list_contains({{ run_parameter('dialect_highlight_k', 'paired.run_id', 'integer[]') }}, k) as is_highlighted_k
+        ({{ double_literal('100.0') }} * (count_if(is_hit_a) - count_if(is_hit_b)) / count(*))::double as delta_pp,
+        {{ list_has(run_parameter('dialect_highlight_k', 'paired.run_id', 'integer[]'), 'k') }} as is_highlighted_k
     from paired
     group by all
 )

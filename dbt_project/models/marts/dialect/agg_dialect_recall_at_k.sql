@@ -1,10 +1,9 @@
 {{
     config(
         materialized='incremental',
-        incremental_strategy='delete+insert',
-        unique_key='run_id',
         full_refresh=false,
-        tags=['run_keyed']
+        tags=['run_keyed'],
+        **run_keyed_incremental()
     )
 }}
 -- depends_on: {{ ref('stg_warehouse__run_parameters') }}
@@ -34,7 +33,7 @@ final as (
         n_hits / n_queries as recall,
         {{ wilson_bound('n_hits', 'n_queries', 'low') }} as recall_ci_low,
         {{ wilson_bound('n_hits', 'n_queries', 'high') }} as recall_ci_high,
-        list_contains({{ run_parameter('dialect_highlight_k', 'counts.run_id', 'integer[]') }}, k) as is_highlighted_k
+        {{ list_has(run_parameter('dialect_highlight_k', 'counts.run_id', 'integer[]'), 'k') }} as is_highlighted_k
     from counts
 )
 

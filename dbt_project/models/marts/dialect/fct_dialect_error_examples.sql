@@ -1,10 +1,9 @@
 {{
     config(
         materialized='incremental',
-        incremental_strategy='delete+insert',
-        unique_key='run_id',
         full_refresh=false,
-        tags=['run_keyed']
+        tags=['run_keyed'],
+        **run_keyed_incremental()
     )
 }}
 -- depends_on: {{ ref('stg_warehouse__run_parameters') }}
@@ -62,7 +61,7 @@ final as (
             and ranks_a.gold_doc_id = documents.doc_id
     where
         paired.is_hit_a <> paired.is_hit_b
-        and list_contains({{ run_parameter('dialect_highlight_k', 'paired.run_id', 'integer[]') }}, paired.k)
+        and {{ list_has(run_parameter('dialect_highlight_k', 'paired.run_id', 'integer[]'), 'paired.k') }}
 )
 
 select * from final

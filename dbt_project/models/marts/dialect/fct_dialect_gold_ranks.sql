@@ -1,10 +1,9 @@
 {{
     config(
         materialized='incremental',
-        incremental_strategy='delete+insert',
-        unique_key='run_id',
         full_refresh=false,
-        tags=['run_keyed']
+        tags=['run_keyed'],
+        **run_keyed_incremental()
     )
 }}
 -- Where the gold document landed for each query of a pair set; a miss is explicit, never a
@@ -50,7 +49,7 @@ final as (
         gold.score_of_document as score_of_gold,
         gold.rank_of_document is not null as is_found_within_depth,
         coalesce(gold.rank_of_document, gold.depth + 1) as rank_or_depth_plus_one,
-        coalesce(1.0 / gold.rank_of_document, 0.0) as reciprocal_rank,
+        coalesce({{ double_literal('1.0') }} / gold.rank_of_document, 0.0) as reciprocal_rank,
         case
             when gold.rank_of_document is null then 'not found within depth ' || gold.depth
             else 'rank ' || gold.rank_of_document

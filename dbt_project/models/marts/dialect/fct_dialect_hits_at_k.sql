@@ -18,7 +18,7 @@ final as (
         grid.k,
         coalesce(ranks.rank_of_gold <= grid.k, false) as is_hit
     from ranks
-    cross join lateral (select unnest(range(1, ranks.depth + 1)) as k) as grid  -- noqa: ST05
+    {{ cross_join_integer_range('grid', 'k', '1', 'ranks.depth') }}
 )
 
 select * from final

@@ -50,7 +50,7 @@ final as (
         coalesce(pairs.rank_of_gold_a <= grid.k, false) as is_hit_a,
         coalesce(pairs.rank_of_gold_b <= grid.k, false) as is_hit_b
     from pairs
-    cross join lateral (select unnest(range(1, pairs.depth + 1)) as k) as grid  -- noqa: ST05
+    {{ cross_join_integer_range('grid', 'k', '1', 'pairs.depth') }}
 )
 
 select * from final

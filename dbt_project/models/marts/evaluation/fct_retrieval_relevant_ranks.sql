@@ -1,10 +1,9 @@
 {{
     config(
         materialized='incremental',
-        incremental_strategy='delete+insert',
-        unique_key='run_id',
         full_refresh=false,
-        tags=['run_keyed']
+        tags=['run_keyed'],
+        **run_keyed_incremental()
     )
 }}
 -- Where each relevant document of each judged query landed, per retriever: the one place a

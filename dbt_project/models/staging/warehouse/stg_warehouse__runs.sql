@@ -13,7 +13,7 @@ final as (
         package_versions,
         started_at,
         finished_at,
-        date_diff('millisecond', started_at, finished_at) / 1000.0 as duration_seconds,
+        {{ seconds_between('started_at', 'finished_at') }} as duration_seconds,
         row_counts,
         message,
         stage_seconds

@@ -1,0 +1,170 @@
+"""The scale benchmark's study run on both compute engines: local, and ``--compute ray`` (local Ray).
+
+For each size N (default 5,000 and 20,000 query variants; ``BIASWH_RAY_SCALE_SIZES`` picks
+others) a fresh warehouse runs the study :mod:`benchmarks.scale` generates (synthetic pairs,
+five BM25 settings, depth 100) with ``biaswh run``, once per engine. The Ray run starts its
+own local Ray instance with ``[compute] workers = 2`` (this machine's cores).
+
+Recorded per N and engine (``benchmarks/results/ray_scale.json``): the command's wall time,
+the jobs stage (``raw.runs.stage_seconds``; on Ray it includes ``ray.init``), the summed
+search seconds of the workers (``raw.retrieval_runs.seconds``) and from it the per-worker
+throughput in queries a second per BM25 setting, and peak resident memory sampled every
+0.2 s from ``/proc``: the driver (the ``biaswh`` process), the largest single Ray worker, Ray's
+own services (raylet, GCS, ...), and the whole process tree (``dbt`` included).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import duckdb
+
+from benchmarks.common import write_result
+from benchmarks.scale import BM25_SETTINGS, PAGE_SIZE, write_pairs, write_study
+from warehouse.settings import HOME_VARIABLE
+
+SIZES = (5_000, 20_000)
+WORKERS = 2
+
+
+def _process_tree(root: int) -> list[int]:
+    """``root`` and every descendant, from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as stat:
+                    parent = int(stat.read().rsplit(b")", 1)[1].split()[1])
+                children.setdefault(parent, []).append(int(entry))
+            except (OSError, IndexError):
+                continue
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def _role(pid: int, root: int) -> str:
+    """driver, worker (a Ray worker process: its title starts ``ray::``), ray (Ray's services) or other (dbt)."""
+    if pid == root:
+        return "driver"
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            command = cmdline.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return "other"
+    if command.startswith("ray::") or "default_worker.py" in command:
+        return "worker"
+    # Ray's services run from its installed package (raylet and gcs_server are binaries in it).
+    return "ray" if "site-packages/ray/" in command else "other"
+
+
+def _sample(root: int, peaks: dict[str, int]) -> None:
+    """Fold one /proc sample of the tree under ``root`` into ``peaks`` (bytes)."""
+    by_role = {"driver": 0, "ray": 0, "tree": 0}
+    for pid in _process_tree(root):
+        try:
+            with open(f"/proc/{pid}/statm", "rb") as statm:
+                rss = int(statm.read().split()[1]) * PAGE_SIZE
+        except OSError:
+            continue
+        role = _role(pid, root)
+        by_role["tree"] += rss
+        if role == "worker":
+            peaks["largest_worker"] = max(peaks.get("largest_worker", 0), rss)
+        elif role in by_role:
+            by_role[role] += rss
+    for role, rss in by_role.items():
+        peaks[role] = max(peaks.get(role, 0), rss)
+
+
+def _run(command: list[str], env: dict, log: Path) -> tuple[float, dict[str, int]]:
+    """Run ``command``; its wall time and the peak memory of each role in its process tree."""
+    peaks: dict[str, int] = {}
+    start = time.perf_counter()
+    with log.open("w") as out:
+        process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
+        done = threading.Event()
+
+        def sample() -> None:
+            while not done.is_set():
+                _sample(process.pid, peaks)
+                done.wait(0.2)
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        code = process.wait()
+        done.set()
+        sampler.join()
+    if code != 0:
+        raise RuntimeError(f"{' '.join(command)} failed with exit code {code}; see {log}:\n" + log.read_text()[-3000:])
+    return time.perf_counter() - start, peaks
+
+
+def measure(n_variants: int, engine: str) -> dict:
+    """One fresh warehouse, one study run on ``engine``; its times, memory and throughput."""
+    with tempfile.TemporaryDirectory(prefix=f"bench-ray-scale-{n_variants}-") as folder:
+        folder = Path(folder)
+        pairs = folder / "synthetic_pairs.jsonl"
+        write_pairs(pairs, n_variants)
+        study = folder / "scale.toml"
+        write_study(study, pairs, n_variants)
+        if engine == "ray":
+            study.write_text(study.read_text() + f'\n[compute]\nengine = "ray"\nworkers = {WORKERS}\n')
+        home = folder / "warehouse"
+        env = {**os.environ, HOME_VARIABLE: str(home), "RAY_DISABLE_USAGE_STATS": "1"}
+        seconds, peaks = _run([sys.executable, "-m", "biaswh.cli", "run", str(study)], env, folder / "run.log")
+        with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+            stages = json.loads(con.execute("select stage_seconds from raw.runs where kind = 'study'").fetchone()[0])
+            search_seconds, n_queries = con.execute(
+                "select sum(seconds), max(n_queries) from raw.retrieval_runs"
+            ).fetchone()
+            result_rows = con.execute("select count(*) from raw.retrieval_results").fetchone()[0]
+    gib = lambda n: round(n / 1024**3, 3)  # noqa: E731
+    return {
+        "engine": engine,
+        "workers": WORKERS if engine == "ray" else 1,
+        "n_variants": n_variants,
+        "result_rows": result_rows,
+        "wall_seconds": round(seconds, 1),
+        "jobs_seconds": round(stages["jobs"], 1),
+        "search_seconds": round(search_seconds, 1),
+        "queries_per_second_per_worker": round(n_queries * len(BM25_SETTINGS) / search_seconds, 1),
+        "peak_driver_rss_gib": gib(peaks.get("driver", 0)),
+        "peak_largest_worker_rss_gib": gib(peaks.get("largest_worker", 0)),
+        "peak_ray_services_rss_gib": gib(peaks.get("ray", 0)),
+        "peak_tree_rss_gib": gib(peaks.get("tree", 0)),
+        "load_average_1min": round(os.getloadavg()[0], 2),
+    }
+
+
+def main() -> None:
+    chosen = os.environ.get("BIASWH_RAY_SCALE_SIZES")
+    sizes = tuple(int(s) for s in chosen.split(",")) if chosen else SIZES
+    measured = {}
+    for n_variants in sizes:
+        for engine in ("local", "ray"):
+            print(f"-- {n_variants:,} query variants, {engine}", flush=True)
+            measured[f"{n_variants}-{engine}"] = measure(n_variants, engine)
+            print(json.dumps(measured[f"{n_variants}-{engine}"]), flush=True)
+    write_result(
+        "ray_scale",
+        {
+            "data": "synthetic pairs: SQuAD v1.1 train questions and seeded rewrites (labelled synthetic)",
+            "retrievers": list(BM25_SETTINGS),
+            "runs": measured,
+        },
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,236 @@
+"""The Python API for notebooks: ``import biaswh``, then ``wh = biaswh.open()``.
+
+A :class:`Warehouse` names one warehouse folder and answers in polars DataFrames (pandas
+through ``.to_pandas()``). It holds no DuckDB connection between calls: each call opens the
+file, answers and closes it. DuckDB lets one process write only while no other process has the
+file open, so an idle notebook holding a read-only connection would make every ``biaswh run``
+in a terminal, and this object's own :meth:`Warehouse.run`, fail as busy. Every read goes
+through the sandbox of ``biaswh sql`` (:func:`warehouse.connection.open_sandbox`): nothing
+this object reads with can write, reach other files or change settings.
+
+Studies run through the same pipeline and command lock as ``biaswh run``
+(:func:`biaswh.pipeline.run_study`). Heavy libraries (polars, pyarrow, altair, the
+pipeline's models) are imported on first use, so ``import biaswh`` stays fast.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterator
+
+from warehouse.errors import UserError
+from warehouse.settings import HOME_VARIABLE, warehouse_paths
+
+if TYPE_CHECKING:  # annotations only: importing these costs ~0.5 s
+    import altair as alt
+    import duckdb
+    import polars as pl
+
+    from biaswh.findings_view import Findings
+
+_RUNS_FROM_RAW = """select r.run_id, r.kind as run_kind, r.name as run_name, r.status as run_status,
+    r.started_at, r.finished_at, r.message, r.parameters from raw.runs r order by r.started_at desc"""
+_STUDIES = """select run_name as study, count(*) as n_runs,
+    count(*) filter (where run_status = 'succeeded') as n_succeeded,
+    arg_max(run_id, started_at) as latest_run_id, arg_max(run_status, started_at) as latest_status,
+    max(started_at) as latest_started_at,
+    arg_max(run_id, started_at) filter (where run_status = 'succeeded') as latest_succeeded_run_id
+    from runs where run_kind = 'study' group by run_name order by latest_started_at desc"""
+
+
+class Warehouse:
+    """One warehouse folder, read through the ``biaswh sql`` sandbox; see :func:`open`.
+
+    Usable as a context manager; after :meth:`close` every call is refused.
+    """
+
+    def __init__(self, home: Path, *, read_only: bool = True) -> None:
+        self.home = home
+        self.read_only = read_only
+        self._closed = False
+
+    def __repr__(self) -> str:
+        mode = "read-only" if self.read_only else "read-write"
+        return f"<biaswh.Warehouse {self.home} ({mode}{', closed' if self._closed else ''})>"
+
+    def __enter__(self) -> Warehouse:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Refuse every later call (no connection stays open between calls, so none is left to close)."""
+        self._closed = True
+
+    @property
+    def site(self) -> Path:
+        """The dashboard site's folder (written by each study run)."""
+        return self.home / "site"
+
+    @contextmanager
+    def _at_home(self) -> Iterator[None]:
+        """Point ``BIASWH_HOME`` at this warehouse while the block runs: the kernel, the pipeline and
+        dbt all read the one setting (not thread-safe: one call at a time, as in a notebook)."""
+        if self._closed:
+            raise UserError(f"this Warehouse ({self.home}) is closed: biaswh.open() another one")
+        before = os.environ.get(HOME_VARIABLE)
+        os.environ[HOME_VARIABLE] = str(self.home)
+        try:
+            yield
+        finally:
+            if before is None:
+                os.environ.pop(HOME_VARIABLE, None)
+            else:
+                os.environ[HOME_VARIABLE] = before
+
+    @contextmanager
+    def _sandbox(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        from biaswh.adhoc_sql import SEARCH_PATH
+        from warehouse.connection import open_sandbox
+
+        with self._at_home(), open_sandbox(SEARCH_PATH) as con:
+            yield con
+
+    def sql(self, query: str) -> pl.DataFrame:
+        """Run one SQL statement in the ``biaswh sql`` sandbox and return its rows.
+
+        Unqualified names resolve through the layers (``marts`` first). A statement without rows
+        returns an empty frame.
+
+        Raises
+        ------
+        UserError
+            On any SQL error, and on anything the sandbox refuses (writes, files, settings).
+        """
+        import polars as pl
+
+        from biaswh.adhoc_sql import run_query
+
+        with self._sandbox() as con:
+            table = run_query(con, query)
+        return pl.DataFrame() if table is None else pl.from_arrow(table)
+
+    def _runs_query(self) -> str:
+        from dashboards.queries import relation_exists
+
+        with self._sandbox() as con:
+            built = relation_exists(con, "marts", "dim_runs")
+        return "select * from marts.dim_runs order by started_at desc" if built else _RUNS_FROM_RAW
+
+    def runs(self) -> pl.DataFrame:
+        """Every run (ingests, studies, analyses), newest first: ``marts.dim_runs`` with its
+        provenance columns, or ``raw.runs`` in a warehouse that was never built."""
+        return self.sql(self._runs_query())
+
+    def studies(self) -> pl.DataFrame:
+        """One row per study name that has run, latest first: its run counts, latest run and
+        latest succeeded run."""
+        return self.sql(f"with runs as ({self._runs_query()}) {_STUDIES}")
+
+    def latest_run(self, study: str) -> str | None:
+        """The id of the latest succeeded run of the study named ``study`` (its ``[study] name``);
+        None when it has none, or when nothing has run in this folder yet."""
+        if not (self.home / "warehouse.duckdb").exists():
+            return None
+        with self._sandbox() as con:
+            row = con.execute(
+                "select run_id from raw.runs where kind = 'study' and name = ? and status = 'succeeded'"
+                " order by started_at desc limit 1",
+                [study],
+            ).fetchone()
+        return None if row is None else row[0]
+
+    def findings(self, study: str | None = None) -> Findings:
+        """The site index's findings: one per study, its latest succeeded run's verdict.
+
+        ``study`` keeps the finding of that study name (e.g. ``"demo"``) or page (``"dialect"``).
+        The result is a :class:`~biaswh.findings_view.Findings`: a frame (``.frame``, or any
+        DataFrame method on it) that renders as the site's cards in Jupyter.
+        """
+        from biaswh.findings_view import read_findings
+
+        with self._sandbox() as con:
+            return read_findings(con, study=study)
+
+    def charts(self, page: str, *, run_id: str | None = None) -> dict[str, alt.TopLevelMixin]:
+        """The Altair charts of one dashboard page (``"dialect"``, ``"weat"``, ...), by title.
+
+        Per-run pages draw ``run_id`` (default: the run the site's page shows). Titles repeated
+        on a page (one chart per pair set, say) get `` (2)``, `` (3)``, ... in page order.
+        """
+        from biaswh.findings_view import page_charts
+
+        with self._sandbox() as con:
+            return page_charts(con, page, run_id=run_id)
+
+    def run(self, study_path: str | os.PathLike, *, limit: int | None = None) -> str:
+        """Run a study end to end, as ``biaswh run`` does, and return the new study run's id.
+
+        The same pipeline and command lock as the CLI; dashboards are rebuilt. Querying this
+        object afterwards sees the new run (no connection was held across it).
+
+        Raises
+        ------
+        UserError
+            When this object was opened read-only, or the study's config is wrong.
+        WarehouseBusyError
+            When another process holds the warehouse.
+        """
+        if self.read_only:
+            raise UserError(
+                f"this Warehouse ({self.home}) was opened read-only: biaswh.open(read_only=False) runs studies"
+            )
+        from biaswh.pipeline import run_study as pipeline_run
+
+        with self._at_home():
+            before = self._study_run_ids()
+            pipeline_run(str(study_path), limit=limit)
+            new = self._study_run_ids() - before
+        if len(new) != 1:
+            raise RuntimeError(f"expected one new study run in {self.home}, found {len(new)}")
+        return new.pop()
+
+    def _study_run_ids(self) -> set[str]:
+        if not (self.home / "warehouse.duckdb").exists():
+            return set()
+        with self._sandbox() as con:
+            return {r[0] for r in con.execute("select run_id from raw.runs where kind = 'study'").fetchall()}
+
+
+def _resolve_home(path: str | os.PathLike | None) -> Path:
+    if path is None:
+        return warehouse_paths().home
+    home = Path(path).expanduser().resolve()
+    if home.is_file() and home.suffix == ".duckdb":
+        home = home.parent  # the DuckDB file itself names its folder
+    if home.exists() and not home.is_dir():
+        raise UserError(f"biaswh.open({str(path)!r}): not a folder; pass the folder that holds warehouse.duckdb")
+    return home
+
+
+def open(path: str | os.PathLike | None = None, *, read_only: bool = True) -> Warehouse:  # noqa: A001
+    """Open a warehouse: ``path`` names its folder (default: ``BIASWH_HOME``, else ``.warehouse/``).
+
+    ``read_only=True`` (the default) never writes: :meth:`Warehouse.run` is refused and the
+    warehouse must exist. ``read_only=False`` allows running studies, into a new folder too.
+
+    Raises
+    ------
+    UserError
+        When ``path`` is not a folder, or (read-only) holds no warehouse.
+    """
+    home = _resolve_home(path)
+    if read_only and not (home / "warehouse.duckdb").exists():
+        raise UserError(f"no warehouse at {home / 'warehouse.duckdb'}: run a study first (biaswh.run_study)")
+    return Warehouse(home, read_only=read_only)
+
+
+def run_study(study_path: str | os.PathLike, *, limit: int | None = None, home: str | os.PathLike | None = None) -> str:
+    """Run a study into the warehouse folder ``home`` (default ``BIASWH_HOME``); return its run id.
+
+    See :meth:`Warehouse.run`.
+    """
+    return open(home, read_only=False).run(study_path, limit=limit)

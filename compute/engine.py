@@ -1,0 +1,95 @@
+"""Where a study's compute jobs run: in this process (``local``, the default) or on Ray.
+
+The engine comes from the study config's ``[compute]`` table (``engine``, ``address``,
+``workers``), overridden by ``biaswh run --compute ray --ray-address ...``. The local engine
+never imports Ray; Ray is an optional extra (``pip install -e '.[ray]'``) imported only when a
+study asks for it, and started (or connected to) once per process.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+from typing import Literal
+
+from warehouse.errors import UserError
+
+ENGINES = ("local", "ray")
+
+
+@dataclass(frozen=True)
+class ComputeSettings:
+    """A study's compute engine.
+
+    ``address``: ``None`` starts a Ray instance on this machine; ``auto`` joins the cluster this
+    machine belongs to; ``ray://host:10001`` connects as a Ray client. ``workers``: how many
+    Ray workers the jobs use (and, for a Ray started here, its CPUs); ``None`` means every CPU
+    the cluster offers.
+    """
+
+    engine: Literal["local", "ray"] = "local"
+    address: str | None = None
+    workers: int | None = None
+
+
+def compute_settings(settings: dict, *, where: str = "[compute]") -> ComputeSettings:
+    """The :class:`ComputeSettings` of a study's ``[compute]`` table (checked; the schema checked the types)."""
+    table = settings.get("compute") or {}
+    engine = table.get("engine", "local")
+    if engine not in ENGINES:
+        raise UserError(f"{where} engine: {engine!r} is not one of {', '.join(ENGINES)}")
+    workers = table.get("workers")
+    if workers is not None and workers < 1:
+        raise UserError(f"{where} workers: {workers} must be at least 1")
+    address = table.get("address")
+    if address is not None and engine != "ray":
+        raise UserError(f'{where} address: {address!r} needs engine = "ray"')
+    return ComputeSettings(engine=engine, address=address, workers=workers)
+
+
+def with_compute(study, *, engine: str | None = None, address: str | None = None):
+    """``study`` with its ``[compute]`` engine and Ray address replaced by the command line's (when given).
+
+    A Ray address alone implies the Ray engine. The result is recorded with the run's settings;
+    the study's ``[compute]`` table is checked either way, before the run starts.
+    """
+    if engine is None and address is None:
+        compute_settings(study.settings)
+        return study
+    table = dict(study.settings.get("compute") or {})
+    table["engine"] = engine or ("ray" if address else table.get("engine", "local"))
+    if address is not None:
+        table["address"] = address
+    elif table["engine"] == "local":
+        table.pop("address", None)
+    settings = {**study.settings, "compute": table}
+    compute_settings(settings, where="--compute/--ray-address")
+    return dataclasses.replace(study, settings=settings)
+
+
+def ensure_ray(settings: ComputeSettings):
+    """The ``ray`` module, started or connected once per process; a missing extra is a UserError."""
+    try:
+        import ray
+    except ImportError:
+        raise UserError(
+            "[compute] engine = \"ray\" needs the Ray extra: pip install -e '.[ray]' (or make ray)"
+        ) from None
+    if not ray.is_initialized():
+        # No usage reports and no dashboard: the warehouse runs offline and serves nothing.
+        os.environ.setdefault("RAY_DISABLE_USAGE_STATS", "1")
+        if settings.address is None:
+            ray.init(num_cpus=settings.workers, include_dashboard=False, log_to_driver=False)
+        elif settings.address.startswith("ray://"):
+            ray.init(address=settings.address)  # a Ray client takes the cluster's own settings
+        else:
+            ray.init(address=settings.address, log_to_driver=False)
+    return ray
+
+
+def ray_workers(ray, settings: ComputeSettings) -> int:
+    """How many workers to start: the configured number, else the cluster's CPUs (at least one)."""
+    if settings.workers is not None:
+        return settings.workers
+    return max(1, int(ray.cluster_resources().get("CPU", 1)))

@@ -1,0 +1,110 @@
+"""Retrieval chunks fanned out over a pool of Ray actors (the ``ray`` compute engine).
+
+The driver builds the BM25 indexes and puts them, with the corpora, in Ray's object store
+once; each actor takes them from there once and then retrieves chunk after chunk with
+:func:`compute.retrieval.chunks.retrieve_chunk`, the function the local engine calls, and
+sends its ranked hits back as Parquet bytes. The driver keeps at most one chunk per worker in
+flight and writes what comes back in chunk order to its spool, so its memory does not grow
+with the query set. An actor that dies is restarted and its chunk retried (a chunk is a pure
+function of its queries); the rows reach ``raw.*`` only in the driver's one transaction.
+Imported only when a study asks for Ray.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+from pathlib import Path
+
+from compute.engine import ComputeSettings, ensure_ray, ray_workers
+from compute.retrieval.chunks import ChunkResult, PrefetchedVectors, retrieve_chunk
+from compute.retrieval.config import RetrievalConfig
+from compute.retrieval.runner import Corpus, Query, build_bm25_indexes
+from compute.retrieval.writer import parquet_bytes
+
+
+class RetrievalWorker:
+    """One Ray actor: the corpora and BM25 indexes, deserialised once, and chunks retrieved against them."""
+
+    def __init__(self, corpora: dict, bm25_indexes: dict, config: RetrievalConfig, lancedb_dir: str) -> None:
+        self.corpora, self.bm25_indexes, self.config = corpora, bm25_indexes, config
+        self.lancedb_dir = Path(lancedb_dir)
+
+    def retrieve(
+        self, queries: list[Query], run_id: str, query_set: str, vectors: PrefetchedVectors | None
+    ) -> ChunkResult:
+        encoded: list[bytes] = []
+        result = retrieve_chunk(
+            queries,
+            self.corpora,
+            self.config,
+            run_id=run_id,
+            query_set=query_set,
+            provider=None,
+            cache=vectors,
+            lancedb_dir=self.lancedb_dir,
+            bm25_indexes=self.bm25_indexes,
+            add_results=lambda rows: encoded.append(parquet_bytes(rows)),
+        )
+        result.parquet = encoded
+        return result
+
+
+class RayRetrieval:
+    """A pool of :class:`RetrievalWorker` actors for one retrieval job; :meth:`close` ends them."""
+
+    def __init__(
+        self, settings: ComputeSettings, corpora: dict[str, Corpus], config: RetrievalConfig, *, lancedb_dir: Path
+    ) -> None:
+        self.ray = ensure_ray(settings)
+        self.n_workers = ray_workers(self.ray, settings)
+        self.corpora, self.config, self.lancedb_dir = corpora, config, str(lancedb_dir)
+        self._index_keys: frozenset = frozenset()
+        self._actors: list = []
+        self._refs: tuple = ()
+
+    def _pool(self, splits: set[str], bm25_indexes: dict) -> list:
+        """The actors, (re)started when a query set needs BM25 indexes they do not hold."""
+        build_bm25_indexes(self.corpora, splits, self.config, bm25_indexes)
+        if not self._actors or frozenset(bm25_indexes) != self._index_keys:
+            self.close()
+            # Held here too: a restarted actor takes them from the object store again.
+            self._refs = (self.ray.put(self.corpora), self.ray.put(bm25_indexes))
+            actor = self.ray.remote(num_cpus=1, max_restarts=2, max_task_retries=2)(RetrievalWorker)
+            self._actors = [actor.remote(*self._refs, self.config, self.lancedb_dir) for _ in range(self.n_workers)]
+            self._index_keys = frozenset(bm25_indexes)
+        return self._actors
+
+    def map(
+        self,
+        chunks: list[list[Query]],
+        *,
+        run_id: str,
+        query_set: str,
+        bm25_indexes: dict,
+        vectors: PrefetchedVectors | None,
+    ) -> Iterator[ChunkResult]:
+        """Each chunk's :class:`ChunkResult`, in chunk order, with at most one chunk per actor in flight."""
+        idle = deque(self._pool({q.corpus_split for chunk in chunks for q in chunk}, bm25_indexes))
+        vectors_ref = self.ray.put(vectors) if vectors is not None else None
+        pending: deque = deque()
+        waiting = iter(chunks)
+        while True:
+            while idle:
+                chunk = next(waiting, None)
+                if chunk is None:
+                    break
+                worker = idle.popleft()
+                pending.append((worker.retrieve.remote(chunk, run_id, query_set, vectors_ref), worker))
+            if not pending:
+                return
+            reference, worker = pending.popleft()
+            result = self.ray.get(reference)
+            idle.append(worker)
+            yield result
+
+    def close(self) -> None:
+        """End the actors (their object-store copies go with them)."""
+        for actor in self._actors:
+            self.ray.kill(actor)
+        self._actors, self._refs = [], ()

@@ -1,0 +1,47 @@
+{#
+    A query of the runs whose rows no build computes or tests: runs that failed or were
+    interrupted, and the evaluation runs of such a drift series (they finish one by one, before
+    their series fails). A failed run's raw rows stay for forensics; this keeps them out of
+    every run-keyed mart and every data test.
+    Reads the raw tables through the graph, not source(), so a model or test using it gains no
+    dependency (unit tests need no fixture for it, `--indirect-selection cautious` is unchanged).
+#}
+{% macro withdrawn_run_ids() -%}
+    {%- if not execute -%}
+        {%- do return('select null as run_id') -%}
+    {%- endif -%}
+    {%- set runs = graph.sources['source.bias_warehouse.warehouse.runs'].relation_name -%}
+    {%- set series = graph.sources['source.bias_warehouse.evaluation.evaluation_runs'].relation_name -%}
+    {%- do return(
+        "select withdrawn.run_id from " ~ runs ~ " as withdrawn"
+        ~ " where withdrawn.status in ('failed', 'interrupted')"
+        ~ " union all select evaluation.run_id from " ~ series ~ " as evaluation"
+        ~ " inner join " ~ runs ~ " as series_run on evaluation.series_run_id = series_run.run_id"
+        ~ " where series_run.status in ('failed', 'interrupted')"
+    ) -%}
+{%- endmacro %}
+
+
+{#
+    The predicate, on `run_id_column`, that data tests of run-keyed models add (macro
+    get_where_subquery): the runs being built. BIASWH_BUILD_RUN_IDS (comma-separated; a study
+    sets its run and evaluation runs, `biaswh rebuild` the rebuilt ones) names them; unset
+    (`biaswh build`, a plain `dbt build`), every run that is not withdrawn. A row without a
+    run is always tested (not_null tests).
+    An environment variable, not a dbt var: a new --vars value makes dbt re-parse the whole
+    project (seconds per build), and an env_var read only when executing is not part of the
+    parse state, so a new value costs nothing.
+#}
+{% macro is_built_run(run_id_column) -%}
+    {%- set listed = (env_var('BIASWH_BUILD_RUN_IDS', '') if execute else '').split(',') -%}
+    {%- set built = [] -%}
+    {%- for run_id in listed if run_id | trim -%}
+        {%- do built.append("'" ~ (run_id | trim | replace("'", "''")) ~ "'") -%}
+    {%- endfor -%}
+    {%- if built -%}
+        {%- do return('(' ~ run_id_column ~ ' is null or ' ~ run_id_column ~ ' in (' ~ built | join(', ') ~ '))') -%}
+    {%- endif -%}
+    {%- do return(
+        '(' ~ run_id_column ~ ' is null or ' ~ run_id_column ~ ' not in (' ~ withdrawn_run_ids() ~ '))'
+    ) -%}
+{%- endmacro %}

@@ -1,0 +1,85 @@
+"""Retrieval chunks on Ray actors: the local rows, in chunk order, through a dying worker."""
+
+from __future__ import annotations
+
+import random
+
+import pyarrow as pa
+import pytest
+
+from compute.engine import ComputeSettings
+from compute.retrieval.chunks import retrieve_chunk
+from compute.retrieval.config import config_from_settings
+from compute.retrieval.runner import Corpus, Query
+
+pytestmark = pytest.mark.ray
+
+WORDS = "river bank money loan water fish boat interest rate flood account tree".split()
+
+
+def _corpus_and_chunks(n_chunks: int = 6) -> tuple[dict, list[list[Query]]]:
+    rng = random.Random(7)
+    texts = [" ".join(rng.choice(WORDS) for _ in range(8)) for _ in range(60)]
+    corpora = {"train": Corpus(list(range(100, 160)), texts)}
+    asked = [" ".join(rng.choice(WORDS) for _ in range(3)) for _ in range(4 * n_chunks)]
+    queries = [Query(f"q{n}", "sae", "train", text) for n, text in enumerate(asked)]
+    return corpora, [queries[first : first + 4] for first in range(0, len(queries), 4)]
+
+
+def _local(corpora, chunks, config, tmp_path) -> list[tuple]:
+    rows, indexes = [], {}
+    for chunk in chunks:
+        retrieve_chunk(
+            chunk,
+            corpora,
+            config,
+            run_id="r",
+            query_set="s",
+            provider=None,
+            cache=None,
+            lancedb_dir=tmp_path,
+            bm25_indexes=indexes,
+            add_results=lambda table: rows.extend(table.to_pylist()),
+        )
+    return rows
+
+
+def _rows(results) -> list[dict]:
+    return [row for result in results for encoded in result.parquet for row in _decoded(encoded)]
+
+
+def _decoded(encoded: bytes) -> list[dict]:
+    import pyarrow.parquet as pq
+
+    return pq.read_table(pa.BufferReader(encoded)).to_pylist()
+
+
+@pytest.fixture
+def pool(ray_local, tmp_path):
+    from compute.retrieval.ray_retrieval import RayRetrieval
+
+    corpora, chunks = _corpus_and_chunks()
+    config = config_from_settings({"retrievers": ["bm25", "bm25@k1=0.9,b=0.4"], "depth": 5})
+    pool = RayRetrieval(ComputeSettings("ray"), corpora, config, lancedb_dir=tmp_path)
+    yield pool, corpora, chunks, config
+    pool.close()
+
+
+def test_a_restarted_worker_retries_its_chunk_and_the_rows_match_the_local_engine(pool, tmp_path):
+    ray_pool, corpora, chunks, config = pool
+    results = ray_pool.map(chunks, run_id="r", query_set="s", bm25_indexes={}, vectors=None)
+    first = next(results)
+    for actor in ray_pool._actors:  # both workers die with chunks queued or in flight; Ray restarts them
+        ray_pool.ray.kill(actor, no_restart=False)
+    remote = _rows([first, *results])
+    assert len(remote) > 0 and remote == _local(corpora, chunks, config, tmp_path)
+
+
+def test_a_worker_that_stays_dead_fails_the_job(pool):
+    ray_pool, _, chunks, _ = pool
+    results = ray_pool.map(chunks, run_id="r", query_set="s", bm25_indexes={}, vectors=None)
+    next(results)
+    for actor in ray_pool._actors:
+        ray_pool.ray.kill(actor, no_restart=True)
+    with pytest.raises(ray_pool.ray.exceptions.RayActorError):
+        list(results)

@@ -1,0 +1,150 @@
+"""Every column of ``analysis.*`` and of the ``main.*`` contract views carries its description as a
+DuckDB comment, the same text dbt's docs show (dbt_project/models/analysis/_analysis_<family>__sources.yml).
+
+The demo warehouse (every demo study, the session's ``demo_site``) holds every analysis table; a
+column an analysis step adds without a line in that yml fails here, by name.
+"""
+
+import duckdb
+import polars as pl
+import pytest
+
+from analysis.store import replace_run_rows
+from warehouse.column_docs import ANALYSIS_DOCS_DIR, analysis_descriptions
+from warehouse.contracts import CONTRACT_RELATIONS, publish_contract_views
+
+WHERE = f"add a line to {ANALYSIS_DOCS_DIR.relative_to(ANALYSIS_DOCS_DIR.parents[2])}/_analysis_<family>__sources.yml"
+
+
+@pytest.fixture(scope="module")
+def documented(demo_site) -> dict:
+    """Columns (with comments, in order) and relation comments of the analysis and main schemas."""
+    with duckdb.connect(str(demo_site.parent / "warehouse.duckdb"), read_only=True) as con:
+        columns: dict[tuple[str, str], list[tuple[str, str | None]]] = {}
+        for schema, table, column, comment in con.execute(
+            "select schema_name, table_name, column_name, comment from duckdb_columns()"
+            " where schema_name in ('analysis', 'main') and not internal order by schema_name, table_name, column_index"
+        ).fetchall():
+            columns.setdefault((schema, table), []).append((column, comment))
+        relations = dict(
+            con.execute(
+                "select schema_name || '.' || table_name, comment from duckdb_tables()"
+                " where schema_name in ('analysis', 'marts') union all select schema_name || '.' || view_name, comment"
+                " from duckdb_views() where schema_name in ('main', 'marts') and not internal"
+            ).fetchall()
+        )
+        marts = {
+            (table, column): comment
+            for table, column, comment in con.execute(
+                "select table_name, column_name, comment from duckdb_columns() where schema_name = 'marts'"
+            ).fetchall()
+        }
+    return {"columns": columns, "relations": relations, "marts": marts}
+
+
+def undocumented(columns: dict[tuple[str, str], list], descriptions: dict) -> list[str]:
+    """``table.column`` for every analysis column the yml gives no description."""
+    return [
+        f"{table}.{name}"
+        for (schema, table), built in sorted(columns.items())
+        if schema == "analysis"
+        for name, _ in built
+        if not descriptions.get(table, ("", {}))[1].get(name)
+    ]
+
+
+def test_every_analysis_column_has_a_description(documented):
+    analysis_tables = {table for schema, table in documented["columns"] if schema == "analysis"}
+    assert {"dialect_paired_tests", "retrieval_metrics_at_k", "silent_bias_rates", "weat_interpretations"} <= (
+        analysis_tables
+    )
+    missing = undocumented(documented["columns"], analysis_descriptions())
+    assert not missing, f"{len(missing)} analysis column(s) without a description ({WHERE}): {', '.join(missing)}"
+
+
+def test_a_new_column_without_a_description_is_reported(documented):
+    key = ("analysis", "dialect_paired_tests")
+    with_new = {**documented["columns"], key: [*documented["columns"][key], ("p_new_test", None)]}
+    descriptions = analysis_descriptions()
+    newly = set(undocumented(with_new, descriptions)) - set(undocumented(documented["columns"], descriptions))
+    assert newly == {"dialect_paired_tests.p_new_test"}
+
+
+def test_no_description_names_a_column_the_table_does_not_have(documented):
+    built = {
+        table: {c for c, _ in cols} for (schema, table), cols in documented["columns"].items() if schema == "analysis"
+    }
+    stale = [
+        f"{table}.{name}"
+        for table, (_, columns) in sorted(analysis_descriptions().items())
+        if table in built
+        for name in columns
+        if name not in built[table]
+    ]
+    assert not stale, f"described but not written by any analysis step (renamed or dropped?): {', '.join(stale)}"
+
+
+def test_analysis_comments_are_the_yml_descriptions(documented):
+    descriptions = analysis_descriptions()
+    for (schema, table), columns in documented["columns"].items():
+        if schema == "analysis":
+            assert documented["relations"][f"analysis.{table}"] == descriptions[table][0]
+            assert dict(columns) == {name: descriptions[table][1].get(name) for name, _ in columns}, table
+    assert "McNemar" in descriptions["dialect_paired_tests"][1]["p_exact"]
+    assert not any("{{" in text for _, (_, cols) in descriptions.items() for text in cols.values()), (
+        "plain text only: Python writes the yml's text as it is, dbt would render jinja"
+    )
+
+
+def test_every_contract_view_column_carries_its_home_comment(documented):
+    published = {table for schema, table in documented["columns"] if schema == "main"}
+    assert published == set(CONTRACT_RELATIONS), "every contract relation is a main view in the demo"
+    for name in sorted(published):
+        home = CONTRACT_RELATIONS[name]
+        assert documented["relations"][f"main.{name}"] == documented["relations"][f"{home}.{name}"]
+        for column, comment in documented["columns"][("main", name)]:
+            expected = (
+                documented["marts"][(name, column)] if home == "marts" else analysis_descriptions()[name][1][column]
+            )
+            assert comment and comment == expected, f"main.{name}.{column}"
+
+
+def test_contract_relations_need_no_schema_in_plain_duckdb(demo_site):
+    with duckdb.connect(str(demo_site.parent / "warehouse.duckdb"), read_only=True) as con:
+        for name in CONTRACT_RELATIONS:
+            assert con.execute(f"select count(*) from {name}").fetchone()[0] >= 0
+
+
+def _comments(con, schema: str, table: str) -> dict[str, str | None]:
+    return dict(
+        con.execute(
+            "select column_name, comment from duckdb_columns() where schema_name = ? and table_name = ?",
+            [schema, table],
+        ).fetchall()
+    )
+
+
+def test_a_write_comments_its_columns_and_contract_views_copy_them():
+    con = duckdb.connect()
+    described = analysis_descriptions()["dialect_power"][1]
+    replace_run_rows(
+        con, "dialect_power", "r1", pl.DataFrame({"run_id": ["r1"], "alpha": [0.05], "not_yet_described": [1]})
+    )
+    assert _comments(con, "analysis", "dialect_power") == {
+        "run_id": described["run_id"],
+        "alpha": described["alpha"],
+        "not_yet_described": None,
+    }
+    # A later write that adds a column (a newer analysis step) describes it too.
+    replace_run_rows(con, "dialect_power", "r2", pl.DataFrame({"run_id": ["r2"], "power": [0.8]}))
+    assert _comments(con, "analysis", "dialect_power")["power"] == described["power"]
+
+    replace_run_rows(con, "silent_bias_rates", "r1", pl.DataFrame({"run_id": ["r1"], "silent_bias_rate": [0.5]}))
+    assert publish_contract_views(con) == ["silent_bias_rates"]
+    view = _comments(con, "main", "silent_bias_rates")
+    assert view == _comments(con, "analysis", "silent_bias_rates") and all(view.values())
+    relation_comment = "select comment from duckdb_{kind}s() where schema_name = '{schema}' and {kind}_name = ?"
+    assert (
+        con.execute(relation_comment.format(kind="view", schema="main"), ["silent_bias_rates"]).fetchone()
+        == con.execute(relation_comment.format(kind="table", schema="analysis"), ["silent_bias_rates"]).fetchone()
+    )

@@ -1,0 +1,210 @@
+"""The dbt project on Apache Spark (``--target spark``): the Parquet hand-off and an in-process build.
+
+DuckDB stays the warehouse every run writes to. For Spark, a run's ``raw.*`` rows are
+exported to Parquet, one folder per run (``<raw location>/<table>/run_id=<id>/``), and
+registered as Spark tables partitioned by ``run_id`` (the dbt macro
+``register_raw_tables``, so the same statements reach a Thrift cluster). dbt then builds
+the models on Spark; run-keyed marts are Parquet tables partitioned by ``run_id`` that
+DuckDB reads with :func:`spark_mart_relation`.
+
+dbt runs in this Python process (``dbtRunner``): dbt-spark's session mode keeps one
+SparkSession, and so one JVM (about 20-50 s to start), for every build of the process.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from warehouse.dbt_runner import FAILED_STATUSES, BuildSummary
+from warehouse.errors import UserError
+from warehouse.settings import DBT_PROJECT_DIR, HOME_VARIABLE, warehouse_paths
+
+# Where the raw Parquet goes; on a cluster, object storage every executor reads
+# (s3a://bucket/raw with DuckDB's httpfs writing it). Default: $BIASWH_HOME/spark/raw.
+RAW_LOCATION_VARIABLE = "BIASWH_SPARK_RAW_LOCATION"
+SPARK_TARGET = "spark"
+# A run id becomes a folder name (run_id=<id>) that Spark parses back: only these characters.
+_SAFE_RUN_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
+# DuckDB column types as Spark DDL. Timestamps stay without a time zone, as DuckDB writes them.
+_SPARK_TYPES = {
+    "VARCHAR": "string",
+    "JSON": "string",
+    "INTEGER": "int",
+    "BIGINT": "bigint",
+    "SMALLINT": "smallint",
+    "DOUBLE": "double",
+    "FLOAT": "float",
+    "BOOLEAN": "boolean",
+    "DATE": "date",
+    "TIMESTAMP": "timestamp_ntz",
+    "TIMESTAMP WITH TIME ZONE": "timestamp",
+}
+
+
+@dataclass(frozen=True)
+class RawTable:
+    """One exported ``raw`` table: its Spark columns, whether it is split by run, and where."""
+
+    name: str
+    columns: tuple[tuple[str, str], ...]
+    partitioned: bool
+    location: str
+
+
+def spark_folder() -> Path:
+    """The Spark side of this warehouse: metastore, table Parquet and raw Parquet."""
+    return warehouse_paths().home / "spark"
+
+
+def raw_location() -> str:
+    """Where the raw Parquet is written (``BIASWH_SPARK_RAW_LOCATION``, else ``$BIASWH_HOME/spark/raw``)."""
+    return os.environ.get(RAW_LOCATION_VARIABLE) or str(spark_folder() / "raw")
+
+
+def _spark_type(duckdb_type: str, *, table: str, column: str) -> str:
+    if duckdb_type.endswith("[]"):
+        return f"array<{_spark_type(duckdb_type[:-2], table=table, column=column)}>"
+    if duckdb_type.startswith("DECIMAL"):
+        return duckdb_type.lower()
+    if duckdb_type not in _SPARK_TYPES:
+        raise UserError(f"raw.{table}.{column}: type {duckdb_type} has no Spark mapping in warehouse/spark_target.py")
+    return _SPARK_TYPES[duckdb_type]
+
+
+def _write_parquet(connection: duckdb.DuckDBPyConnection, query: str, params: list, folder: str) -> None:
+    # Written beside, then renamed: a reader never sees half a file.
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    final = Path(folder) / "data.parquet"
+    partial = Path(folder) / ".data.parquet.partial"
+    connection.execute(f"copy ({query}) to '{partial}' (format parquet)", params)
+    partial.replace(final)
+
+
+def export_raw(connection: duckdb.DuckDBPyConnection, *, run_ids: list[str] | None = None) -> list[RawTable]:
+    """Write ``raw.*`` to Parquet for Spark: each run's rows in its own ``run_id=<id>`` folder.
+
+    ``run_ids``: only these runs' folders are (re)written (a run's raw rows never change
+    once it finished); None writes every run. Tables without ``run_id`` are written whole.
+    Returns every raw table, for :func:`register_raw_tables`.
+    """
+    location = raw_location()
+    tables = [
+        row[0]
+        for row in connection.execute(
+            "select table_name from information_schema.tables where table_schema = 'raw' order by 1"
+        ).fetchall()
+    ]
+    exported = []
+    for table in tables:
+        described = connection.execute(
+            "select column_name, data_type from information_schema.columns"
+            " where table_schema = 'raw' and table_name = ? order by ordinal_position",
+            [table],
+        ).fetchall()
+        names = [name for name, _ in described]
+        partitioned = "run_id" in names
+        data_columns = [(name, kind) for name, kind in described if name != "run_id"]
+        columns = tuple((name, _spark_type(kind, table=table, column=name)) for name, kind in data_columns)
+        folder = f"{location}/{table}"
+        # Spark declares a table on its folder, so the folder exists even before a run has rows.
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        select_list = ", ".join(f'"{name}"' for name, _ in data_columns)
+        if partitioned:
+            wanted = run_ids
+            if wanted is None:
+                wanted = [r[0] for r in connection.execute(f"select distinct run_id from raw.{table}").fetchall()]
+            for run_id in wanted:
+                if not _SAFE_RUN_ID.match(run_id):
+                    raise UserError(f"raw.{table}: run_id {run_id!r} cannot name a Parquet folder for Spark")
+                query = f"select {select_list} from raw.{table} where run_id = ?"
+                _write_parquet(connection, query, [run_id], f"{folder}/run_id={run_id}")
+            columns = (*columns, ("run_id", "string"))
+        else:
+            _write_parquet(connection, f"select {select_list} from raw.{table}", [], folder)
+        exported.append(RawTable(table, columns, partitioned, folder))
+    return exported
+
+
+def _invoke(arguments: list[str]):
+    """Run one dbt command on the Spark target in this process; (result, seconds)."""
+    from dbt.cli.main import dbtRunner
+
+    folder = warehouse_paths().home / "dbt"
+    os.environ[HOME_VARIABLE] = str(warehouse_paths().home)
+    os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
+    command = [
+        *arguments[:1],
+        "--project-dir",
+        str(DBT_PROJECT_DIR),
+        "--profiles-dir",
+        str(DBT_PROJECT_DIR),
+        "--target",
+        SPARK_TARGET,
+        "--target-path",
+        str(folder / "target-spark"),
+        "--log-path",
+        str(folder / "logs"),
+        "--quiet",
+        *arguments[1:],
+    ]
+    begin = time.perf_counter()
+    try:
+        result = dbtRunner().invoke(command)
+    finally:
+        _close_dbt_log_files()
+    return result, time.perf_counter() - begin
+
+
+def _close_dbt_log_files() -> None:
+    # dbt swaps its log file handler on every in-process invocation without closing the old one.
+    from dbt_common.events.event_manager_client import get_event_manager
+
+    for dbt_logger in get_event_manager().loggers:
+        python_logger = getattr(dbt_logger, "_python_logger", None)
+        for handler in list(python_logger.handlers) if python_logger else []:
+            if isinstance(handler, logging.FileHandler):
+                handler.close()
+
+
+def register_raw_tables(tables: list[RawTable]) -> None:
+    """(Re)declare each exported raw table on Spark and pick up its run folders."""
+    payload = [
+        {"name": t.name, "columns": [list(c) for c in t.columns], "partitioned": t.partitioned, "location": t.location}
+        for t in tables
+    ]
+    result, _ = _invoke(["run-operation", "register_raw_tables", "--args", json.dumps({"tables": payload})])
+    if not result.success:
+        raise UserError(f"registering the raw Parquet on Spark failed: {result.exception or 'see dbt.log'}")
+
+
+def run_spark_build(args: list[str] | None = None, *, label: str = "spark") -> BuildSummary:
+    """``dbt build --target spark`` in this process; raise a one-line error when a node fails."""
+    result, seconds = _invoke(["build", *(args or [])])
+    counts: dict[str, int] = {}
+    failures = []
+    for node in getattr(result.result, "results", None) or []:
+        status = str(node.status)
+        counts[status] = counts.get(status, 0) + 1
+        if status in FAILED_STATUSES:
+            failures.append((node.node.unique_id, " ".join(str(node.message or "").split())[:300], None))
+    summary = BuildSummary(label, seconds, counts, failures, str(warehouse_paths().home / "dbt" / "logs"))
+    if not result.success:
+        details = "; ".join(f"{uid}: {message}" for uid, message, _ in failures[:5])
+        raise UserError(f"dbt build ({label}, Spark) failed: {details or result.exception}")
+    return summary
+
+
+def spark_mart_relation(table: str) -> str:
+    """A DuckDB ``read_parquet`` expression over one Spark mart table's Parquet (marts.<table>)."""
+    if not re.match(r"^[a-z0-9_]+$", table):
+        raise UserError(f"not a mart table name: {table!r}")
+    folder = spark_folder() / "warehouse" / "marts.db" / table
+    return f"read_parquet('{folder}/**/*.parquet', hive_partitioning = true, union_by_name = true)"
