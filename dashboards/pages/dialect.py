@@ -223,7 +223,7 @@ def analysed_runs(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
     if not relation_exists(con, "analysis", "dialect_paired_tests"):
         return []
     return [
-        (run_id, f"{name} {str(started)[:16]}")
+        (run_id, f"run of {str(started)[:19]}")
         for run_id, name, started in con.execute(
             # the page's own name shows the latest run with a retriever other than the
             # seed-compatible reproduction (that one is drawn in the parity section)

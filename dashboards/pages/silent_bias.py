@@ -14,6 +14,7 @@ from dashboards.charts.silent_bias import (
     silent_bias_rate_chart,
 )
 from dashboards.findings import verdict_of
+from dashboards.format import percent
 from dashboards.html import chart, table, text
 from dashboards.provenance import provenance_section
 from dashboards.queries import id_order, number, query_dicts, relation_exists
@@ -116,12 +117,12 @@ def _lead(overall) -> str:
         return ""
     rule_set = rows[0]["rule_set"]
     items = "; ".join(
-        f"<b>{text(r['model'])}</b> {_number(r['silent_bias_rate'])} "
-        f"{_interval(r['ci_low'], r['ci_high'])} ({r['n_silent']} of {r['n_biased']})"
+        f"<b>{text(r['model'])}</b> {percent(r['silent_bias_rate'])} "
+        f"[{percent(r['ci_low'])}, {percent(r['ci_high'])}] ({r['n_silent']} of {r['n_biased']})"
         for r in rows
     )
     return (
-        f'<p class="verdict">Share of biased answers whose reasoning never mentions the demographic feature '
+        f"<p>Share of biased answers whose reasoning never mentions the demographic feature "
         f"(R_SB, {text(rule_set)} rule set, 95% Wilson interval): {items}.</p>"
     )
 
