@@ -88,8 +88,11 @@ $(VENV)/.spark-installed: $(VENV)/.installed requirements-spark.lock
 	else $(BIN)/python -m pip install -q -r requirements-spark.lock; fi
 	touch $@
 
+# The edit-test loop: no dbt build, no real data; prints its duration and slowest tests (target < 3 min).
 test-fast: setup
-	$(BIN)/python -m pytest -m "not dbt and not real_data"
+	@begin=$$(date +%s); \
+	$(BIN)/python -m pytest -q -m "not dbt and not real_data" --durations=10; status=$$?; \
+	echo "make test-fast: pytest took $$(( $$(date +%s) - begin )) s"; exit $$status
 
 bench: setup ray
 	$(BIN)/python -m benchmarks

@@ -6,6 +6,7 @@ import json
 import os
 import platform
 import re
+import time
 from pathlib import Path
 
 from warehouse.runs import code_version, package_versions
@@ -41,6 +42,48 @@ def pair_queries() -> list[str]:
 
     pairs = json.loads(PAIRS.read_text(encoding="utf-8"))
     return [light_cleanup(p[column]) for p in pairs for column in ("sae_query", "aave_query")]
+
+
+def original_bm25_loop_seconds(depth: int = 100) -> float | None:
+    """The original study's BM25 (rank_bm25 ``get_scores`` + ``argsort`` per query over the 400 real
+    pair queries), timed now: the yardstick of the ratio targets (None without the shared data)."""
+    if not (SQUAD_TRAIN.exists() and PAIRS.exists()):
+        return None
+    import numpy as np
+    from rank_bm25 import BM25Okapi
+
+    tokenize = lambda text: re.findall(r"[a-z0-9]+", text.lower())  # noqa: E731  the original tokenizer
+    start = time.perf_counter()
+    index = BM25Okapi([tokenize(d) for d in squad_train_corpus()])
+    for query in pair_queries():
+        scores = index.get_scores(tokenize(query))
+        np.argsort(scores)[::-1][:depth]
+    return time.perf_counter() - start
+
+
+def ratio_verdict(seconds: float, yardstick: float | None, target_ratio: float, stages: dict[str, float]) -> dict:
+    """``seconds / yardstick`` against ``target_ratio``; on a miss, by how much and the stages that cost most."""
+    if not yardstick:
+        return {"ratio": None, "target_ratio": target_ratio, "meets_target": None, "note": "no yardstick (shared data)"}
+    ratio = seconds / yardstick
+    verdict = {"ratio": round(ratio, 3), "target_ratio": target_ratio, "meets_target": ratio <= target_ratio}
+    if ratio > target_ratio:
+        verdict["missed_by_seconds"] = round(seconds - target_ratio * yardstick, 2)
+        verdict["where_the_time_goes"] = dict(
+            sorted(((k, round(v, 2)) for k, v in stages.items()), key=lambda kv: -kv[1])
+        )
+    return verdict
+
+
+def study_stages(home: Path) -> dict[str, dict[str, float]]:
+    """Each study run's stage seconds (``raw.runs.stage_seconds``), by its config file name, oldest first."""
+    import duckdb
+
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+        rows = con.execute(
+            "select parameters->>'$.config', stage_seconds from raw.runs where kind = 'study' order by started_at"
+        ).fetchall()
+    return {Path(name).name: {k: round(v, 2) for k, v in json.loads(stages or "{}").items()} for name, stages in rows}
 
 
 def write_result(name: str, result: dict) -> Path:

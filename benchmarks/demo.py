@@ -1,11 +1,13 @@
 """`make demo` after setup: every `studies/demo*.toml` in turn, in one fresh warehouse.
 
-Target: <= 2 minutes on 2 cores. Each study's stage seconds come from raw.runs.
+Target: all seven together <= 1.5 x the original study's rank_bm25 loop timed in the same run
+(:func:`benchmarks.common.original_bm25_loop_seconds`). Each study's stage seconds come from
+``raw.runs``; on a miss the JSON lists the stages that cost most, summed over the studies.
+The machine's embedding cache is used as a user's would be (``BIASWH_EMBEDDING_CACHE``).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -13,17 +15,15 @@ import tempfile
 import time
 from pathlib import Path
 
-import duckdb
-
-from benchmarks.common import write_result
+from benchmarks.common import original_bm25_loop_seconds, ratio_verdict, study_stages, write_result
 from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
 
-TARGET_SECONDS = 120.0
+TARGET_RATIO = 1.5
 
 
 def main() -> None:
     studies = sorted((REPOSITORY_ROOT / "studies").glob("demo*.toml"))
-    per_study = {}
+    per_study: dict[str, dict] = {}
     with tempfile.TemporaryDirectory(prefix="bench-demo-") as folder:
         home = Path(folder) / "warehouse"
         start = time.perf_counter()
@@ -37,19 +37,25 @@ def main() -> None:
             )
             per_study[study.name] = {"seconds": round(time.perf_counter() - begin, 2)}
         total = time.perf_counter() - start
-        with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
-            for name, stages in con.execute(
-                "select parameters->>'$.config', stage_seconds from raw.runs where kind = 'study'"
-            ).fetchall():
-                per_study[Path(name).name]["stage_seconds"] = {k: round(v, 2) for k, v in json.loads(stages).items()}
+        for name, stages in study_stages(home).items():
+            per_study[name]["stage_seconds"] = stages
+    loop = original_bm25_loop_seconds()
+    summed: dict[str, float] = {}
+    for study in per_study.values():
+        for stage, seconds in study.get("stage_seconds", {}).items():
+            if stage != "total":
+                summed[stage] = summed.get(stage, 0.0) + seconds
+    # Outside every stage: Python's start-up and imports of each `biaswh run` process.
+    summed["process start-up"] = total - sum(s.get("stage_seconds", {}).get("total", 0.0) for s in per_study.values())
     write_result(
         "demo",
         {
             "studies": [s.name for s in studies],
             "total_seconds": round(total, 2),
+            "original_bm25_loop_seconds": round(loop, 2) if loop else None,
+            **ratio_verdict(total, loop, TARGET_RATIO, summed),
+            "stage_seconds_summed": {k: round(v, 2) for k, v in summed.items()},
             "per_study": per_study,
-            "target_seconds": TARGET_SECONDS,
-            "meets_target": total <= TARGET_SECONDS,
             "load_average_1min": os.getloadavg()[0],
         },
     )

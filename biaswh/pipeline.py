@@ -89,7 +89,12 @@ def generate_answers(args):
 
 
 def dbt_build(
-    extra_args: list[str] | None = None, *, label: str = "all", quiet: bool = True, run_ids: Sequence[str] = ()
+    extra_args: list[str] | None = None,
+    *,
+    label: str = "all",
+    quiet: bool = True,
+    run_ids: Sequence[str] = (),
+    progress_label: str = "",
 ) -> BuildSummary:
     """Run ``dbt build`` on the warehouse named by ``BIASWH_HOME``; raise if anything fails.
 
@@ -100,7 +105,8 @@ def dbt_build(
     paths.home.mkdir(parents=True, exist_ok=True)
     with open_warehouse():
         pass  # creates the raw schema on a new warehouse, and fails fast with "busy"
-    return run_dbt_build(extra_args, label=label, quiet=quiet, run_ids=run_ids)
+    # Closed above: dbt opens the file in this process, and DuckDB refuses a second instance.
+    return run_dbt_build(extra_args, label=label, quiet=quiet, run_ids=run_ids, progress_label=progress_label)
 
 
 def dashboards(out: str | None = None) -> Path:
@@ -190,7 +196,7 @@ def _record_failure(run_id: str, message: str) -> None:
 STUDY_BUILD_ARGS = ["--exclude-resource-type", "unit_test"]
 
 
-def _selected_build(selection: str | None, label: str, *, run_id: str) -> str:
+def _selected_build(selection: str | None, label: str, *, run_id: str, study_name: str = "") -> str:
     """Build ``selection`` (None: the whole project) unless its inputs are unchanged since its last build.
 
     Its data tests check the rows of study run ``run_id`` and its evaluation runs, not every
@@ -207,7 +213,7 @@ def _selected_build(selection: str | None, label: str, *, run_id: str) -> str:
     if selection:
         # Cautious: a test runs only when every model it reads was selected (and so exists).
         args += ["--select", selection, "--indirect-selection", "cautious"]
-    summary = dbt_build(args, label=label, run_ids=run_ids)
+    summary = dbt_build(args, label=label, run_ids=run_ids, progress_label=f"[{study_name}] " if study_name else "")
     with open_warehouse() as con:
         mark_built(con, key)
     return summary.line
@@ -264,11 +270,17 @@ def _run_study(
     def chain() -> None:
         timed("ingest", ingest)
         if selections["sources"] != "":
-            timed("dbt build (sources)", lambda: _selected_build(selections["sources"], "sources", run_id=run_id))
+            timed(
+                "dbt build (sources)",
+                lambda: _selected_build(selections["sources"], "sources", run_id=run_id, study_name=study.name),
+            )
         if study.jobs:
             timed("jobs", lambda: _run_registered(study, run_id, study.jobs, STUDY_JOBS))
             if selections["results"] != "":
-                timed("dbt build (results)", lambda: _selected_build(selections["results"], "results", run_id=run_id))
+                timed(
+                    "dbt build (results)",
+                    lambda: _selected_build(selections["results"], "results", run_id=run_id, study_name=study.name),
+                )
         timed("analysis", lambda: _run_registered(study, run_id, study.analysis, ANALYSIS_STEPS))
         with open_warehouse() as con:
             publish_contract_views(con)

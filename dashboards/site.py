@@ -6,6 +6,8 @@ vl-convert-python), so the site works offline from disk and no chart inlines it.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 from pathlib import Path
 from typing import Callable
@@ -17,6 +19,8 @@ import dashboards.cards  # noqa: F401  (registers the findings cards)
 from dashboards.findings import CARDS, findings_body, study_runs
 from dashboards.html import page, table, text
 
+# Bodies of per-run pages already drawn, with what they were drawn from (see _cached_body).
+DRAWN_FOLDER = ".drawn"
 # page file name -> (title, callable(con) -> HTML body). Later issues register study pages.
 PAGES: dict[str, tuple[str, Callable[[duckdb.DuckDBPyConnection], str]]] = {}
 # page file name -> callable(con) -> [(run_id, label)], newest first: pages drawn once per run.
@@ -82,6 +86,51 @@ def _no_run(file_name: str) -> str:
     return f'<p class="note">Nothing has run for this page yet: {named or "run a study"}, then reload.</p>'
 
 
+@functools.lru_cache(maxsize=1)
+def _code_digest() -> str:
+    """sha256 of the dashboards package's code: a changed page or chart redraws every page."""
+    digest = hashlib.sha256()
+    root = Path(__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _body_key(con, file_name: str, runs: list[tuple[str, str]], position: int) -> str:
+    """What one run's copy of a per-run page shows depends on: that run and the runs before it
+    (a page may compare with them), their status, and the analyses re-run on them since."""
+    earlier = [run_id for run_id, _ in runs[position:]]
+    state = con.execute(
+        "select run_id, status, finished_at from raw.runs where run_id in (select unnest(?)) order by run_id",
+        [earlier],
+    ).fetchall()
+    state += con.execute(
+        "select parameters ->> 'target_run_id' as target, finished_at from raw.runs"
+        " where kind = 'analysis' and target in (select unnest(?)) order by target, finished_at",
+        [earlier],
+    ).fetchall()
+    return hashlib.sha256(repr((_code_digest(), file_name, earlier, state)).encode()).hexdigest()
+
+
+def _cached_body(out_dir: Path, file_name: str, run_id: str, key: str, render: Callable) -> str:
+    """``render()``, or the body drawn for the same ``key`` before (kept in ``<site>/.drawn/``).
+
+    A study run adds a copy of its pages; the copies of earlier runs keep their bodies, so the
+    site's cost is the new run's pages, not the warehouse's history.
+    """
+    kept = out_dir / DRAWN_FOLDER / f"{Path(file_name).stem}-{run_id}.json"
+    try:
+        stored = json.loads(kept.read_text(encoding="utf-8"))
+        if stored["key"] == key:
+            return stored["body"]
+    except (OSError, ValueError, KeyError):
+        pass
+    body = render()
+    kept.parent.mkdir(exist_ok=True)
+    kept.write_text(json.dumps({"key": key, "body": body}), encoding="utf-8")
+    return body
+
+
 def _write_page(out_dir: Path, file_name: str, title: str, render: Callable, nav: str, con, runs) -> None:
     if file_name not in RUN_LISTS:
         (out_dir / file_name).write_text(page(title, render(con), nav=nav), encoding="utf-8")
@@ -90,8 +139,10 @@ def _write_page(out_dir: Path, file_name: str, title: str, render: Callable, nav
         (out_dir / file_name).write_text(page(title, _no_run(file_name), nav=nav), encoding="utf-8")
         return
     studies = _study_names(con, [run_id for run_id, _ in runs])
-    for run_id, _ in runs:
-        body = _run_selector(file_name, runs, run_id, studies) + render(con, run_id)
+    for position, (run_id, _) in enumerate(runs):
+        key = _body_key(con, file_name, runs, position)
+        drawn = _cached_body(out_dir, file_name, run_id, key, lambda run_id=run_id: render(con, run_id))
+        body = _run_selector(file_name, runs, run_id, studies) + drawn
         name = run_page_name(file_name, run_id, runs[0][0])
         (out_dir / name).write_text(page(title, body, nav=nav), encoding="utf-8")
 

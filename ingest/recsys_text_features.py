@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import re
 
-from textblob import TextBlob
-
 # feature -> its type in the feature table (ingest/recsys_posts.py)
 TEXT_FEATURE_TYPES = {
     "text_length": "numerical",
@@ -33,6 +31,9 @@ _EMOJI = re.compile("[\U0001f300-\U0001faff\U00002600-\U000027bf\U0001f1e6-\U000
 
 def text_features(text: str) -> dict[str, float | int]:
     """Every feature of TEXT_FEATURE_TYPES for one post (flags are 0/1; an empty text has 0 words)."""
+    # Imported here: textblob imports nltk (seconds), and every study loads this module as a plugin.
+    from textblob import TextBlob
+
     text = text or ""
     words = _URL.sub(" ", text).split()  # a URL is not a word
     sentiment = TextBlob(text).sentiment

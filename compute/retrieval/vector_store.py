@@ -3,6 +3,10 @@
 One LanceDB table per model holds ``text_sha256``, ``vector``, ``text`` and ``origin``
 (``computed`` or the Parquet file it was imported from). ``vectors_for`` embeds only the
 texts the cache does not hold yet, so a rerun embeds nothing it has seen.
+
+The cache is the machine's, not a warehouse's (:func:`shared_embedding_cache`): a user-level
+folder (``~/.cache/biaswh/embeddings``, or ``BIASWH_EMBEDDING_CACHE``), so a fresh warehouse
+does not re-embed texts another one embedded with the same model.
 """
 
 from __future__ import annotations
@@ -20,7 +24,29 @@ import pyarrow.parquet as pq
 
 from compute.retrieval.embeddings import EmbeddingProvider
 from warehouse.errors import InputError, UserError
+from warehouse.progress import counted
 from warehouse.runs import file_sha256
+from warehouse.settings import REPOSITORY_ROOT
+
+CACHE_VARIABLE = "BIASWH_EMBEDDING_CACHE"
+EMBED_BATCH = 4096  # texts per provider call (the provider batches further)
+
+
+def embedding_cache_dir() -> Path:
+    """The machine's embedding cache folder: ``BIASWH_EMBEDDING_CACHE``, else ``$XDG_CACHE_HOME``
+    (default ``~/.cache``) ``/biaswh/embeddings``; never inside the repository (vectors are data)."""
+    setting = os.environ.get(CACHE_VARIABLE)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    folder = Path(setting).expanduser() if setting else Path(base) / "biaswh" / "embeddings"
+    folder = folder.resolve()
+    if folder == REPOSITORY_ROOT or REPOSITORY_ROOT in folder.parents:
+        raise UserError(f"{CACHE_VARIABLE}={folder} is inside the repository; choose a folder outside it")
+    return folder
+
+
+def shared_embedding_cache(model_id: str) -> "EmbeddingCache":
+    """The machine's :class:`EmbeddingCache` of ``model_id`` (shared by every warehouse)."""
+    return EmbeddingCache(embedding_cache_dir(), model_id)
 
 
 def text_sha256(text: str) -> str:
@@ -114,7 +140,10 @@ class EmbeddingCache:
         try:
             table = self._table()
             if table is None:
-                self._db.create_table(self.table_name, rows)
+                try:
+                    self._db.create_table(self.table_name, rows)
+                except ValueError:  # another process (another warehouse) created it just now
+                    self._db.open_table(self.table_name).add(rows)
             else:
                 table.add(rows)
         except (RuntimeError, OSError) as exc:
@@ -174,7 +203,11 @@ class EmbeddingCache:
                 )
             by_sha = {sha: text for sha, text in zip(shas, texts)}
             missing_texts = [by_sha[sha] for sha in missing]
-            self.add(missing, provider.embed(missing_texts), missing_texts, origin="computed")
+            # In batches, each stored as it comes: the counter moves, and an interruption keeps what was embedded.
+            batches = range(0, len(missing), EMBED_BATCH)
+            for start in counted(batches, f"embedding with {self.model_id}", unit="batches"):
+                chunk = slice(start, start + EMBED_BATCH)
+                self.add(missing[chunk], provider.embed(missing_texts[chunk]), missing_texts[chunk], origin="computed")
         known = self.known()
         wanted = pa.array(sorted(set(shas)), pa.string())
         known = known.filter(pc.is_in(known.column("text_sha256"), value_set=wanted))

@@ -27,7 +27,7 @@ from compute.retrieval.chunks import ChunkResult, PrefetchedVectors, retrieve_ch
 from compute.retrieval.config import RetrievalConfig, config_from_settings
 from compute.retrieval.embeddings import provider_from_settings
 from compute.retrieval.runner import Corpus, Query
-from compute.retrieval.vector_store import EmbeddingCache, text_sha256
+from compute.retrieval.vector_store import shared_embedding_cache, text_sha256
 from compute.retrieval.writer import (
     ResultSpool,
     insert_rows,
@@ -169,7 +169,7 @@ def prepare_dense(con, config: RetrievalConfig, run_id: str, corpora: dict, quer
     for path in config.precomputed:
         if not Path(path).is_file():
             raise UserError(f"{path}: no such embeddings file ([retrieval.embedding] precomputed)")
-    cache = EmbeddingCache(warehouse_paths().lancedb_dir, provider.model_id)
+    cache = shared_embedding_cache(provider.model_id)
     for path in config.precomputed:
         result = cache.import_parquet(path)
         con.execute(

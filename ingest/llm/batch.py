@@ -20,6 +20,7 @@ from pathlib import Path
 from ingest.llm.client import Answer, EndpointClient, EndpointFailed, EndpointRefused
 from ingest.llm.settings import EndpointSettings
 from warehouse.errors import UserError
+from warehouse.progress import counted
 
 
 class JsonlCache:
@@ -123,7 +124,7 @@ def answer_all(
                     pool.submit(client.chat, model=j.model, prompt=j.prompt, sampling=j.sampling): j for j in jobs
                 }
                 try:
-                    for future in as_completed(futures):
+                    for future in counted(as_completed(futures), "llm calls", total=len(futures), unit="answers"):
                         answer = future.result()
                         record = futures[future].to_record(answer)
                         cache.append(record)

@@ -11,7 +11,7 @@ import pytest
 from scipy.stats import binomtest
 from statsmodels.stats.proportion import proportion_confint
 
-from tests.conftest import DEMO_DATA, REPOSITORY_ROOT, run_cli, shared_file
+from tests.conftest import DEMO_DATA, REPOSITORY_ROOT, run_cli, run_study_here, shared_file
 
 CONTRACT = [
     "run_id",
@@ -79,7 +79,7 @@ def studies(tmp_path_factory):
         lines += ["", "[[ingest]]"] + [f"{k} = {_toml_value(v)}" for k, v in step.items()]
     study = home / "study.toml"
     study.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    run_cli("run", str(study), home=home)
+    run_study_here(str(study), home=home)
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
     yield home, con
     con.close()

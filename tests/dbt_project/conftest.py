@@ -5,7 +5,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import run_study_here
 from warehouse.settings import REPOSITORY_ROOT
 
 EVALUATION_STUDY = REPOSITORY_ROOT / "studies" / "demo_evaluation.toml"
@@ -15,7 +15,7 @@ EVALUATION_STUDY = REPOSITORY_ROOT / "studies" / "demo_evaluation.toml"
 def demo(tmp_path_factory):
     """(home, read-only connection) of one warehouse after the demo evaluation study (shared, never changed)."""
     home = tmp_path_factory.mktemp("evaluation") / "warehouse"
-    run_cli("run", str(EVALUATION_STUDY), home=home)
+    run_study_here(str(EVALUATION_STUDY), home=home)
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
     yield home, con
     con.close()

@@ -14,7 +14,7 @@ import tomllib
 import duckdb
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import run_study_here
 from warehouse.settings import REPOSITORY_ROOT
 
 pytestmark = pytest.mark.dbt
@@ -77,12 +77,12 @@ query_set = "queries:squad_beir_validation"
 
 def test_squad_through_beir_gives_the_squad_paths_metrics(tmp_path):
     home = tmp_path / "warehouse"
-    run_cli("run", str(STUDY), home=home)
+    run_study_here(str(STUDY), home=home)
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
         _export_beir(con, tmp_path / "beir")
     study = tmp_path / "demo_evaluation_beir.toml"
     _beir_study(tmp_path / "beir", study)
-    run_cli("run", str(study), home=home)
+    run_study_here(str(study), home=home)
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
         metrics = con.execute(
             """

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import duckdb
 import pytest
 
-from tests.conftest import DEMO_DATA, run_cli
+from tests.conftest import DEMO_DATA, run_cli, run_study_here
 from warehouse.settings import REPOSITORY_ROOT
 
 pytestmark = pytest.mark.dbt
@@ -48,7 +48,7 @@ def study(tmp_path_factory):
     assert "by_document.csv" in config and "by_query.csv" in config
     (folder / "study.toml").write_text(config, encoding="utf-8")
     home = folder / "warehouse"
-    run_cli("run", str(folder / "study.toml"), home=home)
+    run_study_here(str(folder / "study.toml"), home=home)
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
     yield SimpleNamespace(con=con, home=home, toml=folder / "study.toml")
     con.close()

@@ -8,17 +8,12 @@ yml file or as singular tests count.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-
 import pytest
 
-from warehouse.dbt_runner import _dbt_executable
-from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
+from warehouse.dbt_invoke import parsed_project
+from warehouse.settings import HOME_VARIABLE
 
 pytestmark = pytest.mark.dbt
-DBT_PROJECT = REPOSITORY_ROOT / "dbt_project"
 KEY_TESTS = {"not_null", "unique", "unique_combination_of_columns"}
 # Marts allowed to have only key tests (none today). The list may only shrink: a mart on it
 # that gains a content test fails this test until it is taken off the list.
@@ -27,30 +22,10 @@ KNOWN_GAPS: set[str] = set()
 
 @pytest.fixture(scope="module")
 def manifest(tmp_path_factory) -> dict:
-    folder = tmp_path_factory.mktemp("dbt-parse")
-    env = {**os.environ, HOME_VARIABLE: str(folder / "home"), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
-    subprocess.run(
-        [
-            _dbt_executable(),
-            "--no-use-colors",
-            "--log-path",
-            str(folder / "logs"),
-            "parse",
-            "--no-partial-parse",
-            "--project-dir",
-            str(DBT_PROJECT),
-            "--profiles-dir",
-            str(DBT_PROJECT),
-            "--target-path",
-            str(folder / "target"),
-        ],
-        env=env,
-        cwd=DBT_PROJECT,
-        check=True,
-        capture_output=True,
-        timeout=600,
-    )
-    return json.loads((folder / "target" / "manifest.json").read_text(encoding="utf-8"))
+    """The project as ``dbt parse`` sees it (this process's parsed project, the one builds use)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(HOME_VARIABLE, str(tmp_path_factory.mktemp("dbt-parse") / "home"))
+        return parsed_project().writable_manifest().to_dict()
 
 
 def _content_tests(manifest: dict) -> dict[str, set[str]]:

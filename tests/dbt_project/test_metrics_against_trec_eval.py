@@ -18,7 +18,7 @@ import ir_measures
 import pytest
 from ir_measures import AP, RR, P, R, Rprec, Success, nDCG
 
-from tests.conftest import run_cli, shared_file
+from tests.conftest import run_study_here, shared_file
 from warehouse.settings import REPOSITORY_ROOT
 
 pytestmark = pytest.mark.dbt
@@ -42,7 +42,7 @@ def warehouse(request, tmp_path_factory):
     if study == "internal_docs_evaluation":
         shared_file("retrieval-eval/internal_docs.md")
     home = tmp_path_factory.mktemp(study) / "warehouse"
-    run_cli("run", str(STUDIES / f"{study}.toml"), home=home)
+    run_study_here(str(STUDIES / f"{study}.toml"), home=home)
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
     yield con, expected_count, study
     con.close()

@@ -41,3 +41,29 @@ def test_templates_need_the_word_placeholder(con):
         load_word_vectors(
             con, LOCAL_MINILM, name="bad", format="sentence_encoder", words=["a"], templates=("This is X.",)
         )
+
+
+def test_a_second_warehouse_reuses_the_machines_cached_sentences_without_loading_the_encoder(
+    tmp_path, monkeypatch, embedding_cache
+):
+    from ingest import sentence_vectors
+    from ingest.sentence_vectors import encode_words, resolve_model_path
+
+    model_path = resolve_model_path(LOCAL_MINILM)
+    first = encode_words(["violet", "dagger"], model_path=model_path)
+    assert any(embedding_cache.iterdir())  # stored in the session's cache folder, not in a warehouse
+
+    def no_encoder(location):
+        raise AssertionError("the encoder was loaded although every sentence was cached")
+
+    monkeypatch.setattr(sentence_vectors, "load_sentence_encoder", no_encoder)
+    monkeypatch.setenv("BIASWH_HOME", str(tmp_path / "another-warehouse"))
+    again = encode_words(["dagger", "violet"], model_path=model_path)
+    np.testing.assert_array_equal(again.vectors, first.vectors[::-1])
+
+
+def test_the_encoder_is_loaded_once_per_process():
+    from ingest.sentence_vectors import load_sentence_encoder, resolve_model_path
+
+    location = resolve_model_path(LOCAL_MINILM)
+    assert load_sentence_encoder(location) is load_sentence_encoder(location)

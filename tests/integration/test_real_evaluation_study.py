@@ -5,7 +5,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from tests.conftest import REPOSITORY_ROOT, run_cli, shared_file
+from tests.conftest import REPOSITORY_ROOT, run_cli, run_study_here, shared_file
 
 pytestmark = [pytest.mark.real_data, pytest.mark.dbt]
 STUDY = REPOSITORY_ROOT / "studies" / "squad_evaluation.toml"
@@ -17,7 +17,7 @@ def series(tmp_path_factory):
     for name in ("squad-v1.1/validation.parquet", "embeddings/all-MiniLM-L6-v2-squad-validation.parquet"):
         shared_file(name)
     home = tmp_path_factory.mktemp("evaluation_real") / "warehouse"
-    run_cli("run", str(STUDY), "--limit", str(LIMIT), home=home)
+    run_study_here(str(STUDY), home=home, limit=LIMIT)
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
     yield home, con
     con.close()

@@ -13,7 +13,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from ingest.dialect_rules import RULE_ORDER
-from tests.conftest import REPOSITORY_ROOT, run_cli, shared_file
+from tests.conftest import REPOSITORY_ROOT, run_study_here, shared_file
 
 pytestmark = [pytest.mark.real_data, pytest.mark.dbt]
 STUDY = REPOSITORY_ROOT / "studies" / "squad_rule_variants.toml"
@@ -23,7 +23,7 @@ STUDY = REPOSITORY_ROOT / "studies" / "squad_rule_variants.toml"
 def study(tmp_path_factory):
     shared_file("squad-v1.1/train.parquet")
     home = tmp_path_factory.mktemp("rules") / "warehouse"
-    run_cli("run", str(STUDY), home=home)
+    run_study_here(str(STUDY), home=home)
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
     yield home, con
     con.close()

@@ -10,7 +10,7 @@ page shows both runs.
 import duckdb
 import pytest
 
-from tests.conftest import REPOSITORY_ROOT, run_cli, shared_file
+from tests.conftest import REPOSITORY_ROOT, run_study_here, shared_file
 
 pytestmark = [pytest.mark.real_data, pytest.mark.dbt]
 STUDY = REPOSITORY_ROOT / "studies" / "squad_dialect_seed_compatible.toml"
@@ -27,7 +27,7 @@ def warehouse(tmp_path_factory):
     pairs = shared_file("dialect-pairs/aave_poc_dataset_20250927-193921.json")
     folder = tmp_path_factory.mktemp("parity")
     home = folder / "warehouse"
-    run_cli("run", str(STUDY), home=home)
+    run_study_here(str(STUDY), home=home)
     # The corrected default, BM25 only (the full squad_dialect.toml adds dense and hybrids).
     default = folder / "squad_dialect_bm25.toml"
     default.write_text(
@@ -53,7 +53,7 @@ retrievers = ["bm25"]
 dialect_highlight_k = [5, 10, 20]
 """
     )
-    run_cli("run", str(default), home=home)
+    run_study_here(str(default), home=home)
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
     yield home, con
     con.close()

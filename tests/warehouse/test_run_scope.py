@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
 
 import duckdb
 import pyarrow.parquet as pq
 import pytest
 
-from tests.conftest import DEMO_STUDY, run_fingerprints
+from tests.conftest import DEMO_STUDY, copy_warehouse, run_fingerprints
 from warehouse.errors import UserError
 from warehouse.settings import HOME_VARIABLE
 
@@ -18,22 +17,15 @@ pytestmark = pytest.mark.dbt
 
 
 @pytest.fixture(scope="module")
-def demo_home(tmp_path_factory):
-    """A warehouse after one `biaswh run studies/demo.toml` (in process)."""
-    from biaswh.pipeline import run_study
-
-    home = tmp_path_factory.mktemp("run-scope") / "warehouse"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(HOME_VARIABLE, str(home))
-        run_study(str(DEMO_STUDY))
-    return home
+def demo_home(demo_warehouse):
+    """The session's warehouse after one `biaswh run studies/demo.toml` (read only here)."""
+    return demo_warehouse.home
 
 
 @pytest.fixture
 def copy_home(demo_home, tmp_path, monkeypatch):
     """A private copy of the demo warehouse for a test that changes it."""
-    home = tmp_path / "warehouse"
-    shutil.copytree(demo_home, home, ignore=shutil.ignore_patterns("site"))
+    home = copy_warehouse(demo_home, tmp_path / "warehouse")
     monkeypatch.setenv(HOME_VARIABLE, str(home))
     return home
 

@@ -125,6 +125,7 @@ def test_the_busy_message_names_the_process_holding_the_lock(warehouse_home):
 
 
 def test_the_dbt_child_dies_with_a_killed_biaswh(warehouse_home, tmp_path):
+    """The subprocess fallback (BIASWH_DBT_SUBPROCESS=1); in-process dbt dies with biaswh by itself."""
     pid_file = tmp_path / "dbt.pid"
     fake_dbt = tmp_path / "dbt"
     fake_dbt.write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec sleep 600\n", encoding="utf-8")
@@ -135,7 +136,9 @@ def test_the_dbt_child_dies_with_a_killed_biaswh(warehouse_home, tmp_path):
         " pipeline.dbt_build()"
     )
     biaswh = subprocess.Popen(
-        [sys.executable, "-c", code], cwd=REPOSITORY_ROOT, env={**os.environ, HOME_VARIABLE: str(warehouse_home)}
+        [sys.executable, "-c", code],
+        cwd=REPOSITORY_ROOT,
+        env={**os.environ, HOME_VARIABLE: str(warehouse_home), "BIASWH_DBT_SUBPROCESS": "1"},
     )
     try:
         deadline = time.monotonic() + 60

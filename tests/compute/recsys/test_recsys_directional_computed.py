@@ -15,7 +15,7 @@ import pytest
 from statsmodels.stats.proportion import confint_proportions_2indep
 from statsmodels.stats.weightstats import CompareMeans, DescrStatsW
 
-from tests.conftest import run_cli
+from tests.conftest import run_study_here
 
 pytestmark = pytest.mark.dbt
 
@@ -45,7 +45,7 @@ def con(tmp_path_factory):
         encoding="utf-8",
     )
     home = folder / "warehouse"
-    run_cli("run", str(study), home=home)
+    run_study_here(str(study), home=home)
     connection = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
     yield connection
     connection.close()

@@ -14,7 +14,7 @@ import statistics
 import duckdb
 import pytest
 
-from tests.conftest import REPOSITORY_ROOT, run_cli, shared_file
+from tests.conftest import REPOSITORY_ROOT, run_study_here, shared_file
 
 pytestmark = [pytest.mark.dbt, pytest.mark.real_data]
 
@@ -39,7 +39,7 @@ def _equal(ours, published: str) -> bool:
 def home(tmp_path_factory):
     shared_file("recsys-bias/paper-submitted/pool_vs_recommended_summary.csv")
     home = tmp_path_factory.mktemp("recsys_paper") / "warehouse"
-    run_cli("run", str(REPOSITORY_ROOT / "studies" / "recsys_paper.toml"), home=home)
+    run_study_here(str(REPOSITORY_ROOT / "studies" / "recsys_paper.toml"), home=home)
     return home
 
 

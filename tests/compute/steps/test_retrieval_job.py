@@ -12,7 +12,8 @@ from rank_bm25 import BM25Okapi
 
 from compute.retrieval.ranking import top_k
 from compute.retrieval.tokenize import RegexTokenizer
-from tests.conftest import DEMO_DATA, DEMO_STUDY, raw_fingerprint, run_cli
+from compute.retrieval.vector_store import CACHE_VARIABLE
+from tests.conftest import DEMO_DATA, DEMO_STUDY, copy_warehouse, raw_fingerprint, run_cli
 from warehouse.errors import UserError
 from warehouse.settings import HOME_VARIABLE
 
@@ -31,13 +32,13 @@ N_RETRIEVERS = len(_DEMO["retrieval"]["retrievers"]) + len(_DEMO["retrieval"]["h
 
 
 @pytest.fixture(scope="module")
-def demo_home(tmp_path_factory):
-    """A warehouse after `biaswh run studies/demo.toml` (retrieval job included)."""
-    home = tmp_path_factory.mktemp("retrieval-demo")
-    completed = run_cli("run", str(DEMO_STUDY), home=home)
+def demo_home(demo_warehouse, tmp_path_factory):
+    """A copy of the session's demo warehouse (retrieval job included) and what its run printed."""
+    home = copy_warehouse(demo_warehouse.home, tmp_path_factory.mktemp("retrieval-demo") / "warehouse")
     with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(CACHE_VARIABLE, str(demo_warehouse.embedding_cache))  # the vectors that run embedded
         patch.setenv(HOME_VARIABLE, str(home))
-        yield home, completed.stdout
+        yield home, demo_warehouse.stdout
 
 
 @pytest.fixture
@@ -152,11 +153,10 @@ def test_every_retriever_lands_with_provenance(demo_con, demo_home):
 
 
 def test_rerun_embeds_nothing_and_limit_limits_queries(demo_con, capsys):
-    from compute.retrieval.vector_store import EmbeddingCache
+    from compute.retrieval.vector_store import shared_embedding_cache
     from compute.steps.retrieval import retrieval_job
-    from warehouse.settings import warehouse_paths
 
-    cache = EmbeddingCache(warehouse_paths().lancedb_dir, "all-MiniLM-L6-v2")
+    cache = shared_embedding_cache("all-MiniLM-L6-v2")
     cached = cache.known().num_rows
     _pin_like_the_study(demo_con, "rerun-with-limit")
     retrieval_job(demo_con, _study(), "rerun-with-limit")

@@ -1,0 +1,43 @@
+"""The site redraws a per-run page's copy only when its run (or an earlier one) changed."""
+
+from __future__ import annotations
+
+import json
+
+from dashboards import site
+from warehouse.runs import start_run
+
+
+def _finish(con, run_id: str) -> None:
+    con.execute("update raw.runs set status = 'succeeded', finished_at = now() where run_id = ?", [run_id])
+
+
+def test_earlier_runs_pages_are_kept_and_a_reanalysed_run_is_redrawn(con, tmp_path, monkeypatch):
+    drawn: list[str] = []
+    ids: list[str] = []
+
+    def render(_con, run_id):
+        drawn.append(run_id)
+        return f"<p>body of {run_id}</p>"
+
+    monkeypatch.setattr(site, "PAGES", {"toy.html": ("Toy", render)})
+    monkeypatch.setattr(site, "RUN_LISTS", {"toy.html": lambda _con: [(r, "toy") for r in reversed(ids)]})
+    out = tmp_path / "site"
+    for _ in range(3):
+        ids.append(start_run(con, kind="study", name="toy", parameters={}).run_id)
+        _finish(con, ids[-1])
+        drawn.clear()
+        site.build_site(con, out)
+        assert drawn == [ids[-1]]  # only the new run's body is drawn
+    latest = (out / "toy.html").read_text(encoding="utf-8")
+    assert f"body of {ids[-1]}" in latest and "run-selector" in latest
+    earliest = (out / site.run_page_name("toy.html", ids[0], ids[-1])).read_text(encoding="utf-8")
+    assert f"body of {ids[0]}" in earliest and ids[2][:12] in earliest  # its selector lists the newest run
+
+    analysis = start_run(con, kind="analysis", name="toy", parameters={"target_run_id": ids[1]}).run_id
+    _finish(con, analysis)
+    drawn.clear()
+    site.build_site(con, out)
+    assert sorted(drawn) == sorted(ids[1:])  # the re-analysed run and the runs after it
+    kept = json.loads((out / site.DRAWN_FOLDER / f"toy-{ids[0]}.json").read_text(encoding="utf-8"))
+    assert kept["body"] == f"<p>body of {ids[0]}</p>"

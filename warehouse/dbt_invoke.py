@@ -1,0 +1,213 @@
+"""Call dbt inside this Python process: the project parsed once per process, its manifest reused.
+
+A ``dbt`` subprocess pays Python's and dbt's start-up and the project's parse on every build
+(seconds each, whatever the size of the run). Here :func:`invoke_dbt` runs any dbt command
+through ``dbt.cli.main.dbtRunner``; the first call for a project state and target parses it
+(partial parsing kept in the warehouse's own ``$BIASWH_HOME/dbt/target``), every later call
+reuses that manifest. The manifest does not depend on the warehouse: each call reads the
+profile (so ``BIASWH_HOME``) afresh, and the data a build tests is named by environment
+variables read when it executes (``BIASWH_BUILD_RUN_IDS``).
+
+dbt-duckdb opens the warehouse file from this process. DuckDB shares one database instance per
+file and process only for connections of the same configuration, and our connections set a
+memory limit: so no connection of ours may be open on the file during a call, and dbt's own is
+closed when the call ends (:func:`_close_dbt_connection`), before our next open.
+
+Other targets (``--target spark``) use the same function: their manifest is cached apart.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Callable, Iterator, Sequence
+
+from warehouse.build_state import project_digest
+from warehouse.settings import DBT_PROJECT_DIR, warehouse_paths
+
+# Events whose text is what `dbt build` prints on a terminal: the per-node lines go to the log.
+_LOGGED_LEVELS = {"info", "warn", "error"}
+_MANIFESTS: dict[tuple[str, ...], object] = {}
+_LAST_USED: list = []
+# dbt keeps process-wide state (flags, the adapter factory, the event manager): one call at a time.
+_ONE_AT_A_TIME = threading.Lock()
+
+
+def dbt_folder() -> Path:
+    """Where dbt keeps this warehouse's target (compiled SQL, run results, partial parse) and logs."""
+    return warehouse_paths().home / "dbt"
+
+
+def _parse_args(args: Sequence[str]) -> list[str]:
+    """The options of ``args`` that change the parsed project: ``--target`` and ``--vars``."""
+    kept = []
+    for i, arg in enumerate(args):
+        if arg in ("--target", "-t", "--vars") and i + 1 < len(args):
+            kept += [arg, args[i + 1]]
+        elif arg.startswith(("--target=", "--vars=")):
+            kept.append(arg)
+    return kept
+
+
+def _full_args(args: Sequence[str], *, log_path: Path, target_path: Path, console: bool) -> list[str]:
+    """``args`` (a command first) with the project, profile, target and log options this warehouse uses."""
+    command, *rest = args
+    return [
+        "--no-use-colors",
+        "--log-path",
+        str(log_path),
+        # The log file is ours (the callback below writes dbt's terminal lines to it); dbt's
+        # own debug log is not kept.
+        "--log-level-file",
+        "none",
+        "--log-level",
+        "info" if console else "none",
+        "--no-send-anonymous-usage-stats",
+        command,
+        "--project-dir",
+        str(DBT_PROJECT_DIR),
+        "--profiles-dir",
+        str(DBT_PROJECT_DIR),
+        "--target-path",
+        str(target_path),
+        *rest,
+    ]
+
+
+@contextmanager
+def _environment(values: dict[str, str]) -> Iterator[None]:
+    """``os.environ`` holding ``values`` for the call (dbt's env_var reads it), restored after."""
+    before = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _close_dbt_connection() -> None:
+    """Close dbt-duckdb's database instance, so the next open of the file by us starts clean."""
+    try:
+        from dbt.adapters.duckdb.connections import DuckDBConnectionManager
+    except ImportError:  # another adapter only (e.g. Spark)
+        return
+    with DuckDBConnectionManager._LOCK:
+        env = DuckDBConnectionManager._ENV
+        DuckDBConnectionManager._ENV = None
+        if env is not None:
+            env.close()
+
+
+def _log_writer(log_file: Path | None) -> tuple[Callable, Callable[[], None]]:
+    """A dbt callback writing the events a terminal would show to ``log_file`` (flushed per line)."""
+    if log_file is None:
+        return (lambda _event: None), (lambda: None)
+    handle = open(log_file, "a", encoding="utf-8")
+    lock = threading.Lock()
+
+    def write(event) -> None:
+        if event.info.level in _LOGGED_LEVELS and event.info.msg:
+            stamp = time.strftime("%H:%M:%S")
+            with lock:
+                handle.write(f"{stamp}  {event.info.msg}\n")
+                handle.flush()
+
+    return write, handle.close
+
+
+def invoke_dbt(
+    args: Sequence[str],
+    *,
+    env: dict[str, str] | None = None,
+    callbacks: Sequence[Callable] = (),
+    log_file: Path | None = None,
+    console: bool = False,
+):
+    """Run the dbt command ``args`` (e.g. ``["build", "--select", "x"]``) in this process.
+
+    Parameters
+    ----------
+    args
+        A dbt command and its options; ``--target NAME`` picks a profile target (its parsed
+        project is cached apart from the default target's).
+    env
+        Environment variables set for the call only (the profile and macros read them).
+    callbacks
+        Functions called with every dbt event (``event.info.name``, ``event.data``), e.g.
+        ``NodeStart`` and ``NodeFinished`` for progress.
+    log_file
+        Where the lines dbt would print go (appended); the terminal gets them only when ``console``.
+
+    Returns
+    -------
+    dbtRunnerResult
+        ``success``, ``exception`` and ``result`` (a ``RunExecutionResult`` for build/run/test).
+    """
+    from dbt.cli.main import dbtRunner
+
+    folder = dbt_folder()
+    target_path, log_path = folder / "target", folder / "logs"
+    log_path.mkdir(parents=True, exist_ok=True)
+    parse_args = _parse_args(args)
+    key = (project_digest(), *parse_args)
+    write, close_log = _log_writer(log_file)
+    try:
+        with _ONE_AT_A_TIME, _environment(env or {}):
+            options = dict(log_path=log_path, target_path=target_path, console=console)
+            manifest = _MANIFESTS.get(key)
+            if args[0] == "parse":
+                parsed = dbtRunner(callbacks=[write, *callbacks]).invoke(_full_args(args, **options))
+                if parsed.success:
+                    _MANIFESTS[key] = parsed.result
+                return parsed
+            if manifest is None and args[0] not in ("debug", "deps", "clean"):
+                parsed = dbtRunner(callbacks=[write]).invoke(_full_args(["parse", *parse_args], **options))
+                if parsed.success:
+                    manifest = _MANIFESTS[key] = parsed.result
+                else:
+                    return parsed
+            if manifest is not None and not (target_path / "manifest.json").exists():
+                # Parsed for another warehouse: this one gets dbt's artifact too (docs, tools, tests read it).
+                target_path.mkdir(parents=True, exist_ok=True)
+                manifest.write(str(target_path / "manifest.json"))
+            _LAST_USED[:] = [manifest]
+            try:
+                return dbtRunner(manifest=manifest, callbacks=[write, *callbacks]).invoke(_full_args(args, **options))
+            finally:
+                _close_dbt_connection()
+    finally:
+        close_log()
+
+
+def parsed_nodes(unique_ids: Sequence[str]) -> dict[str, dict]:
+    """The nodes ``unique_ids`` as dicts (the shape of ``manifest.json``'s ``nodes``), from the
+    manifest of the last call (empty before any)."""
+    manifest = _LAST_USED[0] if _LAST_USED else None
+    if manifest is None:
+        return {}
+    return {uid: manifest.nodes[uid].to_dict() for uid in unique_ids if uid in manifest.nodes}
+
+
+def parsed_project(args: Sequence[str] = (), *, env: dict[str, str] | None = None):
+    """The parsed project (dbt's ``Manifest``) for the options ``args`` (``--target``, ``--vars``):
+    this process's cached one, else a ``dbt parse`` of it for the warehouse ``BIASWH_HOME`` names."""
+    parse_args = _parse_args(args)
+    manifest = _MANIFESTS.get((project_digest(), *parse_args))
+    if manifest is not None:
+        return manifest
+    outcome = invoke_dbt(["parse", *parse_args], env=env)
+    if not outcome.success:
+        raise RuntimeError(f"dbt parse failed: {outcome.exception}")
+    return outcome.result
+
+
+def forget_parsed_projects() -> None:
+    """Drop the cached manifests (the next call parses again)."""
+    _MANIFESTS.clear()
