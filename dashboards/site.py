@@ -18,6 +18,7 @@ import vl_convert
 import dashboards.cards  # noqa: F401  (registers the findings cards)
 from dashboards.findings import CARDS, findings_body, study_runs
 from dashboards.html import page, table, text
+from dashboards.queries import relation_exists
 
 # Bodies of per-run pages already drawn, with what they were drawn from (see _cached_body).
 DRAWN_FOLDER = ".drawn"
@@ -55,6 +56,8 @@ def run_page_name(file_name: str, run_id: str, latest_run_id: str) -> str:
 
 
 def _study_names(con, run_ids: list[str]) -> dict[str, str]:
+    if not relation_exists(con, "marts", "dim_runs"):  # not built yet: the selector names no study
+        return {}
     found = con.execute(
         "select run_id, coalesce(run_name, 'unnamed study') from marts.dim_runs where list_contains(?, run_id)",
         [run_ids],
