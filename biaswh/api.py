@@ -144,7 +144,7 @@ class Warehouse:
         return None if row is None else row[0]
 
     def findings(self, study: str | None = None) -> Findings:
-        """The site index's findings: one per study type, its latest succeeded run's verdict.
+        """The site index's findings: one per study, its latest succeeded run's verdict.
 
         ``study`` keeps the finding of that study name (e.g. ``"demo"``) or page (``"dialect"``).
         The result is a :class:`~biaswh.findings_view.Findings`: a frame (``.frame``, or any

@@ -21,8 +21,6 @@ from dashboards.html import capturing_charts, text
 from warehouse.errors import UserError
 
 _VERDICT = re.compile(r'<p class="verdict">(.*?)</p>', flags=re.S)
-# card_body() names the card's run by the first 12 characters of its id
-_RUN_PREFIX = re.compile(r"Latest run <code>([^<]*)</code>")
 _TAG = re.compile(r"<[^>]+>")
 SCHEMA = {
     "study_type": pl.String,
@@ -36,8 +34,9 @@ SCHEMA = {
 
 @dataclass(frozen=True)
 class Findings:
-    """The findings as a polars frame (``frame``: one row per study type, its latest succeeded
-    run) and the cards they come from (``cards``: each card's HTML body, in frame order).
+    """The findings as a polars frame (``frame``: one row per study, its latest succeeded
+    run, in the index's order of study types) and the cards they come from (``cards``: each
+    card's HTML body, in frame order).
 
     DataFrame methods and columns work on the object itself (``findings["verdict"]``,
     ``findings.to_pandas()``); in Jupyter it renders as the site's cards.
@@ -81,45 +80,39 @@ def _plain(fragment: str) -> str:
 def read_findings(con: duckdb.DuckDBPyConnection, *, study: str | None = None) -> Findings:
     """Build every findings card the site index shows; keep those of ``study`` (a study or page name)."""
     import dashboards.cards  # noqa: F401  (registers the cards, in the index's order)
-    from dashboards.findings import CARDS
+    from dashboards.findings import CARDS, study_runs
     from dashboards.queries import relation_exists
 
     if not relation_exists(con, "marts", "dim_runs"):
         return Findings(pl.DataFrame(schema=SCHEMA), ())
     rows, cards = [], []
-    for title, page_file, build in CARDS:
-        body = build(con)
-        if body is None:
-            continue
-        verdict = _VERDICT.search(body)
-        prefix = _RUN_PREFIX.search(body)
-        run = (
-            con.execute(
-                "select run_id, run_name, started_at from marts.dim_runs where starts_with(run_id, ?)"
-                " order by started_at desc limit 1",
-                [prefix.group(1)],
-            ).fetchone()
-            if prefix
-            else None
-        )
-        rows.append(
-            {
-                "study_type": title,
-                "page": page_file.removesuffix(".html"),
-                "study": run[1] if run else None,
-                "run_id": run[0] if run else None,
-                "started_at": run[2] if run else None,
-                "verdict": _plain(verdict.group(1)) if verdict else _plain(body),
-            }
-        )
-        cards.append(body)
+    for spec in CARDS:  # one card per study (its config's name): its latest succeeded run
+        latest: dict[str, list[dict]] = {}
+        for found in study_runs(con, spec.runs_table, spec.run_column):
+            latest.setdefault(found["study"], []).append(found)
+        for name, runs in latest.items():
+            body = spec.build(con, runs[0]["run_id"], len(runs))
+            if body is None:
+                continue
+            verdict = _VERDICT.search(body)
+            rows.append(
+                {
+                    "study_type": spec.title,
+                    "page": spec.page_file.removesuffix(".html"),
+                    "study": name,
+                    "run_id": runs[0]["run_id"],
+                    "started_at": runs[0]["started_at"],
+                    "verdict": _plain(verdict.group(1)) if verdict else _plain(body),
+                }
+            )
+            cards.append(body)
     if study is not None:
         keep = [i for i, r in enumerate(rows) if study in (r["study"], r["page"])]
         if not keep:
             known = sorted({r["study"] for r in rows if r["study"]} | {r["page"] for r in rows})
             raise UserError(
                 f"findings: no finding for study {study!r}; findings exist for {', '.join(known) or 'no study yet'}"
-                " (one per study type: its latest succeeded run)"
+                " (one per study: its latest succeeded run)"
             )
         rows, cards = [rows[i] for i in keep], [cards[i] for i in keep]
     return Findings(pl.DataFrame(rows, schema=SCHEMA), tuple(cards))

@@ -10,26 +10,59 @@ study's page. Cards read marts and ``analysis.*`` only; each study's card lives 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Callable
 
 import duckdb
 
+from dashboards.format import p_value as format_p_value
+from dashboards.format import percent
 from dashboards.html import table, text
-from dashboards.queries import number, relation_exists
+from dashboards.queries import number, query_dicts, relation_exists
 
 ALPHA = 0.05
-# (title, page) -> card body builder; the order is the index's order.
-CARDS: list[tuple[str, str, Callable[[duckdb.DuckDBPyConnection], str | None]]] = []
 
 
-def card(title: str, page_file: str):
-    """Decorator: a findings card builder ``fn(con) -> HTML body or None`` (None: no such study yet)."""
+@dataclass(frozen=True)
+class Card:
+    """A study type's card: its title, its page, and where its runs' results are."""
+
+    title: str
+    page_file: str
+    runs_table: str
+    run_column: str
+    build: Callable[..., str | None]
+
+
+# the index's order of study types
+CARDS: list[Card] = []
+
+
+def card(title: str, page_file: str, *, runs_table: str, run_column: str = "run_id"):
+    """Decorator: a findings card builder ``fn(con, run_id, n_runs) -> HTML body or None``.
+
+    ``runs_table`` (``schema.name``) holds the results of the study type, one ``run_column`` per
+    study run: the index draws one card per study (config name) from the latest succeeded run in it.
+    """
 
     def decorate(fn):
-        CARDS.append((title, page_file, fn))
+        CARDS.append(Card(title, page_file, runs_table, run_column, fn))
         return fn
 
     return decorate
+
+
+def study_runs(con, table_name: str, run_column: str = "run_id") -> list[dict]:
+    """Succeeded study runs holding rows in ``table_name``, newest first: run_id, study, started_at."""
+    schema, name = table_name.split(".")
+    if not relation_exists(con, schema, name):
+        return []
+    return query_dicts(
+        con,
+        f"""select r.run_id, coalesce(r.run_name, 'unnamed study') as study, r.started_at
+        from marts.dim_runs r where r.run_status = 'succeeded'
+        and r.run_id in (select {run_column} from {table_name}) order by r.started_at desc, r.run_id""",
+    )
 
 
 def latest_run(con, table_name: str, run_column: str = "run_id") -> tuple[str, int] | None:
@@ -44,16 +77,12 @@ def latest_run(con, table_name: str, run_column: str = "run_id") -> tuple[str, i
 
 
 def pct(value) -> str:
-    return "–" if value is None else f"{100 * value:.1f}%"
+    return percent(value)
 
 
 def p_value(value, *, equals: bool = False) -> str:
-    """A p-value: 3 significant digits, below 0.001 as "< 0.001" (a resampling p of 0 is not 0)."""
-    if value is None:
-        return "–"
-    if value < 0.001:
-        return "< 0.001"
-    return ("= " if equals else "") + number(value)
+    """A p-value: 3 significant digits, below 0.001 as "< 0.001" (:func:`dashboards.format.p_value`)."""
+    return format_p_value(value, equals=equals)
 
 
 def interval(low, high, scale: float = 1.0, unit: str = "") -> str:
@@ -63,7 +92,7 @@ def interval(low, high, scale: float = 1.0, unit: str = "") -> str:
 
 
 def card_body(verdict: str, caption: str, columns: list[str], rows: list[list], run_id: str, n_runs: int) -> str:
-    older = f'; {n_runs - 1} earlier run(s) on the <a href="runs.html">runs page</a>' if n_runs > 1 else ""
+    older = f"; {n_runs - 1} earlier run(s) of this study in its page's run selector" if n_runs > 1 else ""
     numbers = (f'<p class="note">{text(caption)}</p>' + table(columns, rows)) if rows else ""
     return (
         f'<p class="verdict">{verdict}</p>{numbers}'
@@ -71,29 +100,73 @@ def card_body(verdict: str, caption: str, columns: list[str], rows: list[list], 
     )
 
 
-def findings_body(con: duckdb.DuckDBPyConnection) -> str:
-    """The index: a card per study type that has a succeeded run, newest run each."""
-    if not relation_exists(con, "marts", "dim_runs"):
-        return '<p class="note">No study has run yet: <code>make demo</code> or <code>biaswh run STUDY.toml</code>.</p>'
-    cards, glance = [], []
-    for number_, (title, page_file, build) in enumerate(CARDS, start=1):
-        body = build(con)
+def verdict_of(body: str | None) -> str:
+    """The ``<p class="verdict">`` of a card body ('' without one): a study page leads with its card's finding."""
+    found = re.search(r'<p class="verdict">.*?</p>', body or "", flags=re.S)
+    return found.group(0) if found else ""
+
+
+def page_of_run(page_file: str, run_id: str, page_runs: dict[str, list[str]]) -> str:
+    """The file showing ``run_id`` on a per-run page (the page itself when it is not drawn per run)."""
+    runs = page_runs.get(page_file) or []
+    if run_id not in runs:
+        return page_file
+    return page_file if run_id == runs[0] else f"{page_file.rsplit('.', 1)[0]}-{run_id[:12]}.html"
+
+
+def _study_cards(con, spec: Card, page_runs: dict[str, list[str]], start: int) -> list[tuple[str, str, str]]:
+    """(anchor, study, card HTML) of each study of one type, latest run of each, newest study first."""
+    latest: dict[str, list[str]] = {}
+    for run in study_runs(con, spec.runs_table, spec.run_column):
+        latest.setdefault(run["study"], []).append(run["run_id"])
+    cards = []
+    for offset, (study, run_ids) in enumerate(latest.items()):
+        body = spec.build(con, run_ids[0], len(run_ids))
         if body is None:
             continue
-        anchor = f"finding-{number_}"
+        anchor = f"finding-{start + offset}"
+        href = text(page_of_run(spec.page_file, run_ids[0], page_runs))
         cards.append(
-            f'<section class="card" id="{anchor}"><h2><a href="{text(page_file)}">{text(title)}</a></h2>{body}'
-            f'<p><a href="{text(page_file)}">Evidence and details →</a></p></section>'
+            (
+                anchor,
+                study,
+                f'<section class="card" id="{anchor}" data-study="{text(study)}" data-run="{text(run_ids[0])}">'
+                f'<h3><a href="{href}">{text(study)}</a></h3>{body}'
+                f'<p><a href="{href}">Evidence, provenance and run history of {text(study)} →</a></p></section>',
+            )
         )
-        # the card's own verdict (already escaped HTML), repeated in the at-a-glance list
-        verdict = re.search(r'<p class="verdict">(.*?)</p>', body, flags=re.S)
-        if verdict:
-            glance.append(f'<li><a href="#{anchor}">{text(title)}</a>: {verdict.group(1)}</li>')
-    if not cards:
+    return cards
+
+
+def findings_body(con: duckdb.DuckDBPyConnection, *, page_runs: dict[str, list[str]] | None = None) -> str:
+    """The index: per study type, a card per study (config name) from its latest succeeded run.
+
+    ``page_runs``: page file -> the study runs it is drawn for, newest first (cards link there).
+    """
+    if not relation_exists(con, "marts", "dim_runs"):
+        return '<p class="note">No study has run yet: <code>make demo</code> or <code>biaswh run STUDY.toml</code>.</p>'
+    sections, glance, count = [], [], 1
+    for spec in CARDS:
+        cards = _study_cards(con, spec, page_runs or {}, count)
+        count += len(cards) + 1
+        if not cards:
+            continue
+        sections.append(
+            f'<section class="study-type"><h2>{text(spec.title)}</h2>{"".join(c[2] for c in cards)}</section>'
+        )
+        for anchor, study, html in cards:
+            # the card's own verdict (already escaped HTML), repeated in the at-a-glance list
+            verdict = re.search(r'<p class="verdict">(.*?)</p>', html, flags=re.S)
+            if verdict:
+                glance.append(
+                    f'<li><a href="#{anchor}">{text(study)}</a> ({text(spec.title)}): {verdict.group(1)}</li>'
+                )
+    if not sections:
         return '<p class="note">No study has finished yet; see the <a href="runs.html">runs page</a>.</p>'
     return (
         '<section class="glance"><h2>At a glance</h2><ul>' + "".join(glance) + "</ul></section>"
-        '<p class="note">Each card below: the latest succeeded run of a study type, its finding first, then '
-        'its headline numbers. Every run with its provenance is on the <a href="runs.html">runs page</a>.</p>'
-        + "".join(cards)
+        '<p class="note">Below, by study type: a card for each study (its config\'s name) from its latest '
+        "succeeded run, its finding first, then its headline numbers; the study's page holds the evidence and "
+        'a selector of its earlier runs. Every run with its provenance is on the <a href="runs.html">runs page</a>.</p>'
+        + "".join(sections)
     )

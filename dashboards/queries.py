@@ -6,10 +6,11 @@ type never run in this warehouse) is asked about with :func:`relation_exists` fi
 
 from __future__ import annotations
 
-import math
 import re
 
 import duckdb
+
+from dashboards.format import number  # noqa: F401  (the pages' number format, one copy)
 
 
 def relation_exists(con: duckdb.DuckDBPyConnection, schema: str, name: str) -> bool:
@@ -35,19 +36,6 @@ def query_dicts(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = 
     return [dict(zip(names, r)) for r in cursor.fetchall()]
 
 
-def number(value, digits: int = 3, *, missing: str = "–") -> str:
-    """The house number format: ``digits`` significant digits; ``missing`` for None and NaN."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return missing
-    if isinstance(value, float):
-        if math.isinf(value):
-            return "∞" if value > 0 else "-∞"
-        if abs(value) >= 10**digits:  # no scientific notation for counts such as 1,400 pairs
-            return f"{value:,.0f}"
-        return f"{value:.{digits}g}"
-    return str(value)
-
-
 def id_order(column: str) -> str:
     """An ORDER BY term list for an id column: numeric ids in numeric order (2 before 10), then the rest as text."""
     return f"try_cast({column} as bigint) nulls last, {column}"
@@ -69,6 +57,9 @@ HEADERS: dict[str, tuple[str, str]] = {
     "both_hit": ("both found it", "both_hit"),
     "neither": ("neither", "neither"),
     "n_pairs": ("pairs", "n_pairs"),
+    "n_discordant": ("discordant pairs", "n_discordant"),
+    "rule_source": ("where the feature is described", "rule_source"),
+    "detectable_gap_pp": ("detectable gap, points", "detectable_gap_pp"),
     "n_used": ("pairs used", "n_used"),
     "p_exact": ("p, exact McNemar", "p_exact"),
     "p_midp": ("p, mid-p McNemar", "p_midp"),

@@ -95,11 +95,20 @@ def _signed_heatmap(df, *, x_field: str, x_title: str, title: str, width: int) -
             alt.Tooltip("n_conditions:Q", title="conditions"),
         ],
     )
-    labels = base.mark_text(fontSize=9).encode(
-        text=alt.Text("signed_label:N"),
-        color=alt.condition(SIGNIFICANT_CELL, alt.value("black"), alt.value("#8c959f")),
+    labels = (
+        base.mark_text(fontSize=9)
+        .encode(
+            text=alt.Text("signed_label:N"),
+            # white on the dark ends of the red-blue scale, grey where the cell is muted (not significant)
+            color=alt.Color("label_colour:N", scale=None),
+        )
+        .transform_calculate(
+            label_colour=f"!({SIGNIFICANT_CELL}) ? '#8c959f'"
+            " : abs(datum.signed_normalized_bias_mean) > 0.6 ? 'white' : 'black'"
+        )
     )
-    return (cells + labels).properties(title=title, width=width, height=alt.Step(18))
+    # the labels' colours are literal (scale None): their colour channel must not merge with the cells' scale
+    return (cells + labels).resolve_scale(color="independent").properties(title=title, width=width, height=alt.Step(18))
 
 
 def signed_condition_heatmap_chart(df, *, prompt_style: str) -> alt.LayerChart:

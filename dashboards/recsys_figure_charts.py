@@ -8,9 +8,15 @@ from __future__ import annotations
 
 import altair as alt
 
+from dashboards.format import cell_text_colour, dark_threshold
 from dashboards.recsys_charts import SIGNIFICANCE_COLOURS, SIGNIFICANCE_LEVELS
 
-DIVERGING = {"scheme": "redblue", "reverse": True, "domainMid": 0}
+
+def diverging_scale(values) -> alt.Scale:
+    """Red-blue centred at 0 on a symmetric domain (a one-signed domain would put its middle outside)."""
+    finite = [abs(float(v)) for v in values if v == v and v is not None]
+    largest = max(finite, default=0.0) or 1.0
+    return alt.Scale(scheme="redblue", reverse=True, domain=[-largest, largest], domainMid=0)
 
 
 def r_squared_bar_chart(df) -> alt.LayerChart:
@@ -39,7 +45,7 @@ def r_squared_bar_chart(df) -> alt.LayerChart:
 
 def prompt_heatmap_chart(df, *, value: str, title: str, legend: str, diverging: bool) -> alt.LayerChart:
     """Figures 02 and 03: one value per feature × prompt style, with the value printed in the cell."""
-    scale = alt.Scale(**DIVERGING) if diverging else alt.Scale(scheme="yelloworangered")
+    scale = diverging_scale(df[value]) if diverging else alt.Scale(scheme="yelloworangered")
     base = alt.Chart(df).encode(
         x=alt.X("prompt_style:N", title="prompt style", axis=alt.Axis(labelAngle=-40)),
         y=alt.Y("feature:N", title="feature"),
@@ -48,7 +54,10 @@ def prompt_heatmap_chart(df, *, value: str, title: str, legend: str, diverging: 
         color=alt.Color(f"{value}:Q", title=legend, scale=scale),
         tooltip=[alt.Tooltip("feature:N"), alt.Tooltip("prompt_style:N"), alt.Tooltip(f"{value}:Q", format=".4f")],
     )
-    labels = base.mark_text(fontSize=9).encode(text=alt.Text(f"{value}:Q", format=".3f"))
+    labels = base.mark_text(fontSize=9).encode(
+        text=alt.Text(f"{value}:Q", format=".3f"),
+        color=cell_text_colour(value, dark_threshold(df[value]), absolute=diverging),
+    )
     return (cells + labels).properties(title=title, width=360, height=alt.Step(18))
 
 
@@ -60,7 +69,11 @@ def directional_heatmap_chart(df, *, x: str, x_title: str, y: str, y_title: str,
         .encode(
             x=alt.X(f"{x}:N", title=x_title, axis=alt.Axis(labelAngle=-40)),
             y=alt.Y(f"{y}:N", title=y_title),
-            color=alt.Color("directional_bias_mean:Q", title="recommended − pool", scale=alt.Scale(**DIVERGING)),
+            color=alt.Color(
+                "directional_bias_mean:Q",
+                title="recommended − pool",
+                scale=diverging_scale(df["directional_bias_mean"]),
+            ),
             tooltip=[
                 alt.Tooltip(f"{y}:N", title=y_title),
                 alt.Tooltip(f"{x}:N", title=x_title),
@@ -108,7 +121,10 @@ def importance_heatmap_chart(df, *, legend: str = "mean |SHAP|") -> alt.LayerCha
         color=alt.Color("importance:Q", title=legend, scale=alt.Scale(scheme="yelloworangered")),
         tooltip=[alt.Tooltip("feature:N"), alt.Tooltip("model:N"), alt.Tooltip("importance:Q", format=".4f")],
     )
-    labels = base.mark_text(fontSize=9).encode(text=alt.Text("importance:Q", format=".3f"))
+    labels = base.mark_text(fontSize=9).encode(
+        text=alt.Text("importance:Q", format=".3f"),
+        color=cell_text_colour("importance", dark_threshold(df["importance"])),
+    )
     return (cells + labels).properties(
         title="Feature importance for predicting selection", width=240, height=alt.Step(18)
     )

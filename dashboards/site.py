@@ -16,8 +16,9 @@ import duckdb
 import vl_convert
 
 import dashboards.cards  # noqa: F401  (registers the findings cards)
-from dashboards.findings import findings_body
+from dashboards.findings import CARDS, findings_body, study_runs
 from dashboards.html import page, table, text
+from dashboards.queries import relation_exists
 
 # Bodies of per-run pages already drawn, with what they were drawn from (see _cached_body).
 DRAWN_FOLDER = ".drawn"
@@ -25,19 +26,23 @@ DRAWN_FOLDER = ".drawn"
 PAGES: dict[str, tuple[str, Callable[[duckdb.DuckDBPyConnection], str]]] = {}
 # page file name -> callable(con) -> [(run_id, label)], newest first: pages drawn once per run.
 RUN_LISTS: dict[str, Callable[[duckdb.DuckDBPyConnection], list[tuple[str, str]]]] = {}
+# page file name -> the studies/*.toml that fill it (named on the page while nothing has run)
+STUDIES: dict[str, tuple[str, ...]] = {}
 
 
-def register_page(file_name: str, title: str, *, runs: Callable | None = None):
+def register_page(file_name: str, title: str, *, runs: Callable | None = None, studies: tuple[str, ...] = ()):
     """Decorator: add a study page to the site.
 
     Without ``runs`` the page is ``render(con)``. With ``runs`` (``runs(con)`` lists the study
     runs that have results, newest first, as ``(run_id, label)``) it is ``render(con, run_id)``,
     drawn once per run: ``file_name`` shows the latest run and ``<stem>-<run id>.html`` each
-    earlier one, every copy opening with a run selector, so runs never mix on one page.
+    earlier one, every copy opening with a run selector grouped by study, so runs never mix on
+    one page. ``studies``: the ``studies/*.toml`` that fill the page, named when nothing has run.
     """
 
     def decorate(render: Callable):
         PAGES[file_name] = (title, render)
+        STUDIES[file_name] = studies
         if runs is not None:
             RUN_LISTS[file_name] = runs
         return render
@@ -50,17 +55,38 @@ def run_page_name(file_name: str, run_id: str, latest_run_id: str) -> str:
     return file_name if run_id == latest_run_id else f"{Path(file_name).stem}-{run_id[:12]}.html"
 
 
-def _run_selector(file_name: str, runs: list[tuple[str, str]], current: str) -> str:
-    items = []
+def _study_names(con, run_ids: list[str]) -> dict[str, str]:
+    if not relation_exists(con, "marts", "dim_runs"):  # not built yet: the selector names no study
+        return {}
+    found = con.execute(
+        "select run_id, coalesce(run_name, 'unnamed study') from marts.dim_runs where list_contains(?, run_id)",
+        [run_ids],
+    ).fetchall()
+    return dict(found)
+
+
+def _run_selector(file_name: str, runs: list[tuple[str, str]], current: str, studies: dict[str, str]) -> str:
+    """The study and run selector: one line per study (newest study first), its runs newest first."""
+    by_study: dict[str, list[str]] = {}
     for run_id, label in runs:
         name = run_page_name(file_name, run_id, runs[0][0])
         entry = f"{text(label)} <code>{text(run_id[:12])}</code>"
-        items.append(
-            f'<li aria-current="page"><b>{entry}</b></li>'
+        by_study.setdefault(studies.get(run_id, "unnamed study"), []).append(
+            f'<li aria-current="page"><b>{entry}</b> (shown)</li>'
             if run_id == current
             else f'<li><a href="{text(name)}">{entry}</a></li>'
         )
-    return f'<nav class="run-selector" aria-label="study runs"><b>Run:</b><ul>{"".join(items)}</ul></nav>'
+    lines = "".join(f"<div><b>{text(study)}</b>: <ul>{''.join(items)}</ul></div>" for study, items in by_study.items())
+    return (
+        f'<nav class="run-selector" aria-label="studies and runs"><b>Study and run</b> '
+        f'<span class="note">(newest first; each study\'s earlier runs stay here)</span>{lines}</nav>'
+    )
+
+
+def _no_run(file_name: str) -> str:
+    studies = STUDIES.get(file_name) or ()
+    named = " or ".join(f"<code>biaswh run {text(s)}</code>" for s in studies)
+    return f'<p class="note">Nothing has run for this page yet: {named or "run a study"}, then reload.</p>'
 
 
 @functools.lru_cache(maxsize=1)
@@ -108,18 +134,18 @@ def _cached_body(out_dir: Path, file_name: str, run_id: str, key: str, render: C
     return body
 
 
-def _write_page(out_dir: Path, file_name: str, title: str, render: Callable, nav: str, con) -> None:
+def _write_page(out_dir: Path, file_name: str, title: str, render: Callable, nav: str, con, runs) -> None:
     if file_name not in RUN_LISTS:
         (out_dir / file_name).write_text(page(title, render(con), nav=nav), encoding="utf-8")
         return
-    runs = RUN_LISTS[file_name](con)
     if not runs:
-        (out_dir / file_name).write_text(page(title, render(con, None), nav=nav), encoding="utf-8")
+        (out_dir / file_name).write_text(page(title, _no_run(file_name), nav=nav), encoding="utf-8")
         return
+    studies = _study_names(con, [run_id for run_id, _ in runs])
     for position, (run_id, _) in enumerate(runs):
         key = _body_key(con, file_name, runs, position)
         drawn = _cached_body(out_dir, file_name, run_id, key, lambda run_id=run_id: render(con, run_id))
-        body = (_run_selector(file_name, runs, run_id) if len(runs) > 1 else "") + drawn
+        body = _run_selector(file_name, runs, run_id, studies) + drawn
         name = run_page_name(file_name, run_id, runs[0][0])
         (out_dir / name).write_text(page(title, body, nav=nav), encoding="utf-8")
 
@@ -187,8 +213,33 @@ def _short_version(version: str | None) -> str:
     return f"{short} (dirty)" if version.endswith("-dirty") else short
 
 
-def _index_body(con: duckdb.DuckDBPyConnection) -> str:
+def _latest_study_runs(con) -> dict[str, list[str]]:
+    """Page -> the latest run of each study its card reads, for the pages not drawn once per run."""
+    found: dict[str, list[str]] = {}
+    for spec in CARDS:
+        if spec.page_file in RUN_LISTS:
+            continue
+        latest: dict[str, str] = {}
+        for run in study_runs(con, spec.runs_table, spec.run_column):
+            latest.setdefault(run["study"], run["run_id"])
+        found.setdefault(spec.page_file, []).extend(latest.values())
+    return found
+
+
+def _pages_of_runs(page_runs: dict[str, list[str]]) -> dict[str, str]:
+    """run id -> links to the pages drawn for it."""
+    links: dict[str, list[str]] = {}
+    for file_name, run_ids in page_runs.items():
+        for run_id in run_ids:
+            # a page drawn once per run has a file per run; any other page shows its studies' latest runs
+            href = run_page_name(file_name, run_id, run_ids[0]) if file_name in RUN_LISTS else file_name
+            links.setdefault(run_id, []).append(f'<a href="{text(href)}">{text(PAGES[file_name][0])}</a>')
+    return {run_id: "<br>".join(found) for run_id, found in links.items()}
+
+
+def _index_body(con: duckdb.DuckDBPyConnection, page_runs: dict[str, list[str]] | None = None) -> str:
     rows = []
+    pages = _pages_of_runs(page_runs or {})
     for run in _runs_rows(con):
         status = f'<span class="status-{text(run["run_status"])}">{text(run["run_status"])}</span>'
         counts = ", ".join(f"{k}: {v:,}" for k, v in json.loads(run["row_counts"] or "{}").items())
@@ -203,19 +254,20 @@ def _index_body(con: duckdb.DuckDBPyConnection) -> str:
                 run["run_name"],
                 status,
                 str(run["started_at"])[:19],
+                pages.get(run["run_id"], ""),
                 code,
                 counts,
                 _provenance(run),
             ]
         )
-    columns = ["run", "kind", "name", "status", "started (UTC)", "code version", "rows", "provenance"]
+    columns = ["run", "kind", "name", "status", "started (UTC)", "pages", "code version", "rows", "provenance"]
     intro = (
         '<p class="note">Every ingest and study run recorded in this warehouse, newest first. '
         "Each lists its parameters, the sha256 of every source file, and the package versions it ran with. "
         "Status is running, succeeded, failed, or interrupted: its process died (killed, crashed) before "
         "the run could close itself.</p>"
     )
-    return intro + table(columns, rows, raw_columns=frozenset({"run", "status", "code version", "provenance"}))
+    return intro + table(columns, rows, raw_columns=frozenset({"run", "status", "pages", "code version", "provenance"}))
 
 
 def build_site(con: duckdb.DuckDBPyConnection, out_dir: Path) -> Path:
@@ -223,8 +275,12 @@ def build_site(con: duckdb.DuckDBPyConnection, out_dir: Path) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     _write_bundle(out_dir)
     nav = _nav()
-    (out_dir / "index.html").write_text(page("Bias warehouse: findings", findings_body(con), nav=nav), encoding="utf-8")
-    (out_dir / "runs.html").write_text(page("Bias warehouse: runs", _index_body(con), nav=nav), encoding="utf-8")
+    runs = {file_name: list_runs(con) for file_name, list_runs in RUN_LISTS.items()}
+    page_runs = {file_name: [run_id for run_id, _ in found] for file_name, found in runs.items()}
+    index = findings_body(con, page_runs=page_runs)
+    (out_dir / "index.html").write_text(page("Bias warehouse: findings", index, nav=nav), encoding="utf-8")
+    runs_page = _index_body(con, {**_latest_study_runs(con), **page_runs})
+    (out_dir / "runs.html").write_text(page("Bias warehouse: runs", runs_page, nav=nav), encoding="utf-8")
     for file_name, (title, render) in PAGES.items():
-        _write_page(out_dir, file_name, title, render, nav, con)
+        _write_page(out_dir, file_name, title, render, nav, con, runs.get(file_name))
     return out_dir

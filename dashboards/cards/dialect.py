@@ -69,9 +69,10 @@ def dialect_finding(rows: list[dict], power: dict) -> str:
     return f'<p class="verdict">{sentence}</p>'
 
 
-@card("Dialect retrieval bias", "dialect.html")
-def dialect_card(con) -> str | None:
-    latest = latest_run(con, "analysis.dialect_paired_tests")
+@card("Dialect retrieval bias", "dialect.html", runs_table="analysis.dialect_paired_tests")
+def dialect_card(con, run_id: str | None = None, n_runs: int = 1) -> str | None:
+    """The card of one study run (``run_id``; default: the latest run holding results)."""
+    latest = (run_id, n_runs) if run_id else latest_run(con, "analysis.dialect_paired_tests")
     if latest is None:
         return None
     run_id, n_runs = latest

@@ -5,13 +5,20 @@ from __future__ import annotations
 from dashboards.findings import card, card_body, interval, latest_run
 from dashboards.html import text
 from dashboards.p_values import floor_note, p_text
-from dashboards.queries import number, query_dicts
+from dashboards.queries import number, query_dicts, relation_exists
 
 
-@card("Retrieval evaluation and drift", "evaluation.html")
-def evaluation_card(con) -> str | None:
-    latest = latest_run(con, "analysis.retrieval_alerts", "series_run_id")
-    if latest is None:
+# every series, alerts or not (a series without a breach is a finding too)
+@card(
+    "Retrieval evaluation and drift",
+    "evaluation.html",
+    runs_table="marts.dim_evaluation_runs",
+    run_column="series_run_id",
+)
+def evaluation_card(con, run_id: str | None = None, n_runs: int = 1) -> str | None:
+    """The card of one study run (``run_id``; default: the latest run holding results)."""
+    latest = (run_id, n_runs) if run_id else latest_run(con, "analysis.retrieval_alerts", "series_run_id")
+    if latest is None or not relation_exists(con, "analysis", "retrieval_alerts"):
         return None
     run_id, n_runs = latest
     alerts = query_dicts(

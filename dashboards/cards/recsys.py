@@ -72,9 +72,10 @@ def recsys_verdict(rows: list[dict]) -> str:
     )
 
 
-@card("LLM recommendation bias", "recsys.html")
-def recsys_card(con) -> str | None:
-    latest = latest_run(con, "marts.pool_vs_recommended_summary")
+@card("LLM recommendation bias", "recsys.html", runs_table="marts.pool_vs_recommended_summary")
+def recsys_card(con, run_id: str | None = None, n_runs: int = 1) -> str | None:
+    """The card of one study run (``run_id``; default: the latest run holding results)."""
+    latest = (run_id, n_runs) if run_id else latest_run(con, "marts.pool_vs_recommended_summary")
     if latest is None:
         return None
     run_id, n_runs = latest

@@ -66,9 +66,10 @@ def silent_bias_verdict(rates: list[dict], comparisons: list[dict]) -> str:
     )
 
 
-@card("Silent bias of chain-of-thought answers", "silent_bias.html")
-def silent_bias_card(con) -> str | None:
-    latest = latest_run(con, "analysis.silent_bias_rates")
+@card("Silent bias of chain-of-thought answers", "silent_bias.html", runs_table="analysis.silent_bias_rates")
+def silent_bias_card(con, run_id: str | None = None, n_runs: int = 1) -> str | None:
+    """The card of one study run (``run_id``; default: the latest run holding results)."""
+    latest = (run_id, n_runs) if run_id else latest_run(con, "analysis.silent_bias_rates")
     if latest is None:
         return None
     run_id, n_runs = latest

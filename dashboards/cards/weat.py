@@ -54,9 +54,10 @@ def weat_verdict(results: list[dict]) -> str:
     return verdict
 
 
-@card("Word-embedding association (WEAT)", "weat.html")
-def weat_card(con) -> str | None:
-    latest = latest_run(con, "analysis.weat_interpretations")
+@card("Word-embedding association (WEAT)", "weat.html", runs_table="analysis.weat_interpretations")
+def weat_card(con, run_id: str | None = None, n_runs: int = 1) -> str | None:
+    """The card of one study run (``run_id``; default: the latest run holding results)."""
+    latest = (run_id, n_runs) if run_id else latest_run(con, "analysis.weat_interpretations")
     if latest is None:
         return None
     run_id, n_runs = latest

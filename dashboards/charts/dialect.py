@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import altair as alt
 
+from dashboards.format import PERCENT_AXIS, PERCENT_TOOLTIP
+
 RANK_BIN_ORDER = ["1", "2-5", "6-10", "11-20", "21-50", "51+", "not found"]
 
 
@@ -35,7 +37,8 @@ def recall_at_k_chart(df, *, depth: int | None = None) -> alt.FacetChart:
     )
     y_scale = alt.Scale(domain=recall_domain(df), zero=False)
     band = base.mark_area(opacity=0.2, clip=True).encode(
-        y=alt.Y("recall_ci_low:Q", title="recall@k", scale=y_scale), y2="recall_ci_high:Q"
+        y=alt.Y("recall_ci_low:Q", title="recall@k", scale=y_scale, axis=alt.Axis(format=PERCENT_AXIS)),
+        y2="recall_ci_high:Q",
     )
     line = base.mark_line(clip=True).encode(
         y=alt.Y("recall:Q", scale=y_scale),
@@ -43,9 +46,9 @@ def recall_at_k_chart(df, *, depth: int | None = None) -> alt.FacetChart:
             "retriever:N",
             "variant:N",
             "k:Q",
-            alt.Tooltip("recall:Q", format=".3f"),
-            alt.Tooltip("recall_ci_low:Q", format=".3f"),
-            alt.Tooltip("recall_ci_high:Q", format=".3f"),
+            alt.Tooltip("recall:Q", format=PERCENT_TOOLTIP),
+            alt.Tooltip("recall_ci_low:Q", format=PERCENT_TOOLTIP),
+            alt.Tooltip("recall_ci_high:Q", format=PERCENT_TOOLTIP),
         ],
     )
     width = max(120, min(220, PAGE_WIDTH // n_retrievers - 30))

@@ -19,7 +19,7 @@ def metrics_at_k_chart(df) -> alt.FacetChart:
             scale=alt.Scale(type="log", domain=[k_min, k_max], nice=False),
             axis=alt.Axis(values=ticks),
         ),
-        color=alt.Color("retriever:N", title="retriever"),
+        color=alt.Color("retriever:N", title="system", legend=alt.Legend(labelLimit=320, titleLimit=320)),
     )
     band = base.mark_area(opacity=0.15).encode(y=alt.Y("ci_low:Q", title="mean over queries"), y2="ci_high:Q")
     line = base.mark_line(point=True).encode(
@@ -38,7 +38,7 @@ def metrics_at_k_chart(df) -> alt.FacetChart:
         .properties(width=200, height=150)
         .facet(facet=alt.Facet("metric:N", title=None), columns=4)
         .resolve_scale(y="independent")
-        .properties(title="Metrics at k (baseline run)")
+        .properties(title="Metrics at k, every system of the series")
     )
 
 
@@ -104,19 +104,24 @@ def drift_chart(df) -> alt.FacetChart:
         .encode(y="threshold:Q")
         .transform_filter("datum.direction != 'drop_pct'")
     )
-    alerts = (
-        base.mark_point(shape="triangle-down", size=120, filled=True)
-        .encode(
-            y="value:Q",
-            fill=alt.Fill(
-                "severity:N",
-                sort=SEVERITY_ORDER,
-                scale=alt.Scale(domain=SEVERITY_ORDER, range=["#c0392b", "#e67e22", "#f1c40f"]),
-            ),
-            stroke=alt.value("black"),
-            tooltip=["label:N", "retriever:N", "metric:N", "severity:N", "is_significant:N"],
-        )
-        .transform_filter("datum.is_breached")
+    alerts = base.mark_point(shape="triangle-down", size=120, filled=True).encode(
+        y="value:Q",
+        fill=alt.Fill(
+            "severity:N",
+            sort=SEVERITY_ORDER,
+            scale=alt.Scale(domain=SEVERITY_ORDER, range=["#c0392b", "#e67e22", "#f1c40f"]),
+        ),
+        stroke=alt.value("black"),
+        # drawn on every check and hidden where no threshold is breached: a filtered layer
+        # would be empty in a panel without alerts, and Vega warns of its infinite extent
+        opacity=alt.condition("datum.is_breached", alt.value(1), alt.value(0)),
+        tooltip=[
+            "label:N",
+            "retriever:N",
+            "metric:N",
+            "severity:N",
+            alt.Tooltip("significant:N", title="significant"),
+        ],
     )
     return (
         alt.layer(line, rule, alerts, data=df)

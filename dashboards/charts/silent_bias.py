@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import altair as alt
 
+from dashboards.format import cell_text_colour
+
 
 def silent_bias_rate_chart(df) -> alt.Chart:
     """R_SB per model with its Wilson interval, one mark per rule set."""
@@ -56,7 +58,10 @@ def silent_bias_heatmap_chart(df) -> alt.Chart:
     defined = base.mark_rect().encode(
         color=alt.Color("silent_bias_rate:Q", title="R_SB", scale=alt.Scale(domain=[0, 1], scheme="orangered"))
     )
-    labels = base.mark_text(fontSize=10).encode(text=alt.Text("cell_label:N"))
+    # the orange-red scale is dark from about 0.6 up: white text there
+    labels = base.mark_text(fontSize=10).encode(
+        text=alt.Text("cell_label:N"), color=cell_text_colour("silent_bias_rate", 0.6)
+    )
     return (
         alt.layer(undefined, defined, labels)
         .properties(width=520, height=alt.Step(26))

@@ -30,7 +30,10 @@ def questions_per_document_chart(df) -> alt.Chart:
 def render(con: duckdb.DuckDBPyConnection) -> str:
     parts = ["<h2>Loaded source versions</h2>"]
     if not relation_exists(con, "marts", "dim_source_versions"):
-        return '<p class="note">Run <code>biaswh build</code> to list the loaded sources.</p>'
+        return (
+            '<p class="note">Nothing loaded yet: <code>biaswh run studies/demo.toml</code> (or any study), '
+            "then reload.</p>"
+        )
     columns, rows = query_rows(
         con,
         "select dataset, source_name, source_version, n_rows, source_sha256,"
@@ -50,13 +53,30 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
         "select split, count(*) as documents, sum(n_questions) as questions"
         " from marts.dim_corpus_documents group by split order by split",
     )
+    unmapped, pairs = (
+        con.execute(
+            "select count(*) filter (where mapping_status <> 'mapped'), count(*) from marts.fct_pair_gold_documents"
+        ).fetchone()
+        if relation_exists(con, "marts", "fct_pair_gold_documents")
+        else (0, 0)
+    )
+    documents = sum(r[1] for r in rows)
+    parts.insert(
+        0,
+        f'<p class="verdict"><b>{documents:,} corpus documents in {len(rows)} split(s)</b>; '
+        f"{pairs - unmapped:,} of {pairs:,} paired queries mapped to their gold document.</p>",
+    )
     parts += ["<h2>Corpus documents (normalised, de-duplicated contexts)</h2>", table(columns, rows)]
     df = con.execute(
-        "select split, least(n_questions, 10) as n_questions, count(*) as n_documents"
+        # DuckDB's least(NULL, 10) is 10: a document without questions is counted at 0, not at "10 or more"
+        "select split, least(coalesce(n_questions, 0), 10) as n_questions, count(*) as n_documents"
         " from marts.dim_corpus_documents group by all order by all"
     ).df()
     parts.append(chart(questions_per_document_chart(df)))
-    parts.append('<p class="note">Documents with 10 or more questions are counted in the bar at 10.</p>')
+    parts.append(
+        '<p class="note">Documents with 10 or more questions are counted in the bar at 10; documents '
+        "without questions (a corpus loaded without questions, e.g. a BEIR folder) in the bar at 0.</p>"
+    )
     columns, rows = query_rows(
         con,
         "select pair_set, gold_kind, mapping_status, count(*) as pairs"
@@ -71,7 +91,7 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
         f" order by pair_set, {id_order('pair_id')}, source_row limit 200",
     )
     parts.append(f"<h3>Pairs without a gold document ({len(rows)} shown)</h3>")
-    parts.append(table(columns, rows) if rows else "<p>None: every pair mapped.</p>")
+    parts.append(table(columns, rows) if rows else "<p>No pair without a gold document: every pair mapped.</p>")
     columns, rows = query_rows(
         con,
         "select pair_set, pair_id, variant, query_text_raw, query_text"
@@ -79,5 +99,5 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
         f" order by pair_set, {id_order('pair_id')}, variant limit 50",
     )
     parts.append(f"<h3>Queries changed by the light clean-up ({len(rows)} shown, up to 50)</h3>")
-    parts.append(table(columns, rows) if rows else f"<p>{text('None.')}</p>")
+    parts.append(table(columns, rows) if rows else "<p>No query changed.</p>")
     return "".join(parts)

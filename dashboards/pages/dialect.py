@@ -116,8 +116,42 @@ def _errors(con, run_id: str, pair_set: str) -> str:
     )
     return (
         f'<h3>Error examples (first {len(rows)})</h3><p class="note">Pairs where exactly one variant found '
-        "the gold document within k.</p>" + (table(columns, rows) if rows else "<p>None.</p>")
+        "the gold document within k.</p>" + (table(columns, rows) if rows else "<p>No such rows.</p>")
     )
+
+
+def _pair_set_charts(con, run_id: str, pair_set: str) -> dict:
+    recall = con.execute(
+        f"""select retriever, variant, k, recall, recall_ci_low, recall_ci_high
+        from marts.agg_dialect_recall_at_k where {SECTION} and retriever = retriever_family""",
+        [run_id, pair_set],
+    ).df()
+    depth = con.execute(
+        f"select max(depth) from marts.fct_dialect_gold_ranks where {SECTION}", [run_id, pair_set]
+    ).fetchone()[0]
+    ranks = con.execute(
+        f"""select retriever, variant, {RANK_BINS} as rank_bin, count(*) as n_queries
+        from marts.fct_dialect_gold_ranks where {SECTION} and retriever = retriever_family group by all""",
+        [run_id, pair_set],
+    ).df()
+    found = {}
+    if len(recall):
+        found["recall_at_k"] = recall_at_k_chart(recall, depth=depth)
+    if len(ranks):
+        found["gold_ranks"] = rank_distribution_chart(ranks)
+    return found
+
+
+def charts(con: duckdb.DuckDBPyConnection, run_id: str) -> dict:
+    """The page's charts of one run, by ``<pair set>:<chart>`` (recall_at_k, gold_ranks); no HTML written."""
+    pair_sets = con.execute(
+        "select distinct pair_set from analysis.dialect_paired_tests where run_id = ? order by pair_set", [run_id]
+    ).fetchall()
+    return {
+        f"{pair_set}:{name}": figure
+        for (pair_set,) in pair_sets
+        for name, figure in _pair_set_charts(con, run_id, pair_set).items()
+    }
 
 
 def _pair_set_section(con, run_id: str, pair_set: str) -> str:
@@ -133,34 +167,22 @@ def _pair_set_section(con, run_id: str, pair_set: str) -> str:
             f"select retriever, k, detectable_gap_pp from analysis.dialect_power where {SECTION}", [run_id, pair_set]
         ).fetchall()
     }
-    recall = con.execute(
-        f"""select retriever, variant, k, recall, recall_ci_low, recall_ci_high
-        from marts.agg_dialect_recall_at_k where {SECTION} and retriever = retriever_family""",
-        [run_id, pair_set],
-    ).df()
-    depth = con.execute(
-        f"select max(depth) from marts.fct_dialect_gold_ranks where {SECTION}", [run_id, pair_set]
-    ).fetchone()[0]
-    ranks = con.execute(
-        f"""select retriever, variant, {RANK_BINS} as rank_bin, count(*) as n_queries
-        from marts.fct_dialect_gold_ranks where {SECTION} and retriever = retriever_family group by all""",
-        [run_id, pair_set],
-    ).df()
+    figures = _pair_set_charts(con, run_id, pair_set)
     parts = [
         f'<section id="pair-set-{text(pair_set)}"><h2>Pair set {text(pair_set)}</h2>',
         finding(tests, power),
         _power(con, run_id, pair_set),
         _summary(con, run_id, pair_set),
     ]
-    if len(recall):
+    if "recall_at_k" in figures:
         parts += [
             "<h3>Recall@k</h3>",
-            chart(recall_at_k_chart(recall, depth=depth)),
-            f'<p class="note">Bands: Wilson 95% intervals per variant; k from 1 to the run\'s depth '
-            f"({text(depth)}); the y axis is fitted to the data and their bands.</p>",
+            chart(figures["recall_at_k"], name=f"recall_at_k_{pair_set}"),
+            '<p class="note">Bands: Wilson 95% intervals per variant; k from 1 to the run\'s depth; '
+            "the y axis is fitted to the data and their bands.</p>",
         ]
-    if len(ranks):
-        parts += ["<h3>Where the gold document lands</h3>", chart(rank_distribution_chart(ranks))]
+    if "gold_ranks" in figures:
+        parts += ["<h3>Where the gold document lands</h3>", chart(figures["gold_ranks"], name=f"gold_ranks_{pair_set}")]
     parts += [
         _rank_tests(con, run_id, pair_set),
         _discordant_tables(con, run_id, pair_set),
@@ -201,7 +223,7 @@ def analysed_runs(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
     if not relation_exists(con, "analysis", "dialect_paired_tests"):
         return []
     return [
-        (run_id, f"{name} {str(started)[:16]}")
+        (run_id, f"run of {str(started)[:19]}")
         for run_id, name, started in con.execute(
             # the page's own name shows the latest run with a retriever other than the
             # seed-compatible reproduction (that one is drawn in the parity section)
@@ -213,7 +235,12 @@ def analysed_runs(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
     ]
 
 
-@register_page("dialect.html", "Dialect retrieval bias", runs=analysed_runs)
+@register_page(
+    "dialect.html",
+    "Dialect retrieval bias",
+    runs=analysed_runs,
+    studies=("studies/demo.toml", "studies/squad_dialect.toml"),
+)
 def render(con: duckdb.DuckDBPyConnection, run_id: str | None) -> str:
     if run_id is None:
         return '<p class="note">No dialect study has been analysed in this warehouse yet.</p>'

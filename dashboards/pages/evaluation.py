@@ -4,45 +4,35 @@ from __future__ import annotations
 
 import duckdb
 
-from dashboards.charts.evaluation import (
-    drift_chart,
-    fusion_sweep_chart,
-    latency_chart,
-    metrics_at_k_chart,
-    overlap_chart,
-)
+from dashboards.evaluation_data import baseline_run, charts, drift_checks, split_drift, system_metrics
+from dashboards.format import timestamp
 from dashboards.html import chart, table, text
 from dashboards.p_values import floor_notes, p_text
+from dashboards.provenance import provenance_section
 from dashboards.queries import number, query_dicts, query_rows, relation_exists
 from dashboards.site import register_page
 from dashboards.system_comparisons import comparison_section
 
-# Our main retrievers and external systems (runs written elsewhere): not sweep points, not hybrid_union.
-MAIN_RETRIEVERS = "(retriever not like '%@%' and retriever <> 'hybrid_union')"
 
-
-def _metrics_table(con, baseline: str) -> str:
-    columns, rows = query_rows(
-        con,
-        f"""
-        select retriever, k, metric, value, '[' || round(ci_low, 3) || ', ' || round(ci_high, 3) || ']' as ci_95,
-               n_queries
-        from analysis.retrieval_metrics_at_k where run_id = ? and {MAIN_RETRIEVERS}
-        order by metric, k, retriever""",
-        [baseline],
-    )
+def _metrics_table(metrics) -> str:
     pivot: dict = {}
-    for retriever, k, metric, value, ci, _n in rows:
-        pivot.setdefault((retriever, k), {})[metric] = f"{number(value)} {ci}"
-    metrics = ["recall", "precision", "f1", "hit_rate", "mrr", "ndcg", "map", "r_precision"]
+    for row in metrics.itertuples():
+        pivot.setdefault((row.retriever, row.k), {})[row.metric] = (
+            f"{number(row.value)} [{number(row.ci_low)}, {number(row.ci_high)}]"
+        )
+    names = ["recall", "precision", "f1", "hit_rate", "mrr", "ndcg", "map", "r_precision"]
+    order = list(dict.fromkeys(metrics["retriever"]))
     body = [
-        [r, k, *[pivot[(r, k)].get(m, "–") for m in metrics]] for (r, k) in sorted(pivot, key=lambda x: (x[1], x[0]))
+        [r, k, *[pivot[(r, k)].get(m, "–") for m in names]]
+        for (r, k) in sorted(pivot, key=lambda x: (x[1], order.index(x[0])))
     ]
     return (
-        '<h2>Metrics at k (baseline run)</h2><p class="note">Mean over the evaluated queries with a 95% '
-        "percentile bootstrap interval over queries. Definitions follow trec_eval (see "
+        '<h2>Metrics at k, every system</h2><p class="note">Every system of the series as '
+        "<code>run label:retriever</code>: the baseline run's retrievers and each later run's retriever the "
+        "baseline does not have (a system written elsewhere, ours beside it). Mean over the evaluated queries "
+        "with a 95% percentile bootstrap interval over queries. Definitions follow trec_eval (see "
         "dbt_project/models/marts/evaluation/_evaluation__models.yml); R-precision does not depend on k.</p>"
-        + table(["retriever", "k", *metrics], body)
+        + table(["system", "k", *names], body)
     )
 
 
@@ -132,82 +122,84 @@ def _provenance(con, series: str) -> str:
         [series],
     )
     return (
-        f"<h2>Provenance</h2><p>Study run <code>{text(series)}</code>, started {text(code[1] if code else '')}, "
+        f"<h2>Provenance</h2><p>Study run <code>{text(series)}</code>, "
+        f"started {text(timestamp(code[1]) if code else '')}, "
         f"code version <code>{text(code[0] if code else '')}</code>. Each evaluation run's full retrieval "
         "configuration is in marts.dim_evaluation_runs.configuration and marts.dim_runs.parameters.</p>"
         + table(columns, rows)
     )
 
 
-@register_page("evaluation.html", "Retrieval evaluation and drift")
-def render(con: duckdb.DuckDBPyConnection) -> str:
+def analysed_series(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
+    """Drift series (study runs) with analysed metrics, newest first, labelled by their start."""
     if not (
-        relation_exists(con, "analysis", "retrieval_alerts")
+        relation_exists(con, "analysis", "retrieval_metrics_at_k")
+        and relation_exists(con, "analysis", "retrieval_alerts")
         and relation_exists(con, "marts", "fct_retrieval_alert_checks")
         and relation_exists(con, "marts", "dim_evaluation_runs")
     ):
-        return '<p class="note">No retrieval evaluation has been analysed in this warehouse yet.</p>'
-    latest = con.execute("""select e.series_run_id from marts.dim_evaluation_runs e
-        join analysis.retrieval_metrics_at_k m using (run_id) order by e.created_at desc limit 1""").fetchone()
-    if latest is None:
-        return '<p class="note">No retrieval evaluation has been analysed in this warehouse yet.</p>'
-    series = latest[0]
-    baseline = con.execute(
-        "select run_id from marts.dim_evaluation_runs where series_run_id = ? and is_baseline", [series]
-    ).fetchone()[0]
-    metrics = con.execute(
-        f"""select retriever, k, metric, value, ci_low, ci_high from analysis.retrieval_metrics_at_k
-        where run_id = ? and {MAIN_RETRIEVERS}""",
-        [baseline],
-    ).df()
-    sweep = con.execute(
-        """select s.* from marts.agg_retrieval_fusion_sweep s where s.run_id = ?
-        and s.retriever like '%@%'""",
-        [baseline],
-    ).df()
-    overlap = con.execute(
-        """select e.label, e.position, o.found_by, o.share, o.n_documents
-        from marts.agg_retrieval_overlap o join marts.dim_evaluation_runs e using (run_id)
-        where e.series_run_id = ?""",
-        [series],
-    ).df()
-    # Relative checks are drawn as a percentage of the baseline (BM25 and dense scores differ in scale).
-    drift = con.execute(
-        """select c.label, c.position, c.retriever,
-        case when c.direction = 'drop_pct' then c.metric || ' (% of baseline)' else c.metric end as metric,
-        case when c.direction = 'drop_pct' then 100 * c.value / nullif(c.baseline_value, 0) else c.value end as value,
-        c.baseline_value, case when c.direction = 'drop_pct' then 'below' else c.direction end as direction,
-        case when c.direction = 'drop_pct' then 100 - c.threshold else c.threshold end as threshold,
-        c.severity, c.is_breached, coalesce(a.is_significant, false) as is_significant
-        from marts.fct_retrieval_alert_checks c left join analysis.retrieval_alerts a
-            on a.run_id = c.run_id and a.query_set = c.query_set and a.retriever = c.retriever and a.metric = c.metric
-        where c.series_run_id = ?""",
-        [series],
-    ).df()
-    latency = con.execute(
-        """unpivot (select e.label, e.position, l.retriever, l.latency_p50_ms as p50,
-        l.latency_p95_ms as p95 from marts.agg_retrieval_latency l join marts.dim_evaluation_runs e using (run_id)
-        where e.series_run_id = ? and l.retriever not like '%@%' and l.retriever <> 'hybrid_union')
-        on p50, p95 into name percentile value latency_ms""",
-        [series],
-    ).df()
+        return []
+    return [
+        (series, f"run of {str(started)[:19]}")
+        for series, started in con.execute(
+            """select e.series_run_id, max(r.started_at) from marts.dim_evaluation_runs e
+            join marts.dim_runs r on r.run_id = e.series_run_id
+            where e.run_id in (select run_id from analysis.retrieval_metrics_at_k)
+            group by e.series_run_id order by 2 desc, 1"""
+        ).fetchall()
+    ]
+
+
+def _single_values(single) -> str:
+    if not len(single):
+        return ""
+    rows = [[r.label, r.retriever, r.metric, number(r.value), number(r.baseline_value)] for r in single.itertuples()]
+    return '<p class="note">Checked metrics with a single value in this series (a line needs two runs):</p>' + table(
+        ["run", "retriever", "metric", "value", "baseline_value"], rows
+    )
+
+
+@register_page(
+    "evaluation.html",
+    "Retrieval evaluation and drift",
+    runs=analysed_series,
+    studies=("studies/demo_evaluation.toml", "studies/demo_external_runs.toml"),
+)
+def render(con: duckdb.DuckDBPyConnection, series: str | None = None) -> str:
+    """One drift series' page (default: the latest analysed series)."""
+    if series is None:
+        found = analysed_series(con)
+        if not found:
+            return '<p class="note">No retrieval evaluation has been analysed in this warehouse yet.</p>'
+        series = found[0][0]
+    baseline = baseline_run(con, series)
+    figures = charts(con, series)
+    _, single = split_drift(drift_checks(con, series))
     parts = [
-        f'<p class="note">Latest analysed drift series: study run <code>{text(series)}</code>; baseline '
-        f"<code>{text(baseline)}</code>.</p>",
         _alerts(con, series),
         comparison_section(con, series),
         "<h2>Drift over the series</h2>",
-        chart(drift_chart(drift)),
-        _metrics_table(con, baseline),
-        chart(metrics_at_k_chart(metrics)),
+        chart(figures["drift"], name="drift")
+        if "drift" in figures
+        else '<p class="note">No retriever of this '
+        "series ran in two or more runs: nothing drifts; its systems are compared above.</p>",
+        _single_values(single),
+        _metrics_table(system_metrics(con, series)),
+        chart(figures["metrics_at_k"], name="metrics_at_k") if "metrics_at_k" in figures else "",
     ]
-    if len(sweep):
-        parts += ["<h2>Fusion sweep (baseline run)</h2>", chart(fusion_sweep_chart(sweep)), _fusion_choice(con, series)]
+    if "fusion_sweep" in figures:
+        parts += [
+            "<h2>Fusion sweep (baseline run)</h2>",
+            chart(figures["fusion_sweep"], name="fusion_sweep"),
+            _fusion_choice(con, series),
+        ]
+    if "overlap" in figures:
+        parts += ["<h2>Dense vs BM25 overlap</h2>", chart(figures["overlap"], name="overlap")]
+    if "latency" in figures:
+        parts += ["<h2>Latency</h2>", chart(figures["latency"], name="latency")]
     parts += [
-        "<h2>Dense vs BM25 overlap</h2>",
-        chart(overlap_chart(overlap)) if len(overlap) else "<p>–</p>",
-        "<h2>Latency</h2>",
-        chart(latency_chart(latency)),
         _provenance(con, series),
+        f'<p class="note">Baseline evaluation run <code>{text(baseline)}</code>.</p>',
+        provenance_section(con, series, heading="Study run"),
     ]
     return "".join(parts)

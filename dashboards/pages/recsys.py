@@ -6,6 +6,7 @@ import duckdb
 
 from compute.multiple_comparisons import ADJUSTMENT_NAMES
 from dashboards.html import chart, table, text
+from dashboards.provenance import provenance_section
 from dashboards.queries import number, relation_exists
 from dashboards.recsys_charts import (
     MARKER_LEVELS,
@@ -210,8 +211,8 @@ def _result_set_section(con, source: str, result_set: str, *, synthetic: bool) -
 def render(con: duckdb.DuckDBPyConnection) -> str:
     if not relation_exists(con, "marts", "recsys_bias_aggregated"):
         return (
-            '<p class="note">No recommendation-bias results yet:'
-            " run a recsys study, then <code>biaswh build</code>.</p>"
+            '<p class="note">No recommendation-bias results yet: <code>biaswh run studies/demo_recsys.toml</code>'
+            " or <code>biaswh run studies/recsys_paper.toml</code>, then reload.</p>"
         )
     result_sets = con.execute(
         "select distinct result_source, result_set from marts.pool_vs_recommended_summary"
@@ -220,6 +221,14 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
     if not result_sets:
         return INTRO + '<p class="note">No recommendation-bias results loaded in this warehouse.</p>'
     synthetic = _synthetic_post_sets(con)
+    # the run each result set's sections show: its latest
+    runs = [
+        r[0]
+        for r in con.execute(
+            "select distinct arg_max(s.run_id, r.started_at) from marts.pool_vs_recommended_summary s"
+            " join marts.dim_runs r using (run_id) group by s.result_source, s.result_set order by 1"
+        ).fetchall()
+    ]
     return (
         INTRO
         + paper_figures_section(con, synthetic=frozenset(synthetic))
@@ -227,4 +236,5 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
             _result_set_section(con, source, result_set, synthetic=source == "computed" and result_set in synthetic)
             for source, result_set in result_sets
         )
+        + "".join(provenance_section(con, run_id, heading=f"Provenance of run {run_id[:12]}") for run_id in runs)
     )

@@ -7,12 +7,16 @@ import math
 
 import duckdb
 
+from dashboards.cards.silent_bias import silent_bias_card
 from dashboards.charts.silent_bias import (
     biased_and_silent_counts_chart,
     silent_bias_heatmap_chart,
     silent_bias_rate_chart,
 )
+from dashboards.findings import verdict_of
+from dashboards.format import percent
 from dashboards.html import chart, table, text
+from dashboards.provenance import provenance_section
 from dashboards.queries import id_order, number, query_dicts, relation_exists
 from dashboards.site import register_page
 
@@ -113,12 +117,12 @@ def _lead(overall) -> str:
         return ""
     rule_set = rows[0]["rule_set"]
     items = "; ".join(
-        f"<b>{text(r['model'])}</b> {_number(r['silent_bias_rate'])} "
-        f"{_interval(r['ci_low'], r['ci_high'])} ({r['n_silent']} of {r['n_biased']})"
+        f"<b>{text(r['model'])}</b> {percent(r['silent_bias_rate'])} "
+        f"[{percent(r['ci_low'])}, {percent(r['ci_high'])}] ({r['n_silent']} of {r['n_biased']})"
         for r in rows
     )
     return (
-        f'<p class="verdict">Share of biased answers whose reasoning never mentions the demographic feature '
+        f"<p>Share of biased answers whose reasoning never mentions the demographic feature "
         f"(R_SB, {text(rule_set)} rule set, 95% Wilson interval): {items}.</p>"
     )
 
@@ -191,7 +195,7 @@ def _counterfactual_section(con) -> list[str]:
             [list(f.values()) for f in flips],
         )
         if flips
-        else "<p>None.</p>"
+        else "<p>No such rows.</p>"
     )
     pairs = query_dicts(
         con,
@@ -227,7 +231,7 @@ def _disagreements_section(con) -> list[str]:
         "word_boundary biased",
         "seed_compatible biased",
     ]
-    return parts + [table(columns, [list(r.values()) for r in rows]) if rows else "<p>None.</p>"]
+    return parts + [table(columns, [list(r.values()) for r in rows]) if rows else "<p>No such rows.</p>"]
 
 
 def _examples_section(con) -> list[str]:
@@ -254,7 +258,7 @@ def _examples_section(con) -> list[str]:
         for r in rows
     ]
     columns = ["model", "rule set", "case", "feature", "label", "excerpt"]
-    return parts + [table(columns, body, raw_columns=frozenset({"excerpt"})) if body else "<p>None.</p>"]
+    return parts + [table(columns, body, raw_columns=frozenset({"excerpt"})) if body else "<p>No such rows.</p>"]
 
 
 def _models_section(con) -> list[str]:
@@ -296,11 +300,19 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
             '<p class="note">No silent-bias results in this warehouse yet: run a silent-bias study '
             "(e.g. <code>biaswh run studies/demo_silent_bias.toml</code>).</p>"
         )
+    latest = [
+        r[0]
+        for r in con.execute(
+            f"select distinct run_id from analysis.silent_bias_rates where {LATEST_RUN_PER_SET} order by run_id"
+        ).fetchall()
+    ]
     parts = (
-        _rates_section(con)
+        [verdict_of(silent_bias_card(con))]
+        + _rates_section(con)
         + _counterfactual_section(con)
         + _disagreements_section(con)
         + _examples_section(con)
         + _models_section(con)
+        + [provenance_section(con, run_id, heading=f"Provenance of run {run_id[:12]}") for run_id in latest]
     )
     return "".join(parts)

@@ -6,8 +6,12 @@ import altair as alt
 import duckdb
 
 from analysis.effect_sizes import scale_note
+from dashboards.cards.weat import weat_card
+from dashboards.charts.weat import effect_size_chart, word_association_chart
+from dashboards.findings import verdict_of
 from dashboards.html import chart, table, text
 from dashboards.pages.weat_metrics import metrics_section
+from dashboards.provenance import provenance_section
 from dashboards.queries import relation_exists
 from dashboards.site import register_page
 
@@ -15,60 +19,6 @@ ALERT = (
     '<div style="border:3px solid #cf222e;background:#ffebe9;padding:0.8rem 1rem;margin:1rem 0;'
     'font-size:1.05rem"><b>{title}</b>{body}</div>'
 )
-
-
-def effect_size_chart(df) -> alt.LayerChart:
-    """Effect size d per test with its bootstrap interval; reference lines at ±0.2, ±0.5, ±0.8."""
-    base = alt.Chart(df).encode(y=alt.Y("test_label:N", title=None, sort=None))
-    interval = base.mark_rule(strokeWidth=2).encode(
-        x=alt.X("ci_low:Q", title="effect size d (bootstrap interval)"),
-        x2="ci_high:Q",
-        color=alt.Color(
-            "significance:N",
-            title="after adjustment within the embedding",
-            scale=alt.Scale(domain=["significant", "not significant"], range=["#cf222e", "#8c959f"]),
-        ),
-    )
-    points = base.mark_point(filled=True, size=70).encode(
-        x="effect_size:Q",
-        color="significance:N",
-        tooltip=[
-            "embedding:N",
-            "test:N",
-            alt.Tooltip("effect_size:Q", format=".3f"),
-            alt.Tooltip("ci_low:Q", format=".3f"),
-            alt.Tooltip("ci_high:Q", format=".3f"),
-            alt.Tooltip("p_value:Q", format=".2g"),
-            "p_method:N",
-            "bias_level:N",
-        ],
-    )
-    references = (
-        alt.Chart(alt.Data(values=[{"d": v} for v in (-0.8, -0.5, -0.2, 0.0, 0.2, 0.5, 0.8)]))
-        .mark_rule(strokeDash=[3, 3], color="#999")
-        .encode(x="d:Q")
-    )
-    return alt.layer(references, interval, points).properties(title=f"WEAT effect sizes ({scale_note('d')})", width=600)
-
-
-def word_association_chart(df) -> alt.Chart:
-    """Strip plot of s(w, A, B) for every used target word, one row per test, coloured by target set."""
-    return (
-        alt.Chart(df)
-        .mark_tick(thickness=2, size=14)
-        .encode(
-            x=alt.X("association:Q", title="s(w, A, B) = mean cos(w, A) - mean cos(w, B)"),
-            y=alt.Y("test_label:N", title=None, sort=None),
-            yOffset=alt.YOffset("set_role:N"),
-            color=alt.Color(
-                "set_role:N",
-                title="target set",
-                scale=alt.Scale(domain=["target_x", "target_y"], range=["#0969da", "#bf8700"]),
-            ),
-            tooltip=["test:N", "set_label:N", "word:N", "matched_word:N", alt.Tooltip("association:Q", format=".4f")],
-        )
-        .properties(title="Per-word association of the target words (X blue, Y amber)", width=600)
-    )
 
 
 def _latest_runs(con) -> list[tuple[str, str]]:
@@ -210,15 +160,39 @@ def _dropped_table(con, run_id: str) -> str:
     )
     rows = [list(r) for r in cursor.fetchall()]
     if not rows:
-        return "<p>None: every found word was used.</p>"
+        return "<p>No word left out: every found word was used.</p>"
     return table([d[0] for d in cursor.description], rows)
+
+
+def charts(con: duckdb.DuckDBPyConnection, run_id: str, *, results=None) -> dict[str, alt.TopLevelMixin]:
+    """The WEAT charts of one run (effect sizes, per-word associations), by name; no HTML written."""
+    results = _results(con, run_id) if results is None else results
+    computed = results[results["status"] == "computed"].copy()
+    if computed.empty:
+        return {}
+    computed["test_label"] = computed["embedding"] + " / " + computed["test"]
+    computed["significance"] = computed["is_significant"].map(
+        lambda significant: "significant" if significant else "not significant"
+    )
+    columns = ["embedding", "test", "test_label", "effect_size", "ci_low", "ci_high", "p_value", "p_method"]
+    found = {"effect_sizes": effect_size_chart(computed[[*columns, "significance", "bias_level"]])}
+    words = con.execute(
+        "select embedding || ' / ' || test as test_label, test, set_role, set_label, word, matched_word,"
+        " association from marts.fct_weat_word_associations where run_id = ? and association is not null"
+        " order by embedding, test_set, length(test), test, set_role, position",
+        [run_id],
+    ).df()
+    if len(words):
+        found["word_associations"] = word_association_chart(words)
+    return found
 
 
 def _run_section(con, study: str, run_id: str) -> str:
     results = _results(con, run_id)
     parts = [
         f"<h2>Study {text(study)}</h2>",
-        f'<p class="note">Run <code>{text(run_id)}</code>.</p>',
+        verdict_of(weat_card(con, run_id)),
+        f'<p class="note">Run <code>{text(run_id)}</code>; its provenance closes the section.</p>',
         _alert(results),
         "<h3>Results</h3>",
         _results_table(results),
@@ -234,40 +208,11 @@ def _run_section(con, study: str, run_id: str) -> str:
             table([d[0] for d in cursor.description], [list(r) for r in cursor.fetchall()]),
         ]
     parts.append(metrics_section(con, run_id))
-    computed = results[results["status"] == "computed"].copy()
-    if not computed.empty:
-        computed["test_label"] = computed["embedding"] + " / " + computed["test"]
-        computed["significance"] = computed["is_significant"].map(
-            lambda significant: "significant" if significant else "not significant"
-        )
-        parts += [
-            "<h3>Effect sizes</h3>",
-            chart(
-                effect_size_chart(
-                    computed[
-                        [
-                            "embedding",
-                            "test",
-                            "test_label",
-                            "effect_size",
-                            "ci_low",
-                            "ci_high",
-                            "p_value",
-                            "p_method",
-                            "significance",
-                            "bias_level",
-                        ]
-                    ]
-                )
-            ),
-        ]
-        words = con.execute(
-            "select embedding || ' / ' || test as test_label, test, set_role, set_label, word, matched_word,"
-            " association from marts.fct_weat_word_associations where run_id = ? and association is not null"
-            " order by embedding, test_set, length(test), test, set_role, position",
-            [run_id],
-        ).df()
-        parts += ["<h3>Per-word associations</h3>", chart(word_association_chart(words))]
+    figures = charts(con, run_id, results=results)
+    if "effect_sizes" in figures:
+        parts += ["<h3>Effect sizes</h3>", chart(figures["effect_sizes"], name="weat_effect_sizes")]
+    if "word_associations" in figures:
+        parts += ["<h3>Per-word associations</h3>", chart(figures["word_associations"], name="weat_word_associations")]
     parts += [
         "<h3>Coverage of every word set</h3>",
         f'<p class="note">Match policy: {text(", ".join(sorted(set(results["match_policy"]))))}.'
@@ -277,6 +222,7 @@ def _run_section(con, study: str, run_id: str) -> str:
         "</details><details><summary>Found but not used</summary>",
         _dropped_table(con, run_id),
         "</details>",
+        provenance_section(con, run_id, heading=f"Provenance of {study}", level=3),
     ]
     return "".join(parts)
 

@@ -76,7 +76,16 @@ def test_findings_are_the_index_cards_with_their_runs(demo_home):
     findings = wh.findings()
     index = (demo_home / "site" / "index.html").read_text(encoding="utf-8")
     site_verdicts = {_plain(v) for v in re.findall(r'<p class="verdict">(.*?)</p>', index, flags=re.S)}
-    assert findings["page"].to_list() == ["dialect", "evaluation", "weat", "silent_bias", "recsys"]
+    assert sorted(findings["study"].to_list()) == DEMO_STUDIES  # a finding per study, as the index's cards
+    assert findings["page"].to_list() == [
+        "dialect",
+        "dialect_features",
+        "evaluation",
+        "evaluation",
+        "weat",
+        "silent_bias",
+        "recsys",
+    ]
     for row in findings.iter_rows(named=True):
         assert row["study"] in DEMO_STUDIES and row["run_id"] == wh.latest_run(row["study"])
         assert row["verdict"] in site_verdicts  # the site's own sentence, as plain text

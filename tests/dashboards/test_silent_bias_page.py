@@ -83,5 +83,6 @@ def test_the_page_leads_with_each_models_rate_and_interval():
         }
     )
     lead = _lead(overall)
-    assert lead.startswith('<p class="verdict">') and "word_boundary rule set" in lead
-    assert "<b>m</b> 0.5 [0.2, 0.8] (2 of 4)" in lead and "0.95" not in lead
+    # the card's verdict leads the page; this sentence follows it, rates in percent as on the card
+    assert lead.startswith("<p>") and "word_boundary rule set" in lead
+    assert "<b>m</b> 50.0% [20.0%, 80.0%] (2 of 4)" in lead and "95.0%" not in lead

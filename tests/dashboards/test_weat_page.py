@@ -43,8 +43,10 @@ def test_word_association_chart_is_a_strip_per_test():
         }
     )
     spec = word_association_chart(df).to_dict()
-    assert spec["mark"]["type"] == "tick"
-    assert spec["encoding"]["x"]["field"] == "association" and spec["encoding"]["yOffset"]["field"] == "set_role"
+    assert spec["spec"]["mark"]["type"] == "tick"
+    inner = spec["spec"]["encoding"]
+    assert inner["x"]["field"] == "association" and inner["y"]["field"] == "set_role"
+    assert spec["facet"]["row"]["field"] == "test_label" and spec["resolve"]["scale"]["x"] == "independent"
 
 
 def test_page_renders_a_note_without_weat_tables(con):
