@@ -100,7 +100,7 @@ class _SentenceEmbedder:
         )
 
     def cached(self, sentences: list[str]) -> np.ndarray:
-        from compute.retrieval.vector_store import shared_embedding_cache
+        from ingest.embedding_cache import shared_embedding_cache
 
         vectors, _ = shared_embedding_cache(self.model_id).vectors_for(sentences, self)
         return vectors

@@ -27,7 +27,6 @@ from compute.retrieval.chunks import ChunkResult, PrefetchedVectors, retrieve_ch
 from compute.retrieval.config import RetrievalConfig, config_from_settings
 from compute.retrieval.embeddings import provider_from_settings
 from compute.retrieval.runner import Corpus, Query
-from compute.retrieval.vector_store import shared_embedding_cache, text_sha256
 from compute.retrieval.writer import (
     ResultSpool,
     insert_rows,
@@ -37,6 +36,7 @@ from compute.retrieval.writer import (
 )
 from compute.steps.pair_judgments import gold_query_sets, record_pair_judgments
 from compute.steps.query_sets import load_corpora, load_query_sets, pin_read_versions
+from ingest.embedding_cache import shared_embedding_cache, text_sha256
 from warehouse.errors import UserError
 from warehouse.seeds import derive_seed
 from warehouse.settings import warehouse_paths

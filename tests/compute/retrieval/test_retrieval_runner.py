@@ -7,7 +7,7 @@ import pytest
 
 from compute.retrieval.config import config_from_settings
 from compute.retrieval.runner import Corpus, Query, run_retrievers
-from compute.retrieval.vector_store import EmbeddingCache
+from ingest.embedding_cache import EmbeddingCache
 from warehouse.errors import UserError
 
 

@@ -12,7 +12,7 @@ from rank_bm25 import BM25Okapi
 
 from compute.retrieval.ranking import top_k
 from compute.retrieval.tokenize import RegexTokenizer
-from compute.retrieval.vector_store import CACHE_VARIABLE
+from ingest.embedding_cache import CACHE_VARIABLE
 from tests.conftest import DEMO_DATA, DEMO_STUDY, copy_warehouse, raw_fingerprint, run_cli
 from warehouse.errors import UserError
 from warehouse.settings import HOME_VARIABLE
@@ -153,8 +153,8 @@ def test_every_retriever_lands_with_provenance(demo_con, demo_home):
 
 
 def test_rerun_embeds_nothing_and_limit_limits_queries(demo_con, capsys):
-    from compute.retrieval.vector_store import shared_embedding_cache
     from compute.steps.retrieval import retrieval_job
+    from ingest.embedding_cache import shared_embedding_cache
 
     cache = shared_embedding_cache("all-MiniLM-L6-v2")
     cached = cache.known().num_rows

@@ -22,7 +22,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from compute.retrieval.embeddings import EmbeddingProvider
 from warehouse.errors import InputError, UserError
 from warehouse.progress import counted
 from warehouse.runs import file_sha256
@@ -187,8 +186,12 @@ class EmbeddingCache:
         new = self.add(shas, vectors, texts, origin=f"import:{path.name}:{digest[:12]}")
         return ImportResult(str(path), digest, len(shas), new, vectors.shape[1] if len(shas) else 0)
 
-    def vectors_for(self, texts: list[str], provider: EmbeddingProvider | None) -> tuple[np.ndarray, int]:
+    def vectors_for(self, texts: list[str], provider) -> tuple[np.ndarray, int]:
         """Unit vectors for ``texts`` (in order), embedding only those not cached yet.
+
+        ``provider`` is any object with ``model_id`` and ``embed(texts)`` (the providers of
+        ``compute/retrieval/embeddings.py``, or the WEAT sentence encoder), or None when every
+        text must already be cached.
 
         Returns
         -------
