@@ -206,7 +206,7 @@ def test_alert_significance_equals_scipy_sign_flip_test_and_bca_interval(demo):
     _, con = demo
     alerts = con.execute(
         "select run_id, baseline_run_id, query_set, retriever, metric, change_ci_low, change_ci_high,"
-        " p_value, min_p, is_significant, alpha, status, ci_method from analysis.retrieval_alerts"
+        " p_value, min_p, is_significant, alpha, status, ci_method, p_adjusted from analysis.retrieval_alerts"
         " where run_id <> baseline_run_id"
     ).fetchall()
     assert alerts
@@ -224,6 +224,7 @@ def test_alert_significance_equals_scipy_sign_flip_test_and_bca_interval(demo):
         alpha,
         status,
         ci_method,
+        p_adjusted,
     ) in alerts:  # noqa: E501
         run = _per_query_values(con, metric, run_id, query_set, retriever)
         base = _per_query_values(con, metric, baseline_run_id, query_set, retriever)
@@ -251,8 +252,12 @@ def test_alert_significance_equals_scipy_sign_flip_test_and_bca_interval(demo):
             ).confidence_interval
             assert ci_method.startswith("BCa bootstrap"), key
             assert (low, high) == (pytest.approx(interval.low, abs=1e-9), pytest.approx(interval.high, abs=1e-9)), key
-        assert significant == (p_value < alpha and len(common) >= 6), key
-    assert any(significant for *_, significant, _, _, _ in alerts)
+        # The verdict policy: its own test says so (n >= 6, p < alpha) and the p adjusted within the
+        # series' family (Holm by default) is below alpha too.
+        own = p_value < alpha and len(common) >= 6
+        assert p_adjusted is None or p_adjusted >= p_value - 1e-12, key
+        assert significant == (own and p_adjusted is not None and p_adjusted < alpha), key
+    assert any(significant for *_, significant, _, _, _, _ in alerts)
 
 
 def _expected_alerts(con) -> set[tuple]:
