@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from warehouse.config_schema import Number
+from warehouse.config_schema import BACKOFF_SECONDS, CONCURRENCY, RETRIES, TIMEOUT_SECONDS, Number
 
 # The most tokens an answer may ask for: beyond any served model's context.
 MAX_TOKENS = Number(integer=True, minimum=1, maximum=1_000_000)
@@ -67,3 +67,31 @@ class VersionAction(argparse.Action):
     def __call__(self, parser, namespace, values, option_string=None):
         print(version_text())  # to stdout, as argparse's own version action does
         parser.exit(0)
+
+
+def add_endpoint_options(parser: argparse.ArgumentParser, defaults) -> None:
+    """The options every OpenAI-compatible call command shares (``biaswh generate``, ``variants llm``):
+    concurrency, retries, backoff, the whole-request deadline and the reply cap, defaulting to
+    ``defaults`` (the command's settings class)."""
+    parser.add_argument(
+        "--concurrency", type=number(CONCURRENCY), default=defaults.concurrency, help="requests in flight at once"
+    )
+    parser.add_argument("--max-retries", type=number(RETRIES), default=defaults.max_retries)
+    parser.add_argument(
+        "--backoff",
+        type=number(BACKOFF_SECONDS),
+        default=defaults.backoff_seconds,
+        help="seconds before the first retry; doubles each retry",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=number(TIMEOUT_SECONDS),
+        default=defaults.timeout_seconds,
+        help="deadline of each whole request, in seconds",
+    )
+    parser.add_argument(
+        "--max-reply-bytes",
+        type=number(MAX_REPLY_BYTES),
+        default=defaults.max_reply_bytes,
+        help="a longer reply is a failure",
+    )

@@ -18,16 +18,12 @@ os.environ.setdefault("LANCEDB_LOG", "error")
 # Only the argument tree's needs are imported here (`--help` answers at once); each command imports
 # its own modules when it runs (duckdb, dbt, the LLM client...): tests/biaswh/test_cli_imports.py.
 from biaswh import ingest_cli  # noqa: E402  (after the environment the imports below read)
-from biaswh.arguments import MAX_REPLY_BYTES, MAX_TOKENS, VersionAction, number  # noqa: E402
+from biaswh.arguments import MAX_TOKENS, VersionAction, add_endpoint_options, number  # noqa: E402
 from warehouse.config_schema import (  # noqa: E402
-    BACKOFF_SECONDS,
-    CONCURRENCY,
     CUTOFF,
     POSITIVE_INTEGER,
-    RETRIES,
     SEED,
     TEMPERATURE,
-    TIMEOUT_SECONDS,
     TOP_P,
 )
 from warehouse.errors import UserError  # noqa: E402
@@ -171,28 +167,7 @@ def _add_generate_parser(commands) -> None:
     generate.add_argument("--top-p", type=number(TOP_P), default=Defaults.top_p)
     generate.add_argument("--max-tokens", type=number(MAX_TOKENS), default=Defaults.max_tokens)
     generate.add_argument("--seed", type=number(SEED), help="sampling seed sent to the endpoint (where supported)")
-    generate.add_argument(
-        "--concurrency", type=number(CONCURRENCY), default=Defaults.concurrency, help="requests in flight at once"
-    )
-    generate.add_argument("--max-retries", type=number(RETRIES), default=Defaults.max_retries)
-    generate.add_argument(
-        "--backoff",
-        type=number(BACKOFF_SECONDS),
-        default=Defaults.backoff_seconds,
-        help="seconds before the first retry; doubles each retry",
-    )
-    generate.add_argument(
-        "--timeout",
-        type=number(TIMEOUT_SECONDS),
-        default=Defaults.timeout_seconds,
-        help="deadline of each whole request, in seconds",
-    )
-    generate.add_argument(
-        "--max-reply-bytes",
-        type=number(MAX_REPLY_BYTES),
-        default=Defaults.max_reply_bytes,
-        help="a longer reply is a failure",
-    )
+    add_endpoint_options(generate, Defaults)
     generate.add_argument("--limit", type=number(POSITIVE_INTEGER), help="only the first N vignettes")
 
 

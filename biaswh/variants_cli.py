@@ -13,17 +13,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from biaswh.arguments import MAX_REPLY_BYTES, MAX_TOKENS, number
+from biaswh.arguments import MAX_TOKENS, add_endpoint_options, number
 from warehouse.config_schema import (
-    BACKOFF_SECONDS,
-    CONCURRENCY,
     COUNT,
     POSITIVE_INTEGER,
-    RETRIES,
     SEED,
     SHARE,
     TEMPERATURE,
-    TIMEOUT_SECONDS,
     TOP_P,
 )
 from warehouse.errors import UserError
@@ -78,23 +74,7 @@ def _add_llm_parser(kinds) -> None:
     llm.add_argument("--temperature", type=number(TEMPERATURE), help="sent only when set (the original left it unset)")
     llm.add_argument("--top-p", type=number(TOP_P), help="sent only when set (the original left it unset)")
     llm.add_argument("--seed", type=number(SEED), help="sampling seed sent to the endpoint (where supported)")
-    llm.add_argument("--concurrency", type=number(CONCURRENCY), default=Defaults.concurrency)
-    llm.add_argument("--max-retries", type=number(RETRIES), default=Defaults.max_retries)
-    llm.add_argument(
-        "--backoff", type=number(BACKOFF_SECONDS), default=Defaults.backoff_seconds, help="seconds; doubles each retry"
-    )
-    llm.add_argument(
-        "--timeout",
-        type=number(TIMEOUT_SECONDS),
-        default=Defaults.timeout_seconds,
-        help="deadline of each whole request, in seconds",
-    )
-    llm.add_argument(
-        "--max-reply-bytes",
-        type=number(MAX_REPLY_BYTES),
-        default=Defaults.max_reply_bytes,
-        help="a longer reply is a failure",
-    )
+    add_endpoint_options(llm, Defaults)
 
 
 def _print_agreement(report: dict, show: int) -> None:
