@@ -24,6 +24,7 @@ it (``p_t_test``), as ranx offers both; it assumes normal means and is reported,
 from __future__ import annotations
 
 import math
+import sys
 from fractions import Fraction
 
 import numpy as np
@@ -138,14 +139,19 @@ def sign_flip_test(
     scale = float(np.abs(values).max())
     nonzero = values[np.abs(values) > TIE_TOLERANCE * scale] if scale > 0 else values[:0]
     n_nonzero = len(nonzero)
-    steps = None if n_nonzero == 0 or 2.0**n_nonzero <= max_enumerated else _lattice_steps(nonzero)
+    # 2^n overflows a float past n = 1023 and 2/2^n underflows to 0 past n = 1075: compare
+    # exponents, and keep the floor at the smallest normal float so no stored p is ever 0.
+    enumerable = n_nonzero <= math.log2(max_enumerated)
+    floor = max(math.ldexp(1.0, 1 - n_nonzero), sys.float_info.min)
+    steps = None if n_nonzero == 0 or enumerable else _lattice_steps(nonzero)
     if n_nonzero == 0:
         variant, p_value, min_p = "exact enumeration", 1.0, 1.0
-    elif 2.0**n_nonzero <= max_enumerated:
-        variant, p_value, min_p = "exact enumeration", _enumerated_p(nonzero), min(1.0, 2.0 / 2.0**n_nonzero)
+    elif enumerable:
+        variant, p_value, min_p = "exact enumeration", _enumerated_p(nonzero), min(1.0, floor)
     elif steps is not None:
         observed = int(np.sum(np.where(nonzero > 0, steps, -steps)))
-        variant, p_value, min_p = "exact lattice", _lattice_p(steps, observed), 2.0 / 2.0**n_nonzero
+        variant, min_p = "exact lattice", floor
+        p_value = max(_lattice_p(steps, observed), floor)
     else:
         variant = f"monte carlo B={n_resamples}, seed {seed}"
         p_value, min_p = _monte_carlo_p(nonzero, seed=seed, n_resamples=n_resamples), 1.0 / (n_resamples + 1)

@@ -114,3 +114,10 @@ def test_rejection_rate_under_the_null_with_monte_carlo_draws():
     assert sign_flip_test(np.random.default_rng(0).normal(size=30), seed=1).variant.startswith("monte carlo")
     rate = _null_rejection_rate(30, discrete=False, seed=30, n_simulations=150)
     assert rate <= stats.binom.ppf(0.999, 150, ALPHA) / 150
+
+
+def test_thousands_of_paired_queries_never_overflow_or_read_zero():
+    """SQuAD's 2,000-question evaluation: 2^2000 overflows a float; the exact lattice p stays above 0."""
+    result = sign_flip_test(np.full(2000, -0.5), seed=1)
+    assert 0 < result.min_p <= result.p_value < 1e-300
+    assert sign_flip_test(np.r_[np.full(1000, -0.5), np.full(1000, 0.5)], seed=1).p_value == 1.0
