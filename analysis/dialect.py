@@ -13,12 +13,12 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from analysis.paired.bootstrap import paired_recall_difference_grid
-from analysis.paired.mcnemar import mcnemar
-from analysis.paired.power import power_statement
-from analysis.paired.wilcoxon import wilcoxon_rank_of_gold
-from analysis.verdicts import with_verdicts
-from compute.multiple_comparisons import VerdictPolicy
+from stats.multiple_comparisons import VerdictPolicy
+from stats.paired.bootstrap import paired_recall_difference_grid
+from stats.paired.mcnemar import mcnemar
+from stats.paired.power import power_statement
+from stats.paired.wilcoxon import wilcoxon_rank_of_gold
+from stats.verdicts import with_verdicts
 from warehouse.seeds import derive_seed
 
 DEFAULT_POLICY = VerdictPolicy()  # Holm at 0.05, as a study without [verdicts]
@@ -105,7 +105,7 @@ def paired_tests(
 
 
 def _with_adjustments(frame: pl.DataFrame, policy: VerdictPolicy) -> pl.DataFrame:
-    """The verdict columns (:mod:`analysis.verdicts`) and Holm and BH beside them, on p_exact.
+    """The verdict columns (:mod:`stats.verdicts`) and Holm and BH beside them, on p_exact.
 
     The family is the highlighted k of one retriever, per pair set and variant pair: each
     retriever is its own question ("does this retriever treat the variants differently?"),

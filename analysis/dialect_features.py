@@ -15,11 +15,11 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from analysis.paired.bootstrap import paired_recall_difference_grid
-from analysis.paired.mcnemar import mcnemar
-from analysis.paired.power import power_statement
-from compute.multiple_comparisons import adjust_p_values
 from ingest.dialect_rules import RULES
+from stats.multiple_comparisons import adjust_p_values
+from stats.paired.bootstrap import paired_recall_difference_grid
+from stats.paired.mcnemar import mcnemar
+from stats.paired.power import power_statement
 from warehouse.seeds import derive_seed
 
 ALL_RULES = "aae_rules"

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from statsmodels.stats.proportion import proportion_confint
 
-from analysis.paired.mcnemar import mcnemar
+from stats.paired.mcnemar import mcnemar
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ def mcnemar_exact(
     """
     n_pairs = n_both + n_reference_only + n_counterpart_only + n_neither
     discordant = n_reference_only + n_counterpart_only
-    # The one McNemar of the house (analysis/paired/mcnemar.py); its statistic is the smaller
+    # The one McNemar of the house (stats/paired/mcnemar.py); its statistic is the smaller
     # discordant count, as statsmodels reports it (0 when there are no discordant pairs).
     result = mcnemar(n_reference_only, n_counterpart_only, n_pairs=max(n_pairs, 1), variant="exact")
     flips = wilson_interval(discordant, n_pairs, confidence=confidence)

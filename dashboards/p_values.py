@@ -1,4 +1,4 @@
-"""How a paired test's p-value is printed, with what its n allows (analysis/paired/mean_difference.py).
+"""How a paired test's p-value is printed, with what its n allows (stats/paired/mean_difference.py).
 
 A stored p is never 0: an exact test's smallest p is 2 / 2^n_nonzero, a Monte Carlo one's
 1 / (B + 1). Where that floor is coarse enough to matter (6 paired queries cannot give less

@@ -1,8 +1,10 @@
 """Family-wise (Holm) or false-discovery-rate (Benjamini-Hochberg) adjustment of p-values,
 and the study's verdict policy (``[verdicts]``: which adjustment, at which alpha).
 
-The policy lives here, below ``analysis/``, because the recsys job adjusts its p-values
+The policy lives here, below ``compute/``, because the recsys job adjusts its p-values
 between the two dbt builds and must follow the same setting as the analysis steps.
+:func:`adjust_family` records with the adjustment what a recsys result row needs: the
+method, the family size and which tests stay significant.
 """
 
 from __future__ import annotations
@@ -69,3 +71,34 @@ def adjust_p_values(p_values, *, method: AdjustMethod = "holm") -> list[float]:
     if np.isnan(values).any():
         raise ValueError("p-values must not be NaN")
     return [float(p) for p in multipletests(values, method=method)[1]]
+
+
+METHOD_NAMES = {"holm": "Holm (family-wise error rate)", "fdr_bh": "Benjamini-Hochberg (false discovery rate)"}
+
+
+@dataclass(frozen=True)
+class AdjustedPValues:
+    """Adjusted p-values, in the order of the raw ones, and which tests stay significant."""
+
+    method: AdjustMethod
+    alpha: float
+    n_tests: int
+    p_values: tuple[float, ...]
+    p_values_adjusted: tuple[float, ...]
+    rejected: tuple[bool, ...]
+
+
+def adjust_family(p_values, *, method: AdjustMethod = "holm", alpha: float = 0.05) -> AdjustedPValues:
+    """Adjust a family of p-values (e.g. all features × conditions of one result set).
+
+    Parameters
+    ----------
+    p_values : the raw p-values of every test in the family.
+    method : ``holm`` controls the family-wise error rate; ``fdr_bh`` the false discovery rate.
+    alpha : the level at which ``rejected`` is decided (adjusted p < alpha).
+    """
+    if method not in METHOD_NAMES:
+        raise ValueError(f"unknown adjustment method {method!r}; expected one of {sorted(METHOD_NAMES)}")
+    raw = tuple(float(p) for p in p_values)
+    adjusted = tuple(adjust_p_values(raw, method=method))
+    return AdjustedPValues(method, alpha, len(raw), raw, adjusted, tuple(p < alpha for p in adjusted))

@@ -3,7 +3,7 @@
 Every analysis step that decides significance passes its tests through :func:`with_verdicts`,
 which adds to each row the family it belongs to, the family's size, the p-value adjusted
 within the family (Holm by default, Benjamini-Hochberg when the study's ``[verdicts]
-adjustment = "bh"``; :class:`compute.multiple_comparisons.VerdictPolicy`) and
+adjustment = "bh"``; :class:`stats.multiple_comparisons.VerdictPolicy`) and
 ``is_significant`` (adjusted p < alpha). Cards and pages read those columns and say the
 family and its size with :func:`significance_count`.
 
@@ -22,7 +22,7 @@ import polars as pl
 from scipy.stats import fisher_exact
 from statsmodels.stats.proportion import confint_proportions_2indep
 
-from compute.multiple_comparisons import VerdictPolicy, adjust_p_values
+from stats.multiple_comparisons import VerdictPolicy, adjust_p_values
 
 VERDICT_COLUMNS = ("family", "family_size", "p_adjusted", "adjustment", "is_significant")
 

@@ -1,7 +1,8 @@
 """The house's layers, checked over the import graph and over the SQL each layer runs.
 
 Layers in the order data flows: the kernel (``warehouse/``: settings, connection, errors, runs,
-transactions, seeds, registries) < ``ingest/`` < ``compute/`` (the jobs between the two dbt
+transactions, seeds, registries) < ``stats/`` (statistics without database access: numpy,
+scipy, statsmodels, polars and the kernel) < ``ingest/`` < ``compute/`` (the jobs between the two dbt
 builds) < ``analysis/`` < ``dashboards/`` < ``biaswh/`` (the CLI and pipeline that chain them).
 
 - the kernel imports no other layer; every layer imports only itself and earlier layers; the
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from tests.conftest import REPOSITORY_ROOT
 
-ORDER = ("warehouse", "ingest", "compute", "analysis", "dashboards", "biaswh")
+ORDER = ("warehouse", "stats", "ingest", "compute", "analysis", "dashboards", "biaswh")
 LAYERS = ORDER
 
 

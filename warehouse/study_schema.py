@@ -17,7 +17,7 @@ Ranges are declared here (:class:`~warehouse.config_schema.Number`); what values
 - ``[retrieval]``: ``compute/retrieval/config.py``, ``compute/retrieval/embeddings.py``;
 - ``[evaluation]``: ``compute/steps/evaluation_runs.py`` and ``analysis/steps/evaluation.py``;
 - ``[dialect]``, ``[weat]``, ``[silent_bias]``, ``[recsys]``: their ``analysis/steps`` module;
-- ``[verdicts]``: :func:`compute.multiple_comparisons.verdict_policy`.
+- ``[verdicts]``: :func:`stats.multiple_comparisons.verdict_policy`.
 """
 
 from __future__ import annotations
@@ -172,7 +172,7 @@ STUDY_SCHEMA = Table(
                 "repeats": Number(integer=True, minimum=1, maximum=1_000),
             }
         ),
-        # the verdict policy (compute/multiple_comparisons.py): adjustment within each family, and alpha
+        # the verdict policy (stats/multiple_comparisons.py): adjustment within each family, and alpha
         "verdicts": Table({"adjustment": Choice(("holm", "bh")), "alpha": Number(above=True, minimum=0, maximum=0.5)}),
     }
 )

@@ -6,7 +6,7 @@ import numpy as np
 import polars as pl
 
 from analysis.evaluation.intervals import TEST_SCHEMA, paired_change, stored_test_columns
-from analysis.paired.mean_difference import is_significant
+from stats.paired.mean_difference import is_significant
 from warehouse.seeds import derive_seed
 
 
@@ -38,7 +38,7 @@ def series_alerts(con, series_run_id: str, *, seed: int, alpha: float = 0.05, n_
 
     The change is tested on the queries both the run and its baseline evaluated: the paired
     sign-flip randomization test of the mean per-query difference, with a BCa bootstrap
-    interval (analysis/paired/mean_difference.py). For p95 latency the per-query latencies are
+    interval (stats/paired/mean_difference.py). For p95 latency the per-query latencies are
     compared (a shift of the distribution). ``status`` says what n allowed: a check with no
     paired query (a system the baseline did not run) is ``not testable`` and carries no
     severity; with fewer than six paired queries it is shown but never significant.

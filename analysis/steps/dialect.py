@@ -5,7 +5,7 @@ from __future__ import annotations
 from analysis.dialect import paired_tests, power_rows, rank_tests
 from analysis.dialect_features import feature_effects
 from analysis.store import replace_run_rows
-from compute.multiple_comparisons import verdict_policy
+from stats.multiple_comparisons import verdict_policy
 from warehouse.errors import UserError
 from warehouse.study import register_analysis
 from warehouse.transactions import transaction

@@ -18,8 +18,8 @@ from analysis.evaluation.alerts import series_alerts
 from analysis.evaluation.comparisons import system_comparisons
 from analysis.evaluation.intervals import METRICS, metrics_with_intervals
 from analysis.store import replace_run_rows
-from analysis.verdicts import with_verdicts
-from compute.multiple_comparisons import VerdictPolicy, verdict_policy
+from stats.multiple_comparisons import VerdictPolicy, verdict_policy
+from stats.verdicts import with_verdicts
 from warehouse.config_schema import suggestion
 from warehouse.errors import UserError
 from warehouse.seeds import derive_seed

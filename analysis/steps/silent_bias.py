@@ -20,7 +20,7 @@ import pyarrow as pa
 from analysis.silent_bias_comparisons import model_comparisons
 from analysis.silent_bias_stats import mcnemar_exact, wilson_interval
 from analysis.store import replace_run_rows
-from compute.multiple_comparisons import verdict_policy
+from stats.multiple_comparisons import verdict_policy
 from warehouse.paths import safe_file_stem
 from warehouse.run_parameters import pinned_inputs
 from warehouse.settings import warehouse_paths

@@ -10,10 +10,10 @@ import dataclasses
 import polars as pl
 
 from analysis.store import replace_run_rows
-from analysis.verdicts import with_verdicts
 from analysis.weat.interpretation import interpret, level_counts
 from analysis.weat.ranking import Ranked, rank_embeddings
-from compute.multiple_comparisons import verdict_policy
+from stats.multiple_comparisons import verdict_policy
+from stats.verdicts import with_verdicts
 from warehouse.errors import UserError
 from warehouse.study import register_analysis
 from warehouse.transactions import transaction

@@ -15,10 +15,9 @@ from datetime import datetime, timezone
 import duckdb
 import pyarrow as pa
 
-from compute.multiple_comparisons import verdict_policy
 from compute.recsys.conditions import ConditionResult, pool_vs_recommended
-from compute.recsys.multiple_comparisons import METHOD_NAMES, adjust_p_values
 from compute.recsys.result import MIN_GROUP_SIZE
+from stats.multiple_comparisons import METHOD_NAMES, adjust_family, verdict_policy
 from warehouse.config_schema import suggestion
 from warehouse.errors import UserError
 from warehouse.run_parameters import pinned_inputs
@@ -98,7 +97,7 @@ def _computed_row(run_id, now, post_set, version, item: ConditionResult, alpha: 
 
 
 def _adjustment_rows(run_id, now, source: str, result_set: str, keyed_p: list[tuple], options: dict) -> list[dict]:
-    adjusted = adjust_p_values([p for *_, p in keyed_p], method=options["p_adjust"], alpha=ALPHA)
+    adjusted = adjust_family([p for *_, p in keyed_p], method=options["p_adjust"], alpha=ALPHA)
     return [
         {
             "run_id": run_id,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
-from analysis.verdicts import significance_count
 from dashboards.findings import card, card_body, interval, latest_run, p_value, pct
 from dashboards.html import text
 from dashboards.queries import number, query_dicts
+from stats.verdicts import significance_count
 
 
 def _family(rows: list[dict]) -> tuple[str, str]:

@@ -7,13 +7,13 @@ tests significant after that adjustment (``significant_adjusted``), never raw p 
 
 from __future__ import annotations
 
-from analysis.effect_sizes import magnitude, scale_note
 from analysis.silent_bias_stats import wilson_interval
-from analysis.verdicts import significance_count
-from compute.multiple_comparisons import ADJUSTMENT_NAMES
 from dashboards.findings import card, card_body, interval, latest_run, pct
 from dashboards.html import text
 from dashboards.queries import number, query_dicts
+from stats.effect_sizes import magnitude, scale_note
+from stats.multiple_comparisons import ADJUSTMENT_NAMES
+from stats.verdicts import significance_count
 
 FEATURES = """
 with tests as (

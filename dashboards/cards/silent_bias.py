@@ -3,15 +3,15 @@
 A model is called "highest" only when its rate differs significantly from every other
 model's of the same model set (Fisher's exact test, adjusted within the set:
 ``analysis.silent_bias_model_comparisons``); otherwise the card says "tie" or "no evidence
-of a difference" (:func:`analysis.verdicts.highest`).
+of a difference" (:func:`stats.verdicts.highest`).
 """
 
 from __future__ import annotations
 
-from analysis.verdicts import highest, significance_count
 from dashboards.findings import card, card_body, interval, latest_run, p_value, pct
 from dashboards.html import text
 from dashboards.queries import query_dicts, relation_exists
+from stats.verdicts import highest, significance_count
 
 
 def _rate(row: dict) -> str:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from analysis.effect_sizes import magnitude
-from analysis.verdicts import significance_count
 from dashboards.findings import card, card_body, interval, latest_run, p_value
 from dashboards.html import text
 from dashboards.queries import number, query_dicts, relation_exists
+from stats.effect_sizes import magnitude
+from stats.verdicts import significance_count
 
 
 def _word_set_note(con, run_id: str, top: dict) -> str:

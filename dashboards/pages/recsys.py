@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import duckdb
 
-from compute.multiple_comparisons import ADJUSTMENT_NAMES
 from dashboards.html import chart, table, text
 from dashboards.queries import number, relation_exists
 from dashboards.recsys_charts import (
@@ -19,6 +18,7 @@ from dashboards.recsys_charts import (
 )
 from dashboards.recsys_figures import paper_figures_section
 from dashboards.site import register_page
+from stats.multiple_comparisons import ADJUSTMENT_NAMES
 
 AGGREGATED_LEVELS = {"prompt": "prompt style", "dataset": "dataset", "model": "model (provider)"}
 RESULT_COLUMNS = [

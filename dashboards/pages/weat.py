@@ -5,11 +5,11 @@ from __future__ import annotations
 import altair as alt
 import duckdb
 
-from analysis.effect_sizes import scale_note
 from dashboards.html import chart, table, text
 from dashboards.pages.weat_metrics import metrics_section
 from dashboards.queries import relation_exists
 from dashboards.site import register_page
+from stats.effect_sizes import scale_note
 
 ALERT = (
     '<div style="border:3px solid #cf222e;background:#ffebe9;padding:0.8rem 1rem;margin:1rem 0;'

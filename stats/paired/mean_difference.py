@@ -1,6 +1,6 @@
 """A paired mean difference as the warehouse reports it: sign-flip p, t-test p, BCa interval, and what n allows.
 
-The p-value is the sign-flip randomization test's (analysis/paired/sign_flip.py), exact
+The p-value is the sign-flip randomization test's (stats/paired/sign_flip.py), exact
 wherever feasible; the bootstrap makes the interval only, as BCa (scipy.stats.bootstrap,
 seeded). BCa needs spread in the data: where it is degenerate (every difference equal, fewer
 than 2 queries, or an undefined acceleration) the percentile interval is used and named so.
@@ -21,8 +21,8 @@ from typing import Literal
 import numpy as np
 from scipy import stats
 
-from analysis.paired.result import TestResult
-from analysis.paired.sign_flip import MIN_RESAMPLES, sign_flip_test
+from stats.paired.result import TestResult
+from stats.paired.sign_flip import MIN_RESAMPLES, sign_flip_test
 from warehouse.seeds import derive_seed
 
 MIN_PAIRED_QUERIES = 6

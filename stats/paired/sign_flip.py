@@ -29,7 +29,7 @@ from fractions import Fraction
 import numpy as np
 from scipy import stats
 
-from analysis.paired.result import TestResult
+from stats.paired.result import TestResult
 
 MIN_RESAMPLES = 10_000
 # Lattice sums longer than this many cells (times differences) fall back to Monte Carlo.
@@ -128,7 +128,7 @@ def sign_flip_test(
     -------
     TestResult with ``variant`` naming the method (``exact enumeration``, ``exact lattice`` or
     ``monte carlo B=...``), ``n``, ``n_nonzero``, ``min_p``, ``p_t_test``; the interval is not
-    this test's (NaN): see :func:`analysis.paired.mean_difference.paired_mean_difference`.
+    this test's (NaN): see :func:`stats.paired.mean_difference.paired_mean_difference`.
     """
     if n_resamples < MIN_RESAMPLES:
         raise ValueError(f"use at least {MIN_RESAMPLES:,} Monte Carlo draws")

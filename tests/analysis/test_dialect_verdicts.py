@@ -7,7 +7,7 @@ import pytest
 from statsmodels.stats.multitest import multipletests
 
 from analysis.dialect import _with_adjustments
-from compute.multiple_comparisons import VerdictPolicy
+from stats.multiple_comparisons import VerdictPolicy
 
 
 def _tests() -> pl.DataFrame:

@@ -7,7 +7,7 @@ import pytest
 from statsmodels.stats.multitest import multipletests
 
 from analysis.steps.evaluation import alert_verdicts
-from compute.multiple_comparisons import VerdictPolicy
+from stats.multiple_comparisons import VerdictPolicy
 
 
 def test_alerts_are_adjusted_within_their_series():

@@ -8,9 +8,9 @@ import polars as pl
 
 from analysis.silent_bias_comparisons import model_comparisons
 from analysis.store import replace_run_rows
-from compute.multiple_comparisons import VerdictPolicy
 from dashboards.cards.silent_bias import silent_bias_card
 from dashboards.cards.weat import weat_card
+from stats.multiple_comparisons import VerdictPolicy
 
 
 def _verdict(body: str) -> str:

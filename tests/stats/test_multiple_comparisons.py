@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from compute.recsys.multiple_comparisons import adjust_p_values
+from stats.multiple_comparisons import adjust_family
 
 
 def _holm(p):
@@ -32,7 +32,7 @@ P_VALUES = [0.001, 0.04, 0.03, 0.2, 0.012, 0.9, 0.0004]
 
 @pytest.mark.parametrize("method, reference", [("holm", _holm), ("fdr_bh", _benjamini_hochberg)])
 def test_adjusted_p_values_follow_the_definition_in_input_order(method, reference):
-    result = adjust_p_values(P_VALUES, method=method)
+    result = adjust_family(P_VALUES, method=method)
     assert result.p_values_adjusted == pytest.approx(reference(np.array(P_VALUES)).tolist())
     assert result.rejected == tuple(p < 0.05 for p in result.p_values_adjusted)
     assert result.n_tests == 7 and result.method == method
@@ -40,12 +40,12 @@ def test_adjusted_p_values_follow_the_definition_in_input_order(method, referenc
 
 
 def test_bh_rejects_at_least_what_holm_rejects():
-    holm, bh = adjust_p_values(P_VALUES, method="holm"), adjust_p_values(P_VALUES, method="fdr_bh")
+    holm, bh = adjust_family(P_VALUES, method="holm"), adjust_family(P_VALUES, method="fdr_bh")
     assert sum(bh.rejected) >= sum(holm.rejected)
     assert sum(holm.rejected) == 2  # 0.0004·7 and 0.001·6 pass; 0.012·5 = 0.06 stops Holm
 
 
 def test_empty_family_and_unknown_method():
-    assert adjust_p_values([]).n_tests == 0
+    assert adjust_family([]).n_tests == 0
     with pytest.raises(ValueError, match="unknown adjustment method"):
-        adjust_p_values([0.1], method="bonferroni_typo")
+        adjust_family([0.1], method="bonferroni_typo")

@@ -8,8 +8,8 @@ from scipy.stats import fisher_exact
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import confint_proportions_2indep
 
-from analysis.verdicts import compare_rates, highest, significance_count, with_verdicts
-from compute.multiple_comparisons import VerdictPolicy, verdict_policy
+from stats.multiple_comparisons import VerdictPolicy, verdict_policy
+from stats.verdicts import compare_rates, highest, significance_count, with_verdicts
 from warehouse.errors import UserError
 
 # Holm and BH disagree on this family: Holm keeps only the first, BH keeps all four.

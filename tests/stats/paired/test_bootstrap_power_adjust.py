@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 from statsmodels.stats.multitest import multipletests
 
-from analysis.paired.bootstrap import paired_recall_difference
-from analysis.paired.mcnemar import mcnemar
-from analysis.paired.power import pairs_needed, power_statement
-from compute.multiple_comparisons import adjust_p_values
+from stats.multiple_comparisons import adjust_p_values
+from stats.paired.bootstrap import paired_recall_difference
+from stats.paired.mcnemar import mcnemar
+from stats.paired.power import pairs_needed, power_statement
 
 
 def test_bootstrap_interval_is_seeded_and_centred_on_the_observed_difference():

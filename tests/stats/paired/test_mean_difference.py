@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from analysis.paired.mean_difference import MIN_PAIRED_QUERIES, is_significant, paired_mean_difference, paired_status
+from stats.paired.mean_difference import MIN_PAIRED_QUERIES, is_significant, paired_mean_difference, paired_status
 from warehouse.seeds import derive_seed
 
 N_SIMULATIONS = 200
