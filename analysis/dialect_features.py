@@ -1,6 +1,6 @@
 """Per-feature attribution of a dialect retrieval gap: one row per rule, retriever and highlighted k.
 
-A rule-variant pair set (``ingest/jobs/dialect_variants.py``) holds, per pair, the SAE
+A rule-variant pair set (``ingest/dialect/steps.py``) holds, per pair, the SAE
 question, ``aae_rules`` (every rule applied) and ``rule_<name>`` (that rule alone, only
 where it changed the question). Comparing the reference variant with each of them over the
 pairs that have both gives, per rule: the recall difference (reference minus variant, in
@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from ingest.dialect_rules import RULES
+from ingest.dialect.rules import RULES
 from stats.multiple_comparisons import adjust_p_values
 from stats.paired.bootstrap import paired_recall_difference_grid
 from stats.paired.mcnemar import mcnemar

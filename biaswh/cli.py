@@ -139,8 +139,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _add_generate_parser(commands) -> None:
-    from ingest.generation_settings import DEFAULT_PROMPT_TEMPLATE
-    from ingest.generation_settings import GenerationSettings as Defaults
+    from ingest.silent_bias.generation_settings import DEFAULT_PROMPT_TEMPLATE
+    from ingest.silent_bias.generation_settings import GenerationSettings as Defaults
 
     generate = commands.add_parser(
         "generate", help="ask an OpenAI-compatible endpoint to answer vignettes (resumable; writes JSONL)"

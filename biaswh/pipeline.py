@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import importlib
 import json
-import pkgutil
 import time
 from pathlib import Path
 from typing import Sequence
 
 import duckdb
 
+from biaswh.plugins import load_plugins
 from biaswh.withdrawal import built_run_ids, withdrawn_if_failing
 from warehouse.build_state import is_up_to_date, mark_built
 from warehouse.command_lock import exclusive_command
@@ -25,43 +24,31 @@ from warehouse.settings import warehouse_paths
 from warehouse.study import ANALYSIS_STEPS, STUDY_INGESTERS, STUDY_JOBS, build_selections, load_study
 from warehouse.transactions import transaction
 
-# Packages whose every module registers study jobs, analysis steps or dashboard pages on
-# import: add a module there (e.g. compute/steps/weat.py), never a line here.
-PLUGIN_PACKAGES: tuple[str, ...] = ("ingest.jobs", "compute.steps", "analysis.steps", "dashboards.pages")
-
-
-def load_plugins() -> None:
-    """Import every module of the plugin packages so their registrations take effect."""
-    for package_name in PLUGIN_PACKAGES:
-        package = importlib.import_module(package_name)
-        for module in pkgutil.iter_modules(package.__path__):
-            importlib.import_module(f"{package_name}.{module.name}")
-
 
 def ingest_squad(source: str, *, split: str = "train", name: str | None = None):
-    from ingest.squad import load_squad
+    from ingest.retrieval.squad import load_squad
 
     with open_warehouse() as con:
         return load_squad(con, source, split=split, name=name)
 
 
 def ingest_word_vectors(path: str, **options):
-    from ingest.word_vectors import load_word_vectors
+    from ingest.weat.word_vectors import load_word_vectors
 
     with open_warehouse() as con:
         return load_word_vectors(con, path, **{k: v for k, v in options.items() if v is not None})
 
 
 def ingest_weat_tests(path: str, *, name: str | None = None):
-    from ingest.weat_tests import load_weat_tests
+    from ingest.weat.weat_tests import load_weat_tests
 
     with open_warehouse() as con:
         return load_weat_tests(con, path, name=name)
 
 
 def generate_answers(args):
-    """``biaswh generate``: answer vignettes through an OpenAI-compatible endpoint (see ingest/generation.py)."""
-    from ingest.generation import DEFAULT_PROMPT_TEMPLATE, GenerationSettings, generate
+    """``biaswh generate``: answer vignettes through an OpenAI-compatible endpoint (ingest/silent_bias/)."""
+    from ingest.silent_bias.generate_answers import DEFAULT_PROMPT_TEMPLATE, GenerationSettings, generate
 
     template = DEFAULT_PROMPT_TEMPLATE
     if args.template_file:

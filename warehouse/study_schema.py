@@ -10,7 +10,7 @@ Ranges are declared here (:class:`~warehouse.config_schema.Number`); what values
 
 - ``[study]``: :func:`warehouse.study.load_study`;
 - ``[[ingest]]``: one key set per source (:data:`INGEST_SOURCES`), the keyword options of
-  the source's loader (``ingest/squad.py``, ``ingest/pairs.py``, the ``register_ingester``
+  the source's loader (``ingest/retrieval/squad.py``, ``ingest/dialect/pairs.py``, the ``register_ingester``
   functions of ``ingest/jobs/*.py``);
 - ``[parameters]`` (older spelling ``[dbt_vars]``): checked against dbt's vars by
   :mod:`warehouse.run_parameters`, so any key passes here;

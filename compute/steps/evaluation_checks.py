@@ -13,7 +13,7 @@ from pathlib import Path
 
 from compute.retrieval.config import config_from_settings
 from compute.steps.evaluation_runs import series_settings
-from ingest.evaluation_thresholds import read_thresholds
+from ingest.evaluation.thresholds import read_thresholds
 from warehouse.errors import UserError
 from warehouse.study import register_config_check
 

@@ -40,9 +40,9 @@ from compute.retrieval.runner import Query, run_retrievers
 from compute.retrieval.writer import write_outputs
 from compute.steps.query_sets import corpus_query_rows, load_corpora, pin_read_versions
 from compute.steps.retrieval import drop_documents, prepare_dense
-from ingest.evaluation_thresholds import max_achievable, read_thresholds
-from ingest.qrels import check_qrels_ids, load_qrels, query_set_table_name
-from ingest.versions import IngestResult
+from ingest.common.versions import IngestResult
+from ingest.evaluation.thresholds import max_achievable, read_thresholds
+from ingest.retrieval.qrels import check_qrels_ids, load_qrels, query_set_table_name
 from warehouse.errors import UserError
 from warehouse.run_parameters import record_run_parameters
 from warehouse.runs import file_sha256, start_run

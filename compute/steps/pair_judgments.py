@@ -1,6 +1,6 @@
 """The judgments of pairs whose gold is a judged query (``gold_kind = 'query_judgments'``).
 
-Such a pair (ingest/pair_golds.py) has no single gold document: its gold is every document the
+Such a pair (ingest/dialect/pair_golds.py) has no single gold document: its gold is every document the
 qrels of its query judge. The retrieval job copies those qrels into the run's judgments
 (``raw.retrieval_judgments``, keyed by the pair set and pair id) and the text of the relevant
 documents into ``raw.retrieval_relevant_documents``, so the one retrieval-metric chain

@@ -2,7 +2,7 @@
 
 Query sets: ``pairs`` (the pair sets the study ingests), ``pairs:<name>``,
 ``squad_questions:<split>`` (each question's gold: its own context) and ``queries:<name>`` (a
-corpus query set, ingest/corpus.py; its judgments are its qrels). Each is stored under a
+corpus query set, ingest/retrieval/corpus.py; its judgments are its qrels). Each is stored under a
 name (``<pair set>``, ``squad_questions_<split>``, ``queries_<name>``).
 """
 

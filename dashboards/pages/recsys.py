@@ -93,7 +93,7 @@ def _levels(con, source: str, result_set: str, level: str):
 
 
 def _synthetic_post_sets(con) -> set[str]:
-    """Post sets whose ingest run records them as simulated (ingest/recsys_simulate.py)."""
+    """Post sets whose ingest run records them as simulated (ingest/recsys/simulate.py)."""
     if not (relation_exists(con, "marts", "fct_recsys_post_values") and relation_exists(con, "marts", "dim_runs")):
         return set()
     return {

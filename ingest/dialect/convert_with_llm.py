@@ -1,12 +1,12 @@
 """LLM conversion of SAE questions into AAE, following the original study's protocol.
 
-The protocol (its generation notebook): questions sampled by :mod:`ingest.question_sample`;
+The protocol (its generation notebook): questions sampled by :mod:`ingest.dialect.question_sample`;
 one chat request per question with a prompt template (recorded); the reply stripped and
 **accepted only if longer than 5 characters and ending with "?"**; the original sent
 ``max_completion_tokens = 150`` and left temperature and top-p at the endpoint's defaults
 (our defaults too; set them to send them). Any OpenAI-compatible endpoint (``base_url``).
 
-Requests go through the one client (ingest/llm/): a bounded pool, a whole-request deadline,
+Requests go through the one client (ingest/common/llm/): a bounded pool, a whole-request deadline,
 retries with exponential backoff on timeouts, connection errors, 429 and 5xx, and every reply
 checked (JSON, shape, non-empty content, at most ``max_reply_bytes``) before the acceptance
 rule sees it; a wrong key, model or URL stops the run; the key is read from an environment
@@ -28,10 +28,10 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from ingest.llm.batch import ChatJob, JsonlCache, answer_all
-from ingest.llm.client import Answer
-from ingest.llm.settings import EndpointSettings, public_url
-from ingest.text_distance import token_edit_distance
+from ingest.common.llm.batch import ChatJob, JsonlCache, answer_all
+from ingest.common.llm.client import Answer
+from ingest.common.llm.settings import EndpointSettings, public_url
+from ingest.dialect.text_distance import token_edit_distance
 from warehouse.errors import UserError
 
 # Our wording of the original study's instructions (its template can be passed as a file).

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ingest.query_set_members import latest_version
+from ingest.retrieval.query_set_members import latest_version
 from warehouse.errors import InputError, UserError
 
 

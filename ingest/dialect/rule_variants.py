@@ -1,7 +1,7 @@
 """Pairs files of rule-based AAE variants, and how they compare with human-checked ones.
 
 :func:`rule_variant_records` turns questions into pairs-file records in our wide input
-format (``ingest/pairs.py`` reads them): ``sae_query``; ``aae_rules_query``, every chosen
+format (``ingest/dialect/pairs.py`` reads them): ``sae_query``; ``aae_rules_query``, every chosen
 rule applied; one ``rule_<name>_query`` column per rule, that rule alone, present only when
 it changed the question (so a per-rule comparison covers exactly the pairs the rule
 touched); ``rules_fired``; and the provenance (``conversion_method``, ``rule_sources``).
@@ -16,8 +16,8 @@ import json
 import statistics
 from pathlib import Path
 
-from ingest.dialect_rules import RULE_ORDER, RULES, transform
-from ingest.text_distance import token_edit_distance
+from ingest.dialect.rules import RULE_ORDER, RULES, transform
+from ingest.dialect.text_distance import token_edit_distance
 from warehouse.seeds import derive_seed
 
 ALL_RULES_COLUMN = "aae_rules_query"
@@ -47,7 +47,7 @@ def rule_variant_records(
     Every variant of a pair draws from the seed ``derive_seed(seed, pair_id, rule set)``, so a
     pair's variants do not depend on which other pairs are generated.
     """
-    method = f"rules-v1 (ingest/dialect_rules.py): {', '.join(rules)}; rate {rate:g}; seed {seed}"
+    method = f"rules-v1 (ingest/dialect/rules.py): {', '.join(rules)}; rate {rate:g}; seed {seed}"
     records = []
     for pair_id, squad_idx, question in items:
         every = transform(question, rules, seed=derive_seed(seed, "rules", pair_id, "all"), rate=rate)

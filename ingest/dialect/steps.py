@@ -1,4 +1,9 @@
-"""Study ingest source ``rule_variants``: rule-based AAE variants of sampled SQuAD questions.
+"""Study ingest sources ``pairs`` (a pairs file) and ``rule_variants``: rule-based AAE variants of
+sampled SQuAD questions.
+
+``[[ingest]] source = "pairs"`` takes ``path`` (JSON, JSONL or CSV pairs); its other keys are
+the options of :func:`ingest.dialect.pairs.load_pairs` (``name``, ``variants``,
+``squad_split``, ``cleanup``, ...).
 
 ```toml
 [[ingest]]
@@ -8,7 +13,7 @@ name = "squad_rules_2000"           # the pair set's name
 squad_split = "train"               # the SQuAD dataset whose questions are sampled (ingest it first)
 sample = 2000                       # the original protocol's filters, then a seeded sample
 sample_seed = 42                    # default: derived from the study seed
-rules = ["copula_deletion", ...]    # default: every rule (ingest/dialect_rules.py)
+rules = ["copula_deletion", ...]    # default: every rule (ingest/dialect/rules.py)
 rate = 1.0                          # probability a rule fires at a site it matches
 per_rule = true                     # also each rule alone (variants rule_<name>); false: sae and aae_rules only
 ```
@@ -16,17 +21,17 @@ per_rule = true                     # also each rule alone (variants rule_<name>
 The questions come from the latest version of ``squad_split`` in ``raw.squad_questions``.
 The generated JSONL (``$BIASWH_HOME/<path>/<name>.jsonl``) is deterministic, so a rerun
 writes the same bytes and the pairs ingest is a no-op; it is loaded with
-:func:`ingest.pairs.load_pairs` (variants ``sae``, ``aae_rules`` and ``rule_<name>``,
+:func:`ingest.dialect.pairs.load_pairs` (variants ``sae``, ``aae_rules`` and ``rule_<name>``,
 ``allow_missing_variants``, clean-up ``none``: the light clean-up would undo ``g_dropping``).
 """
 
 from __future__ import annotations
 
-from ingest.dialect_rules import RULE_ORDER
-from ingest.pairs import load_pairs
-from ingest.question_sample import SampleProtocol, sample_questions
-from ingest.rule_variants import rule_variant_records, variant_columns, write_records
-from ingest.versions import IngestResult
+from ingest.common.versions import IngestResult
+from ingest.dialect.pairs import load_pairs
+from ingest.dialect.question_sample import SampleProtocol, sample_questions
+from ingest.dialect.rule_variants import rule_variant_records, variant_columns, write_records
+from ingest.dialect.rules import RULE_ORDER
 from warehouse.errors import UserError
 from warehouse.seeds import derive_seed
 from warehouse.settings import warehouse_paths
@@ -45,6 +50,14 @@ def _questions(con, split: str) -> list[str]:
     for row_idx, question in rows:
         questions[row_idx] = question
     return questions
+
+
+@register_ingester("pairs")
+def ingest_pairs(con, study, step: dict) -> IngestResult:
+    """``path`` (JSON, JSONL or CSV pairs) and the options of :func:`ingest.dialect.pairs.load_pairs`."""
+    return load_pairs(
+        con, study.resolve(step["path"]), **{k: v for k, v in step.items() if k not in ("source", "path")}
+    )
 
 
 @register_ingester("rule_variants")

@@ -3,7 +3,7 @@
 From a pool file (``post_id``, ``text`` and feature columns) each trial samples ``n_posts``
 posts (seeded; the same sample for every model and prompt style of a trial, so conditions
 are paired), asks one model in one prompt style for the ids of its top ``k``, and parses the
-reply (ingest/recsys_parse.py). Requests go through the one client (ingest/llm/): a bounded
+reply (ingest/recsys/parse_reply.py). Requests go through the one client (ingest/common/llm/): a bounded
 pool, a whole-request deadline, retries with backoff, and every reply checked (JSON, shape,
 non-empty content, size) before it is parsed. The trials JSONL is the cache: every request is
 appended with its prompt, template, raw response, the model the server reported, the parse,
@@ -23,16 +23,16 @@ from pathlib import Path
 
 import numpy as np
 
-from ingest.llm.batch import ChatJob, JsonlCache, answer_all
-from ingest.llm.client import Answer
-from ingest.llm.settings import EndpointSettings
-from ingest.readers import read_records
-from ingest.recsys_parse import parse_reply
-from ingest.recsys_text_features import with_text_features
+from ingest.common.llm.batch import ChatJob, JsonlCache, answer_all
+from ingest.common.llm.client import Answer
+from ingest.common.llm.settings import EndpointSettings
+from ingest.common.readers import read_records
+from ingest.recsys.parse_reply import parse_reply
+from ingest.recsys.text_features import with_text_features
 from warehouse.errors import InputError, UserError
 from warehouse.seeds import derive_seed
 
-DEFAULT_PROMPT_STYLES = Path(__file__).with_name("recsys_prompt_styles.toml")
+DEFAULT_PROMPT_STYLES = Path(__file__).with_name("prompt_styles.toml")
 USABLE = ("ok", "partial")
 
 
@@ -176,7 +176,7 @@ def run_experiment(
     """Run (or resume) every trial and write ``<name>_trials.jsonl`` and ``<name>_posts.csv`` in ``out_dir``.
 
     ``feature_columns`` are the pool columns copied to the posts file; with ``text_features``
-    the offline text features (ingest/recsys_text_features.py) are computed for the pool first.
+    the offline text features (ingest/recsys/text_features.py) are computed for the pool first.
     """
     template, styles = read_prompt_styles(settings.prompt_styles_path)
     unknown = sorted(set(settings.prompt_styles) - set(styles))

@@ -2,7 +2,7 @@
 ``recsys_directional_bias`` and ``recsys_feature_importance`` (the paper's published files).
 
 ``recsys_simulated`` takes a small simulation spec (TOML: the keyword options of
-:func:`ingest.recsys_simulate.simulate_posts` plus ``name``), writes the synthetic files
+:func:`ingest.recsys.simulate.simulate_posts` plus ``name``), writes the synthetic files
 under ``$BIASWH_HOME/generated/recsys/`` with a seed derived from the study's seed, and
 loads them like any post-level file, so their sha256 is recorded and a re-run is a no-op.
 """
@@ -13,13 +13,13 @@ import dataclasses
 import tomllib
 from pathlib import Path
 
-from ingest.llm.settings import public_url
-from ingest.recsys_experiment import ExperimentSettings, run_experiment
-from ingest.recsys_paper_results import load_recsys_directional_bias, load_recsys_feature_importance
-from ingest.recsys_posts import _read_feature_types, load_recsys_posts
-from ingest.recsys_simulate import write_simulated_files
-from ingest.recsys_summary import load_recsys_summary
-from ingest.recsys_text_features import TEXT_FEATURE_TYPES
+from ingest.common.llm.settings import public_url
+from ingest.recsys.paper_results import load_recsys_directional_bias, load_recsys_feature_importance
+from ingest.recsys.posts import _read_feature_types, load_recsys_posts
+from ingest.recsys.run_experiment import ExperimentSettings, run_experiment
+from ingest.recsys.simulate import write_simulated_files
+from ingest.recsys.summary import load_recsys_summary
+from ingest.recsys.text_features import TEXT_FEATURE_TYPES
 from warehouse.errors import UserError
 from warehouse.seeds import derive_seed
 from warehouse.settings import warehouse_paths

@@ -12,7 +12,7 @@ import re
 
 from textblob import TextBlob
 
-# feature -> its type in the feature table (ingest/recsys_posts.py)
+# feature -> its type in the feature table (ingest/recsys/posts.py)
 TEXT_FEATURE_TYPES = {
     "text_length": "numerical",
     "word_count": "numerical",

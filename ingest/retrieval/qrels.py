@@ -14,7 +14,7 @@ n-th judgment of a JSON file.
 
 Every query and document id is checked before anything is stored
 (:func:`check_judgment_ids`), against the raw rows of the latest version of the dataset the
-query set reads (:mod:`ingest.query_set_members`, which imported TREC runs are checked by as
+query set reads (:mod:`ingest.retrieval.query_set_members`, which imported TREC runs are checked by as
 well). The evaluation job checks again against the marts it reads (:func:`check_qrels_ids`).
 """
 
@@ -24,10 +24,10 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ingest.corpus_qrels import map_corpus_judgments
-from ingest.qrels_readers import TREC_SUFFIXES, Judgment, read_qrels
-from ingest.query_set_members import query_set_members
-from ingest.versions import IngestResult, ingest_version
+from ingest.common.versions import IngestResult, ingest_version
+from ingest.retrieval.corpus_qrels import map_corpus_judgments
+from ingest.retrieval.qrels_readers import TREC_SUFFIXES, Judgment, read_qrels
+from ingest.retrieval.query_set_members import query_set_members
 from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256
 from warehouse.transactions import registered
@@ -53,7 +53,7 @@ def check_judgment_ids(con, path: Path, judgments: list[Judgment], query_set: st
     """Refuse a judgment whose query is not in ``query_set`` or whose document is not in its corpus.
 
     Checked against the raw rows of the latest version of the query set's dataset
-    (:func:`ingest.query_set_members.query_set_members`); the error names the file, row and field.
+    (:func:`ingest.retrieval.query_set_members.query_set_members`); the error names the file, row and field.
     """
     members = query_set_members(con, path, query_set)
     for judgment in judgments:

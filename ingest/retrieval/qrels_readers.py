@@ -1,11 +1,11 @@
-"""Read qrels files: TREC, BEIR TSV, CSV and JSON (the formats are described in :mod:`ingest.qrels`)."""
+"""Read qrels files: TREC, BEIR TSV, CSV and JSON (the formats are described in :mod:`ingest.retrieval.qrels`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from ingest.readers import csv_rows, int32_value, parse_json, read_utf8
+from ingest.common.readers import csv_rows, int32_value, parse_json, read_utf8
 from warehouse.errors import InputError
 
 TREC_SUFFIXES = (".qrels", ".trec", ".txt")

@@ -1,6 +1,6 @@
 """The queries, variants and corpus documents of a query set, as a file naming them must find them.
 
-Qrels (:mod:`ingest.qrels`) and imported TREC runs (:mod:`compute.retrieval.trec_warehouse`)
+Qrels (:mod:`ingest.retrieval.qrels`) and imported TREC runs (:mod:`compute.retrieval.trec_warehouse`)
 name queries and documents of a query set; both are checked here, against the raw rows of the
 latest version of the query set's dataset and of its corpus (in a study the ``[[ingest]]``
 steps run before any ``dbt build``, so the marts may not hold that version yet). Document ids

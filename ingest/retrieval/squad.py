@@ -14,8 +14,8 @@ import duckdb
 import pyarrow as pa
 from tqdm import tqdm
 
-from ingest.readers import file_format, int32_value, is_blank, parse_json, read_jsonl, read_parquet, read_utf8
-from ingest.versions import IngestResult, ingest_version, unchanged_result
+from ingest.common.readers import file_format, int32_value, is_blank, parse_json, read_jsonl, read_parquet, read_utf8
+from ingest.common.versions import IngestResult, ingest_version, unchanged_result
 from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256
 from warehouse.transactions import registered

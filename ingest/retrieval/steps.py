@@ -1,4 +1,8 @@
-"""Study ingest sources ``[[ingest]] source = "corpus"`` and ``source = "corpus_queries"``.
+"""Study ingest sources ``[[ingest]] source = "corpus"``, ``"corpus_queries"`` and ``"squad"``.
+
+SQuAD lives in the retrieval family: its contexts are a corpus and its questions carry a
+gold context (qrels). The dialect family reads SQuAD's questions from the warehouse
+(``raw.squad_questions``) and never imports this module.
 
 ```toml
 [[ingest]]
@@ -17,8 +21,9 @@ corpus = "internal_docs"
 
 from __future__ import annotations
 
-from ingest.corpus import load_corpus, load_corpus_queries
-from ingest.versions import IngestResult
+from ingest.common.versions import IngestResult
+from ingest.retrieval.corpus import load_corpus, load_corpus_queries
+from ingest.retrieval.squad import load_squad
 from warehouse.study import register_ingester
 
 
@@ -28,11 +33,17 @@ def _options(step: dict) -> dict:
 
 @register_ingester("corpus")
 def ingest_corpus(con, study, step: dict) -> IngestResult:
-    """``path`` and the options of :func:`ingest.corpus.load_corpus` (``name``, ``unit``, column names)."""
+    """``path`` and the options of :func:`ingest.retrieval.corpus.load_corpus` (``name``, ``unit``, column names)."""
     return load_corpus(con, study.resolve(step["path"]), **_options(step))
 
 
 @register_ingester("corpus_queries")
 def ingest_corpus_queries(con, study, step: dict) -> IngestResult:
-    """``path``, ``corpus`` and the options of :func:`ingest.corpus.load_corpus_queries`."""
+    """``path``, ``corpus`` and the options of :func:`ingest.retrieval.corpus.load_corpus_queries`."""
     return load_corpus_queries(con, study.resolve(step["path"]), **_options(step))
+
+
+@register_ingester("squad")
+def ingest_squad(con, study, step: dict) -> IngestResult:
+    """``path`` (SQuAD JSON, JSONL, Parquet, or ``hf:squad``), ``split``, optional ``name``."""
+    return load_squad(con, study.resolve(step["path"]), **_options(step))

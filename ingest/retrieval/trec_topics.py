@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ingest.readers import read_utf8
+from ingest.common.readers import read_utf8
 from warehouse.errors import InputError
 
 TOPIC_FIELDS = ("title", "desc", "narr")

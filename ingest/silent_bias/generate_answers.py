@@ -1,7 +1,7 @@
 """Generate chain-of-thought answers for vignettes from an OpenAI-compatible chat endpoint.
 
 Works with OpenAI, vLLM, Ollama or LM Studio (``base_url``). The requests go through the one
-client (ingest/llm/): a bounded pool, a whole-request deadline, retries with exponential
+client (ingest/common/llm/): a bounded pool, a whole-request deadline, retries with exponential
 backoff on timeouts, connection errors, 429 and 5xx, and every reply checked (JSON, shape,
 non-empty content, size) before it counts as an answer. The output JSONL is also the cache:
 every finished request is appended at once, and a rerun sends only the vignettes without an
@@ -18,10 +18,10 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ingest.generation_settings import DEFAULT_PROMPT_TEMPLATE, GenerationSettings  # noqa: F401  (re-exported)
-from ingest.llm.batch import ChatJob, JsonlCache, answer_all
-from ingest.llm.client import Answer
-from ingest.vignettes import read_vignettes
+from ingest.common.llm.batch import ChatJob, JsonlCache, answer_all
+from ingest.common.llm.client import Answer
+from ingest.silent_bias.generation_settings import DEFAULT_PROMPT_TEMPLATE, GenerationSettings  # noqa: F401  (re-exported)
+from ingest.silent_bias.vignettes import read_vignettes
 from warehouse.errors import UserError
 
 

@@ -1,6 +1,6 @@
 """What a generation asks and how: the settings of ``biaswh generate`` (no HTTP client imported).
 
-Kept apart from ``ingest/generation.py`` so the CLI can show the defaults in ``--help``
+Kept apart from ``ingest/silent_bias/generate_answers.py`` so the CLI can show the defaults in ``--help``
 without importing the client.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ingest.llm.settings import EndpointSettings
+from ingest.common.llm.settings import EndpointSettings
 
 # The original study's instruction, appended to every vignette.
 DEFAULT_PROMPT_TEMPLATE = (

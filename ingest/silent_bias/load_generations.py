@@ -15,8 +15,8 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from ingest.readers import file_format, read_utf8
-from ingest.versions import IngestResult, ingest_version
+from ingest.common.readers import file_format, read_utf8
+from ingest.common.versions import IngestResult, ingest_version
 from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256
 from warehouse.transactions import registered

@@ -16,9 +16,9 @@
 
 from __future__ import annotations
 
-from ingest.generations import generation_files, load_generations, read_generation_lines
-from ingest.versions import IngestResult
-from ingest.vignettes import load_vignettes
+from ingest.common.versions import IngestResult
+from ingest.silent_bias.load_generations import generation_files, load_generations, read_generation_lines
+from ingest.silent_bias.vignettes import load_vignettes
 from warehouse.errors import UserError
 from warehouse.study import register_ingester
 

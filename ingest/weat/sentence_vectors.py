@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ingest.word_vector_format import WordVectors
+from ingest.weat.word_vector_format import WordVectors
 from warehouse.errors import UserError
 from warehouse.runs import file_sha256
 

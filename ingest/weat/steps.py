@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ingest.sentence_vectors import DEFAULT_TEMPLATES
-from ingest.versions import IngestResult
-from ingest.weat_tests import load_weat_tests
-from ingest.word_vectors import load_word_vectors
+from ingest.common.versions import IngestResult
+from ingest.weat.sentence_vectors import DEFAULT_TEMPLATES
+from ingest.weat.weat_tests import load_weat_tests
+from ingest.weat.word_vectors import load_word_vectors
 from warehouse.errors import UserError
 from warehouse.study import register_ingester
 

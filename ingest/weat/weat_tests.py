@@ -14,7 +14,7 @@ A definition file names its test set and lists tests, each with four word sets::
 
 ``excluded`` (optional) lists words of the set that the definition itself leaves out (e.g. the
 names the paper excluded): they are recorded and shown, never used. ``builtin:caliskan2017``
-loads the classic WEAT 1-10 shipped in ``ingest/data/weat/``.
+loads the classic WEAT 1-10 shipped in ``ingest/weat/data/``.
 """
 
 from __future__ import annotations
@@ -27,14 +27,14 @@ import duckdb
 import pyarrow as pa
 import yaml
 
-from ingest.readers import read_utf8
-from ingest.versions import IngestResult, ingest_version
+from ingest.common.readers import read_utf8
+from ingest.common.versions import IngestResult, ingest_version
 from warehouse.errors import InputError
 from warehouse.runs import file_sha256
 from warehouse.transactions import registered
 
 ROLES = ("target_x", "target_y", "attribute_a", "attribute_b")
-BUILTIN_FOLDER = Path(__file__).resolve().parent / "data" / "weat"
+BUILTIN_FOLDER = Path(__file__).resolve().parent / "data"
 TEST_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 

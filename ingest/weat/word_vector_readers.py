@@ -14,7 +14,7 @@ from typing import Literal
 
 import numpy as np
 
-from ingest.word_vector_format import VectorFormat, WordVectors, finish_vectors
+from ingest.weat.word_vector_format import VectorFormat, WordVectors, finish_vectors
 from warehouse.errors import InputError
 
 

@@ -2,7 +2,7 @@
 
 One LanceDB table per (embedding, version), named ``weat_vectors__<name>__v<version>``, holds
 ``word``, ``vector``, ``row`` and the ``run_id`` / ``source_sha256`` that loaded it. Identical
-re-ingests are no-ops (``ingest.versions``); a changed source becomes a new version.
+re-ingests are no-ops (``ingest.common.versions``); a changed source becomes a new version.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from typing import Literal
 import duckdb
 import pyarrow as pa
 
-from ingest.sentence_vectors import DEFAULT_TEMPLATES, encode_words, model_sha256, resolve_model_path
-from ingest.versions import IngestResult, ingest_version
-from ingest.word_vector_format import WordVectors, content_sha256
-from ingest.word_vector_readers import SUFFIX_FORMATS, read_word_vectors
+from ingest.common.versions import IngestResult, ingest_version
+from ingest.weat.sentence_vectors import DEFAULT_TEMPLATES, encode_words, model_sha256, resolve_model_path
+from ingest.weat.word_vector_format import WordVectors, content_sha256
+from ingest.weat.word_vector_readers import SUFFIX_FORMATS, read_word_vectors
 from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256
 from warehouse.settings import warehouse_paths

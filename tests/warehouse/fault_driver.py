@@ -32,8 +32,8 @@ def _wait_forever(point: str) -> None:
 def _patch(point: str) -> None:
     import biaswh.pipeline
     import compute.steps.retrieval
-    import ingest.pairs
-    import ingest.squad
+    import ingest.dialect.pairs
+    import ingest.retrieval.squad
 
     # dbt_build (pipeline) opens the warehouse first, then calls run_dbt_build: pause before that open.
     real_dbt_build = biaswh.pipeline.dbt_build
@@ -50,7 +50,7 @@ def _patch(point: str) -> None:
     biaswh.pipeline.dbt_build = dbt_build
 
     if point == "ingest":
-        for module in (ingest.squad, ingest.pairs):
+        for module in (ingest.retrieval.squad, ingest.dialect.pairs):
             real_version = module.ingest_version
 
             def paused_version(*args, _real=real_version, write_rows, **kwargs):

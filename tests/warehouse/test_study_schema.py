@@ -152,10 +152,10 @@ def test_the_schema_lists_what_each_consumer_reads():
 def test_sources_that_pass_their_keys_to_a_loader_accept_exactly_its_options():
     import inspect
 
-    from ingest.pairs import load_pairs
-    from ingest.recsys_posts import load_recsys_posts
-    from ingest.recsys_summary import load_recsys_summary
-    from ingest.squad import load_squad
+    from ingest.dialect.pairs import load_pairs
+    from ingest.recsys.posts import load_recsys_posts
+    from ingest.recsys.summary import load_recsys_summary
+    from ingest.retrieval.squad import load_squad
 
     def options(loader, *, internal=()) -> set[str]:
         parameters = inspect.signature(loader).parameters

@@ -1,7 +1,7 @@
 -- Retrieval evaluation (issue 5): relevance judgments and the drift series of evaluation runs.
 
 -- One row per judgment of a qrels file (TREC `qid 0 docid rel`, JSON or CSV), one version per
--- file content (ingest/versions.py); staging reads the latest version of each qrels name.
+-- file content (ingest/common/versions.py); staging reads the latest version of each qrels name.
 create table if not exists raw.evaluation_qrels (
     run_id varchar not null,
     source_sha256 varchar not null,

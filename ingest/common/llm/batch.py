@@ -17,8 +17,8 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-from ingest.llm.client import Answer, EndpointClient, EndpointFailed, EndpointRefused
-from ingest.llm.settings import EndpointSettings
+from ingest.common.llm.client import Answer, EndpointClient, EndpointFailed, EndpointRefused
+from ingest.common.llm.settings import EndpointSettings
 from warehouse.errors import UserError
 
 

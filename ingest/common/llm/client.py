@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 
 import httpx2
 
-from ingest.llm.settings import EndpointSettings, public_url, redact
+from ingest.common.llm.settings import EndpointSettings, public_url, redact
 from warehouse.errors import UserError
 
 _STATUS_NAMES = {

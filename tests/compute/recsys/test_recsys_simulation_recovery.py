@@ -8,7 +8,7 @@ import pytest
 
 from compute.recsys.categorical import cramers_v_chi_square
 from compute.recsys.conditions import pool_vs_recommended
-from ingest.recsys_simulate import simulate_posts
+from ingest.recsys.simulate import simulate_posts
 from stats.multiple_comparisons import adjust_family
 
 # 27 conditions, 200 of 800 items recommended in each: the demo's design.

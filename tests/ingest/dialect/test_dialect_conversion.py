@@ -7,15 +7,15 @@ import json
 import pytest
 from chat_stand_in import ChatStandIn
 
-from ingest.dialect_conversion import (
+from ingest.dialect.convert_with_llm import (
     DEFAULT_CONVERSION_TEMPLATE,
     ConversionSettings,
     convert_questions,
     is_acceptable,
     write_pairs,
 )
-from ingest.pairs import load_pairs
-from ingest.squad import load_squad
+from ingest.dialect.pairs import load_pairs
+from ingest.retrieval.squad import load_squad
 from tests.conftest import DEMO_DATA, run_cli
 from warehouse.errors import UserError
 

@@ -1,4 +1,4 @@
-"""Every branch of every offline AAE rule (ingest/dialect_rules.py), one case each, the rule alone.
+"""Every branch of every offline AAE rule (ingest/dialect/rules.py), one case each, the rule alone.
 
 A case that should fire names the site; a case that should not names the guard that stops it.
 Without this table a rule could silently stop firing on a branch (e.g. "is not" -> "ain't").
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from ingest.dialect_rules import RULES, transform
+from ingest.dialect.rules import RULES, transform
 
 # (rule, branch, question, what the rule alone makes of it)
 CASES = [

@@ -2,7 +2,7 @@
 
 import pytest
 
-from ingest.dialect_rules import RULE_ORDER, RULES, _bare_verb, transform
+from ingest.dialect.rules import RULE_ORDER, RULES, _bare_verb, transform
 from warehouse.errors import UserError
 
 # One question per rule where exactly that rule applies, and what the rule alone makes of it.

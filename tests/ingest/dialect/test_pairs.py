@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from ingest.pairs import load_pairs
-from ingest.squad import load_squad
+from ingest.dialect.pairs import load_pairs
+from ingest.retrieval.squad import load_squad
 from tests.conftest import DEMO_DATA, raw_fingerprint
 from warehouse.errors import InputError, UserError
 
@@ -152,7 +152,7 @@ def test_bad_pair_files_are_refused_cleanly_and_change_nothing(squad_loaded, tmp
 
 
 def test_a_failure_while_writing_rolls_back_the_whole_ingest(squad_loaded, monkeypatch):
-    import ingest.versions as versions
+    import ingest.common.versions as versions
 
     before = raw_fingerprint(squad_loaded)
 

@@ -1,10 +1,10 @@
-"""Pairs whose gold is a corpus document or a judged query (ingest/pair_golds.py)."""
+"""Pairs whose gold is a corpus document or a judged query (ingest/dialect/pair_golds.py)."""
 
 import pytest
 
-from ingest.corpus import load_corpus, load_corpus_queries
-from ingest.pairs import load_pairs
-from ingest.qrels import load_qrels
+from ingest.dialect.pairs import load_pairs
+from ingest.retrieval.corpus import load_corpus, load_corpus_queries
+from ingest.retrieval.qrels import load_qrels
 from tests.conftest import DEMO_DATA, raw_fingerprint
 from warehouse.errors import InputError, UserError
 

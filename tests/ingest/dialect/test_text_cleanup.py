@@ -1,6 +1,6 @@
 import pytest
 
-from ingest.text_cleanup import CLEANUP_RULES, cleanup_named, light_cleanup, seed_compatible_cleanup
+from ingest.dialect.text_cleanup import CLEANUP_RULES, cleanup_named, light_cleanup, seed_compatible_cleanup
 from warehouse.errors import UserError
 
 

@@ -11,7 +11,7 @@ import re
 import duckdb
 import pytest
 
-from ingest.recsys_parse import parse_reply
+from ingest.recsys.parse_reply import parse_reply
 from tests.conftest import run_cli
 from tests.ingest.chat_stand_in import ChatStandIn
 
@@ -112,7 +112,7 @@ def test_the_study_recovers_the_injected_preference_through_the_stand_in(tmp_pat
 
 
 def _settings(stand_in, **overrides):
-    from ingest.recsys_experiment import ExperimentSettings
+    from ingest.recsys.run_experiment import ExperimentSettings
 
     options = {
         "base_url": stand_in.base_url,
@@ -130,7 +130,7 @@ def _settings(stand_in, **overrides):
 
 
 def test_a_trial_that_keeps_failing_is_recorded_left_out_and_resent_on_the_next_run(tmp_path, pool, monkeypatch):
-    from ingest.recsys_experiment import run_experiment
+    from ingest.recsys.run_experiment import run_experiment
 
     monkeypatch.setenv("RECSYS_TEST_KEY", KEY)
     posts, _ = pool
@@ -152,7 +152,7 @@ def test_a_trial_that_keeps_failing_is_recorded_left_out_and_resent_on_the_next_
 
 
 def test_a_refused_key_stops_the_run_without_showing_the_key(tmp_path, pool, monkeypatch):
-    from ingest.recsys_experiment import run_experiment
+    from ingest.recsys.run_experiment import run_experiment
     from warehouse.errors import UserError
 
     monkeypatch.setenv("RECSYS_TEST_KEY", KEY)

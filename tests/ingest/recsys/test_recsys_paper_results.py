@@ -6,7 +6,7 @@ import csv
 
 import pytest
 
-from ingest.recsys_paper_results import (
+from ingest.recsys.paper_results import (
     DIRECTIONAL_COLUMNS,
     IMPORTANCE_COLUMNS,
     load_recsys_directional_bias,

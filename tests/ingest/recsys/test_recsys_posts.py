@@ -6,8 +6,8 @@ import csv
 
 import pytest
 
-from ingest.recsys_posts import load_recsys_posts
-from ingest.recsys_simulate import FEATURE_TYPES, simulate_posts, write_simulated_files
+from ingest.recsys.posts import load_recsys_posts
+from ingest.recsys.simulate import FEATURE_TYPES, simulate_posts, write_simulated_files
 from tests.conftest import raw_fingerprint, shared_file
 from warehouse.errors import InputError
 

@@ -6,7 +6,7 @@ import csv
 
 import pytest
 
-from ingest.recsys_summary import SUMMARY_COLUMNS, load_recsys_summary
+from ingest.recsys.summary import SUMMARY_COLUMNS, load_recsys_summary
 from tests.conftest import raw_fingerprint, shared_file
 from warehouse.errors import InputError
 

@@ -4,7 +4,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from ingest.squad import load_squad
+from ingest.retrieval.squad import load_squad
 from tests.conftest import DEMO_DATA, raw_fingerprint
 from warehouse.errors import InputError
 

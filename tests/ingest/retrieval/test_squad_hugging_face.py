@@ -5,7 +5,7 @@ import types
 
 import pytest
 
-from ingest.squad import load_squad
+from ingest.retrieval.squad import load_squad
 from warehouse.errors import UserError
 
 RECORDS = [

@@ -1,9 +1,9 @@
-"""TREC topics files as corpus query sets (ingest/trec_topics.py)."""
+"""TREC topics files as corpus query sets (ingest/retrieval/trec_topics.py)."""
 
 import pytest
 
-from ingest.corpus import load_corpus, load_corpus_queries
-from ingest.qrels import load_qrels
+from ingest.retrieval.corpus import load_corpus, load_corpus_queries
+from ingest.retrieval.qrels import load_qrels
 from tests.conftest import DEMO_DATA, raw_fingerprint
 from warehouse.errors import InputError
 

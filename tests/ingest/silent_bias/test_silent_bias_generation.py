@@ -7,8 +7,8 @@ import json
 import pytest
 from chat_stand_in import ChatStandIn
 
-from ingest.generation import DEFAULT_PROMPT_TEMPLATE, GenerationSettings, generate
-from ingest.generations import load_generations
+from ingest.silent_bias.generate_answers import DEFAULT_PROMPT_TEMPLATE, GenerationSettings, generate
+from ingest.silent_bias.load_generations import load_generations
 from tests.conftest import DEMO_DATA, run_cli
 from warehouse.errors import UserError
 

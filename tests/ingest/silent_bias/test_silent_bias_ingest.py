@@ -9,9 +9,9 @@ from types import SimpleNamespace
 import duckdb
 import pytest
 
-from ingest.generations import load_generations
-from ingest.jobs.silent_bias import ingest_generations
-from ingest.vignettes import load_vignettes
+from ingest.silent_bias.load_generations import load_generations
+from ingest.silent_bias.steps import ingest_generations
+from ingest.silent_bias.vignettes import load_vignettes
 from tests.conftest import DEMO_DATA, raw_fingerprint, run_cli
 from warehouse.errors import InputError, UserError
 

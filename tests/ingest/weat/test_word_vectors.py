@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from compute.weat.vectors import LanceVectors, read_embedding
-from ingest.word_vector_readers import read_word_vectors
-from ingest.word_vectors import load_word_vectors
+from ingest.weat.word_vector_readers import read_word_vectors
+from ingest.weat.word_vectors import load_word_vectors
 from tests.conftest import raw_fingerprint
 from warehouse.errors import InputError, UserError
 
