@@ -36,10 +36,10 @@ import pyarrow as pa
 
 from compute.retrieval.config import config_from_settings
 from compute.retrieval.external_runs import read_external_run
+from compute.retrieval.query_sets import corpus_query_rows, load_corpora, pin_read_versions
 from compute.retrieval.runner import Query, run_retrievers
+from compute.retrieval.steps import drop_documents, prepare_dense
 from compute.retrieval.writer import write_outputs
-from compute.steps.query_sets import corpus_query_rows, load_corpora, pin_read_versions
-from compute.steps.retrieval import drop_documents, prepare_dense
 from ingest.common.versions import IngestResult
 from ingest.evaluation.thresholds import max_achievable, read_thresholds
 from ingest.retrieval.qrels import check_qrels_ids, load_qrels, query_set_table_name

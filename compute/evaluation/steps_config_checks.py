@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from compute.evaluation.steps import series_settings
 from compute.retrieval.config import config_from_settings
-from compute.steps.evaluation_runs import series_settings
 from ingest.evaluation.thresholds import read_thresholds
 from warehouse.errors import UserError
 from warehouse.study import register_config_check

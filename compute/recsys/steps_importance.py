@@ -16,7 +16,7 @@ import duckdb
 import polars as pl
 
 from compute.recsys.importance import condition_importance
-from compute.steps.recsys import _has, _insert
+from compute.recsys.steps import _has, _insert
 from warehouse.errors import UserError
 from warehouse.run_parameters import pinned_inputs
 from warehouse.seeds import derive_seed

@@ -2,7 +2,7 @@
 
 Reads ``marts.dim_corpus_documents`` and the query sets (``marts.fct_query_variants`` for
 pairs, ``marts.fct_squad_questions`` for SQuAD questions, ``marts.fct_corpus_queries`` for a
-corpus query set: :mod:`compute.steps.query_sets`), runs BM25, dense and hybrid
+corpus query set: :mod:`compute.retrieval.query_sets`), runs BM25, dense and hybrid
 retrieval (``compute/retrieval/``), and writes ``raw.retrieval_*`` in one transaction; BM25-only
 configurations are retrieved and written chunk by chunk (:data:`QUERY_CHUNK` queries at a time),
 so their memory does not grow with the query set.
@@ -21,11 +21,11 @@ import numpy as np
 
 from compute.retrieval.config import RetrievalConfig, config_from_settings
 from compute.retrieval.embeddings import provider_from_settings
+from compute.retrieval.pair_judgments import gold_query_sets, record_pair_judgments
+from compute.retrieval.query_sets import load_corpora, load_query_sets, pin_read_versions
 from compute.retrieval.runner import Corpus, Query, run_retrievers
 from compute.retrieval.vector_store import EmbeddingCache, text_sha256
 from compute.retrieval.writer import ResultSpool, write_query_rows, write_relevant_documents, write_retriever_runs
-from compute.steps.pair_judgments import gold_query_sets, record_pair_judgments
-from compute.steps.query_sets import load_corpora, load_query_sets, pin_read_versions
 from warehouse.errors import UserError
 from warehouse.seeds import derive_seed
 from warehouse.settings import warehouse_paths

@@ -69,7 +69,7 @@ def test_qrels_with_unknown_ids_are_refused_before_anything_runs(demo, tmp_path,
     shutil.copytree(home, copy, ignore=shutil.ignore_patterns("site"))
     monkeypatch.setenv(HOME_VARIABLE, str(copy))
     import ingest.retrieval.qrels
-    from compute.steps.evaluation_runs import evaluation_job
+    from compute.evaluation.steps import evaluation_job
     from warehouse.connection import connect
     from warehouse.study import load_study
 

@@ -31,7 +31,7 @@ def _wait_forever(point: str) -> None:
 
 def _patch(point: str) -> None:
     import biaswh.pipeline
-    import compute.steps.retrieval
+    import compute.retrieval.steps
     import ingest.dialect.pairs
     import ingest.retrieval.squad
 
@@ -63,13 +63,13 @@ def _patch(point: str) -> None:
 
             module.ingest_version = paused_version
     if point == "jobs":
-        real_relevant = compute.steps.retrieval.write_relevant_documents
+        real_relevant = compute.retrieval.steps.write_relevant_documents
 
         def write_then_wait(*args, **kwargs):
             real_relevant(*args, **kwargs)
             _wait_forever("jobs")
 
-        compute.steps.retrieval.write_relevant_documents = write_then_wait
+        compute.retrieval.steps.write_relevant_documents = write_then_wait
 
 
 def main(argv: list[str]) -> int:

@@ -126,12 +126,12 @@ def test_the_schema_lists_what_each_consumer_reads():
     import dataclasses
     import inspect
 
+    from compute.evaluation import steps as evaluation
+    from compute.recsys.steps import DEFAULTS
     from compute.retrieval import config
     from compute.retrieval.embeddings import PROVIDERS
-    from compute.steps import evaluation_runs as evaluation
-    from compute.steps.recsys import DEFAULTS
-    from compute.steps.weat import SELECTION_KEYS
     from compute.weat.runner import WeatSettings
+    from compute.weat.steps import SELECTION_KEYS
     from warehouse.study_schema import EVALUATION, RETRIEVAL, STUDY_SCHEMA
 
     assert set(RETRIEVAL.keys) == config._KEYS

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from biaswh.pipeline import load_plugins
-from compute.steps.recsys import recsys_options
+from compute.recsys.steps import recsys_options
 from tests.conftest import REPOSITORY_ROOT, shared_file
 from warehouse.errors import UserError
 from warehouse.study import load_study
@@ -65,7 +65,7 @@ def test_the_paper_config_loads_the_three_published_files():
 
 
 def test_bad_importance_options_are_refused(tmp_path):
-    from compute.steps.recsys_importance import importance_options
+    from compute.recsys.steps_importance import importance_options
 
     load_plugins()
     path = tmp_path / "s.toml"

@@ -152,8 +152,8 @@ def test_every_retriever_lands_with_provenance(demo_con, demo_home):
 
 
 def test_rerun_embeds_nothing_and_limit_limits_queries(demo_con, capsys):
+    from compute.retrieval.steps import retrieval_job
     from compute.retrieval.vector_store import EmbeddingCache
-    from compute.steps.retrieval import retrieval_job
     from warehouse.settings import warehouse_paths
 
     cache = EmbeddingCache(warehouse_paths().lancedb_dir, "all-MiniLM-L6-v2")
@@ -179,7 +179,7 @@ def test_rerun_embeds_nothing_and_limit_limits_queries(demo_con, capsys):
     ],
 )
 def test_bad_embedding_settings_are_reported_before_any_work(demo_con, monkeypatch, embedding, message):
-    from compute.steps.retrieval import retrieval_job
+    from compute.retrieval.steps import retrieval_job
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.delenv("BIASWH_TEST_NO_KEY", raising=False)
@@ -191,7 +191,7 @@ def test_bad_embedding_settings_are_reported_before_any_work(demo_con, monkeypat
 
 
 def test_a_split_without_documents_is_refused(demo_con):
-    from compute.steps.retrieval import load_corpora
+    from compute.retrieval.steps import load_corpora
 
     with pytest.raises(UserError, match="corpus 'validation' has no documents"):
         load_corpora(demo_con, {"validation"})
@@ -249,7 +249,7 @@ def test_trec_round_trip_through_the_cli(demo_home, tmp_path):
 
 
 def test_chunked_bm25_retrieval_writes_the_same_rows(demo_con, monkeypatch):
-    import compute.steps.retrieval as job
+    import compute.retrieval.steps as job
 
     study = _study(retrievers=["bm25", "bm25@k1=0.9,b=0.4"], hybrid={})
     study = dataclasses.replace(study, limit=None)

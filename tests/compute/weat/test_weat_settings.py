@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from compute.steps.weat import weat_settings
+from compute.weat.steps import weat_settings
 from warehouse.errors import UserError
 from warehouse.study import Study
 
