@@ -15,7 +15,7 @@ Ranges are declared here (:class:`~warehouse.config_schema.Number`); what values
 - ``[parameters]`` (older spelling ``[dbt_vars]``): checked against dbt's vars by
   :mod:`warehouse.run_parameters`, so any key passes here;
 - ``[retrieval]``: ``compute/retrieval/config.py``, ``compute/retrieval/embeddings.py``;
-- ``[evaluation]``: ``compute/evaluation/steps.py`` and ``analysis/steps/evaluation.py``;
+- ``[evaluation]``: ``compute/evaluation/steps.py`` and ``analysis/evaluation/steps.py``;
 - ``[dialect]``, ``[weat]``, ``[silent_bias]``, ``[recsys]``: their ``analysis/steps`` module;
 - ``[verdicts]``: :func:`stats.multiple_comparisons.verdict_policy`.
 """

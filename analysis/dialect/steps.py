@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from analysis.dialect import paired_tests, power_rows, rank_tests
-from analysis.dialect_features import feature_effects
-from analysis.store import replace_run_rows
+from analysis.common.store import replace_run_rows
+from analysis.dialect.feature_effects import feature_effects
+from analysis.dialect.paired_statistics import paired_tests, power_rows, rank_tests
 from stats.multiple_comparisons import verdict_policy
 from warehouse.errors import UserError
 from warehouse.study import register_analysis

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import polars as pl
 
+from analysis.common.store import replace_run_rows
 from analysis.evaluation.alerts import series_alerts
 from analysis.evaluation.comparisons import system_comparisons
 from analysis.evaluation.intervals import METRICS, metrics_with_intervals
-from analysis.store import replace_run_rows
 from stats.multiple_comparisons import VerdictPolicy, verdict_policy
 from stats.verdicts import with_verdicts
 from warehouse.config_schema import suggestion

@@ -17,9 +17,9 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from analysis.silent_bias_comparisons import model_comparisons
-from analysis.silent_bias_stats import mcnemar_exact, wilson_interval
-from analysis.store import replace_run_rows
+from analysis.common.store import replace_run_rows
+from analysis.silent_bias.model_comparisons import model_comparisons
+from analysis.silent_bias.rate_statistics import mcnemar_exact, wilson_interval
 from stats.multiple_comparisons import verdict_policy
 from warehouse.paths import safe_file_stem
 from warehouse.run_parameters import pinned_inputs

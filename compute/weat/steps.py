@@ -4,7 +4,7 @@ It reads the test words and embeddings from the marts, runs every test on every 
 writes ``raw.weat_word_coverage``, ``raw.weat_test_statistics`` and (RND, RNSB, MAC, ECT, RIPA
 and word-set sensitivity, ``[weat.metrics]``) ``raw.weat_metric_results``; the second dbt build
 turns them into ``marts.weat_results`` and ``marts.fct_weat_metrics`` (read by the ``weat_report`` analysis step,
-``analysis/steps/weat.py``).
+``analysis/weat/steps.py``).
 
 Study options live under ``[weat]``: ``embeddings`` and ``test_sets`` (default: all loaded),
 ``tests`` (default: all), and the fields of :class:`~compute.weat.runner.WeatSettings`.

@@ -7,7 +7,7 @@ tests significant after that adjustment (``significant_adjusted``), never raw p 
 
 from __future__ import annotations
 
-from analysis.silent_bias_stats import wilson_interval
+from analysis.silent_bias.rate_statistics import wilson_interval
 from dashboards.findings import card, card_body, interval, latest_run, pct
 from dashboards.html import text
 from dashboards.queries import number, query_dicts

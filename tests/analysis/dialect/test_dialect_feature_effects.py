@@ -15,7 +15,7 @@ import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from analysis.dialect_features import _holm_over_rules
+from analysis.dialect.feature_effects import _holm_over_rules
 
 FAMILY = ["retriever", "pair_set", "variant_a", "k", "is_all_rules"]
 

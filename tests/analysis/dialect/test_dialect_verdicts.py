@@ -6,7 +6,7 @@ import polars as pl
 import pytest
 from statsmodels.stats.multitest import multipletests
 
-from analysis.dialect import _with_adjustments
+from analysis.dialect.paired_statistics import _with_adjustments
 from stats.multiple_comparisons import VerdictPolicy
 
 

@@ -6,7 +6,7 @@ import polars as pl
 import pytest
 from statsmodels.stats.multitest import multipletests
 
-from analysis.steps.evaluation import alert_verdicts
+from analysis.evaluation.steps import alert_verdicts
 from stats.multiple_comparisons import VerdictPolicy
 
 

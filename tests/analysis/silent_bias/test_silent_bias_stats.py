@@ -8,7 +8,7 @@ import pytest
 from scipy.stats import binomtest
 from statsmodels.stats.proportion import proportion_confint
 
-from analysis.silent_bias_stats import mcnemar_exact, wilson_interval
+from analysis.silent_bias.rate_statistics import mcnemar_exact, wilson_interval
 
 
 @pytest.mark.parametrize("successes,trials", [(0, 7), (1, 7), (3, 11), (12, 12), (5, 58)])
