@@ -90,7 +90,7 @@ def dbt_build(
 
 
 def dashboards(out: str | None = None) -> Path:
-    from dashboards.site import build_site
+    from dashboards.common.site import build_site
 
     load_plugins()
     out_dir = Path(out).resolve() if out else warehouse_paths().site_dir

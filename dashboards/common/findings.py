@@ -3,33 +3,57 @@
 Each card leads with a verdict sentence that respects significance and power (a direction
 only for a significant result; a null result says so, with its interval and what the study
 could have detected), then the headline numbers with their intervals, then a link to the
-study's page. Cards read marts and ``analysis.*`` only; each study's card lives in
-``dashboards/cards/<study>.py`` and registers itself with :func:`card`.
+study's page. Cards read marts and ``analysis.*`` only; each study family's card lives in
+``dashboards/<family>/card.py`` and registers itself with :func:`card`; :func:`load_cards`
+imports them all, and each card's ``order`` places it on the index.
 """
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import pkgutil
 import re
 from typing import Callable
 
 import duckdb
 
-from dashboards.html import table, text
-from dashboards.queries import number, relation_exists
+from dashboards.common.html import table, text
+from dashboards.common.queries import number, relation_exists
 
 ALPHA = 0.05
-# (title, page) -> card body builder; the order is the index's order.
+# (title, page) -> card body builder, in the index's order (each card's ``order``).
 CARDS: list[tuple[str, str, Callable[[duckdb.DuckDBPyConnection], str | None]]] = []
+_CARD_ORDER: dict[str, int] = {}
 
 
-def card(title: str, page_file: str):
-    """Decorator: a findings card builder ``fn(con) -> HTML body or None`` (None: no such study yet)."""
+def card(title: str, page_file: str, *, order: int):
+    """Decorator: a findings card builder ``fn(con) -> HTML body or None`` (None: no such study yet).
+
+    Parameters
+    ----------
+    title : the card's heading.
+    page_file : the study page the card links to.
+    order : the card's place on the index (smaller first).
+    """
 
     def decorate(fn):
-        CARDS.append((title, page_file, fn))
+        if page_file not in _CARD_ORDER:
+            _CARD_ORDER[page_file] = order
+            CARDS.append((title, page_file, fn))
+            CARDS.sort(key=lambda entry: _CARD_ORDER[entry[1]])
         return fn
 
     return decorate
+
+
+def load_cards() -> None:
+    """Import every family's ``dashboards/<family>/card.py`` so its card registers."""
+    import dashboards
+
+    for family in pkgutil.iter_modules(dashboards.__path__):
+        if family.ispkg and importlib.util.find_spec(f"dashboards.{family.name}.card") is not None:
+            importlib.import_module(f"dashboards.{family.name}.card")
 
 
 def latest_run(con, table_name: str, run_column: str = "run_id") -> tuple[str, int] | None:

@@ -16,7 +16,7 @@ from typing import Iterator
 
 import altair as alt
 
-from dashboards.queries import column_label, number
+from dashboards.common.queries import column_label, number
 
 _chart_ids = count(1)
 # While set (:func:`capturing_charts`), every chart a page embeds is also appended here, so the
@@ -58,7 +58,7 @@ def header(column: str) -> str:
     """A column header: a human label, and the SQL column it shows when the name is a SQL name.
 
     ``recall_a`` reads "recall A" over ``recall_a``; a name already written for people
-    ("rule set") is kept as is. :data:`dashboards.queries.HEADERS` holds the labels.
+    ("rule set") is kept as is. :data:`dashboards.common.queries.HEADERS` holds the labels.
     """
     label, sql = column_label(column)
     if sql is None:

@@ -13,9 +13,8 @@ from typing import Callable
 import duckdb
 import vl_convert
 
-import dashboards.cards  # noqa: F401  (registers the findings cards)
-from dashboards.findings import findings_body
-from dashboards.html import page, table, text
+from dashboards.common.findings import findings_body, load_cards
+from dashboards.common.html import page, table, text
 
 # page file name -> (title, callable(con) -> HTML body). Later issues register study pages.
 PAGES: dict[str, tuple[str, Callable[[duckdb.DuckDBPyConnection], str]]] = {}
@@ -169,6 +168,7 @@ def _index_body(con: duckdb.DuckDBPyConnection) -> str:
 
 def build_site(con: duckdb.DuckDBPyConnection, out_dir: Path) -> Path:
     """Write the whole site into ``out_dir`` and return that folder."""
+    load_cards()
     out_dir.mkdir(parents=True, exist_ok=True)
     _write_bundle(out_dir)
     nav = _nav()

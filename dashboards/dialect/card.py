@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from dashboards.findings import card, card_body, interval, latest_run, p_value, pct
-from dashboards.html import text
-from dashboards.queries import number, query_dicts
+from dashboards.common.findings import card, card_body, interval, latest_run, p_value, pct
+from dashboards.common.html import text
+from dashboards.common.queries import number, query_dicts
 from stats.verdicts import significance_count
 
 
@@ -69,7 +69,7 @@ def dialect_finding(rows: list[dict], power: dict) -> str:
     return f'<p class="verdict">{sentence}</p>'
 
 
-@card("Dialect retrieval bias", "dialect.html")
+@card("Dialect retrieval bias", "dialect.html", order=10)
 def dialect_card(con) -> str | None:
     latest = latest_run(con, "analysis.dialect_paired_tests")
     if latest is None:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import duckdb
 
-from dashboards.cards.dialect import dialect_finding as finding
-from dashboards.charts.dialect import rank_distribution_chart, recall_at_k_chart
-from dashboards.dialect_parity import parity_section
-from dashboards.html import chart, table, text
-from dashboards.queries import id_order, number, query_dicts, query_rows, relation_exists
-from dashboards.site import register_page
+from dashboards.common.html import chart, table, text
+from dashboards.common.queries import id_order, number, query_dicts, query_rows, relation_exists
+from dashboards.common.site import register_page
+from dashboards.dialect.card import dialect_finding as finding
+from dashboards.dialect.charts import rank_distribution_chart, recall_at_k_chart
+from dashboards.dialect.parity import parity_section
 
 RANK_BINS = """case when not is_found_within_depth then 'not found'
     when rank_of_gold = 1 then '1' when rank_of_gold <= 5 then '2-5' when rank_of_gold <= 10 then '6-10'

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import duckdb
 
-from dashboards.charts.dialect_features import feature_effects_chart
-from dashboards.html import chart, table, text
-from dashboards.queries import number, query_rows, relation_exists
-from dashboards.site import register_page
+from dashboards.common.html import chart, table, text
+from dashboards.common.queries import number, query_rows, relation_exists
+from dashboards.common.site import register_page
+from dashboards.dialect.charts_features import feature_effects_chart
 
 ALPHA = 0.05
 COLUMNS = """retriever, k, rule, rule_source, n_pairs, recall_a, recall_b, delta_pp, ci_low, ci_high, n_discordant,

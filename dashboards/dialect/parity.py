@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import duckdb
 
-from dashboards.html import table, text
-from dashboards.queries import number, query_rows
+from dashboards.common.html import table, text
+from dashboards.common.queries import number, query_rows
 
 SEED_COMPATIBLE = "bm25_seed_compatible"
 MODES = {SEED_COMPATIBLE: "seed_compatible (original notebook)", "bm25": "default (corrected)"}

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dashboards.findings import card, card_body, interval, latest_run
-from dashboards.html import text
-from dashboards.p_values import floor_note, p_text
-from dashboards.queries import number, query_dicts
+from dashboards.common.findings import card, card_body, interval, latest_run
+from dashboards.common.html import text
+from dashboards.common.p_values import floor_note, p_text
+from dashboards.common.queries import number, query_dicts
 
 
-@card("Retrieval evaluation and drift", "evaluation.html")
+@card("Retrieval evaluation and drift", "evaluation.html", order=20)
 def evaluation_card(con) -> str | None:
     latest = latest_run(con, "analysis.retrieval_alerts", "series_run_id")
     if latest is None:

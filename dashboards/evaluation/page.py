@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import duckdb
 
-from dashboards.charts.evaluation import (
+from dashboards.common.html import chart, table, text
+from dashboards.common.p_values import floor_notes, p_text
+from dashboards.common.queries import number, query_dicts, query_rows, relation_exists
+from dashboards.common.site import register_page
+from dashboards.evaluation.charts import (
     drift_chart,
     fusion_sweep_chart,
     latency_chart,
     metrics_at_k_chart,
     overlap_chart,
 )
-from dashboards.html import chart, table, text
-from dashboards.p_values import floor_notes, p_text
-from dashboards.queries import number, query_dicts, query_rows, relation_exists
-from dashboards.site import register_page
-from dashboards.system_comparisons import comparison_section
+from dashboards.evaluation.system_comparisons import comparison_section
 
 # Our main retrievers and external systems (runs written elsewhere): not sweep points, not hybrid_union.
 MAIN_RETRIEVERS = "(retriever not like '%@%' and retriever <> 'hybrid_union')"

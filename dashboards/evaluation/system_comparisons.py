@@ -9,9 +9,9 @@ The section leads with the finding (the best system, and which pairs differ beyo
 
 from __future__ import annotations
 
-from dashboards.html import table, text
-from dashboards.p_values import floor_notes, p_text
-from dashboards.queries import number, query_dicts, relation_exists
+from dashboards.common.html import table, text
+from dashboards.common.p_values import floor_notes, p_text
+from dashboards.common.queries import number, query_dicts, relation_exists
 
 METRIC_LABELS = {
     "ndcg": "nDCG",

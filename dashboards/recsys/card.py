@@ -8,9 +8,9 @@ tests significant after that adjustment (``significant_adjusted``), never raw p 
 from __future__ import annotations
 
 from analysis.silent_bias.rate_statistics import wilson_interval
-from dashboards.findings import card, card_body, interval, latest_run, pct
-from dashboards.html import text
-from dashboards.queries import number, query_dicts
+from dashboards.common.findings import card, card_body, interval, latest_run, pct
+from dashboards.common.html import text
+from dashboards.common.queries import number, query_dicts
 from stats.effect_sizes import magnitude, scale_note
 from stats.multiple_comparisons import ADJUSTMENT_NAMES
 from stats.verdicts import significance_count
@@ -72,7 +72,7 @@ def recsys_verdict(rows: list[dict]) -> str:
     )
 
 
-@card("LLM recommendation bias", "recsys.html")
+@card("LLM recommendation bias", "recsys.html", order=50)
 def recsys_card(con) -> str | None:
     latest = latest_run(con, "marts.pool_vs_recommended_summary")
     if latest is None:

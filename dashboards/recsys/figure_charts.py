@@ -1,14 +1,14 @@
 """Charts of the paper's figures (R² effect sizes, directional bias, feature importance).
 
 One function per chart, explicit field types; each takes a pandas DataFrame already shaped
-by dashboards/recsys_figures.py. Labels come from the data as plain text (Vega escapes them).
+by dashboards/recsys/figures.py. Labels come from the data as plain text (Vega escapes them).
 """
 
 from __future__ import annotations
 
 import altair as alt
 
-from dashboards.recsys_charts import SIGNIFICANCE_COLOURS, SIGNIFICANCE_LEVELS
+from dashboards.recsys.charts import SIGNIFICANCE_COLOURS, SIGNIFICANCE_LEVELS
 
 DIVERGING = {"scheme": "redblue", "reverse": True, "domainMid": 0}
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import duckdb
 
-from dashboards.html import chart, text
-from dashboards.queries import relation_exists
-from dashboards.recsys_charts import MARKER_LEVELS
-from dashboards.recsys_figure_charts import (
+from dashboards.common.html import chart, text
+from dashboards.common.queries import relation_exists
+from dashboards.recsys.charts import MARKER_LEVELS
+from dashboards.recsys.figure_charts import (
     demographic_bar_chart,
     directional_heatmap_chart,
     importance_heatmap_chart,

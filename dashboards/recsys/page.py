@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import duckdb
 
-from dashboards.html import chart, table, text
-from dashboards.queries import number, relation_exists
-from dashboards.recsys_charts import (
+from dashboards.common.html import chart, table, text
+from dashboards.common.queries import number, relation_exists
+from dashboards.common.site import register_page
+from dashboards.recsys.charts import (
     MARKER_LEVELS,
     aggregated_heatmap_chart,
     condition_heatmap_chart,
@@ -16,8 +17,7 @@ from dashboards.recsys_charts import (
     signed_bias_bar_chart,
     signed_condition_heatmap_chart,
 )
-from dashboards.recsys_figures import paper_figures_section
-from dashboards.site import register_page
+from dashboards.recsys.figures import paper_figures_section
 from stats.multiple_comparisons import ADJUSTMENT_NAMES
 
 AGGREGATED_LEVELS = {"prompt": "prompt style", "dataset": "dataset", "model": "model (provider)"}

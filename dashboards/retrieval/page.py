@@ -5,9 +5,9 @@ from __future__ import annotations
 import altair as alt
 import duckdb
 
-from dashboards.html import chart, table, text
-from dashboards.queries import id_order, query_rows, relation_exists
-from dashboards.site import register_page
+from dashboards.common.html import chart, table, text
+from dashboards.common.queries import id_order, query_rows, relation_exists
+from dashboards.common.site import register_page
 
 
 def questions_per_document_chart(df) -> alt.Chart:

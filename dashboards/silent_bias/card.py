@@ -8,9 +8,9 @@ of a difference" (:func:`stats.verdicts.highest`).
 
 from __future__ import annotations
 
-from dashboards.findings import card, card_body, interval, latest_run, p_value, pct
-from dashboards.html import text
-from dashboards.queries import query_dicts, relation_exists
+from dashboards.common.findings import card, card_body, interval, latest_run, p_value, pct
+from dashboards.common.html import text
+from dashboards.common.queries import query_dicts, relation_exists
 from stats.verdicts import highest, significance_count
 
 
@@ -66,7 +66,7 @@ def silent_bias_verdict(rates: list[dict], comparisons: list[dict]) -> str:
     )
 
 
-@card("Silent bias of chain-of-thought answers", "silent_bias.html")
+@card("Silent bias of chain-of-thought answers", "silent_bias.html", order=40)
 def silent_bias_card(con) -> str | None:
     latest = latest_run(con, "analysis.silent_bias_rates")
     if latest is None:

@@ -7,14 +7,14 @@ import math
 
 import duckdb
 
-from dashboards.charts.silent_bias import (
+from dashboards.common.html import chart, table, text
+from dashboards.common.queries import id_order, number, query_dicts, relation_exists
+from dashboards.common.site import register_page
+from dashboards.silent_bias.charts import (
     biased_and_silent_counts_chart,
     silent_bias_heatmap_chart,
     silent_bias_rate_chart,
 )
-from dashboards.html import chart, table, text
-from dashboards.queries import id_order, number, query_dicts, relation_exists
-from dashboards.site import register_page
 
 EXCERPT_CHARS = 240
 N_EXAMPLES = 12

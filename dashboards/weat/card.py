@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dashboards.findings import card, card_body, interval, latest_run, p_value
-from dashboards.html import text
-from dashboards.queries import number, query_dicts, relation_exists
+from dashboards.common.findings import card, card_body, interval, latest_run, p_value
+from dashboards.common.html import text
+from dashboards.common.queries import number, query_dicts, relation_exists
 from stats.effect_sizes import magnitude
 from stats.verdicts import significance_count
 
@@ -54,7 +54,7 @@ def weat_verdict(results: list[dict]) -> str:
     return verdict
 
 
-@card("Word-embedding association (WEAT)", "weat.html")
+@card("Word-embedding association (WEAT)", "weat.html", order=30)
 def weat_card(con) -> str | None:
     latest = latest_run(con, "analysis.weat_interpretations")
     if latest is None:

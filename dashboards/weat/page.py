@@ -5,10 +5,10 @@ from __future__ import annotations
 import altair as alt
 import duckdb
 
-from dashboards.html import chart, table, text
-from dashboards.pages.weat_metrics import metrics_section
-from dashboards.queries import relation_exists
-from dashboards.site import register_page
+from dashboards.common.html import chart, table, text
+from dashboards.common.queries import relation_exists
+from dashboards.common.site import register_page
+from dashboards.weat.page_metrics import metrics_section
 from stats.effect_sizes import scale_note
 
 ALERT = (

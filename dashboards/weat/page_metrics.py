@@ -1,12 +1,12 @@
 """The WEAT page's embedding-metric sections: one table of metrics per embedding and test, the word-set
-sensitivity of d, and the ranking of embeddings with intervals (used by ``dashboards/pages/weat.py``)."""
+sensitivity of d, and the ranking of embeddings with intervals (used by ``dashboards/weat/page.py``)."""
 
 from __future__ import annotations
 
 import json
 
-from dashboards.html import table, text
-from dashboards.queries import relation_exists
+from dashboards.common.html import table, text
+from dashboards.common.queries import relation_exists
 
 # (metric, attribute set) -> column header, in the table's order.
 METRIC_COLUMNS = {

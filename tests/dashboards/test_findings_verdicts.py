@@ -8,8 +8,8 @@ import polars as pl
 
 from analysis.common.store import replace_run_rows
 from analysis.silent_bias.model_comparisons import model_comparisons
-from dashboards.cards.silent_bias import silent_bias_card
-from dashboards.cards.weat import weat_card
+from dashboards.silent_bias.card import silent_bias_card
+from dashboards.weat.card import weat_card
 from stats.multiple_comparisons import VerdictPolicy
 
 

@@ -1,4 +1,4 @@
-from dashboards.site import build_site
+from dashboards.common.site import build_site
 from warehouse.runs import mark_interrupted_runs, start_run
 
 

@@ -1,4 +1,4 @@
-from dashboards.site import build_site
+from dashboards.common.site import build_site
 from ingest.dialect.pairs import load_pairs
 from ingest.retrieval.squad import load_squad
 from tests.conftest import DEMO_DATA

@@ -119,7 +119,7 @@ def test_page_escapes_labels_and_descriptions(demo, tmp_path):
         con.execute(
             "update analysis.retrieval_alerts set label = ?, description = ? where position = 2", [hostile, hostile]
         )
-        from dashboards.pages.evaluation import render
+        from dashboards.evaluation.page import render
 
         html = render(con)
     finally:

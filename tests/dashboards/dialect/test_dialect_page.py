@@ -6,8 +6,8 @@ import re
 
 import pandas as pd
 
-from dashboards.charts.dialect import recall_at_k_chart
-from dashboards.pages.dialect import finding
+from dashboards.dialect.charts import recall_at_k_chart
+from dashboards.dialect.page import finding
 
 RETRIEVERS = ["bm25", "dense", "hybrid_minmax", "hybrid_rrf", "hybrid_union"]
 

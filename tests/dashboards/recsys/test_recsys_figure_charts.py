@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dashboards.recsys_charts import MARKER_LEVELS
-from dashboards.recsys_figure_charts import (
+from dashboards.recsys.charts import MARKER_LEVELS
+from dashboards.recsys.figure_charts import (
     demographic_bar_chart,
     directional_heatmap_chart,
     importance_heatmap_chart,

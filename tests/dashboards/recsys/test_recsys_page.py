@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dashboards.pages.recsys import render
-from dashboards.recsys_charts import (
+from dashboards.recsys.charts import (
     MARKER_LEVELS,
     SIGNIFICANCE_COLOURS,
     aggregated_heatmap_chart,
@@ -16,6 +15,7 @@ from dashboards.recsys_charts import (
     signed_bias_bar_chart,
     signed_condition_heatmap_chart,
 )
+from dashboards.recsys.page import render
 
 CELLS = pd.DataFrame(
     {
