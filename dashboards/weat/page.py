@@ -8,7 +8,7 @@ import duckdb
 from dashboards.common.html import chart, table, text
 from dashboards.common.queries import relation_exists
 from dashboards.common.site import register_page
-from dashboards.weat.page_metrics import metrics_section
+from dashboards.weat.metric_sections import metrics_section
 from stats.effect_sizes import scale_note
 
 ALERT = (

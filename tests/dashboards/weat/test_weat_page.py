@@ -112,7 +112,7 @@ def _metric_row(metric, attribute_set, value, **extra):
 
 
 def test_metrics_table_puts_the_word_set_interval_beside_d_and_signs_rnsb():
-    from dashboards.weat.page_metrics import influential_words_table, metrics_table
+    from dashboards.weat.metric_sections import influential_words_table, metrics_table
 
     influential = '{"most_influential": [{"word": "<b>rose</b>", "set_role": "target_x", "d_without": 1.1}]}'
     rows = [
