@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from chat_stand_in import ChatStandIn
 
 from ingest.dialect.convert_with_llm import (
     DEFAULT_CONVERSION_TEMPLATE,
@@ -17,6 +16,7 @@ from ingest.dialect.convert_with_llm import (
 from ingest.dialect.pairs import load_pairs
 from ingest.retrieval.squad import load_squad
 from tests.conftest import DEMO_DATA, run_cli
+from tests.ingest.chat_stand_in import ChatStandIn
 from warehouse.errors import UserError
 
 SECRET = "sk-test-secret-abcdef0123"

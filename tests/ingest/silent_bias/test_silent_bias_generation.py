@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from chat_stand_in import ChatStandIn
 
 from ingest.silent_bias.generate_answers import DEFAULT_PROMPT_TEMPLATE, GenerationSettings, generate
 from ingest.silent_bias.load_generations import load_generations
 from tests.conftest import DEMO_DATA, run_cli
+from tests.ingest.chat_stand_in import ChatStandIn
 from warehouse.errors import UserError
 
 VIGNETTES = DEMO_DATA / "silent_bias" / "vignettes_demo.json"
