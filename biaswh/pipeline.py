@@ -21,7 +21,14 @@ from warehouse.pending_failures import record_pending_failure
 from warehouse.run_parameters import record_run_inputs, record_run_parameters
 from warehouse.runs import latest_succeeded_study_run, start_run
 from warehouse.settings import warehouse_paths
-from warehouse.study import ANALYSIS_STEPS, STUDY_INGESTERS, STUDY_JOBS, build_selections, load_study
+from warehouse.study import (
+    ANALYSIS_STEPS,
+    FIRST_QUERIES,
+    STUDY_INGESTERS,
+    STUDY_JOBS,
+    build_selections,
+    load_study,
+)
 from warehouse.transactions import transaction
 
 
@@ -268,24 +275,10 @@ def _run_study(study_path: str, *, limit: int | None = None) -> Path:
 
 
 # What to ask first after each kind of study (contract relations, reachable unqualified).
-_FIRST_QUERIES = {
-    "dialect_tests": "select retriever, k, delta_pp, p_exact, p_holm, ci_low, ci_high from dialect_paired_tests"
-    " where run_id = '{run}' and is_highlighted_k",
-    "evaluation": "select label, retriever, metric, value, baseline_value, is_significant from retrieval_alerts"
-    " where series_run_id = '{run}'",
-    "weat_report": "select embedding, test, effect_size, ci_low, ci_high, p_value from weat_results"
-    " where run_id = '{run}'",
-    "silent_bias": "select model, rule_set, silent_bias_rate, ci_low, ci_high from silent_bias_rates"
-    " where run_id = '{run}' and dimension = 'all'",
-    "recsys_bias": "select feature, r_squared_mean, share_significant, marker, n_conditions"
-    " from recsys_effect_sizes_aggregated where run_id = '{run}' and level = 'all' order by r_squared_mean desc",
-}
-
-
 def _print_next_steps(study, run_id: str) -> None:
     """Three ways in: the site (printed last), this run's headline query, and the run list."""
-    step = next((s for s in [*study.analysis, *study.jobs] if s in _FIRST_QUERIES), None)
+    step = next((s for s in [*study.analysis, *study.jobs] if s in FIRST_QUERIES), None)
     print(f"[{study.name}] next: open the dashboard site below; query this run (biaswh sql, or biaswh shell):")
     if step:
-        print(f'  biaswh sql "{_FIRST_QUERIES[step].format(run=run_id)}"')
+        print(f'  biaswh sql "{FIRST_QUERIES[step].format(run=run_id)}"')
     print('  biaswh sql "select run_name, run_status, started_at, inputs from dim_runs order by started_at desc"')

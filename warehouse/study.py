@@ -148,37 +148,61 @@ def register_config_check(name: str):
 STUDY_INGESTERS: dict[str, Callable] = {}
 
 
+# step name -> the headline query a finished run prints (``{run}`` is the run id).
+FIRST_QUERIES: dict[str, str] = {}
+# study family (its folder under models/marts) -> (a run-keyed mart every run of it fills,
+# the extra dbt models ``biaswh rebuild`` selects with that folder).
+REBUILD_TABLES: dict[str, tuple[str, str]] = {}
+
 # (job | analysis, step name) -> (dbt selector built before the jobs, dbt selector built after them).
 STEP_SELECTIONS: dict[tuple[str, str], tuple[str | None, str | None]] = {}
 
 
-def register_job(name: str, *, before: str | None = None, after: str | None = None):
+def register_job(name: str, *, before: str | None = None, after: str | None = None, first_query: str | None = None):
     """Decorator: a study job ``fn(con, study, run_id)`` run between the two dbt builds.
 
     ``before``: the dbt models the job reads (built before it runs); ``after``: the models
     that turn its raw output into marts (built after it). Both are dbt selectors.
+    ``first_query``: the headline query printed after a run (``{run}``: the run id).
     """
 
     def decorate(fn: Callable) -> Callable:
         STUDY_JOBS[name] = fn
         STEP_SELECTIONS[("job", name)] = (before, after)
+        if first_query is not None:
+            FIRST_QUERIES[name] = first_query
         return fn
 
     return decorate
 
 
-def register_analysis(name: str, *, before: str | None = None):
+def register_analysis(name: str, *, before: str | None = None, first_query: str | None = None):
     """Decorator: an analysis step ``fn(con, study, run_id)`` run after the final dbt build.
 
     ``before``: dbt models the step reads that no job of its study builds (a dbt selector).
+    ``first_query``: the headline query printed after a run (``{run}``: the run id).
     """
 
     def decorate(fn: Callable) -> Callable:
         ANALYSIS_STEPS[name] = fn
         STEP_SELECTIONS[("analysis", name)] = (before, None)
+        if first_query is not None:
+            FIRST_QUERIES[name] = first_query
         return fn
 
     return decorate
+
+
+def register_rebuild_table(family: str, table: str, *, also_select: str = "") -> None:
+    """Declare the run-keyed mart that tells ``biaswh rebuild`` a run belongs to ``family``.
+
+    Parameters
+    ----------
+    family : the study family, i.e. its folder under ``models/marts``.
+    table : a run-keyed mart in that folder which every run of the family fills.
+    also_select : dbt models built with the folder (e.g. a base mart outside it).
+    """
+    REBUILD_TABLES[family] = (table, also_select)
 
 
 def build_selections(study: "Study") -> dict[str, str | None]:

@@ -6,12 +6,22 @@ from analysis.common.store import replace_run_rows
 from analysis.dialect.feature_effects import feature_effects
 from analysis.dialect.paired_statistics import paired_tests, power_rows, rank_tests
 from stats.multiple_comparisons import verdict_policy
+from warehouse.contracts import register_contract_relations
 from warehouse.errors import UserError
-from warehouse.study import register_analysis
+from warehouse.study import register_analysis, register_rebuild_table
 from warehouse.transactions import transaction
 
+register_contract_relations("marts", "dialect_recall_at_k")
+register_contract_relations("analysis", "dialect_paired_tests")
+# The dialect marts derive from the one retrieval-metric chain: its base is rebuilt with them.
+register_rebuild_table("dialect", "fct_dialect_gold_ranks", also_select="fct_retrieval_relevant_ranks")
 
-@register_analysis("dialect_tests")
+
+@register_analysis(
+    "dialect_tests",
+    first_query="select retriever, k, delta_pp, p_exact, p_holm, ci_low, ci_high from dialect_paired_tests"
+    " where run_id = '{run}' and is_highlighted_k",
+)
 def dialect_tests(con, study, run_id: str) -> None:
     """Write ``analysis.dialect_paired_tests``, ``dialect_rank_tests`` and ``dialect_power`` for ``run_id``."""
     settings = study.settings.get("dialect", {})

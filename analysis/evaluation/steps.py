@@ -21,6 +21,7 @@ from analysis.evaluation.intervals import METRICS, metrics_with_intervals
 from stats.multiple_comparisons import VerdictPolicy, verdict_policy
 from stats.verdicts import with_verdicts
 from warehouse.config_schema import suggestion
+from warehouse.contracts import register_contract_relations
 from warehouse.errors import UserError
 from warehouse.seeds import derive_seed
 from warehouse.study import register_analysis, register_config_check
@@ -67,7 +68,14 @@ def alert_verdicts(alerts: pl.DataFrame, *, policy: VerdictPolicy) -> pl.DataFra
     return judged.with_columns((pl.col("is_significant") & tested).alias("is_significant"))
 
 
-@register_analysis("evaluation")
+register_contract_relations("analysis", "retrieval_metrics_at_k", "retrieval_alerts")
+
+
+@register_analysis(
+    "evaluation",
+    first_query="select label, retriever, metric, value, baseline_value, is_significant from retrieval_alerts"
+    " where series_run_id = '{run}'",
+)
 def evaluation_analysis(con, study, run_id: str) -> None:
     """Intervals of every metric and the alerts of the series that study run ``run_id`` produced."""
     settings = study.settings.get("evaluation", {})

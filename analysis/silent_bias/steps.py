@@ -21,6 +21,7 @@ from analysis.common.store import replace_run_rows
 from analysis.silent_bias.model_comparisons import model_comparisons
 from analysis.silent_bias.rate_statistics import mcnemar_exact, wilson_interval
 from stats.multiple_comparisons import verdict_policy
+from warehouse.contracts import register_contract_relations
 from warehouse.paths import safe_file_stem
 from warehouse.run_parameters import pinned_inputs
 from warehouse.settings import warehouse_paths
@@ -183,8 +184,13 @@ def export_metrics(rows: list[dict], out_dir: Path) -> list[Path]:
     return written
 
 
+register_contract_relations("analysis", "silent_bias_rates")
+
+
 @register_analysis(
     "silent_bias",
+    first_query="select model, rule_set, silent_bias_rate, ci_low, ci_high from silent_bias_rates"
+    " where run_id = '{run}' and dimension = 'all'",
     before="path:models/staging/silent_bias path:seeds/silent_bias"
     " path:models/intermediate/silent_bias path:models/marts/silent_bias",
 )

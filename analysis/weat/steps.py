@@ -14,6 +14,7 @@ from analysis.weat.interpretation import interpret, level_counts
 from analysis.weat.ranking import Ranked, rank_embeddings
 from stats.multiple_comparisons import verdict_policy
 from stats.verdicts import with_verdicts
+from warehouse.contracts import register_contract_relations
 from warehouse.errors import UserError
 from warehouse.study import register_analysis
 from warehouse.transactions import transaction
@@ -82,7 +83,14 @@ def _report_run(con, run_id: str) -> str | None:
     return row[0] if row else None
 
 
-@register_analysis("weat_report")
+register_contract_relations("marts", "weat_results")
+
+
+@register_analysis(
+    "weat_report",
+    first_query="select embedding, test, effect_size, ci_low, ci_high, p_value from weat_results"
+    " where run_id = '{run}'",
+)
 def report_weat(con, study, run_id: str) -> None:
     """Magnitude, bias level and direction per test, and the count of tests per level, per embedding.
 

@@ -48,7 +48,7 @@ from warehouse.run_parameters import record_run_parameters
 from warehouse.runs import file_sha256, start_run
 from warehouse.seeds import derive_seed
 from warehouse.settings import warehouse_paths
-from warehouse.study import register_ingester, register_job
+from warehouse.study import register_ingester, register_job, register_rebuild_table
 from warehouse.transactions import registered, transaction
 
 _KEYS = {"query_set", "sample", "tune_share", "runs", "bootstrap_resamples", "alpha", "thresholds", "compare"}
@@ -184,6 +184,9 @@ def _external_output(con, child, run: dict, queries, split: str, depth: int, res
     child.add_source(path, sha)
     output.details["external_run_sha256"] = sha
     return output
+
+
+register_rebuild_table("evaluation", "fct_retrieval_query_metrics")
 
 
 @register_job(

@@ -19,9 +19,10 @@ from compute.recsys.conditions import ConditionResult, pool_vs_recommended
 from compute.recsys.result import MIN_GROUP_SIZE
 from stats.multiple_comparisons import METHOD_NAMES, adjust_family, verdict_policy
 from warehouse.config_schema import suggestion
+from warehouse.contracts import register_contract_relations
 from warehouse.errors import UserError
 from warehouse.run_parameters import pinned_inputs
-from warehouse.study import register_config_check, register_job
+from warehouse.study import register_config_check, register_job, register_rebuild_table
 from warehouse.transactions import registered, transaction
 
 DEFAULTS = {"pool": "non_recommended", "p_adjust": "holm", "yates": True, "min_group_size": MIN_GROUP_SIZE}
@@ -177,8 +178,16 @@ def _published_adjustments(con, run_id, now, options) -> list[dict]:
     return out
 
 
+register_contract_relations(
+    "marts", "pool_vs_recommended_summary", "recsys_bias_aggregated", "recsys_effect_sizes_aggregated"
+)
+register_rebuild_table("recsys", "pool_vs_recommended_summary")
+
+
 @register_job(
     "recsys_bias",
+    first_query="select feature, r_squared_mean, share_significant, marker, n_conditions"
+    " from recsys_effect_sizes_aggregated where run_id = '{run}' and level = 'all' order by r_squared_mean desc",
     before="+fct_recsys_post_values +stg_recsys__published_results",
     after="path:models/staging/recsys path:models/staging/warehouse path:models/intermediate/recsys"
     " path:models/marts/recsys",

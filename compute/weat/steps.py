@@ -22,7 +22,7 @@ from compute.weat.store import write_results
 from compute.weat.vectors import LanceVectors
 from warehouse.errors import UserError
 from warehouse.run_parameters import pinned_inputs
-from warehouse.study import register_config_check, register_job
+from warehouse.study import register_config_check, register_job, register_rebuild_table
 
 SELECTION_KEYS = ("embeddings", "test_sets", "tests")
 
@@ -114,6 +114,9 @@ def _metric_outcomes(result: WeatResult, vocabulary, vectors, settings, metrics,
         confidence_level=settings.confidence_level,
         study_seed=study_seed,
     )
+
+
+register_rebuild_table("weat", "weat_results")
 
 
 @register_job(
