@@ -210,6 +210,7 @@ def _writes(args) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the ``biaswh`` command with ``argv`` (default: the process's arguments); return its exit code."""
     parser = _parser()
     argv = sys.argv[1:] if argv is None else argv
     args, extra = parser.parse_known_args(argv)

@@ -13,6 +13,7 @@ from warehouse.errors import UserError
 
 
 def variant_mapping(pairs: list[str] | None) -> dict[str, str] | None:
+    """The ``--variant FILE_COLUMN=VARIANT`` options as a mapping, or None when none were given."""
     if not pairs:
         return None
     mapping = {}

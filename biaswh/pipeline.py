@@ -33,6 +33,7 @@ from warehouse.transactions import transaction
 
 
 def ingest_squad(source: str, *, split: str = "train", name: str | None = None):
+    """Load a SQuAD dataset (file or ``hf:squad``) into the warehouse."""
     from ingest.retrieval.squad import load_squad
 
     with open_warehouse() as con:
@@ -40,6 +41,7 @@ def ingest_squad(source: str, *, split: str = "train", name: str | None = None):
 
 
 def ingest_word_vectors(path: str, **options):
+    """Load a word-vector file into the warehouse (options as :func:`ingest.weat.word_vectors.load_word_vectors`)."""
     from ingest.weat.word_vectors import load_word_vectors
 
     with open_warehouse() as con:
@@ -47,6 +49,7 @@ def ingest_word_vectors(path: str, **options):
 
 
 def ingest_weat_tests(path: str, *, name: str | None = None):
+    """Load WEAT test definitions (a YAML/JSON file or ``builtin:<name>``) into the warehouse."""
     from ingest.weat.weat_tests import load_weat_tests
 
     with open_warehouse() as con:
@@ -97,6 +100,7 @@ def dbt_build(
 
 
 def dashboards(out: str | None = None) -> Path:
+    """Write the dashboard site (default: ``$BIASWH_HOME/site``) and return its folder."""
     from dashboards.common.site import build_site
 
     load_plugins()

@@ -30,6 +30,7 @@ from warehouse.errors import UserError
 
 
 def add_variants_parser(commands) -> None:
+    """Add the ``biaswh variants`` subcommand to the CLI's ``commands``."""
     variants = commands.add_parser("variants", help="dialect variants of questions: offline rules or an LLM")
     kinds = variants.add_subparsers(dest="variants_command", required=True)
     rules = kinds.add_parser(
@@ -165,6 +166,7 @@ def _run_llm(args) -> None:
 
 
 def run_variants(args) -> None:
+    """Run ``biaswh variants`` with its parsed arguments."""
     if args.variants_command == "llm":
         return _run_llm(args)
     from ingest.common.readers import read_records

@@ -143,14 +143,10 @@ def _with_adjustments(frame: pl.DataFrame, policy: VerdictPolicy) -> pl.DataFram
 def rank_tests(con, run_id: str, *, seed: int) -> pl.DataFrame:
     """Wilcoxon signed-rank on gold ranks per (retriever, pair set, variant pair), both miss policies."""
     ranks = con.execute(
-        "select c.pair_set, a.retriever, c.variant_a, c.variant_b, a.pair_id, a.depth,"
-        " a.rank_of_gold as rank_a, b.rank_of_gold as rank_b"
-        " from intermediate.int_dialect_comparisons c"
-        " join marts.fct_dialect_gold_ranks a"
-        " on a.run_id = c.run_id and a.pair_set = c.pair_set and a.variant = c.variant_a"
-        " join marts.fct_dialect_gold_ranks b on b.run_id = a.run_id and b.pair_set = a.pair_set"
-        "  and b.retriever = a.retriever and b.pair_id = a.pair_id and b.variant = c.variant_b"
-        " where c.run_id = ? and a.retriever = a.retriever_family order by all",
+        "select pair_set, retriever, variant_a, variant_b, pair_id, depth,"
+        " rank_of_gold_a as rank_a, rank_of_gold_b as rank_b"
+        " from marts.fct_dialect_paired_ranks"
+        " where run_id = ? and retriever = retriever_family order by all",
         [run_id],
     ).pl()
     rows = []

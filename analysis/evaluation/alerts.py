@@ -20,8 +20,8 @@ def _per_query(con, metric_name: str, k, run_id: str, query_set: str, retriever:
         params = [run_id, query_set, retriever]
     elif metric_name == "latency_p95_ms":
         sql = (
-            "select query_id, variant, latency_ms from staging.stg_retrieval__query_stats"
-            " where run_id = ? and query_set = ? and retriever = ? and latency_ms is not null"
+            "select query_id, variant, latency_ms from marts.fct_retrieval_query_latency"
+            " where run_id = ? and query_set = ? and retriever = ?"
         )
         params = [run_id, query_set, retriever]
     else:

@@ -84,13 +84,13 @@ def evaluation_analysis(con, study, run_id: str) -> None:
     runs = [
         r[0]
         for r in con.execute(
-            "select run_id from staging.stg_evaluation__runs where series_run_id = ? order by position", [run_id]
+            "select run_id from marts.dim_evaluation_runs where series_run_id = ? order by position", [run_id]
         ).fetchall()
     ]
     if not runs:
         raise UserError(f"run {run_id} has no evaluation runs: does the study run the `evaluation` job?")
     query_metrics = con.execute(
-        "select m.* from marts.fct_retrieval_query_metrics m join staging.stg_evaluation__runs r using (run_id)"
+        "select m.* from marts.fct_retrieval_query_metrics m join marts.dim_evaluation_runs r using (run_id)"
         " where r.series_run_id = ?",
         [run_id],
     ).pl()

@@ -26,6 +26,8 @@ OPENAI_BASE_URL = "https://api.openai.com/v1"
 
 
 class EmbeddingProvider(Protocol):
+    """What the dense retriever needs of an embedding model: its id, checks, batch encoding, description."""
+
     model_id: str
 
     def check(self) -> None: ...

@@ -68,6 +68,7 @@ def latest_run(con, table_name: str, run_column: str = "run_id") -> tuple[str, i
 
 
 def pct(value) -> str:
+    """A share as a percentage with one decimal, or a dash when missing."""
     return "–" if value is None else f"{100 * value:.1f}%"
 
 
@@ -81,12 +82,14 @@ def p_value(value, *, equals: bool = False) -> str:
 
 
 def interval(low, high, scale: float = 1.0, unit: str = "") -> str:
+    """An interval ``[low, high]`` scaled and with its unit, or a dash when a bound is missing."""
     if low is None or high is None:
         return "[–]"
     return f"[{number(low * scale)}{unit}, {number(high * scale)}{unit}]"
 
 
 def card_body(verdict: str, caption: str, columns: list[str], rows: list[list], run_id: str, n_runs: int) -> str:
+    """A card's HTML: the verdict, the headline table with its caption, and the run it reports."""
     older = f'; {n_runs - 1} earlier run(s) on the <a href="runs.html">runs page</a>' if n_runs > 1 else ""
     numbers = (f'<p class="note">{text(caption)}</p>' + table(columns, rows)) if rows else ""
     return (

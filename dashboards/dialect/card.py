@@ -71,6 +71,7 @@ def dialect_finding(rows: list[dict], power: dict) -> str:
 
 @card("Dialect retrieval bias", "dialect.html", order=10)
 def dialect_card(con) -> str | None:
+    """The dialect study's findings card (None: no dialect study has run)."""
     latest = latest_run(con, "analysis.dialect_paired_tests")
     if latest is None:
         return None

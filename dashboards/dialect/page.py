@@ -215,6 +215,7 @@ def analysed_runs(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
 
 @register_page("dialect.html", "Dialect retrieval bias", runs=analysed_runs)
 def render(con: duckdb.DuckDBPyConnection, run_id: str | None) -> str:
+    """The dialect page of study run ``run_id``."""
     if run_id is None:
         return '<p class="note">No dialect study has been analysed in this warehouse yet.</p>'
     pair_sets = [

@@ -40,6 +40,7 @@ def analysed_runs(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
 
 @register_page("dialect_features.html", "Dialect features", runs=analysed_runs)
 def render(con: duckdb.DuckDBPyConnection, run_id: str | None) -> str:
+    """The dialect features page of study run ``run_id``."""
     if run_id is None:
         return '<p class="note">No rule-based dialect study has been analysed in this warehouse yet.</p>'
     _, sections = query_rows(

@@ -10,6 +10,7 @@ from dashboards.common.queries import number, query_dicts
 
 @card("Retrieval evaluation and drift", "evaluation.html", order=20)
 def evaluation_card(con) -> str | None:
+    """The retrieval evaluation's findings card (None: no evaluation study has run)."""
     latest = latest_run(con, "analysis.retrieval_alerts", "series_run_id")
     if latest is None:
         return None

@@ -141,6 +141,7 @@ def _provenance(con, series: str) -> str:
 
 @register_page("evaluation.html", "Retrieval evaluation and drift")
 def render(con: duckdb.DuckDBPyConnection) -> str:
+    """The retrieval evaluation and drift page."""
     if not (
         relation_exists(con, "analysis", "retrieval_alerts")
         and relation_exists(con, "marts", "fct_retrieval_alert_checks")

@@ -74,6 +74,7 @@ def recsys_verdict(rows: list[dict]) -> str:
 
 @card("LLM recommendation bias", "recsys.html", order=50)
 def recsys_card(con) -> str | None:
+    """The recommendation-bias findings card (None: no recsys study has run)."""
     latest = latest_run(con, "marts.pool_vs_recommended_summary")
     if latest is None:
         return None

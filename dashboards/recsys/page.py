@@ -208,6 +208,7 @@ def _result_set_section(con, source: str, result_set: str, *, synthetic: bool) -
 
 @register_page("recsys.html", "Recommendation bias")
 def render(con: duckdb.DuckDBPyConnection) -> str:
+    """The recommendation-bias page."""
     if not relation_exists(con, "marts", "recsys_bias_aggregated"):
         return (
             '<p class="note">No recommendation-bias results yet:'

@@ -28,6 +28,7 @@ def questions_per_document_chart(df) -> alt.Chart:
 
 @register_page("corpus.html", "Sources and corpus")
 def render(con: duckdb.DuckDBPyConnection) -> str:
+    """The sources and corpus page."""
     parts = ["<h2>Loaded source versions</h2>"]
     if not relation_exists(con, "marts", "dim_source_versions"):
         return '<p class="note">Run <code>biaswh build</code> to list the loaded sources.</p>'

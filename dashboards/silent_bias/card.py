@@ -68,6 +68,7 @@ def silent_bias_verdict(rates: list[dict], comparisons: list[dict]) -> str:
 
 @card("Silent bias of chain-of-thought answers", "silent_bias.html", order=40)
 def silent_bias_card(con) -> str | None:
+    """The silent-bias findings card (None: no silent-bias study has run)."""
     latest = latest_run(con, "analysis.silent_bias_rates")
     if latest is None:
         return None

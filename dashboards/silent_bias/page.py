@@ -288,6 +288,7 @@ def _models_section(con) -> list[str]:
 
 @register_page("silent_bias.html", "Silent bias of chain-of-thought answers")
 def render(con: duckdb.DuckDBPyConnection) -> str:
+    """The silent-bias page."""
     if not (
         relation_exists(con, "analysis", "silent_bias_rates")
         and relation_exists(con, "marts", "fct_silent_bias_detections")

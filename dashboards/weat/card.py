@@ -56,6 +56,7 @@ def weat_verdict(results: list[dict]) -> str:
 
 @card("Word-embedding association (WEAT)", "weat.html", order=30)
 def weat_card(con) -> str | None:
+    """The WEAT findings card (None: no WEAT study has run)."""
     latest = latest_run(con, "analysis.weat_interpretations")
     if latest is None:
         return None

@@ -283,6 +283,7 @@ def _run_section(con, study: str, run_id: str) -> str:
 
 @register_page("weat.html", "WEAT: word-embedding association tests")
 def render(con: duckdb.DuckDBPyConnection) -> str:
+    """The WEAT page."""
     runs = _latest_runs(con) if relation_exists(con, "marts", "weat_results") else []
     if not runs:
         return (

@@ -78,6 +78,7 @@ def int32_value(path: Path, value, *, row=None, field: str, minimum: int | None 
 
 
 def parse_json(path: Path, text: str):
+    """Parse the JSON ``text`` of ``path``; a syntax error names the file, line and column."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -85,6 +86,7 @@ def parse_json(path: Path, text: str):
 
 
 def read_jsonl(path: Path, text: str) -> list[dict]:
+    """The objects of a JSON Lines ``text``; a bad line names the file and line."""
     records = []
     for line_number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -144,10 +146,12 @@ def _csv_error(path: Path, text: str, header: list[str], row: int, line: int, ex
 
 
 def read_csv(path: Path, text: str) -> list[dict]:
+    """The rows of a CSV ``text`` as dicts keyed by its header."""
     return csv_rows(path, text)[1]
 
 
 def read_parquet(path: Path) -> pa.Table:
+    """A Parquet file as an Arrow table."""
     try:
         return pq.read_table(path)
     except (pa.ArrowInvalid, OSError) as exc:

@@ -32,21 +32,25 @@ def _options(step: dict, *, drop: tuple[str, ...] = ("source", "path")) -> dict:
 
 @register_ingester("recsys_summary")
 def ingest_summary_step(con, study, step: dict):
+    """``[[ingest]] source = "recsys_summary"``: condition-level results in the original tool's format."""
     return load_recsys_summary(con, study.resolve(step["path"]), **_options(step))
 
 
 @register_ingester("recsys_directional_bias")
 def ingest_directional_bias_step(con, study, step: dict):
+    """``[[ingest]] source = "recsys_directional_bias"``: the published directional-bias table."""
     return load_recsys_directional_bias(con, study.resolve(step["path"]), **_options(step))
 
 
 @register_ingester("recsys_feature_importance")
 def ingest_feature_importance_step(con, study, step: dict):
+    """``[[ingest]] source = "recsys_feature_importance"``: the published feature importances."""
     return load_recsys_feature_importance(con, study.resolve(step["path"]), **_options(step))
 
 
 @register_ingester("recsys_posts")
 def ingest_posts_step(con, study, step: dict):
+    """``[[ingest]] source = "recsys_posts"``: post-level data and its feature table."""
     if "features_path" not in step:
         raise UserError(f"{study.path}: a recsys_posts [[ingest]] step needs features_path (the feature table)")
     options = _options(step, drop=("source", "path", "features_path"))
@@ -57,6 +61,7 @@ def ingest_posts_step(con, study, step: dict):
 
 @register_ingester("recsys_simulated")
 def ingest_simulated_step(con, study, step: dict):
+    """``[[ingest]] source = "recsys_simulated"``: seeded synthetic post-level data, written then loaded."""
     spec_path = Path(study.resolve(step["path"]))
     try:
         spec = tomllib.loads(spec_path.read_text(encoding="utf-8"))

@@ -25,11 +25,13 @@ from warehouse.study import register_ingester
 
 @register_ingester("silent_bias_vignettes")
 def ingest_vignettes(con, study, step: dict) -> IngestResult:
+    """``[[ingest]] source = "silent_bias_vignettes"``: a vignette file."""
     return load_vignettes(con, study.resolve(step["path"]), name=step.get("name"))
 
 
 @register_ingester("silent_bias_generations")
 def ingest_generations(con, study, step: dict) -> IngestResult:
+    """``[[ingest]] source = "silent_bias_generations"``: the generation files of ``path``."""
     if not step.get("vignette_set"):
         raise UserError(f'{study.path}: a silent_bias_generations [[ingest]] needs vignette_set = "..."')
     files = generation_files(study.resolve(step["path"]))

@@ -31,6 +31,7 @@ NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
 def lancedb_table_name(name: str, version: int) -> str:
+    """The LanceDB table holding version ``version`` of the vector set ``name``."""
     return f"weat_vectors__{name}__v{version}"
 
 
