@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import textwrap
 
+from biaswh.plugins import load_plugins
 from warehouse.connection import open_warehouse
 from warehouse.errors import UserError
 from warehouse.runs import latest_succeeded_study_run
@@ -28,6 +29,7 @@ def peek(study_path: str, pair_id: str, *, k: int = 5) -> str:
 
     Reads the study's latest succeeded run (:func:`warehouse.runs.latest_succeeded_study_run`).
     """
+    load_plugins()  # the families' config tables
     study = load_study(study_path, check_steps=False)
     with open_warehouse(read_only=True) as con:
         run_id, finished_at = latest_succeeded_study_run(con, study)
@@ -113,6 +115,7 @@ def search(study_path: str, query: str, *, retriever: str = "bm25", k: int = 10,
 
     if retriever not in SEARCH_RETRIEVERS:
         raise UserError(f"unknown retriever {retriever!r}; choose from {', '.join(SEARCH_RETRIEVERS)}")
+    load_plugins()  # the families' config tables
     study = load_study(study_path, check_steps=False)
     config = config_from_settings(study.settings.get("retrieval"), resolve=study.resolve)
     config = dataclasses.replace(

@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from warehouse.config_schema import Table
 from warehouse.errors import UserError
 from warehouse.run_parameters import parameter_defaults, resolve_parameters
-from warehouse.study_schema import config_problems, suggestion
+from warehouse.study_schema import INGEST_SOURCES, config_problems, ingest_step, suggestion
 
 # name -> callable(con, study, run) run after the first `dbt build` (reads marts, writes raw).
 STUDY_JOBS: dict[str, Callable] = {}
@@ -67,7 +68,8 @@ def load_study(
     """Parse and check a study TOML file, whole, before any work; every mistake is reported at once.
 
     Every table, key, type and range is checked against :mod:`warehouse.study_schema`, then the
-    ``[parameters]``, the step names (``check_steps``: jobs and analysis steps must be registered)
+    ``[parameters]``, the step names (``check_steps``: jobs, analysis steps, ingest sources and
+    family tables must be registered: load the plugins first)
     and each registered config check (:data:`CONFIG_CHECKS`) on the values that passed. A
     :class:`UserError` lists every problem found, one line each, with the key's path and a
     did-you-mean. ``check_files``: every input file the config names must exist (a run checks
@@ -80,7 +82,7 @@ def load_study(
         config = tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise UserError(f"{path}: not valid TOML ({exc})") from None
-    problems, cleaned = config_problems(path, config, check_files=check_files)
+    problems, cleaned = config_problems(path, config, check_sources=check_steps, check_files=check_files)
     head = cleaned.get("study", {})
     if check_steps:
         problems += [
@@ -224,11 +226,16 @@ def build_selections(study: "Study") -> dict[str, str | None]:
     return {"sources": before or "", "results": after or ""}
 
 
-def register_ingester(source: str):
-    """Decorator: an ``[[ingest]] source = ...`` handler ``fn(con, study, step) -> IngestResult``."""
+def register_ingester(source: str, *, options: Table | None = None):
+    """Decorator: an ``[[ingest]] source = ...`` handler ``fn(con, study, step) -> IngestResult``.
+
+    ``options``: the step's keys (:func:`warehouse.study_schema.ingest_step`), checked before
+    any work; a source registered without them is checked for ``source`` and ``path`` only.
+    """
 
     def decorate(fn: Callable) -> Callable:
         STUDY_INGESTERS[source] = fn
+        INGEST_SOURCES[source] = options if options is not None else ingest_step({})
         return fn
 
     return decorate

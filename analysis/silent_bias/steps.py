@@ -21,11 +21,13 @@ from analysis.common.store import replace_run_rows
 from analysis.silent_bias.model_comparisons import model_comparisons
 from analysis.silent_bias.rate_statistics import mcnemar_exact, wilson_interval
 from stats.multiple_comparisons import verdict_policy
+from warehouse.config_schema import Table
 from warehouse.contracts import register_contract_relations
 from warehouse.paths import safe_file_stem
 from warehouse.run_parameters import pinned_inputs
 from warehouse.settings import warehouse_paths
 from warehouse.study import register_analysis
+from warehouse.study_schema import CONFIDENCE, register_config_section
 from warehouse.transactions import transaction
 
 VIGNETTES_DATASET = "silent_bias_vignettes"  # raw.source_versions.dataset of vignette sets
@@ -45,6 +47,8 @@ RATE_COLUMNS = (
     "ci_method",
     "confidence",
 )
+
+register_config_section("silent_bias", Table({"confidence": CONFIDENCE}))
 
 
 def rate_rows(con: duckdb.DuckDBPyConnection, *, run_id: str, confidence: float) -> list[dict]:

@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from compute.evaluation.config_section import EVALUATION
 from compute.retrieval.config import config_from_settings
 from compute.retrieval.external_runs import read_external_run
 from compute.retrieval.query_sets import corpus_query_rows, load_corpora, pin_read_versions
@@ -43,18 +44,22 @@ from compute.retrieval.writer import write_outputs
 from ingest.common.versions import IngestResult
 from ingest.evaluation.thresholds import max_achievable, read_thresholds
 from ingest.retrieval.qrels import check_qrels_ids, load_qrels, query_set_table_name
+from warehouse.config_schema import STRING
 from warehouse.errors import UserError
 from warehouse.run_parameters import record_run_parameters
 from warehouse.runs import file_sha256, start_run
 from warehouse.seeds import derive_seed
 from warehouse.settings import warehouse_paths
 from warehouse.study import register_ingester, register_job, register_rebuild_table
+from warehouse.study_schema import ingest_step, register_config_section
 from warehouse.transactions import registered, transaction
+
+register_config_section("evaluation", EVALUATION)
 
 _KEYS = {"query_set", "sample", "tune_share", "runs", "bootstrap_resamples", "alpha", "thresholds", "compare"}
 
 
-@register_ingester("qrels")
+@register_ingester("qrels", options=ingest_step({"query_set": STRING, "name": STRING}, required=("query_set",)))
 def ingest_qrels(con, study, step: dict) -> IngestResult:
     """``path`` (TREC, CSV or JSON qrels), ``query_set`` (e.g. ``squad_questions:validation``), optional ``name``."""
     if "query_set" not in step:

@@ -16,6 +16,7 @@ import duckdb
 import pyarrow as pa
 
 from compute.recsys.conditions import ConditionResult, pool_vs_recommended
+from compute.recsys.config_section import RECSYS
 from compute.recsys.result import MIN_GROUP_SIZE
 from stats.multiple_comparisons import METHOD_NAMES, adjust_family, verdict_policy
 from warehouse.config_schema import suggestion
@@ -23,7 +24,10 @@ from warehouse.contracts import register_contract_relations
 from warehouse.errors import UserError
 from warehouse.run_parameters import pinned_inputs
 from warehouse.study import register_config_check, register_job, register_rebuild_table
+from warehouse.study_schema import register_config_section
 from warehouse.transactions import registered, transaction
+
+register_config_section("recsys", RECSYS)
 
 DEFAULTS = {"pool": "non_recommended", "p_adjust": "holm", "yates": True, "min_group_size": MIN_GROUP_SIZE}
 # The original's level; dbt's markers use the same one (var recsys_alpha), so it is not an option here.

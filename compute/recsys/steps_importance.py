@@ -15,13 +15,17 @@ from datetime import datetime, timezone
 import duckdb
 import polars as pl
 
+from compute.recsys.config_section import RECSYS_IMPORTANCE
 from compute.recsys.importance import condition_importance
 from compute.recsys.steps import _has, _insert
 from warehouse.errors import UserError
 from warehouse.run_parameters import pinned_inputs
 from warehouse.seeds import derive_seed
 from warehouse.study import register_job
+from warehouse.study_schema import register_config_section
 from warehouse.transactions import transaction
+
+register_config_section("recsys_importance", RECSYS_IMPORTANCE)
 
 DEFAULTS = {"trees": 100, "folds": 5, "repeats": 5}
 _CONDITION = ("dataset", "provider", "prompt_style")

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from compute.retrieval.config import RetrievalConfig, config_from_settings
+from compute.retrieval.config_section import RETRIEVAL
 from compute.retrieval.embeddings import provider_from_settings
 from compute.retrieval.pair_judgments import gold_query_sets, record_pair_judgments
 from compute.retrieval.query_sets import load_corpora, load_query_sets, pin_read_versions
@@ -30,7 +31,10 @@ from warehouse.errors import UserError
 from warehouse.seeds import derive_seed
 from warehouse.settings import warehouse_paths
 from warehouse.study import register_config_check, register_job
+from warehouse.study_schema import register_config_section
 from warehouse.transactions import transaction
+
+register_config_section("retrieval", RETRIEVAL)
 
 # Queries retrieved and written at a time: their hits (x retrievers x depth) are all that is
 # held in memory, about 1 M result rows per retriever at depth 100.

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from compute.weat.config_section import WEAT
 from compute.weat.coverage import Vocabulary
 from compute.weat.metric_store import metric_row
 from compute.weat.metrics import MetricOutcome, MetricSettings, holm_adjust, planned_rows, run_metrics
@@ -23,6 +24,9 @@ from compute.weat.vectors import LanceVectors
 from warehouse.errors import UserError
 from warehouse.run_parameters import pinned_inputs
 from warehouse.study import register_config_check, register_job, register_rebuild_table
+from warehouse.study_schema import register_config_section
+
+register_config_section("weat", WEAT)
 
 SELECTION_KEYS = ("embeddings", "test_sets", "tests")
 

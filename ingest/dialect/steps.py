@@ -32,10 +32,12 @@ from ingest.dialect.pairs import load_pairs
 from ingest.dialect.question_sample import SampleProtocol, sample_questions
 from ingest.dialect.rule_variants import rule_variant_records, variant_columns, write_records
 from ingest.dialect.rules import RULE_ORDER
+from warehouse.config_schema import BOOLEAN, POSITIVE_INTEGER, SEED, SHARE, STRING, STRING_MAP, STRINGS, Choice, OneOf
 from warehouse.errors import UserError
 from warehouse.seeds import derive_seed
 from warehouse.settings import warehouse_paths
 from warehouse.study import register_ingester
+from warehouse.study_schema import ingest_step
 
 
 def _questions(con, split: str) -> list[str]:
@@ -52,7 +54,27 @@ def _questions(con, split: str) -> list[str]:
     return questions
 
 
-@register_ingester("pairs")
+@register_ingester(
+    "pairs",
+    options=ingest_step(
+        {
+            "name": STRING,
+            "variants": STRING_MAP,
+            "id_column": STRING,
+            "squad_idx_column": STRING,
+            "squad_split": STRING,
+            "gold_doc_id_column": STRING,
+            "corpus": STRING,
+            "gold_query_id_column": STRING,
+            "query_set": STRING,
+            "cleanup": OneOf(
+                (BOOLEAN, Choice(("light", "seed_compatible", "none"))),
+                "true, false, 'light', 'seed_compatible' or 'none'",
+            ),
+            "allow_missing_variants": BOOLEAN,
+        }
+    ),
+)
 def ingest_pairs(con, study, step: dict) -> IngestResult:
     """``path`` (JSON, JSONL or CSV pairs) and the options of :func:`ingest.dialect.pairs.load_pairs`."""
     return load_pairs(
@@ -60,7 +82,21 @@ def ingest_pairs(con, study, step: dict) -> IngestResult:
     )
 
 
-@register_ingester("rule_variants")
+@register_ingester(
+    "rule_variants",
+    options=ingest_step(
+        {
+            "name": STRING,
+            "squad_split": STRING,
+            "sample": POSITIVE_INTEGER,
+            "sample_seed": SEED,
+            "rules": STRINGS,
+            "rate": SHARE,
+            "per_rule": BOOLEAN,
+        },
+        path=STRING,  # the folder (under the warehouse) the generated variants are written to
+    ),
+)
 def ingest_rule_variants(con, study, step: dict) -> IngestResult:
     """Sample questions, generate the rule variants, write the pairs file and load it."""
     split = step.get("squad_split", "train")

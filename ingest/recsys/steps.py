@@ -20,35 +20,63 @@ from ingest.recsys.run_experiment import ExperimentSettings, run_experiment
 from ingest.recsys.simulate import write_simulated_files
 from ingest.recsys.summary import load_recsys_summary
 from ingest.recsys.text_features import TEXT_FEATURE_TYPES
+from warehouse.config_schema import (
+    BACKOFF_SECONDS,
+    BOOLEAN,
+    CONCURRENCY,
+    FILE,
+    POSITIVE_INTEGER,
+    RETRIES,
+    STRING,
+    STRING_MAP,
+    STRINGS,
+    TEMPERATURE,
+    TIMEOUT_SECONDS,
+    Number,
+)
 from warehouse.errors import UserError
 from warehouse.seeds import derive_seed
 from warehouse.settings import warehouse_paths
 from warehouse.study import register_config_check, register_ingester
+from warehouse.study_schema import ingest_step
 
 
 def _options(step: dict, *, drop: tuple[str, ...] = ("source", "path")) -> dict:
     return {k: v for k, v in step.items() if k not in drop}
 
 
-@register_ingester("recsys_summary")
+@register_ingester("recsys_summary", options=ingest_step({"name": STRING}))
 def ingest_summary_step(con, study, step: dict):
     """``[[ingest]] source = "recsys_summary"``: condition-level results in the original tool's format."""
     return load_recsys_summary(con, study.resolve(step["path"]), **_options(step))
 
 
-@register_ingester("recsys_directional_bias")
+@register_ingester("recsys_directional_bias", options=ingest_step({"name": STRING}))
 def ingest_directional_bias_step(con, study, step: dict):
     """``[[ingest]] source = "recsys_directional_bias"``: the published directional-bias table."""
     return load_recsys_directional_bias(con, study.resolve(step["path"]), **_options(step))
 
 
-@register_ingester("recsys_feature_importance")
+@register_ingester("recsys_feature_importance", options=ingest_step({"name": STRING}))
 def ingest_feature_importance_step(con, study, step: dict):
     """``[[ingest]] source = "recsys_feature_importance"``: the published feature importances."""
     return load_recsys_feature_importance(con, study.resolve(step["path"]), **_options(step))
 
 
-@register_ingester("recsys_posts")
+@register_ingester(
+    "recsys_posts",
+    options=ingest_step(
+        {
+            "features_path": FILE,
+            "name": STRING,
+            "condition_columns": STRING_MAP,
+            "fixed_conditions": STRING_MAP,
+            "selected_column": STRING,
+            "item_id_column": STRING,
+        },
+        required=("features_path",),
+    ),
+)
 def ingest_posts_step(con, study, step: dict):
     """``[[ingest]] source = "recsys_posts"``: post-level data and its feature table."""
     if "features_path" not in step:
@@ -59,7 +87,7 @@ def ingest_posts_step(con, study, step: dict):
     )
 
 
-@register_ingester("recsys_simulated")
+@register_ingester("recsys_simulated", options=ingest_step({}))
 def ingest_simulated_step(con, study, step: dict):
     """``[[ingest]] source = "recsys_simulated"``: seeded synthetic post-level data, written then loaded."""
     spec_path = Path(study.resolve(step["path"]))
@@ -100,7 +128,31 @@ def check_experiment_steps(study) -> None:
         raise UserError("\n".join(problems))
 
 
-@register_ingester("recsys_experiment")
+@register_ingester(
+    "recsys_experiment",
+    options=ingest_step(
+        {
+            "features_path": FILE,
+            "name": STRING,
+            "base_url": STRING,
+            "models": STRINGS,
+            "prompt_styles": STRINGS,
+            "prompt_styles_path": FILE,
+            "n_posts": Number(integer=True, minimum=1, maximum=100_000),
+            "k": POSITIVE_INTEGER,
+            "trials": Number(integer=True, minimum=1, maximum=100_000),
+            "dataset": STRING,
+            "temperature": TEMPERATURE,
+            "concurrency": CONCURRENCY,
+            "max_retries": RETRIES,
+            "backoff_seconds": BACKOFF_SECONDS,
+            "timeout_seconds": TIMEOUT_SECONDS,
+            "api_key_env": STRING,
+            "text_features": BOOLEAN,
+        },
+        required=("features_path", "base_url", "models"),
+    ),
+)
 def ingest_experiment_step(con, study, step: dict):
     """Run (or resume) the LLM recommendation experiment on a pool, then load its post-level file."""
     options = _options(step, drop=("source", "path", "features_path", "name", "text_features"))

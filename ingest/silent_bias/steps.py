@@ -19,17 +19,22 @@ from __future__ import annotations
 from ingest.common.versions import IngestResult
 from ingest.silent_bias.load_generations import generation_files, load_generations, read_generation_lines
 from ingest.silent_bias.vignettes import load_vignettes
+from warehouse.config_schema import STRING
 from warehouse.errors import UserError
 from warehouse.study import register_ingester
+from warehouse.study_schema import ingest_step
 
 
-@register_ingester("silent_bias_vignettes")
+@register_ingester("silent_bias_vignettes", options=ingest_step({"name": STRING}))
 def ingest_vignettes(con, study, step: dict) -> IngestResult:
     """``[[ingest]] source = "silent_bias_vignettes"``: a vignette file."""
     return load_vignettes(con, study.resolve(step["path"]), name=step.get("name"))
 
 
-@register_ingester("silent_bias_generations")
+@register_ingester(
+    "silent_bias_generations",
+    options=ingest_step({"vignette_set": STRING, "model": STRING}, required=("vignette_set",)),
+)
 def ingest_generations(con, study, step: dict) -> IngestResult:
     """``[[ingest]] source = "silent_bias_generations"``: the generation files of ``path``."""
     if not step.get("vignette_set"):

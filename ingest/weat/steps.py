@@ -6,11 +6,13 @@ from ingest.common.versions import IngestResult
 from ingest.weat.sentence_vectors import DEFAULT_TEMPLATES
 from ingest.weat.weat_tests import load_weat_tests
 from ingest.weat.word_vectors import load_word_vectors
+from warehouse.config_schema import STRING, STRINGS
 from warehouse.errors import UserError
 from warehouse.study import register_ingester
+from warehouse.study_schema import ingest_step
 
 
-@register_ingester("weat_tests")
+@register_ingester("weat_tests", options=ingest_step({"name": STRING}))
 def ingest_weat_tests(con, study, step: dict) -> IngestResult:
     """``path`` is a YAML/JSON definition file or ``builtin:caliskan2017``; optional ``name``."""
     path = step["path"] if str(step["path"]).startswith("builtin:") else study.resolve(step["path"])
@@ -42,7 +44,13 @@ def _words_of_test_sets(con, test_sets: list[str]) -> list[str]:
     return [r[0] for r in rows]
 
 
-@register_ingester("word_vectors")
+@register_ingester(
+    "word_vectors",
+    options=ingest_step(
+        {"name": STRING, "format": STRING, "table": STRING, "words_from": STRINGS, "templates": STRINGS},
+        required=("name",),
+    ),
+)
 def ingest_word_vectors(con, study, step: dict) -> IngestResult:
     """``path``, ``name``, optional ``format``, ``table``; sentence encoders take ``words_from`` and ``templates``."""
     if "name" not in step:

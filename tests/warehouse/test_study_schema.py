@@ -127,12 +127,14 @@ def test_the_schema_lists_what_each_consumer_reads():
     import inspect
 
     from compute.evaluation import steps as evaluation
+    from compute.evaluation.config_section import EVALUATION
     from compute.recsys.steps import DEFAULTS
     from compute.retrieval import config
+    from compute.retrieval.config_section import RETRIEVAL
     from compute.retrieval.embeddings import PROVIDERS
     from compute.weat.runner import WeatSettings
     from compute.weat.steps import SELECTION_KEYS
-    from warehouse.study_schema import EVALUATION, RETRIEVAL, STUDY_SCHEMA
+    from warehouse.study_schema import STUDY_SCHEMA
 
     assert set(RETRIEVAL.keys) == config._KEYS
     assert set(EVALUATION.keys) == evaluation._KEYS
