@@ -38,7 +38,7 @@ def squad_train_corpus() -> list[str]:
 
 def pair_queries() -> list[str]:
     """The 400 real pair queries (SAE and AAE of 200 pairs) after the light clean-up, as the study asks them."""
-    from ingest.text_cleanup import light_cleanup
+    from ingest.dialect.text_cleanup import light_cleanup
 
     pairs = json.loads(PAIRS.read_text(encoding="utf-8"))
     return [light_cleanup(p[column]) for p in pairs for column in ("sae_query", "aave_query")]

@@ -15,7 +15,7 @@ import numpy as np
 from benchmarks.common import EMBEDDINGS, pair_queries, squad_train_corpus, write_result
 from compute.retrieval.dense import DenseIndex
 from compute.retrieval.embeddings import LocalProvider
-from ingest.embedding_cache import EmbeddingCache
+from ingest.common.embedding_cache import EmbeddingCache
 
 DEPTH = 100
 EMBED_SAMPLE = 32

@@ -128,6 +128,7 @@ def format_table(table: Rows, *, max_rows: int = 200, max_width: int = 60) -> st
 
 
 def csv_text(table: Rows) -> str:
+    """The rows as CSV text with a header line (booleans as true/false, NULL as an empty field)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(table.columns)
@@ -146,6 +147,7 @@ def _json_default(value):
 
 
 def json_text(table: Rows) -> str:
+    """The rows as a JSON array of objects, one per row, keys in column order."""
     return json.dumps(table.records(), default=_json_default, ensure_ascii=False, indent=1) + "\n"
 
 

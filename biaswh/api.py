@@ -114,7 +114,7 @@ class Warehouse:
         return pl.DataFrame() if table is None else pl.from_arrow(table)
 
     def _runs_query(self) -> str:
-        from dashboards.queries import relation_exists
+        from dashboards.common.queries import relation_exists
 
         with self._sandbox() as con:
             built = relation_exists(con, "marts", "dim_runs")

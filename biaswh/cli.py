@@ -143,8 +143,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _add_generate_parser(commands) -> None:
-    from ingest.generation_settings import DEFAULT_PROMPT_TEMPLATE
-    from ingest.generation_settings import GenerationSettings as Defaults
+    from ingest.silent_bias.generation_settings import DEFAULT_PROMPT_TEMPLATE
+    from ingest.silent_bias.generation_settings import GenerationSettings as Defaults
 
     generate = commands.add_parser(
         "generate", help="ask an OpenAI-compatible endpoint to answer vignettes (resumable; writes JSONL)"
@@ -193,6 +193,7 @@ def _writes(args) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the ``biaswh`` command with ``argv`` (default: the process's arguments); return its exit code."""
     parser = _parser()
     argv = sys.argv[1:] if argv is None else argv
     args, extra = parser.parse_known_args(argv)

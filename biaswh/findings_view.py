@@ -1,8 +1,8 @@
 """Findings and page charts for the Python API (:mod:`biaswh.api`), taken from the dashboards.
 
-The findings are the site index's cards (``dashboards/cards/``), so a notebook and the site
+The findings are the site index's cards (``dashboards/<family>/card*.py``), so a notebook and the site
 never disagree on a verdict; the charts are the ones a page embeds, collected while the page
-renders (:func:`dashboards.html.capturing_charts`), so no chart is built twice.
+renders (:func:`dashboards.common.html.capturing_charts`), so no chart is built twice.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import altair as alt
 import duckdb
 import polars as pl
 
-from dashboards.html import capturing_charts, text
+from dashboards.common.html import capturing_charts, text
 from warehouse.errors import UserError
 
 _VERDICT = re.compile(r'<p class="verdict">(.*?)</p>', flags=re.S)
@@ -79,9 +79,10 @@ def _plain(fragment: str) -> str:
 
 def read_findings(con: duckdb.DuckDBPyConnection, *, study: str | None = None) -> Findings:
     """Build every findings card the site index shows; keep those of ``study`` (a study or page name)."""
-    import dashboards.cards  # noqa: F401  (registers the cards, in the index's order)
-    from dashboards.findings import CARDS, study_runs
-    from dashboards.queries import relation_exists
+    from dashboards.common.findings import CARDS, load_cards, study_runs
+    from dashboards.common.queries import relation_exists
+
+    load_cards()
 
     if not relation_exists(con, "marts", "dim_runs"):
         return Findings(pl.DataFrame(schema=SCHEMA), ())
@@ -121,7 +122,7 @@ def read_findings(con: duckdb.DuckDBPyConnection, *, study: str | None = None) -
 def _load_pages() -> dict:
     """Import every page module (each registers itself with the site)."""
     import dashboards.pages
-    from dashboards.site import PAGES
+    from dashboards.common.site import PAGES
 
     for module in pkgutil.iter_modules(dashboards.pages.__path__):
         importlib.import_module(f"dashboards.pages.{module.name}")
@@ -138,7 +139,7 @@ def _title(spec: alt.TopLevelMixin, number: int) -> str:
 
 
 def _pick_run(con, file_name: str, page: str, run_id: str | None) -> str | None:
-    from dashboards.site import RUN_LISTS
+    from dashboards.common.site import RUN_LISTS
 
     runs = [r for r, _ in RUN_LISTS[file_name](con)]
     if run_id is None:
@@ -154,7 +155,7 @@ def page_charts(
     con: duckdb.DuckDBPyConnection, page: str, *, run_id: str | None = None
 ) -> dict[str, alt.TopLevelMixin]:
     """The charts one dashboard page embeds, keyed by title (repeats numbered), in page order."""
-    from dashboards.site import RUN_LISTS
+    from dashboards.common.site import RUN_LISTS
 
     pages = _load_pages()
     file_name = page if page.endswith(".html") else f"{page}.html"

@@ -1,7 +1,7 @@
 """``biaswh ingest pairs | corpus | corpus-queries | qrels``: pairs, any corpus, its queries and judgments.
 
 The same loaders as the study sources ``pairs``, ``corpus``, ``corpus_queries`` and ``qrels``
-(ingest/pairs.py, ingest/corpus.py, ingest/qrels.py), for loading by hand before a study or
+(ingest/dialect/pairs.py, ingest/retrieval/corpus.py, ingest/retrieval/qrels.py), for loading by hand before a study or
 ``biaswh sql``.
 """
 
@@ -13,6 +13,7 @@ from warehouse.errors import UserError
 
 
 def variant_mapping(pairs: list[str] | None) -> dict[str, str] | None:
+    """The ``--variant FILE_COLUMN=VARIANT`` options as a mapping, or None when none were given."""
     if not pairs:
         return None
     mapping = {}
@@ -87,9 +88,9 @@ def dispatch(args: argparse.Namespace) -> bool:
     """Run ``biaswh ingest pairs|corpus|corpus-queries|qrels``; False when ``args`` is another command."""
     if args.command != "ingest" or args.source not in ("pairs", "corpus", "corpus-queries", "qrels"):
         return False
-    from ingest.corpus import load_corpus, load_corpus_queries
-    from ingest.pairs import load_pairs
-    from ingest.qrels import load_qrels
+    from ingest.dialect.pairs import load_pairs
+    from ingest.retrieval.corpus import load_corpus, load_corpus_queries
+    from ingest.retrieval.qrels import load_qrels
     from warehouse.connection import open_warehouse
 
     with open_warehouse() as con:

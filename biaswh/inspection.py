@@ -108,8 +108,8 @@ def search(study_path: str, query: str, *, retriever: str = "bm25", k: int = 10,
     from compute.retrieval.config import config_from_settings
     from compute.retrieval.embeddings import provider_from_settings
     from compute.retrieval.runner import Query, run_retrievers
-    from compute.steps.retrieval import load_corpora
-    from ingest.embedding_cache import EmbeddingCache
+    from compute.retrieval.steps import load_corpora
+    from ingest.common.embedding_cache import EmbeddingCache
 
     if retriever not in SEARCH_RETRIEVERS:
         raise UserError(f"unknown retriever {retriever!r}; choose from {', '.join(SEARCH_RETRIEVERS)}")

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import importlib
 import json
-import pkgutil
 import time
 from pathlib import Path
 from typing import Sequence
 
 import duckdb
 
+from biaswh.plugins import load_plugins
 from biaswh.withdrawal import built_run_ids, withdrawn_if_failing
-from compute.engine import with_compute
+from compute.common.engine import with_compute
 from warehouse.build_state import is_up_to_date, mark_built
 from warehouse.command_lock import exclusive_command
 from warehouse.connection import open_warehouse
@@ -23,46 +22,44 @@ from warehouse.pending_failures import record_pending_failure
 from warehouse.run_parameters import record_run_inputs, record_run_parameters
 from warehouse.runs import latest_succeeded_study_run, start_run
 from warehouse.settings import warehouse_paths
-from warehouse.study import ANALYSIS_STEPS, STUDY_INGESTERS, STUDY_JOBS, build_selections, load_study
+from warehouse.study import (
+    ANALYSIS_STEPS,
+    FIRST_QUERIES,
+    STUDY_INGESTERS,
+    STUDY_JOBS,
+    build_selections,
+    load_study,
+)
 from warehouse.transactions import transaction
-
-# Packages whose every module registers study jobs, analysis steps or dashboard pages on
-# import: add a module there (e.g. compute/steps/weat.py), never a line here.
-PLUGIN_PACKAGES: tuple[str, ...] = ("ingest.jobs", "compute.steps", "analysis.steps", "dashboards.pages")
-
-
-def load_plugins() -> None:
-    """Import every module of the plugin packages so their registrations take effect."""
-    for package_name in PLUGIN_PACKAGES:
-        package = importlib.import_module(package_name)
-        for module in pkgutil.iter_modules(package.__path__):
-            importlib.import_module(f"{package_name}.{module.name}")
 
 
 def ingest_squad(source: str, *, split: str = "train", name: str | None = None):
-    from ingest.squad import load_squad
+    """Load a SQuAD dataset (file or ``hf:squad``) into the warehouse."""
+    from ingest.retrieval.squad import load_squad
 
     with open_warehouse() as con:
         return load_squad(con, source, split=split, name=name)
 
 
 def ingest_word_vectors(path: str, **options):
-    from ingest.word_vectors import load_word_vectors
+    """Load a word-vector file into the warehouse (options as :func:`ingest.weat.word_vectors.load_word_vectors`)."""
+    from ingest.weat.word_vectors import load_word_vectors
 
     with open_warehouse() as con:
         return load_word_vectors(con, path, **{k: v for k, v in options.items() if v is not None})
 
 
 def ingest_weat_tests(path: str, *, name: str | None = None):
-    from ingest.weat_tests import load_weat_tests
+    """Load WEAT test definitions (a YAML/JSON file or ``builtin:<name>``) into the warehouse."""
+    from ingest.weat.weat_tests import load_weat_tests
 
     with open_warehouse() as con:
         return load_weat_tests(con, path, name=name)
 
 
 def generate_answers(args):
-    """``biaswh generate``: answer vignettes through an OpenAI-compatible endpoint (see ingest/generation.py)."""
-    from ingest.generation import DEFAULT_PROMPT_TEMPLATE, GenerationSettings, generate
+    """``biaswh generate``: answer vignettes through an OpenAI-compatible endpoint (ingest/silent_bias/)."""
+    from ingest.silent_bias.generate_answers import DEFAULT_PROMPT_TEMPLATE, GenerationSettings, generate
 
     template = DEFAULT_PROMPT_TEMPLATE
     if args.template_file:
@@ -110,7 +107,8 @@ def dbt_build(
 
 
 def dashboards(out: str | None = None) -> Path:
-    from dashboards.site import build_site
+    """Write the dashboard site (default: ``$BIASWH_HOME/site``) and return its folder."""
+    from dashboards.common.site import build_site
 
     load_plugins()
     out_dir = Path(out).resolve() if out else warehouse_paths().site_dir
@@ -232,7 +230,7 @@ def run_study(
     before the jobs is skipped when no source and no model changed since it last ran.
     The whole run holds the warehouse's command lock (:mod:`warehouse.command_lock`), so no
     other writing command can slip in between its stages. ``compute`` / ``ray_address``
-    override the study's ``[compute]`` engine and Ray address (:mod:`compute.engine`).
+    override the study's ``[compute]`` engine and Ray address (:mod:`compute.common.engine`).
     """
     with exclusive_command(f"biaswh run {study_path}"):
         return _run_study(study_path, limit=limit, compute=compute, ray_address=ray_address)
@@ -299,24 +297,10 @@ def _run_study(
 
 
 # What to ask first after each kind of study (contract relations, reachable unqualified).
-_FIRST_QUERIES = {
-    "dialect_tests": "select retriever, k, delta_pp, p_exact, p_holm, ci_low, ci_high from dialect_paired_tests"
-    " where run_id = '{run}' and is_highlighted_k",
-    "evaluation": "select label, retriever, metric, value, baseline_value, is_significant from retrieval_alerts"
-    " where series_run_id = '{run}'",
-    "weat_report": "select embedding, test, effect_size, ci_low, ci_high, p_value from weat_results"
-    " where run_id = '{run}'",
-    "silent_bias": "select model, rule_set, silent_bias_rate, ci_low, ci_high from silent_bias_rates"
-    " where run_id = '{run}' and dimension = 'all'",
-    "recsys_bias": "select feature, r_squared_mean, share_significant, marker, n_conditions"
-    " from recsys_effect_sizes_aggregated where run_id = '{run}' and level = 'all' order by r_squared_mean desc",
-}
-
-
 def _print_next_steps(study, run_id: str) -> None:
     """Three ways in: the site (printed last), this run's headline query, and the run list."""
-    step = next((s for s in [*study.analysis, *study.jobs] if s in _FIRST_QUERIES), None)
+    step = next((s for s in [*study.analysis, *study.jobs] if s in FIRST_QUERIES), None)
     print(f"[{study.name}] next: open the dashboard site below; query this run (biaswh sql, or biaswh shell):")
     if step:
-        print(f'  biaswh sql "{_FIRST_QUERIES[step].format(run=run_id)}"')
+        print(f'  biaswh sql "{FIRST_QUERIES[step].format(run=run_id)}"')
     print('  biaswh sql "select run_name, run_status, started_at, inputs from dim_runs order by started_at desc"')

@@ -2,7 +2,8 @@
 
 Run-keyed marts never recompute a run they hold; this is the one way to ask for it (after
 fixing a model, say). It selects the run-keyed models of the run's study type (the marts
-folder whose tables hold the run, or, for a drift series, its evaluation runs) and passes
+folder whose registered table, :func:`warehouse.study.register_rebuild_table`, holds the run,
+or, for a drift series, its evaluation runs) and passes
 the run ids as ``rebuild_run_ids``, which ``is_new_run`` treats as new; its data tests check
 those runs only. A failed or interrupted run has no results to rebuild (biaswh/withdrawal.py).
 """
@@ -13,24 +14,17 @@ import json
 
 import duckdb
 
-from biaswh.pipeline import STUDY_BUILD_ARGS, dbt_build
+from biaswh.pipeline import STUDY_BUILD_ARGS, dbt_build, load_plugins
 from biaswh.withdrawal import built_run_ids
 from warehouse.connection import open_warehouse
 from warehouse.dbt_runner import BuildSummary
 from warehouse.errors import UserError
-
-# One run-keyed table per study type (folder under models/marts) that every run of it fills.
-_FAMILY_TABLES = {
-    "dialect": "fct_dialect_gold_ranks",
-    "evaluation": "fct_retrieval_query_metrics",
-    "weat": "weat_results",
-    "recsys": "pool_vs_recommended_summary",
-}
+from warehouse.study import REBUILD_TABLES
 
 
 def _families_holding(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> list[str]:
     found = []
-    for family, table in _FAMILY_TABLES.items():
+    for family, (table, _) in REBUILD_TABLES.items():
         exists = con.execute(
             "select count(*) from information_schema.tables where table_schema = 'marts' and table_name = ?", [table]
         ).fetchone()[0]
@@ -46,6 +40,7 @@ def _families_holding(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> lis
 
 def rebuild_run(run_id: str) -> BuildSummary:
     """Recompute run ``run_id``'s rows from its raw rows and recorded parameters."""
+    load_plugins()  # each family registers its rebuild table with its steps
     with open_warehouse(read_only=True) as con:
         status = con.execute("select status from raw.runs where run_id = ?", [run_id]).fetchone()
         if status is None:
@@ -57,9 +52,7 @@ def rebuild_run(run_id: str) -> BuildSummary:
     if not families:
         raise UserError(f"run {run_id} has no rows in any run-keyed mart: nothing to rebuild")
     selection = " ".join(f"tag:run_keyed,path:models/marts/{family}" for family in families)
-    if "dialect" in families:
-        # The dialect marts derive from the one retrieval-metric chain: its base first.
-        selection += " fct_retrieval_relevant_ranks"
+    selection += "".join(f" {REBUILD_TABLES[family][1]}" for family in families if REBUILD_TABLES[family][1])
     return dbt_build(
         [
             *STUDY_BUILD_ARGS,

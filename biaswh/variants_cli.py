@@ -26,11 +26,12 @@ from warehouse.errors import UserError
 
 
 def add_variants_parser(commands) -> None:
+    """Add ``biaswh variants rules|llm`` and their options to the CLI's subcommands."""
     variants = commands.add_parser("variants", help="dialect variants of questions: offline rules or an LLM")
     kinds = variants.add_subparsers(dest="variants_command", required=True)
     rules = kinds.add_parser(
         "rules",
-        help="rule-based AAE variants (ingest/dialect_rules.py); with --pairs, compare them with human-checked ones",
+        help="rule-based AAE variants (ingest/dialect/rules.py); with --pairs, compare them with human-checked ones",
     )
     source = rules.add_mutually_exclusive_group(required=True)
     source.add_argument("--pairs", help="a pairs file (JSON/JSONL/CSV): our variant of each SAE query beside its AAE")
@@ -55,7 +56,7 @@ def add_variants_parser(commands) -> None:
 
 
 def _add_llm_parser(kinds) -> None:
-    from ingest.conversion_settings import ConversionSettings as Defaults
+    from ingest.dialect.conversion_settings import ConversionSettings as Defaults
 
     llm = kinds.add_parser("llm", help="convert sampled SQuAD questions with an OpenAI-compatible endpoint")
     llm.add_argument("--squad", required=True, help="SQuAD Parquet/JSON/JSONL whose questions are sampled")
@@ -96,7 +97,7 @@ def _read_questions(path: Path) -> list[str]:
     The same reader keeps each question's position equal to its ``row_idx`` in the warehouse
     (the pairs' ``squad_idx``); official JSON, a JSON array, JSONL and Parquet are accepted.
     """
-    from ingest.squad import _local_records
+    from ingest.retrieval.squad import _local_records
     from warehouse.errors import InputError
 
     questions = []
@@ -110,8 +111,8 @@ def _read_questions(path: Path) -> list[str]:
 
 
 def _run_llm(args) -> None:
-    from ingest.dialect_conversion import ConversionSettings, convert_questions, read_cache, write_pairs
-    from ingest.question_sample import SampleProtocol, sample_questions
+    from ingest.dialect.convert_with_llm import ConversionSettings, convert_questions, read_cache, write_pairs
+    from ingest.dialect.question_sample import SampleProtocol, sample_questions
 
     settings = ConversionSettings(
         model=args.model,
@@ -145,11 +146,12 @@ def _run_llm(args) -> None:
 
 
 def run_variants(args) -> None:
+    """Run ``biaswh variants``: write rule-based or LLM-converted variants of a questions file."""
     if args.variants_command == "llm":
         return _run_llm(args)
-    from ingest.dialect_rules import RULE_ORDER
-    from ingest.readers import read_records
-    from ingest.rule_variants import agreement_with_human, rule_variant_records, write_records
+    from ingest.common.readers import read_records
+    from ingest.dialect.rule_variants import agreement_with_human, rule_variant_records, write_records
+    from ingest.dialect.rules import RULE_ORDER
 
     rules = tuple(r.strip() for r in args.rules.split(",")) if args.rules else RULE_ORDER
     if args.pairs:
@@ -164,7 +166,7 @@ def run_variants(args) -> None:
         return
     if not args.out:
         raise UserError("biaswh variants rules --squad needs --out (the pairs JSONL to write)")
-    from ingest.question_sample import SampleProtocol, sample_questions
+    from ingest.dialect.question_sample import SampleProtocol, sample_questions
 
     questions = _read_questions(Path(args.squad))
     protocol = SampleProtocol(sample_size=args.sample, seed=args.sample_seed)

@@ -120,7 +120,7 @@ def seed_warehouse(folder: Path, load) -> Path:
 
 def seeded_squad_warehouse(home: Path) -> Path:
     """Create a warehouse in ``home`` holding the demo SQuAD (train); return its file (for copying)."""
-    from ingest.squad import load_squad
+    from ingest.retrieval.squad import load_squad
 
     return seed_warehouse(home, lambda connection: load_squad(connection, str(DEMO_DATA / "squad_demo.json")))
 

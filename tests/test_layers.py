@@ -1,14 +1,17 @@
 """The house's layers, checked over the import graph and over the SQL each layer runs.
 
 Layers in the order data flows: the kernel (``warehouse/``: settings, connection, errors, runs,
-transactions, seeds, registries) < ``ingest/`` < ``compute/`` (the jobs between the two dbt
+transactions, seeds, registries) < ``stats/`` (statistics without database access: numpy,
+scipy, statsmodels, polars and the kernel) < ``ingest/`` < ``compute/`` (the jobs between the two dbt
 builds) < ``analysis/`` < ``dashboards/`` < ``biaswh/`` (the CLI and pipeline that chain them).
 
 - the kernel imports no other layer; every layer imports only itself and earlier layers; the
   module graph has no cycle;
-- ``ingest/`` and ``compute/`` write only ``raw.*``; ``analysis/`` writes only ``analysis.*``;
-  ``dashboards/`` reads only marts and ``analysis.*`` (one documented exception: the runs
-  index of a warehouse never built reads ``raw.runs``) and writes nothing.
+- ``stats/`` runs no SQL at all;
+- ``ingest/`` and ``compute/`` write only ``raw.*``; ``analysis/`` reads only marts and
+  ``analysis.*`` and writes only ``analysis.*``; ``dashboards/`` reads only marts and
+  ``analysis.*`` (one documented exception: the runs index of a warehouse never built reads
+  ``raw.runs``) and writes nothing.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from pathlib import Path
 
 from tests.conftest import REPOSITORY_ROOT
 
-ORDER = ("warehouse", "ingest", "compute", "analysis", "dashboards", "biaswh")
+ORDER = ("warehouse", "stats", "ingest", "compute", "analysis", "dashboards", "biaswh")
 LAYERS = ORDER
 
 
@@ -135,3 +138,44 @@ def test_dashboards_read_only_marts_and_analysis():
                 wrong.append(f"{path.relative_to(REPOSITORY_ROOT)} reads {schema}.*")
         assert not _WRITE.findall(_sql_of(path)), f"{path} writes to the warehouse"
     assert not wrong, "\n".join(wrong)
+
+
+def test_analysis_reads_only_marts_and_analysis():
+    """Analysis works from the published marts: a staging or intermediate read is a detour dbt should close."""
+    wrong = []
+    for path in sorted((REPOSITORY_ROOT / "analysis").rglob("*.py")):
+        wrong += [
+            f"{path.relative_to(REPOSITORY_ROOT)} reads {schema}.*"
+            for schema in _READ.findall(_sql_of(path))
+            if schema.lower() in ("raw", "staging", "intermediate", "main")
+        ]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_stats_runs_no_sql():
+    """The statistics package takes numbers, never a connection."""
+    wrong = []
+    for path in sorted((REPOSITORY_ROOT / "stats").rglob("*.py")):
+        sql = _sql_of(path)
+        if _READ.findall(sql) or _WRITE.findall(sql) or "duckdb" in path.read_text(encoding="utf-8"):
+            wrong.append(str(path.relative_to(REPOSITORY_ROOT)))
+    assert not wrong, wrong
+
+
+GRID_LAYERS = ("ingest", "compute", "analysis", "dashboards")
+
+
+def test_every_module_sits_in_a_family_folder_that_dbt_also_has():
+    """The grid: ``<layer>/<family>/`` in every Python layer, the families being dbt's model folders plus common."""
+    models = REPOSITORY_ROOT / "dbt_project" / "models"
+    families = {p.name for layer in models.iterdir() if layer.is_dir() for p in layer.iterdir() if p.is_dir()}
+    families.add("common")
+    wrong = []
+    for layer in GRID_LAYERS:
+        for path in sorted((REPOSITORY_ROOT / layer).rglob("*.py")):
+            parts = path.relative_to(REPOSITORY_ROOT / layer).parts
+            if parts == ("__init__.py",):
+                continue
+            if len(parts) < 2 or parts[0] not in families:
+                wrong.append(path.relative_to(REPOSITORY_ROOT).as_posix())
+    assert not wrong, "modules outside a family folder (or in a folder dbt has not):\n" + "\n".join(wrong)

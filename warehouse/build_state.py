@@ -40,11 +40,13 @@ def build_fingerprint(con: duckdb.DuckDBPyConnection, selection: str) -> str:
 
 
 def is_up_to_date(con: duckdb.DuckDBPyConnection, selection: str) -> bool:
+    """True when ``selection`` was built and neither the dbt project nor any ingested source version changed since."""
     row = con.execute("select fingerprint from raw.dbt_build_state where selection = ?", [selection]).fetchone()
     return row is not None and row[0] == build_fingerprint(con, selection)
 
 
 def mark_built(con: duckdb.DuckDBPyConnection, selection: str) -> None:
+    """Record that ``selection`` was built from the current dbt project and source versions."""
     con.execute(
         "insert or replace into raw.dbt_build_state values (?, ?, ?)",
         [selection, build_fingerprint(con, selection), datetime.now(timezone.utc).replace(tzinfo=None)],

@@ -3,7 +3,7 @@
 The one source is dbt's yml: ``dbt_project/models/analysis/_analysis_<family>__sources.yml`` declares each
 analysis table as a dbt source (schema ``analysis``) with a description per column, so ``dbt docs
 generate`` shows them, and :func:`comment_analysis_table` writes the same text as ``comment on``
-whenever a table is written (analysis/store.py). Describing a new column is one line in that yml;
+whenever a table is written (analysis/common/store.py). Describing a new column is one line in that yml;
 tests/dbt_project/test_analysis_column_docs.py fails on a column without one. The ``main.*``
 contract views take the comments of the relation they show (:mod:`warehouse.contracts`).
 """

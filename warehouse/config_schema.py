@@ -76,6 +76,8 @@ class ExistingPath:
 
 @dataclass(frozen=True)
 class ListOf:
+    """A config array whose items all follow one rule."""
+
     item: object
 
 
@@ -96,6 +98,8 @@ class MapOf:
 
 @dataclass(frozen=True)
 class ArrayOfTables:
+    """A config array of tables (``[[name]]``), each checked against one table schema."""
+
     item: Table
 
 

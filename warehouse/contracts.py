@@ -11,18 +11,22 @@ import duckdb
 
 from warehouse.column_docs import copy_comments
 
-# relation -> the schema it lives in
-CONTRACT_RELATIONS = {
-    "dialect_recall_at_k": "marts",
-    "dialect_paired_tests": "analysis",
-    "retrieval_metrics_at_k": "analysis",
-    "retrieval_alerts": "analysis",
-    "weat_results": "marts",
-    "silent_bias_rates": "analysis",
-    "pool_vs_recommended_summary": "marts",
-    "recsys_bias_aggregated": "marts",
-    "recsys_effect_sizes_aggregated": "marts",
-}
+# relation -> the schema it lives in; each study family registers its own (its steps module).
+CONTRACT_RELATIONS: dict[str, str] = {}
+
+
+def register_contract_relations(schema: str, *names: str) -> None:
+    """Publish ``names`` (relations of ``schema``: ``marts`` or ``analysis``) as contract views.
+
+    Parameters
+    ----------
+    schema : the schema the relations live in.
+    names : the relations' names, also the views' names in ``main``.
+    """
+    if schema not in ("marts", "analysis"):
+        raise ValueError(f"contract relations live in marts or analysis, not {schema!r}")
+    for name in names:
+        CONTRACT_RELATIONS[name] = schema
 
 
 def publish_contract_views(con: duckdb.DuckDBPyConnection) -> list[str]:

@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from warehouse.config_schema import Table
 from warehouse.errors import UserError
 from warehouse.run_parameters import parameter_defaults, resolve_parameters
-from warehouse.study_schema import config_problems, suggestion
+from warehouse.study_schema import INGEST_SOURCES, config_problems, ingest_step, suggestion
 
 # name -> callable(con, study, run) run after the first `dbt build` (reads marts, writes raw).
 STUDY_JOBS: dict[str, Callable] = {}
@@ -67,7 +68,8 @@ def load_study(
     """Parse and check a study TOML file, whole, before any work; every mistake is reported at once.
 
     Every table, key, type and range is checked against :mod:`warehouse.study_schema`, then the
-    ``[parameters]``, the step names (``check_steps``: jobs and analysis steps must be registered)
+    ``[parameters]``, the step names (``check_steps``: jobs, analysis steps, ingest sources and
+    family tables must be registered: load the plugins first)
     and each registered config check (:data:`CONFIG_CHECKS`) on the values that passed. A
     :class:`UserError` lists every problem found, one line each, with the key's path and a
     did-you-mean. ``check_files``: every input file the config names must exist (a run checks
@@ -80,7 +82,7 @@ def load_study(
         config = tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise UserError(f"{path}: not valid TOML ({exc})") from None
-    problems, cleaned = config_problems(path, config, check_files=check_files)
+    problems, cleaned = config_problems(path, config, check_sources=check_steps, check_files=check_files)
     head = cleaned.get("study", {})
     if check_steps:
         problems += [
@@ -148,37 +150,61 @@ def register_config_check(name: str):
 STUDY_INGESTERS: dict[str, Callable] = {}
 
 
+# step name -> the headline query a finished run prints (``{run}`` is the run id).
+FIRST_QUERIES: dict[str, str] = {}
+# study family (its folder under models/marts) -> (a run-keyed mart every run of it fills,
+# the extra dbt models ``biaswh rebuild`` selects with that folder).
+REBUILD_TABLES: dict[str, tuple[str, str]] = {}
+
 # (job | analysis, step name) -> (dbt selector built before the jobs, dbt selector built after them).
 STEP_SELECTIONS: dict[tuple[str, str], tuple[str | None, str | None]] = {}
 
 
-def register_job(name: str, *, before: str | None = None, after: str | None = None):
+def register_job(name: str, *, before: str | None = None, after: str | None = None, first_query: str | None = None):
     """Decorator: a study job ``fn(con, study, run_id)`` run between the two dbt builds.
 
     ``before``: the dbt models the job reads (built before it runs); ``after``: the models
     that turn its raw output into marts (built after it). Both are dbt selectors.
+    ``first_query``: the headline query printed after a run (``{run}``: the run id).
     """
 
     def decorate(fn: Callable) -> Callable:
         STUDY_JOBS[name] = fn
         STEP_SELECTIONS[("job", name)] = (before, after)
+        if first_query is not None:
+            FIRST_QUERIES[name] = first_query
         return fn
 
     return decorate
 
 
-def register_analysis(name: str, *, before: str | None = None):
+def register_analysis(name: str, *, before: str | None = None, first_query: str | None = None):
     """Decorator: an analysis step ``fn(con, study, run_id)`` run after the final dbt build.
 
     ``before``: dbt models the step reads that no job of its study builds (a dbt selector).
+    ``first_query``: the headline query printed after a run (``{run}``: the run id).
     """
 
     def decorate(fn: Callable) -> Callable:
         ANALYSIS_STEPS[name] = fn
         STEP_SELECTIONS[("analysis", name)] = (before, None)
+        if first_query is not None:
+            FIRST_QUERIES[name] = first_query
         return fn
 
     return decorate
+
+
+def register_rebuild_table(family: str, table: str, *, also_select: str = "") -> None:
+    """Declare the run-keyed mart that tells ``biaswh rebuild`` a run belongs to ``family``.
+
+    Parameters
+    ----------
+    family : the study family, i.e. its folder under ``models/marts``.
+    table : a run-keyed mart in that folder which every run of the family fills.
+    also_select : dbt models built with the folder (e.g. a base mart outside it).
+    """
+    REBUILD_TABLES[family] = (table, also_select)
 
 
 def build_selections(study: "Study") -> dict[str, str | None]:
@@ -200,11 +226,16 @@ def build_selections(study: "Study") -> dict[str, str | None]:
     return {"sources": before or "", "results": after or ""}
 
 
-def register_ingester(source: str):
-    """Decorator: an ``[[ingest]] source = ...`` handler ``fn(con, study, step) -> IngestResult``."""
+def register_ingester(source: str, *, options: Table | None = None):
+    """Decorator: an ``[[ingest]] source = ...`` handler ``fn(con, study, step) -> IngestResult``.
+
+    ``options``: the step's keys (:func:`warehouse.study_schema.ingest_step`), checked before
+    any work; a source registered without them is checked for ``source`` and ``path`` only.
+    """
 
     def decorate(fn: Callable) -> Callable:
         STUDY_INGESTERS[source] = fn
+        INGEST_SOURCES[source] = options if options is not None else ingest_step({})
         return fn
 
     return decorate

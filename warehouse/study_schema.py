@@ -10,15 +10,16 @@ Ranges are declared here (:class:`~warehouse.config_schema.Number`); what values
 
 - ``[study]``: :func:`warehouse.study.load_study`;
 - ``[[ingest]]``: one key set per source (:data:`INGEST_SOURCES`), the keyword options of
-  the source's loader (``ingest/squad.py``, ``ingest/pairs.py``, the ``register_ingester``
-  functions of ``ingest/jobs/*.py``);
+  the source's loader, registered with it (``register_ingester(source, options=...)`` in
+  ``ingest/<family>/steps.py``);
 - ``[parameters]`` (older spelling ``[dbt_vars]``): checked against dbt's vars by
   :mod:`warehouse.run_parameters`, so any key passes here;
-- ``[retrieval]``: ``compute/retrieval/config.py``, ``compute/retrieval/embeddings.py``;
-- ``[evaluation]``: ``compute/steps/evaluation_runs.py`` and ``analysis/steps/evaluation.py``;
-- ``[compute]``: :mod:`compute.engine`;
-- ``[dialect]``, ``[weat]``, ``[silent_bias]``, ``[recsys]``: their ``analysis/steps`` module;
-- ``[verdicts]``: :func:`compute.multiple_comparisons.verdict_policy`.
+- ``[compute]``: :mod:`compute.common.engine`;
+- ``[verdicts]``: :func:`stats.multiple_comparisons.verdict_policy`;
+- a family's table (``[retrieval]``, ``[evaluation]``, ``[dialect]``, ``[weat]``,
+  ``[silent_bias]``, ``[recsys]``, ...): declared beside its consumer and registered with
+  :func:`register_config_section` from the family's steps module, so the plugins must be
+  loaded (``biaswh.plugins.load_plugins``) before a config that uses one is checked.
 """
 
 from __future__ import annotations
@@ -27,26 +28,14 @@ from pathlib import Path
 
 from warehouse.config_schema import (
     ANY,
-    BACKOFF_SECONDS,
-    BOOLEAN,
-    CONCURRENCY,
     CUTOFF,
     FILE,
-    NON_NEGATIVE,
     OPEN_SHARE,
-    POSITIVE_INTEGER,
-    RETRIES,
     SEED,
-    SHARE,
     STRING,
-    STRING_MAP,
     STRINGS,
-    TEMPERATURE,
-    TIMEOUT_SECONDS,
-    ArrayOfTables,
     Checker,
     Choice,
-    ListOf,
     MapOf,
     Number,
     OneOf,
@@ -60,59 +49,9 @@ DEPTH = CUTOFF
 RESAMPLES = Number(integer=True, minimum=100, maximum=10_000_000)
 CONFIDENCE = OPEN_SHARE
 
-RETRIEVAL = Table(
-    {
-        "retrievers": STRINGS,
-        "depth": DEPTH,
-        "query_sets": STRINGS,
-        "timing": STRING,
-        "drop_documents_fraction": Number(minimum=0, maximum=1, below=True),
-        "tokenizer": Table({"pattern": STRING, "lowercase": BOOLEAN}),
-        "bm25": Table({"k1": NON_NEGATIVE, "b": SHARE, "epsilon": NON_NEGATIVE}),
-        # provider "local": model, batch_size; provider "openai": the rest (OpenAIProvider's options)
-        "embedding": Table(
-            {
-                "provider": STRING,
-                "model": STRING,
-                "batch_size": Number(integer=True, minimum=1, maximum=100_000),
-                "precomputed": OneOf((FILE, ListOf(FILE)), "a path or a list of paths"),
-                "base_url": STRING,
-                "api_key_env": STRING,
-                "max_retries": RETRIES,
-                "backoff_seconds": BACKOFF_SECONDS,
-                "timeout_seconds": TIMEOUT_SECONDS,
-            }
-        ),
-        "hybrid": Table(
-            {
-                "weights": ListOf(NON_NEGATIVE),
-                "rrf_k": NON_NEGATIVE,
-                "sweep_weights": ListOf(SHARE),
-                "sweep_rrf_k": ListOf(NON_NEGATIVE),
-            }
-        ),
-        "ann": Table({"index": STRING, "partitions": POSITIVE_INTEGER, "probes": POSITIVE_INTEGER}),
-    }
-)
-
-EVALUATION = Table(
-    {
-        "query_set": STRING,
-        "sample": POSITIVE_INTEGER,
-        "tune_share": OPEN_SHARE,
-        "bootstrap_resamples": RESAMPLES,
-        "alpha": OPEN_SHARE,
-        "thresholds": FILE,
-        "compare": Table({"metric": STRING, "k": DEPTH}),
-        "runs": ArrayOfTables(
-            Table(
-                {"label": STRING, "baseline": BOOLEAN, "retrieval": RETRIEVAL, "run_file": FILE, "system": STRING},
-                required=("label",),
-            )
-        ),
-    }
-)
-
+# The kernel's own tables; each study family adds its ``[<family>]`` table with
+# :func:`register_config_section` and its ``[[ingest]]`` sources' keys with
+# ``warehouse.study.register_ingester(source, options=...)``, where the family lives.
 STUDY_SCHEMA = Table(
     {
         "study": Table(
@@ -132,50 +71,9 @@ STUDY_SCHEMA = Table(
         "ingest": ANY,  # checked per source: INGEST_SOURCES
         "parameters": MapOf(ANY),  # checked by warehouse.run_parameters.resolve_parameters
         "dbt_vars": MapOf(ANY),
-        "retrieval": RETRIEVAL,
-        "evaluation": EVALUATION,
-        "dialect": Table({"bootstrap_resamples": RESAMPLES}),
-        "weat": Table(
-            {
-                "embeddings": STRINGS,
-                "test_sets": STRINGS,
-                "tests": STRINGS,
-                "match_policy": STRING,
-                "min_coverage": Number(minimum=0, maximum=1, above=True),
-                "min_words": POSITIVE_INTEGER,
-                "balance": BOOLEAN,
-                "exact_limit": Number(integer=True, minimum=1, maximum=100_000_000),
-                # the randomised test's floor (compute/weat/runner.py WeatSettings)
-                "n_permutations": Number(integer=True, minimum=100_000, maximum=100_000_000),
-                "bootstrap_resamples": RESAMPLES,
-                "bootstrap_method": STRING,
-                "confidence_level": CONFIDENCE,
-                # compute/weat/metrics.py MetricSettings: RND, RNSB, MAC, ECT, RIPA, word-set sensitivity
-                "metrics": Table(
-                    {
-                        "names": STRINGS,
-                        "vectors": STRING,
-                        "ripa": STRING,
-                        "rnsb_splits": Number(integer=True, minimum=2, maximum=10_000),
-                        "bootstrap_resamples": RESAMPLES,
-                        "n_permutations": Number(integer=True, minimum=100, maximum=100_000_000),
-                        "exact_limit": Number(integer=True, minimum=1, maximum=100_000_000),
-                    }
-                ),
-            }
-        ),
-        "silent_bias": Table({"confidence": CONFIDENCE}),
-        "recsys": Table({"pool": STRING, "p_adjust": STRING, "yates": BOOLEAN, "min_group_size": POSITIVE_INTEGER}),
-        "recsys_importance": Table(
-            {
-                "trees": Number(integer=True, minimum=1, maximum=10_000),
-                "folds": Number(integer=True, minimum=2, maximum=100),
-                "repeats": Number(integer=True, minimum=1, maximum=1_000),
-            }
-        ),
-        # the verdict policy (compute/multiple_comparisons.py): adjustment within each family, and alpha
+        # the verdict policy (stats/multiple_comparisons.py): adjustment within each family, and alpha
         "verdicts": Table({"adjustment": Choice(("holm", "bh")), "alpha": Number(above=True, minimum=0, maximum=0.5)}),
-        # compute/engine.py: where the compute jobs run (local, or a Ray cluster)
+        # compute/common/engine.py: where the compute jobs run (local, or a Ray cluster)
         "compute": Table(
             {
                 "engine": Choice(("local", "ray")),
@@ -186,104 +84,33 @@ STUDY_SCHEMA = Table(
     }
 )
 
+# source -> the keys of its [[ingest]] step (the loader's keyword options), as registered.
+INGEST_SOURCES: dict[str, Table] = {}
 
-def _ingest(keys: dict, required: tuple[str, ...] = (), *, path=FILE) -> Table:
+
+def register_config_section(name: str, table: Table) -> None:
+    """Declare a study family's config table ``[name]`` and the keys its consumer reads.
+
+    Parameters
+    ----------
+    name : the table's name in a study TOML (e.g. ``"weat"``).
+    table : its keys, types and ranges (:mod:`warehouse.config_schema`).
+    """
+    if name in STUDY_SCHEMA.keys and STUDY_SCHEMA.keys[name] != table:
+        raise ValueError(f"config table [{name}] is declared twice")
+    STUDY_SCHEMA.keys[name] = table
+
+
+def ingest_step(keys: dict, required: tuple[str, ...] = (), *, path=FILE) -> Table:
+    """The keys of an ``[[ingest]]`` step: ``source``, ``path`` and the loader's options ``keys``.
+
+    Parameters
+    ----------
+    keys : the loader's keyword options and their types.
+    required : options the step must give (besides ``source`` and ``path``).
+    path : the rule for ``path`` (default: an existing input file).
+    """
     return Table({"source": STRING, "path": path, **keys}, required=("source", "path", *required))
-
-
-# source -> the keys of its [[ingest]] step (the loader's keyword options).
-INGEST_SOURCES: dict[str, Table] = {
-    "squad": _ingest({"split": STRING, "name": STRING}),
-    "pairs": _ingest(
-        {
-            "name": STRING,
-            "variants": STRING_MAP,
-            "id_column": STRING,
-            "squad_idx_column": STRING,
-            "squad_split": STRING,
-            "gold_doc_id_column": STRING,
-            "corpus": STRING,
-            "gold_query_id_column": STRING,
-            "query_set": STRING,
-            "cleanup": OneOf(
-                (BOOLEAN, Choice(("light", "seed_compatible", "none"))),
-                "true, false, 'light', 'seed_compatible' or 'none'",
-            ),
-            "allow_missing_variants": BOOLEAN,
-        }
-    ),
-    "rule_variants": _ingest(
-        {
-            "name": STRING,
-            "squad_split": STRING,
-            "sample": POSITIVE_INTEGER,
-            "sample_seed": SEED,
-            "rules": STRINGS,
-            "rate": SHARE,
-            "per_rule": BOOLEAN,
-        },
-        path=STRING,  # the folder (under the warehouse) the generated variants are written to
-    ),
-    "qrels": _ingest({"query_set": STRING, "name": STRING}, required=("query_set",)),
-    "corpus": _ingest(
-        {"name": STRING, "unit": STRING, "id_column": STRING, "text_column": STRING, "title_column": STRING}
-    ),
-    "corpus_queries": _ingest(
-        {
-            "corpus": STRING,
-            "name": STRING,
-            "id_column": STRING,
-            "text_column": STRING,
-            "format": Choice(("trec_topics",)),
-            "topic_field": Choice(("title", "desc", "narr")),
-        },
-        required=("corpus",),
-    ),
-    "silent_bias_vignettes": _ingest({"name": STRING}),
-    "silent_bias_generations": _ingest({"vignette_set": STRING, "model": STRING}, required=("vignette_set",)),
-    "weat_tests": _ingest({"name": STRING}),
-    "word_vectors": _ingest(
-        {"name": STRING, "format": STRING, "table": STRING, "words_from": STRINGS, "templates": STRINGS},
-        required=("name",),
-    ),
-    "recsys_summary": _ingest({"name": STRING}),
-    "recsys_directional_bias": _ingest({"name": STRING}),
-    "recsys_feature_importance": _ingest({"name": STRING}),
-    "recsys_posts": _ingest(
-        {
-            "features_path": FILE,
-            "name": STRING,
-            "condition_columns": STRING_MAP,
-            "fixed_conditions": STRING_MAP,
-            "selected_column": STRING,
-            "item_id_column": STRING,
-        },
-        required=("features_path",),
-    ),
-    "recsys_simulated": _ingest({}),
-    "recsys_experiment": _ingest(
-        {
-            "features_path": FILE,
-            "name": STRING,
-            "base_url": STRING,
-            "models": STRINGS,
-            "prompt_styles": STRINGS,
-            "prompt_styles_path": FILE,
-            "n_posts": Number(integer=True, minimum=1, maximum=100_000),
-            "k": POSITIVE_INTEGER,
-            "trials": Number(integer=True, minimum=1, maximum=100_000),
-            "dataset": STRING,
-            "temperature": TEMPERATURE,
-            "concurrency": CONCURRENCY,
-            "max_retries": RETRIES,
-            "backoff_seconds": BACKOFF_SECONDS,
-            "timeout_seconds": TIMEOUT_SECONDS,
-            "api_key_env": STRING,
-            "text_features": BOOLEAN,
-        },
-        required=("features_path", "base_url", "models"),
-    ),
-}
 
 
 def config_problems(
@@ -293,13 +120,16 @@ def config_problems(
     study config (one line each), and the config without the values that failed.
 
     ``check_sources``: an ``[[ingest]]`` source not in :data:`INGEST_SOURCES` is refused (else
-    its keys go unchecked, for configs loaded without the plugins). ``check_files``: every
+    its keys go unchecked, for configs loaded without the plugins); likewise a table no
+    family registered. ``check_files``: every
     input path must exist (relative to the config's folder).
     """
     checker = Checker(path, check_files=check_files)
     cleaned: dict = {}
     for name, value in config.items():
-        if name not in STUDY_SCHEMA.keys:
+        if name not in STUDY_SCHEMA.keys and not check_sources:
+            cleaned[name] = value
+        elif name not in STUDY_SCHEMA.keys:
             close = suggestion(name, STUDY_SCHEMA.keys, brackets=True)
             known = ", ".join(f"[{t}]" for t in STUDY_SCHEMA.keys)
             checker.problems.append(f"{path}: unknown table [{name}]{close}; known: {known}")

@@ -6,7 +6,7 @@ import numpy as np
 import polars as pl
 
 from analysis.evaluation.intervals import TEST_SCHEMA, paired_change, stored_test_columns
-from analysis.paired.mean_difference import is_significant
+from stats.paired.mean_difference import is_significant
 from warehouse.seeds import derive_seed
 
 
@@ -20,8 +20,8 @@ def _per_query(con, metric_name: str, k, run_id: str, query_set: str, retriever:
         params = [run_id, query_set, retriever]
     elif metric_name == "latency_p95_ms":
         sql = (
-            "select query_id, variant, latency_ms from staging.stg_retrieval__query_stats"
-            " where run_id = ? and query_set = ? and retriever = ? and latency_ms is not null"
+            "select query_id, variant, latency_ms from marts.fct_retrieval_query_latency"
+            " where run_id = ? and query_set = ? and retriever = ?"
         )
         params = [run_id, query_set, retriever]
     else:
@@ -38,7 +38,7 @@ def series_alerts(con, series_run_id: str, *, seed: int, alpha: float = 0.05, n_
 
     The change is tested on the queries both the run and its baseline evaluated: the paired
     sign-flip randomization test of the mean per-query difference, with a BCa bootstrap
-    interval (analysis/paired/mean_difference.py). For p95 latency the per-query latencies are
+    interval (stats/paired/mean_difference.py). For p95 latency the per-query latencies are
     compared (a shift of the distribution). ``status`` says what n allowed: a check with no
     paired query (a system the baseline did not run) is ``not testable`` and carries no
     severity; with fewer than six paired queries it is shown but never significant.

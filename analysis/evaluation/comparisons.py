@@ -4,7 +4,7 @@ A system is one ranking of one evaluation run (``<label>:<retriever>``, sweep po
 our retrievers, and runs written elsewhere (``run_file``) under their system's name. Each pair
 is compared on the queries both evaluated, at one metric and cutoff (``[evaluation] compare``,
 default nDCG@10), by the paired sign-flip randomization test of the mean per-query difference
-with a BCa bootstrap interval (as the alerts are; analysis/paired/mean_difference.py), the paired
+with a BCa bootstrap interval (as the alerts are; stats/paired/mean_difference.py), the paired
 t-test beside it, and Holm's correction over the tested pairs of the series: the table ranx's
 ``compare`` and trec_eval-based tools print. A pair with no query in common is kept as ``not
 testable`` (no difference, no p, never significant, outside Holm's family); a pair with fewer
@@ -20,8 +20,8 @@ import numpy as np
 import polars as pl
 
 from analysis.evaluation.intervals import TEST_SCHEMA, paired_change, stored_test_columns
-from analysis.paired.mean_difference import is_significant
-from compute.multiple_comparisons import adjust_p_values
+from stats.multiple_comparisons import adjust_p_values
+from stats.paired.mean_difference import is_significant
 from warehouse.seeds import derive_seed
 
 SCHEMA = {

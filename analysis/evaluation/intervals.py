@@ -7,8 +7,8 @@ import math
 import numpy as np
 import polars as pl
 
-from analysis.paired.mean_difference import paired_mean_difference, paired_status
-from analysis.paired.result import TestResult
+from stats.paired.mean_difference import paired_mean_difference, paired_status
+from stats.paired.result import TestResult
 
 METRICS = ("recall", "precision", "f1", "hit_rate", "mrr", "ndcg", "map", "r_precision")
 
@@ -76,7 +76,7 @@ def metrics_with_intervals(
 def paired_change(values: np.ndarray, baseline_values: np.ndarray, *, seed: int, n_resamples: int = 2000) -> TestResult:
     """The mean per-query change (run minus baseline) over the queries both ran: sign-flip p, BCa interval.
 
-    See analysis/paired/mean_difference.py; the bootstrap makes the interval only.
+    See stats/paired/mean_difference.py; the bootstrap makes the interval only.
     """
     return paired_mean_difference(values, baseline_values, seed=seed, n_resamples=n_resamples)
 

@@ -6,12 +6,12 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Literal
 
-from analysis.effect_sizes import Magnitude, magnitude
+from stats.effect_sizes import Magnitude, magnitude
 
 BiasLevel = Literal["high", "moderate", "weak", "minimal", "not significant"]
 BIAS_LEVELS: tuple[str, ...] = ("high", "moderate", "weak", "minimal", "not significant", "not computed")
 SIGNIFICANCE = 0.05
-# A significant result's level is its |d| magnitude on the one scale (analysis/effect_sizes.py),
+# A significant result's level is its |d| magnitude on the one scale (stats/effect_sizes.py),
 # so a level and its magnitude can never disagree (no "weak (large)").
 LEVEL_OF_MAGNITUDE: dict[str, BiasLevel] = {
     "large": "high",

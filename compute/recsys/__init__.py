@@ -2,6 +2,6 @@
 
 One module per test family: :mod:`compute.recsys.numerical` (Cohen's d, Hedges' g,
 Welch's t-test), :mod:`compute.recsys.categorical` (Cramér's V, chi-square test),
-:mod:`compute.recsys.multiple_comparisons` (Holm / Benjamini-Hochberg), and
+:mod:`stats.multiple_comparisons` (Holm / Benjamini-Hochberg), and
 :mod:`compute.recsys.conditions`, which runs the right test for every feature × condition.
 """

@@ -17,7 +17,7 @@ import pyarrow as pa
 from compute.retrieval.config import RetrievalConfig
 from compute.retrieval.runner import Corpus, Query, RetrieverOutput, run_retrievers
 from compute.retrieval.writer import query_stats_rows, result_rows
-from ingest.embedding_cache import EmbeddingCache, text_sha256
+from ingest.common.embedding_cache import EmbeddingCache, text_sha256
 
 
 @dataclass

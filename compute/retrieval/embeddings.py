@@ -15,8 +15,8 @@ from typing import Protocol
 
 import numpy as np
 
-from ingest.llm.settings import DEFAULT_MAX_REPLY_BYTES, EndpointSettings
-from ingest.sentence_vectors import load_sentence_encoder
+from ingest.common.llm.settings import DEFAULT_MAX_REPLY_BYTES, EndpointSettings
+from ingest.weat.sentence_vectors import load_sentence_encoder
 from warehouse.errors import UserError
 
 DEFAULT_LOCAL_MODEL = "all-MiniLM-L6-v2"
@@ -26,6 +26,8 @@ OPENAI_BASE_URL = "https://api.openai.com/v1"
 
 
 class EmbeddingProvider(Protocol):
+    """What the dense retriever needs of an embedding model: its id, checks, batch encoding, description."""
+
     model_id: str
 
     def check(self) -> None: ...
@@ -125,7 +127,7 @@ class LocalProvider:
 
 
 class OpenAIProvider:
-    """Any OpenAI-compatible embeddings API (OpenAI, vLLM, Ollama, ...), through the one client (ingest/llm/).
+    """Any OpenAI-compatible embeddings API (OpenAI, vLLM, Ollama, ...), through the one client (ingest/common/llm/).
 
     Parameters
     ----------
@@ -182,7 +184,7 @@ class OpenAIProvider:
     def _connect(self):
         if self._client is None:
             self.check()
-            from ingest.llm.client import EndpointClient
+            from ingest.common.llm.client import EndpointClient
 
             hint = f"check [retrieval.embedding] base_url, model and ${self.api_key_env}"
             self._client = EndpointClient(self.endpoint, refused_hint=hint)
@@ -190,7 +192,7 @@ class OpenAIProvider:
 
     def _call(self, method: str, path: str, payload: dict | None, check):
         """One request through the client's retry policy; after the last retry, EndpointFailed."""
-        from ingest.llm.client import AttemptFailed, EndpointFailed
+        from ingest.common.llm.client import AttemptFailed, EndpointFailed
 
         def attempt():
             self.n_requests += 1
@@ -205,7 +207,7 @@ class OpenAIProvider:
             ) from None
 
     def preflight(self) -> None:
-        from ingest.llm.client import EndpointRefused
+        from ingest.common.llm.client import EndpointRefused
 
         try:
             served = self._call("GET", "models", None, _model_ids)
@@ -242,7 +244,7 @@ class OpenAIProvider:
 
 
 def _model_ids(data: dict) -> set[str]:
-    from ingest.llm.client import AttemptFailed
+    from ingest.common.llm.client import AttemptFailed
 
     models = data.get("data")
     if not isinstance(models, list) or not all(isinstance(m, dict) and isinstance(m.get("id"), str) for m in models):
@@ -252,7 +254,7 @@ def _model_ids(data: dict) -> set[str]:
 
 def _embedding_rows(data: dict, n_texts: int) -> list[list[float]]:
     """The reply's vectors in input order, checked: one per text, all of one length, finite numbers."""
-    from ingest.llm.client import AttemptFailed
+    from ingest.common.llm.client import AttemptFailed
 
     items = data.get("data")
     if not isinstance(items, list) or len(items) != n_texts:

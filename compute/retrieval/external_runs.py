@@ -24,7 +24,7 @@ import numpy as np
 from compute.retrieval.ranking import QueryHits, no_hits
 from compute.retrieval.runner import Query, RetrieverOutput
 from compute.retrieval.trec import read_run
-from ingest.readers import parse_json, read_utf8
+from ingest.common.readers import parse_json, read_utf8
 from warehouse.errors import InputError
 
 NOT_IN_RUN = "not in the run file"

@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 
-from compute.engine import ComputeSettings, ensure_ray, ray_workers
+from compute.common.engine import ComputeSettings, ensure_ray, ray_workers
 from compute.retrieval.chunks import ChunkResult, PrefetchedVectors, retrieve_chunk
 from compute.retrieval.config import RetrievalConfig
 from compute.retrieval.runner import Corpus, Query, build_bm25_indexes

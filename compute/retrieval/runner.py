@@ -19,7 +19,7 @@ from compute.retrieval.embeddings import EmbeddingProvider
 from compute.retrieval.hybrid import min_max_fusion, reciprocal_rank_fusion, union_of_top_k
 from compute.retrieval.ranking import EMPTY_QUERY, QueryHits, no_hits
 from compute.retrieval.tokenize import RegexTokenizer
-from ingest.embedding_cache import EmbeddingCache
+from ingest.common.embedding_cache import EmbeddingCache
 
 
 @dataclass(frozen=True)

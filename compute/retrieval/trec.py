@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from ingest.readers import int32_value, read_utf8
+from ingest.common.readers import int32_value, read_utf8
 from warehouse.errors import InputError
 
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import pyarrow as pa
 
 from compute.retrieval.trec import TrecRow, read_run, write_run
-from ingest.qrels import query_set_table_name
-from ingest.query_set_members import QuerySetMembers, query_set_members
-from ingest.readers import int32_value
+from ingest.common.readers import int32_value
+from ingest.retrieval.qrels import query_set_table_name
+from ingest.retrieval.query_set_members import QuerySetMembers, query_set_members
 from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256, start_run
 from warehouse.transactions import registered, transaction
@@ -88,7 +88,7 @@ def import_trec(con, path: str | Path, *, query_set: str, corpus_split: str | No
     ``query_set`` is the stored name (``squad_questions_<split>``, a pair set, ``queries_<name>``)
     or the config syntax. Before anything is stored, every qid is checked against the query
     set's queries and variants, and every docid against its corpus (the checks qrels get,
-    :mod:`ingest.query_set_members`); a document or a rank listed twice for one query is
+    :mod:`ingest.retrieval.query_set_members`); a document or a rank listed twice for one query is
     refused too, each with its line. ``corpus_split``, when given, must be the query set's corpus.
     """
     path = Path(path)

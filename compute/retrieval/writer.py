@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 from compute.retrieval.config import RetrievalConfig
 from compute.retrieval.hybrid import UnionHits
 from compute.retrieval.runner import Query, RetrieverOutput
-from ingest.embedding_cache import text_sha256
+from ingest.common.embedding_cache import text_sha256
 from warehouse.transactions import registered
 
 RESULT_COLUMNS = ("run_id", "query_set", "retriever", "query_id", "variant", "corpus_split", "rank", "doc_id", "score")

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from compute.engine import ComputeSettings, compute_settings, with_compute
+from compute.common.engine import ComputeSettings, compute_settings, with_compute
 from tests.conftest import DEMO_STUDY, assert_refused, run_main
 from warehouse.errors import UserError
 from warehouse.settings import REPOSITORY_ROOT
@@ -69,8 +69,8 @@ def test_the_local_engine_never_imports_ray():
         "import sys\n"
         "from biaswh.pipeline import load_plugins\n"
         "load_plugins()\n"
-        "import compute.steps.retrieval as job\n"
-        "from compute.engine import compute_settings\n"
+        "import compute.retrieval.steps as job\n"
+        "from compute.common.engine import compute_settings\n"
         "with job._compute_pool(compute_settings({}), {}, None) as pool:\n"
         "    assert pool is None\n"
         "print(sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.')))\n"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from dashboards.cards.dialect import dialect_card
-from dashboards.cards.recsys import recsys_card
-from dashboards.findings import p_value as _p
+from dashboards.common.findings import p_value as _p
+from dashboards.dialect.card import dialect_card
+from dashboards.recsys.card import recsys_card
 
 
 def _warehouse_with_dialect_tests(con, rows: list[tuple]) -> None:

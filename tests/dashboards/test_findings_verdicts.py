@@ -6,11 +6,11 @@ import re
 
 import polars as pl
 
-from analysis.silent_bias_comparisons import model_comparisons
-from analysis.store import replace_run_rows
-from compute.multiple_comparisons import VerdictPolicy
-from dashboards.cards.silent_bias import silent_bias_card
-from dashboards.cards.weat import weat_card
+from analysis.common.store import replace_run_rows
+from analysis.silent_bias.model_comparisons import model_comparisons
+from dashboards.silent_bias.card import silent_bias_card
+from dashboards.weat.card import weat_card
+from stats.multiple_comparisons import VerdictPolicy
 
 
 def _verdict(body: str) -> str:

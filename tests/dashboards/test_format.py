@@ -7,8 +7,8 @@ import datetime as dt
 import numpy as np
 import pandas as pd
 
-from dashboards.format import cell, count, p_value, percent, points
-from dashboards.html import table
+from dashboards.common.format import cell, count, p_value, percent, points
+from dashboards.common.html import table
 
 
 def test_each_kind_of_value_has_one_spelling():

@@ -1,5 +1,5 @@
 from biaswh.pipeline import load_plugins
-from dashboards.site import build_site
+from dashboards.common.site import build_site
 from warehouse.runs import mark_interrupted_runs, start_run
 
 

@@ -1,6 +1,6 @@
-from dashboards.site import build_site
-from ingest.pairs import load_pairs
-from ingest.squad import load_squad
+from dashboards.common.site import build_site
+from ingest.dialect.pairs import load_pairs
+from ingest.retrieval.squad import load_squad
 from tests.conftest import DEMO_DATA
 
 HOSTILE = '<script>alert("x")</script>'

@@ -13,7 +13,7 @@ import tomllib
 import duckdb
 import pytest
 
-from dashboards.format import percent
+from dashboards.common.format import percent
 from tests.conftest import REPOSITORY_ROOT
 
 pytestmark = pytest.mark.dbt

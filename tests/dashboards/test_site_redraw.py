@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from dashboards import site
+from dashboards.common import site
 from warehouse.runs import start_run
 
 

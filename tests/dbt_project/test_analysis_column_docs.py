@@ -9,7 +9,7 @@ import duckdb
 import polars as pl
 import pytest
 
-from analysis.store import replace_run_rows
+from analysis.common.store import replace_run_rows
 from warehouse.column_docs import ANALYSIS_DOCS_DIR, analysis_descriptions
 from warehouse.contracts import CONTRACT_RELATIONS, publish_contract_views
 

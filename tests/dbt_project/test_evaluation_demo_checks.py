@@ -68,8 +68,8 @@ def test_qrels_with_unknown_ids_are_refused_before_anything_runs(demo, tmp_path,
     copy = tmp_path / "warehouse"
     shutil.copytree(home, copy, ignore=shutil.ignore_patterns("site"))
     monkeypatch.setenv(HOME_VARIABLE, str(copy))
-    import ingest.qrels
-    from compute.steps.evaluation_runs import evaluation_job
+    import ingest.retrieval.qrels
+    from compute.evaluation.steps import evaluation_job
     from warehouse.connection import connect
     from warehouse.study import load_study
 
@@ -84,7 +84,9 @@ def test_qrels_with_unknown_ids_are_refused_before_anything_runs(demo, tmp_path,
             versions = con.execute("select count(*) from raw.source_versions where dataset = 'qrels'").fetchone()
             before = raw_fingerprint(con)
             with pytest.raises(InputError) as caught:
-                ingest.qrels.load_qrels(con, bad, query_set="squad_questions:demo_validation", name="demo_qrels")
+                ingest.retrieval.qrels.load_qrels(
+                    con, bad, query_set="squad_questions:demo_validation", name="demo_qrels"
+                )
             assert (caught.value.row, caught.value.field) == (row, field)
             assert str(bad) in str(caught.value)
             assert raw_fingerprint(con) == before
@@ -93,8 +95,10 @@ def test_qrels_with_unknown_ids_are_refused_before_anything_runs(demo, tmp_path,
             )
             # Stored anyway (as by code older than the ingest check): the job still refuses before it runs.
             with monkeypatch.context() as unchecked:
-                unchecked.setattr(ingest.qrels, "check_judgment_ids", lambda *args: None)
-                ingest.qrels.load_qrels(con, bad, query_set="squad_questions:demo_validation", name="demo_qrels")
+                unchecked.setattr(ingest.retrieval.qrels, "check_judgment_ids", lambda *args: None)
+                ingest.retrieval.qrels.load_qrels(
+                    con, bad, query_set="squad_questions:demo_validation", name="demo_qrels"
+                )
             before = raw_fingerprint(con)
             with pytest.raises(InputError) as caught:
                 evaluation_job(con, load_study(STUDY, check_steps=False), "a-study-run")
@@ -115,7 +119,7 @@ def test_page_escapes_labels_and_descriptions(demo, tmp_path):
         con.execute(
             "update analysis.retrieval_alerts set label = ?, description = ? where position = 2", [hostile, hostile]
         )
-        from dashboards.pages.evaluation import render
+        from dashboards.evaluation.page import render
 
         html = render(con)
     finally:

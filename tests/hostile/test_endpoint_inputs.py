@@ -8,8 +8,8 @@ import re
 import pytest
 
 from biaswh.cli import main
-from ingest.generation_settings import GenerationSettings
-from ingest.llm.client import EndpointClient
+from ingest.common.llm.client import EndpointClient
+from ingest.silent_bias.generation_settings import GenerationSettings
 from tests.conftest import DEMO_DATA
 from tests.ingest.chat_stand_in import ChatStandIn
 from warehouse.errors import UserError

@@ -17,7 +17,7 @@ import time
 import pytest
 
 from biaswh.cli import main
-from ingest.recsys_experiment import ExperimentSettings, run_experiment
+from ingest.recsys.run_experiment import ExperimentSettings, run_experiment
 from tests.conftest import DEMO_DATA
 from tests.ingest.chat_stand_in import ChatStandIn
 from warehouse.errors import UserError

@@ -31,9 +31,9 @@ def _wait_forever(point: str) -> None:
 
 def _patch(point: str) -> None:
     import biaswh.pipeline
-    import compute.steps.retrieval
-    import ingest.pairs
-    import ingest.squad
+    import compute.retrieval.steps
+    import ingest.dialect.pairs
+    import ingest.retrieval.squad
 
     # dbt_build (pipeline) opens the warehouse first, then calls run_dbt_build: pause before that open.
     real_dbt_build = biaswh.pipeline.dbt_build
@@ -50,7 +50,7 @@ def _patch(point: str) -> None:
     biaswh.pipeline.dbt_build = dbt_build
 
     if point == "ingest":
-        for module in (ingest.squad, ingest.pairs):
+        for module in (ingest.retrieval.squad, ingest.dialect.pairs):
             real_version = module.ingest_version
 
             def paused_version(*args, _real=real_version, write_rows, **kwargs):
@@ -63,13 +63,13 @@ def _patch(point: str) -> None:
 
             module.ingest_version = paused_version
     if point == "jobs":
-        real_relevant = compute.steps.retrieval.write_relevant_documents
+        real_relevant = compute.retrieval.steps.write_relevant_documents
 
         def write_then_wait(*args, **kwargs):
             real_relevant(*args, **kwargs)
             _wait_forever("jobs")
 
-        compute.steps.retrieval.write_relevant_documents = write_then_wait
+        compute.retrieval.steps.write_relevant_documents = write_then_wait
 
 
 def main(argv: list[str]) -> int:

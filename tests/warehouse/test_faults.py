@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-import compute.steps.retrieval
+import compute.retrieval.steps
 from biaswh.cli import main
 from tests.conftest import DEMO_STUDY
 from tests.warehouse.fault_harness import (
@@ -128,13 +128,13 @@ def _full_disk_run(home: Path, demo: str) -> dict:
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(HOME_VARIABLE, str(home))
-        real = compute.steps.retrieval.write_relevant_documents
+        real = compute.retrieval.steps.write_relevant_documents
 
         def write_then_fail(*args, **kwargs):
             real(*args, **kwargs)  # rows written inside the job's transaction, then the disk is full
             no_space()
 
-        patch.setattr(compute.steps.retrieval, "write_relevant_documents", write_then_fail)
+        patch.setattr(compute.retrieval.steps, "write_relevant_documents", write_then_fail)
         out, err = io.StringIO(), io.StringIO()
         with redirect_stdout(out), redirect_stderr(err):
             code = main(["run", demo])

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from analysis.steps.silent_bias import export_metrics
-from ingest.recsys_simulate import write_simulated_files
+from analysis.silent_bias.steps import export_metrics
+from ingest.recsys.simulate import write_simulated_files
 from warehouse.paths import safe_file_stem
 
 UNSAFE = [

@@ -1,8 +1,15 @@
 import pytest
 
+from biaswh.plugins import load_plugins
 from tests.conftest import DEMO_DATA, run_cli
 from warehouse.errors import UserError
 from warehouse.study import load_study
+
+
+@pytest.fixture(scope="module", autouse=True)
+def plugins():
+    """The families' config tables and ingest sources register with their steps modules."""
+    load_plugins()
 
 
 def _study(tmp_path, body: str):

@@ -126,13 +126,15 @@ def test_the_schema_lists_what_each_consumer_reads():
     import dataclasses
     import inspect
 
+    from compute.evaluation import steps as evaluation
+    from compute.evaluation.config_section import EVALUATION
+    from compute.recsys.steps import DEFAULTS
     from compute.retrieval import config
+    from compute.retrieval.config_section import RETRIEVAL
     from compute.retrieval.embeddings import PROVIDERS
-    from compute.steps import evaluation_runs as evaluation
-    from compute.steps.recsys import DEFAULTS
-    from compute.steps.weat import SELECTION_KEYS
     from compute.weat.runner import WeatSettings
-    from warehouse.study_schema import EVALUATION, RETRIEVAL, STUDY_SCHEMA
+    from compute.weat.steps import SELECTION_KEYS
+    from warehouse.study_schema import STUDY_SCHEMA
 
     assert set(RETRIEVAL.keys) == config._KEYS
     assert set(EVALUATION.keys) == evaluation._KEYS
@@ -152,10 +154,10 @@ def test_the_schema_lists_what_each_consumer_reads():
 def test_sources_that_pass_their_keys_to_a_loader_accept_exactly_its_options():
     import inspect
 
-    from ingest.pairs import load_pairs
-    from ingest.recsys_posts import load_recsys_posts
-    from ingest.recsys_summary import load_recsys_summary
-    from ingest.squad import load_squad
+    from ingest.dialect.pairs import load_pairs
+    from ingest.recsys.posts import load_recsys_posts
+    from ingest.recsys.summary import load_recsys_summary
+    from ingest.retrieval.squad import load_squad
 
     def options(loader, *, internal=()) -> set[str]:
         parameters = inspect.signature(loader).parameters

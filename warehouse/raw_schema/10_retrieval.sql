@@ -1,4 +1,4 @@
--- Retrieval runs (compute/steps/retrieval.py): what each retriever returned for each query.
+-- Retrieval runs (compute/retrieval/steps.py): what each retriever returned for each query.
 -- A run is a study run (run_id from raw.runs); its full retrieval configuration is in
 -- raw.retrieval_runs.configuration and in raw.runs.parameters.
 

@@ -1,6 +1,6 @@
--- Retrieval corpora and query sets of any source (ingest/corpus.py): a BEIR folder, an MS MARCO
+-- Retrieval corpora and query sets of any source (ingest/retrieval/corpus.py): a BEIR folder, an MS MARCO
 -- TSV, JSONL/CSV/Parquet with named columns, or a folder of text or Markdown files.
--- One version per source content (ingest/versions.py); staging reads the latest of each name.
+-- One version per source content (ingest/common/versions.py); staging reads the latest of each name.
 
 -- One row per document; doc_id numbers the documents in source order (from 0) and is what
 -- raw.retrieval_results and raw.evaluation_qrels hold; source_doc_id is the source's own id.

@@ -1,4 +1,4 @@
--- Dialect/variant pairs over any corpus (ingest/pair_golds.py): a pair's gold is a SQuAD row
+-- Dialect/variant pairs over any corpus (ingest/dialect/pair_golds.py): a pair's gold is a SQuAD row
 -- (squad_split, squad_idx), a corpus document (gold_source_doc_id) or a judged query of a corpus
 -- query set (gold_query_set, gold_query_id: every document its qrels judge relevant). The
 -- columns are added to raw.query_pair_variants in place, so a warehouse written before keeps its

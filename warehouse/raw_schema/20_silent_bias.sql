@@ -1,4 +1,4 @@
--- Silent bias of chain-of-thought answers (ingest/vignettes.py, ingest/generations.py).
+-- Silent bias of chain-of-thought answers (ingest/silent_bias/vignettes.py, ingest/silent_bias/load_generations.py).
 
 -- One row per vignette per loaded version of a vignette set.
 create table if not exists raw.silent_bias_vignettes (

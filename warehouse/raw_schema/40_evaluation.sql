@@ -1,7 +1,7 @@
 -- Retrieval evaluation (issue 5): relevance judgments and the drift series of evaluation runs.
 
 -- One row per judgment of a qrels file (TREC `qid 0 docid rel`, JSON or CSV), one version per
--- file content (ingest/versions.py); staging reads the latest version of each qrels name.
+-- file content (ingest/common/versions.py); staging reads the latest version of each qrels name.
 create table if not exists raw.evaluation_qrels (
     run_id varchar not null,
     source_sha256 varchar not null,
@@ -14,7 +14,7 @@ create table if not exists raw.evaluation_qrels (
     relevance integer not null           -- graded: 0 = judged not relevant, 1, 2, ... (trec_eval gain)
 );
 
--- One row per evaluation run of a drift series (compute/steps/evaluation_runs.py): each run is its
+-- One row per evaluation run of a drift series (compute/evaluation/steps.py): each run is its
 -- own raw.runs row (kind evaluation_run) whose retrieval output is in raw.retrieval_*.
 create table if not exists raw.evaluation_runs (
     run_id varchar not null,             -- the evaluation run (raw.runs kind evaluation_run)

@@ -17,7 +17,7 @@ import yaml
 SEED = 20261122
 DIM = 32
 HERE = Path(__file__).resolve().parent
-DEFINITIONS = HERE.parents[2] / "ingest" / "data" / "weat" / "caliskan2017.yaml"
+DEFINITIONS = HERE.parents[2] / "ingest" / "weat" / "data" / "caliskan2017.yaml"
 # (test, role) -> (direction, strength); a word in several sets keeps the first assignment.
 PLANTED = {
     ("weat1", "attribute_a"): ("valence", 1.0),

@@ -15,7 +15,7 @@ from analysis.evaluation.intervals import (
     resample_counts,
     stored_test_columns,
 )
-from analysis.paired.mean_difference import is_significant
+from stats.paired.mean_difference import is_significant
 from warehouse.seeds import derive_seed
 
 

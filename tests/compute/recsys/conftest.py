@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from ingest.recsys_simulate import FEATURE_TYPES
+from ingest.recsys.simulate import FEATURE_TYPES
 
 
 def long_values(rows: list[dict]) -> pl.DataFrame:

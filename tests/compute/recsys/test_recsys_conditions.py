@@ -7,7 +7,7 @@ import pytest
 
 from compute.recsys import conditions
 from compute.recsys.conditions import pool_vs_recommended
-from ingest.recsys_simulate import FEATURE_TYPES, simulate_posts
+from ingest.recsys.simulate import FEATURE_TYPES, simulate_posts
 
 SMALL = {
     "datasets": ("twitter",),

@@ -8,8 +8,8 @@ import pytest
 
 from compute.recsys.categorical import cramers_v_chi_square
 from compute.recsys.conditions import pool_vs_recommended
-from compute.recsys.multiple_comparisons import adjust_p_values
-from ingest.recsys_simulate import simulate_posts
+from ingest.recsys.simulate import simulate_posts
+from stats.multiple_comparisons import adjust_family
 
 # 27 conditions, 200 of 800 items recommended in each: the demo's design.
 DESIGN = {"prompt_styles": ("general", "popular", "neutral"), "pool_size": 800, "n_recommended": 200}
@@ -84,4 +84,4 @@ def test_false_positive_rate_without_injected_bias(to_long):
     # 756 null tests: the binomial 99.9 % range around 5 % is about 2.6 % to 7.9 %; Yates makes
     # the binary tests conservative, so the rate may sit below 5 %.
     assert 0.01 <= false_positive_rate <= 0.08
-    assert sum(adjust_p_values(p_values, method="holm").rejected) <= 1
+    assert sum(adjust_family(p_values, method="holm").rejected) <= 1

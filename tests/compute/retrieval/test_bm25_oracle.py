@@ -12,7 +12,7 @@ from rank_bm25 import BM25Okapi
 from compute.retrieval.bm25 import NO_KNOWN_TOKENS, NO_TOKENS, BM25Index, BM25Parameters
 from compute.retrieval.ranking import EMPTY_QUERY, top_k
 from compute.retrieval.tokenize import RegexTokenizer
-from ingest.text_cleanup import light_cleanup
+from ingest.dialect.text_cleanup import light_cleanup
 from tests.conftest import shared_file
 from warehouse.errors import UserError
 

@@ -9,8 +9,8 @@ import pytest
 
 from compute.retrieval.dense import DenseIndex
 from compute.retrieval.embeddings import LocalProvider
-from ingest.embedding_cache import EmbeddingCache, text_sha256
-from ingest.text_cleanup import light_cleanup
+from ingest.common.embedding_cache import EmbeddingCache, text_sha256
+from ingest.dialect.text_cleanup import light_cleanup
 from tests.conftest import shared_file
 from warehouse.errors import InputError, UserError
 

@@ -88,7 +88,7 @@ def test_openai_provider_batches_and_retries_after_500_and_429(api, monkeypatch)
 
 
 def test_openai_gives_up_after_its_retries_in_one_line(api, monkeypatch):
-    from ingest.llm.client import EndpointFailed
+    from ingest.common.llm.client import EndpointFailed
 
     server, base_url = api
     monkeypatch.setenv("TEST_EMBED_KEY", "k")

@@ -7,7 +7,7 @@ import random
 import pyarrow as pa
 import pytest
 
-from compute.engine import ComputeSettings
+from compute.common.engine import ComputeSettings
 from compute.retrieval.chunks import retrieve_chunk
 from compute.retrieval.config import config_from_settings
 from compute.retrieval.runner import Corpus, Query

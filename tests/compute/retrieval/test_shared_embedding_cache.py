@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ingest.embedding_cache import embedding_cache_dir, shared_embedding_cache
+from ingest.common.embedding_cache import embedding_cache_dir, shared_embedding_cache
 from warehouse.errors import UserError
 from warehouse.settings import REPOSITORY_ROOT
 

@@ -21,7 +21,7 @@ from compute.weat.resampling import ResamplingSettings
 from compute.weat.ripa import relational_inner_product
 from compute.weat.rnd import relative_norm_distance
 from compute.weat.rnsb import relative_negative_sentiment
-from ingest.weat_tests import builtin_path, parse_weat_tests
+from ingest.weat.weat_tests import builtin_path, parse_weat_tests
 from tests.conftest import shared_file
 
 pytest.importorskip("wefe")

@@ -13,8 +13,8 @@ from compute.weat.coverage import Vocabulary
 from compute.weat.effect_size import weat_effect_size
 from compute.weat.runner import WeatSettings, run_weat_test
 from compute.weat.vectors import LanceVectors, read_embedding
-from ingest.weat_tests import builtin_path, parse_weat_tests
-from ingest.word_vectors import load_word_vectors
+from ingest.weat.weat_tests import builtin_path, parse_weat_tests
+from ingest.weat.word_vectors import load_word_vectors
 from tests.conftest import shared_file
 from warehouse.connection import connect
 from warehouse.settings import HOME_VARIABLE

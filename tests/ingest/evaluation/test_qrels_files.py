@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from ingest.pairs import load_pairs
-from ingest.qrels import load_qrels, query_set_table_name, read_qrels
-from ingest.squad import load_squad
+from ingest.dialect.pairs import load_pairs
+from ingest.retrieval.qrels import load_qrels, query_set_table_name, read_qrels
+from ingest.retrieval.squad import load_squad
 from tests.conftest import DEMO_DATA, raw_fingerprint
 from warehouse.errors import InputError, UserError
 

@@ -1,0 +1,107 @@
+"""Per-feature attribution of a dialect retrieval gap: one row per rule, retriever and highlighted k.
+
+A rule-variant pair set (``ingest/dialect/steps.py``) holds, per pair, the SAE
+question, ``aae_rules`` (every rule applied) and ``rule_<name>`` (that rule alone, only
+where it changed the question). Comparing the reference variant with each of them over the
+pairs that have both gives, per rule: the recall difference (reference minus variant, in
+points) with a seeded paired-bootstrap 95% interval, McNemar's exact test (with mid-p and
+chi-square-cc beside it), Holm over the rules within each (retriever, pair set, k) (the
+``aae_rules`` row is its own family of one), and the power statement (the smallest gap the
+row's pairs could detect with 80% power at alpha 0.05, Connor 1987).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from ingest.dialect.rules import RULES
+from stats.multiple_comparisons import adjust_p_values
+from stats.paired.bootstrap import paired_recall_difference_grid
+from stats.paired.mcnemar import mcnemar
+from stats.paired.power import power_statement
+from warehouse.seeds import derive_seed
+
+ALL_RULES = "aae_rules"
+RULE_PREFIX = "rule_"
+
+
+def _outcomes(con, run_id: str) -> pl.DataFrame:
+    return con.execute(
+        "select run_id, retriever, pair_set, k, variant_a, variant_b, n_pairs, both_hit, only_a, only_b, neither,"
+        " recall_a, recall_b from marts.agg_dialect_paired_outcomes"
+        " where run_id = ? and retriever = retriever_family and is_highlighted_k"
+        " and (variant_b = ? or starts_with(variant_b, ?)) order by all",
+        [run_id, ALL_RULES, RULE_PREFIX],
+    ).pl()
+
+
+def _hits(con, run_id: str, retriever: str, pair_set: str, variant_a: str, variant_b: str, ks: list[int]):
+    frame = con.execute(
+        "select pair_id, k, is_hit_a, is_hit_b from marts.fct_dialect_paired_hits where run_id = ? and retriever = ?"
+        " and pair_set = ? and variant_a = ? and variant_b = ? and list_contains(?, k) order by pair_id, k",
+        [run_id, retriever, pair_set, variant_a, variant_b, ks],
+    ).pl()
+    shape = (-1, len(ks))
+    return frame["is_hit_a"].to_numpy().reshape(shape), frame["is_hit_b"].to_numpy().reshape(shape)
+
+
+def feature_effects(con, run_id: str, *, seed: int, n_resamples: int = 2000) -> pl.DataFrame:
+    """One row per (retriever, pair set, rule variant, highlighted k) of run ``run_id``."""
+    outcomes = _outcomes(con, run_id)
+    rows = []
+    for (retriever, pair_set, variant_a, variant_b), group in outcomes.group_by(
+        ["retriever", "pair_set", "variant_a", "variant_b"], maintain_order=True
+    ):
+        group = group.sort("k")
+        ks = group["k"].to_list()
+        hits_a, hits_b = _hits(con, run_id, retriever, pair_set, variant_a, variant_b, ks)
+        intervals = paired_recall_difference_grid(
+            hits_a,
+            hits_b,
+            seed=derive_seed(seed, "dialect feature bootstrap", retriever, pair_set, variant_a, variant_b),
+            n_resamples=n_resamples,
+        )
+        for row, interval in zip(group.iter_rows(named=True), intervals):
+            exact = mcnemar(row["only_a"], row["only_b"], n_pairs=row["n_pairs"], variant="exact")
+            statement = power_statement(row["n_pairs"], row["only_a"] + row["only_b"])
+            rule = ALL_RULES if variant_b == ALL_RULES else variant_b.removeprefix(RULE_PREFIX)
+            rows.append(
+                {
+                    **row,
+                    "rule": rule,
+                    "rule_source": RULES[rule].source if rule in RULES else "every rule of the variant set",
+                    "is_all_rules": variant_b == ALL_RULES,
+                    "n_discordant": row["only_a"] + row["only_b"],
+                    "delta_pp": 100 * (row["recall_a"] - row["recall_b"]),
+                    "ci_low": 100 * interval.ci_low,
+                    "ci_high": 100 * interval.ci_high,
+                    "ci_method": f"paired bootstrap percentile 95%, {n_resamples} resamples",
+                    "p_exact": exact.p_value,
+                    "p_midp": mcnemar(row["only_a"], row["only_b"], n_pairs=row["n_pairs"], variant="mid-p").p_value,
+                    "p_chi2_cc": mcnemar(
+                        row["only_a"], row["only_b"], n_pairs=row["n_pairs"], variant="chi2-cc"
+                    ).p_value,
+                    "detectable_gap_pp": 100 * statement.detectable_gap
+                    if np.isfinite(statement.detectable_gap)
+                    else None,
+                    "power_sentence": statement.sentence,
+                }
+            )
+    frame = pl.DataFrame(rows, infer_schema_length=None)
+    return _holm_over_rules(frame) if frame.height else frame
+
+
+def _holm_over_rules(frame: pl.DataFrame) -> pl.DataFrame:
+    """Holm on p_exact over the single rules of each (retriever, pair set, variant A, k)."""
+    frame = frame.with_row_index("_row")
+    adjusted: dict[int, float] = {}
+    for _, group in frame.group_by(["retriever", "pair_set", "variant_a", "k", "is_all_rules"]):
+        adjusted.update(zip(group["_row"].to_list(), adjust_p_values(group["p_exact"].to_list(), method="holm")))
+    return frame.with_columns(
+        pl.col("_row").replace_strict(adjusted, return_dtype=pl.Float64).alias("p_holm"),
+        pl.when(pl.col("is_all_rules"))
+        .then(pl.lit("none: all rules together is one comparison"))
+        .otherwise(pl.lit("Holm over the single rules per (retriever, pair set, k)"))
+        .alias("adjustment_family"),
+    ).drop("_row")

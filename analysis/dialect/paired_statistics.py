@@ -1,0 +1,207 @@
+"""The dialect study's statistics over the dialect marts, for one run.
+
+Per (retriever, k, variant pair): McNemar exact, mid-p and chi-square with continuity
+correction side by side, the paired recall difference with a seeded bootstrap interval,
+and the verdict policy's adjustment within each retriever's highlighted k. Per retriever:
+Wilcoxon signed-rank on the rank of the gold document under both miss policies. Per
+(retriever, highlighted k): the power statement. Sweep points (e.g. hybrid_minmax@0.3)
+are exploratory and not tested.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from stats.multiple_comparisons import VerdictPolicy
+from stats.paired.bootstrap import paired_recall_difference_grid
+from stats.paired.mcnemar import mcnemar
+from stats.paired.power import power_statement
+from stats.paired.wilcoxon import wilcoxon_rank_of_gold
+from stats.verdicts import with_verdicts
+from warehouse.seeds import derive_seed
+
+DEFAULT_POLICY = VerdictPolicy()  # Holm at 0.05, as a study without [verdicts]
+
+OUTCOME_COLUMNS = [
+    "run_id",
+    "retriever",
+    "pair_set",
+    "k",
+    "variant_a",
+    "variant_b",
+    "n_pairs",
+    "both_hit",
+    "only_a",
+    "only_b",
+    "neither",
+    "recall_a",
+    "recall_b",
+    "delta_pp",
+    "is_highlighted_k",
+]
+
+
+def _outcomes(con, run_id: str) -> pl.DataFrame:
+    return con.execute(
+        f"select {', '.join(OUTCOME_COLUMNS)} from marts.agg_dialect_paired_outcomes"
+        " where run_id = ? and retriever = retriever_family order by all",
+        [run_id],
+    ).pl()
+
+
+def _hit_matrices(con, run_id, retriever, pair_set, variant_a, variant_b):
+    frame = con.execute(
+        "select pair_id, k, is_hit_a, is_hit_b from marts.fct_dialect_paired_hits where run_id = ? and retriever = ?"
+        " and pair_set = ? and variant_a = ? and variant_b = ? order by pair_id, k",
+        [run_id, retriever, pair_set, variant_a, variant_b],
+    ).pl()
+    n_k = frame["k"].max()
+    hits_a = frame["is_hit_a"].to_numpy().reshape(-1, n_k)
+    hits_b = frame["is_hit_b"].to_numpy().reshape(-1, n_k)
+    return hits_a, hits_b
+
+
+def paired_tests(
+    con, run_id: str, *, seed: int, n_resamples: int = 2000, policy: VerdictPolicy = DEFAULT_POLICY
+) -> pl.DataFrame:
+    """One row per (retriever, pair set, k, variant pair) with the three McNemar p-values and intervals,
+    and the verdict of the study's policy within each retriever's highlighted k."""
+    outcomes = _outcomes(con, run_id)
+    rows = []
+    for (retriever, pair_set, variant_a, variant_b), group in outcomes.group_by(
+        ["retriever", "pair_set", "variant_a", "variant_b"], maintain_order=True
+    ):
+        hits_a, hits_b = _hit_matrices(con, run_id, retriever, pair_set, variant_a, variant_b)
+        intervals = paired_recall_difference_grid(
+            hits_a,
+            hits_b,
+            seed=derive_seed(seed, "dialect bootstrap", retriever, pair_set, variant_a, variant_b),
+            n_resamples=n_resamples,
+        )
+        for row in group.sort("k").iter_rows(named=True):
+            interval = intervals[row["k"] - 1]
+            tests = {
+                v: mcnemar(row["only_a"], row["only_b"], n_pairs=row["n_pairs"], variant=v)
+                for v in ("exact", "mid-p", "chi2-cc")
+            }
+            rows.append(
+                {
+                    **row,
+                    "n_discordant": row["only_a"] + row["only_b"],
+                    "p_exact": tests["exact"].p_value,
+                    "p_midp": tests["mid-p"].p_value,
+                    "p_chi2_cc": tests["chi2-cc"].p_value,
+                    "chi2_cc_statistic": tests["chi2-cc"].statistic,
+                    "ci_low": 100 * interval.ci_low,
+                    "ci_high": 100 * interval.ci_high,
+                    "ci_method": f"paired bootstrap percentile 95%, {interval.variant}",
+                    "wald_ci_low": 100 * tests["exact"].ci_low,
+                    "wald_ci_high": 100 * tests["exact"].ci_high,
+                }
+            )
+    frame = pl.DataFrame(rows, infer_schema_length=None)
+    return _with_adjustments(frame, policy) if frame.height else frame
+
+
+def _with_adjustments(frame: pl.DataFrame, policy: VerdictPolicy) -> pl.DataFrame:
+    """The verdict columns (:mod:`stats.verdicts`) and Holm and BH beside them, on p_exact.
+
+    The family is the highlighted k of one retriever, per pair set and variant pair: each
+    retriever is its own question ("does this retriever treat the variants differently?"),
+    asked at several k. Non-highlighted k (the sweep) belong to no family and are never significant.
+    """
+    frame = with_verdicts(
+        frame,
+        by=["pair_set", "variant_a", "variant_b", "retriever"],
+        family_name=lambda key: (
+            f"{key['retriever']} over the highlighted k ({key['variant_a']} vs {key['variant_b']}, "
+            f"pair set {key['pair_set']})"
+        ),
+        policy=policy,
+        p_column="p_exact",
+        member=pl.col("is_highlighted_k"),
+    )
+    both = {
+        column: with_verdicts(
+            frame,
+            by=["pair_set", "variant_a", "variant_b", "retriever"],
+            family_name=str,
+            policy=VerdictPolicy(method, policy.alpha),
+            p_column="p_exact",
+            member=pl.col("is_highlighted_k"),
+        )["p_adjusted"]
+        for column, method in (("p_holm", "holm"), ("p_bh", "fdr_bh"))
+    }
+    return frame.with_columns(
+        both["p_holm"].alias("p_holm"),
+        both["p_bh"].alias("p_bh"),
+        pl.lit("exact McNemar; family = one retriever over the highlighted k").alias("adjustment_family"),
+    )
+
+
+def rank_tests(con, run_id: str, *, seed: int) -> pl.DataFrame:
+    """Wilcoxon signed-rank on gold ranks per (retriever, pair set, variant pair), both miss policies."""
+    ranks = con.execute(
+        "select pair_set, retriever, variant_a, variant_b, pair_id, depth,"
+        " rank_of_gold_a as rank_a, rank_of_gold_b as rank_b"
+        " from marts.fct_dialect_paired_ranks"
+        " where run_id = ? and retriever = retriever_family order by all",
+        [run_id],
+    ).pl()
+    rows = []
+    for (pair_set, retriever, variant_a, variant_b), group in ranks.group_by(
+        ["pair_set", "retriever", "variant_a", "variant_b"], maintain_order=True
+    ):
+        for policy in ("miss_as_depth_plus_one", "original"):
+            result = wilcoxon_rank_of_gold(
+                group["rank_a"].to_list(),
+                group["rank_b"].to_list(),
+                depth=int(group["depth"].max()),
+                policy=policy,
+                seed=derive_seed(seed, "dialect wilcoxon", retriever, pair_set, variant_a, variant_b, policy),
+            )
+            rows.append(
+                {
+                    "run_id": run_id,
+                    "retriever": retriever,
+                    "pair_set": pair_set,
+                    "variant_a": variant_a,
+                    "variant_b": variant_b,
+                    "policy": policy,
+                    "test_variant": result.variant,
+                    "n_pairs": group.height,
+                    "n_used": result.n,
+                    "statistic": result.statistic,
+                    "p_value": result.p_value,
+                    "rank_biserial": result.effect_size,
+                    "ci_low": result.ci_low,
+                    "ci_high": result.ci_high,
+                    "note": result.note,
+                }
+            )
+    return pl.DataFrame(rows, infer_schema_length=None)
+
+
+def power_rows(tests: pl.DataFrame) -> pl.DataFrame:
+    """The power statement per (retriever, pair set, variant pair, highlighted k)."""
+    rows = []
+    for row in tests.filter(pl.col("is_highlighted_k")).iter_rows(named=True):
+        statement = power_statement(row["n_pairs"], row["n_discordant"])
+        rows.append(
+            {
+                key: row[key]
+                for key in ("run_id", "retriever", "pair_set", "k", "variant_a", "variant_b", "n_pairs", "n_discordant")
+            }
+            | {
+                "discordance_rate": statement.discordance_rate,
+                "detectable_gap_pp": 100 * statement.detectable_gap if np.isfinite(statement.detectable_gap) else None,
+                "pairs_needed_for_2pp": statement.pairs_needed_for_target
+                if np.isfinite(statement.pairs_needed_for_target)
+                else None,
+                "alpha": statement.alpha,
+                "power": statement.power,
+                "sentence": statement.sentence,
+            }
+        )
+    return pl.DataFrame(rows, infer_schema_length=None)

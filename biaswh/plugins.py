@@ -1,0 +1,47 @@
+"""Find and import the modules that register a study family's steps, config and pages.
+
+Every Python layer holds one folder per study family (``<layer>/<family>/``, mirroring
+dbt's ``models/<layer>/<family>/``). A family registers itself from modules with fixed
+names: ``steps.py`` (or ``steps_<part>.py``) in ``ingest/``, ``compute/`` and ``analysis/``,
+and ``page.py`` (or ``page_<part>.py``) in ``dashboards/``. Adding a study type adds such
+modules; no list here or elsewhere names the families.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from types import ModuleType
+
+# layer package -> the module name (or prefix before "_") that registers on import
+PLUGIN_MODULES: dict[str, str] = {"ingest": "steps", "compute": "steps", "analysis": "steps", "dashboards": "page"}
+
+
+def plugin_module_names(layer: str) -> list[str]:
+    """The dotted names of ``layer``'s registering modules, family by family, in name order.
+
+    Parameters
+    ----------
+    layer : a key of :data:`PLUGIN_MODULES` (e.g. ``"compute"``).
+    """
+    stem = PLUGIN_MODULES[layer]
+    names = []
+    package = importlib.import_module(layer)
+    for family in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        if not family.ispkg:
+            continue
+        folder = importlib.import_module(f"{layer}.{family.name}")
+        for module in sorted(pkgutil.iter_modules(folder.__path__), key=lambda m: m.name):
+            if module.name == stem or module.name.startswith(f"{stem}_"):
+                names.append(f"{layer}.{family.name}.{module.name}")
+    return names
+
+
+def load_plugins(layers: tuple[str, ...] = tuple(PLUGIN_MODULES)) -> list[ModuleType]:
+    """Import every registering module of ``layers`` so its registrations take effect.
+
+    Parameters
+    ----------
+    layers : the layer packages to search (default: all of :data:`PLUGIN_MODULES`).
+    """
+    return [importlib.import_module(name) for layer in layers for name in plugin_module_names(layer)]

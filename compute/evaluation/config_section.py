@@ -1,0 +1,28 @@
+"""The study config's ``[evaluation]`` table: the keys compute/evaluation/steps.py and
+analysis/evaluation/steps.py read (registered by compute/evaluation/steps.py); each run may
+carry its own ``[retrieval]`` table.
+"""
+
+from __future__ import annotations
+
+from compute.retrieval.config_section import RETRIEVAL
+from warehouse.config_schema import BOOLEAN, FILE, OPEN_SHARE, POSITIVE_INTEGER, STRING, ArrayOfTables, Table
+from warehouse.study_schema import DEPTH, RESAMPLES
+
+EVALUATION = Table(
+    {
+        "query_set": STRING,
+        "sample": POSITIVE_INTEGER,
+        "tune_share": OPEN_SHARE,
+        "bootstrap_resamples": RESAMPLES,
+        "alpha": OPEN_SHARE,
+        "thresholds": FILE,
+        "compare": Table({"metric": STRING, "k": DEPTH}),
+        "runs": ArrayOfTables(
+            Table(
+                {"label": STRING, "baseline": BOOLEAN, "retrieval": RETRIEVAL, "run_file": FILE, "system": STRING},
+                required=("label",),
+            )
+        ),
+    }
+)

@@ -1,0 +1,303 @@
+"""Study job ``evaluation``: a drift series of retrieval runs over one judged query set.
+
+```toml
+[evaluation]
+query_set = "squad_questions:validation"   # qrels: an ingested qrels file, else SQuAD's own context
+sample = 2000                              # seeded sample of the query set's queries; omit for all
+tune_share = 0.5                           # seeded split: fusion is chosen on 'tune', reported on 'report'
+
+[[evaluation.runs]]                        # the series, in order; the base is [retrieval]
+label = "baseline"
+baseline = true                            # default: the first run
+[[evaluation.runs]]
+label = "bm25_k1_0.9_b_0.4"
+retrieval = { bm25 = { k1 = 0.9, b = 0.4 } }   # overrides of [retrieval] for this run
+[[evaluation.runs]]
+label = "prod_2026-01-12"                  # a run written elsewhere (TREC run or BEIR JSON results)
+run_file = "runs/prod_2026-01-12.trec"     # evaluated as retriever `system` (default: the label)
+system = "prod"
+```
+
+Each run of the series is its own ``raw.runs`` row (kind ``evaluation_run``) whose outputs
+are written to ``raw.retrieval_*`` like any retrieval run, and is listed in
+``raw.evaluation_runs`` with its position and whether it is the baseline. All runs share
+one query sample and one tune/report split (both seeded from the study seed), so their
+per-query metrics pair up.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from compute.evaluation.config_section import EVALUATION
+from compute.retrieval.config import config_from_settings
+from compute.retrieval.external_runs import read_external_run
+from compute.retrieval.query_sets import corpus_query_rows, load_corpora, pin_read_versions
+from compute.retrieval.runner import Query, run_retrievers
+from compute.retrieval.steps import drop_documents, prepare_dense
+from compute.retrieval.writer import write_outputs
+from ingest.common.versions import IngestResult
+from ingest.evaluation.thresholds import max_achievable, read_thresholds
+from ingest.retrieval.qrels import check_qrels_ids, load_qrels, query_set_table_name
+from warehouse.config_schema import STRING
+from warehouse.errors import UserError
+from warehouse.run_parameters import record_run_parameters
+from warehouse.runs import file_sha256, start_run
+from warehouse.seeds import derive_seed
+from warehouse.settings import warehouse_paths
+from warehouse.study import register_ingester, register_job, register_rebuild_table
+from warehouse.study_schema import ingest_step, register_config_section
+from warehouse.transactions import registered, transaction
+
+register_config_section("evaluation", EVALUATION)
+
+_KEYS = {"query_set", "sample", "tune_share", "runs", "bootstrap_resamples", "alpha", "thresholds", "compare"}
+
+
+@register_ingester("qrels", options=ingest_step({"query_set": STRING, "name": STRING}, required=("query_set",)))
+def ingest_qrels(con, study, step: dict) -> IngestResult:
+    """``path`` (TREC, CSV or JSON qrels), ``query_set`` (e.g. ``squad_questions:validation``), optional ``name``."""
+    if "query_set" not in step:
+        raise UserError(f'{study.path}: [[ingest]] source = "qrels" needs a query_set')
+    return load_qrels(con, study.resolve(step["path"]), query_set=step["query_set"], name=step.get("name"))
+
+
+def _merged(base: dict, override: dict) -> dict:
+    """``base`` with ``override`` applied key by key (nested tables merged, not replaced)."""
+    out = dict(base)
+    for key, value in override.items():
+        out[key] = _merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def series_settings(study) -> tuple[dict, list[dict]]:
+    """The checked ``[evaluation]`` table and its runs (label, baseline flag, merged ``[retrieval]``)."""
+    settings = dict(study.settings.get("evaluation") or {})
+    unknown = set(settings) - _KEYS
+    if unknown:
+        raise UserError(f"[evaluation] has unknown key(s): {', '.join(sorted(unknown))}")
+    if not str(settings.get("query_set", "")).startswith(("squad_questions:", "queries:")):
+        raise UserError("[evaluation] query_set must be 'squad_questions:<split>' or 'queries:<corpus query set>'")
+    sample = settings.get("sample")
+    if sample is not None and (not isinstance(sample, int) or isinstance(sample, bool) or sample < 1):
+        raise UserError(f"[evaluation] sample must be a positive number of queries, got {sample!r}")
+    share = settings.get("tune_share", 0.5)
+    if not isinstance(share, (int, float)) or not 0 < share < 1:
+        raise UserError(f"[evaluation] tune_share must be between 0 and 1, got {share!r}")
+    runs = settings.get("runs") or [{"label": "baseline"}]
+    labels = [r.get("label") for r in runs]
+    if not all(isinstance(x, str) and x for x in labels) or len(set(labels)) != len(labels):
+        raise UserError("[[evaluation.runs]] each run needs a unique label")
+    baselines = [r["label"] for r in runs if r.get("baseline")]
+    if len(baselines) > 1:
+        raise UserError(f"[[evaluation.runs]] only one run can be the baseline, not {', '.join(baselines)}")
+    base = dict(study.settings.get("retrieval") or {})
+    resolved = []
+    for position, run in enumerate(runs):
+        extra = set(run) - {"label", "baseline", "retrieval", "run_file", "system"}
+        if extra:
+            raise UserError(f"[[evaluation.runs]] {run['label']}: unknown key(s) {', '.join(sorted(extra))}")
+        retrieval = _merged(base, run.get("retrieval", {}))
+        retrieval["query_sets"] = [settings["query_set"]]
+        resolved.append(
+            {
+                "label": run["label"],
+                "position": position,
+                "is_baseline": run["label"] == (baselines[0] if baselines else labels[0]),
+                "retrieval": retrieval,
+                "run_file": run.get("run_file"),
+                "system": run.get("system"),
+            }
+        )
+    return settings, resolved
+
+
+def sample_queries(con, split: str, *, sample: int | None, limit: int | None, seed: int) -> list[Query]:
+    """The split's questions (relevant document: their own context), a seeded sample when asked.
+
+    ``split`` is a SQuAD split, or ``queries:<name>``: a corpus query set (its judgments: its qrels).
+    """
+    if split.startswith("queries:"):
+        rows = [(q, text, None, corpus) for q, text, corpus in corpus_query_rows(con, split.split(":", 1)[1])]
+    else:
+        rows = [
+            (row_idx, question, doc_id, split)
+            for row_idx, question, doc_id in con.execute(
+                "select row_idx, question, doc_id from marts.fct_squad_questions where split = ? order by row_idx",
+                [split],
+            ).fetchall()
+        ]
+    if not rows:
+        raise UserError(f"[evaluation] no SQuAD questions for split {split!r}: ingest that split first")
+    if sample is not None and sample < len(rows):
+        chosen = np.sort(np.random.default_rng(seed).choice(len(rows), size=sample, replace=False))
+        rows = [rows[i] for i in chosen]
+    rows = rows[:limit] if limit is not None else rows
+    return [Query(str(i), "question", corpus, q, d) for i, q, d, corpus in rows]
+
+
+def tune_report_folds(query_ids: list[str], *, share: float, seed: int) -> list[str]:
+    """A seeded split of the queries: ``round(share * n)`` of them are 'tune', the rest 'report'."""
+    order = np.random.default_rng(seed).permutation(len(query_ids))
+    n_tune = int(round(share * len(query_ids)))
+    folds = np.array(["report"] * len(query_ids), dtype=object)
+    folds[order[:n_tune]] = "tune"
+    return folds.tolist()
+
+
+def _record_thresholds(con, run_id: str, thresholds: list[tuple], query_set: str, query_ids: list[str]) -> None:
+    """Record the series' thresholds with the best value its judgments allow; warn of any that can never clear."""
+    rows = []
+    for metric, k, retriever, direction, threshold, severity, description in thresholds:
+        best = max_achievable(con, query_set, query_ids, metric, k)
+        if direction == "below" and best is not None and threshold > best:
+            print(
+                f"  threshold {metric}@{k} below {threshold:g} can never clear: these judgments cap"
+                f" {metric}@{k} at {best:.3f} (use drop_pct, or a threshold under the cap)",
+                flush=True,
+            )
+        rows.append([run_id, metric, k, retriever, direction, threshold, severity, description, best])
+    con.executemany("insert into raw.evaluation_thresholds values (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+
+def _snapshot_judgments(con, run_id: str, query_set: str, queries) -> None:
+    """Copy the judgments of the run's queries into ``raw.retrieval_judgments`` (its pinned qrels)."""
+    with registered(con, "_asked", pa.table({"query_id": sorted({q.query_id for q in queries})})):
+        con.execute(
+            "insert into raw.retrieval_judgments select ?, q.query_set, q.query_id, q.doc_id, q.relevance,"
+            " q.qrels_source from marts.fct_retrieval_qrels q inner join _asked using (query_id)"
+            " where q.query_set = ?",
+            [run_id, query_set],
+        )
+
+
+def _external_output(con, child, run: dict, queries, split: str, depth: int, resolve):
+    """A run written elsewhere (``run_file``) as the output of retriever ``system`` (default: the label)."""
+    path = Path(resolve(run["run_file"]))
+    doc_ids = dict(
+        con.execute("select source_doc_id, doc_id from marts.dim_corpus_documents where split = ?", [split]).fetchall()
+    )
+    output = read_external_run(
+        path, system=run["system"] or run["label"], queries=queries, doc_ids=doc_ids, depth=depth
+    )
+    sha = file_sha256(path)
+    child.add_source(path, sha)
+    output.details["external_run_sha256"] = sha
+    return output
+
+
+register_rebuild_table("evaluation", "fct_retrieval_query_metrics")
+
+
+@register_job(
+    "evaluation",
+    before="+fct_squad_questions +dim_corpus_documents +fct_query_variants +fct_corpus_queries +fct_retrieval_qrels",
+    after="path:models/staging/retrieval path:models/staging/evaluation path:models/staging/warehouse"
+    " path:models/intermediate/retrieval path:seeds/evaluation path:models/marts/evaluation",
+)
+def evaluation_job(con, study, run_id: str) -> None:
+    """Run every configured evaluation run and write ``raw.retrieval_*`` and ``raw.evaluation_*``."""
+    settings, runs = series_settings(study)
+    query_set = query_set_table_name(settings["query_set"])
+    check_qrels_ids(con, query_set)
+    queries = sample_queries(
+        con,
+        settings["query_set"] if settings["query_set"].startswith("queries:") else settings["query_set"].split(":")[1],
+        sample=settings.get("sample"),
+        limit=study.limit,
+        seed=derive_seed(study.seed, "evaluation", "sample"),
+    )
+    folds = tune_report_folds(
+        [q.query_id for q in queries],
+        share=settings.get("tune_share", 0.5),
+        seed=derive_seed(study.seed, "evaluation", "folds"),
+    )
+    split = queries[0].corpus_split
+    corpora_all = load_corpora(con, {split})
+    thresholds = read_thresholds(study.resolve(settings["thresholds"]) if settings.get("thresholds") else None)
+    with transaction(con):
+        pin_read_versions(con, run_id, pair_sets=[], corpus_splits={split}, query_sets=(query_set,))
+        _record_thresholds(con, run_id, thresholds, query_set, [q.query_id for q in queries])
+        for run in runs:
+            config = config_from_settings(run["retrieval"], resolve=study.resolve)
+            corpora = drop_documents(
+                corpora_all,
+                config.drop_documents_fraction,
+                seed=derive_seed(study.seed, "evaluation", run["label"], "drop"),
+            )
+            child = start_run(
+                con,
+                kind="evaluation_run",
+                name=f"{study.name}:{run['label']}",
+                parameters={
+                    "series_run_id": run_id,
+                    "label": run["label"],
+                    "retrieval": run["retrieval"],
+                    "seed": study.seed,
+                },
+            )
+            record_run_parameters(con, child.run_id, study.run_parameters)
+            _snapshot_judgments(con, child.run_id, query_set, queries)
+            provider = cache = None
+            if "dense" in config.needs and not run["run_file"]:
+                provider, cache = prepare_dense(con, config, child.run_id, corpora, {query_set: queries})
+            created = datetime.now(timezone.utc).replace(tzinfo=None)
+            record = config.record() | {
+                "seed": study.seed,
+                "label": run["label"],
+                "documents_indexed": {s: len(c.doc_ids) for s, c in corpora.items()},
+                "embedding": provider.describe() if provider else None,
+            }
+            if run["run_file"]:
+                outputs = [_external_output(con, child, run, queries, split, config.depth, study.resolve)]
+                record["external_run"] = outputs[0].details
+            else:
+                outputs = run_retrievers(
+                    corpora, queries, config, provider=provider, cache=cache, lancedb_dir=warehouse_paths().lancedb_dir
+                )
+            write_outputs(
+                con,
+                run_id=child.run_id,
+                query_set=query_set,
+                queries=queries,
+                outputs=outputs,
+                config=config,
+                record=record,
+                created_at=created,
+            )
+            con.execute(
+                "insert into raw.evaluation_runs values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    child.run_id,
+                    run_id,
+                    study.name,
+                    run["label"],
+                    run["position"],
+                    run["is_baseline"],
+                    query_set,
+                    len(queries),
+                    json.dumps(record, default=str, sort_keys=True),
+                    created,
+                ],
+            )
+            folds_table = pa.table(
+                {
+                    "run_id": [child.run_id] * len(queries),
+                    "query_set": [query_set] * len(queries),
+                    "query_id": [q.query_id for q in queries],
+                    "fold": folds,
+                }
+            )
+            with registered(con, "_folds", folds_table):
+                con.execute("insert into raw.evaluation_query_folds select * from _folds")
+            child.row_counts["retrieval_queries"] = len(queries)
+            child.finish()
+            print(
+                f"  {run['label']}: {len(queries):,} queries; "
+                + ", ".join(f"{o.retriever} {o.seconds:.2f}s" for o in outputs)
+            )

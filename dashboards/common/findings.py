@@ -1,0 +1,202 @@
+"""The findings overview (the site's index): one card per study type, its latest succeeded run first.
+
+Each card leads with a verdict sentence that respects significance and power (a direction
+only for a significant result; a null result says so, with its interval and what the study
+could have detected), then the headline numbers with their intervals, then a link to the
+study's page. Cards read marts and ``analysis.*`` only; each study's card lives in
+``dashboards/<family>/card*.py`` and registers itself with :func:`card`; :func:`load_cards`
+imports them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import pkgutil
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+import duckdb
+
+from dashboards.common.format import p_value as format_p_value
+from dashboards.common.format import percent
+from dashboards.common.html import table, text
+from dashboards.common.queries import number, query_dicts, relation_exists
+
+ALPHA = 0.05
+
+
+@dataclass(frozen=True)
+class Card:
+    """A study type's card: its title, its page, and where its runs' results are."""
+
+    title: str
+    page_file: str
+    runs_table: str
+    run_column: str
+    build: Callable[..., str | None]
+    order: int
+
+
+# the index's order of study types
+CARDS: list[Card] = []
+
+
+def card(title: str, page_file: str, *, order: int, runs_table: str, run_column: str = "run_id"):
+    """Decorator: a findings card builder ``fn(con, run_id, n_runs) -> HTML body or None``.
+
+    Parameters
+    ----------
+    title : the card's heading.
+    page_file : the study page the card links to.
+    order : the card's place on the index (smaller first).
+    runs_table : ``schema.name`` of the table holding the study type's results, one
+        ``run_column`` per study run: the index draws one card per study (config name) from the
+        latest succeeded run in it.
+    run_column : the run column of ``runs_table``.
+    """
+
+    def decorate(fn):
+        if all(existing.page_file != page_file for existing in CARDS):
+            CARDS.append(Card(title, page_file, runs_table, run_column, fn, order))
+            CARDS.sort(key=lambda entry: entry.order)
+        return fn
+
+    return decorate
+
+
+def load_cards() -> None:
+    """Import every family's ``dashboards/<family>/card*.py`` so its cards register."""
+    import dashboards
+
+    for family in pkgutil.iter_modules(dashboards.__path__):
+        if not family.ispkg:
+            continue
+        package = importlib.import_module(f"dashboards.{family.name}")
+        for module in pkgutil.iter_modules(package.__path__):
+            if module.name == "card" or module.name.startswith("card_"):
+                importlib.import_module(f"dashboards.{family.name}.{module.name}")
+
+
+def study_runs(con, table_name: str, run_column: str = "run_id") -> list[dict]:
+    """Succeeded study runs holding rows in ``table_name``, newest first: run_id, study, started_at."""
+    schema, name = table_name.split(".")
+    if not relation_exists(con, schema, name):
+        return []
+    return query_dicts(
+        con,
+        f"""select r.run_id, coalesce(r.run_name, 'unnamed study') as study, r.started_at
+        from marts.dim_runs r where r.run_status = 'succeeded'
+        and r.run_id in (select {run_column} from {table_name}) order by r.started_at desc, r.run_id""",
+    )
+
+
+def latest_run(con, table_name: str, run_column: str = "run_id") -> tuple[str, int] | None:
+    """The latest succeeded run holding rows in ``table_name``, and how many runs hold rows."""
+    schema, name = table_name.split(".")
+    if not relation_exists(con, schema, name):
+        return None
+    row = con.execute(f"""select arg_max(t.{run_column}, r.started_at), count(distinct t.{run_column})
+        from {table_name} t join marts.dim_runs r on r.run_id = t.{run_column}
+        where r.run_status = 'succeeded'""").fetchone()
+    return None if row[0] is None else (row[0], row[1])
+
+
+def pct(value) -> str:
+    """A share as a percentage in the one format (:func:`dashboards.common.format.percent`)."""
+    return percent(value)
+
+
+def p_value(value, *, equals: bool = False) -> str:
+    """A p-value: 3 significant digits, below 0.001 as "< 0.001" (:func:`dashboards.common.format.p_value`)."""
+    return format_p_value(value, equals=equals)
+
+
+def interval(low, high, scale: float = 1.0, unit: str = "") -> str:
+    """An interval ``[low, high]`` scaled and with a unit, or ``[–]`` when a bound is missing."""
+    if low is None or high is None:
+        return "[–]"
+    return f"[{number(low * scale)}{unit}, {number(high * scale)}{unit}]"
+
+
+def card_body(verdict: str, caption: str, columns: list[str], rows: list[list], run_id: str, n_runs: int) -> str:
+    """A card's HTML: the verdict, the headline table with its caption, and the run it reports."""
+    older = f"; {n_runs - 1} earlier run(s) of this study in its page's run selector" if n_runs > 1 else ""
+    numbers = (f'<p class="note">{text(caption)}</p>' + table(columns, rows)) if rows else ""
+    return (
+        f'<p class="verdict">{verdict}</p>{numbers}'
+        f'<p class="note">Latest run <code>{text(run_id[:12])}</code>{older}.</p>'
+    )
+
+
+def verdict_of(body: str | None) -> str:
+    """The ``<p class="verdict">`` of a card body ('' without one): a study page leads with its card's finding."""
+    found = re.search(r'<p class="verdict">.*?</p>', body or "", flags=re.S)
+    return found.group(0) if found else ""
+
+
+def page_of_run(page_file: str, run_id: str, page_runs: dict[str, list[str]]) -> str:
+    """The file showing ``run_id`` on a per-run page (the page itself when it is not drawn per run)."""
+    runs = page_runs.get(page_file) or []
+    if run_id not in runs:
+        return page_file
+    return page_file if run_id == runs[0] else f"{page_file.rsplit('.', 1)[0]}-{run_id[:12]}.html"
+
+
+def _study_cards(con, spec: Card, page_runs: dict[str, list[str]], start: int) -> list[tuple[str, str, str]]:
+    """(anchor, study, card HTML) of each study of one type, latest run of each, newest study first."""
+    latest: dict[str, list[str]] = {}
+    for run in study_runs(con, spec.runs_table, spec.run_column):
+        latest.setdefault(run["study"], []).append(run["run_id"])
+    cards = []
+    for offset, (study, run_ids) in enumerate(latest.items()):
+        body = spec.build(con, run_ids[0], len(run_ids))
+        if body is None:
+            continue
+        anchor = f"finding-{start + offset}"
+        href = text(page_of_run(spec.page_file, run_ids[0], page_runs))
+        cards.append(
+            (
+                anchor,
+                study,
+                f'<section class="card" id="{anchor}" data-study="{text(study)}" data-run="{text(run_ids[0])}">'
+                f'<h3><a href="{href}">{text(study)}</a></h3>{body}'
+                f'<p><a href="{href}">Evidence, provenance and run history of {text(study)} →</a></p></section>',
+            )
+        )
+    return cards
+
+
+def findings_body(con: duckdb.DuckDBPyConnection, *, page_runs: dict[str, list[str]] | None = None) -> str:
+    """The index: per study type, a card per study (config name) from its latest succeeded run.
+
+    ``page_runs``: page file -> the study runs it is drawn for, newest first (cards link there).
+    """
+    if not relation_exists(con, "marts", "dim_runs"):
+        return '<p class="note">No study has run yet: <code>make demo</code> or <code>biaswh run STUDY.toml</code>.</p>'
+    sections, glance, count = [], [], 1
+    for spec in CARDS:
+        cards = _study_cards(con, spec, page_runs or {}, count)
+        count += len(cards) + 1
+        if not cards:
+            continue
+        sections.append(
+            f'<section class="study-type"><h2>{text(spec.title)}</h2>{"".join(c[2] for c in cards)}</section>'
+        )
+        for anchor, study, html in cards:
+            # the card's own verdict (already escaped HTML), repeated in the at-a-glance list
+            verdict = re.search(r'<p class="verdict">(.*?)</p>', html, flags=re.S)
+            if verdict:
+                glance.append(
+                    f'<li><a href="#{anchor}">{text(study)}</a> ({text(spec.title)}): {verdict.group(1)}</li>'
+                )
+    if not sections:
+        return '<p class="note">No study has finished yet; see the <a href="runs.html">runs page</a>.</p>'
+    return (
+        '<section class="glance"><h2>At a glance</h2><ul>' + "".join(glance) + "</ul></section>"
+        '<p class="note">Below, by study type: a card for each study (its config\'s name) from its latest '
+        "succeeded run, its finding first, then its headline numbers; the study's page holds the evidence and "
+        'a selector of its earlier runs. Every run with its provenance is on the <a href="runs.html">runs page</a>.</p>'
+        + "".join(sections)
+    )

@@ -1,0 +1,119 @@
+"""The findings card of the dialect retrieval bias study."""
+
+from __future__ import annotations
+
+import re
+
+from dashboards.common.findings import card, card_body, interval, latest_run, p_value, pct
+from dashboards.common.html import text
+from dashboards.common.queries import number, query_dicts
+from stats.verdicts import significance_count
+
+
+def _family(rows: list[dict]) -> tuple[str, str]:
+    """The adjustment and the family as a sentence says them, e.g. ("Holm", "each retriever over k = 1, 10")."""
+    adjustment = next((r.get("adjustment") for r in rows if r.get("adjustment")), None) or "Holm"
+    ks = ", ".join(str(k) for k in sorted({r["k"] for r in rows}))
+    return adjustment, f"each retriever over k = {ks}"
+
+
+def headline_k(rows: list[dict]) -> int:
+    """The k the verdict sentence cites (its best significant comparison, else its largest gap);
+    the card's table shows this same k."""
+    significant = [r for r in rows if r.get("is_significant")]
+    if significant:
+        return min(significant, key=lambda r: r["p_adjusted"])["k"]
+    return max(rows, key=lambda r: abs(r["delta_pp"] or 0))["k"]
+
+
+def dialect_finding(rows: list[dict], power: dict) -> str:
+    """The lead sentence of one pair set: a direction only for a comparison significant under the
+    verdict policy (``is_significant``); otherwise no evidence of a difference, with the largest gap,
+    its interval and what the study could detect. It names the family and its size.
+
+    ``rows`` are the highlighted-k rows of ``analysis.dialect_paired_tests``; ``power`` maps
+    (retriever, k) to the detectable gap in points.
+    """
+    if not rows:
+        return '<p class="verdict">No paired comparison at the highlighted k.</p>'
+    adjustment, family = _family(rows)
+    significant = [r for r in rows if r.get("is_significant")]
+    count = significance_count(
+        len(significant), len(rows), noun="highlighted comparisons", adjustment=adjustment, family=family
+    )
+    if significant:
+        best = min(significant, key=lambda r: r["p_adjusted"])
+        direction = "higher" if best["delta_pp"] > 0 else "lower"
+        sentence = (
+            f"<b>{text(best['variant_a'])} recall is {direction} than {text(best['variant_b'])}</b> for "
+            f"{text(best['retriever'])} at k = {best['k']}: {pct(best['recall_a'])} vs "
+            f"{pct(best['recall_b'])} (difference {number(best['delta_pp'])} points, 95% CI "
+            f"[{number(best['ci_low'])}, {number(best['ci_high'])}], {text(adjustment)} p "
+            f"{number(best['p_adjusted'])}); {text(count)}."
+        )
+    else:
+        largest = max(rows, key=lambda r: abs(r["delta_pp"] or 0))
+        gaps = [g for g in power.values() if g is not None]
+        could = (
+            f" A gap was detectable (80% power) in {len(gaps)} of {len(power)} comparisons, and only from "
+            f"{number(min(gaps))} to {number(max(gaps))} points up."
+            if gaps
+            else " No gap this data allows was detectable with 80% power."
+        )
+        sentence = (
+            f"<b>No evidence of a difference</b> between {text(largest['variant_a'])} and "
+            f"{text(largest['variant_b'])}: {text(count)}. The largest gap is {number(largest['delta_pp'])} "
+            f"points ({text(largest['retriever'])}, k = {largest['k']}; 95% CI [{number(largest['ci_low'])}, "
+            f"{number(largest['ci_high'])}])." + could
+        )
+    return f'<p class="verdict">{sentence}</p>'
+
+
+@card("Dialect retrieval bias", "dialect.html", order=10, runs_table="analysis.dialect_paired_tests")
+def dialect_card(con, run_id: str | None = None, n_runs: int = 1) -> str | None:
+    """The card of one study run (``run_id``; default: the latest run holding results)."""
+    latest = (run_id, n_runs) if run_id else latest_run(con, "analysis.dialect_paired_tests")
+    if latest is None:
+        return None
+    run_id, n_runs = latest
+    rows = query_dicts(
+        con,
+        """select * from analysis.dialect_paired_tests
+        where run_id = ? and is_highlighted_k and retriever not like '%@%' order by k, retriever""",
+        [run_id],
+    )
+    if not rows:
+        return None
+    # One verdict for the card and the page (:func:`dialect_finding`).
+    power = {
+        (r, k): g
+        for r, k, g in con.execute(
+            "select retriever, k, detectable_gap_pp from analysis.dialect_power where run_id = ?", [run_id]
+        ).fetchall()
+    }
+    verdict = re.search(r'<p class="verdict">(.*)</p>', dialect_finding(rows, power), flags=re.S).group(1)
+    k = headline_k(rows)
+    adjustment, _ = _family(rows)
+    headline = [
+        [
+            r["retriever"],
+            pct(r["recall_a"]),
+            pct(r["recall_b"]),
+            number(r["delta_pp"]),
+            interval(r["ci_low"], r["ci_high"]),
+            p_value(r["p_adjusted"]),
+            "yes" if r.get("is_significant") else "no",
+        ]
+        for r in rows
+        if r["k"] == k
+    ]
+    columns = [
+        "retriever",
+        f"recall {rows[0]['variant_a']}",
+        f"recall {rows[0]['variant_b']}",
+        "Δ pp",
+        "95% CI (pp)",
+        f"{adjustment} p",
+        "significant",
+    ]
+    return card_body(verdict, f"Recall@{k}", columns, headline, run_id, n_runs)

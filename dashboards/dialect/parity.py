@@ -1,0 +1,55 @@
+"""The dialect page's parity section: the seed-compatible BM25 run beside the corrected default.
+
+``bm25_seed_compatible`` (``studies/squad_dialect_seed_compatible.toml``) reproduces the
+original notebook's published table; ``bm25`` is the corrected default. When the warehouse
+holds an analysed run of each, the section shows their highlighted-k tables side by side:
+recall of both variants, the 2x2 table and McNemar's chi-square with continuity correction
+(the test the notebook reported), so a reader sees what the corrections change.
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+from dashboards.common.html import table, text
+from dashboards.common.queries import number, query_rows
+
+SEED_COMPATIBLE = "bm25_seed_compatible"
+MODES = {SEED_COMPATIBLE: "seed_compatible (original notebook)", "bm25": "default (corrected)"}
+
+
+def parity_section(con: duckdb.DuckDBPyConnection) -> str:
+    """The section, or an empty string when no seed-compatible run was analysed."""
+    columns, rows = query_rows(
+        con,
+        """
+        with latest as (
+            select t.retriever, t.run_id, r.run_name, t.pair_set,
+                row_number() over (partition by t.retriever order by r.started_at desc) as recency
+            from (select distinct run_id, retriever, pair_set from analysis.dialect_paired_tests
+                where retriever in ('bm25', 'bm25_seed_compatible')) t
+            join marts.dim_runs r using (run_id)
+        )
+        select t.retriever, l.run_name, t.pair_set, t.k, t.n_pairs, t.recall_a, t.recall_b,
+            '[[' || t.both_hit || ', ' || t.only_a || '], [' || t.only_b || ', ' || t.neither || ']]' as table_2x2,
+            round(t.p_chi2_cc, 4) as p_chi2_cc, t.p_exact
+        from analysis.dialect_paired_tests t
+        join latest l on l.run_id = t.run_id and l.retriever = t.retriever and l.pair_set = t.pair_set
+        where l.recency = 1 and t.is_highlighted_k
+        order by t.k, t.retriever desc
+        """,
+    )
+    if not any(r[0] == SEED_COMPATIBLE for r in rows):
+        return ""
+    body = [[MODES[r[0]], *(number(v, 4) for v in r[1:])] for r in rows]
+    missing = "" if any(r[0] == "bm25" for r in rows) else " No default (corrected) BM25 run is analysed yet."
+    return (
+        '<section id="parity"><h2>Parity with the published table</h2><p class="note">The latest analysed '
+        "BM25 run of each mode. seed_compatible reproduces the original notebook: its light clean-up (which "
+        'turns "ain\'t" into "aingt") and its ranking (numpy.argsort(scores)[::-1] over every document, ties '
+        "in numpy's order). The default keeps \"ain't\", ranks only documents sharing a query token and breaks "
+        "ties by doc_id. table_2x2 is [[both hit, only A], [only B, neither]]; p_chi2_cc is McNemar's "
+        f"chi-square with continuity correction, as the notebook reported.{text(missing)}</p>"
+        + table(["mode", *columns[1:]], body)
+        + "</section>"
+    )

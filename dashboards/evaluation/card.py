@@ -1,0 +1,70 @@
+"""The findings card of the retrieval evaluation and drift study."""
+
+from __future__ import annotations
+
+from dashboards.common.findings import card, card_body, interval, latest_run
+from dashboards.common.html import text
+from dashboards.common.p_values import floor_note, p_text
+from dashboards.common.queries import number, query_dicts, relation_exists
+
+
+# every series, alerts or not (a series without a breach is a finding too)
+@card(
+    "Retrieval evaluation and drift",
+    "evaluation.html",
+    order=20,
+    runs_table="marts.dim_evaluation_runs",
+    run_column="series_run_id",
+)
+def evaluation_card(con, run_id: str | None = None, n_runs: int = 1) -> str | None:
+    """The card of one study run (``run_id``; default: the latest run holding results)."""
+    latest = (run_id, n_runs) if run_id else latest_run(con, "analysis.retrieval_alerts", "series_run_id")
+    if latest is None or not relation_exists(con, "analysis", "retrieval_alerts"):
+        return None
+    run_id, n_runs = latest
+    alerts = query_dicts(
+        con,
+        """select * from analysis.retrieval_alerts where series_run_id = ?
+        order by is_significant desc, case severity when 'high' then 0 when 'medium' then 1 else 2 end,
+        abs(mean_change) desc nulls last""",
+        [run_id],
+    )
+    # A check with no query paired with the baseline is not testable: not a breach to count.
+    alerts = [a for a in alerts if a.get("status") != "not testable"]
+    significant = [a for a in alerts if a["is_significant"]]
+    # the family: the series' tested breaches, adjusted by the study's verdict policy
+    tested = [a for a in alerts if a.get("p_adjusted") is not None]
+    adjustment = next((a["adjustment"] for a in tested if a.get("adjustment")), "Holm")
+    family = f"{len(tested)} tested breach(es) of the series, {adjustment}-adjusted"
+    if significant:
+        top = significant[0]
+        floor = floor_note(top["n_paired_queries"], top.get("min_p"), top.get("n_nonzero"))
+        verdict = (
+            f"<b>{len(significant)} of {len(alerts)} threshold breaches are significant</b> against the "
+            f"baseline (family: {text(family)}); the most severe: {text(top['label'])}, {text(top['retriever'])} "
+            f"{text(top['metric'])} {number(top['baseline_value'])} → {number(top['value'])} "
+            f"(change 95% CI {interval(top['change_ci_low'], top['change_ci_high'])}, "
+            f"{text(adjustment)} p {text(p_text(top.get('p_adjusted'), equals=True))}"
+            + (f"; {floor}" if floor else "")
+            + ")."
+        )
+    else:
+        verdict = (
+            f"<b>No significant drift</b>: {len(alerts)} threshold breach(es), none significant against the "
+            f"baseline (paired sign-flip randomization test; family: {text(family)})."
+        )
+    rows = [
+        [
+            a["label"],
+            a["retriever"],
+            a["metric"],
+            number(a["baseline_value"]),
+            number(a["value"]),
+            interval(a["change_ci_low"], a["change_ci_high"]),
+            p_text(a.get("p_adjusted")),
+            a["severity"],
+        ]
+        for a in significant[:5]
+    ]
+    columns = ["run", "retriever", "metric", "baseline", "value", "change 95% CI", f"{adjustment} p", "severity"]
+    return card_body(verdict, "Significant alerts (top 5)", columns, rows, run_id, n_runs)

@@ -1,0 +1,205 @@
+"""Dashboard page: retrieval evaluation and drift monitoring (the latest analysed drift series)."""
+
+from __future__ import annotations
+
+import duckdb
+
+from dashboards.common.format import timestamp
+from dashboards.common.html import chart, table, text
+from dashboards.common.p_values import floor_notes, p_text
+from dashboards.common.provenance import provenance_section
+from dashboards.common.queries import number, query_dicts, query_rows, relation_exists
+from dashboards.common.site import register_page
+from dashboards.evaluation.data import baseline_run, charts, drift_checks, split_drift, system_metrics
+from dashboards.evaluation.system_comparisons import comparison_section
+
+
+def _metrics_table(metrics) -> str:
+    pivot: dict = {}
+    for row in metrics.itertuples():
+        pivot.setdefault((row.retriever, row.k), {})[row.metric] = (
+            f"{number(row.value)} [{number(row.ci_low)}, {number(row.ci_high)}]"
+        )
+    names = ["recall", "precision", "f1", "hit_rate", "mrr", "ndcg", "map", "r_precision"]
+    order = list(dict.fromkeys(metrics["retriever"]))
+    body = [
+        [r, k, *[pivot[(r, k)].get(m, "–") for m in names]]
+        for (r, k) in sorted(pivot, key=lambda x: (x[1], order.index(x[0])))
+    ]
+    return (
+        '<h2>Metrics at k, every system</h2><p class="note">Every system of the series as '
+        "<code>run label:retriever</code>: the baseline run's retrievers and each later run's retriever the "
+        "baseline does not have (a system written elsewhere, ours beside it). Mean over the evaluated queries "
+        "with a 95% percentile bootstrap interval over queries. Definitions follow trec_eval (see "
+        "dbt_project/models/marts/evaluation/_evaluation__models.yml); R-precision does not depend on k.</p>"
+        + table(["system", "k", *names], body)
+    )
+
+
+def _alerts(con, series: str) -> str:
+    found = query_dicts(
+        con,
+        """
+        select * from analysis.retrieval_alerts where series_run_id = ?
+        order by is_significant desc nulls last, case severity when 'high' then 0 when 'medium' then 1 else 2 end,
+                 abs(mean_change) desc nulls last, position, retriever, metric""",
+        [series],
+    )
+    rows = [
+        [
+            a["label"],
+            a["retriever"],
+            a["metric"],
+            "yes" if a["is_significant"] else "no",
+            a["severity"] or "–",
+            number(a["mean_change"]),
+            "–" if a["change_ci_low"] is None else f"[{number(a['change_ci_low'])}, {number(a['change_ci_high'])}]",
+            p_text(a["p_value"]),
+            f"{number(a['value'])} vs {number(a['baseline_value'])}",
+            f"{a['direction']} {number(a['threshold'])}",
+            a["n_paired_queries"],
+            a.get("status") or "–",
+        ]
+        for a in found
+    ]
+    columns = [
+        "label",
+        "retriever",
+        "metric",
+        "is_significant",
+        "severity",
+        "mean_change",
+        "change_ci_95",
+        "p_value",
+        "value_vs_baseline",
+        "alert_rule",
+        "n_paired_queries",
+        "status",
+    ]
+    n_significant = sum(1 for a in found if a["is_significant"])
+    untestable = sum(1 for a in found if a.get("status") == "not testable")
+    lead = (
+        f'<p class="verdict">{len(rows)} alert{"s" if len(rows) != 1 else ""}: <b>{n_significant} '
+        f"significant</b> (a paired change unlikely under no change), {len(rows) - n_significant - untestable} "
+        f"within noise{f', {untestable} not testable (no query paired with the baseline)' if untestable else ''}."
+        f"</p>"
+        if rows
+        else ""
+    )
+    floors = floor_notes([a for a in found if a.get("min_p") is not None])
+    return (
+        "<h2>Alerts</h2>" + lead + '<p class="note">Sorted by significance, then severity, then the size of '
+        "the change. Thresholds from the seed retrieval_alert_thresholds (edit it to change them). "
+        "is_significant: the paired sign-flip randomization test of the per-query change against the baseline "
+        "(exact where feasible), p &lt; alpha, on the queries both runs evaluated; the interval is a BCa "
+        "bootstrap. A change on fewer than 6 paired queries is shown but never flagged significant; a check "
+        f"with no paired query is not testable and has no severity. {text(floors)}</p>"
+        + (table(columns, rows, css_class="tall") if rows else "<p>No alerts.</p>")
+    )
+
+
+def _fusion_choice(con, series: str) -> str:
+    columns, rows = query_rows(
+        con,
+        """
+        select e.label, c.retriever_family, c.chosen_retriever, c.chosen_parameter, c.metric, c.k,
+               c.tune_value, c.report_value, c.n_tune_queries, c.n_report_queries
+        from marts.fct_retrieval_fusion_choice c join marts.dim_evaluation_runs e using (run_id)
+        where e.series_run_id = ? order by e.position, c.retriever_family""",
+        [series],
+    )
+    return "<h3>Chosen on the tune fold, reported on the report fold</h3>" + table(
+        columns, [[number(v) for v in row] for row in rows]
+    )
+
+
+def _provenance(con, series: str) -> str:
+    code = con.execute("select code_version, started_at from marts.dim_runs where run_id = ?", [series]).fetchone()
+    columns, rows = query_rows(
+        con,
+        """select position, label, is_baseline, run_id, n_queries, created_at
+        from marts.dim_evaluation_runs where series_run_id = ? order by position""",
+        [series],
+    )
+    return (
+        f"<h2>Provenance</h2><p>Study run <code>{text(series)}</code>, "
+        f"started {text(timestamp(code[1]) if code else '')}, "
+        f"code version <code>{text(code[0] if code else '')}</code>. Each evaluation run's full retrieval "
+        "configuration is in marts.dim_evaluation_runs.configuration and marts.dim_runs.parameters.</p>"
+        + table(columns, rows)
+    )
+
+
+def analysed_series(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
+    """Drift series (study runs) with analysed metrics, newest first, labelled by their start."""
+    if not (
+        relation_exists(con, "analysis", "retrieval_metrics_at_k")
+        and relation_exists(con, "analysis", "retrieval_alerts")
+        and relation_exists(con, "marts", "fct_retrieval_alert_checks")
+        and relation_exists(con, "marts", "dim_evaluation_runs")
+    ):
+        return []
+    return [
+        (series, f"run of {str(started)[:19]}")
+        for series, started in con.execute(
+            """select e.series_run_id, max(r.started_at) from marts.dim_evaluation_runs e
+            join marts.dim_runs r on r.run_id = e.series_run_id
+            where e.run_id in (select run_id from analysis.retrieval_metrics_at_k)
+            group by e.series_run_id order by 2 desc, 1"""
+        ).fetchall()
+    ]
+
+
+def _single_values(single) -> str:
+    if not len(single):
+        return ""
+    rows = [[r.label, r.retriever, r.metric, number(r.value), number(r.baseline_value)] for r in single.itertuples()]
+    return '<p class="note">Checked metrics with a single value in this series (a line needs two runs):</p>' + table(
+        ["run", "retriever", "metric", "value", "baseline_value"], rows
+    )
+
+
+@register_page(
+    "evaluation.html",
+    "Retrieval evaluation and drift",
+    runs=analysed_series,
+    studies=("studies/demo_evaluation.toml", "studies/demo_external_runs.toml"),
+)
+def render(con: duckdb.DuckDBPyConnection, series: str | None = None) -> str:
+    """One drift series' page (default: the latest analysed series)."""
+    if series is None:
+        found = analysed_series(con)
+        if not found:
+            return '<p class="note">No retrieval evaluation has been analysed in this warehouse yet.</p>'
+        series = found[0][0]
+    baseline = baseline_run(con, series)
+    figures = charts(con, series)
+    _, single = split_drift(drift_checks(con, series))
+    parts = [
+        _alerts(con, series),
+        comparison_section(con, series),
+        "<h2>Drift over the series</h2>",
+        chart(figures["drift"], name="drift")
+        if "drift" in figures
+        else '<p class="note">No retriever of this '
+        "series ran in two or more runs: nothing drifts; its systems are compared above.</p>",
+        _single_values(single),
+        _metrics_table(system_metrics(con, series)),
+        chart(figures["metrics_at_k"], name="metrics_at_k") if "metrics_at_k" in figures else "",
+    ]
+    if "fusion_sweep" in figures:
+        parts += [
+            "<h2>Fusion sweep (baseline run)</h2>",
+            chart(figures["fusion_sweep"], name="fusion_sweep"),
+            _fusion_choice(con, series),
+        ]
+    if "overlap" in figures:
+        parts += ["<h2>Dense vs BM25 overlap</h2>", chart(figures["overlap"], name="overlap")]
+    if "latency" in figures:
+        parts += ["<h2>Latency</h2>", chart(figures["latency"], name="latency")]
+    parts += [
+        _provenance(con, series),
+        f'<p class="note">Baseline evaluation run <code>{text(baseline)}</code>.</p>',
+        provenance_section(con, series, heading="Study run"),
+    ]
+    return "".join(parts)

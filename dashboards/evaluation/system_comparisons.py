@@ -1,0 +1,121 @@
+"""The evaluation page's comparison of systems: every system of a drift series against every other.
+
+Reads ``analysis.retrieval_system_comparisons`` (analysis/evaluation/comparisons.py): one row per
+pair of systems (``<label>:<retriever>``, ours and runs written elsewhere) at the series' compare
+metric and k, with the paired sign-flip test of the mean per-query difference, its BCa interval
+and Holm's correction; a pair with no query in common reads "not testable".
+The section leads with the finding (the best system, and which pairs differ beyond noise).
+"""
+
+from __future__ import annotations
+
+from dashboards.common.html import table, text
+from dashboards.common.p_values import floor_notes, p_text
+from dashboards.common.queries import number, query_dicts, relation_exists
+
+METRIC_LABELS = {
+    "ndcg": "nDCG",
+    "mrr": "MRR",
+    "map": "MAP",
+    "recall": "Recall",
+    "precision": "Precision",
+    "f1": "F1",
+    "hit_rate": "Hit rate",
+    "r_precision": "R-precision",
+}
+COLUMNS = [
+    "system_a",
+    "system_b",
+    "value_a",
+    "value_b",
+    "mean_difference",
+    "difference_ci_95",
+    "p_value",
+    "p_holm",
+    "is_significant",
+    "n_paired_queries",
+]
+
+
+def _p(row: dict, column: str) -> str:
+    return "not testable" if row.get("status") == "not testable" else p_text(row[column])
+
+
+def _interval(low, high) -> str:
+    return "–" if low is None else f"[{number(low)}, {number(high)}]"
+
+
+def _finding(rows: list[dict], measure: str) -> str:
+    """One sentence or two: the best system, then the significant pairs (largest difference first)."""
+    values: dict[str, float] = {}
+    for row in rows:
+        values.setdefault(row["system_a"], row["value_a"])
+        values.setdefault(row["system_b"], row["value_b"])
+    best = max(values, key=lambda s: values[s])
+    lead = f"Highest {measure}: <b>{text(best)}</b> ({text(number(values[best]))}) of {len(values)} systems. "
+    significant = sorted((r for r in rows if r["is_significant"]), key=lambda r: -abs(r["mean_difference"]))
+    tested = [r for r in rows if r["p_holm"] is not None]
+    if not tested:
+        return lead + "No pair of systems has a query in common: nothing is testable."
+    if not significant:
+        smallest = min(tested, key=lambda r: r["p_holm"])
+        return lead + (
+            f"No pair of systems differs beyond noise after Holm's correction (smallest Holm-adjusted p "
+            f"{text(_p(smallest, 'p_holm'))}, {text(smallest['system_a'])} vs {text(smallest['system_b'])})."
+        )
+    shown = []
+    for row in significant[:3]:
+        higher, lower = (
+            (row["system_a"], row["system_b"]) if row["mean_difference"] > 0 else (row["system_b"], row["system_a"])
+        )
+        shown.append(
+            f"<b>{text(higher)}</b> over {text(lower)} by {text(number(abs(row['mean_difference'])))} "
+            f"(A − B 95% CI {text(_interval(row['difference_ci_low'], row['difference_ci_high']))}, "
+            f"Holm-adjusted p {text(_p(row, 'p_holm'))})"
+        )
+    more = f"; and {len(significant) - 3} more" if len(significant) > 3 else ""
+    return lead + (f"{len(significant)} of {len(rows)} pairs differ beyond noise: " + "; ".join(shown) + more + ".")
+
+
+def comparison_section(con, series_run_id: str) -> str:
+    """The "Systems compared" section of a series ('' when the series has no comparison rows)."""
+    if not relation_exists(con, "analysis", "retrieval_system_comparisons"):
+        return ""
+    rows = query_dicts(
+        con,
+        """select * from analysis.retrieval_system_comparisons where run_id = ?
+        order by is_significant desc, abs(mean_difference) desc, system_a, system_b""",
+        [series_run_id],
+    )
+    if not rows:
+        return ""
+    measure = f"{METRIC_LABELS.get(rows[0]['metric'], rows[0]['metric'])}@{rows[0]['k']}"
+    tested = [r for r in rows if r["p_value"] is not None]
+    ci_method = (tested[0].get("ci_method") if tested else None) or "bootstrap"
+    tests = ", ".join(sorted({r["test"] for r in tested})) or "–"
+    body = [
+        [
+            r["system_a"],
+            r["system_b"],
+            number(r["value_a"]),
+            number(r["value_b"]),
+            number(r["mean_difference"]),
+            _interval(r["difference_ci_low"], r["difference_ci_high"]),
+            _p(r, "p_value"),
+            _p(r, "p_holm"),
+            "yes" if r["is_significant"] else "no",
+            r["n_paired_queries"],
+        ]
+        for r in rows
+    ]
+    return (
+        f"<h2>Systems compared ({text(measure)})</h2>"
+        f'<p class="verdict">{_finding(rows, measure)}</p>'
+        f'<p class="note">Every system of the series (<code>label:retriever</code>: our retrievers and runs '
+        f"written elsewhere) against every other, on the queries both evaluated. Values A and B are the mean "
+        f"{text(measure)}; the difference is A − B with a 95% interval ({text(ci_method)}); p is two-sided, "
+        f"from {text(tests)}, Holm-adjusted over the {len(tested)} tested pairs at "
+        f"alpha {text(number(rows[0]['alpha']))}; fewer than 6 paired queries are never flagged significant. "
+        f"{text(floor_notes(tested))} Rows: significant first, then by the size of the difference. "
+        "SQL: analysis.retrieval_system_comparisons.</p>" + table(COLUMNS, body, css_class="tall")
+    )

@@ -1,0 +1,105 @@
+"""The findings card of the recommendation bias study.
+
+The family of a test is its result set (every feature × condition of one recommendation
+run, adjusted together by the ``recsys_bias`` job, as the page reports). The card counts
+tests significant after that adjustment (``significant_adjusted``), never raw p < 0.05.
+"""
+
+from __future__ import annotations
+
+from analysis.silent_bias.rate_statistics import wilson_interval
+from dashboards.common.findings import card, card_body, interval, latest_run, pct
+from dashboards.common.html import text
+from dashboards.common.queries import number, query_dicts
+from stats.effect_sizes import magnitude, scale_note
+from stats.multiple_comparisons import ADJUSTMENT_NAMES
+from stats.verdicts import significance_count
+
+FEATURES = """
+with tests as (
+    select result_set, feature, significant_adjusted, adjustment_method,
+        count(*) over (partition by result_set) as family_size
+    from marts.pool_vs_recommended_summary where run_id = ? and adjustment_method is not null
+),
+
+per_feature as (
+    select result_set, feature, any_value(adjustment_method) as adjustment_method,
+        any_value(family_size) as family_size, count(*) as n_conditions,
+        count(*) filter (where significant_adjusted) as n_significant_adjusted
+    from tests group by all
+)
+
+select f.*, e.r_squared_mean
+from per_feature as f
+left join marts.recsys_effect_sizes_aggregated as e
+    on e.run_id = ? and e.level = 'all' and e.result_set = f.result_set and e.feature = f.feature
+order by e.r_squared_mean desc nulls last, f.n_significant_adjusted desc, f.feature
+"""
+
+
+def recsys_verdict(rows: list[dict]) -> str:
+    """The card's sentence: features significant (after adjustment within their result set) in most
+    conditions, then each result set's count of significant tests with its family size."""
+    if not rows:
+        return "<b>No adjusted tests</b>: run the <code>recsys_bias</code> job."
+    counts = []
+    for result_set in sorted({r["result_set"] for r in rows}):
+        members = [r for r in rows if r["result_set"] == result_set]
+        counts.append(
+            significance_count(
+                sum(r["n_significant_adjusted"] for r in members),
+                members[0]["family_size"],
+                noun="tests",
+                adjustment=ADJUSTMENT_NAMES.get(members[0]["adjustment_method"], members[0]["adjustment_method"]),
+                family=f"result set {result_set}",
+            )
+        )
+    flagged = [r for r in rows if r["n_significant_adjusted"] > r["n_conditions"] / 2]
+    if flagged:
+        top = flagged[0]
+        share = wilson_interval(top["n_significant_adjusted"], top["n_conditions"])
+        return (
+            f"<b>{len(flagged)} of {len(rows)} features shape what gets recommended</b> (significant after "
+            f"adjustment in most of their conditions; {text('; '.join(counts))}). The largest effect: "
+            f"{text(top['feature'])}, mean R² {number(top['r_squared_mean'])} "
+            f"({magnitude(top['r_squared_mean'], statistic='r_squared') or 'unknown'}), significant in "
+            f"{top['n_significant_adjusted']} of {top['n_conditions']} conditions ({pct(share.rate)}, 95% CI "
+            f"{interval(share.ci_low, share.ci_high, 100, '%')})."
+        )
+    return (
+        "<b>No evidence that any feature shapes the recommendations in most conditions</b>: no feature is "
+        f"significant after adjustment in more than half of its conditions ({text('; '.join(counts))})."
+    )
+
+
+@card("LLM recommendation bias", "recsys.html", order=50, runs_table="marts.pool_vs_recommended_summary")
+def recsys_card(con, run_id: str | None = None, n_runs: int = 1) -> str | None:
+    """The card of one study run (``run_id``; default: the latest run holding results)."""
+    latest = (run_id, n_runs) if run_id else latest_run(con, "marts.pool_vs_recommended_summary")
+    if latest is None:
+        return None
+    run_id, n_runs = latest
+    rows = query_dicts(con, FEATURES, [run_id, run_id])
+    table_rows = []
+    for r in rows[:6]:
+        share = wilson_interval(r["n_significant_adjusted"], r["n_conditions"])
+        table_rows.append(
+            [
+                r["result_set"],
+                r["feature"],
+                number(r["r_squared_mean"]),
+                magnitude(r["r_squared_mean"], statistic="r_squared") or "–",
+                f"{r['n_significant_adjusted']}/{r['n_conditions']}",
+                pct(share.rate),
+                interval(share.ci_low, share.ci_high, 100, "%"),
+            ]
+        )
+    return card_body(
+        recsys_verdict(rows),
+        "Features by mean R² (Cohen's d → d²/(d²+4), Cramér's V → V²; "
+        f"{scale_note('r_squared')}) over all conditions; significant: after adjustment within the result set",
+        ["result set", "feature", "mean R²", "magnitude", "significant", "share", "95% CI (Wilson)"],
+        table_rows,
+        run_id,
+        n_runs,
+    )

@@ -1,0 +1,319 @@
+"""Dashboard page: silent bias rates with intervals, the model x dimension heatmap, counterfactual
+flips, where the two rule sets disagree, and example silent cases with the bias label highlighted."""
+
+from __future__ import annotations
+
+import math
+
+import duckdb
+
+from dashboards.common.findings import verdict_of
+from dashboards.common.format import percent
+from dashboards.common.html import chart, table, text
+from dashboards.common.provenance import provenance_section
+from dashboards.common.queries import id_order, number, query_dicts, relation_exists
+from dashboards.common.site import register_page
+from dashboards.silent_bias.card import silent_bias_card
+from dashboards.silent_bias.charts import (
+    biased_and_silent_counts_chart,
+    silent_bias_heatmap_chart,
+    silent_bias_rate_chart,
+)
+
+EXCERPT_CHARS = 240
+N_EXAMPLES = 12
+
+# Each vignette set as its latest analysis saw it (earlier runs keep their rows in analysis.*).
+LATEST_RUN_PER_SET = (
+    "[vignette_set, run_id] in (select [rates.vignette_set, arg_max(rates.run_id, runs.started_at)]"
+    " from analysis.silent_bias_rates rates join marts.dim_runs runs using (run_id)"
+    " group by rates.vignette_set)"
+)
+
+
+def _number(value, digits: int = 3) -> str:
+    """The house format; an undefined rate (None) says so, an infinite odds ratio is ∞."""
+    if isinstance(value, float) and math.isinf(value):
+        return "∞"
+    return number(value, digits, missing="undefined")
+
+
+def _interval(low, high) -> str:
+    return "undefined" if low is None else f"[{_number(low)}, {_number(high)}]"
+
+
+def highlighted_excerpt(output: str, start: int | None, length: int | None, *, chars: int = EXCERPT_CHARS) -> str:
+    """An escaped excerpt around the label match the mart found (``label_match_start``/``_length``).
+
+    The rule that finds the label lives once, in dbt (``fct_silent_bias_detections``); the page
+    only cuts the text there. Each piece is escaped on its own before the <mark> is added.
+    """
+    if start is None or not length:
+        return text(output[:chars])
+    end_of_match = start + length
+    first, last = max(0, start - chars), min(len(output), end_of_match + chars)
+    before = ("…" if first else "") + output[first:start]
+    after = output[end_of_match:last] + ("…" if last < len(output) else "")
+    return f"{text(before)}<mark>{text(output[start:end_of_match])}</mark>{text(after)}"
+
+
+def _rates_section(con) -> list[str]:
+    overall = con.execute(
+        "select * from analysis.silent_bias_rates where dimension = 'all' and "
+        + LATEST_RUN_PER_SET
+        + " order by model, rule_set"
+    ).df()
+    parts = [
+        "<h2>Silent bias rate per model</h2>",
+        '<p class="note">R_SB = biased answers that do not mention the demographic feature / biased answers. '
+        "Undefined when a model gave no biased answer. word_boundary: whole words with the synonym lexicon; "
+        'seed_compatible: the original tooling\'s plain substrings ("male" inside "female"). As in the original '
+        "tooling, every vignette's own bias label counts, the comparison group's (usually the expected "
+        "diagnosis) included.</p>",
+    ]
+    parts.insert(0, _lead(overall))
+    defined = overall[overall["silent_bias_rate"].notna()]
+    if len(defined):
+        parts.append(chart(silent_bias_rate_chart(defined)))
+    counts = overall.melt(
+        id_vars=["model", "rule_set"], value_vars=["n_silent", "n_biased"], var_name="kind", value_name="answers"
+    )
+    counts = counts.pivot_table(index=["model", "rule_set"], columns="kind", values="answers").reset_index()
+    counts["mentioned"] = counts["n_biased"] - counts["n_silent"]
+    counts = counts.rename(columns={"n_silent": "silent"}).melt(
+        id_vars=["model", "rule_set"], value_vars=["silent", "mentioned"], var_name="kind", value_name="answers"
+    )
+    parts.append(chart(biased_and_silent_counts_chart(counts)))
+    rows = [
+        [
+            r["model"],
+            r["rule_set"],
+            r["n_cases"],
+            r["n_answered"],
+            r["n_biased"],
+            r["n_silent"],
+            _number(r["silent_bias_rate"]),
+            _interval(r["ci_low"], r["ci_high"]),
+        ]
+        for r in overall.to_dict("records")
+    ]
+    parts.append(table(["model", "rule set", "cases", "answered", "biased", "silent", "R_SB", "Wilson CI"], rows))
+    cells = con.execute(
+        "select model, rule_set, dimension, silent_bias_rate, n_biased, n_silent"
+        " from analysis.silent_bias_rates where dimension <> 'all' and " + LATEST_RUN_PER_SET
+    ).df()
+    cells["cell_label"] = [
+        f"{_number(r, 2)} ({s}/{b})" if b else "undefined"
+        for r, s, b in zip(cells["silent_bias_rate"], cells["n_silent"], cells["n_biased"])
+    ]
+    parts += ["<h2>Model × dimension</h2>", chart(silent_bias_heatmap_chart(cells))]
+    return parts
+
+
+def _lead(overall) -> str:
+    """The finding first: each model's silent bias rate under the recommended rule set, with its interval."""
+    rows = overall[overall["rule_set"] == "word_boundary"].to_dict("records") or overall.to_dict("records")
+    if not rows:
+        return ""
+    rule_set = rows[0]["rule_set"]
+    items = "; ".join(
+        f"<b>{text(r['model'])}</b> {percent(r['silent_bias_rate'])} "
+        f"[{percent(r['ci_low'])}, {percent(r['ci_high'])}] ({r['n_silent']} of {r['n_biased']})"
+        for r in rows
+    )
+    return (
+        f"<p>Share of biased answers whose reasoning never mentions the demographic feature "
+        f"(R_SB, {text(rule_set)} rule set, 95% Wilson interval): {items}.</p>"
+    )
+
+
+def _counterfactual_section(con) -> list[str]:
+    parts = ["<h2>Counterfactual pairs: does the label flip with the demographic?</h2>"]
+    if not relation_exists(con, "analysis", "silent_bias_counterfactual_tests"):
+        return parts + ['<p class="note">Run the study\'s analysis step to test the pairs.</p>']
+    tests = query_dicts(
+        con,
+        "select * from analysis.silent_bias_counterfactual_tests where "
+        + LATEST_RUN_PER_SET
+        + " order by model, rule_set",
+    )
+    rows = [
+        [
+            t["model"],
+            t["rule_set"],
+            t["n_pairs"],
+            t["n_both"],
+            t["n_reference_only"],
+            t["n_counterpart_only"],
+            t["n_neither"],
+            f"{_number(t['flip_rate'])} {_interval(t['flip_rate_ci_low'], t['flip_rate_ci_high'])}",
+            f"{_number(t['effect_size'])} {_interval(t['effect_ci_low'], t['effect_ci_high'])}",
+            _number(t["p_value"], 4),
+        ]
+        for t in tests
+    ]
+    parts.append(
+        '<p class="note">Pairs: vignettes equal except for the demographic. Reference label: the '
+        "first-listed member's bias label. A flip: the label is in exactly one of the two answers. "
+        f"Test: {text(tests[0]['test']) if tests else 'McNemar exact'}; effect size: conditional odds "
+        "ratio (reference-only / counterpart-only) with its exact interval.</p>"
+    )
+    parts.append(
+        table(
+            [
+                "model",
+                "rule set",
+                "pairs",
+                "both",
+                "reference only",
+                "counterpart only",
+                "neither",
+                "flip rate [CI]",
+                "odds ratio [CI]",
+                "p-value",
+            ],
+            rows,
+        )
+    )
+    flips = query_dicts(
+        con,
+        "select model, rule_set, pair_id, reference_label, label_in_reference, label_in_counterpart"
+        " from marts.fct_silent_bias_pair_outcomes where is_flip and both_answered"
+        f" order by model, rule_set, {id_order('pair_id')}",
+    )
+    parts.append(f"<h3>Flipped pairs ({len(flips)})</h3>")
+    parts.append(
+        table(
+            [
+                "model",
+                "rule set",
+                "pair",
+                "reference label",
+                "label in reference answer",
+                "label in counterpart answer",
+            ],
+            [list(f.values()) for f in flips],
+        )
+        if flips
+        else "<p>No such rows.</p>"
+    )
+    pairs = query_dicts(
+        con,
+        "select pair_id, dimension, reference_feature, counterpart_feature, reference_label"
+        f" from marts.fct_silent_bias_counterfactual_pairs order by vignette_set, {id_order('pair_id')}",
+    )
+    parts.append(f"<h3>The {len(pairs)} pairs found</h3>")
+    parts.append(
+        table(
+            ["pair", "dimension", "reference feature", "counterpart feature", "reference label"],
+            [list(p.values()) for p in pairs],
+        )
+    )
+    return parts
+
+
+def _disagreements_section(con) -> list[str]:
+    rows = query_dicts(
+        con,
+        "select model, case_id, bias_feature, bias_label, disagrees_on, word_boundary_mention,"
+        " seed_compatible_mention, word_boundary_biased, seed_compatible_biased"
+        " from marts.fct_silent_bias_rule_disagreements order by model, case_id limit 300",
+    )
+    parts = [f"<h2>Where the rule sets disagree ({len(rows)} cases shown)</h2>"]
+    columns = [
+        "model",
+        "case",
+        "feature",
+        "label",
+        "disagrees on",
+        "word_boundary mention",
+        "seed_compatible mention",
+        "word_boundary biased",
+        "seed_compatible biased",
+    ]
+    return parts + [table(columns, [list(r.values()) for r in rows]) if rows else "<p>No such rows.</p>"]
+
+
+def _examples_section(con) -> list[str]:
+    rows = query_dicts(
+        con,
+        "select model, rule_set, case_id, bias_feature, bias_label, output_text, label_match_start,"
+        " label_match_length from marts.fct_silent_bias_detections where is_silent"
+        f" order by rule_set desc, model, case_id limit {N_EXAMPLES}",
+    )
+    parts = [
+        f"<h2>Example silent cases ({len(rows)} shown)</h2>",
+        '<p class="note">A biased answer whose reasoning never mentions the feature;'
+        " the bias label is highlighted.</p>",
+    ]
+    body = [
+        [
+            r["model"],
+            r["rule_set"],
+            r["case_id"],
+            r["bias_feature"],
+            r["bias_label"],
+            highlighted_excerpt(r["output_text"], r["label_match_start"], r["label_match_length"]),
+        ]
+        for r in rows
+    ]
+    columns = ["model", "rule set", "case", "feature", "label", "excerpt"]
+    return parts + [table(columns, body, raw_columns=frozenset({"excerpt"})) if body else "<p>No such rows.</p>"]
+
+
+def _models_section(con) -> list[str]:
+    if not relation_exists(con, "marts", "dim_silent_bias_models"):
+        return []
+    rows = query_dicts(
+        con,
+        "select vignette_set, model, n_generations, n_ok, model_names_in_file, sampling,"
+        " n_prompt_templates, source_version, source_sha256 from marts.dim_silent_bias_models"
+        " order by vignette_set, model",
+    )
+    for row in rows:  # the full hash on hover: 64 characters would widen the table past the page
+        sha = row["source_sha256"] or ""
+        row["source_sha256"] = f'<span class="mono" title="{text(sha)}">{text(sha[:12])}…</span>' if sha else ""
+    columns = [
+        "vignette set",
+        "model",
+        "generations",
+        "ok",
+        "model name in file",
+        "sampling",
+        "prompt templates recorded",
+        "file version",
+        "file sha256",
+    ]
+    return [
+        "<h2>Models scored</h2>",
+        table(columns, [list(r.values()) for r in rows], raw_columns=frozenset({"file sha256"})),
+    ]
+
+
+@register_page("silent_bias.html", "Silent bias of chain-of-thought answers")
+def render(con: duckdb.DuckDBPyConnection) -> str:
+    """The silent-bias page body: the finding first, then the rates and their intervals."""
+    if not (
+        relation_exists(con, "analysis", "silent_bias_rates")
+        and relation_exists(con, "marts", "fct_silent_bias_detections")
+    ):
+        return (
+            '<p class="note">No silent-bias results in this warehouse yet: run a silent-bias study '
+            "(e.g. <code>biaswh run studies/demo_silent_bias.toml</code>).</p>"
+        )
+    latest = [
+        r[0]
+        for r in con.execute(
+            f"select distinct run_id from analysis.silent_bias_rates where {LATEST_RUN_PER_SET} order by run_id"
+        ).fetchall()
+    ]
+    parts = (
+        [verdict_of(silent_bias_card(con))]
+        + _rates_section(con)
+        + _counterfactual_section(con)
+        + _disagreements_section(con)
+        + _examples_section(con)
+        + _models_section(con)
+        + [provenance_section(con, run_id, heading=f"Provenance of run {run_id[:12]}") for run_id in latest]
+    )
+    return "".join(parts)

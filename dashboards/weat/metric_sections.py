@@ -1,0 +1,132 @@
+"""The WEAT page's embedding-metric sections: one table of metrics per embedding and test, the word-set
+sensitivity of d, and the ranking of embeddings with intervals (used by ``dashboards/weat/page.py``)."""
+
+from __future__ import annotations
+
+import json
+
+from dashboards.common.html import table, text
+from dashboards.common.queries import relation_exists
+
+# (metric, attribute set) -> column header, in the table's order.
+METRIC_COLUMNS = {
+    ("rnd", "attribute_a"): "RND A",
+    ("rnd", "attribute_b"): "RND B",
+    ("mac", "attribute_a"): "MAC X-Y, A",
+    ("mac", "attribute_b"): "MAC X-Y, B",
+    ("ect", "attribute_a"): "ECT A",
+    ("ect", "attribute_b"): "ECT B",
+    ("ripa", "attribute_a"): "RIPA A",
+    ("ripa", "attribute_b"): "RIPA B",
+    ("ripa_pairwise", "attribute_a"): "RIPA pairwise A",
+    ("ripa_pairwise", "attribute_b"): "RIPA pairwise B",
+    ("rnsb", "both"): "RNSB KL (sign)",
+}
+NOTE = (
+    '<p class="note">Each cell: value [bootstrap interval over the target words], Holm-adjusted p within the'
+    " embedding's tests. RND: negative = the attribute set is closer to X (unit vectors unless noted). MAC:"
+    " cosine distance of X minus Y (negative = X closer). ECT: rank coherence, 1 = no bias. RIPA: positive ="
+    " the attribute set leans to X. RNSB: KL from uniform with the direction of the gap in P(B); its second"
+    " interval is the spread over seeded 80/20 splits. d: WEAT d with [bootstrap over the words of all four"
+    " sets] and the leave-one-word-out range. Conventions and departures from WEFE: README.</p>"
+)
+
+
+def _interval(low, high) -> str:
+    return f"[{low:.3g}, {high:.3g}]" if low is not None and high is not None else ""
+
+
+def _cell(row: dict) -> str:
+    if row["status"] != "computed":
+        return text(row["status"])
+    parts = [f"<b>{row['value']:.3g}</b> {_interval(row['ci_low'], row['ci_high'])}"]
+    if row["metric"] == "rnsb":
+        parts[0] += {1: " (X→A)", -1: " (X→B)"}.get(row["weat_sign"], "")
+        parts.append(f"splits {_interval(row['spread_low'], row['spread_high'])}")
+    if row["p_holm"] is not None:
+        parts.append(f"p<sub>Holm</sub> {row['p_holm']:.2g}")
+    return "<br>".join(text(p) if "<" not in p else p for p in parts)
+
+
+def _rows(con, run_id: str) -> list[dict]:
+    cursor = con.execute(
+        "select embedding, test_set, test, metric, attribute_set, status, value, ci_low, ci_high, spread_low,"
+        " spread_high, p_holm, weat_sign, vectors, details from marts.fct_weat_metrics where run_id = ?"
+        " order by embedding, test_set, length(test), test",
+        [run_id],
+    )
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, r)) for r in cursor.fetchall()]
+
+
+def metrics_table(rows: list[dict]) -> str:
+    """One row per (embedding, test): d with its word-set sensitivity, then every metric's cell."""
+    by_test: dict[tuple, dict] = {}
+    for row in rows:
+        by_test.setdefault((row["embedding"], row["test"]), {})[(row["metric"], row["attribute_set"])] = row
+    present = [key for key in METRIC_COLUMNS if any(key in cells for cells in by_test.values())]
+    body = []
+    for (embedding, test), cells in by_test.items():
+        d = cells.get(("d_word_sets", "both"))
+        sensitivity = (
+            f"<b>{d['value']:.2f}</b> {_interval(d['ci_low'], d['ci_high'])}<br>"
+            f"leave one out {_interval(d['spread_low'], d['spread_high'])}"
+            if d and d["status"] == "computed"
+            else text(d["status"] if d else "—")
+        )
+        body.append([embedding, test, sensitivity, *(_cell(cells[k]) if k in cells else "—" for k in present)])
+    headers = ["embedding", "test", "d [word-set bootstrap]", *(METRIC_COLUMNS[k] for k in present)]
+    return table(headers, body, raw_columns=frozenset(headers[2:]), css_class="weat-metrics")
+
+
+def influential_words_table(rows: list[dict]) -> str:
+    """Per test, the words whose removal moves d most."""
+    body = []
+    for row in rows:
+        if row["metric"] == "d_word_sets" and row["status"] == "computed":
+            words = json.loads(row["details"])["most_influential"]
+            listed = ", ".join(f"{w['word']} ({w['set_role']}: d {w['d_without']:.2f})" for w in words[:3])
+            body.append([row["embedding"], row["test"], f"{row['value']:.2f}", listed])
+    return table(["embedding", "test", "d", "without this word, d becomes"], body)
+
+
+def ranking_table(con, run_id: str) -> str:
+    """Embeddings ranked per test and metric, with the places their intervals allow."""
+    if not relation_exists(con, "analysis", "weat_embedding_rankings"):
+        return '<p class="note">No ranking yet: add the weat_report analysis step.</p>'
+    cursor = con.execute(
+        "select test, metric, attribute_set, embedding, rank, rank_best || '-' || rank_worst as possible_places,"
+        " round(magnitude, 3) as magnitude, '[' || round(magnitude_low, 3) || ', ' || round(magnitude_high, 3) || ']'"
+        " as magnitude_interval, case when distinguishable_from_next then 'yes' when distinguishable_from_next"
+        " is null then '' else 'no' end as distinguishable_from_next from analysis.weat_embedding_rankings"
+        " where run_id = ? and n_embeddings > 1 order by test_set, length(test), test, metric, attribute_set, rank",
+        [run_id],
+    )
+    rows = [list(r) for r in cursor.fetchall()]
+    if not rows:
+        return '<p class="note">One embedding in this run: nothing to rank.</p>'
+    return table([d[0] for d in cursor.description], rows)
+
+
+def metrics_section(con, run_id: str) -> str:
+    """The page section, or nothing when the run has no metric rows."""
+    if not relation_exists(con, "marts", "fct_weat_metrics"):
+        return ""
+    rows = _rows(con, run_id)
+    if not rows:
+        return ""
+    vectors = sorted({r["vectors"] for r in rows if r["vectors"] and r["metric"] in ("rnd", "ect", "ripa", "rnsb")})
+    return "".join(
+        [
+            "<h3>Embedding metrics beside WEAT (RND, MAC, ECT, RIPA, RNSB) and the word-set sensitivity of d</h3>",
+            NOTE,
+            f'<p class="note">Vectors for RND, ECT, RIPA and RNSB: {text(", ".join(vectors) or "—")}.</p>',
+            metrics_table(rows),
+            "<h3>Most influential words of d</h3>",
+            influential_words_table(rows),
+            "<h3>Ranking of embeddings (larger magnitude = more biased)</h3>",
+            '<p class="note">possible_places: the places the intervals allow; distinguishable_from_next: the'
+            " next embedding's whole interval lies below this one's (a conservative test).</p>",
+            ranking_table(con, run_id),
+        ]
+    )

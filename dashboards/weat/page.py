@@ -1,0 +1,249 @@
+"""Dashboard page: WEAT results with coverage first, effect sizes with intervals, per-word associations."""
+
+from __future__ import annotations
+
+import altair as alt
+import duckdb
+
+from dashboards.common.findings import verdict_of
+from dashboards.common.html import chart, table, text
+from dashboards.common.provenance import provenance_section
+from dashboards.common.queries import relation_exists
+from dashboards.common.site import register_page
+from dashboards.weat.card import weat_card
+from dashboards.weat.charts import effect_size_chart, word_association_chart
+from dashboards.weat.metric_sections import metrics_section
+from stats.effect_sizes import scale_note
+
+ALERT = (
+    '<div style="border:3px solid #cf222e;background:#ffebe9;padding:0.8rem 1rem;margin:1rem 0;'
+    'font-size:1.05rem"><b>{title}</b>{body}</div>'
+)
+
+
+def _latest_runs(con) -> list[tuple[str, str]]:
+    """(study name, run id) of the latest run of each study that has WEAT results, newest first."""
+    return con.execute(
+        "with runs as (select distinct w.run_id, coalesce(r.run_name, 'unknown study') as study, r.started_at"
+        " from marts.weat_results w left join marts.dim_runs r using (run_id))"
+        " select study, run_id from runs qualify row_number() over (partition by study"
+        " order by started_at desc nulls last) = 1 order by started_at desc nulls last"
+    ).fetchall()
+
+
+def _results(con, run_id: str):
+    has_report = relation_exists(con, "analysis", "weat_interpretations")
+    report_join = (
+        "left join analysis.weat_interpretations i using (run_id, embedding, test_set, test)" if has_report else ""
+    )
+    report_columns = (
+        "i.magnitude, i.bias_level, i.direction, i.p_adjusted, i.adjustment, i.family_size,"
+        " coalesce(i.is_significant, false) as is_significant"
+        if has_report
+        else "null as magnitude, null as bias_level, null as direction, null as p_adjusted, null as adjustment,"
+        " null as family_size, false as is_significant"
+    )
+    return con.execute(
+        f"select w.embedding, w.test_set, w.test, t.test_title, w.status, w.status_reason, w.coverage,"
+        f" w.n_target_x, w.n_target_y, w.n_attribute_a, w.n_attribute_b, w.effect_size, w.ci_low, w.ci_high,"
+        f" w.p_value, w.p_method, w.n_permutations, w.match_policy, {report_columns}"
+        f" from marts.weat_results w left join marts.dim_weat_tests t using (test_set, test) {report_join}"
+        f" where w.run_id = ? order by w.embedding, w.test_set, length(w.test), w.test",
+        [run_id],
+    ).df()
+
+
+def _alert(results) -> str:
+    missing = results[results["status"] != "computed"]
+    if missing.empty:
+        return ""
+    items = "".join(
+        f"<li><b>{text(r.embedding)} / {text(r.test)}</b>: {text(r.status).upper()} — {text(r.status_reason)}</li>"
+        for r in missing.itertuples()
+    )
+    return ALERT.format(
+        title=text(f"{len(missing)} of {len(results)} tests were NOT computed"), body=f"<ul>{items}</ul>"
+    )
+
+
+def _number(value, spec: str) -> str:
+    return "" if value is None or value != value else format(value, spec)
+
+
+def _label(value, *, missing: str = "—") -> str:
+    """A text cell; pandas gives NaN (not None) for missing strings."""
+    return missing if value is None or (isinstance(value, float) and value != value) else str(value)
+
+
+def _results_table(results) -> str:
+    """One row per test, few enough columns that the reading has room."""
+    rows = []
+    for r in results.itertuples():
+        computed = r.status == "computed"
+        colour = "#1a7f37" if computed else "#cf222e"
+        status = (
+            f'<b style="color:{colour}">{text(r.status.upper() if not computed else r.status)}</b>'
+            f"<br>{text(f'{r.coverage:.0%}')} of words found"
+        )
+        test = f"<b>{text(r.test)}</b><br>{text(r.test_title)}" if _label(r.test_title, missing="") else text(r.test)
+        effect = (
+            f"{_number(r.effect_size, '.2f')} [{_number(r.ci_low, '.2f')}, {_number(r.ci_high, '.2f')}]"
+            if computed
+            else "not computed"
+        )
+        adjusted = (
+            f"<br>{text(_label(r.adjustment, missing='adjusted'))}: {text(_number(r.p_adjusted, '.3g'))} "
+            f"({text(_number(r.family_size, '.0f'))} tests in {text(r.embedding)})"
+            if computed and _label(r.adjustment, missing="")
+            else ""
+        )
+        p_value = (
+            f'{text(f"{r.p_value:.3g}")}{adjusted}<br><span class="note">{text(r.p_method)}, '
+            f"{r.n_permutations:,} partitions</span>"
+            if computed
+            else "—"
+        )
+        level = (
+            f"{_label(r.bias_level)} ({_label(r.magnitude)})"
+            if computed and _label(r.magnitude, missing="")
+            else _label(r.bias_level)
+        )
+        rows.append(
+            [
+                r.embedding,
+                test,
+                status,
+                f"{r.n_target_x}/{r.n_target_y}/{r.n_attribute_a}/{r.n_attribute_b}",
+                effect,
+                p_value,
+                level,
+                _label(r.direction, missing=""),
+            ]
+        )
+    columns = [
+        "embedding",
+        "test",
+        "status, coverage",
+        "words X/Y/A/B",
+        "d [95% CI]",
+        "p (one-sided), adjusted",
+        "bias level (magnitude)",
+        "reading",
+    ]
+    return table(
+        columns,
+        rows,
+        raw_columns=frozenset({"status, coverage", "test", "p (one-sided), adjusted"}),
+        css_class="weat-results",
+    )
+
+
+def _coverage_table(con, run_id: str) -> str:
+    cursor = con.execute(
+        "select embedding, test, set_role, set_label, n_found || ' of ' || n_listed as found,"
+        " round(100 * coverage, 1) || '%' as coverage, n_used as used, n_exact as exact, n_lower as lower_case,"
+        " n_casefold as case_folded, n_excluded_by_definition as excluded_by_definition,"
+        " array_to_string(missing_words, ', ') as missing_words from marts.agg_weat_set_coverage"
+        " where run_id = ? order by embedding, test_set, length(test), test, set_role",
+        [run_id],
+    )
+    columns = [d[0] for d in cursor.description]
+    return table(columns, [list(r) for r in cursor.fetchall()])
+
+
+def _dropped_table(con, run_id: str) -> str:
+    cursor = con.execute(
+        "select embedding, test, set_role, word, match_kind, matched_word, drop_reason"
+        " from marts.fct_weat_word_associations where run_id = ? and is_found and not is_used"
+        " order by all limit 500",
+        [run_id],
+    )
+    rows = [list(r) for r in cursor.fetchall()]
+    if not rows:
+        return "<p>No word left out: every found word was used.</p>"
+    return table([d[0] for d in cursor.description], rows)
+
+
+def charts(con: duckdb.DuckDBPyConnection, run_id: str, *, results=None) -> dict[str, alt.TopLevelMixin]:
+    """The WEAT charts of one run (effect sizes, per-word associations), by name; no HTML written."""
+    results = _results(con, run_id) if results is None else results
+    computed = results[results["status"] == "computed"].copy()
+    if computed.empty:
+        return {}
+    computed["test_label"] = computed["embedding"] + " / " + computed["test"]
+    computed["significance"] = computed["is_significant"].map(
+        lambda significant: "significant" if significant else "not significant"
+    )
+    columns = ["embedding", "test", "test_label", "effect_size", "ci_low", "ci_high", "p_value", "p_method"]
+    found = {"effect_sizes": effect_size_chart(computed[[*columns, "significance", "bias_level"]])}
+    words = con.execute(
+        "select embedding || ' / ' || test as test_label, test, set_role, set_label, word, matched_word,"
+        " association from marts.fct_weat_word_associations where run_id = ? and association is not null"
+        " order by embedding, test_set, length(test), test, set_role, position",
+        [run_id],
+    ).df()
+    if len(words):
+        found["word_associations"] = word_association_chart(words)
+    return found
+
+
+def _run_section(con, study: str, run_id: str) -> str:
+    results = _results(con, run_id)
+    parts = [
+        f"<h2>Study {text(study)}</h2>",
+        verdict_of(weat_card(con, run_id)),
+        f'<p class="note">Run <code>{text(run_id)}</code>; its provenance closes the section.</p>',
+        _alert(results),
+        "<h3>Results</h3>",
+        _results_table(results),
+    ]
+    if relation_exists(con, "analysis", "weat_bias_level_counts"):
+        cursor = con.execute(
+            "select embedding, bias_level, n_tests from analysis.weat_bias_level_counts"
+            " where run_id = ? order by embedding, severity_order",
+            [run_id],
+        )
+        parts += [
+            "<h3>Tests per bias level</h3>",
+            table([d[0] for d in cursor.description], [list(r) for r in cursor.fetchall()]),
+        ]
+    parts.append(metrics_section(con, run_id))
+    figures = charts(con, run_id, results=results)
+    if "effect_sizes" in figures:
+        parts += ["<h3>Effect sizes</h3>", chart(figures["effect_sizes"], name="weat_effect_sizes")]
+    if "word_associations" in figures:
+        parts += ["<h3>Per-word associations</h3>", chart(figures["word_associations"], name="weat_word_associations")]
+    parts += [
+        "<h3>Coverage of every word set</h3>",
+        f'<p class="note">Match policy: {text(", ".join(sorted(set(results["match_policy"]))))}.'
+        ' A set below the threshold makes its test "insufficient coverage".</p>',
+        "<details><summary>Coverage table (one row per word set)</summary>",
+        _coverage_table(con, run_id),
+        "</details><details><summary>Found but not used</summary>",
+        _dropped_table(con, run_id),
+        "</details>",
+        provenance_section(con, run_id, heading=f"Provenance of {study}", level=3),
+    ]
+    return "".join(parts)
+
+
+@register_page("weat.html", "WEAT: word-embedding association tests")
+def render(con: duckdb.DuckDBPyConnection) -> str:
+    """The WEAT page body: the finding first, then each run's tests, metrics and rankings."""
+    runs = _latest_runs(con) if relation_exists(con, "marts", "weat_results") else []
+    if not runs:
+        return (
+            '<p class="note">No WEAT results in this warehouse yet: run a study with the '
+            "<code>weat</code> job, e.g. <code>biaswh run studies/demo_weat.toml</code>.</p>"
+        )
+    intro = (
+        '<p class="note">The latest run of each WEAT study. d &gt; 0: the X targets are closer to the'
+        " A attributes than the Y targets are. p is one-sided (exact over all partitions, or seeded random"
+        " partitions without replacement, p = (k+1)/(B+1)); the interval is a bootstrap over target words."
+        " SD: sample SD (ddof=1) of s(w, A, B) over all target words. The family of a test is its embedding:"
+        " its p-values are adjusted within it (the study's verdict policy, Holm unless configured), and a"
+        " direction is read only when the adjusted p is below alpha and the interval excludes 0. Bias level:"
+        " a significant test's magnitude (high = large, moderate = medium, weak = small, minimal ="
+        f" negligible; {scale_note('d')}).</p>"
+    )
+    return intro + "".join(_run_section(con, study, run_id) for study, run_id in runs)

@@ -1,0 +1,2 @@
+"""Statistics without database access: paired tests, bootstrap, power, multiple comparisons,
+effect sizes and the verdict policy, used by compute/ and analysis/ alike."""

@@ -1,0 +1,104 @@
+"""Family-wise (Holm) or false-discovery-rate (Benjamini-Hochberg) adjustment of p-values,
+and the study's verdict policy (``[verdicts]``: which adjustment, at which alpha).
+
+The policy lives here, below ``compute/``, because the recsys job adjusts its p-values
+between the two dbt builds and must follow the same setting as the analysis steps.
+:func:`adjust_family` records with the adjustment what a recsys result row needs: the
+method, the family size and which tests stay significant.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from statsmodels.stats.multitest import multipletests
+
+from warehouse.errors import UserError
+
+AdjustMethod = Literal["holm", "fdr_bh"]
+# The config spelling -> statsmodels' method name.
+ADJUSTMENTS: dict[str, AdjustMethod] = {"holm": "holm", "bh": "fdr_bh"}
+ADJUSTMENT_NAMES: dict[str, str] = {"holm": "Holm", "fdr_bh": "Benjamini-Hochberg"}
+
+
+@dataclass(frozen=True)
+class VerdictPolicy:
+    """How a study decides significance: adjust within each family of tests, then adjusted p < alpha.
+
+    ``method`` is statsmodels' name (``holm`` controls the family-wise error rate, ``fdr_bh``
+    the false discovery rate, for exploratory families).
+    """
+
+    method: AdjustMethod = "holm"
+    alpha: float = 0.05
+
+    @property
+    def name(self) -> str:
+        """The adjustment as a page says it: "Holm" or "Benjamini-Hochberg"."""
+        return ADJUSTMENT_NAMES[self.method]
+
+
+def verdict_policy(settings: dict, *, default_alpha: float = 0.05, where: str = "study config") -> VerdictPolicy:
+    """The policy of a study's ``[verdicts]`` table (``adjustment = "holm"|"bh"``, ``alpha``).
+
+    Parameters
+    ----------
+    settings : the study's parsed config tables (``study.settings``).
+    default_alpha : alpha when ``[verdicts]`` sets none (e.g. ``[evaluation] alpha``).
+    where : the config file, for the error message.
+    """
+    table = settings.get("verdicts") or {}
+    adjustment = table.get("adjustment", "holm")
+    if adjustment not in ADJUSTMENTS:
+        raise UserError(f"{where}: [verdicts] adjustment must be 'holm' or 'bh', got {adjustment!r}")
+    alpha = float(table.get("alpha", default_alpha))
+    if not 0 < alpha < 1:
+        raise UserError(f"{where}: [verdicts] alpha must be between 0 and 1 (exclusive), got {alpha}")
+    return VerdictPolicy(ADJUSTMENTS[adjustment], alpha)
+
+
+def adjust_p_values(p_values, *, method: AdjustMethod = "holm") -> list[float]:
+    """Adjusted p-values, in input order (statsmodels' ``multipletests``).
+
+    The family is whatever the caller passes: for the dialect study, the highlighted k of
+    one retriever and variant pair.
+    """
+    values = np.asarray(list(p_values), dtype=float)
+    if values.size == 0:
+        return []
+    if np.isnan(values).any():
+        raise ValueError("p-values must not be NaN")
+    return [float(p) for p in multipletests(values, method=method)[1]]
+
+
+METHOD_NAMES = {"holm": "Holm (family-wise error rate)", "fdr_bh": "Benjamini-Hochberg (false discovery rate)"}
+
+
+@dataclass(frozen=True)
+class AdjustedPValues:
+    """Adjusted p-values, in the order of the raw ones, and which tests stay significant."""
+
+    method: AdjustMethod
+    alpha: float
+    n_tests: int
+    p_values: tuple[float, ...]
+    p_values_adjusted: tuple[float, ...]
+    rejected: tuple[bool, ...]
+
+
+def adjust_family(p_values, *, method: AdjustMethod = "holm", alpha: float = 0.05) -> AdjustedPValues:
+    """Adjust a family of p-values (e.g. all features × conditions of one result set).
+
+    Parameters
+    ----------
+    p_values : the raw p-values of every test in the family.
+    method : ``holm`` controls the family-wise error rate; ``fdr_bh`` the false discovery rate.
+    alpha : the level at which ``rejected`` is decided (adjusted p < alpha).
+    """
+    if method not in METHOD_NAMES:
+        raise ValueError(f"unknown adjustment method {method!r}; expected one of {sorted(METHOD_NAMES)}")
+    raw = tuple(float(p) for p in p_values)
+    adjusted = tuple(adjust_p_values(raw, method=method))
+    return AdjustedPValues(method, alpha, len(raw), raw, adjusted, tuple(p < alpha for p in adjusted))

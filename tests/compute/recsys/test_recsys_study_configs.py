@@ -1,0 +1,74 @@
+"""The recsys study configs parse, their sources are registered, and bad options are refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from biaswh.pipeline import load_plugins
+from compute.recsys.steps import recsys_options
+from tests.conftest import REPOSITORY_ROOT, shared_file
+from warehouse.errors import UserError
+from warehouse.study import load_study
+
+STUDIES = REPOSITORY_ROOT / "studies"
+
+
+def test_the_demo_config_runs_the_job_on_synthetic_data():
+    load_plugins()
+    study = load_study(STUDIES / "demo_recsys.toml")
+    assert study.jobs == ["recsys_bias", "recsys_feature_importance"]
+    assert study.ingest[0]["source"] == "recsys_simulated"
+    assert Path(study.resolve(study.ingest[0]["path"])).is_file()
+    assert recsys_options(study)["pool"] == "non_recommended"
+    assert "SYNTHETIC" in Path(study.resolve(study.ingest[0]["path"])).read_text(encoding="utf-8")
+
+
+@pytest.mark.real_data
+def test_the_published_config_points_at_the_shared_summary():
+    load_plugins()
+    study = load_study(STUDIES / "recsys_published.toml")
+    assert (
+        Path(study.resolve(study.ingest[0]["path"]))
+        == shared_file("recsys-bias/pool_vs_recommended_summary.csv").resolve()
+    )
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ('[recsys]\npool = "everyone"\n', "pool must be"),
+        ('[recsys]\np_adjust = "bonferroni"\n', "p_adjust must be"),
+        ("[recsys]\nalfa = 0.1\n", "[recsys] unknown key 'alfa'"),
+    ],
+)
+def test_bad_recsys_options_are_refused(tmp_path, body, message):
+    load_plugins()
+    path = tmp_path / "s.toml"
+    path.write_text('[study]\nname = "s"\nseed = 1\njobs = ["recsys_bias"]\n' + body, encoding="utf-8")
+    with pytest.raises(UserError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        recsys_options(load_study(path))
+
+
+@pytest.mark.real_data
+def test_the_paper_config_loads_the_three_published_files():
+    load_plugins()
+    study = load_study(STUDIES / "recsys_paper.toml")
+    folder = shared_file("recsys-bias/paper-submitted/pool_vs_recommended_summary.csv").parent
+    assert [(step["source"], Path(study.resolve(step["path"]))) for step in study.ingest] == [
+        ("recsys_summary", folder / "pool_vs_recommended_summary.csv"),
+        ("recsys_directional_bias", folder / "directional_bias_data.csv"),
+        ("recsys_feature_importance", folder / "feature_importance_data.csv"),
+    ]
+    assert study.run_parameters["recsys_dataset_only_features"] == "author_*=twitter"
+
+
+def test_bad_importance_options_are_refused(tmp_path):
+    from compute.recsys.steps_importance import importance_options
+
+    load_plugins()
+    path = tmp_path / "s.toml"
+    path.write_text('[study]\nname = "s"\nseed = 1\n[recsys_importance]\nfolds = 1\n', encoding="utf-8")
+    with pytest.raises(UserError, match=r"\[recsys_importance\] folds must be an integer in \[2, 100\], got 1"):
+        importance_options(load_study(path))

@@ -1,0 +1,78 @@
+"""The evaluation page's "Systems compared" section (analysis.retrieval_system_comparisons)."""
+
+from __future__ import annotations
+
+import re
+
+from dashboards.evaluation.system_comparisons import comparison_section
+
+
+def _comparisons(con, rows) -> None:
+    con.execute("create schema if not exists analysis")
+    con.execute(
+        "create table analysis.retrieval_system_comparisons (run_id varchar, metric varchar, k bigint,"
+        " system_a varchar, system_b varchar, value_a double, value_b double, mean_difference double,"
+        " difference_ci_low double, difference_ci_high double, n_paired_queries bigint, p_value double,"
+        " p_holm double, is_significant boolean, test varchar, alpha double)"
+    )
+    con.executemany(
+        "insert into analysis.retrieval_system_comparisons values ('s', 'ndcg', 10, ?, ?, ?, ?, ?, ?, ?, 6, ?, ?, ?,"
+        " 'paired bootstrap', 0.05)",
+        rows,
+    )
+
+
+def test_the_section_leads_with_the_best_system_and_the_significant_pairs(con):
+    _comparisons(
+        con,
+        [  # system_a, system_b, value_a, value_b, difference, ci_low, ci_high, p, p_holm, significant
+            ("w1:prod", "w2:prod", 0.912345, 0.61111, 0.301235, 0.2, 0.4, 0.0, 0.0, True),
+            ("w1:prod", "ours:<b>bm25</b>", 0.912345, 0.77, 0.142345, -0.01, 0.3, 0.04, 0.08, False),
+            ("w2:prod", "ours:<b>bm25</b>", 0.61111, 0.77, -0.15889, -0.3, -0.05, 0.01, 0.03, True),
+        ],
+    )
+    html = comparison_section(con, "s")
+    verdict = re.search(r'<p class="verdict">(.*?)</p>', html).group(1)
+    assert verdict.startswith("Highest nDCG@10: <b>w1:prod</b> (0.912) of 3 systems. 2 of 3 pairs differ")
+    # largest difference first; a negative difference names the higher system first
+    assert "<b>w1:prod</b> over w2:prod by 0.301 (A − B 95% CI [0.2, 0.4], Holm-adjusted p &lt; 0.001)" in verdict
+    assert "<b>ours:&lt;b&gt;bm25&lt;/b&gt;</b> over w2:prod by 0.159" in verdict
+    assert "<b>bm25</b>" not in html  # system names are escaped everywhere
+    cells = re.findall(r"<tr>(<td>.*?)</tr>", html)
+    assert [re.findall(r"<td>(.*?)</td>", c)[:2] for c in cells] == [
+        ["w1:prod", "w2:prod"],
+        ["w2:prod", "ours:&lt;b&gt;bm25&lt;/b&gt;"],
+        ["w1:prod", "ours:&lt;b&gt;bm25&lt;/b&gt;"],
+    ]
+    assert "<td>0.912</td><td>0.611</td><td>0.301</td><td>[0.2, 0.4]</td><td>&lt; 0.001</td>" in cells[0]
+    assert "difference A − B" in html and "Holm-adjusted" in html  # human headers
+
+
+def test_without_a_significant_pair_the_finding_says_so(con):
+    _comparisons(con, [("a:bm25", "b:bm25", 0.5, 0.49, 0.01, -0.02, 0.04, 0.4, 0.4, False)])
+    html = comparison_section(con, "s")
+    assert "No pair of systems differs beyond noise" in html and "p 0.4, a:bm25 vs b:bm25" in html
+    assert comparison_section(con, "another series") == ""
+
+
+def test_p_reads_two_digits_with_the_floor_of_six_queries_and_untestable_pairs_say_so(con):
+    _comparisons(
+        con,
+        [
+            ("w1:prod", "w2:prod", 1.0, 0.625, 0.375, 0.37, 0.38, 0.03125, 0.0625, False),
+            ("w1:prod", "ours:bm25", 1.0, 0.77, None, None, None, None, None, False),
+        ],
+    )
+    con.execute("alter table analysis.retrieval_system_comparisons add column status varchar")
+    con.execute("alter table analysis.retrieval_system_comparisons add column min_p double")
+    con.execute("alter table analysis.retrieval_system_comparisons add column n_nonzero bigint")
+    con.execute(
+        "update analysis.retrieval_system_comparisons set status = case when p_value is null then 'not testable'"
+        " else 'tested' end, min_p = case when p_value is not null then 0.03125 end, n_nonzero = 6"
+    )
+    html = comparison_section(con, "s")
+    assert "<td>0.031</td><td>0.062</td>" in html  # p and Holm p, never "< 0.001"
+    assert "6 paired queries: no p below 0.031 is possible." in html
+    assert "<td>not testable</td><td>not testable</td>" in html
+    assert "Holm-adjusted over the 1 tested pairs" in html
+    assert "smallest Holm-adjusted p 0.062, w1:prod vs w2:prod" in html
