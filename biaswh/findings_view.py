@@ -8,8 +8,6 @@ renders (:func:`dashboards.common.html.capturing_charts`), so no chart is built 
 from __future__ import annotations
 
 import html
-import importlib
-import pkgutil
 import re
 from dataclasses import dataclass
 
@@ -121,11 +119,10 @@ def read_findings(con: duckdb.DuckDBPyConnection, *, study: str | None = None) -
 
 def _load_pages() -> dict:
     """Import every page module (each registers itself with the site)."""
-    import dashboards.pages
+    from biaswh.plugins import load_plugins
     from dashboards.common.site import PAGES
 
-    for module in pkgutil.iter_modules(dashboards.pages.__path__):
-        importlib.import_module(f"dashboards.pages.{module.name}")
+    load_plugins(("dashboards",))
     return PAGES
 
 

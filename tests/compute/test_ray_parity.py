@@ -67,7 +67,7 @@ def test_every_run_keyed_mart_is_identical(both_runs, parity_con):
 def test_chunks_fanned_out_over_workers_write_the_local_rows(both_runs, parity_con, monkeypatch):
     """BM25 in chunks of 3 queries: many chunks per query set, spread over both workers, written in order."""
     import compute.retrieval.steps as job
-    from tests.compute.steps.test_retrieval_job import _pin_like_the_study, _study
+    from tests.compute.retrieval.test_retrieval_job import _pin_like_the_study, _study
 
     monkeypatch.setattr(job, "QUERY_CHUNK", 3)
     study = dataclasses.replace(_study(retrievers=["bm25", "bm25@k1=0.9,b=0.4"], hybrid={}), limit=None)
