@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import duckdb
 
-from dashboards.common.format import p_value
 from dashboards.common.html import chart, table, text
 from dashboards.common.provenance import provenance_section
 from dashboards.common.queries import number, relation_exists
@@ -200,13 +199,8 @@ def _result_set_section(con, run_id: str, source: str, result_set: str, *, synth
         " where run_id = ? and result_source = ? and result_set = ? order by feature, dataset, provider, prompt_style",
         [run_id, source, result_set],
     ).fetchall()
-    formatted = [
-        [
-            p_value(v) if name.startswith("p_value") else number(v) if isinstance(v, float) else v
-            for name, v in zip(RESULT_COLUMNS, row)
-        ]
-        for row in rows
-    ]
+    # the table formats every value (p columns as p-values): dashboards.common.html.table
+    formatted = [list(row) for row in rows]
     parts += [
         f"<details><summary>Raw results ({len(rows):,} rows)</summary>",
         table(RESULT_COLUMNS, formatted),

@@ -62,3 +62,8 @@ def test_every_page_and_card_formats_p_through_the_one_formatter():
     # no second p formatter: no module defines one besides dashboards/common/format.py
     defining = sorted(name for name, code in sources.items() if "def p_value(" in code or "def p_text(" in code)
     assert defining == ["common/format.py"]
+
+
+def test_a_p_column_of_any_table_reads_as_a_p_value():
+    html = table(["pair", "p_exact", "p_holm", "p_method"], [[3, 0.0004, 0.031249, "exact"]])
+    assert "<td>3</td><td>&lt; 0.001</td><td>0.0312</td><td>exact</td>" in html
