@@ -6,7 +6,7 @@ import duckdb
 
 from dashboards.common.html import chart, table, text
 from dashboards.common.provenance import provenance_section
-from dashboards.common.queries import number, relation_exists
+from dashboards.common.queries import relation_exists
 from dashboards.common.site import register_page
 from dashboards.recsys.card import AGGREGATED, RUNS, SUMMARY
 from dashboards.recsys.charts import (
