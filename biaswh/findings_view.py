@@ -77,7 +77,7 @@ def _plain(fragment: str) -> str:
 
 def read_findings(con: duckdb.DuckDBPyConnection, *, study: str | None = None) -> Findings:
     """Build every findings card the site index shows; keep those of ``study`` (a study or page name)."""
-    from dashboards.common.findings import CARDS, load_cards, study_runs
+    from dashboards.common.findings import CARDS, load_cards
     from dashboards.common.queries import relation_exists
 
     load_cards()
@@ -85,12 +85,9 @@ def read_findings(con: duckdb.DuckDBPyConnection, *, study: str | None = None) -
     if not relation_exists(con, "marts", "dim_runs"):
         return Findings(pl.DataFrame(schema=SCHEMA), ())
     rows, cards = [], []
-    for spec in CARDS:  # one card per study (its config's name): its latest succeeded run
-        latest: dict[str, list[dict]] = {}
-        for found in study_runs(con, spec.runs_table, spec.run_column):
-            latest.setdefault(found["study"], []).append(found)
-        for name, runs in latest.items():
-            body = spec.build(con, runs[0]["run_id"], len(runs))
+    for spec in CARDS:  # one card per study (its config's name) from its latest run: the index's rule
+        for name, runs in spec.runs.by_study(con).items():
+            body = spec.build(con, runs[0].run_id, len(runs))
             if body is None:
                 continue
             verdict = _VERDICT.search(body)
@@ -99,8 +96,8 @@ def read_findings(con: duckdb.DuckDBPyConnection, *, study: str | None = None) -
                     "study_type": spec.title,
                     "page": spec.page_file.removesuffix(".html"),
                     "study": name,
-                    "run_id": runs[0]["run_id"],
-                    "started_at": runs[0]["started_at"],
+                    "run_id": runs[0].run_id,
+                    "started_at": runs[0].started_at,
                     "verdict": _plain(verdict.group(1)) if verdict else _plain(body),
                 }
             )

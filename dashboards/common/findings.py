@@ -1,4 +1,4 @@
-"""The findings overview (the site's index): one card per study type, its latest succeeded run first.
+"""The findings overview (the site's index): per study type, one card per study from its latest run.
 
 Each card leads with a verdict sentence that respects significance and power (a direction
 only for a significant result; a null result says so, with its interval and what the study
@@ -19,10 +19,10 @@ from typing import Callable
 
 import duckdb
 
-from dashboards.common.format import p_value as format_p_value
 from dashboards.common.format import percent
 from dashboards.common.html import table, text
-from dashboards.common.queries import number, query_dicts, relation_exists
+from dashboards.common.queries import number, relation_exists
+from dashboards.common.runs import RunsIn, run_page_name
 
 ALPHA = 0.05
 
@@ -33,8 +33,7 @@ class Card:
 
     title: str
     page_file: str
-    runs_table: str
-    run_column: str
+    runs: RunsIn
     build: Callable[..., str | None]
     order: int
 
@@ -43,7 +42,7 @@ class Card:
 CARDS: list[Card] = []
 
 
-def card(title: str, page_file: str, *, order: int, runs_table: str, run_column: str = "run_id"):
+def card(title: str, page_file: str, *, order: int, runs: RunsIn):
     """Decorator: a findings card builder ``fn(con, run_id, n_runs) -> HTML body or None``.
 
     Parameters
@@ -51,15 +50,14 @@ def card(title: str, page_file: str, *, order: int, runs_table: str, run_column:
     title : the card's heading.
     page_file : the study page the card links to.
     order : the card's place on the index (smaller first).
-    runs_table : ``schema.name`` of the table holding the study type's results, one
-        ``run_column`` per study run: the index draws one card per study (config name) from the
-        latest succeeded run in it.
-    run_column : the run column of ``runs_table``.
+    runs : where the study type's results are; the same :class:`~dashboards.common.runs.RunsIn`
+        its page is registered with, so the index draws one card per study (config name) from the
+        newest run that page's selector shows (:mod:`dashboards.common.runs`).
     """
 
     def decorate(fn):
         if all(existing.page_file != page_file for existing in CARDS):
-            CARDS.append(Card(title, page_file, runs_table, run_column, fn, order))
+            CARDS.append(Card(title, page_file, runs, fn, order))
             CARDS.sort(key=lambda entry: entry.order)
         return fn
 
@@ -79,38 +77,9 @@ def load_cards() -> None:
                 importlib.import_module(f"dashboards.{family.name}.{module.name}")
 
 
-def study_runs(con, table_name: str, run_column: str = "run_id") -> list[dict]:
-    """Succeeded study runs holding rows in ``table_name``, newest first: run_id, study, started_at."""
-    schema, name = table_name.split(".")
-    if not relation_exists(con, schema, name):
-        return []
-    return query_dicts(
-        con,
-        f"""select r.run_id, coalesce(r.run_name, 'unnamed study') as study, r.started_at
-        from marts.dim_runs r where r.run_status = 'succeeded'
-        and r.run_id in (select {run_column} from {table_name}) order by r.started_at desc, r.run_id""",
-    )
-
-
-def latest_run(con, table_name: str, run_column: str = "run_id") -> tuple[str, int] | None:
-    """The latest succeeded run holding rows in ``table_name``, and how many runs hold rows."""
-    schema, name = table_name.split(".")
-    if not relation_exists(con, schema, name):
-        return None
-    row = con.execute(f"""select arg_max(t.{run_column}, r.started_at), count(distinct t.{run_column})
-        from {table_name} t join marts.dim_runs r on r.run_id = t.{run_column}
-        where r.run_status = 'succeeded'""").fetchone()
-    return None if row[0] is None else (row[0], row[1])
-
-
 def pct(value) -> str:
     """A share as a percentage in the one format (:func:`dashboards.common.format.percent`)."""
     return percent(value)
-
-
-def p_value(value, *, equals: bool = False) -> str:
-    """A p-value: 3 significant digits, below 0.001 as "< 0.001" (:func:`dashboards.common.format.p_value`)."""
-    return format_p_value(value, equals=equals)
 
 
 def interval(low, high, scale: float = 1.0, unit: str = "") -> str:
@@ -139,18 +108,14 @@ def verdict_of(body: str | None) -> str:
 def page_of_run(page_file: str, run_id: str, page_runs: dict[str, list[str]]) -> str:
     """The file showing ``run_id`` on a per-run page (the page itself when it is not drawn per run)."""
     runs = page_runs.get(page_file) or []
-    if run_id not in runs:
-        return page_file
-    return page_file if run_id == runs[0] else f"{page_file.rsplit('.', 1)[0]}-{run_id[:12]}.html"
+    return run_page_name(page_file, run_id, runs[0]) if run_id in runs else page_file
 
 
 def _study_cards(con, spec: Card, page_runs: dict[str, list[str]], start: int) -> list[tuple[str, str, str]]:
     """(anchor, study, card HTML) of each study of one type, latest run of each, newest study first."""
-    latest: dict[str, list[str]] = {}
-    for run in study_runs(con, spec.runs_table, spec.run_column):
-        latest.setdefault(run["study"], []).append(run["run_id"])
     cards = []
-    for offset, (study, run_ids) in enumerate(latest.items()):
+    for offset, (study, runs) in enumerate(spec.runs.by_study(con).items()):
+        run_ids = [run.run_id for run in runs]
         body = spec.build(con, run_ids[0], len(run_ids))
         if body is None:
             continue

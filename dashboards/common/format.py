@@ -2,7 +2,8 @@
 
 - proportions a page calls recall or a rate: percentages, one decimal (:func:`percent`);
 - counts: integers (:func:`count`);
-- p-values: 3 significant digits, below 0.001 "< 0.001" (:func:`p_value`);
+- p-values: 3 significant digits, below 0.001 "< 0.001", "(smallest possible)" at the floor of a
+  test whose n allows no smaller p (:func:`p_value`, :func:`floor_note`);
 - other numbers: 3 significant digits, never scientific notation (:func:`number`);
 - booleans: "yes" / "no"; timestamps: to the second, UTC; missing values: "–".
 
@@ -25,6 +26,8 @@ PERCENT_TOOLTIP = ".1%"
 NUMBER_TOOLTIP = ".3~g"
 POINTS_TOOLTIP = ".1f"
 COUNT_TOOLTIP = ",d"
+# A p floor below this cannot be seen at the printed resolution, so it is not worth a word.
+FLOOR_WORTH_NOTING = 0.001
 
 
 def is_missing(value) -> bool:
@@ -67,13 +70,40 @@ def count(value) -> str:
     return MISSING if is_missing(value) else f"{int(value):,}"
 
 
-def p_value(value, *, equals: bool = False) -> str:
-    """A p-value: 3 significant digits, below 0.001 as "< 0.001" (a resampling p of 0 is not 0)."""
+def p_value(value, *, equals: bool = False, floor=None) -> str:
+    """A p-value: 3 significant digits, below 0.001 as "< 0.001" (a resampling p of 0 is not 0).
+
+    ``floor``: the smallest p the test could give with its n (an exact test's 2 / 2^n_nonzero,
+    a Monte Carlo one's 1 / (B + 1)); a p at that floor says so, so that a reader does not take
+    0.0312 from 6 paired queries for a weak result.
+    """
     if is_missing(value):
         return MISSING
     if float(value) < 0.001:
         return "< 0.001"
-    return ("= " if equals else "") + number(float(value))
+    shown = ("= " if equals else "") + number(float(value))
+    at_floor = not is_missing(floor) and FLOOR_WORTH_NOTING <= float(floor) < 1 and float(value) <= float(floor)
+    return f"{shown} (smallest possible)" if at_floor else shown
+
+
+def floor_note(n_paired, min_p, n_nonzero=None) -> str:
+    """E.g. "6 paired queries: no p below 0.0312 is possible" ('' when the floor is too small to matter).
+
+    Unchanged queries flip to themselves, so the floor follows the changed ones, named when fewer.
+    """
+    if is_missing(n_paired) or is_missing(min_p) or not FLOOR_WORTH_NOTING <= min_p < 1:
+        return ""  # a floor of 1 means nothing changed: there is no p to read against it
+    changed = f" ({n_nonzero} changed)" if not is_missing(n_nonzero) and n_nonzero < n_paired else ""
+    noun = "query" if n_paired == 1 else "queries"
+    return f"{n_paired} paired {noun}{changed}: no p below {number(float(min_p))} is possible"
+
+
+def floor_notes(rows) -> str:
+    """One clause per distinct floor that matters among ``rows`` (dicts with ``n_paired_queries``,
+    ``n_nonzero``, ``min_p``), smallest n first, ending in a full stop ('' when none matters)."""
+    keys = {(r["n_paired_queries"], r.get("min_p"), r.get("n_nonzero")) for r in rows}
+    notes = [floor_note(*key) for key in sorted(keys, key=lambda k: (k[0] or 0, k[2] or 0)) if floor_note(*key)]
+    return "; ".join(notes) + ("." if notes else "")
 
 
 def boolean(value) -> str:

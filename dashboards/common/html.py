@@ -18,6 +18,7 @@ from typing import Iterator
 import altair as alt
 
 from dashboards.common.format import cell as format_cell
+from dashboards.common.format import is_missing, p_value
 from dashboards.common.queries import column_label
 
 _chart_ids = count(1)
@@ -79,19 +80,32 @@ def header(column: str) -> str:
     return f'{text(label)}<span class="sql">{text(sql)}</span>'
 
 
+def _is_p_column(column: str) -> bool:
+    """A column of p-values by its SQL name: ``p`` or ``p_*`` (p_value, p_holm, p_exact, ...)."""
+    return column == "p" or column.startswith("p_")
+
+
 def table(
     columns: list[str], rows: list[list], *, raw_columns: frozenset[str] = frozenset(), css_class: str | None = None
 ) -> str:
     """An HTML table in its own scrolling box; cells are escaped unless their column is in
     ``raw_columns`` (pre-built HTML); every other value gets the house format
     (:func:`dashboards.common.format.cell`: numbers to 3 significant digits, booleans as words,
-    timestamps to the second, missing as "–"). Headers name the SQL column they show
+    timestamps to the second, missing as "–"; a number in a p column, ``p`` or ``p_*``, as a p-value:
+    :func:`dashboards.common.format.p_value`). Headers name the SQL column they show
     (:func:`header`); the page's script adds a "Download CSV" button under the table."""
     head = "".join(f"<th>{header(c)}</th>" for c in columns)
 
     def cell(column, value) -> str:
         if column in raw_columns:
             return value
+        if (
+            _is_p_column(column)
+            and isinstance(value, (int, float))
+            and not isinstance(value, bool)
+            and not is_missing(value)
+        ):
+            return text(p_value(value))
         return text(format_cell(value))
 
     body = "".join("<tr>" + "".join(f"<td>{cell(c, v)}</td>" for c, v in zip(columns, row)) + "</tr>" for row in rows)

@@ -15,53 +15,40 @@ from typing import Callable
 import duckdb
 import vl_convert
 
-from dashboards.common.findings import CARDS, findings_body, load_cards, study_runs
+from dashboards.common.findings import findings_body, load_cards
 from dashboards.common.html import page, table, text
-from dashboards.common.queries import relation_exists
+from dashboards.common.runs import RunsIn, run_page_name, study_names
 
 # Bodies of per-run pages already drawn, with what they were drawn from (see _cached_body).
 DRAWN_FOLDER = ".drawn"
 # page file name -> (title, callable(con) -> HTML body). Later issues register study pages.
 PAGES: dict[str, tuple[str, Callable[[duckdb.DuckDBPyConnection], str]]] = {}
-# page file name -> callable(con) -> [(run_id, label)], newest first: pages drawn once per run.
+# page file name -> callable(con) -> [(run_id, label)], newest first: pages drawn once per run
+# (RunsIn.choices of the page's study type: dashboards/common/runs.py).
 RUN_LISTS: dict[str, Callable[[duckdb.DuckDBPyConnection], list[tuple[str, str]]]] = {}
 # page file name -> the studies/*.toml that fill it (named on the page while nothing has run)
 STUDIES: dict[str, tuple[str, ...]] = {}
 
 
-def register_page(file_name: str, title: str, *, runs: Callable | None = None, studies: tuple[str, ...] = ()):
+def register_page(file_name: str, title: str, *, runs: RunsIn | None = None, studies: tuple[str, ...] = ()):
     """Decorator: add a study page to the site.
 
-    Without ``runs`` the page is ``render(con)``. With ``runs`` (``runs(con)`` lists the study
-    runs that have results, newest first, as ``(run_id, label)``) it is ``render(con, run_id)``,
-    drawn once per run: ``file_name`` shows the latest run and ``<stem>-<run id>.html`` each
-    earlier one, every copy opening with a run selector grouped by study, so runs never mix on
-    one page. ``studies``: the ``studies/*.toml`` that fill the page, named when nothing has run.
+    Without ``runs`` the page is ``render(con)``. With ``runs`` (where the study type's results
+    are: the same :class:`~dashboards.common.runs.RunsIn` its card names, so the page, its card
+    and the runs page show the same runs) it is ``render(con, run_id)``, drawn once per run:
+    ``file_name`` shows the latest run and ``<stem>-<run id>.html`` each earlier one, every copy
+    opening with a run selector grouped by study, so runs never mix on one page. ``studies``:
+    the ``studies/*.toml`` that fill the page, named when nothing has run.
     """
 
     def decorate(render: Callable):
         PAGES[file_name] = (title, render)
         STUDIES[file_name] = studies
         if runs is not None:
-            RUN_LISTS[file_name] = runs
+            RUN_LISTS[file_name] = runs.choices
         return render
 
     return decorate
-
-
-def run_page_name(file_name: str, run_id: str, latest_run_id: str) -> str:
-    """The file of one run's copy of a per-run page (the latest run keeps the page's own name)."""
-    return file_name if run_id == latest_run_id else f"{Path(file_name).stem}-{run_id[:12]}.html"
-
-
-def _study_names(con, run_ids: list[str]) -> dict[str, str]:
-    if not relation_exists(con, "marts", "dim_runs"):  # not built yet: the selector names no study
-        return {}
-    found = con.execute(
-        "select run_id, coalesce(run_name, 'unnamed study') from marts.dim_runs where list_contains(?, run_id)",
-        [run_ids],
-    ).fetchall()
-    return dict(found)
 
 
 def _run_selector(file_name: str, runs: list[tuple[str, str]], current: str, studies: dict[str, str]) -> str:
@@ -140,7 +127,7 @@ def _write_page(out_dir: Path, file_name: str, title: str, render: Callable, nav
     if not runs:
         (out_dir / file_name).write_text(page(title, _no_run(file_name), nav=nav), encoding="utf-8")
         return
-    studies = _study_names(con, [run_id for run_id, _ in runs])
+    studies = study_names(con, [run_id for run_id, _ in runs])
     for position, (run_id, _) in enumerate(runs):
         key = _body_key(con, file_name, runs, position)
         drawn = _cached_body(out_dir, file_name, run_id, key, lambda run_id=run_id: render(con, run_id))
@@ -212,26 +199,12 @@ def _short_version(version: str | None) -> str:
     return f"{short} (dirty)" if version.endswith("-dirty") else short
 
 
-def _latest_study_runs(con) -> dict[str, list[str]]:
-    """Page -> the latest run of each study its card reads, for the pages not drawn once per run."""
-    found: dict[str, list[str]] = {}
-    for spec in CARDS:
-        if spec.page_file in RUN_LISTS:
-            continue
-        latest: dict[str, str] = {}
-        for run in study_runs(con, spec.runs_table, spec.run_column):
-            latest.setdefault(run["study"], run["run_id"])
-        found.setdefault(spec.page_file, []).extend(latest.values())
-    return found
-
-
 def _pages_of_runs(page_runs: dict[str, list[str]]) -> dict[str, str]:
     """run id -> links to the pages drawn for it."""
     links: dict[str, list[str]] = {}
     for file_name, run_ids in page_runs.items():
         for run_id in run_ids:
-            # a page drawn once per run has a file per run; any other page shows its studies' latest runs
-            href = run_page_name(file_name, run_id, run_ids[0]) if file_name in RUN_LISTS else file_name
+            href = run_page_name(file_name, run_id, run_ids[0])
             links.setdefault(run_id, []).append(f'<a href="{text(href)}">{text(PAGES[file_name][0])}</a>')
     return {run_id: "<br>".join(found) for run_id, found in links.items()}
 
@@ -279,7 +252,7 @@ def build_site(con: duckdb.DuckDBPyConnection, out_dir: Path) -> Path:
     page_runs = {file_name: [run_id for run_id, _ in found] for file_name, found in runs.items()}
     index = findings_body(con, page_runs=page_runs)
     (out_dir / "index.html").write_text(page("Bias warehouse: findings", index, nav=nav), encoding="utf-8")
-    runs_page = _index_body(con, {**_latest_study_runs(con), **page_runs})
+    runs_page = _index_body(con, page_runs)
     (out_dir / "runs.html").write_text(page("Bias warehouse: runs", runs_page, nav=nav), encoding="utf-8")
     for file_name, (title, render) in PAGES.items():
         _write_page(out_dir, file_name, title, render, nav, con, runs.get(file_name))

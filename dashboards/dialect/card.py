@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import re
 
-from dashboards.common.findings import card, card_body, interval, latest_run, p_value, pct
+from dashboards.common.findings import card, card_body, interval, pct
+from dashboards.common.format import p_value
 from dashboards.common.html import text
 from dashboards.common.queries import number, query_dicts
+from dashboards.common.runs import RunsIn
 from stats.verdicts import significance_count
+
+# the dialect study runs: the card's and the page's (dashboards.common.runs)
+RUNS = RunsIn("analysis.dialect_paired_tests")
 
 
 def _family(rows: list[dict]) -> tuple[str, str]:
@@ -69,10 +74,10 @@ def dialect_finding(rows: list[dict], power: dict) -> str:
     return f'<p class="verdict">{sentence}</p>'
 
 
-@card("Dialect retrieval bias", "dialect.html", order=10, runs_table="analysis.dialect_paired_tests")
+@card("Dialect retrieval bias", "dialect.html", order=10, runs=RUNS)
 def dialect_card(con, run_id: str | None = None, n_runs: int = 1) -> str | None:
     """The card of one study run (``run_id``; default: the latest run holding results)."""
-    latest = (run_id, n_runs) if run_id else latest_run(con, "analysis.dialect_paired_tests")
+    latest = (run_id, n_runs) if run_id else RUNS.latest(con)
     if latest is None:
         return None
     run_id, n_runs = latest

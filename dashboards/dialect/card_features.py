@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from dashboards.common.findings import ALPHA, card, card_body, interval, latest_run, p_value, pct
-from dashboards.common.format import points
+from dashboards.common.findings import ALPHA, card, card_body, interval, pct
+from dashboards.common.format import p_value, points
 from dashboards.common.html import text
 from dashboards.common.queries import query_dicts
+from dashboards.common.runs import RunsIn
+
+# the rule-variant study runs: the card's and the page's (dashboards.common.runs)
+RUNS = RunsIn("analysis.dialect_feature_effects")
 
 
 def fired_rules(con, run_id: str) -> list[dict]:
@@ -49,11 +53,11 @@ def feature_finding(rows: list[dict]) -> str:
     "Dialect features (one rule at a time)",
     "dialect_features.html",
     order=15,
-    runs_table="analysis.dialect_feature_effects",
+    runs=RUNS,
 )
 def dialect_features_card(con, run_id: str | None = None, n_runs: int = 1) -> str | None:
     """The card of one study run (``run_id``; default: the latest run holding results)."""
-    latest = (run_id, n_runs) if run_id else latest_run(con, "analysis.dialect_feature_effects")
+    latest = (run_id, n_runs) if run_id else RUNS.latest(con)
     if latest is None:
         return None
     run_id, n_runs = latest

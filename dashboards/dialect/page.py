@@ -7,6 +7,7 @@ import duckdb
 from dashboards.common.html import chart, table, text
 from dashboards.common.queries import id_order, number, query_dicts, query_rows, relation_exists
 from dashboards.common.site import register_page
+from dashboards.dialect.card import RUNS
 from dashboards.dialect.card import dialect_finding as finding
 from dashboards.dialect.charts import rank_distribution_chart, recall_at_k_chart
 from dashboards.dialect.parity import parity_section
@@ -218,27 +219,10 @@ def _provenance(con, run_id: str) -> str:
     )
 
 
-def analysed_runs(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
-    """Study runs with dialect tests, newest first (seed-compatible-only runs last), labelled by study and start."""
-    if not relation_exists(con, "analysis", "dialect_paired_tests"):
-        return []
-    return [
-        (run_id, f"run of {str(started)[:19]}")
-        for run_id, name, started in con.execute(
-            # the page's own name shows the latest run with a retriever other than the
-            # seed-compatible reproduction (that one is drawn in the parity section)
-            "select r.run_id, r.run_name, r.started_at from marts.dim_runs r join ("
-            " select run_id, bool_and(retriever = 'bm25_seed_compatible') as only_parity"
-            " from analysis.dialect_paired_tests group by run_id) t using (run_id)"
-            " order by t.only_parity, r.started_at desc"
-        ).fetchall()
-    ]
-
-
 @register_page(
     "dialect.html",
     "Dialect retrieval bias",
-    runs=analysed_runs,
+    runs=RUNS,
     studies=("studies/demo.toml", "studies/squad_dialect.toml"),
 )
 def render(con: duckdb.DuckDBPyConnection, run_id: str | None) -> str:

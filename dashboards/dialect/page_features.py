@@ -8,9 +8,9 @@ import duckdb
 from dashboards.common.format import is_missing, p_value, percent, points
 from dashboards.common.html import chart, table, text
 from dashboards.common.provenance import provenance_section
-from dashboards.common.queries import query_rows, relation_exists
+from dashboards.common.queries import query_rows
 from dashboards.common.site import register_page
-from dashboards.dialect.card_features import feature_finding, fired_rules
+from dashboards.dialect.card_features import RUNS, feature_finding, fired_rules
 from dashboards.dialect.charts_features import feature_effects_chart
 
 ALPHA = 0.05
@@ -94,32 +94,19 @@ def _section(con, run_id: str, pair_set: str, retriever: str, figure) -> str:
     )
 
 
-def analysed_runs(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
-    """Study runs with per-feature results, newest first, labelled by their start."""
-    if not relation_exists(con, "analysis", "dialect_feature_effects"):
-        return []
-    return [
-        (run_id, f"run of {str(started)[:19]}")
-        for run_id, started in con.execute(
-            "select r.run_id, r.started_at from marts.dim_runs r"
-            " where r.run_id in (select run_id from analysis.dialect_feature_effects) order by r.started_at desc"
-        ).fetchall()
-    ]
-
-
 @register_page(
     "dialect_features.html",
     "Dialect features",
-    runs=analysed_runs,
+    runs=RUNS,
     studies=("studies/demo_rule_variants.toml", "studies/squad_rule_variants.toml"),
 )
 def render(con: duckdb.DuckDBPyConnection, run_id: str | None = None) -> str:
     """One run's page (default: the latest run with per-feature results)."""
     if run_id is None:
-        found = analysed_runs(con)
-        if not found:
+        found = RUNS.latest(con)
+        if found is None:
             return '<p class="note">No rule-based dialect study has been analysed in this warehouse yet.</p>'
-        run_id = found[0][0]
+        run_id = found[0]
     _, sections = query_rows(
         con,
         "select distinct pair_set, retriever from analysis.dialect_feature_effects where run_id = ? order by all",

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import duckdb
 
+from dashboards.common.format import p_value
 from dashboards.common.html import table, text
 from dashboards.common.queries import number, query_rows
+from dashboards.dialect.card import RUNS
 
 SEED_COMPATIBLE = "bm25_seed_compatible"
 MODES = {SEED_COMPATIBLE: "seed_compatible (original notebook)", "bm25": "default (corrected)"}
@@ -20,28 +22,34 @@ MODES = {SEED_COMPATIBLE: "seed_compatible (original notebook)", "bm25": "defaul
 
 def parity_section(con: duckdb.DuckDBPyConnection) -> str:
     """The section, or an empty string when no seed-compatible run was analysed."""
+    # the site's runs (dashboards.common.runs), newest first: each mode's newest run is its first
+    run_order = [run.run_id for run in RUNS.runs(con)]
     columns, rows = query_rows(
         con,
         """
         with latest as (
             select t.retriever, t.run_id, r.run_name, t.pair_set,
-                row_number() over (partition by t.retriever order by r.started_at desc) as recency
+                row_number() over (partition by t.retriever order by list_position(?, t.run_id)) as recency
             from (select distinct run_id, retriever, pair_set from analysis.dialect_paired_tests
-                where retriever in ('bm25', 'bm25_seed_compatible')) t
+                where retriever in ('bm25', 'bm25_seed_compatible') and list_contains(?, run_id)) t
             join marts.dim_runs r using (run_id)
         )
         select t.retriever, l.run_name, t.pair_set, t.k, t.n_pairs, t.recall_a, t.recall_b,
             '[[' || t.both_hit || ', ' || t.only_a || '], [' || t.only_b || ', ' || t.neither || ']]' as table_2x2,
-            round(t.p_chi2_cc, 4) as p_chi2_cc, t.p_exact
+            t.p_chi2_cc, t.p_exact
         from analysis.dialect_paired_tests t
         join latest l on l.run_id = t.run_id and l.retriever = t.retriever and l.pair_set = t.pair_set
         where l.recency = 1 and t.is_highlighted_k
         order by t.k, t.retriever desc
         """,
+        [run_order, run_order],
     )
     if not any(r[0] == SEED_COMPATIBLE for r in rows):
         return ""
-    body = [[MODES[r[0]], *(number(v, 4) for v in r[1:])] for r in rows]
+    body = [
+        [MODES[r[0]], *(p_value(v) if name.startswith("p_") else number(v, 4) for name, v in zip(columns[1:], r[1:]))]
+        for r in rows
+    ]
     missing = "" if any(r[0] == "bm25" for r in rows) else " No default (corrected) BM25 run is analysed yet."
     return (
         '<section id="parity"><h2>Parity with the published table</h2><p class="note">The latest analysed '

@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-from dashboards.common.findings import card, card_body, interval, latest_run
+from dashboards.common.findings import card, card_body, interval
+from dashboards.common.format import floor_note, p_value
 from dashboards.common.html import text
-from dashboards.common.p_values import floor_note, p_text
 from dashboards.common.queries import number, query_dicts, relation_exists
+from dashboards.common.runs import RunsIn
+
+# every series, alerts or not (a series without a breach is a finding too); the page shows the same runs
+RUNS = RunsIn("marts.dim_evaluation_runs", "series_run_id")
 
 
-# every series, alerts or not (a series without a breach is a finding too)
-@card(
-    "Retrieval evaluation and drift",
-    "evaluation.html",
-    order=20,
-    runs_table="marts.dim_evaluation_runs",
-    run_column="series_run_id",
-)
+@card("Retrieval evaluation and drift", "evaluation.html", order=20, runs=RUNS)
 def evaluation_card(con, run_id: str | None = None, n_runs: int = 1) -> str | None:
     """The card of one study run (``run_id``; default: the latest run holding results)."""
-    latest = (run_id, n_runs) if run_id else latest_run(con, "analysis.retrieval_alerts", "series_run_id")
+    latest = (run_id, n_runs) if run_id else RUNS.latest(con)
     if latest is None or not relation_exists(con, "analysis", "retrieval_alerts"):
         return None
     run_id, n_runs = latest
@@ -44,7 +41,7 @@ def evaluation_card(con, run_id: str | None = None, n_runs: int = 1) -> str | No
             f"baseline (family: {text(family)}); the most severe: {text(top['label'])}, {text(top['retriever'])} "
             f"{text(top['metric'])} {number(top['baseline_value'])} → {number(top['value'])} "
             f"(change 95% CI {interval(top['change_ci_low'], top['change_ci_high'])}, "
-            f"{text(adjustment)} p {text(p_text(top.get('p_adjusted'), equals=True))}"
+            f"{text(adjustment)} p {text(p_value(top.get('p_adjusted'), equals=True))}"
             + (f"; {floor}" if floor else "")
             + ")."
         )
@@ -61,7 +58,7 @@ def evaluation_card(con, run_id: str | None = None, n_runs: int = 1) -> str | No
             number(a["baseline_value"]),
             number(a["value"]),
             interval(a["change_ci_low"], a["change_ci_high"]),
-            p_text(a.get("p_adjusted")),
+            p_value(a.get("p_adjusted")),
             a["severity"],
         ]
         for a in significant[:5]

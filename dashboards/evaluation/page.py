@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import duckdb
 
-from dashboards.common.format import timestamp
+from dashboards.common.format import floor_notes, p_value, timestamp
 from dashboards.common.html import chart, table, text
-from dashboards.common.p_values import floor_notes, p_text
 from dashboards.common.provenance import provenance_section
-from dashboards.common.queries import number, query_dicts, query_rows, relation_exists
+from dashboards.common.queries import number, query_dicts, query_rows
 from dashboards.common.site import register_page
+from dashboards.evaluation.card import RUNS
 from dashboards.evaluation.data import baseline_run, charts, drift_checks, split_drift, system_metrics
 from dashboards.evaluation.system_comparisons import comparison_section
 
@@ -54,7 +54,7 @@ def _alerts(con, series: str) -> str:
             a["severity"] or "–",
             number(a["mean_change"]),
             "–" if a["change_ci_low"] is None else f"[{number(a['change_ci_low'])}, {number(a['change_ci_high'])}]",
-            p_text(a["p_value"]),
+            p_value(a["p_value"], floor=a.get("min_p")),
             f"{number(a['value'])} vs {number(a['baseline_value'])}",
             f"{a['direction']} {number(a['threshold'])}",
             a["n_paired_queries"],
@@ -130,26 +130,6 @@ def _provenance(con, series: str) -> str:
     )
 
 
-def analysed_series(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
-    """Drift series (study runs) with analysed metrics, newest first, labelled by their start."""
-    if not (
-        relation_exists(con, "analysis", "retrieval_metrics_at_k")
-        and relation_exists(con, "analysis", "retrieval_alerts")
-        and relation_exists(con, "marts", "fct_retrieval_alert_checks")
-        and relation_exists(con, "marts", "dim_evaluation_runs")
-    ):
-        return []
-    return [
-        (series, f"run of {str(started)[:19]}")
-        for series, started in con.execute(
-            """select e.series_run_id, max(r.started_at) from marts.dim_evaluation_runs e
-            join marts.dim_runs r on r.run_id = e.series_run_id
-            where e.run_id in (select run_id from analysis.retrieval_metrics_at_k)
-            group by e.series_run_id order by 2 desc, 1"""
-        ).fetchall()
-    ]
-
-
 def _single_values(single) -> str:
     if not len(single):
         return ""
@@ -162,16 +142,16 @@ def _single_values(single) -> str:
 @register_page(
     "evaluation.html",
     "Retrieval evaluation and drift",
-    runs=analysed_series,
+    runs=RUNS,
     studies=("studies/demo_evaluation.toml", "studies/demo_external_runs.toml"),
 )
 def render(con: duckdb.DuckDBPyConnection, series: str | None = None) -> str:
     """One drift series' page (default: the latest analysed series)."""
     if series is None:
-        found = analysed_series(con)
-        if not found:
+        found = RUNS.latest(con)
+        if found is None:
             return '<p class="note">No retrieval evaluation has been analysed in this warehouse yet.</p>'
-        series = found[0][0]
+        series = found[0]
     baseline = baseline_run(con, series)
     figures = charts(con, series)
     _, single = split_drift(drift_checks(con, series))

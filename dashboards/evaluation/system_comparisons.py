@@ -9,8 +9,8 @@ The section leads with the finding (the best system, and which pairs differ beyo
 
 from __future__ import annotations
 
+from dashboards.common.format import floor_notes, p_value
 from dashboards.common.html import table, text
-from dashboards.common.p_values import floor_notes, p_text
 from dashboards.common.queries import number, query_dicts, relation_exists
 
 METRIC_LABELS = {
@@ -38,7 +38,9 @@ COLUMNS = [
 
 
 def _p(row: dict, column: str) -> str:
-    return "not testable" if row.get("status") == "not testable" else p_text(row[column])
+    if row.get("status") == "not testable":
+        return "not testable"
+    return p_value(row[column], floor=row.get("min_p") if column == "p_value" else None)
 
 
 def _interval(low, high) -> str:

@@ -8,18 +8,28 @@ tests significant after that adjustment (``significant_adjusted``), never raw p 
 from __future__ import annotations
 
 from analysis.silent_bias.rate_statistics import wilson_interval
-from dashboards.common.findings import card, card_body, interval, latest_run, pct
+from dashboards.common.findings import card, card_body, interval, pct
 from dashboards.common.html import text
 from dashboards.common.queries import number, query_dicts
+from dashboards.common.runs import RunsIn
 from stats.effect_sizes import magnitude, scale_note
 from stats.multiple_comparisons import ADJUSTMENT_NAMES
 from stats.verdicts import significance_count
 
-FEATURES = """
+# The recommendation marts the card and the page read (named once: dbt may rename them).
+SUMMARY = "marts.pool_vs_recommended_summary"
+AGGREGATED = "marts.recsys_bias_aggregated"
+EFFECT_SIZES = "marts.recsys_effect_sizes_aggregated"
+DIRECTIONAL = "marts.recsys_directional_bias_aggregated"
+IMPORTANCE = "marts.recsys_feature_importance_aggregated"
+# the recommendation study runs: the card's and the page's (dashboards.common.runs)
+RUNS = RunsIn(SUMMARY)
+
+FEATURES = f"""
 with tests as (
     select result_set, feature, significant_adjusted, adjustment_method,
         count(*) over (partition by result_set) as family_size
-    from marts.pool_vs_recommended_summary where run_id = ? and adjustment_method is not null
+    from {SUMMARY} where run_id = ? and adjustment_method is not null
 ),
 
 per_feature as (
@@ -31,7 +41,7 @@ per_feature as (
 
 select f.*, e.r_squared_mean
 from per_feature as f
-left join marts.recsys_effect_sizes_aggregated as e
+left join {EFFECT_SIZES} as e
     on e.run_id = ? and e.level = 'all' and e.result_set = f.result_set and e.feature = f.feature
 order by e.r_squared_mean desc nulls last, f.n_significant_adjusted desc, f.feature
 """
@@ -72,10 +82,10 @@ def recsys_verdict(rows: list[dict]) -> str:
     )
 
 
-@card("LLM recommendation bias", "recsys.html", order=50, runs_table="marts.pool_vs_recommended_summary")
+@card("LLM recommendation bias", "recsys.html", order=50, runs=RUNS)
 def recsys_card(con, run_id: str | None = None, n_runs: int = 1) -> str | None:
     """The card of one study run (``run_id``; default: the latest run holding results)."""
-    latest = (run_id, n_runs) if run_id else latest_run(con, "marts.pool_vs_recommended_summary")
+    latest = (run_id, n_runs) if run_id else RUNS.latest(con)
     if latest is None:
         return None
     run_id, n_runs = latest

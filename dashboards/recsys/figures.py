@@ -1,5 +1,5 @@
 """The paper's figures on the recommendation page: R² effect sizes (01-03), directional bias
-(04-06, 08-10) and feature importance (07), each from its mart, for the latest run of each result set.
+(04-06, 08-10) and feature importance (07), each from its mart, for the result sets of one run.
 
 The figure numbers are those of "LLMs as Content Curators"; tests/compute/recsys/
 test_recsys_paper_figures.py checks the data behind each against the published figure files.
@@ -11,6 +11,7 @@ import duckdb
 
 from dashboards.common.html import chart, text
 from dashboards.common.queries import relation_exists
+from dashboards.recsys.card import DIRECTIONAL, EFFECT_SIZES, IMPORTANCE
 from dashboards.recsys.charts import MARKER_LEVELS
 from dashboards.recsys.figure_charts import (
     demographic_bar_chart,
@@ -20,26 +21,22 @@ from dashboards.recsys.figure_charts import (
     r_squared_bar_chart,
 )
 
-EFFECT_SIZES = "recsys_effect_sizes_aggregated"
-DIRECTIONAL = "recsys_directional_bias_aggregated"
-IMPORTANCE = "recsys_feature_importance_aggregated"
 CONTENT_SAFETY = ("polarization_score", "sentiment_polarity", "toxicity")
 RAW_BIAS = ("avg_word_length", "polarization_score", "sentiment_polarity", "toxicity")
 
 
-def _latest_runs(con, mart: str) -> list[tuple[str, str, str]]:
-    """(result source, result set, run id) of the latest run holding each result set in ``mart``."""
-    if not relation_exists(con, "marts", mart):
+def _result_sets(con, mart: str, run_id: str) -> list[tuple[str, str]]:
+    """(result source, result set) of each result set run ``run_id`` holds in ``mart``."""
+    if not relation_exists(con, *mart.split(".")):
         return []
     return con.execute(
-        f"select result_source, result_set, arg_max(runs.run_id, runs.started_at) from marts.{mart} as results"
-        " inner join marts.dim_runs as runs on results.run_id = runs.run_id group by all order by all"
+        f"select distinct result_source, result_set from {mart} where run_id = ? order by all", [run_id]
     ).fetchall()
 
 
 def _rows(con, mart: str, run_id: str, result_set: str, level: str, where: str = "true", params=()):
     return con.execute(
-        f"select * from marts.{mart} where run_id = ? and result_set = ? and level = ? and {where}",
+        f"select * from {mart} where run_id = ? and result_set = ? and level = ? and {where}",
         [run_id, result_set, level, *params],
     ).df()
 
@@ -135,7 +132,7 @@ def _importance_figure(con, run_id: str, result_set: str) -> list[str]:
     df = con.execute(
         f"select feature, coalesce(provider, 'average over models') as model,"
         f" shap_importance_mean_all_datasets as shap, permutation_importance_mean_all_datasets as permutation,"
-        f" auroc_mean from marts.{IMPORTANCE} where run_id = ? and result_set = ? and level in ('model', 'all')",
+        f" auroc_mean from {IMPORTANCE} where run_id = ? and result_set = ? and level in ('model', 'all')",
         [run_id, result_set],
     ).df()
     if df.empty:
@@ -156,22 +153,24 @@ def _importance_figure(con, run_id: str, result_set: str) -> list[str]:
     ]
 
 
-def paper_figures_section(con: duckdb.DuckDBPyConnection, *, synthetic: frozenset[str] = frozenset()) -> str:
-    """The paper's figures for every result set with R², directional-bias or importance results ('' if none);
-    computed result sets named in ``synthetic`` are labelled as simulated."""
-    sets: dict[tuple[str, str], dict[str, str]] = {}
+def paper_figures_section(
+    con: duckdb.DuckDBPyConnection, run_id: str, *, synthetic: frozenset[str] = frozenset()
+) -> str:
+    """The paper's figures for every result set of run ``run_id`` with R², directional-bias or
+    importance results ('' if none); computed result sets named in ``synthetic`` are labelled as simulated."""
+    sets: dict[tuple[str, str], set[str]] = {}
     for mart in (EFFECT_SIZES, DIRECTIONAL, IMPORTANCE):
-        for source, result_set, run_id in _latest_runs(con, mart):
-            sets.setdefault((source, result_set), {})[mart] = run_id
+        for source, result_set in _result_sets(con, mart, run_id):
+            sets.setdefault((source, result_set), set()).add(mart)
     parts = []
-    for (source, result_set), runs in sorted(sets.items()):
+    for (source, result_set), marts in sorted(sets.items()):
         body = []
-        if EFFECT_SIZES in runs:
-            body += _effect_size_figures(con, runs[EFFECT_SIZES], result_set)
-        if DIRECTIONAL in runs:
-            body += _directional_figures(con, runs[DIRECTIONAL], result_set)
-        if IMPORTANCE in runs:
-            body += _importance_figure(con, runs[IMPORTANCE], result_set)
+        if EFFECT_SIZES in marts:
+            body += _effect_size_figures(con, run_id, result_set)
+        if DIRECTIONAL in marts:
+            body += _directional_figures(con, run_id, result_set)
+        if IMPORTANCE in marts:
+            body += _importance_figure(con, run_id, result_set)
         if body:
             label = "SYNTHETIC data, simulated; " if source == "computed" and result_set in synthetic else ""
             parts += [f"<h3>The paper's figures: {text(result_set)} ({text(label + source)})</h3>", *body]

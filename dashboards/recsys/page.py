@@ -6,8 +6,9 @@ import duckdb
 
 from dashboards.common.html import chart, table, text
 from dashboards.common.provenance import provenance_section
-from dashboards.common.queries import number, relation_exists
+from dashboards.common.queries import relation_exists
 from dashboards.common.site import register_page
+from dashboards.recsys.card import AGGREGATED, RUNS, SUMMARY
 from dashboards.recsys.charts import (
     MARKER_LEVELS,
     aggregated_heatmap_chart,
@@ -82,14 +83,14 @@ def _lead(overall, adjusted: dict[str, int], family: str) -> str:
     )
 
 
-def _levels(con, source: str, result_set: str, level: str):
+def _levels(con, run_id: str, source: str, result_set: str, level: str):
     """One aggregation level of a result set; ``value`` is what the heatmaps colour."""
     return con.execute(
         "select feature, group_value, dataset, provider, prompt_style, normalized_bias_mean as value, bias_mean,"
         " share_significant, n_conditions, marker, normalized_bias_mean, signed_normalized_bias_mean"
-        " from marts.recsys_bias_aggregated where result_source = ? and result_set = ? and level = ?"
+        f" from {AGGREGATED} where run_id = ? and result_source = ? and result_set = ? and level = ?"
         " order by feature, group_value",
-        [source, result_set, level],
+        [run_id, source, result_set, level],
     ).df()
 
 
@@ -108,15 +109,15 @@ def _synthetic_post_sets(con) -> set[str]:
     }
 
 
-def _result_set_section(con, source: str, result_set: str, *, synthetic: bool) -> str:
+def _result_set_section(con, run_id: str, source: str, result_set: str, *, synthetic: bool) -> str:
     label = "SYNTHETIC data, simulated with injected biases; " if synthetic else ""
     parts = [f'<h2>{text(result_set)} <span class="note">({text(label + source)} results)</span></h2>']
     summary = con.execute(
         "select count(*), count(distinct feature), count(*) filter (where p_value < 0.05),"
         " count(*) filter (where significant_adjusted), any_value(adjustment_method), any_value(pool_definition),"
         " count(*) filter (where status = 'error')"
-        " from marts.pool_vs_recommended_summary where result_source = ? and result_set = ?",
-        [source, result_set],
+        f" from {SUMMARY} where run_id = ? and result_source = ? and result_set = ?",
+        [run_id, source, result_set],
     ).fetchone()
     n, n_features, n_sig, n_sig_adj, method, pool, n_error = summary
     pool_note = f" Pool: {pool}." if pool else ""
@@ -129,13 +130,13 @@ def _result_set_section(con, source: str, result_set: str, *, synthetic: bool) -
         f"<p>{text(f'{n:,} tests over {n_features} features: {n_sig:,} with raw p < 0.05{adjusted}.')}"
         f"{text(pool_note)}{text(f' {n_error} computations failed (see the table).' if n_error else '')}</p>"
     )
-    overall = _levels(con, source, result_set, "all")
+    overall = _levels(con, run_id, source, result_set, "all")
     overall["significance"] = overall["marker"].map(MARKER_LEVELS)
     adjusted = dict(
         con.execute(
-            "select feature, count(*) filter (where significant_adjusted) from marts.pool_vs_recommended_summary"
-            " where result_source = ? and result_set = ? group by feature",
-            [source, result_set],
+            f"select feature, count(*) filter (where significant_adjusted) from {SUMMARY}"
+            " where run_id = ? and result_source = ? and result_set = ? group by feature",
+            [run_id, source, result_set],
         ).fetchall()
     )
     family = (
@@ -149,13 +150,13 @@ def _result_set_section(con, source: str, result_set: str, *, synthetic: bool) -
     parts.append("<h3>By prompt style, dataset and model</h3>")
     levels = {}
     for level, title in AGGREGATED_LEVELS.items():
-        df = _levels(con, source, result_set, level)
+        df = _levels(con, run_id, source, result_set, level)
         df["label"] = [_label(v, m) for v, m in zip(df["value"], df["marker"])]
         df["signed_label"] = [_label(v, m) for v, m in zip(df["signed_normalized_bias_mean"], df["marker"])]
         levels[title] = df
         parts.append(chart(signed_aggregated_heatmap_chart(df, by=title)))
     parts.append("<h3>One heatmap per prompt style</h3>")
-    conditions = _levels(con, source, result_set, "dataset_model_prompt")
+    conditions = _levels(con, run_id, source, result_set, "dataset_model_prompt")
     conditions["dataset_model"] = conditions["dataset"] + " · " + conditions["provider"]
     # A single condition: * when its p < 0.05, as the original's disaggregated heatmaps.
     conditions["label"] = [
@@ -171,9 +172,9 @@ def _result_set_section(con, source: str, result_set: str, *, synthetic: bool) -
     intervals = con.execute(
         "select feature, dataset || ' · ' || provider || ' · ' || prompt_style as condition, hedges_g, ci_low,"
         " ci_high, p_value, case when p_value < 0.05 then 'p < 0.05' else 'p ≥ 0.05' end as significance"
-        " from marts.pool_vs_recommended_summary where result_source = ? and result_set = ?"
+        f" from {SUMMARY} where run_id = ? and result_source = ? and result_set = ?"
         " and ci_low is not null and ci_high is not null order by feature, condition",
-        [source, result_set],
+        [run_id, source, result_set],
     ).df()
     if len(intervals):
         parts += [
@@ -194,11 +195,12 @@ def _result_set_section(con, source: str, result_set: str, *, synthetic: bool) -
         "</details>",
     ]
     rows = con.execute(
-        f"select {', '.join(RESULT_COLUMNS)} from marts.pool_vs_recommended_summary"
-        " where result_source = ? and result_set = ? order by feature, dataset, provider, prompt_style",
-        [source, result_set],
+        f"select {', '.join(RESULT_COLUMNS)} from {SUMMARY}"
+        " where run_id = ? and result_source = ? and result_set = ? order by feature, dataset, provider, prompt_style",
+        [run_id, source, result_set],
     ).fetchall()
-    formatted = [[number(v) if isinstance(v, float) else v for v in row] for row in rows]
+    # the table formats every value (p columns as p-values): dashboards.common.html.table
+    formatted = [list(row) for row in rows]
     parts += [
         f"<details><summary>Raw results ({len(rows):,} rows)</summary>",
         table(RESULT_COLUMNS, formatted),
@@ -207,35 +209,35 @@ def _result_set_section(con, source: str, result_set: str, *, synthetic: bool) -
     return "".join(parts)
 
 
-@register_page("recsys.html", "Recommendation bias")
-def render(con: duckdb.DuckDBPyConnection) -> str:
-    """The recommendation-bias page body: the finding first, then the tables and figures."""
-    if not relation_exists(con, "marts", "recsys_bias_aggregated"):
+@register_page(
+    "recsys.html",
+    "Recommendation bias",
+    runs=RUNS,
+    studies=("studies/demo_recsys.toml", "studies/recsys_paper.toml"),
+)
+def render(con: duckdb.DuckDBPyConnection, run_id: str | None = None) -> str:
+    """One recommendation-bias study run's page: the finding first, then each result set's tables and figures."""
+    found = RUNS.latest(con) if run_id is None else (run_id, 1)
+    if found is None or not relation_exists(con, *AGGREGATED.split(".")):
         return (
             '<p class="note">No recommendation-bias results yet: <code>biaswh run studies/demo_recsys.toml</code>'
             " or <code>biaswh run studies/recsys_paper.toml</code>, then reload.</p>"
         )
+    run_id = found[0]
     result_sets = con.execute(
-        "select distinct result_source, result_set from marts.pool_vs_recommended_summary"
-        " order by result_source desc, result_set"
+        f"select distinct result_source, result_set from {SUMMARY} where run_id = ?"
+        " order by result_source desc, result_set",
+        [run_id],
     ).fetchall()
-    if not result_sets:
-        return INTRO + '<p class="note">No recommendation-bias results loaded in this warehouse.</p>'
     synthetic = _synthetic_post_sets(con)
-    # the run each result set's sections show: its latest
-    runs = [
-        r[0]
-        for r in con.execute(
-            "select distinct arg_max(s.run_id, r.started_at) from marts.pool_vs_recommended_summary s"
-            " join marts.dim_runs r using (run_id) group by s.result_source, s.result_set order by 1"
-        ).fetchall()
-    ]
     return (
         INTRO
-        + paper_figures_section(con, synthetic=frozenset(synthetic))
+        + paper_figures_section(con, run_id, synthetic=frozenset(synthetic))
         + "".join(
-            _result_set_section(con, source, result_set, synthetic=source == "computed" and result_set in synthetic)
+            _result_set_section(
+                con, run_id, source, result_set, synthetic=source == "computed" and result_set in synthetic
+            )
             for source, result_set in result_sets
         )
-        + "".join(provenance_section(con, run_id, heading=f"Provenance of run {run_id[:12]}") for run_id in runs)
+        + provenance_section(con, run_id)
     )

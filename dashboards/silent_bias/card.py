@@ -8,10 +8,15 @@ of a difference" (:func:`stats.verdicts.highest`).
 
 from __future__ import annotations
 
-from dashboards.common.findings import card, card_body, interval, latest_run, p_value, pct
+from dashboards.common.findings import card, card_body, interval, pct
+from dashboards.common.format import p_value
 from dashboards.common.html import text
 from dashboards.common.queries import query_dicts, relation_exists
+from dashboards.common.runs import RunsIn
 from stats.verdicts import highest, significance_count
+
+# the silent-bias study runs: the card's and the page's (dashboards.common.runs)
+RUNS = RunsIn("analysis.silent_bias_rates")
 
 
 def _rate(row: dict) -> str:
@@ -66,10 +71,10 @@ def silent_bias_verdict(rates: list[dict], comparisons: list[dict]) -> str:
     )
 
 
-@card("Silent bias of chain-of-thought answers", "silent_bias.html", order=40, runs_table="analysis.silent_bias_rates")
+@card("Silent bias of chain-of-thought answers", "silent_bias.html", order=40, runs=RUNS)
 def silent_bias_card(con, run_id: str | None = None, n_runs: int = 1) -> str | None:
     """The card of one study run (``run_id``; default: the latest run holding results)."""
-    latest = (run_id, n_runs) if run_id else latest_run(con, "analysis.silent_bias_rates")
+    latest = (run_id, n_runs) if run_id else RUNS.latest(con)
     if latest is None:
         return None
     run_id, n_runs = latest

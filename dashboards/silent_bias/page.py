@@ -8,27 +8,22 @@ import math
 import duckdb
 
 from dashboards.common.findings import verdict_of
-from dashboards.common.format import percent
+from dashboards.common.format import p_value, percent
 from dashboards.common.html import chart, table, text
 from dashboards.common.provenance import provenance_section
 from dashboards.common.queries import id_order, number, query_dicts, relation_exists
 from dashboards.common.site import register_page
-from dashboards.silent_bias.card import silent_bias_card
+from dashboards.silent_bias.card import RUNS, silent_bias_card
 from dashboards.silent_bias.charts import (
     biased_and_silent_counts_chart,
     silent_bias_heatmap_chart,
     silent_bias_rate_chart,
 )
+from dashboards.silent_bias.comparisons import model_comparisons_section
+from dashboards.silent_bias.tables import SETS_OF_RUN, disagreements_section, models_section
 
 EXCERPT_CHARS = 240
 N_EXAMPLES = 12
-
-# Each vignette set as its latest analysis saw it (earlier runs keep their rows in analysis.*).
-LATEST_RUN_PER_SET = (
-    "[vignette_set, run_id] in (select [rates.vignette_set, arg_max(rates.run_id, runs.started_at)]"
-    " from analysis.silent_bias_rates rates join marts.dim_runs runs using (run_id)"
-    " group by rates.vignette_set)"
-)
 
 
 def _number(value, digits: int = 3) -> str:
@@ -57,11 +52,10 @@ def highlighted_excerpt(output: str, start: int | None, length: int | None, *, c
     return f"{text(before)}<mark>{text(output[start:end_of_match])}</mark>{text(after)}"
 
 
-def _rates_section(con) -> list[str]:
+def _rates_section(con, run_id: str) -> list[str]:
     overall = con.execute(
-        "select * from analysis.silent_bias_rates where dimension = 'all' and "
-        + LATEST_RUN_PER_SET
-        + " order by model, rule_set"
+        "select * from analysis.silent_bias_rates where dimension = 'all' and run_id = ? order by model, rule_set",
+        [run_id],
     ).df()
     parts = [
         "<h2>Silent bias rate per model</h2>",
@@ -100,7 +94,8 @@ def _rates_section(con) -> list[str]:
     parts.append(table(["model", "rule set", "cases", "answered", "biased", "silent", "R_SB", "Wilson CI"], rows))
     cells = con.execute(
         "select model, rule_set, dimension, silent_bias_rate, n_biased, n_silent"
-        " from analysis.silent_bias_rates where dimension <> 'all' and " + LATEST_RUN_PER_SET
+        " from analysis.silent_bias_rates where dimension <> 'all' and run_id = ?",
+        [run_id],
     ).df()
     cells["cell_label"] = [
         f"{_number(r, 2)} ({s}/{b})" if b else "undefined"
@@ -127,15 +122,14 @@ def _lead(overall) -> str:
     )
 
 
-def _counterfactual_section(con) -> list[str]:
+def _counterfactual_section(con, run_id: str) -> list[str]:
     parts = ["<h2>Counterfactual pairs: does the label flip with the demographic?</h2>"]
     if not relation_exists(con, "analysis", "silent_bias_counterfactual_tests"):
         return parts + ['<p class="note">Run the study\'s analysis step to test the pairs.</p>']
     tests = query_dicts(
         con,
-        "select * from analysis.silent_bias_counterfactual_tests where "
-        + LATEST_RUN_PER_SET
-        + " order by model, rule_set",
+        "select * from analysis.silent_bias_counterfactual_tests where run_id = ? order by model, rule_set",
+        [run_id],
     )
     rows = [
         [
@@ -148,7 +142,7 @@ def _counterfactual_section(con) -> list[str]:
             t["n_neither"],
             f"{_number(t['flip_rate'])} {_interval(t['flip_rate_ci_low'], t['flip_rate_ci_high'])}",
             f"{_number(t['effect_size'])} {_interval(t['effect_ci_low'], t['effect_ci_high'])}",
-            _number(t["p_value"], 4),
+            p_value(t["p_value"]),
         ]
         for t in tests
     ]
@@ -178,8 +172,9 @@ def _counterfactual_section(con) -> list[str]:
     flips = query_dicts(
         con,
         "select model, rule_set, pair_id, reference_label, label_in_reference, label_in_counterpart"
-        " from marts.fct_silent_bias_pair_outcomes where is_flip and both_answered"
+        f" from marts.fct_silent_bias_pair_outcomes where is_flip and both_answered and {SETS_OF_RUN}"
         f" order by model, rule_set, {id_order('pair_id')}",
+        [run_id],
     )
     parts.append(f"<h3>Flipped pairs ({len(flips)})</h3>")
     parts.append(
@@ -200,7 +195,9 @@ def _counterfactual_section(con) -> list[str]:
     pairs = query_dicts(
         con,
         "select pair_id, dimension, reference_feature, counterpart_feature, reference_label"
-        f" from marts.fct_silent_bias_counterfactual_pairs order by vignette_set, {id_order('pair_id')}",
+        f" from marts.fct_silent_bias_counterfactual_pairs where {SETS_OF_RUN}"
+        f" order by vignette_set, {id_order('pair_id')}",
+        [run_id],
     )
     parts.append(f"<h3>The {len(pairs)} pairs found</h3>")
     parts.append(
@@ -212,34 +209,13 @@ def _counterfactual_section(con) -> list[str]:
     return parts
 
 
-def _disagreements_section(con) -> list[str]:
-    rows = query_dicts(
-        con,
-        "select model, case_id, bias_feature, bias_label, disagrees_on, word_boundary_mention,"
-        " seed_compatible_mention, word_boundary_biased, seed_compatible_biased"
-        " from marts.fct_silent_bias_rule_disagreements order by model, case_id limit 300",
-    )
-    parts = [f"<h2>Where the rule sets disagree ({len(rows)} cases shown)</h2>"]
-    columns = [
-        "model",
-        "case",
-        "feature",
-        "label",
-        "disagrees on",
-        "word_boundary mention",
-        "seed_compatible mention",
-        "word_boundary biased",
-        "seed_compatible biased",
-    ]
-    return parts + [table(columns, [list(r.values()) for r in rows]) if rows else "<p>No such rows.</p>"]
-
-
-def _examples_section(con) -> list[str]:
+def _examples_section(con, run_id: str) -> list[str]:
     rows = query_dicts(
         con,
         "select model, rule_set, case_id, bias_feature, bias_label, output_text, label_match_start,"
-        " label_match_length from marts.fct_silent_bias_detections where is_silent"
+        f" label_match_length from marts.fct_silent_bias_detections where is_silent and {SETS_OF_RUN}"
         f" order by rule_set desc, model, case_id limit {N_EXAMPLES}",
+        [run_id],
     )
     parts = [
         f"<h2>Example silent cases ({len(rows)} shown)</h2>",
@@ -261,59 +237,30 @@ def _examples_section(con) -> list[str]:
     return parts + [table(columns, body, raw_columns=frozenset({"excerpt"})) if body else "<p>No such rows.</p>"]
 
 
-def _models_section(con) -> list[str]:
-    if not relation_exists(con, "marts", "dim_silent_bias_models"):
-        return []
-    rows = query_dicts(
-        con,
-        "select vignette_set, model, n_generations, n_ok, model_names_in_file, sampling,"
-        " n_prompt_templates, source_version, source_sha256 from marts.dim_silent_bias_models"
-        " order by vignette_set, model",
-    )
-    for row in rows:  # the full hash on hover: 64 characters would widen the table past the page
-        sha = row["source_sha256"] or ""
-        row["source_sha256"] = f'<span class="mono" title="{text(sha)}">{text(sha[:12])}…</span>' if sha else ""
-    columns = [
-        "vignette set",
-        "model",
-        "generations",
-        "ok",
-        "model name in file",
-        "sampling",
-        "prompt templates recorded",
-        "file version",
-        "file sha256",
-    ]
-    return [
-        "<h2>Models scored</h2>",
-        table(columns, [list(r.values()) for r in rows], raw_columns=frozenset({"file sha256"})),
-    ]
-
-
-@register_page("silent_bias.html", "Silent bias of chain-of-thought answers")
-def render(con: duckdb.DuckDBPyConnection) -> str:
-    """The silent-bias page body: the finding first, then the rates and their intervals."""
-    if not (
-        relation_exists(con, "analysis", "silent_bias_rates")
-        and relation_exists(con, "marts", "fct_silent_bias_detections")
-    ):
+@register_page(
+    "silent_bias.html",
+    "Silent bias of chain-of-thought answers",
+    runs=RUNS,
+    studies=("studies/demo_silent_bias.toml", "studies/silent_bias.toml"),
+)
+def render(con: duckdb.DuckDBPyConnection, run_id: str | None = None) -> str:
+    """One silent-bias study run's page: the finding first, then the rates, the between-model tests
+    and the counterfactual pairs of the vignette sets it analysed."""
+    found = RUNS.latest(con) if run_id is None else (run_id, 1)
+    if found is None or not relation_exists(con, "marts", "fct_silent_bias_detections"):
         return (
             '<p class="note">No silent-bias results in this warehouse yet: run a silent-bias study '
             "(e.g. <code>biaswh run studies/demo_silent_bias.toml</code>).</p>"
         )
-    latest = [
-        r[0]
-        for r in con.execute(
-            f"select distinct run_id from analysis.silent_bias_rates where {LATEST_RUN_PER_SET} order by run_id"
-        ).fetchall()
-    ]
+    run_id = found[0]
     parts = (
-        [verdict_of(silent_bias_card(con))]
-        + _rates_section(con)
-        + _counterfactual_section(con)
-        + _disagreements_section(con)
-        + _examples_section(con)
-        + _models_section(con)
-        + [provenance_section(con, run_id, heading=f"Provenance of run {run_id[:12]}") for run_id in latest]
+        [verdict_of(silent_bias_card(con, run_id))]
+        + _rates_section(con, run_id)
+        + model_comparisons_section(con, run_id)
+        + _counterfactual_section(con, run_id)
+        + disagreements_section(con, run_id)
+        + _examples_section(con, run_id)
+        + models_section(con, run_id)
+        + [provenance_section(con, run_id)]
     )
     return "".join(parts)

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
-from dashboards.common.findings import card, card_body, interval, latest_run, p_value
+from dashboards.common.findings import card, card_body, interval
+from dashboards.common.format import p_value
 from dashboards.common.html import text
 from dashboards.common.queries import number, query_dicts, relation_exists
+from dashboards.common.runs import RunsIn
 from stats.effect_sizes import magnitude
 from stats.verdicts import significance_count
+
+# The WEAT mart the card and the page read (named once: dbt may rename it).
+RESULTS = "marts.weat_results"
+# the WEAT study runs: the card's and the page's (dashboards.common.runs)
+RUNS = RunsIn("analysis.weat_interpretations")
 
 
 def _word_set_note(con, run_id: str, top: dict) -> str:
@@ -54,19 +61,19 @@ def weat_verdict(results: list[dict]) -> str:
     return verdict
 
 
-@card("Word-embedding association (WEAT)", "weat.html", order=30, runs_table="analysis.weat_interpretations")
+@card("Word-embedding association (WEAT)", "weat.html", order=30, runs=RUNS)
 def weat_card(con, run_id: str | None = None, n_runs: int = 1) -> str | None:
     """The card of one study run (``run_id``; default: the latest run holding results)."""
-    latest = (run_id, n_runs) if run_id else latest_run(con, "analysis.weat_interpretations")
+    latest = (run_id, n_runs) if run_id else RUNS.latest(con)
     if latest is None:
         return None
     run_id, n_runs = latest
     results = query_dicts(
         con,
-        """select i.embedding, i.test, i.status, i.effect_size, w.ci_low, w.ci_high, i.p_value, i.p_adjusted,
+        f"""select i.embedding, i.test, i.status, i.effect_size, w.ci_low, w.ci_high, i.p_value, i.p_adjusted,
         i.adjustment, coalesce(i.is_significant, false) as is_significant
         from analysis.weat_interpretations i
-        join marts.weat_results w using (run_id, embedding, test_set, test)
+        join {RESULTS} w using (run_id, embedding, test_set, test)
         where i.run_id = ? order by abs(i.effect_size) desc nulls last, i.embedding, i.test""",
         [run_id],
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from dashboards.common.format import p_value
 from dashboards.common.html import table, text
 from dashboards.common.queries import relation_exists
 
@@ -44,7 +45,7 @@ def _cell(row: dict) -> str:
         parts[0] += {1: " (X→A)", -1: " (X→B)"}.get(row["weat_sign"], "")
         parts.append(f"splits {_interval(row['spread_low'], row['spread_high'])}")
     if row["p_holm"] is not None:
-        parts.append(f"p<sub>Holm</sub> {row['p_holm']:.2g}")
+        parts.append(f"p<sub>Holm</sub> {text(p_value(row['p_holm']))}")
     return "<br>".join(text(p) if "<" not in p else p for p in parts)
 
 

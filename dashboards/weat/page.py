@@ -6,11 +6,13 @@ import altair as alt
 import duckdb
 
 from dashboards.common.findings import verdict_of
+from dashboards.common.format import p_value
 from dashboards.common.html import chart, table, text
 from dashboards.common.provenance import provenance_section
 from dashboards.common.queries import relation_exists
+from dashboards.common.runs import study_names
 from dashboards.common.site import register_page
-from dashboards.weat.card import weat_card
+from dashboards.weat.card import RESULTS, RUNS, weat_card
 from dashboards.weat.charts import effect_size_chart, word_association_chart
 from dashboards.weat.metric_sections import metrics_section
 from stats.effect_sizes import scale_note
@@ -19,16 +21,6 @@ ALERT = (
     '<div style="border:3px solid #cf222e;background:#ffebe9;padding:0.8rem 1rem;margin:1rem 0;'
     'font-size:1.05rem"><b>{title}</b>{body}</div>'
 )
-
-
-def _latest_runs(con) -> list[tuple[str, str]]:
-    """(study name, run id) of the latest run of each study that has WEAT results, newest first."""
-    return con.execute(
-        "with runs as (select distinct w.run_id, coalesce(r.run_name, 'unknown study') as study, r.started_at"
-        " from marts.weat_results w left join marts.dim_runs r using (run_id))"
-        " select study, run_id from runs qualify row_number() over (partition by study"
-        " order by started_at desc nulls last) = 1 order by started_at desc nulls last"
-    ).fetchall()
 
 
 def _results(con, run_id: str):
@@ -47,7 +39,7 @@ def _results(con, run_id: str):
         f"select w.embedding, w.test_set, w.test, t.test_title, w.status, w.status_reason, w.coverage,"
         f" w.n_target_x, w.n_target_y, w.n_attribute_a, w.n_attribute_b, w.effect_size, w.ci_low, w.ci_high,"
         f" w.p_value, w.p_method, w.n_permutations, w.match_policy, {report_columns}"
-        f" from marts.weat_results w left join marts.dim_weat_tests t using (test_set, test) {report_join}"
+        f" from {RESULTS} w left join marts.dim_weat_tests t using (test_set, test) {report_join}"
         f" where w.run_id = ? order by w.embedding, w.test_set, length(w.test), w.test",
         [run_id],
     ).df()
@@ -92,13 +84,13 @@ def _results_table(results) -> str:
             else "not computed"
         )
         adjusted = (
-            f"<br>{text(_label(r.adjustment, missing='adjusted'))}: {text(_number(r.p_adjusted, '.3g'))} "
+            f"<br>{text(_label(r.adjustment, missing='adjusted'))}: {text(p_value(r.p_adjusted))} "
             f"({text(_number(r.family_size, '.0f'))} tests in {text(r.embedding)})"
             if computed and _label(r.adjustment, missing="")
             else ""
         )
-        p_value = (
-            f'{text(f"{r.p_value:.3g}")}{adjusted}<br><span class="note">{text(r.p_method)}, '
+        p_cell = (
+            f'{text(p_value(r.p_value))}{adjusted}<br><span class="note">{text(r.p_method)}, '
             f"{r.n_permutations:,} partitions</span>"
             if computed
             else "—"
@@ -115,7 +107,7 @@ def _results_table(results) -> str:
                 status,
                 f"{r.n_target_x}/{r.n_target_y}/{r.n_attribute_a}/{r.n_attribute_b}",
                 effect,
-                p_value,
+                p_cell,
                 level,
                 _label(r.direction, missing=""),
             ]
@@ -227,17 +219,23 @@ def _run_section(con, study: str, run_id: str) -> str:
     return "".join(parts)
 
 
-@register_page("weat.html", "WEAT: word-embedding association tests")
-def render(con: duckdb.DuckDBPyConnection) -> str:
-    """The WEAT page body: the finding first, then each run's tests, metrics and rankings."""
-    runs = _latest_runs(con) if relation_exists(con, "marts", "weat_results") else []
-    if not runs:
+@register_page(
+    "weat.html",
+    "WEAT: word-embedding association tests",
+    runs=RUNS,
+    studies=("studies/demo_weat.toml", "studies/weat_word2vec.toml"),
+)
+def render(con: duckdb.DuckDBPyConnection, run_id: str | None = None) -> str:
+    """One WEAT study run's page: the finding first, then its tests, metrics and rankings."""
+    found = RUNS.latest(con) if run_id is None else (run_id, 1)
+    if found is None or not relation_exists(con, *RESULTS.split(".")):
         return (
             '<p class="note">No WEAT results in this warehouse yet: run a study with the '
             "<code>weat</code> job, e.g. <code>biaswh run studies/demo_weat.toml</code>.</p>"
         )
+    run_id = found[0]
     intro = (
-        '<p class="note">The latest run of each WEAT study. d &gt; 0: the X targets are closer to the'
+        '<p class="note">d &gt; 0: the X targets are closer to the'
         " A attributes than the Y targets are. p is one-sided (exact over all partitions, or seeded random"
         " partitions without replacement, p = (k+1)/(B+1)); the interval is a bootstrap over target words."
         " SD: sample SD (ddof=1) of s(w, A, B) over all target words. The family of a test is its embedding:"
@@ -246,4 +244,4 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
         " a significant test's magnitude (high = large, moderate = medium, weak = small, minimal ="
         f" negligible; {scale_note('d')}).</p>"
     )
-    return intro + "".join(_run_section(con, study, run_id) for study, run_id in runs)
+    return intro + _run_section(con, study_names(con, [run_id]).get(run_id, "unnamed study"), run_id)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from dashboards.common.findings import p_value as _p
+from dashboards.common.format import p_value as _p
 from dashboards.dialect.card import dialect_card
 from dashboards.recsys.card import recsys_card
 

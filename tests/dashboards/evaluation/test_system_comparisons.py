@@ -55,7 +55,7 @@ def test_without_a_significant_pair_the_finding_says_so(con):
     assert comparison_section(con, "another series") == ""
 
 
-def test_p_reads_two_digits_with_the_floor_of_six_queries_and_untestable_pairs_say_so(con):
+def test_p_at_the_floor_of_six_queries_says_so_and_untestable_pairs_say_so(con):
     _comparisons(
         con,
         [
@@ -71,8 +71,9 @@ def test_p_reads_two_digits_with_the_floor_of_six_queries_and_untestable_pairs_s
         " else 'tested' end, min_p = case when p_value is not null then 0.03125 end, n_nonzero = 6"
     )
     html = comparison_section(con, "s")
-    assert "<td>0.031</td><td>0.062</td>" in html  # p and Holm p, never "< 0.001"
-    assert "6 paired queries: no p below 0.031 is possible." in html
+    # p (at the smallest a 6-query exact test can give) and Holm p, never "< 0.001"
+    assert "<td>0.0312 (smallest possible)</td><td>0.0625</td>" in html
+    assert "6 paired queries: no p below 0.0312 is possible." in html
     assert "<td>not testable</td><td>not testable</td>" in html
     assert "Holm-adjusted over the 1 tested pairs" in html
-    assert "smallest Holm-adjusted p 0.062, w1:prod vs w2:prod" in html
+    assert "smallest Holm-adjusted p 0.0625, w1:prod vs w2:prod" in html
