@@ -138,7 +138,7 @@ class Warehouse:
         with self._sandbox() as con:
             row = con.execute(
                 "select run_id from raw.runs where kind = 'study' and name = ? and status = 'succeeded'"
-                " order by started_at desc limit 1",
+                " order by started_at desc, run_id limit 1",  # the site's rule: dashboards/common/runs.py
                 [study],
             ).fetchone()
         return None if row is None else row[0]
