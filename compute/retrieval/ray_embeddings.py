@@ -22,6 +22,9 @@ from compute.retrieval.embeddings import LocalProvider
 # Forward batches per task: big enough to amortise a task's overhead, small enough that a
 # lost worker costs little and the driver holds few rows in flight.
 BATCHES_PER_TASK = 8
+# (Ray job, model, batch size) -> actors: loading a model costs seconds per actor, so the jobs of
+# one process (a study's retrieval and evaluation runs) share them; the Ray job ends them with it.
+_POOLS: dict[tuple, list] = {}
 
 
 class EmbeddingWorker:
@@ -49,7 +52,6 @@ class RayEmbedder:
         self.local, self.settings = provider, settings
         self.model_id = provider.model_id
         self.n_embedded = 0
-        self._actors: list = []
 
     def check(self) -> None:
         self.local.check()
@@ -62,14 +64,16 @@ class RayEmbedder:
         return self.local.describe()
 
     def _pool(self):
+        """The actors of this model in this Ray job: started once, kept for every later job of the process."""
         ray = ensure_ray(self.settings)
-        if not self._actors:
+        key = (ray.get_runtime_context().get_job_id(), self.local.model, self.local.batch_size)
+        if key not in _POOLS:
             n_gpus = int(ray.cluster_resources().get("GPU", 0))
             resources = {"num_gpus": 1} if n_gpus else {"num_cpus": 1}
             actor = ray.remote(max_restarts=2, max_task_retries=2, **resources)(EmbeddingWorker)
             n_actors = n_gpus or ray_workers(ray, self.settings)
-            self._actors = [actor.remote(self.local.model, self.local.batch_size) for _ in range(n_actors)]
-        return ray, self._actors
+            _POOLS[key] = [actor.remote(self.local.model, self.local.batch_size) for _ in range(n_actors)]
+        return ray, _POOLS[key]
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Unit rows for ``texts`` in order, each forward batch run on an actor (two groups per actor in flight)."""
@@ -89,9 +93,8 @@ class RayEmbedder:
         return place_rows(len(texts), batches, rows)
 
     def close(self) -> None:
-        """End the actors (they end too when this object is dropped)."""
-        if self._actors:
-            ray = ensure_ray(self.settings)
-            for actor in self._actors:
-                ray.kill(actor)
-        self._actors = []
+        """End this model's actors (a later ``embed`` starts new ones)."""
+        ray = ensure_ray(self.settings)
+        key = (ray.get_runtime_context().get_job_id(), self.local.model, self.local.batch_size)
+        for actor in _POOLS.pop(key, []):
+            ray.kill(actor)

@@ -1,16 +1,18 @@
-"""The Ray compute engine gives what the local engine gives: the demo study run both ways in one warehouse."""
+"""The Ray compute engine gives what the local engine gives: the demo dialect and evaluation studies run both ways."""
 
 from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import pytest
 
 from tests.conftest import DEMO_STUDY, run_content_fingerprints
-from warehouse.settings import HOME_VARIABLE
+from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
 
 pytestmark = [pytest.mark.ray, pytest.mark.dbt]
 
+EVALUATION_STUDY = REPOSITORY_ROOT / "studies" / "demo_evaluation.toml"
 RESULT_ROWS = (
     "select query_set, retriever, query_id, variant, corpus_split, rank, doc_id, score"
     " from raw.retrieval_results where run_id = ? order by all"
@@ -19,22 +21,33 @@ RESULT_ROWS = (
 
 @pytest.fixture(scope="module")
 def both_runs(tmp_path_factory, ray_local):
-    """One warehouse after the demo study run locally, then on Ray (2 workers); (home, local run, Ray run)."""
+    """One warehouse after both demo studies ran locally, then on Ray (2 workers).
+
+    Each engine starts from an empty embedding cache of its own, so the Ray runs embed the
+    demo's texts on Ray workers. Yields (home, {(study, engine): run id}, {engine: cache folder}).
+    """
+    import biaswh
     from biaswh.pipeline import run_study
     from warehouse.connection import connect
 
-    home = tmp_path_factory.mktemp("ray-parity") / "warehouse"
+    root = tmp_path_factory.mktemp("ray-parity")
+    home, caches = root / "warehouse", {engine: root / f"vectors-{engine}" for engine in ("local", "ray")}
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(HOME_VARIABLE, str(home))
-        run_study(str(DEMO_STUDY))
-        run_study(str(DEMO_STUDY), compute="ray")  # reuses the first run's sources build
+        for engine, cache in caches.items():
+            patch.setenv("BIASWH_EMBEDDING_CACHE", str(cache))
+            for study in (DEMO_STUDY, EVALUATION_STUDY):  # the Ray runs reuse the local runs' sources builds
+                if engine == "local":
+                    run_study(str(study))
+                else:  # through the Python API's option, as a notebook would
+                    biaswh.open(home, read_only=False).run(study, compute="ray")
         connection = connect()
         runs = connection.execute(
-            "select run_id, parameters->>'$.settings.compute.engine' from raw.runs"
+            "select name, coalesce(parameters->>'$.settings.compute.engine', 'local'), run_id from raw.runs"
             " where kind = 'study' and status = 'succeeded' order by started_at"
         ).fetchall()
         connection.close()
-        yield home, runs
+        yield home, {(name, engine): run_id for name, engine, run_id in runs}, caches
 
 
 @pytest.fixture
@@ -47,21 +60,52 @@ def parity_con(both_runs, monkeypatch):
     connection.close()
 
 
-def test_the_second_run_ran_on_ray(both_runs):
-    assert [engine for _, engine in both_runs[1]] == [None, "ray"]
+def test_the_second_runs_ran_on_ray(both_runs):
+    assert sorted(both_runs[1]) == [(s, e) for s in ("demo", "demo_evaluation") for e in ("local", "ray")]
 
 
 def test_retrieval_results_are_bit_identical(both_runs, parity_con):
-    (local, _), (on_ray, _) = both_runs[1]
-    local_rows = parity_con.execute(RESULT_ROWS, [local]).fetchall()
-    assert local_rows and local_rows == parity_con.execute(RESULT_ROWS, [on_ray]).fetchall()
+    runs = both_runs[1]
+    local_rows = parity_con.execute(RESULT_ROWS, [runs["demo", "local"]]).fetchall()
+    assert local_rows and local_rows == parity_con.execute(RESULT_ROWS, [runs["demo", "ray"]]).fetchall()
 
 
-def test_every_run_keyed_mart_is_identical(both_runs, parity_con):
-    (local, _), (on_ray, _) = both_runs[1]
-    expected = run_content_fingerprints(parity_con, local)
+def test_every_run_keyed_mart_of_the_dialect_study_is_identical(both_runs, parity_con):
+    runs = both_runs[1]
+    expected = run_content_fingerprints(parity_con, runs["demo", "local"])
     assert expected["marts.fct_dialect_gold_ranks"][0] > 0 and expected["analysis.dialect_paired_tests"][0] > 0
-    assert run_content_fingerprints(parity_con, on_ray) == expected
+    assert run_content_fingerprints(parity_con, runs["demo", "ray"]) == expected
+
+
+def _series_fingerprints(connection, study_run_id: str) -> dict:
+    """The study run's and each labelled evaluation run's fingerprints, keyed by label (run ids differ)."""
+    children = connection.execute(
+        "select parameters->>'$.label', run_id from raw.runs where kind = 'evaluation_run'"
+        " and parameters->>'$.series_run_id' = ?",
+        [study_run_id],
+    ).fetchall()
+    found = {"series": run_content_fingerprints(connection, study_run_id)}
+    found.update({label: run_content_fingerprints(connection, run_id) for label, run_id in children})
+    return found
+
+
+def test_every_run_keyed_mart_of_the_evaluation_study_is_identical(both_runs, parity_con):
+    runs = both_runs[1]
+    expected = _series_fingerprints(parity_con, runs["demo_evaluation", "local"])
+    assert len(expected) == 5 and sum(n for n, _ in expected["baseline"].values()) > 0
+    assert _series_fingerprints(parity_con, runs["demo_evaluation", "ray"]) == expected
+
+
+def test_the_ray_runs_embedded_the_local_vectors(both_runs):
+    from ingest.common.embedding_cache import EmbeddingCache
+
+    def cached(engine: str) -> tuple[list, np.ndarray]:
+        known = EmbeddingCache(both_runs[2][engine], "all-MiniLM-L6-v2").known().sort_by("text_sha256")
+        vectors = known.column("vector").combine_chunks().flatten().to_numpy(zero_copy_only=False)
+        return known.column("text_sha256").to_pylist(), vectors
+
+    (local_keys, local_vectors), (ray_keys, ray_vectors) = cached("local"), cached("ray")
+    assert len(local_keys) > 50 and ray_keys == local_keys and np.array_equal(ray_vectors, local_vectors)
 
 
 def test_chunks_fanned_out_over_workers_write_the_local_rows(both_runs, parity_con, monkeypatch):
