@@ -121,7 +121,11 @@ class LocalProvider:
     def encode_batch(self, texts: list[str]) -> np.ndarray:
         """Unit rows of one forward pass over exactly ``texts`` (what a Ray embedding worker runs too)."""
         vectors = self._load().encode(
-            list(texts), batch_size=len(texts), convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False
+            list(texts),
+            batch_size=len(texts),
+            convert_to_numpy=True,
+            normalize_embeddings=True,
+            show_progress_bar=False,
         )
         return _unit_rows(vectors)
 

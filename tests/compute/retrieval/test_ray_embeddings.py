@@ -1,4 +1,4 @@
-"""Embedding on Ray actors: the local provider's vectors bit for bit, only uncached texts sent, the driver writing the cache."""
+"""Embedding on Ray actors: the local vectors bit for bit, only uncached texts sent, the driver writing the cache."""
 
 from __future__ import annotations
 
