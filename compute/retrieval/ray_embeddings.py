@@ -5,8 +5,9 @@ embedding cache calls its ``embed`` with the texts it does not hold, exactly as 
 local provider's, and writes what comes back itself (the driver stays the cache's one writer;
 workers never open it). ``embed`` cuts the texts into the forward batches the local provider
 runs (:func:`~compute.retrieval.embedding_batches.forward_batches`) and sends groups of them to
-actors that each load the model once, so the vectors equal the local engine's. Actors take a GPU
-each when the cluster has GPUs, a CPU each otherwise. Imported only when a study asks for Ray.
+actors that each load the model once, so the vectors equal the local engine's: one actor per GPU
+when the cluster has GPUs, else one per worker, spread over the nodes. Imported only when a
+study asks for Ray.
 """
 
 from __future__ import annotations
@@ -69,7 +70,10 @@ class RayEmbedder:
         key = (ray.get_runtime_context().get_job_id(), self.local.model, self.local.batch_size)
         if key not in _POOLS:
             n_gpus = int(ray.cluster_resources().get("GPU", 0))
-            resources = {"num_gpus": 1} if n_gpus else {"num_cpus": 1}
+            # No CPU reserved: the job's retrieval actors hold the workers' CPUs while these stay
+            # alive between query sets (reserving one each would leave one pool waiting for the
+            # other forever). The driver never runs both pools at once, so nothing is oversubscribed.
+            resources = {"num_cpus": 0, "scheduling_strategy": "SPREAD"} | ({"num_gpus": 1} if n_gpus else {})
             actor = ray.remote(max_restarts=2, max_task_retries=2, **resources)(EmbeddingWorker)
             n_actors = n_gpus or ray_workers(ray, self.settings)
             _POOLS[key] = [actor.remote(self.local.model, self.local.batch_size) for _ in range(n_actors)]
