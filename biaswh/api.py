@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, Literal
 
 from warehouse.errors import UserError
 from warehouse.settings import HOME_VARIABLE, warehouse_paths
@@ -166,11 +166,20 @@ class Warehouse:
         with self._sandbox() as con:
             return page_charts(con, page, run_id=run_id)
 
-    def run(self, study_path: str | os.PathLike, *, limit: int | None = None) -> str:
+    def run(
+        self,
+        study_path: str | os.PathLike,
+        *,
+        limit: int | None = None,
+        compute: Literal["local", "ray"] | None = None,
+        ray_address: str | None = None,
+    ) -> str:
         """Run a study end to end, as ``biaswh run`` does, and return the new study run's id.
 
         The same pipeline and command lock as the CLI; dashboards are rebuilt. Querying this
-        object afterwards sees the new run (no connection was held across it).
+        object afterwards sees the new run (no connection was held across it). ``compute`` and
+        ``ray_address`` are ``biaswh run --compute`` and ``--ray-address``: they override the
+        study's ``[compute]`` table (``ray_address`` alone implies ``compute="ray"``).
 
         Raises
         ------
@@ -187,7 +196,7 @@ class Warehouse:
 
         with self._at_home():
             before = self._study_run_ids()
-            pipeline_run(str(study_path), limit=limit)
+            pipeline_run(str(study_path), limit=limit, compute=compute, ray_address=ray_address)
             new = self._study_run_ids() - before
         if len(new) != 1:
             raise RuntimeError(f"expected one new study run in {self.home}, found {len(new)}")

@@ -93,3 +93,13 @@ def ray_workers(ray, settings: ComputeSettings) -> int:
     if settings.workers is not None:
         return settings.workers
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
+def chat_pool(settings: ComputeSettings):
+    """For :func:`ingest.common.llm.batch.answer_all`: a Ray chat pool when the engine is Ray, else None."""
+    if settings.engine != "ray":
+        return None
+    from ingest.common.llm.ray_pool import RayChatPool
+
+    ray = ensure_ray(settings)
+    return RayChatPool(ray, ray_workers(ray, settings))

@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from compute.common.engine import compute_settings
 from compute.evaluation.config_section import EVALUATION
 from compute.retrieval.config import config_from_settings
 from compute.retrieval.external_runs import read_external_run
@@ -245,7 +246,9 @@ def evaluation_job(con, study, run_id: str) -> None:
             _snapshot_judgments(con, child.run_id, query_set, queries)
             provider = cache = None
             if "dense" in config.needs and not run["run_file"]:
-                provider, cache = prepare_dense(con, config, child.run_id, corpora, {query_set: queries})
+                provider, cache = prepare_dense(
+                    con, config, child.run_id, corpora, {query_set: queries}, engine=compute_settings(study.settings)
+                )
             created = datetime.now(timezone.utc).replace(tzinfo=None)
             record = config.record() | {
                 "seed": study.seed,

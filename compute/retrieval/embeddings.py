@@ -15,6 +15,7 @@ from typing import Protocol
 
 import numpy as np
 
+from compute.retrieval.embedding_batches import forward_batches, place_rows
 from ingest.common.llm.settings import DEFAULT_MAX_REPLY_BYTES, EndpointSettings
 from ingest.weat.sentence_vectors import load_sentence_encoder
 from warehouse.errors import UserError
@@ -112,14 +113,20 @@ class LocalProvider:
         return self._encoder
 
     def embed(self, texts: list[str]) -> np.ndarray:
+        batches = forward_batches(texts, self.batch_size)
+        rows = [self.encode_batch([texts[i] for i in batch]) for batch in batches]
+        self.n_embedded += len(texts)
+        return place_rows(len(texts), batches, rows)
+
+    def encode_batch(self, texts: list[str]) -> np.ndarray:
+        """Unit rows of one forward pass over exactly ``texts`` (what a Ray embedding worker runs too)."""
         vectors = self._load().encode(
             list(texts),
-            batch_size=self.batch_size,
+            batch_size=len(texts),
             convert_to_numpy=True,
             normalize_embeddings=True,
             show_progress_bar=False,
         )
-        self.n_embedded += len(texts)
         return _unit_rows(vectors)
 
     def describe(self) -> dict:

@@ -26,7 +26,7 @@ from compute.common.engine import ComputeSettings, compute_settings
 from compute.retrieval.chunks import ChunkResult, PrefetchedVectors, retrieve_chunk
 from compute.retrieval.config import RetrievalConfig, config_from_settings
 from compute.retrieval.config_section import RETRIEVAL
-from compute.retrieval.embeddings import provider_from_settings
+from compute.retrieval.embeddings import LocalProvider, provider_from_settings
 from compute.retrieval.pair_judgments import gold_query_sets, record_pair_judgments
 from compute.retrieval.query_sets import load_corpora, load_query_sets, pin_read_versions
 from compute.retrieval.runner import Corpus, Query
@@ -137,6 +137,11 @@ def _prefetched_vectors(queries: list[Query], corpora: dict, config: RetrievalCo
     if "dense" not in config.needs:
         return None
     splits = sorted({q.corpus_split for q in queries})
+    for split in splits:
+        # Embedded in the calls the local engine makes, in its order: a text's vector depends on
+        # the forward batch it shared, so a fresh cache gets the local engine's vectors.
+        cache.vectors_for(corpora[split].texts, provider)
+        cache.vectors_for([q.text for q in queries if q.corpus_split == split and q.text.strip()], provider)
     texts = [t for split in splits for t in corpora[split].texts]
     return PrefetchedVectors(cache, provider, texts + [q.text for q in queries if q.text.strip()])
 
@@ -166,10 +171,20 @@ def _compute_pool(engine: ComputeSettings, corpora: dict, config: RetrievalConfi
         pool.close()
 
 
-def prepare_dense(con, config: RetrievalConfig, run_id: str, corpora: dict, query_sets: dict):
-    """Check the provider, import precomputed vectors, and preflight only if texts must be embedded."""
+def prepare_dense(
+    con, config: RetrievalConfig, run_id: str, corpora: dict, query_sets: dict, *, engine: ComputeSettings | None = None
+):
+    """Check the provider, import precomputed vectors, and preflight only if texts must be embedded.
+
+    With the Ray engine a local model's provider is a :class:`~compute.retrieval.ray_embeddings.RayEmbedder`:
+    what the cache lacks is embedded on Ray workers (an API provider's calls stay in this process).
+    """
     provider = provider_from_settings({**config.embedding})
     provider.check()
+    if engine is not None and engine.engine == "ray" and isinstance(provider, LocalProvider):
+        from compute.retrieval.ray_embeddings import RayEmbedder  # imports Ray: only when asked for
+
+        provider = RayEmbedder(provider, engine)
     for path in config.precomputed:
         if not Path(path).is_file():
             raise UserError(f"{path}: no such embeddings file ([retrieval.embedding] precomputed)")
@@ -232,7 +247,7 @@ def retrieval_job(con, study, run_id: str) -> None:
         )
         provider = cache = None
         if "dense" in config.needs:
-            provider, cache = prepare_dense(con, config, run_id, corpora, query_sets)
+            provider, cache = prepare_dense(con, config, run_id, corpora, query_sets, engine=engine)
         created = datetime.now(timezone.utc).replace(tzinfo=None)
         record = config.record() | {
             "seed": study.seed,

@@ -161,3 +161,14 @@ def test_run_then_query_with_a_reader_open_in_the_same_process(demo_copy):
     assert runs.row(by_predicate=pl.col("run_id") == run_id, named=True)["run_status"] == "succeeded"
     finding = reader.findings("silent_bias")
     assert finding["run_id"].to_list() == [run_id]
+
+
+def test_run_takes_the_compute_engine_like_the_command_line(tmp_path):
+    """The options reach the pipeline's check before anything runs (a Ray run: tests/compute/test_ray_parity.py)."""
+    writer = biaswh.open(tmp_path / "warehouse", read_only=False)
+    study = REPOSITORY_ROOT / "studies" / "demo.toml"
+    with pytest.raises(UserError, match=r"--compute/--ray-address engine: 'spark' is not one of local, ray"):
+        writer.run(study, compute="spark")
+    with pytest.raises(UserError, match=r"--compute/--ray-address address: 'auto' needs engine = \"ray\""):
+        writer.run(study, compute="local", ray_address="auto")
+    assert not (tmp_path / "warehouse" / "warehouse.duckdb").exists()

@@ -1,16 +1,19 @@
-"""The Ray compute engine gives what the local engine gives: the demo study run both ways in one warehouse."""
+"""The Ray compute engine gives what the local engine gives: the demo dialect and evaluation studies run both ways."""
 
 from __future__ import annotations
 
 import dataclasses
+import math
 
+import numpy as np
 import pytest
 
 from tests.conftest import DEMO_STUDY, run_content_fingerprints
-from warehouse.settings import HOME_VARIABLE
+from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
 
 pytestmark = [pytest.mark.ray, pytest.mark.dbt]
 
+EVALUATION_STUDY = REPOSITORY_ROOT / "studies" / "demo_evaluation.toml"
 RESULT_ROWS = (
     "select query_set, retriever, query_id, variant, corpus_split, rank, doc_id, score"
     " from raw.retrieval_results where run_id = ? order by all"
@@ -19,22 +22,33 @@ RESULT_ROWS = (
 
 @pytest.fixture(scope="module")
 def both_runs(tmp_path_factory, ray_local):
-    """One warehouse after the demo study run locally, then on Ray (2 workers); (home, local run, Ray run)."""
+    """One warehouse after both demo studies ran locally, then on Ray (2 workers).
+
+    Each engine starts from an empty embedding cache of its own, so the Ray runs embed the
+    demo's texts on Ray workers. Yields (home, {(study, engine): run id}, {engine: cache folder}).
+    """
+    import biaswh
     from biaswh.pipeline import run_study
     from warehouse.connection import connect
 
-    home = tmp_path_factory.mktemp("ray-parity") / "warehouse"
+    root = tmp_path_factory.mktemp("ray-parity")
+    home, caches = root / "warehouse", {engine: root / f"vectors-{engine}" for engine in ("local", "ray")}
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(HOME_VARIABLE, str(home))
-        run_study(str(DEMO_STUDY))
-        run_study(str(DEMO_STUDY), compute="ray")  # reuses the first run's sources build
+        for engine, cache in caches.items():
+            patch.setenv("BIASWH_EMBEDDING_CACHE", str(cache))
+            for study in (DEMO_STUDY, EVALUATION_STUDY):  # the Ray runs reuse the local runs' sources builds
+                if engine == "local":
+                    run_study(str(study))
+                else:  # through the Python API's option, as a notebook would
+                    biaswh.open(home, read_only=False).run(study, compute="ray")
         connection = connect()
         runs = connection.execute(
-            "select run_id, parameters->>'$.settings.compute.engine' from raw.runs"
+            "select name, coalesce(parameters->>'$.settings.compute.engine', 'local'), run_id from raw.runs"
             " where kind = 'study' and status = 'succeeded' order by started_at"
         ).fetchall()
         connection.close()
-        yield home, runs
+        yield home, {(name, engine): run_id for name, engine, run_id in runs}, caches
 
 
 @pytest.fixture
@@ -47,21 +61,92 @@ def parity_con(both_runs, monkeypatch):
     connection.close()
 
 
-def test_the_second_run_ran_on_ray(both_runs):
-    assert [engine for _, engine in both_runs[1]] == [None, "ray"]
+def test_the_second_runs_ran_on_ray(both_runs):
+    assert sorted(both_runs[1]) == [(s, e) for s in ("demo", "demo_evaluation") for e in ("local", "ray")]
 
 
 def test_retrieval_results_are_bit_identical(both_runs, parity_con):
-    (local, _), (on_ray, _) = both_runs[1]
-    local_rows = parity_con.execute(RESULT_ROWS, [local]).fetchall()
-    assert local_rows and local_rows == parity_con.execute(RESULT_ROWS, [on_ray]).fetchall()
+    runs = both_runs[1]
+    local_rows = parity_con.execute(RESULT_ROWS, [runs["demo", "local"]]).fetchall()
+    assert local_rows and local_rows == parity_con.execute(RESULT_ROWS, [runs["demo", "ray"]]).fetchall()
 
 
-def test_every_run_keyed_mart_is_identical(both_runs, parity_con):
-    (local, _), (on_ray, _) = both_runs[1]
-    expected = run_content_fingerprints(parity_con, local)
+def test_every_run_keyed_mart_of_the_dialect_study_is_identical(both_runs, parity_con):
+    runs = both_runs[1]
+    expected = run_content_fingerprints(parity_con, runs["demo", "local"])
     assert expected["marts.fct_dialect_gold_ranks"][0] > 0 and expected["analysis.dialect_paired_tests"][0] > 0
-    assert run_content_fingerprints(parity_con, on_ray) == expected
+    assert run_content_fingerprints(parity_con, runs["demo", "ray"]) == expected
+
+
+# What differs between any two runs of the series, on either engine, and is left out: measured
+# wall-clock latencies (their tables, and the alert checks on them); an alert's family, which
+# names its series run; an alert's interval and Monte Carlo p method, whose seeds derive from the
+# evaluation run's id (analysis/evaluation/alerts.py); and the fusion choice among settings whose
+# tuning values tie but for the last bit of DuckDB's parallel average (the tie itself is kept).
+# Doubles are compared to 1e-9: a hash of rounded values can straddle a rounding step.
+WALL_CLOCK_TABLES = ("marts.agg_retrieval_latency", "marts.fct_retrieval_query_latency")
+LEFT_OUT_COLUMNS = {
+    "analysis.retrieval_alerts": ("family", "change_ci_low", "change_ci_high", "ci_method", "p_method", "test_variant"),
+    "marts.fct_retrieval_fusion_choice": ("chosen_retriever", "chosen_parameter", "report_value"),
+}
+
+
+def _run_rows(connection, table: str, run_id: str) -> list[tuple]:
+    columns = connection.execute(
+        "select column_name from information_schema.columns where table_schema || '.' || table_name = ?"
+        " and column_name not like '%run_id' and data_type not like 'TIMESTAMP%' order by ordinal_position",
+        [table],
+    ).fetchall()
+    kept = [name for (name,) in columns if name not in LEFT_OUT_COLUMNS.get(table, ())]
+    no_latency = " and metric not like 'latency%'" if "metric" in kept else ""
+    listed = ", ".join(f'"{name}"' for name in kept)
+    return connection.execute(
+        f"select {listed} from {table} where run_id = ?{no_latency} order by all", [run_id]
+    ).fetchall()
+
+
+def _same_rows(left: list[tuple], right: list[tuple]) -> bool:
+    def same(a, b) -> bool:
+        if isinstance(a, float) and isinstance(b, float):
+            return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+        return a == b
+
+    return len(left) == len(right) and all(len(a) == len(b) and all(map(same, a, b)) for a, b in zip(left, right))
+
+
+def _series_rows(connection, study_run_id: str) -> dict:
+    """Per (label, table): the rows of the study run ("series") and of each labelled evaluation run."""
+    children = connection.execute(
+        "select parameters->>'$.label', run_id from raw.runs where kind = 'evaluation_run'"
+        " and (parameters->>'$.series_run_id') = ?",
+        [study_run_id],
+    ).fetchall()
+    return {
+        (label, table): _run_rows(connection, table, run_id)
+        for label, run_id in [("series", study_run_id), *children]
+        for table in run_content_fingerprints(connection, run_id)
+        if table not in WALL_CLOCK_TABLES
+    }
+
+
+def test_every_run_keyed_mart_of_the_evaluation_study_is_identical(both_runs, parity_con):
+    runs = both_runs[1]
+    expected = _series_rows(parity_con, runs["demo_evaluation", "local"])
+    assert len({label for label, _ in expected}) == 5 and expected["baseline", "marts.agg_retrieval_fusion_sweep"]
+    found = _series_rows(parity_con, runs["demo_evaluation", "ray"])
+    assert [key for key in expected if not _same_rows(found.get(key, []), expected[key])] == []
+
+
+def test_the_ray_runs_embedded_the_local_vectors(both_runs):
+    from ingest.common.embedding_cache import EmbeddingCache
+
+    def cached(engine: str) -> tuple[list, np.ndarray]:
+        known = EmbeddingCache(both_runs[2][engine], "all-MiniLM-L6-v2").known().sort_by("text_sha256")
+        vectors = known.column("vector").combine_chunks().flatten().to_numpy(zero_copy_only=False)
+        return known.column("text_sha256").to_pylist(), vectors
+
+    (local_keys, local_vectors), (ray_keys, ray_vectors) = cached("local"), cached("ray")
+    assert len(local_keys) > 50 and ray_keys == local_keys and np.array_equal(ray_vectors, local_vectors)
 
 
 def test_chunks_fanned_out_over_workers_write_the_local_rows(both_runs, parity_con, monkeypatch):

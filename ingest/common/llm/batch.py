@@ -12,15 +12,19 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ingest.common.llm.client import Answer, EndpointClient, EndpointFailed, EndpointRefused
 from ingest.common.llm.settings import EndpointSettings
 from warehouse.errors import UserError
 from warehouse.progress import counted
+
+if TYPE_CHECKING:  # imported by the caller that runs on Ray, never here
+    from ingest.common.llm.ray_pool import RayChatPool
 
 
 class JsonlCache:
@@ -104,10 +108,13 @@ def answer_all(
     *,
     refused_hint: str,
     order: list[str] | None = None,
+    pool: RayChatPool | None = None,
 ) -> BatchResult:
     """Send every job, at most ``settings.concurrency`` at once, appending each record to ``cache``.
 
     With ``order`` the cache is compacted to one line per key afterwards (also after an error).
+    With ``pool`` (:class:`~ingest.common.llm.ray_pool.RayChatPool`) the requests are sent from
+    Ray workers, still at most ``settings.concurrency`` at once, and this process writes the cache.
 
     Raises
     ------
@@ -117,25 +124,20 @@ def answer_all(
         When every request sent failed (their records are written first).
     """
     records, failures, retries = [], [], 0
+    if pool is None:
+        answers = _local_answers(settings, jobs, refused_hint=refused_hint)
+    else:
+        answers = pool.answers(settings, jobs, refused_hint=refused_hint)
     try:
-        with EndpointClient(settings, refused_hint=refused_hint) as client:
-            with ThreadPoolExecutor(max_workers=settings.concurrency) as pool:
-                futures = {
-                    pool.submit(client.chat, model=j.model, prompt=j.prompt, sampling=j.sampling): j for j in jobs
-                }
-                try:
-                    for future in counted(as_completed(futures), "llm calls", total=len(futures), unit="answers"):
-                        answer = future.result()
-                        record = futures[future].to_record(answer)
-                        cache.append(record)
-                        records.append(record)
-                        retries += answer.attempts - 1
-                        if not answer.ok:
-                            failures.append(answer.failure)
-                except EndpointRefused:
-                    pool.shutdown(wait=True, cancel_futures=True)
-                    raise
+        for job, answer in counted(answers, "llm calls", total=len(jobs), unit="answers"):
+            record = job.to_record(answer)
+            cache.append(record)
+            records.append(record)
+            retries += answer.attempts - 1
+            if not answer.ok:
+                failures.append(answer.failure)
     finally:
+        answers.close()  # a generator left early ends its pool before the cache is compacted
         if order is not None and cache.path.exists():
             cache.compact(order)
     if jobs and len(failures) == len(jobs):
@@ -143,3 +145,18 @@ def answer_all(
             f"every one of the {len(jobs)} request(s) failed, recorded in {cache.path}; the first reason: {failures[0]}"
         )
     return BatchResult(records, len(jobs), len(failures), retries)
+
+
+def _local_answers(settings: EndpointSettings, jobs: list[ChatJob], *, refused_hint: str) -> Iterator[tuple]:
+    """(job, answer) in completion order from a pool of ``settings.concurrency`` threads."""
+    with EndpointClient(settings, refused_hint=refused_hint) as client:
+        with ThreadPoolExecutor(max_workers=settings.concurrency) as threads:
+            futures = {
+                threads.submit(client.chat, model=j.model, prompt=j.prompt, sampling=j.sampling): j for j in jobs
+            }
+            try:
+                for future in as_completed(futures):
+                    yield futures[future], future.result()
+            except EndpointRefused:
+                threads.shutdown(wait=True, cancel_futures=True)
+                raise

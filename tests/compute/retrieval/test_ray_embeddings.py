@@ -1,0 +1,64 @@
+"""Embedding on Ray actors: the local vectors bit for bit, only uncached texts sent, the driver writing the cache."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from compute.common.engine import ComputeSettings
+from compute.retrieval.embedding_batches import forward_batches, place_rows
+from compute.retrieval.embeddings import LocalProvider
+from ingest.common.embedding_cache import EmbeddingCache
+
+WORDS = "the river bank lent money at a low rate of interest while fish swam under the old boat".split()
+
+
+def _texts(n: int, seed: int = 3) -> list[str]:
+    rng = random.Random(seed)
+    return [" ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 30))) for _ in range(n)]
+
+
+def test_forward_batches_are_longest_first_with_ties_in_input_order():
+    texts = ["aa", "b", "cccc", "dd", "e", "ffff"]
+    assert forward_batches(texts, 4) == [[2, 5, 0, 3], [1, 4]]
+    rows = [np.array([[2.0], [5.0], [0.0], [3.0]]), np.array([[1.0], [4.0]])]
+    assert place_rows(len(texts), forward_batches(texts, 4), rows).ravel().tolist() == [0, 1, 2, 3, 4, 5]
+    assert place_rows(0, [], []).shape == (0, 0)
+
+
+@pytest.fixture(scope="module")
+def embedder(ray_local):
+    from compute.retrieval.ray_embeddings import RayEmbedder
+
+    ray_embedder = RayEmbedder(LocalProvider(batch_size=8), ComputeSettings(engine="ray", workers=2))
+    yield ray_embedder
+    ray_embedder.close()
+
+
+@pytest.mark.ray
+def test_ray_vectors_equal_the_local_providers_bit_for_bit(embedder):
+    texts = _texts(150)  # 19 forward batches of 8: three tasks, spread over both actors
+    local = LocalProvider(batch_size=8).embed(texts)
+    on_ray = embedder.embed(texts)
+    assert on_ray.shape == (150, 384) and on_ray.dtype == np.float32
+    assert np.array_equal(on_ray, local)
+    assert embedder.model_id == "all-MiniLM-L6-v2" and embedder.describe() == LocalProvider(batch_size=8).describe()
+
+
+@pytest.mark.ray
+def test_only_uncached_texts_go_to_the_workers_and_the_driver_writes_the_cache(embedder, tmp_path):
+    texts = _texts(40, seed=5)
+    cache = EmbeddingCache(tmp_path / "cache", embedder.model_id)
+    local = LocalProvider(batch_size=8)
+    cache.vectors_for(texts[:25], local)  # 25 texts cached by the local engine first
+    before = embedder.n_embedded
+    vectors, n_embedded = cache.vectors_for(texts, embedder)
+    unique_missing = len(set(texts[25:]) - set(texts[:25]))
+    assert n_embedded == unique_missing == embedder.n_embedded - before and n_embedded > 0
+    assert len(cache.known()) == len(set(texts))
+    fresh = EmbeddingCache(tmp_path / "local-only", embedder.model_id)  # the same two steps, all local
+    fresh.vectors_for(texts[:25], local)
+    expected, _ = fresh.vectors_for(texts, local)
+    assert np.array_equal(vectors, expected)
