@@ -95,3 +95,19 @@ def add_endpoint_options(parser: argparse.ArgumentParser, defaults) -> None:
         default=defaults.max_reply_bytes,
         help="a longer reply is a failure",
     )
+    parser.add_argument(
+        "--compute", choices=("local", "ray"), default="local", help="send requests from here or Ray workers"
+    )
+    parser.add_argument("--ray-address", help="Ray cluster to use: auto, or ray://host:10001 (implies --compute ray)")
+
+
+def endpoint_pool(args: argparse.Namespace):
+    """The context in which a command's requests go where ``--compute``/``--ray-address`` say.
+
+    Ray starts only when a request is actually sent (a fully cached rerun never starts it).
+    """
+    from compute.common.engine import ComputeSettings, chat_pool
+    from ingest.common.llm.batch import chat_pool_for_calls
+
+    engine = "ray" if args.ray_address else args.compute
+    return chat_pool_for_calls(lambda: chat_pool(ComputeSettings(engine=engine, address=args.ray_address)))

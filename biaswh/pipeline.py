@@ -11,7 +11,7 @@ import duckdb
 
 from biaswh.plugins import load_plugins
 from biaswh.withdrawal import built_run_ids, withdrawn_if_failing
-from compute.common.engine import with_compute
+from compute.common.engine import chat_pool, compute_settings, with_compute
 from warehouse.build_state import is_up_to_date, mark_built
 from warehouse.command_lock import exclusive_command
 from warehouse.connection import open_warehouse
@@ -82,7 +82,10 @@ def generate_answers(args):
         timeout_seconds=args.timeout,
         max_reply_bytes=args.max_reply_bytes,
     )
-    return generate(args.vignettes, args.out, settings, limit=args.limit)
+    from biaswh.arguments import endpoint_pool
+
+    with endpoint_pool(args):
+        return generate(args.vignettes, args.out, settings, limit=args.limit)
 
 
 def dbt_build(
@@ -284,7 +287,12 @@ def _run_study(
             publish_contract_views(con)
 
     # A failed run's results leave the marts before it is marked failed (biaswh/withdrawal.py).
-    _finish_or_fail(run_id, lambda: withdrawn_if_failing(run_id, chain))
+    # LLM calls of its steps (generation, conversion, the recommendation runner) go where its
+    # [compute] engine says; Ray starts only if one is actually sent.
+    from ingest.common.llm.batch import chat_pool_for_calls  # the HTTP client only for a study run
+
+    with chat_pool_for_calls(lambda: chat_pool(compute_settings(study.settings))):
+        _finish_or_fail(run_id, lambda: withdrawn_if_failing(run_id, chain))
     begin = time.perf_counter()
     index = dashboards() / "index.html"
     stages["dashboards"] = time.perf_counter() - begin

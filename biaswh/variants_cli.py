@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from biaswh.arguments import MAX_TOKENS, add_endpoint_options, number
+from biaswh.arguments import MAX_TOKENS, add_endpoint_options, endpoint_pool, number
 from warehouse.config_schema import (
     COUNT,
     POSITIVE_INTEGER,
@@ -132,7 +132,8 @@ def _run_llm(args) -> None:
     protocol = SampleProtocol(sample_size=args.sample, seed=args.sample_seed)
     sampled = sample_questions(_read_questions(Path(args.squad)), protocol)
     items = [(str(n), idx, q) for n, (idx, q) in enumerate(sampled)]
-    report = convert_questions(items, args.out, settings)
+    with endpoint_pool(args):
+        report = convert_questions(items, args.out, settings)
     print(json.dumps(report, indent=1))
     if report["n_failed"]:
         print(f"{report['n_failed']} of {report['n_questions']} question(s) failed; rerun to send only those")

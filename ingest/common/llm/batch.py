@@ -8,6 +8,8 @@ the command with the file and line, since silently dropping it would send (and p
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
 import os
 import sys
@@ -25,6 +27,37 @@ from warehouse.progress import counted
 
 if TYPE_CHECKING:  # imported by the caller that runs on Ray, never here
     from ingest.common.llm.ray_pool import RayChatPool
+
+
+# Where a command's chat requests go when its caller did not pass a pool: a factory set by the
+# command (biaswh's pipeline or ``--compute ray``) and called at the first request, so a study
+# whose answers are all cached never starts Ray.
+_POOL_FACTORY: contextvars.ContextVar[Callable[[], RayChatPool | None] | None] = contextvars.ContextVar(
+    "chat_pool_factory", default=None
+)
+
+
+@contextlib.contextmanager
+def chat_pool_for_calls(factory: Callable[[], RayChatPool | None]) -> Iterator[None]:
+    """Within the block, :func:`answer_all` sends through ``factory()`` (made once, when first needed).
+
+    Parameters
+    ----------
+    factory : returns the pool (e.g. :func:`compute.common.engine.chat_pool` of the study's
+        ``[compute]`` settings), or None for this process's thread pool.
+    """
+    made: list = []
+
+    def once() -> RayChatPool | None:
+        if not made:
+            made.append(factory())
+        return made[0]
+
+    token = _POOL_FACTORY.set(once)
+    try:
+        yield
+    finally:
+        _POOL_FACTORY.reset(token)
 
 
 class JsonlCache:
@@ -124,6 +157,8 @@ def answer_all(
         When every request sent failed (their records are written first).
     """
     records, failures, retries = [], [], 0
+    if pool is None and jobs and _POOL_FACTORY.get() is not None:
+        pool = _POOL_FACTORY.get()()
     if pool is None:
         answers = _local_answers(settings, jobs, refused_hint=refused_hint)
     else:
