@@ -19,7 +19,7 @@ FEATURES = """
 with tests as (
     select result_set, feature, significant_adjusted, adjustment_method,
         count(*) over (partition by result_set) as family_size
-    from marts.pool_vs_recommended_summary where run_id = ? and adjustment_method is not null
+    from marts.fct_recsys_pool_vs_recommended where run_id = ? and adjustment_method is not null
 ),
 
 per_feature as (
@@ -31,7 +31,7 @@ per_feature as (
 
 select f.*, e.r_squared_mean
 from per_feature as f
-left join marts.recsys_effect_sizes_aggregated as e
+left join marts.agg_recsys_effect_sizes as e
     on e.run_id = ? and e.level = 'all' and e.result_set = f.result_set and e.feature = f.feature
 order by e.r_squared_mean desc nulls last, f.n_significant_adjusted desc, f.feature
 """
@@ -72,10 +72,10 @@ def recsys_verdict(rows: list[dict]) -> str:
     )
 
 
-@card("LLM recommendation bias", "recsys.html", order=50, runs_table="marts.pool_vs_recommended_summary")
+@card("LLM recommendation bias", "recsys.html", order=50, runs_table="marts.fct_recsys_pool_vs_recommended")
 def recsys_card(con, run_id: str | None = None, n_runs: int = 1) -> str | None:
     """The card of one study run (``run_id``; default: the latest run holding results)."""
-    latest = (run_id, n_runs) if run_id else latest_run(con, "marts.pool_vs_recommended_summary")
+    latest = (run_id, n_runs) if run_id else latest_run(con, "marts.fct_recsys_pool_vs_recommended")
     if latest is None:
         return None
     run_id, n_runs = latest

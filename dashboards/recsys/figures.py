@@ -20,9 +20,9 @@ from dashboards.recsys.figure_charts import (
     r_squared_bar_chart,
 )
 
-EFFECT_SIZES = "recsys_effect_sizes_aggregated"
-DIRECTIONAL = "recsys_directional_bias_aggregated"
-IMPORTANCE = "recsys_feature_importance_aggregated"
+EFFECT_SIZES = "agg_recsys_effect_sizes"
+DIRECTIONAL = "agg_recsys_directional_bias"
+IMPORTANCE = "agg_recsys_feature_importance"
 CONTENT_SAFETY = ("polarization_score", "sentiment_polarity", "toxicity")
 RAW_BIAS = ("avg_word_length", "polarization_score", "sentiment_polarity", "toxicity")
 

@@ -87,7 +87,7 @@ def _levels(con, source: str, result_set: str, level: str):
     return con.execute(
         "select feature, group_value, dataset, provider, prompt_style, normalized_bias_mean as value, bias_mean,"
         " share_significant, n_conditions, marker, normalized_bias_mean, signed_normalized_bias_mean"
-        " from marts.recsys_bias_aggregated where result_source = ? and result_set = ? and level = ?"
+        " from marts.agg_recsys_bias where result_source = ? and result_set = ? and level = ?"
         " order by feature, group_value",
         [source, result_set, level],
     ).df()
@@ -115,7 +115,7 @@ def _result_set_section(con, source: str, result_set: str, *, synthetic: bool) -
         "select count(*), count(distinct feature), count(*) filter (where p_value < 0.05),"
         " count(*) filter (where significant_adjusted), any_value(adjustment_method), any_value(pool_definition),"
         " count(*) filter (where status = 'error')"
-        " from marts.pool_vs_recommended_summary where result_source = ? and result_set = ?",
+        " from marts.fct_recsys_pool_vs_recommended where result_source = ? and result_set = ?",
         [source, result_set],
     ).fetchone()
     n, n_features, n_sig, n_sig_adj, method, pool, n_error = summary
@@ -133,7 +133,7 @@ def _result_set_section(con, source: str, result_set: str, *, synthetic: bool) -
     overall["significance"] = overall["marker"].map(MARKER_LEVELS)
     adjusted = dict(
         con.execute(
-            "select feature, count(*) filter (where significant_adjusted) from marts.pool_vs_recommended_summary"
+            "select feature, count(*) filter (where significant_adjusted) from marts.fct_recsys_pool_vs_recommended"
             " where result_source = ? and result_set = ? group by feature",
             [source, result_set],
         ).fetchall()
@@ -171,7 +171,7 @@ def _result_set_section(con, source: str, result_set: str, *, synthetic: bool) -
     intervals = con.execute(
         "select feature, dataset || ' · ' || provider || ' · ' || prompt_style as condition, hedges_g, ci_low,"
         " ci_high, p_value, case when p_value < 0.05 then 'p < 0.05' else 'p ≥ 0.05' end as significance"
-        " from marts.pool_vs_recommended_summary where result_source = ? and result_set = ?"
+        " from marts.fct_recsys_pool_vs_recommended where result_source = ? and result_set = ?"
         " and ci_low is not null and ci_high is not null order by feature, condition",
         [source, result_set],
     ).df()
@@ -194,7 +194,7 @@ def _result_set_section(con, source: str, result_set: str, *, synthetic: bool) -
         "</details>",
     ]
     rows = con.execute(
-        f"select {', '.join(RESULT_COLUMNS)} from marts.pool_vs_recommended_summary"
+        f"select {', '.join(RESULT_COLUMNS)} from marts.fct_recsys_pool_vs_recommended"
         " where result_source = ? and result_set = ? order by feature, dataset, provider, prompt_style",
         [source, result_set],
     ).fetchall()
@@ -210,13 +210,13 @@ def _result_set_section(con, source: str, result_set: str, *, synthetic: bool) -
 @register_page("recsys.html", "Recommendation bias")
 def render(con: duckdb.DuckDBPyConnection) -> str:
     """The recommendation-bias page body: the finding first, then the tables and figures."""
-    if not relation_exists(con, "marts", "recsys_bias_aggregated"):
+    if not relation_exists(con, "marts", "agg_recsys_bias"):
         return (
             '<p class="note">No recommendation-bias results yet: <code>biaswh run studies/demo_recsys.toml</code>'
             " or <code>biaswh run studies/recsys_paper.toml</code>, then reload.</p>"
         )
     result_sets = con.execute(
-        "select distinct result_source, result_set from marts.pool_vs_recommended_summary"
+        "select distinct result_source, result_set from marts.fct_recsys_pool_vs_recommended"
         " order by result_source desc, result_set"
     ).fetchall()
     if not result_sets:
@@ -226,7 +226,7 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
     runs = [
         r[0]
         for r in con.execute(
-            "select distinct arg_max(s.run_id, r.started_at) from marts.pool_vs_recommended_summary s"
+            "select distinct arg_max(s.run_id, r.started_at) from marts.fct_recsys_pool_vs_recommended s"
             " join marts.dim_runs r using (run_id) group by s.result_source, s.result_set order by 1"
         ).fetchall()
     ]

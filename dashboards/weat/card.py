@@ -66,7 +66,7 @@ def weat_card(con, run_id: str | None = None, n_runs: int = 1) -> str | None:
         """select i.embedding, i.test, i.status, i.effect_size, w.ci_low, w.ci_high, i.p_value, i.p_adjusted,
         i.adjustment, coalesce(i.is_significant, false) as is_significant
         from analysis.weat_interpretations i
-        join marts.weat_results w using (run_id, embedding, test_set, test)
+        join marts.fct_weat_results w using (run_id, embedding, test_set, test)
         where i.run_id = ? order by abs(i.effect_size) desc nulls last, i.embedding, i.test""",
         [run_id],
     )

@@ -25,7 +25,7 @@ def _latest_runs(con) -> list[tuple[str, str]]:
     """(study name, run id) of the latest run of each study that has WEAT results, newest first."""
     return con.execute(
         "with runs as (select distinct w.run_id, coalesce(r.run_name, 'unknown study') as study, r.started_at"
-        " from marts.weat_results w left join marts.dim_runs r using (run_id))"
+        " from marts.fct_weat_results w left join marts.dim_runs r using (run_id))"
         " select study, run_id from runs qualify row_number() over (partition by study"
         " order by started_at desc nulls last) = 1 order by started_at desc nulls last"
     ).fetchall()
@@ -47,7 +47,7 @@ def _results(con, run_id: str):
         f"select w.embedding, w.test_set, w.test, t.test_title, w.status, w.status_reason, w.coverage,"
         f" w.n_target_x, w.n_target_y, w.n_attribute_a, w.n_attribute_b, w.effect_size, w.ci_low, w.ci_high,"
         f" w.p_value, w.p_method, w.n_permutations, w.match_policy, {report_columns}"
-        f" from marts.weat_results w left join marts.dim_weat_tests t using (test_set, test) {report_join}"
+        f" from marts.fct_weat_results w left join marts.dim_weat_tests t using (test_set, test) {report_join}"
         f" where w.run_id = ? order by w.embedding, w.test_set, length(w.test), w.test",
         [run_id],
     ).df()
@@ -230,7 +230,7 @@ def _run_section(con, study: str, run_id: str) -> str:
 @register_page("weat.html", "WEAT: word-embedding association tests")
 def render(con: duckdb.DuckDBPyConnection) -> str:
     """The WEAT page body: the finding first, then each run's tests, metrics and rankings."""
-    runs = _latest_runs(con) if relation_exists(con, "marts", "weat_results") else []
+    runs = _latest_runs(con) if relation_exists(con, "marts", "fct_weat_results") else []
     if not runs:
         return (
             '<p class="note">No WEAT results in this warehouse yet: run a study with the '
