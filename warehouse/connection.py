@@ -15,6 +15,7 @@ from warehouse.busy import BUSY_ADVICE, busy_error
 from warehouse.errors import UserError, WarehouseBusyError
 from warehouse.layout import check_layout, record_layout
 from warehouse.pending_failures import apply_pending_failures
+from warehouse.renamed_marts import carry_over_renamed_marts
 from warehouse.runs import mark_interrupted_runs
 from warehouse.settings import duckdb_memory_limit, warehouse_paths
 
@@ -87,7 +88,8 @@ def connect(*, read_only: bool = False, wait: bool = True) -> duckdb.DuckDBPyCon
     """Open the warehouse; when writing, create the folder and the raw schema, record the run
     failures that could not be written when they happened
     (:func:`warehouse.pending_failures.apply_pending_failures`), and mark the runs whose process
-    died as ``interrupted`` (:func:`warehouse.runs.mark_interrupted_runs`).
+    died as ``interrupted`` (:func:`warehouse.runs.mark_interrupted_runs`), and move renamed
+    marts' rows to their new names (:func:`warehouse.renamed_marts.carry_over_renamed_marts`).
 
     A writing command (one holding :func:`warehouse.command_lock.exclusive_command`) that has
     opened the warehouse before waits for another holder (a reader that took the file between
@@ -112,6 +114,7 @@ def connect(*, read_only: bool = False, wait: bool = True) -> duckdb.DuckDBPyCon
         con.execute(_raw_schema_ddl())
         if stored is None:
             record_layout(con)
+        carry_over_renamed_marts(con)  # before any dbt build sees a mart's old name
         apply_pending_failures(con)  # before the next line would call those runs interrupted
         mark_interrupted_runs(con)
     return con

@@ -11,22 +11,26 @@ import duckdb
 
 from warehouse.column_docs import copy_comments
 
-# relation -> the schema it lives in; each study family registers its own (its steps module).
-CONTRACT_RELATIONS: dict[str, str] = {}
+# contract view name -> (the schema it lives in, the relation there); each study family
+# registers its own (its steps module).
+CONTRACT_RELATIONS: dict[str, tuple[str, str]] = {}
 
 
-def register_contract_relations(schema: str, *names: str) -> None:
-    """Publish ``names`` (relations of ``schema``: ``marts`` or ``analysis``) as contract views.
+def register_contract_relations(schema: str, *names: str, **views: str) -> None:
+    """Publish relations of ``schema`` (``marts`` or ``analysis``) as contract views in ``main``.
 
     Parameters
     ----------
     schema : the schema the relations live in.
-    names : the relations' names, also the views' names in ``main``.
+    names : relations published under their own names.
+    views : contract view name -> the relation it shows, for a contract whose name differs
+        from its home's (a mart renamed after users came to rely on the view's name, e.g.
+        ``dialect_recall_at_k="agg_dialect_recall_at_k"``).
     """
     if schema not in ("marts", "analysis"):
         raise ValueError(f"contract relations live in marts or analysis, not {schema!r}")
-    for name in names:
-        CONTRACT_RELATIONS[name] = schema
+    for view, relation in {**{name: name for name in names}, **views}.items():
+        CONTRACT_RELATIONS[view] = (schema, relation)
 
 
 def publish_contract_views(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -35,9 +39,9 @@ def publish_contract_views(con: duckdb.DuckDBPyConnection) -> list[str]:
         (s, t) for s, t in con.execute("select table_schema, table_name from information_schema.tables").fetchall()
     }
     published = []
-    for name, schema in CONTRACT_RELATIONS.items():
-        if (schema, name) in existing:
-            con.execute(f"create or replace view main.{name} as select * from {schema}.{name}")
-            copy_comments(con, source=f"{schema}.{name}", view=f"main.{name}")  # the same docs, unqualified
+    for name, (schema, relation) in CONTRACT_RELATIONS.items():
+        if (schema, relation) in existing:
+            con.execute(f"create or replace view main.{name} as select * from {schema}.{relation}")
+            copy_comments(con, source=f"{schema}.{relation}", view=f"main.{name}")  # the same docs, unqualified
             published.append(name)
     return published

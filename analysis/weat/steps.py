@@ -1,4 +1,4 @@
-"""Analysis step ``weat_report``: reads ``marts.weat_results`` and ``marts.fct_weat_metrics`` and writes
+"""Analysis step ``weat_report``: reads ``marts.fct_weat_results`` and ``marts.fct_weat_metrics`` and writes
 ``analysis.weat_interpretations`` (magnitude, bias level, direction and the verdict per test),
 ``analysis.weat_bias_level_counts`` (tests per level and embedding) and
 ``analysis.weat_embedding_rankings`` (embeddings ranked per test and metric, with intervals)."""
@@ -73,17 +73,17 @@ def _rankings(con, run_id: str) -> list[dict]:
 
 def _report_run(con, run_id: str) -> str | None:
     """The study run to report: ``run_id`` when it has results, else the latest run that has."""
-    found = con.execute("select count(*) from marts.weat_results where run_id = ?", [run_id]).fetchone()[0]
+    found = con.execute("select count(*) from marts.fct_weat_results where run_id = ?", [run_id]).fetchone()[0]
     if found:
         return run_id
     row = con.execute(
-        "select w.run_id from marts.weat_results w join marts.dim_runs r using (run_id)"
+        "select w.run_id from marts.fct_weat_results w join marts.dim_runs r using (run_id)"
         " order by r.started_at desc limit 1"
     ).fetchone()
     return row[0] if row else None
 
 
-register_contract_relations("marts", "weat_results")
+register_contract_relations("marts", weat_results="fct_weat_results")
 
 
 @register_analysis(
@@ -101,11 +101,11 @@ def report_weat(con, study, run_id: str) -> None:
     policy = verdict_policy(study.settings, where=str(study.path))
     report_run = _report_run(con, run_id)
     if report_run is None:
-        raise UserError("no WEAT results in marts.weat_results: add the 'weat' job to the study's jobs")
+        raise UserError("no WEAT results in marts.fct_weat_results: add the 'weat' job to the study's jobs")
     tests = con.execute(
         "select w.embedding, w.test_set, w.test, w.status, w.effect_size, w.p_value, w.ci_low, w.ci_high,"
         " t.target_x_label as x_label, t.target_y_label as y_label, t.attribute_a_label as a_label,"
-        " t.attribute_b_label as b_label from marts.weat_results w"
+        " t.attribute_b_label as b_label from marts.fct_weat_results w"
         " join marts.dim_weat_tests t using (test_set, test) where w.run_id = ? order by all",
         [report_run],
     ).pl()

@@ -183,9 +183,12 @@ def _published_adjustments(con, run_id, now, options) -> list[dict]:
 
 
 register_contract_relations(
-    "marts", "pool_vs_recommended_summary", "recsys_bias_aggregated", "recsys_effect_sizes_aggregated"
+    "marts",
+    pool_vs_recommended_summary="fct_recsys_pool_vs_recommended",
+    recsys_bias_aggregated="agg_recsys_bias",
+    recsys_effect_sizes_aggregated="agg_recsys_effect_sizes",
 )
-register_rebuild_table("recsys", "pool_vs_recommended_summary")
+register_rebuild_table("recsys", "fct_recsys_pool_vs_recommended")
 
 
 @register_job(

@@ -222,7 +222,8 @@ def check_retrieval_settings(study) -> None:
 
 @register_job(
     "retrieval",
-    before="+fct_query_variants +fct_squad_questions +dim_corpus_documents +fct_corpus_queries +fct_retrieval_qrels",
+    before="+fct_query_variants +fct_pair_gold_judgments +fct_squad_questions +dim_corpus_documents"
+    " +fct_corpus_queries +fct_retrieval_qrels",
     after="path:models/staging/retrieval path:models/staging/warehouse path:models/intermediate/retrieval"
     " path:models/intermediate/dialect fct_retrieval_relevant_ranks path:models/marts/dialect",
 )

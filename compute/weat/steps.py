@@ -3,7 +3,7 @@
 It reads the test words and embeddings from the marts, runs every test on every embedding, and
 writes ``raw.weat_word_coverage``, ``raw.weat_test_statistics`` and (RND, RNSB, MAC, ECT, RIPA
 and word-set sensitivity, ``[weat.metrics]``) ``raw.weat_metric_results``; the second dbt build
-turns them into ``marts.weat_results`` and ``marts.fct_weat_metrics`` (read by the ``weat_report`` analysis step,
+turns them into ``marts.fct_weat_results`` and ``marts.fct_weat_metrics`` (read by the ``weat_report`` analysis step,
 ``analysis/weat/steps.py``).
 
 Study options live under ``[weat]``: ``embeddings`` and ``test_sets`` (default: all loaded),
@@ -120,7 +120,7 @@ def _metric_outcomes(result: WeatResult, vocabulary, vectors, settings, metrics,
     )
 
 
-register_rebuild_table("weat", "weat_results")
+register_rebuild_table("weat", "fct_weat_results")
 
 
 @register_job(

@@ -17,11 +17,11 @@ from stats.multiple_comparisons import ADJUSTMENT_NAMES
 from stats.verdicts import significance_count
 
 # The recommendation marts the card and the page read (named once: dbt may rename them).
-SUMMARY = "marts.pool_vs_recommended_summary"
-AGGREGATED = "marts.recsys_bias_aggregated"
-EFFECT_SIZES = "marts.recsys_effect_sizes_aggregated"
-DIRECTIONAL = "marts.recsys_directional_bias_aggregated"
-IMPORTANCE = "marts.recsys_feature_importance_aggregated"
+SUMMARY = "marts.fct_recsys_pool_vs_recommended"
+AGGREGATED = "marts.agg_recsys_bias"
+EFFECT_SIZES = "marts.agg_recsys_effect_sizes"
+DIRECTIONAL = "marts.agg_recsys_directional_bias"
+IMPORTANCE = "marts.agg_recsys_feature_importance"
 # the recommendation study runs: the card's and the page's (dashboards.common.runs)
 RUNS = RunsIn(SUMMARY)
 

@@ -11,7 +11,7 @@ from stats.effect_sizes import magnitude
 from stats.verdicts import significance_count
 
 # The WEAT mart the card and the page read (named once: dbt may rename it).
-RESULTS = "marts.weat_results"
+RESULTS = "marts.fct_weat_results"
 # the WEAT study runs: the card's and the page's (dashboards.common.runs)
 RUNS = RunsIn("analysis.weat_interpretations")
 

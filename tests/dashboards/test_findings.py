@@ -74,20 +74,20 @@ def _warehouse_with_effect_sizes(con, rows: list[tuple]) -> None:
         " now() as started_at"
     )
     con.execute(
-        "create table marts.recsys_effect_sizes_aggregated (run_id varchar, level varchar, result_set varchar,"
+        "create table marts.agg_recsys_effect_sizes (run_id varchar, level varchar, result_set varchar,"
         " feature varchar, r_squared_mean double, n_significant integer, n_conditions integer)"
     )
     con.execute(
-        "create table marts.pool_vs_recommended_summary (run_id varchar, result_set varchar, feature varchar,"
+        "create table marts.fct_recsys_pool_vs_recommended (run_id varchar, result_set varchar, feature varchar,"
         " condition integer, p_value double, significant_adjusted boolean, adjustment_method varchar)"
     )
     for feature, r_squared, n_raw, n_adjusted, n_conditions in rows:
         con.execute(
-            "insert into marts.recsys_effect_sizes_aggregated values ('r1', 'all', 'paper', ?, ?, ?, ?)",
+            "insert into marts.agg_recsys_effect_sizes values ('r1', 'all', 'paper', ?, ?, ?, ?)",
             [feature, r_squared, n_raw, n_conditions],
         )
         con.executemany(
-            "insert into marts.pool_vs_recommended_summary values ('r1', 'paper', ?, ?, ?, ?, 'holm')",
+            "insert into marts.fct_recsys_pool_vs_recommended values ('r1', 'paper', ?, ?, ?, ?, 'holm')",
             [[feature, c, 0.01 if c < n_raw else 0.5, c < n_adjusted] for c in range(n_conditions)],
         )
 

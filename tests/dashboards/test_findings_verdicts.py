@@ -30,7 +30,7 @@ def test_the_weat_card_counts_tests_significant_after_adjustment_within_the_embe
     # raw p < 0.05 for all three; after Holm within the embedding only weat1 stays (0.003 x 3)
     tests = [("weat1", 0.96, 0.001, 0.003, True), ("weat2", 0.5, 0.03, 0.06, False), ("weat3", 0.3, 0.04, 0.06, False)]
     con.execute(
-        "create table marts.weat_results as select 'r1' as run_id, 'glove' as embedding, 's' as test_set,"
+        "create table marts.fct_weat_results as select 'r1' as run_id, 'glove' as embedding, 's' as test_set,"
         " unnest(?) as test, 0.1::double as ci_low, 1.5::double as ci_high",
         [[t[0] for t in tests]],
     )

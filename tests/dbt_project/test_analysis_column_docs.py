@@ -100,12 +100,13 @@ def test_every_contract_view_column_carries_its_home_comment(documented):
     published = {table for schema, table in documented["columns"] if schema == "main"}
     assert published == set(CONTRACT_RELATIONS), "every contract relation is a main view in the demo"
     for name in sorted(published):
-        home = CONTRACT_RELATIONS[name]
-        assert documented["relations"][f"main.{name}"] == documented["relations"][f"{home}.{name}"]
+        home, relation = CONTRACT_RELATIONS[name]
+        assert documented["relations"][f"main.{name}"] == documented["relations"][f"{home}.{relation}"]
         for column, comment in documented["columns"][("main", name)]:
-            expected = (
-                documented["marts"][(name, column)] if home == "marts" else analysis_descriptions()[name][1][column]
-            )
+            if home == "marts":
+                expected = documented["marts"][(relation, column)]
+            else:
+                expected = analysis_descriptions()[relation][1][column]
             assert comment and comment == expected, f"main.{name}.{column}"
 
 

@@ -98,7 +98,7 @@ def test_recall_and_mcnemar_over_the_corpus_are_the_hand_computed_ones(study):
     recall = {
         (pair_set, variant): (n_queries, n_hits)
         for pair_set, variant, n_queries, n_hits in study.con.execute(
-            "select pair_set, variant, n_queries, n_hits from marts.dialect_recall_at_k"
+            "select pair_set, variant, n_queries, n_hits from marts.agg_dialect_recall_at_k"
             " where retriever = 'bm25' and k = 1"
         ).fetchall()
     }

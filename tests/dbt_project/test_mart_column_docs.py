@@ -102,19 +102,19 @@ def test_no_description_names_a_column_the_mart_does_not_have(built):
 
 def test_a_new_column_without_a_description_is_reported(built):
     models, columns, *_ = built
-    with_new_column = {**columns, "weat_results": [*columns["weat_results"], ("new_statistic", None)]}
+    with_new_column = {**columns, "fct_weat_results": [*columns["fct_weat_results"], ("new_statistic", None)]}
     newly_missing = set(undocumented_columns(models, with_new_column)) - set(undocumented_columns(models, columns))
-    assert newly_missing == {"weat_results.new_statistic"}
+    assert newly_missing == {"fct_weat_results.new_statistic"}
 
 
 def test_descriptions_are_duckdb_comments_for_plain_duckdb_users(built):
     models, columns, relation_comments, _ = built
-    # weat_results is an incremental table, dialect_recall_at_k a view, dim_corpus_documents a table.
-    for relation in ("weat_results", "dialect_recall_at_k", "dim_corpus_documents"):
+    # Incremental (run-keyed) tables and a plain table.
+    for relation in ("fct_weat_results", "agg_dialect_recall_at_k", "dim_corpus_documents"):
         assert relation_comments[relation] == models[relation]["description"]
         comments = dict(columns[relation])
         assert comments == {name: column["description"] for name, column in models[relation]["columns"].items()}
-    assert "Wilson 95%" in dict(columns["dialect_recall_at_k"])["recall_ci_low"]
+    assert "Wilson 95%" in dict(columns["agg_dialect_recall_at_k"])["recall_ci_low"]
     without_comment = [
         f"{relation}.{name}" for relation, cols in columns.items() for name, comment in cols if not comment
     ]

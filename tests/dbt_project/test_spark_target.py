@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 
 # fct_dialect_error_examples builds on Spark too (equal to DuckDB's when measured), but its
 # per-row run parameters cost 85-200 s there: left out to keep the Spark suite short.
-DIALECT_MARTS = ["+agg_dialect_paired_outcomes", "+dialect_recall_at_k", "+agg_dialect_rank_summary"]
+DIALECT_MARTS = ["+agg_dialect_paired_outcomes", "+agg_dialect_recall_at_k", "+agg_dialect_rank_summary"]
 FLOAT_TYPES = ("DOUBLE", "FLOAT", "DECIMAL", "REAL")
 
 
@@ -102,7 +102,7 @@ def test_the_dialect_marts_and_their_data_tests_pass_on_spark(spark_build):
     _, summary, marts = spark_build
     assert summary.failures == []
     assert summary.counts.get("pass", 0) >= 20, summary.line  # the data tests and unit tests ran
-    expected = {"agg_dialect_paired_outcomes", "agg_dialect_recall_at_k", "dialect_recall_at_k"}
+    expected = {"agg_dialect_paired_outcomes", "agg_dialect_recall_at_k"}
     assert expected <= set(marts), marts
 
 

@@ -11,7 +11,7 @@ pytestmark = pytest.mark.dbt
 
 RATES = {
     "marts.agg_dialect_recall_at_k": ("n_hits", "n_queries", "recall_ci_low", "recall_ci_high"),
-    "marts.recsys_effect_sizes_aggregated": (
+    "marts.agg_recsys_effect_sizes": (
         "n_significant",
         "n_conditions",
         "share_significant_ci_low",

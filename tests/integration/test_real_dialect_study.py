@@ -93,7 +93,7 @@ def test_bm25_recall_equals_a_direct_rank_bm25_computation(study):
         for variant in ("sae", "aae"):
             direct = sum(r <= k for (p, v), r in expected_ranks.items() if v == variant)
             stored = con.execute(
-                "select n_hits from marts.dialect_recall_at_k where retriever = 'bm25' and k = ? and variant = ?",
+                "select n_hits from marts.agg_dialect_recall_at_k where retriever = 'bm25' and k = ? and variant = ?",
                 [k, variant],
             ).fetchone()[0]
             assert stored == direct, (k, variant)

@@ -4,7 +4,7 @@
     DuckDB: delete+insert keyed on run_id. Spark has no delete+insert on plain Parquet; an
     insert_overwrite of a table partitioned by run_id (dynamic partition overwrite, which
     dbt-spark turns on) replaces the partitions of the runs in the new rows only: the same
-    semantics. Usage: config(materialized='incremental', ..., **run_keyed_incremental())
+    semantics. Used by run_keyed_config().
 #}
 {% macro run_keyed_incremental() -%}
     {{ return(adapter.dispatch('run_keyed_incremental', 'bias_warehouse')()) }}

@@ -87,7 +87,8 @@ def test_weat_results_is_the_contract_relation_reachable_unqualified(study):
 
 def test_every_test_has_one_row_per_run_and_missing_words_are_loud(con):
     rows = con.execute(
-        "select run_id, test, status, coverage, effect_size, p_value, p_method, status_reason from marts.weat_results"
+        "select run_id, test, status, coverage, effect_size, p_value, p_method, status_reason"
+        " from marts.fct_weat_results"
     ).fetchall()
     assert len({r[0] for r in rows}) == 1 and len(rows) == 12  # 10 classic + 2 user tests
     by_test = {r[1]: r for r in rows}
@@ -184,5 +185,5 @@ def test_every_test_gets_each_metric_row_with_coverage_and_holm(con):
     with_p = [r for r in rows if r[7] is not None]
     assert with_p and all(r[8] >= r[7] for r in with_p)
     d = by_key[("weat1", "d_word_sets", "both")]
-    weat1_d = con.execute("select effect_size from marts.weat_results where test = 'weat1'").fetchone()[0]
+    weat1_d = con.execute("select effect_size from marts.fct_weat_results where test = 'weat1'").fetchone()[0]
     assert d[4] == pytest.approx(weat1_d, abs=1e-9) and d[5] < d[4] < d[6] + 1e-9

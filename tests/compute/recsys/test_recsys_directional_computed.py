@@ -53,7 +53,7 @@ def con(tmp_path_factory):
 
 def _condition_rows(con) -> dict:
     rows = con.execute(
-        "select feature, category, * from marts.recsys_directional_bias_aggregated"
+        "select feature, category, * from marts.agg_recsys_directional_bias"
         " where level = 'dataset_model_prompt' and result_set = 'hand'"
     ).df()
     return {(r["feature"], r["category"]): r for r in rows.to_dict("records")}
@@ -102,7 +102,7 @@ def test_importance_is_computed_per_condition_and_aggregated(con):
     assert len({r[7] for r in raw}) == 1
     overall = dict(
         con.execute(
-            "select feature, permutation_importance_mean from marts.recsys_feature_importance_aggregated"
+            "select feature, permutation_importance_mean from marts.agg_recsys_feature_importance"
             " where level = 'all' and result_set = 'hand'"
         ).fetchall()
     )

@@ -63,8 +63,7 @@ def _effect_sizes(con, level: str, column: str) -> dict:
 def _directional(con, level: str, key: str, where: str = "true") -> dict:
     return _rows(
         con,
-        f"select {key}, directional_bias_mean from marts.recsys_directional_bias_aggregated"
-        f" where level = ? and {where}",
+        f"select {key}, directional_bias_mean from marts.agg_recsys_directional_bias where level = ? and {where}",
         level,
     )
 
@@ -106,7 +105,7 @@ def test_03_standardised_signed_bias_by_prompt_equals_the_published_heatmap(con)
 def test_04_author_demographics_on_twitter_equal_the_published_bars(con, feature):
     sql = (
         "select coalesce(provider, 'Average'), category, directional_bias_mean, directional_bias_sd"
-        " from marts.recsys_directional_bias_aggregated"
+        " from marts.agg_recsys_directional_bias"
         " where level in ('dataset_model', 'dataset') and dataset = 'twitter' and feature = ?"
     )
     ours = {(r[0], r[1]): r[2:] for r in con.execute(sql, [feature]).fetchall()}
@@ -144,7 +143,7 @@ def test_07_importance_by_model_equals_the_published_heatmap(con):
     display = {row["feature_display"]: row["feature"] for row in _figure("01_aggregated_r2_bar_plot_data.csv")}
     sql = (
         "select coalesce(provider, 'all'), feature, shap_importance_mean_all_datasets"
-        " from marts.recsys_feature_importance_aggregated where level in ('model', 'all')"
+        " from marts.agg_recsys_feature_importance where level in ('model', 'all')"
     )
     ours = _rows(con, sql)
     labels = {label: provider for provider, label in PROVIDER_LABELS.items()}
@@ -216,7 +215,7 @@ def test_the_recommendation_page_draws_every_figure_and_leads_with_the_finding(h
 def test_pool_distributions_equal_our_pool_means_to_the_printed_six_decimals(con):
     sql = (
         "select feature, dataset, category, coalesce(prop_pool_mean, mean_pool_mean)"
-        " from marts.recsys_directional_bias_aggregated where level = 'dataset'"
+        " from marts.agg_recsys_directional_bias where level = 'dataset'"
     )
     ours = {tuple(r[:3]): r[3] for r in con.execute(sql).fetchall()}
     compared = 0

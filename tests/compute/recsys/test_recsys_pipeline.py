@@ -137,7 +137,7 @@ def con(warehouse):
 def _aggregated(con, result_set: str, level: str) -> dict:
     rows = con.execute(
         "select feature, group_value, normalized_bias_mean, share_significant, marker, bias_mean"
-        " from marts.recsys_bias_aggregated where result_set = ? and level = ?",
+        " from marts.agg_recsys_bias where result_set = ? and level = ?",
         [result_set, level],
     ).fetchall()
     return {(r[0], r[1]): r[2:] for r in rows}
@@ -153,7 +153,7 @@ def test_the_injected_biases_are_recovered_through_the_whole_pipeline(con, wareh
         assert overall[feature][2] == "", feature
     counts = con.execute(
         "select count(*), count(*) filter (where status = 'ok'), min(n_recommended),"
-        " max(n_pool), any_value(pool_definition) from marts.pool_vs_recommended_summary"
+        " max(n_pool), any_value(pool_definition) from marts.fct_recsys_pool_vs_recommended"
         " where result_set = 'synthetic_demo'"
     ).fetchone()
     assert counts == (189, 189, 200, 600, "non_recommended")
@@ -169,7 +169,8 @@ def test_the_injected_biases_are_recovered_through_the_whole_pipeline(con, wareh
 def _hand_row(con, feature: str) -> dict:
     return (
         con.execute(
-            "select * from marts.pool_vs_recommended_summary where result_set = ? and feature = ?", [HAND_SET, feature]
+            "select * from marts.fct_recsys_pool_vs_recommended where result_set = ? and feature = ?",
+            [HAND_SET, feature],
         )
         .pl()
         .to_dicts()[0]
@@ -229,7 +230,7 @@ def test_categorical_and_binary_conditions_are_cramers_v_by_hand(con, feature, c
 
 @pytest.mark.parametrize("result_set", ["synthetic_demo", "hostile_results"])
 def test_sql_normalisation_and_levels_match_a_python_recomputation(con, result_set):
-    df = con.execute("select * from marts.pool_vs_recommended_summary where result_set = ?", [result_set]).pl()
+    df = con.execute("select * from marts.fct_recsys_pool_vs_recommended where result_set = ?", [result_set]).pl()
     ranges = df.group_by("feature").agg(
         pl.col("bias").min().alias("lo"), pl.col("bias").max().alias("hi"), pl.col("bias").abs().max().alias("top")
     )
@@ -258,7 +259,7 @@ def test_adjusted_p_values_are_statsmodels_holm_over_each_result_set(con):
             list,
             zip(
                 *con.execute(
-                    "select p_value, p_value_adjusted, adjustment_method from marts.pool_vs_recommended_summary"
+                    "select p_value, p_value_adjusted, adjustment_method from marts.fct_recsys_pool_vs_recommended"
                     " where result_set = ?",
                     [result_set],
                 ).fetchall()
@@ -274,13 +275,13 @@ def test_the_864_published_rows_load_normalise_and_aggregate(con):
     original = duckdb.sql(f"select * from read_csv('{path}')").fetchall()
     stored = con.execute(
         "select feature, dataset, provider, prompt_style, bias, p_value, metric, significant"
-        " from marts.pool_vs_recommended_summary where result_source = 'published'"
+        " from marts.fct_recsys_pool_vs_recommended where result_source = 'published'"
         " and result_set = 'pool_vs_recommended_summary'"
     ).fetchall()
     assert len(stored) == 864 and sorted(stored) == sorted(original)
     levels = dict(
         con.execute(
-            "select level, count(*) from marts.recsys_bias_aggregated"
+            "select level, count(*) from marts.agg_recsys_bias"
             " where result_set = 'pool_vs_recommended_summary' group by level"
         ).fetchall()
     )
@@ -294,7 +295,7 @@ def test_the_864_published_rows_load_normalise_and_aggregate(con):
         assert overall[feature][2] == _marker(np.mean(flags))
     extremes = con.execute(
         "select count(*) filter (where bias_normalized = 1), min(bias_normalized),"
-        " max(bias_normalized) from marts.pool_vs_recommended_summary"
+        " max(bias_normalized) from marts.fct_recsys_pool_vs_recommended"
         " where result_set = 'pool_vs_recommended_summary'"
     ).fetchone()
     assert extremes == (16, 0.0, 1.0)  # each feature's largest bias maps to 1

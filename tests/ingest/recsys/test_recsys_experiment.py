@@ -96,7 +96,7 @@ def test_the_study_recovers_the_injected_preference_through_the_stand_in(tmp_pat
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
     try:
         rows = con.execute(
-            "select prompt_style, bias, p_value, n_recommended from marts.pool_vs_recommended_summary"
+            "select prompt_style, bias, p_value, n_recommended from marts.fct_recsys_pool_vs_recommended"
             " where result_set = 'stand_in_experiment' and feature = 'text_length' order by prompt_style"
         ).fetchall()
         shown = con.execute(

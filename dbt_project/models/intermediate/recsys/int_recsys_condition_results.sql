@@ -33,29 +33,10 @@ unioned as (
         result_set,
         source_version,
         run_id,
-        feature,
-        dataset,
-        provider,
-        prompt_style,
-        bias,
-        p_value,
-        metric,
-        significant,
+        {{ recsys_column_list(recsys_original_columns()) }}
         -- The original file does not record the type; its metric tells the family.
         case when metric like 'Cohen%' then 'numerical' else 'categorical_or_binary' end as feature_type,
-        cast(null as varchar) as pool_definition,
-        cast(null as varchar) as status,
-        cast(null as varchar) as message,
-        cast(null as varchar) as test_variant,
-        cast(null as double) as statistic,
-        cast(null as double) as degrees_of_freedom,
-        cast(null as integer) as n_recommended,
-        cast(null as integer) as n_pool,
-        cast(null as double) as hedges_g,
-        cast(null as double) as ci_low,
-        cast(null as double) as ci_high,
-        cast(null as double) as bias_corrected_v,
-        cast(null as boolean) as yates_applied
+        {{ recsys_column_list(recsys_test_columns(), nulls=recsys_test_columns(), last=true) }}
     from published
     union all
     select
@@ -63,28 +44,9 @@ unioned as (
         result_set,
         source_version,
         run_id,
-        feature,
-        dataset,
-        provider,
-        prompt_style,
-        bias,
-        p_value,
-        metric,
-        significant,
+        {{ recsys_column_list(recsys_original_columns()) }}
         feature_type,
-        pool_definition,
-        status,
-        message,
-        test_variant,
-        statistic,
-        degrees_of_freedom,
-        n_recommended,
-        n_pool,
-        hedges_g,
-        ci_low,
-        ci_high,
-        bias_corrected_v,
-        yates_applied
+        {{ recsys_column_list(recsys_test_columns(), last=true) }}
     from computed
 ),
 

@@ -1,11 +1,4 @@
-{{
-    config(
-        materialized='incremental',
-        full_refresh=false,
-        tags=['run_keyed'],
-        **run_keyed_incremental()
-    )
-}}
+{{ config(**run_keyed_config()) }}
 -- depends_on: {{ ref('stg_warehouse__run_parameters') }}
 -- The 2x2 paired outcome table per (run, retriever, pair set, k, variant pair).
 with paired as (

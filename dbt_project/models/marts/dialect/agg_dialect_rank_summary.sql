@@ -1,11 +1,4 @@
-{{
-    config(
-        materialized='incremental',
-        full_refresh=false,
-        tags=['run_keyed'],
-        **run_keyed_incremental()
-    )
-}}
+{{ config(**run_keyed_config()) }}
 -- MRR and mean rank of the gold document per (run, retriever, pair set, variant).
 with ranks as (
     select * from {{ ref('fct_dialect_gold_ranks') }}

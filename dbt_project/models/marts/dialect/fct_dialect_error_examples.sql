@@ -1,11 +1,4 @@
-{{
-    config(
-        materialized='incremental',
-        full_refresh=false,
-        tags=['run_keyed'],
-        **run_keyed_incremental()
-    )
-}}
+{{ config(**run_keyed_config()) }}
 -- depends_on: {{ ref('stg_warehouse__run_parameters') }}
 -- Pairs where one variant finds the gold document within k and the other does not, at the
 -- highlighted k, with both texts and a snippet of the gold context.

@@ -1,11 +1,4 @@
-{{
-    config(
-        materialized='incremental',
-        full_refresh=false,
-        tags=['run_keyed'],
-        **run_keyed_incremental()
-    )
-}}
+{{ config(**run_keyed_config()) }}
 -- Where the gold document landed for each query of a pair set; a miss is explicit, never a
 -- silent null. Read from the one retrieval-metric chain (fct_retrieval_relevant_ranks): the gold
 -- document is the run's judgment of the pair, a qrel with one relevant document. Where a pair

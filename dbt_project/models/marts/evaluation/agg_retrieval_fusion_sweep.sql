@@ -1,11 +1,4 @@
-{{
-    config(
-        materialized='incremental',
-        full_refresh=false,
-        tags=['run_keyed'],
-        **run_keyed_incremental()
-    )
-}}
+{{ config(**run_keyed_config()) }}
 -- depends_on: {{ ref('stg_warehouse__run_parameters') }}
 -- Mean selection metric (var evaluation_select_metric at evaluation_select_k) of every
 -- min-max weight and RRF constant, on each fold of the run's seeded tune/report split.

@@ -1,11 +1,4 @@
-{{
-    config(
-        materialized='incremental',
-        full_refresh=false,
-        tags=['run_keyed'],
-        **run_keyed_incremental()
-    )
-}}
+{{ config(**run_keyed_config()) }}
 -- Latency percentiles per (run, retriever) over the run's queries (batch-timed runs record
 -- the batch time divided by the number of queries; see stg_retrieval__query_stats.timing).
 with evaluation_runs as (

@@ -1,11 +1,4 @@
-{{
-    config(
-        materialized='incremental',
-        full_refresh=false,
-        tags=['run_keyed'],
-        **run_keyed_incremental()
-    )
-}}
+{{ config(**run_keyed_config()) }}
 -- Mean of each per-query metric over a run's queries (the bootstrap intervals are added by
 -- the analysis step in analysis.retrieval_metrics_at_k).
 with query_metrics as (

@@ -1,11 +1,4 @@
-{{
-    config(
-        materialized='incremental',
-        full_refresh=false,
-        tags=['run_keyed'],
-        **run_keyed_incremental()
-    )
-}}
+{{ config(**run_keyed_config()) }}
 -- Share of relevant documents found by dense only, BM25 only, both or neither, per run.
 with overlap as (
     select * from {{ ref('fct_retrieval_overlap') }}

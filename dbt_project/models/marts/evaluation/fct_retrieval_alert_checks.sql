@@ -1,11 +1,4 @@
-{{
-    config(
-        materialized='incremental',
-        full_refresh=false,
-        tags=['run_keyed'],
-        **run_keyed_incremental()
-    )
-}}
+{{ config(**run_keyed_config()) }}
 -- Every threshold check of every evaluation run against the thresholds its series recorded, with the
 -- series baseline's value; is_breached marks the alerts (significance: analysis step).
 with all_evaluation_runs as (

@@ -1,11 +1,4 @@
-{{
-    config(
-        materialized='incremental',
-        full_refresh=false,
-        tags=['run_keyed'],
-        **run_keyed_incremental()
-    )
-}}
+{{ config(**run_keyed_config()) }}
 -- The fusion setting chosen on the tune fold (best mean selection metric; ties go to the
 -- smaller parameter, then the retriever name) and its value on the report fold, which played no part in the choice.
 with sweep as (

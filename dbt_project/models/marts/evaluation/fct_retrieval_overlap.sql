@@ -1,31 +1,9 @@
-{{
-    config(
-        materialized='incremental',
-        full_refresh=false,
-        tags=['run_keyed'],
-        **run_keyed_incremental()
-    )
-}}
+{{ config(**run_keyed_config()) }}
 -- depends_on: {{ ref('stg_warehouse__run_parameters') }}
 -- For each relevant document of each query: found in the top evaluation_overlap_k by dense
 -- only, by BM25 only, by both, or by neither.
-with evaluation_runs as (
-    select
-        run_id,
-        query_set
-    from {{ ref('stg_evaluation__runs') }}
-    where {{ is_new_run('run_id') }}
-),
-
--- The rank of every relevant document of the run's judged queries (fct_retrieval_relevant_ranks).
-ranks as (
-    select relevant_ranks.*
-    from {{ ref('fct_retrieval_relevant_ranks') }} as relevant_ranks
-    inner join evaluation_runs
-        on
-            relevant_ranks.run_id = evaluation_runs.run_id
-            and relevant_ranks.query_set = evaluation_runs.query_set
-),
+-- The runs being built and the ranks of their relevant documents (macro evaluation_scope).
+with {{ evaluation_scope() }},
 
 flagged as (
     select

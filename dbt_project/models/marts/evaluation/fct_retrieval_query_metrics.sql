@@ -1,32 +1,9 @@
-{{
-    config(
-        materialized='incremental',
-        full_refresh=false,
-        tags=['run_keyed'],
-        **run_keyed_incremental()
-    )
-}}
+{{ config(**run_keyed_config()) }}
 -- depends_on: {{ ref('stg_warehouse__run_parameters') }}
 -- Per-query retrieval metrics at every cutoff k, with trec_eval's definitions (see the yml).
-with evaluation_runs as (
-    select
-        run_id,
-        query_set
-    from {{ ref('stg_evaluation__runs') }}
-    where {{ is_new_run('run_id') }}
-),
-
--- The rank of every relevant document of the run's judged queries (fct_retrieval_relevant_ranks).
--- hybrid_union has no ordering within a rank (ranks repeat): it is not a ranking to evaluate.
-ranks as (
-    select relevant_ranks.*
-    from {{ ref('fct_retrieval_relevant_ranks') }} as relevant_ranks
-    inner join evaluation_runs
-        on
-            relevant_ranks.run_id = evaluation_runs.run_id
-            and relevant_ranks.query_set = evaluation_runs.query_set
-    where relevant_ranks.retriever_family <> 'hybrid_union'
-),
+-- The runs being built and the ranks of their relevant documents, rankings only (macro
+-- evaluation_scope).
+with {{ evaluation_scope(rankings_only=true) }},
 
 -- The judgments the run recorded when it ran (its pinned qrels).
 qrels as (

@@ -1,11 +1,4 @@
-{{
-    config(
-        materialized='incremental',
-        full_refresh=false,
-        tags=['run_keyed'],
-        **run_keyed_incremental()
-    )
-}}
+{{ config(**run_keyed_config()) }}
 -- Where each relevant document of each judged query landed, per retriever: the one place a
 -- run's results meet its judgments. Every retrieval metric (fct_retrieval_query_metrics) and the
 -- dialect study's gold ranks (fct_dialect_gold_ranks) are computed from these rows. A relevant

@@ -1,11 +1,4 @@
-{{
-    config(
-        materialized='incremental',
-        full_refresh=false,
-        tags=['run_keyed'],
-        **run_keyed_incremental()
-    )
-}}
+{{ config(**run_keyed_config()) }}
 -- The top (rank 1) score of each query for the scored base retrievers: a falling mean top
 -- score is an early sign of drift (an index or embedding change) even before recall moves.
 with evaluation_runs as (

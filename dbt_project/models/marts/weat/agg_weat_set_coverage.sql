@@ -1,11 +1,4 @@
-{{
-    config(
-        materialized='incremental',
-        full_refresh=false,
-        tags=['run_keyed'],
-        **run_keyed_incremental()
-    )
-}}
+{{ config(**run_keyed_config()) }}
 -- Coverage of each word set of each test on each embedding: counts, the found share, and the missing words.
 with words as (
     select * from {{ ref('fct_weat_word_associations') }}

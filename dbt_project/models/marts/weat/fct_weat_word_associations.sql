@@ -1,11 +1,4 @@
-{{
-    config(
-        materialized='incremental',
-        full_refresh=false,
-        tags=['run_keyed'],
-        **run_keyed_incremental()
-    )
-}}
+{{ config(**run_keyed_config()) }}
 -- Every listed word of every test run on an embedding: found or not, how, used or not, and s(w, A, B).
 with coverage as (
     select * from {{ ref('stg_weat__word_coverage') }}

@@ -1,11 +1,4 @@
-{{
-    config(
-        materialized='incremental',
-        full_refresh=false,
-        tags=['run_keyed'],
-        **run_keyed_incremental()
-    )
-}}
+{{ config(**run_keyed_config()) }}
 -- The WEAT contract relation: one row per (run, embedding, test set, test). The first fourteen columns
 -- are the contract; coverage is the lowest found share of the four word sets (what the threshold checks).
 with statistics as (

@@ -1,11 +1,4 @@
-{{
-    config(
-        materialized='incremental',
-        full_refresh=false,
-        tags=['run_keyed'],
-        **run_keyed_incremental()
-    )
-}}
+{{ config(**run_keyed_config()) }}
 -- depends_on: {{ ref('stg_warehouse__run_parameters') }}
 -- The contract relation: mean normalised bias and significance markers at five levels.
 with grouped as (

@@ -1,11 +1,4 @@
-{{
-    config(
-        materialized='incremental',
-        full_refresh=false,
-        tags=['run_keyed'],
-        **run_keyed_incremental()
-    )
-}}
+{{ config(**run_keyed_config()) }}
 -- depends_on: {{ ref('stg_warehouse__run_parameters') }}
 -- The contract relation: the original eight columns first, then ours.
 with normalised as (
@@ -15,32 +8,13 @@ with normalised as (
 
 final as (
     select
-        feature,
-        dataset,
-        provider,
-        prompt_style,
-        bias,
-        p_value,
-        metric,
-        significant,
+        {{ recsys_column_list(recsys_original_columns()) }}
         result_source,
         result_set,
         source_version,
         run_id,
         feature_type,
-        pool_definition,
-        status,
-        message,
-        test_variant,
-        statistic,
-        degrees_of_freedom,
-        n_recommended,
-        n_pool,
-        hedges_g,
-        ci_low,
-        ci_high,
-        bias_corrected_v,
-        yates_applied,
+        {{ recsys_column_list(recsys_test_columns()) }}
         p_value_adjusted,
         adjustment_method,
         significant_adjusted,
