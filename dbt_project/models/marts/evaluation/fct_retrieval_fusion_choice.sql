@@ -1,6 +1,7 @@
 {{ config(**run_keyed_config()) }}
 -- The fusion setting chosen on the tune fold (best mean selection metric; ties go to the
 -- smaller parameter, then the retriever name) and its value on the report fold, which played no part in the choice.
+-- Means equal to 12 decimals are ties: a parallel sum's last bit must not pick the setting.
 with sweep as (
     select * from {{ ref('agg_retrieval_fusion_sweep') }}
     where {{ is_new_run('run_id') }}
@@ -11,7 +12,7 @@ tune as (
         *,
         row_number() over (
             partition by run_id, query_set, retriever_family
-            order by value desc, parameter asc, retriever asc
+            order by round(value, 12) desc, parameter asc, retriever asc
         ) as tune_rank
     from sweep
     where fold = 'tune'
