@@ -22,6 +22,37 @@ DEMO_STUDY = REPOSITORY_ROOT / "studies" / "demo.toml"
 DEMO_DATA = REPOSITORY_ROOT / "studies" / "demo_data"
 
 
+# Fixtures that several modules share and that cost a start (a study run, Ray, a browser): under
+# pytest-xdist (`make test`: -n 2 --dist loadgroup) each group runs on one worker, so each is paid
+# once per run, not once per worker. The demo site starts from the demo warehouse and the Ray
+# parity test from a copy of it, so those share a group too.
+SHARED_GROUPS = {"demo_warehouse": "demo", "demo_site": "demo", "browser": "demo", "ray_local": "demo"}
+
+
+def _xdist_group(item: pytest.Item) -> str:
+    """The one scheduling group of ``item``: its shared session fixture's, else another session
+    fixture's (one module's conftest may declare one), else its module's (module fixtures built once)."""
+    for name in item.fixturenames:
+        if name in SHARED_GROUPS:
+            return SHARED_GROUPS[name]
+    # pytest has no public accessor for a fixture's scope; the item's fixture closure holds it.
+    for name, definitions in item._fixtureinfo.name2fixturedefs.items():
+        if definitions[-1].scope == "session" and definitions[-1].baseid not in ("", "tests"):
+            return f"session-{name}"
+    return item.nodeid.split("::")[0]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test with its xdist group (before xdist reads the marks; unused without -n), and
+    a test reading a demo warehouse as ``dbt`` (it needs the study's builds: `make test-fast` and
+    ``-m "not dbt"`` leave it out), before ``-m`` selects."""
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(_xdist_group(item)))
+        if {"demo_warehouse", "demo_site"} & set(item.fixturenames):
+            item.add_marker(pytest.mark.dbt)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def embedding_cache(tmp_path_factory) -> Path:
     """The machine's embedding cache, for this session: a folder of its own (never ~/.cache).
@@ -89,6 +120,15 @@ def run_study_here(config: str, *, home: Path, limit: int | None = None) -> Path
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(HOME_VARIABLE, str(home))
         return run_study(str(config), limit=limit)
+
+
+def run_study_printed(config: str, *, home: Path, limit: int | None = None) -> str:
+    """:func:`run_study_here`, returning what the run printed (its summary lines), for fixtures
+    that cannot take ``capsys``; a study that fails raises as ``biaswh run`` would report it."""
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        run_study_here(config, home=home, limit=limit)
+    return printed.getvalue()
 
 
 def raw_fingerprint(connection: duckdb.DuckDBPyConnection) -> dict[str, tuple]:

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from tests.conftest import DEMO_STUDY, run_content_fingerprints
+from tests.conftest import DEMO_STUDY, copy_warehouse, run_content_fingerprints
 from warehouse.settings import HOME_VARIABLE
 
 pytestmark = [pytest.mark.ray, pytest.mark.dbt]
@@ -18,16 +18,16 @@ RESULT_ROWS = (
 
 
 @pytest.fixture(scope="module")
-def both_runs(tmp_path_factory, ray_local):
-    """One warehouse after the demo study run locally, then on Ray (2 workers); (home, local run, Ray run)."""
+def both_runs(tmp_path_factory, ray_local, demo_warehouse):
+    """One warehouse after the demo study run locally (a copy of the session's demo warehouse),
+    then on Ray (2 workers); (home, [(local run, engine), (Ray run, engine)])."""
     from biaswh.pipeline import run_study
     from warehouse.connection import connect
 
-    home = tmp_path_factory.mktemp("ray-parity") / "warehouse"
+    home = copy_warehouse(demo_warehouse.home, tmp_path_factory.mktemp("ray-parity") / "warehouse")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(HOME_VARIABLE, str(home))
-        run_study(str(DEMO_STUDY))
-        run_study(str(DEMO_STUDY), compute="ray")  # reuses the first run's sources build
+        run_study(str(DEMO_STUDY), compute="ray")  # reuses the local run's sources build
         connection = connect()
         runs = connection.execute(
             "select run_id, parameters->>'$.settings.compute.engine' from raw.runs"
