@@ -13,8 +13,8 @@ import pytest
 
 from ingest.recsys.parse_reply import parse_reply
 from tests.conftest import run_main
-from warehouse.settings import HOME_VARIABLE
 from tests.ingest.chat_stand_in import ChatStandIn
+from warehouse.settings import HOME_VARIABLE
 
 KEY = "sk-test-recsys-secret-0123456789"
 LINE = re.compile(r"^\[(p\d+)\] (.*)$", re.MULTILINE)
