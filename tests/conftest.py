@@ -112,6 +112,32 @@ def run_cli(*args: str, home: Path, check: bool = True) -> subprocess.CompletedP
     return completed
 
 
+def run_here(*args: str, home: Path, check: bool = True) -> subprocess.CompletedProcess:
+    """:func:`run_cli` in this process: ``biaswh ARGS`` through its own ``main``, the session's parsed
+    dbt project reused (no interpreter, import or dbt parse per call). For setup and queries; a
+    test about the process itself (exit on a signal, import-time cost, what reaches the terminal)
+    keeps :func:`run_cli`."""
+    from biaswh.cli import main
+
+    printed, errors = io.StringIO(), io.StringIO()
+    with (
+        pytest.MonkeyPatch.context() as patch,
+        contextlib.redirect_stdout(printed),
+        contextlib.redirect_stderr(errors),
+    ):
+        patch.setenv(HOME_VARIABLE, str(home))
+        try:
+            code = main(list(args))
+        except SystemExit as exit_:  # argparse's own refusals
+            code = exit_.code
+    completed = subprocess.CompletedProcess(["biaswh", *args], code, printed.getvalue(), errors.getvalue())
+    if check and code != 0:
+        raise AssertionError(
+            f"biaswh {' '.join(args)} failed ({code}):\n{completed.stdout[-4000:]}\n{completed.stderr[-4000:]}"
+        )
+    return completed
+
+
 def run_study_here(config: str, *, home: Path, limit: int | None = None) -> Path:
     """``biaswh run CONFIG`` in this process against the warehouse at ``home`` (the session's
     parsed dbt project is reused: no interpreter, dbt start-up or parse per study)."""
