@@ -32,10 +32,14 @@ demo: setup
 	  $(BIN)/biaswh run $$study || exit 1; done
 
 # Coverage of the four packages is reported; below the floor in pyproject.toml
-# ([tool.coverage.report] fail_under) the target fails.
+# ([tool.coverage.report] fail_under) the target fails. The tests run on TEST_WORKERS pytest-xdist
+# workers; --dist loadgroup keeps each module (and each session warehouse, Ray, the browser, with
+# every test that reads it) on one worker, so nothing is built twice (groups: tests/conftest.py).
+TEST_WORKERS ?= 2
+XDIST := -n $(TEST_WORKERS) --dist loadgroup
 test: setup browser ray spark lint
 	@begin=$$(date +%s); \
-	$(BIN)/python -m pytest --cov --cov-report=term:skip-covered --durations=15; status=$$?; \
+	$(BIN)/python -m pytest $(XDIST) --cov --cov-report=term:skip-covered --durations=15; status=$$?; \
 	echo "make test: pytest took $$(( $$(date +%s) - begin )) s"; exit $$status
 
 # ruff (lint and format check) over the Python, sqlfluff over dbt's models and macros; the
@@ -88,10 +92,12 @@ $(VENV)/.spark-installed: $(VENV)/.installed requirements-spark.lock
 	else $(BIN)/python -m pip install -q -r requirements-spark.lock; fi
 	touch $@
 
-# The edit-test loop: no dbt build, no real data; prints its duration and slowest tests (target < 3 min).
+# The edit-test loop: no dbt build (nor a test reading a demo warehouse), no real data, no Ray or
+# Spark start; prints its duration and slowest tests (target < 3 min).
 test-fast: setup
 	@begin=$$(date +%s); \
-	$(BIN)/python -m pytest -q -m "not dbt and not real_data" --durations=10; status=$$?; \
+	$(BIN)/python -m pytest $(XDIST) -q -m "not dbt and not real_data and not ray and not spark" --durations=10; \
+	status=$$?; \
 	echo "make test-fast: pytest took $$(( $$(date +%s) - begin )) s"; exit $$status
 
 bench: setup ray

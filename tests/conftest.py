@@ -22,6 +22,37 @@ DEMO_STUDY = REPOSITORY_ROOT / "studies" / "demo.toml"
 DEMO_DATA = REPOSITORY_ROOT / "studies" / "demo_data"
 
 
+# Fixtures that several modules share and that cost a start (a study run, Ray, a browser): under
+# pytest-xdist (`make test`: -n 2 --dist loadgroup) each group runs on one worker, so each is paid
+# once per run, not once per worker. The demo site starts from the demo warehouse and the Ray
+# parity test from a copy of it, so those share a group too.
+SHARED_GROUPS = {"demo_warehouse": "demo", "demo_site": "demo", "browser": "demo", "ray_local": "demo"}
+
+
+def _xdist_group(item: pytest.Item) -> str:
+    """The one scheduling group of ``item``: its shared session fixture's, else another session
+    fixture's (one module's conftest may declare one), else its module's (module fixtures built once)."""
+    for name in item.fixturenames:
+        if name in SHARED_GROUPS:
+            return SHARED_GROUPS[name]
+    # pytest has no public accessor for a fixture's scope; the item's fixture closure holds it.
+    for name, definitions in item._fixtureinfo.name2fixturedefs.items():
+        if definitions[-1].scope == "session" and definitions[-1].baseid not in ("", "tests"):
+            return f"session-{name}"
+    return item.nodeid.split("::")[0]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test with its xdist group (before xdist reads the marks; unused without -n), and
+    a test reading a demo warehouse as ``dbt`` (it needs the study's builds: `make test-fast` and
+    ``-m "not dbt"`` leave it out), before ``-m`` selects."""
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(_xdist_group(item)))
+        if {"demo_warehouse", "demo_site"} & set(item.fixturenames):
+            item.add_marker(pytest.mark.dbt)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def embedding_cache(tmp_path_factory) -> Path:
     """The machine's embedding cache, for this session: a folder of its own (never ~/.cache).
@@ -81,6 +112,32 @@ def run_cli(*args: str, home: Path, check: bool = True) -> subprocess.CompletedP
     return completed
 
 
+def run_here(*args: str, home: Path, check: bool = True) -> subprocess.CompletedProcess:
+    """:func:`run_cli` in this process: ``biaswh ARGS`` through its own ``main``, the session's parsed
+    dbt project reused (no interpreter, import or dbt parse per call). For setup and queries; a
+    test about the process itself (exit on a signal, import-time cost, what reaches the terminal)
+    keeps :func:`run_cli`."""
+    from biaswh.cli import main
+
+    printed, errors = io.StringIO(), io.StringIO()
+    with (
+        pytest.MonkeyPatch.context() as patch,
+        contextlib.redirect_stdout(printed),
+        contextlib.redirect_stderr(errors),
+    ):
+        patch.setenv(HOME_VARIABLE, str(home))
+        try:
+            code = main(list(args))
+        except SystemExit as exit_:  # argparse's own refusals
+            code = exit_.code
+    completed = subprocess.CompletedProcess(["biaswh", *args], code, printed.getvalue(), errors.getvalue())
+    if check and code != 0:
+        raise AssertionError(
+            f"biaswh {' '.join(args)} failed ({code}):\n{completed.stdout[-4000:]}\n{completed.stderr[-4000:]}"
+        )
+    return completed
+
+
 def run_study_here(config: str, *, home: Path, limit: int | None = None) -> Path:
     """``biaswh run CONFIG`` in this process against the warehouse at ``home`` (the session's
     parsed dbt project is reused: no interpreter, dbt start-up or parse per study)."""
@@ -89,6 +146,15 @@ def run_study_here(config: str, *, home: Path, limit: int | None = None) -> Path
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(HOME_VARIABLE, str(home))
         return run_study(str(config), limit=limit)
+
+
+def run_study_printed(config: str, *, home: Path, limit: int | None = None) -> str:
+    """:func:`run_study_here`, returning what the run printed (its summary lines), for fixtures
+    that cannot take ``capsys``; a study that fails raises as ``biaswh run`` would report it."""
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        run_study_here(config, home=home, limit=limit)
+    return printed.getvalue()
 
 
 def raw_fingerprint(connection: duckdb.DuckDBPyConnection) -> dict[str, tuple]:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.conftest import DEMO_DATA, raw_fingerprint, run_cli
+from tests.conftest import DEMO_DATA, raw_fingerprint, run_here
 from warehouse.connection import open_warehouse
 
 BEIR = DEMO_DATA / "beir_demo"
@@ -10,14 +10,14 @@ BEIR = DEMO_DATA / "beir_demo"
 
 @pytest.mark.parametrize("source", ["corpus", "corpus-queries", "qrels"])
 def test_every_corpus_command_has_help(source, warehouse_home):
-    assert run_cli("ingest", source, "--help", home=warehouse_home).stdout.startswith("usage: biaswh")
+    assert run_here("ingest", source, "--help", home=warehouse_home).stdout.startswith("usage: biaswh")
 
 
 def test_a_corpus_its_queries_judgments_and_pairs_load_from_the_command_line(warehouse_home):
-    run_cli("ingest", "corpus", str(BEIR), "--name", "kb", home=warehouse_home)
-    run_cli("ingest", "corpus-queries", str(BEIR), "--corpus", "kb", "--name", "kbq", home=warehouse_home)
-    run_cli("ingest", "qrels", str(BEIR / "qrels" / "test.tsv"), "--query-set", "queries:kbq", home=warehouse_home)
-    loaded = run_cli(
+    run_here("ingest", "corpus", str(BEIR), "--name", "kb", home=warehouse_home)
+    run_here("ingest", "corpus-queries", str(BEIR), "--corpus", "kb", "--name", "kbq", home=warehouse_home)
+    run_here("ingest", "qrels", str(BEIR / "qrels" / "test.tsv"), "--query-set", "queries:kbq", home=warehouse_home)
+    loaded = run_here(
         "ingest", "pairs", str(BEIR / "dialect_pairs_by_query.csv"), "--query-set", "queries:kbq", home=warehouse_home
     )
     assert "loaded 12 rows into query_pairs 'dialect_pairs_by_query'" in loaded.stdout
@@ -29,7 +29,7 @@ def test_a_corpus_its_queries_judgments_and_pairs_load_from_the_command_line(war
         ).fetchone()
         before = raw_fingerprint(con)
     assert counts == (12, 6, 10, 6)
-    refused = run_cli(
+    refused = run_here(
         "ingest",
         "pairs",
         str(BEIR / "dialect_pairs_by_document.csv"),

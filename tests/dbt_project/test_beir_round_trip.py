@@ -14,7 +14,7 @@ import tomllib
 import duckdb
 import pytest
 
-from tests.conftest import run_study_here
+from tests.conftest import copy_warehouse, run_study_here
 from warehouse.settings import REPOSITORY_ROOT
 
 pytestmark = pytest.mark.dbt
@@ -75,9 +75,8 @@ query_set = "queries:squad_beir_validation"
     path.write_text(text, encoding="utf-8")
 
 
-def test_squad_through_beir_gives_the_squad_paths_metrics(tmp_path):
-    home = tmp_path / "warehouse"
-    run_study_here(str(STUDY), home=home)
+def test_squad_through_beir_gives_the_squad_paths_metrics(tmp_path, demo):
+    home = copy_warehouse(demo[0], tmp_path / "warehouse")  # the session's run of STUDY, copied to add one
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
         _export_beir(con, tmp_path / "beir")
     study = tmp_path / "demo_evaluation_beir.toml"

@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.conftest import DEMO_DATA, run_cli
+from tests.conftest import DEMO_DATA, run_here
 from warehouse.settings import DBT_PROJECT_DIR, HOME_VARIABLE
 
 pytestmark = pytest.mark.dbt
@@ -18,8 +18,8 @@ pytestmark = pytest.mark.dbt
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     home = tmp_path_factory.mktemp("dbt") / "warehouse"
-    run_cli("ingest", "squad", str(DEMO_DATA / "squad_demo.json"), home=home)
-    run_cli("ingest", "pairs", str(DEMO_DATA / "dialect_pairs_demo.csv"), home=home)
+    run_here("ingest", "squad", str(DEMO_DATA / "squad_demo.json"), home=home)
+    run_here("ingest", "pairs", str(DEMO_DATA / "dialect_pairs_demo.csv"), home=home)
     # dbt must work directly from its folder with the committed profiles.yml.
     dbt = Path(sys.executable).parent / "dbt"
     completed = subprocess.run(
@@ -73,8 +73,8 @@ def test_staging_uses_the_latest_version_and_unmapped_pairs_keep_a_reason(built,
     document["data"] = document["data"][:4]  # 12 questions: pairs with squad_idx >= 12 lose their row
     smaller = tmp_path / "squad_demo.json"
     smaller.write_text(json.dumps(document), encoding="utf-8")
-    run_cli("ingest", "squad", str(smaller), home=built)
-    run_cli("build", home=built)
+    run_here("ingest", "squad", str(smaller), home=built)
+    run_here("build", home=built)
     assert _query(built, "select count(*), max(source_version) from staging.stg_squad__questions") == [(12, 2)]
     statuses = dict(_query(built, "select mapping_status, count(*) from marts.fct_pair_gold_documents group by 1"))
     assert statuses == {"mapped": 9, "squad_idx_not_in_split": 33}

@@ -16,7 +16,7 @@ import subprocess
 import duckdb
 import pytest
 
-from tests.conftest import DEMO_STUDY, run_cli
+from tests.conftest import DEMO_STUDY, run_here
 from warehouse.settings import HOME_VARIABLE
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
@@ -52,7 +52,7 @@ def spark_build(tmp_path_factory):
     from warehouse.connection import connect
 
     home = tmp_path_factory.mktemp("spark") / "warehouse"
-    run_cli("run", str(DEMO_STUDY), home=home)
+    run_here("run", str(DEMO_STUDY), home=home)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(HOME_VARIABLE, str(home))
         connection = connect(read_only=True)

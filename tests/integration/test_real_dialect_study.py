@@ -10,7 +10,7 @@ from rank_bm25 import BM25Okapi
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.proportion import proportion_confint
 
-from tests.conftest import REPOSITORY_ROOT, run_cli, shared_file
+from tests.conftest import REPOSITORY_ROOT, run_here, shared_file
 
 pytestmark = [pytest.mark.real_data, pytest.mark.dbt]
 STUDY = REPOSITORY_ROOT / "studies" / "squad_dialect.toml"
@@ -25,7 +25,7 @@ def study(tmp_path_factory):
     ):
         shared_file(name)
     home = tmp_path_factory.mktemp("dialect") / "warehouse"
-    completed = run_cli("run", str(STUDY), home=home)
+    completed = run_here("run", str(STUDY), home=home)
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
     yield home, con, completed
     con.close()
@@ -33,7 +33,7 @@ def study(tmp_path_factory):
 
 def test_contract_relations_answer_ad_hoc_sql(study):
     home, _, _ = study
-    recall = run_cli(
+    recall = run_here(
         "sql",
         "select retriever, variant, k, n_queries, n_hits, recall from dialect_recall_at_k"
         " where k = 10 and retriever = 'bm25' order by variant",
@@ -42,7 +42,7 @@ def test_contract_relations_answer_ad_hoc_sql(study):
     )
     rows = [line.split(",") for line in recall.stdout.strip().splitlines()[1:]]
     assert [(r[0], r[1], r[2], r[3]) for r in rows] == [("bm25", "aae", "10", "200"), ("bm25", "sae", "10", "200")]
-    columns = run_cli("sql", "select * from dialect_paired_tests limit 0", "--csv", home=home).stdout.splitlines()[0]
+    columns = run_here("sql", "select * from dialect_paired_tests limit 0", "--csv", home=home).stdout.splitlines()[0]
     for column in (
         "run_id",
         "retriever",

@@ -3,7 +3,7 @@
 import pyarrow.parquet as pq
 import pytest
 
-from tests.conftest import run_cli, shared_file
+from tests.conftest import run_here, shared_file
 
 pytestmark = [pytest.mark.real_data, pytest.mark.dbt]
 
@@ -13,14 +13,14 @@ def real(tmp_path_factory):
     squad = shared_file("squad-v1.1/train.parquet")
     pairs = shared_file("dialect-pairs/aave_poc_dataset_20250927-193921.json")
     home = tmp_path_factory.mktemp("real") / "warehouse"
-    run_cli("ingest", "squad", str(squad), "--split", "train", home=home)
-    run_cli("ingest", "pairs", str(pairs), home=home)
-    run_cli("build", home=home)
+    run_here("ingest", "squad", str(squad), "--split", "train", home=home)
+    run_here("ingest", "pairs", str(pairs), home=home)
+    run_here("build", home=home)
     return home
 
 
 def _csv(home, sql):
-    return run_cli("sql", sql, "--csv", home=home).stdout.strip().splitlines()[1:]
+    return run_here("sql", sql, "--csv", home=home).stdout.strip().splitlines()[1:]
 
 
 def test_real_squad_loads_in_hugging_face_order(real):

@@ -1,9 +1,9 @@
 """Runs are immutable: in one warehouse, every later study leaves every earlier run's rows as they were.
 
-One warehouse runs, in turn: the demo dialect study; the real dialect study on 20 pairs; the
-demo dialect study again with other highlighted k; the demo evaluation; the demo WEAT; and a
-plain `dbt build`. After each step, every earlier run's rows in every run-keyed mart and
-`analysis.*` table hash the same as before.
+One warehouse runs, in turn: the demo dialect study (a copy of the session's demo warehouse);
+the real dialect study on 20 pairs; the demo dialect study again with other highlighted k; the
+demo evaluation; the demo WEAT; and a plain `dbt build`. After each step, every earlier run's
+rows in every run-keyed mart and `analysis.*` table hash the same as before.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import duckdb
 import pytest
 
 from biaswh.pipeline import run_study
-from tests.conftest import DEMO_DATA, REPOSITORY_ROOT, run_fingerprints, shared_file
-from warehouse.settings import DBT_PROJECT_DIR
+from tests.conftest import DEMO_DATA, REPOSITORY_ROOT, copy_warehouse, run_fingerprints, shared_file
+from warehouse.settings import DBT_PROJECT_DIR, HOME_VARIABLE
 
 pytestmark = [pytest.mark.dbt, pytest.mark.real_data]
 STUDIES = REPOSITORY_ROOT / "studies"
@@ -64,18 +64,21 @@ def _highlighted_k(home: Path, run_id: str) -> list[int]:
         ]
 
 
-def test_every_study_leaves_earlier_runs_unchanged(warehouse_home, tmp_path):
+def test_every_study_leaves_earlier_runs_unchanged(demo_warehouse, tmp_path, monkeypatch):
     shared_file("squad-v1.1/train.parquet")
     shared_file("dialect-pairs/aave_poc_dataset_20250927-193921.json")
+    # Step 1, the demo dialect study, is the session's demo warehouse, copied.
+    warehouse_home = copy_warehouse(demo_warehouse.home, tmp_path / "warehouse")
+    monkeypatch.setenv(HOME_VARIABLE, str(warehouse_home))
     steps = [
-        ("demo", STUDIES / "demo.toml", None),
         ("squad_dialect", STUDIES / "squad_dialect.toml", 20),
         ("demo", _demo_with_highlight_k(tmp_path, [2, 4]), None),
         ("demo_evaluation", STUDIES / "demo_evaluation.toml", None),
         ("demo_weat", STUDIES / "demo_weat.toml", None),
     ]
-    before: dict = {}
-    for number, (_name, config, limit) in enumerate(steps, start=1):
+    before = _fingerprints(warehouse_home)
+    assert before, "step 1 (demo.toml) added no run-keyed rows"
+    for number, (_name, config, limit) in enumerate(steps, start=2):
         run_study(str(config), limit=limit)
         after = _fingerprints(warehouse_home)
         changed = sorted(key for key, value in before.items() if after.get(key) != value)

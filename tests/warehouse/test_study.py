@@ -1,7 +1,7 @@
 import pytest
 
 from biaswh.plugins import load_plugins
-from tests.conftest import DEMO_DATA, run_cli
+from tests.conftest import DEMO_DATA, run_here
 from warehouse.errors import UserError
 from warehouse.study import load_study
 
@@ -56,9 +56,9 @@ def test_a_failing_study_is_recorded_as_failed_and_its_bad_ingest_leaves_no_rows
         f'[[ingest]]\nsource = "squad"\npath = "{DEMO_DATA / "squad_demo.json"}"\n'
         f'[[ingest]]\nsource = "pairs"\npath = "{bad_pairs}"\n',
     )
-    completed = run_cli("run", str(path), home=warehouse_home, check=False)
+    completed = run_here("run", str(path), home=warehouse_home, check=False)
     assert completed.returncode == 2 and "duplicate pair id '1'" in completed.stderr
-    runs = run_cli("sql", "select kind, status from raw.runs order by started_at", "--csv", home=warehouse_home)
+    runs = run_here("sql", "select kind, status from raw.runs order by started_at", "--csv", home=warehouse_home)
     assert runs.stdout.splitlines()[1:] == ["study,failed", "ingest_squad,succeeded"]
-    pairs = run_cli("sql", "select count(*) from raw.query_pair_variants", "--csv", home=warehouse_home)
+    pairs = run_here("sql", "select count(*) from raw.query_pair_variants", "--csv", home=warehouse_home)
     assert pairs.stdout.splitlines()[1:] == ["0"]

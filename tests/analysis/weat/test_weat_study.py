@@ -6,7 +6,7 @@ import duckdb
 import pytest
 import yaml
 
-from tests.conftest import DEMO_DATA, raw_fingerprint, run_cli
+from tests.conftest import DEMO_DATA, raw_fingerprint, run_cli, run_study_printed
 from warehouse.settings import HOME_VARIABLE
 
 pytestmark = pytest.mark.dbt
@@ -69,8 +69,8 @@ rnsb_splits = 10
         encoding="utf-8",
     )
     home = folder / "home"
-    completed = run_cli("run", str(config), home=home)
-    return {"home": home, "config": config, "output": completed.stdout}
+    printed = run_study_printed(str(config), home=home)
+    return {"home": home, "config": config, "output": printed}
 
 
 @pytest.fixture

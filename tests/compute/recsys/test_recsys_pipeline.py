@@ -18,7 +18,7 @@ import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from tests.conftest import REPOSITORY_ROOT, SHARED_DATA, run_cli, shared_file
+from tests.conftest import REPOSITORY_ROOT, SHARED_DATA, run_study_printed, shared_file
 from warehouse.seeds import derive_seed
 
 pytestmark = pytest.mark.dbt
@@ -123,8 +123,7 @@ def warehouse(tmp_path_factory):
         encoding="utf-8",
     )
     home = folder / "warehouse"
-    completed = run_cli("run", str(study), home=home)
-    return home, completed
+    return home, run_study_printed(str(study), home=home)
 
 
 @pytest.fixture
@@ -144,7 +143,7 @@ def _aggregated(con, result_set: str, level: str) -> dict:
 
 
 def test_the_injected_biases_are_recovered_through_the_whole_pipeline(con, warehouse):
-    assert "192 computed tests (0 failed" in warehouse[1].stdout  # 189 simulated + 3 hand-checked
+    assert "192 computed tests (0 failed" in warehouse[1]  # 189 simulated + 3 hand-checked
     overall = {feature: values for (feature, _), values in _aggregated(con, "synthetic_demo", "all").items()}
     _, share, marker, bias_mean = overall["text_length"]
     assert marker == "***" and bias_mean == pytest.approx(0.3, abs=0.05)

@@ -12,8 +12,9 @@ import duckdb
 import pytest
 
 from ingest.recsys.parse_reply import parse_reply
-from tests.conftest import run_cli
+from tests.conftest import run_main
 from tests.ingest.chat_stand_in import ChatStandIn
+from warehouse.settings import HOME_VARIABLE
 
 KEY = "sk-test-recsys-secret-0123456789"
 LINE = re.compile(r"^\[(p\d+)\] (.*)$", re.MULTILINE)
@@ -64,7 +65,9 @@ def pool(tmp_path):
 
 
 @pytest.mark.dbt
-def test_the_study_recovers_the_injected_preference_through_the_stand_in(tmp_path, pool, monkeypatch):
+def test_the_study_recovers_the_injected_preference_through_the_stand_in(tmp_path, pool, monkeypatch, capfd):
+    """`biaswh run` twice in this process (its parsed dbt project reused); capfd sees every byte
+    written to stdout and stderr, dbt's and the logs' included, for the key check."""
     monkeypatch.setenv("RECSYS_TEST_KEY", KEY)
     posts, features = pool
     with ChatStandIn(responder=prefers_long_posts, failures={"[p": [500, 500]}) as stand_in:
@@ -79,19 +82,22 @@ def test_the_study_recovers_the_injected_preference_through_the_stand_in(tmp_pat
             encoding="utf-8",
         )
         home = tmp_path / "warehouse"
-        first = run_cli("run", str(study), home=home)
+        monkeypatch.setenv(HOME_VARIABLE, str(home))
+        code, *first = run_main(["run", str(study)], capfd)
+        assert code == 0, first
         n_requests = len(stand_in.requests)
         assert n_requests == 24 + 2  # every trial once, plus the two scripted 500s retried
         assert {r["authorization"] for r in stand_in.requests} == {f"Bearer {KEY}"}
-        second = run_cli("run", str(study), home=home)
+        code, *second = run_main(["run", str(study)], capfd)
+        assert code == 0, second
         assert len(stand_in.requests) == n_requests  # resumed from the cache: nothing re-sent
-    assert "24 cached, 0 sent" in second.stdout and "is unchanged" in second.stdout
+    assert "24 cached, 0 sent" in second[0] and "is unchanged" in second[0]
     trials_file = home / "generated" / "recsys" / "stand_in_experiment_trials.jsonl"
     trials = [json.loads(line) for line in trials_file.read_text(encoding="utf-8").splitlines()]
     assert len(trials) == 24 and all(t["raw_response"] and "{instruction}" in t["prompt_template"] for t in trials)
     assert any(t["parse_unknown_ids"] == ["p9999"] and t["parse_duplicate_ids"] for t in trials)
     assert any(t["parse_status"] == "partial" for t in trials) and any(t["parse_method"] == "id_scan" for t in trials)
-    for output in (first.stdout + first.stderr, second.stdout, trials_file.read_text(encoding="utf-8")):
+    for output in (*first, *second, trials_file.read_text(encoding="utf-8")):
         assert KEY not in output
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
     try:

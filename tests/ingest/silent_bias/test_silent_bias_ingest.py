@@ -12,7 +12,7 @@ import pytest
 from ingest.silent_bias.load_generations import load_generations
 from ingest.silent_bias.steps import ingest_generations
 from ingest.silent_bias.vignettes import load_vignettes
-from tests.conftest import DEMO_DATA, raw_fingerprint, run_cli
+from tests.conftest import DEMO_DATA, raw_fingerprint, run_here
 from warehouse.errors import InputError, UserError
 
 DEMO = DEMO_DATA / "silent_bias"
@@ -108,7 +108,7 @@ def test_cli_run_with_a_malformed_generations_file_exits_2_naming_the_lines(tmp_
         f'[[ingest]]\nsource = "silent_bias_generations"\npath = "{folder}"\nvignette_set = "demo"\n'
     )
     home = tmp_path / "home"
-    completed = run_cli("run", str(study), home=home, check=False)
+    completed = run_here("run", str(study), home=home, check=False)
     assert completed.returncode == 2
     assert "model-x.jsonl: 1 malformed line(s), nothing loaded: line 5: malformed JSON" in completed.stderr
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)

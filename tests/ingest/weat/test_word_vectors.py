@@ -167,18 +167,18 @@ def test_unknown_suffix_and_bad_name_are_refused(con, tmp_path):
 
 
 def test_cli_ingests_vectors_and_reports_bad_files_in_one_line(tmp_path, vectors):
-    from tests.conftest import run_cli
+    from tests.conftest import run_here
 
     home = tmp_path / "cli-home"
     good = tmp_path / "v.npz"
     np.savez(good, words=np.asarray(WORDS), vectors=vectors)
     assert (
         "loaded 5 rows into weat_embeddings 'tiny' version 1"
-        in run_cli("ingest", "vectors", str(good), "--name", "tiny", home=home).stdout
+        in run_here("ingest", "vectors", str(good), "--name", "tiny", home=home).stdout
     )
     bad = write_text(tmp_path / "bad.txt", WORDS, vectors, header=False)
     bad.write_bytes(bad.read_bytes().replace(b"John", b"J\xffhn"))
-    failed = run_cli("ingest", "vectors", str(bad), "--name", "bad", "--format", "glove_text", home=home, check=False)
+    failed = run_here("ingest", "vectors", str(bad), "--name", "bad", "--format", "glove_text", home=home, check=False)
     assert failed.returncode == 2
     assert failed.stderr.strip().count("\n") == 0 and "row 1" in failed.stderr and "not valid UTF-8" in failed.stderr
 
