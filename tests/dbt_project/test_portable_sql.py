@@ -88,4 +88,7 @@ def test_the_scan_finds_the_silent_traps():
     ]
     # Loud on Spark, but found here without a JVM.
     assert duckdb_only_constructs("select a, max(b) as c,\n from t") == ["trailing comma before from"]
+    assert duckdb_only_constructs("select cast(n as varchar) as id") == [
+        "varchar without a length (Spark: string; text_type())"
+    ]
     assert duckdb_only_constructs("select {{ power_of('z', 2) }} as ok, '^x' as literal") == []
