@@ -61,12 +61,13 @@ def _parquet_files(con: duckdb.DuckDBPyConnection, pattern: str) -> list[str]:
     return [row[0] for row in con.execute("select file from glob(?) order by 1", [pattern]).fetchall()]
 
 
-def _read(files: list[str]) -> str:
+def _read(files: list[str], *, by_run: bool) -> str:
     listed = ", ".join("'" + file.replace("'", "''") + "'" for file in files)
-    # run_id stays text: a run id of digits only must not become a number.
-    return (
-        f"read_parquet([{listed}], hive_partitioning = true, hive_types = {{'run_id': VARCHAR}}, union_by_name = true)"
-    )
+    if not by_run:
+        return f"read_parquet([{listed}], union_by_name = true)"
+    # run_id comes from the folder name and stays text: a run id of digits must not become a number.
+    options = "hive_partitioning = true, hive_types = {'run_id': VARCHAR}, union_by_name = true"
+    return f"read_parquet([{listed}], {options})"
 
 
 def _exists(con: duckdb.DuckDBPyConnection, schema: str, name: str) -> bool:
@@ -90,18 +91,20 @@ def copy_spark_tables(con: duckdb.DuckDBPyConnection, tables: Sequence[SparkTabl
                 files = [f for run_id in run_ids for f in _parquet_files(con, f"{location}/run_id={run_id}/*.parquet")]
                 if not files:
                     continue
+                relation = _read(files, by_run=True)
                 if _exists(con, table.schema, table.name):
                     placeholders = ", ".join("?" for _ in run_ids)
                     con.execute(f"delete from {target} where run_id in ({placeholders})", list(run_ids))
-                    con.execute(f"insert into {target} by name select * from {_read(files)}")
+                    con.execute(f"insert into {target} by name select * from {relation}")
                 else:
-                    con.execute(f"create table {target} as select * from {_read(files)}")
+                    con.execute(f"create table {target} as select * from {relation}")
             else:
                 files = _parquet_files(con, f"{location}/*.parquet")
                 if not files:
                     continue
-                con.execute(f"create or replace table {target} as select * from {_read(files)}")
-            copied[f"{table.schema}.{table.name}"] = con.execute(f"select count(*) from {_read(files)}").fetchone()[0]
+                relation = _read(files, by_run=False)
+                con.execute(f"create or replace table {target} as select * from {relation}")
+            copied[f"{table.schema}.{table.name}"] = con.execute(f"select count(*) from {relation}").fetchone()[0]
     return copied
 
 
