@@ -52,6 +52,17 @@ def test_models_that_build_on_spark_have_no_duckdb_only_sql():
     assert offenders == {}, f"write these through macros/portability/ or declare the model duckdb_only: {offenders}"
 
 
+def test_run_keyed_models_that_build_on_spark_take_their_strategy_from_the_macro():
+    # dbt-spark has no delete+insert: run_keyed_incremental() gives insert_overwrite there.
+    duckdb_only = _duckdb_only_models()
+    offenders = [
+        name
+        for name, path in model_files().items()
+        if name not in duckdb_only and "delete+insert" in path.read_text(encoding="utf-8")
+    ]
+    assert offenders == [], f"use **run_keyed_incremental() in the config of {offenders}"
+
+
 def test_macros_outside_portability_are_used_only_by_duckdb_only_models():
     duckdb_only = _duckdb_only_models()
     sources = {name: path.read_text(encoding="utf-8") for name, path in model_files().items()}
