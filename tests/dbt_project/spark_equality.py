@@ -59,7 +59,9 @@ def assert_equal(connection, left: str, right: str, *, ignore: tuple[str, ...] =
     for row_left, row_right in zip(rows_left, rows_right):
         for name, a, b in zip(floats, row_left[len(exact) :], row_right[len(exact) :]):
             same = (a is None and b is None) or (
-                a is not None and b is not None and math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+                a is not None
+                and b is not None
+                and ((math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12))
             )
             assert same, f"{left}.{name}: {a} vs {b} in {row_left[: len(exact)]}"
     return len(rows_left)
