@@ -92,6 +92,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--compute", choices=("local", "ray"), help="where the compute jobs run (default: the study's [compute] engine)"
     )
+    run.add_argument(
+        "--target",
+        choices=("local", "spark"),
+        default="local",
+        help="where dbt builds the models: local (DuckDB) or spark (dbt-spark; marts copied into DuckDB)",
+    )
     run.add_argument("--ray-address", help="Ray cluster to use: auto, or ray://host:10001 (implies --compute ray)")
 
     _add_generate_parser(commands)
@@ -261,7 +267,9 @@ def _dispatch(args, extra: list[str]) -> None:
     elif args.command == "dashboards":
         print(f"dashboard site: {pipeline.dashboards(args.out)}")
     elif args.command == "run":
-        site = pipeline.run_study(args.study, limit=args.limit, compute=args.compute, ray_address=args.ray_address)
+        site = pipeline.run_study(
+            args.study, limit=args.limit, compute=args.compute, ray_address=args.ray_address, target=args.target
+        )
         print(f"dashboard site: {site}")
     elif args.command == "generate":
         print(pipeline.generate_answers(args).message)

@@ -192,16 +192,23 @@ def _record_failure(run_id: str, message: str) -> None:
         pass  # nowhere to write: the next writer marks the run interrupted
 
 
+# The dbt profile targets a study can build on (dbt_project/profiles.yml).
+LOCAL_TARGET = "local"
+SPARK_TARGET = "spark"
 # Study builds leave dbt's unit tests out: they test the SQL, not the data, and run once in
 # `make test` / `biaswh build`.
 STUDY_BUILD_ARGS = ["--exclude-resource-type", "unit_test"]
 
 
-def _selected_build(selection: str | None, label: str, *, run_id: str, study_name: str = "") -> str:
+def _selected_build(
+    selection: str | None, label: str, *, run_id: str, study_name: str = "", target: str = LOCAL_TARGET
+) -> str:
     """Build ``selection`` (None: the whole project) unless its inputs are unchanged since its last build.
 
     Its data tests check the rows of study run ``run_id`` and its evaluation runs, not every
-    run the warehouse holds: an earlier run's rows were tested when it was built.
+    run the warehouse holds: an earlier run's rows were tested when it was built. On the
+    ``spark`` target Spark builds every model of the selection it can and DuckDB the rest
+    (:mod:`warehouse.spark_marts`).
     """
     key = selection or "<all>"
     with open_warehouse() as con:
@@ -214,14 +221,27 @@ def _selected_build(selection: str | None, label: str, *, run_id: str, study_nam
     if selection:
         # Cautious: a test runs only when every model it reads was selected (and so exists).
         args += ["--select", selection, "--indirect-selection", "cautious"]
+    lines = []
+    if target == SPARK_TARGET:
+        from warehouse.spark_marts import build_on_spark_into_duckdb
+
+        spark_summary, built_on_spark = build_on_spark_into_duckdb(args, label=label, run_ids=run_ids)
+        lines.append(spark_summary.line)
+        if built_on_spark:
+            args += ["--exclude", *built_on_spark]
     summary = dbt_build(args, label=label, run_ids=run_ids, progress_label=f"[{study_name}] " if study_name else "")
     with open_warehouse() as con:
         mark_built(con, key)
-    return summary.line
+    return "; ".join([*lines, summary.line])
 
 
 def run_study(
-    study_path: str, *, limit: int | None = None, compute: str | None = None, ray_address: str | None = None
+    study_path: str,
+    *,
+    limit: int | None = None,
+    compute: str | None = None,
+    ray_address: str | None = None,
+    target: str = LOCAL_TARGET,
 ) -> Path:
     """Run a study end to end and return the dashboard site's index page.
 
@@ -234,13 +254,22 @@ def run_study(
     The whole run holds the warehouse's command lock (:mod:`warehouse.command_lock`), so no
     other writing command can slip in between its stages. ``compute`` / ``ray_address``
     override the study's ``[compute]`` engine and Ray address (:mod:`compute.common.engine`).
+    ``target``: ``spark`` builds the models on Spark and copies its marts into DuckDB
+    (:mod:`warehouse.spark_marts`); DuckDB builds the DuckDB-only models either way.
     """
+    if target not in (LOCAL_TARGET, SPARK_TARGET):
+        raise UserError(f"--target {target}: choose {LOCAL_TARGET} or {SPARK_TARGET}")
     with exclusive_command(f"biaswh run {study_path}"):
-        return _run_study(study_path, limit=limit, compute=compute, ray_address=ray_address)
+        return _run_study(study_path, limit=limit, compute=compute, ray_address=ray_address, target=target)
 
 
 def _run_study(
-    study_path: str, *, limit: int | None = None, compute: str | None = None, ray_address: str | None = None
+    study_path: str,
+    *,
+    limit: int | None = None,
+    compute: str | None = None,
+    ray_address: str | None = None,
+    target: str = LOCAL_TARGET,
 ) -> Path:
     """Stages of :func:`run_study`, run while it holds the command lock."""
     started = time.perf_counter()
@@ -273,14 +302,18 @@ def _run_study(
         if selections["sources"] != "":
             timed(
                 "dbt build (sources)",
-                lambda: _selected_build(selections["sources"], "sources", run_id=run_id, study_name=study.name),
+                lambda: _selected_build(
+                    selections["sources"], "sources", run_id=run_id, study_name=study.name, target=target
+                ),
             )
         if study.jobs:
             timed("jobs", lambda: _run_registered(study, run_id, study.jobs, STUDY_JOBS))
             if selections["results"] != "":
                 timed(
                     "dbt build (results)",
-                    lambda: _selected_build(selections["results"], "results", run_id=run_id, study_name=study.name),
+                    lambda: _selected_build(
+                        selections["results"], "results", run_id=run_id, study_name=study.name, target=target
+                    ),
                 )
         timed("analysis", lambda: _run_registered(study, run_id, study.analysis, ANALYSIS_STEPS))
         with open_warehouse() as con:

@@ -20,10 +20,11 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 import duckdb
 
-from warehouse.dbt_runner import FAILED_STATUSES, BuildSummary
+from warehouse.dbt_runner import BUILD_RUN_IDS_VARIABLE, FAILED_STATUSES, BuildSummary
 from warehouse.errors import UserError
 from warehouse.settings import DBT_PROJECT_DIR, HOME_VARIABLE, warehouse_paths
 
@@ -47,6 +48,10 @@ _SPARK_TYPES = {
     "TIMESTAMP": "timestamp_ntz",
     "TIMESTAMP WITH TIME ZONE": "timestamp",
 }
+
+
+# Raw tables whose rows change after their run wrote them: exported whole every time.
+_MUTABLE_TABLES = {"runs"}
 
 
 @dataclass(frozen=True)
@@ -91,8 +96,9 @@ def _write_parquet(connection: duckdb.DuckDBPyConnection, query: str, params: li
 def export_raw(connection: duckdb.DuckDBPyConnection, *, run_ids: list[str] | None = None) -> list[RawTable]:
     """Write ``raw.*`` to Parquet for Spark: each run's rows in its own ``run_id=<id>`` folder.
 
-    ``run_ids``: only these runs' folders are (re)written (a run's raw rows never change
-    once it finished); None writes every run. Tables without ``run_id`` are written whole.
+    ``run_ids``: these runs' folders are (re)written, and those of runs never exported yet
+    (a finished run's raw rows never change); None writes every run. ``raw.runs`` is written
+    whole every time (a run's status changes when it ends), as are tables without ``run_id``.
     Returns every raw table, for :func:`register_raw_tables`.
     """
     location = raw_location()
@@ -118,9 +124,11 @@ def export_raw(connection: duckdb.DuckDBPyConnection, *, run_ids: list[str] | No
         Path(folder).mkdir(parents=True, exist_ok=True)
         select_list = ", ".join(f'"{name}"' for name, _ in data_columns)
         if partitioned:
-            wanted = run_ids
-            if wanted is None:
-                wanted = [r[0] for r in connection.execute(f"select distinct run_id from raw.{table}").fetchall()]
+            present = [r[0] for r in connection.execute(f"select distinct run_id from raw.{table}").fetchall()]
+            wanted = present
+            if run_ids is not None and table not in _MUTABLE_TABLES:
+                never_exported = {r for r in present if not Path(f"{folder}/run_id={r}").exists()}
+                wanted = sorted(set(run_ids) | never_exported)
             for run_id in wanted:
                 if not _SAFE_RUN_ID.match(run_id):
                     raise UserError(f"raw.{table}: run_id {run_id!r} cannot name a Parquet folder for Spark")
@@ -185,21 +193,54 @@ def register_raw_tables(tables: list[RawTable]) -> None:
         raise UserError(f"registering the raw Parquet on Spark failed: {result.exception or 'see dbt.log'}")
 
 
-def run_spark_build(args: list[str] | None = None, *, label: str = "spark") -> BuildSummary:
-    """``dbt build --target spark`` in this process; raise a one-line error when a node fails."""
-    result, seconds = _invoke(["build", *(args or [])])
+@dataclass(frozen=True)
+class SparkTable:
+    """A model a Spark build materialised as a table (``materialized`` table or incremental)."""
+
+    model: str
+    schema: str
+    name: str
+    materialized: str
+
+
+def build_on_spark(
+    args: list[str] | None = None, *, label: str = "all", run_ids: Sequence[str] = ()
+) -> tuple[BuildSummary, list[SparkTable]]:
+    """``dbt build --target spark`` in this process: its summary and the tables it built.
+
+    ``run_ids``: the runs whose rows the data tests of run-keyed models check (empty: every
+    run that did not fail), as for the DuckDB build. Raises a one-line error when a node fails.
+    """
+    saved = os.environ.get(BUILD_RUN_IDS_VARIABLE)
+    os.environ[BUILD_RUN_IDS_VARIABLE] = ",".join(run_ids)
+    try:
+        result, seconds = _invoke(["build", *(args or [])])
+    finally:
+        if saved is None:
+            os.environ.pop(BUILD_RUN_IDS_VARIABLE, None)
+        else:
+            os.environ[BUILD_RUN_IDS_VARIABLE] = saved
     counts: dict[str, int] = {}
     failures = []
+    tables = []
     for node in getattr(result.result, "results", None) or []:
         status = str(node.status)
         counts[status] = counts.get(status, 0) + 1
         if status in FAILED_STATUSES:
             failures.append((node.node.unique_id, " ".join(str(node.message or "").split())[:300], None))
-    summary = BuildSummary(label, seconds, counts, failures, str(warehouse_paths().home / "dbt" / "logs"))
+        materialized = getattr(node.node.config, "materialized", None)
+        if node.node.resource_type == "model" and materialized in ("table", "incremental") and status == "success":
+            tables.append(SparkTable(node.node.name, node.node.schema, node.node.alias, materialized))
+    summary = BuildSummary(f"{label}, Spark", seconds, counts, failures, str(warehouse_paths().home / "dbt" / "logs"))
     if not result.success:
         details = "; ".join(f"{uid}: {message}" for uid, message, _ in failures[:5])
         raise UserError(f"dbt build ({label}, Spark) failed: {details or result.exception}")
-    return summary
+    return summary, tables
+
+
+def run_spark_build(args: list[str] | None = None, *, label: str = "all") -> BuildSummary:
+    """``dbt build --target spark`` in this process; raise a one-line error when a node fails."""
+    return build_on_spark(args, label=label)[0]
 
 
 def spark_mart_relation(table: str) -> str:

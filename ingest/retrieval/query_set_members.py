@@ -62,9 +62,12 @@ def config_query_set(name: str) -> str:
 
 @lru_cache(maxsize=1)
 def normalised_context_sql() -> str:
-    """dbt's ``normalise_text('context')`` as plain SQL, rendered from the macro itself (one definition)."""
-    macro = (DBT_PROJECT_DIR / "macros" / "normalise_text.sql").read_text(encoding="utf-8")
-    return jinja2.Environment().from_string(macro + "{{ normalise_text('context') }}").render().strip()
+    """dbt's ``normalise_text('context')`` as DuckDB SQL, rendered from the macro itself (one definition).
+
+    Its DuckDB spelling (``default__normalise_text``): the dispatching macro needs dbt's adapter.
+    """
+    macros = (DBT_PROJECT_DIR / "macros" / "portability" / "text.sql").read_text(encoding="utf-8")
+    return jinja2.Environment().from_string(macros + "{{ default__normalise_text('context') }}").render().strip()
 
 
 def latest_version(con, dataset: str, source_name: str) -> int | None:

@@ -45,6 +45,7 @@ OUTSIDE_LITERALS = {
     "list literal [...]": r"(?<![\w\]\)])\[\s*('|\d|\])",
     "decimal literal in * or / (Spark rounds decimal division to 6 places)": r"\b\d+\.\d+\s*[*/]|[*/]\s*\d+\.\d+",
     "trailing comma before from": r",\s*from\b",
+    "varchar without a length (Spark: string; text_type())": r"\bas\s+varchar\b(?!\s*\()|::\s*varchar\b",
 }
 
 

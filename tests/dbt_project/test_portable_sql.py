@@ -52,6 +52,17 @@ def test_models_that_build_on_spark_have_no_duckdb_only_sql():
     assert offenders == {}, f"write these through macros/portability/ or declare the model duckdb_only: {offenders}"
 
 
+def test_run_keyed_models_that_build_on_spark_take_their_strategy_from_the_macro():
+    # dbt-spark has no delete+insert: run_keyed_incremental() gives insert_overwrite there.
+    duckdb_only = _duckdb_only_models()
+    offenders = [
+        name
+        for name, path in model_files().items()
+        if name not in duckdb_only and "delete+insert" in path.read_text(encoding="utf-8")
+    ]
+    assert offenders == [], f"use **run_keyed_incremental() in the config of {offenders}"
+
+
 def test_macros_outside_portability_are_used_only_by_duckdb_only_models():
     duckdb_only = _duckdb_only_models()
     sources = {name: path.read_text(encoding="utf-8") for name, path in model_files().items()}
@@ -88,4 +99,7 @@ def test_the_scan_finds_the_silent_traps():
     ]
     # Loud on Spark, but found here without a JVM.
     assert duckdb_only_constructs("select a, max(b) as c,\n from t") == ["trailing comma before from"]
+    assert duckdb_only_constructs("select cast(n as varchar) as id") == [
+        "varchar without a length (Spark: string; text_type())"
+    ]
     assert duckdb_only_constructs("select {{ power_of('z', 2) }} as ok, '^x' as literal") == []

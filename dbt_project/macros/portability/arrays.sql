@@ -27,3 +27,25 @@
 {% macro spark__cross_join_integer_range(alias, column, first, last) -%}
     lateral view explode(sequence({{ first }}, {{ last }})) {{ alias }} as {{ column }}
 {%- endmacro %}
+
+{# A select of `relation` giving one row per element of `list_expression` (in column
+   `column`) beside `keep_column`. Spark cannot explode an expression holding a correlated
+   subquery (run_parameter's), so there the list is computed in a subquery first. #}
+{% macro select_unnested(relation, keep_column, list_expression, column) -%}
+    {{ return(adapter.dispatch('select_unnested', 'bias_warehouse')(relation, keep_column, list_expression, column)) }}
+{%- endmacro %}
+
+{% macro default__select_unnested(relation, keep_column, list_expression, column) -%}
+    select
+        {{ keep_column }},
+        unnest({{ list_expression }}) as {{ column }}
+    from {{ relation }}
+{%- endmacro %}
+
+{% macro spark__select_unnested(relation, keep_column, list_expression, column) -%}
+    select
+        lists.{{ keep_column }},
+        unnested.{{ column }}
+    from (select {{ keep_column }}, {{ list_expression }} as list_value from {{ relation }}) as lists
+    lateral view explode(lists.list_value) unnested as {{ column }}
+{%- endmacro %}

@@ -28,11 +28,11 @@ squad_documents as (
             as doc_id,
         questions.title,
         documents.document_text,
-        sha256(documents.document_text) as text_sha256,
+        {{ sha256_hex('documents.document_text') }} as text_sha256,
         documents.source_version,
         documents.first_row_idx,
         documents.n_questions,
-        cast(row_number() over (partition by documents.split order by documents.first_row_idx) - 1 as varchar)
+        cast(row_number() over (partition by documents.split order by documents.first_row_idx) - 1 as {{ text_type() }})
             as source_doc_id,
         'squad' as corpus_source
     from documents
@@ -48,7 +48,7 @@ other_documents as (
         doc_id,
         title,
         document_text,
-        sha256(document_text) as text_sha256,
+        {{ sha256_hex('document_text') }} as text_sha256,
         source_version,
         cast(null as integer) as first_row_idx,
         cast(null as bigint) as n_questions,

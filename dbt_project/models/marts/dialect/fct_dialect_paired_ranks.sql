@@ -1,10 +1,9 @@
 {{
     config(
         materialized='incremental',
-        incremental_strategy='delete+insert',
-        unique_key='run_id',
         full_refresh=false,
-        tags=['run_keyed']
+        tags=['run_keyed'],
+        **run_keyed_incremental()
     )
 }}
 -- Both variants' gold ranks side by side, one row per (run, retriever, pair set, pair, variant

@@ -15,7 +15,7 @@ judged_sets as (
 derived as (
     select
         'squad_questions_' || squad_questions.split as query_set,
-        cast(squad_questions.row_idx as varchar) as query_id,
+        cast(squad_questions.row_idx as {{ text_type() }}) as query_id,
         squad_questions.doc_id,
         1 as relevance,
         'squad_context' as qrels_source

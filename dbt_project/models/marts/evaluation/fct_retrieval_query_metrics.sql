@@ -15,10 +15,9 @@ qrels as (
 
 -- The run's own cutoffs (run parameter evaluation_k).
 cutoffs as (
-    select
-        run_id,
-        unnest({{ run_parameter('evaluation_k', 'evaluation_runs.run_id', 'integer[]') }}) as k
-    from evaluation_runs
+    {{ select_unnested(
+        'evaluation_runs', 'run_id', run_parameter('evaluation_k', 'evaluation_runs.run_id', 'integer[]'), 'k'
+    ) }}
 ),
 
 -- The relevant documents each ranking returned, numbered in rank order (relevant ones so far).
@@ -167,11 +166,11 @@ metrics as (
         case
             when relevant_retrieved = 0 then 0.0
             else
-                2.0 * (relevant_retrieved / k) * (relevant_retrieved / n_relevant)
+                {{ double_literal('2.0') }} * (relevant_retrieved / k) * (relevant_retrieved / n_relevant)
                 / ((relevant_retrieved / k) + (relevant_retrieved / n_relevant))
         end as f1,
         case when relevant_retrieved > 0 then 1.0 else 0.0 end as hit_rate,
-        coalesce(1.0 / first_relevant_rank, 0.0) as mrr,
+        coalesce({{ double_literal('1.0') }} / first_relevant_rank, 0.0) as mrr,
         dcg / ideal_dcg as ndcg,
         precision_sum / n_relevant as map,
         relevant_in_top_r / n_relevant as r_precision

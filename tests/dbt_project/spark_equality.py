@@ -1,0 +1,67 @@
+"""Equality of two relations as the Spark tests define it, and whether Spark can run here."""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import subprocess
+
+import pytest
+
+FLOAT_TYPES = ("DOUBLE", "FLOAT", "DECIMAL", "REAL")
+
+
+def require_spark() -> None:
+    """Skip (fail on CI) when Java or pyspark is missing."""
+    missing = _java_and_pyspark()
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI cannot run the Spark tests: {missing}")
+        pytest.skip(missing)
+
+
+def _java_and_pyspark() -> str | None:
+    """Why Spark cannot run here, or None."""
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        return "pyspark missing: pip install -e '.[spark]' (make spark)"
+    if not shutil.which("java"):
+        return "java missing: apt-get install openjdk-17-jre-headless (make spark)"
+    if subprocess.run(["java", "-version"], capture_output=True).returncode != 0:
+        return "java does not start"
+    return None
+
+
+def _columns(connection, relation: str) -> dict[str, str]:
+    return {name: kind for name, kind, *_ in connection.execute(f"describe select * from {relation}").fetchall()}
+
+
+def assert_equal(connection, left: str, right: str, *, ignore: tuple[str, ...] = ()) -> int:
+    """Assert equal contents of two relations (column names, rows: EXCEPT ALL both ways on the
+    exact columns, floats within 1e-9 relative), ``ignore`` columns left out; return the row count."""
+    columns = {c: kind for c, kind in _columns(connection, left).items() if c not in ignore}
+    other = {c for c in _columns(connection, right) if c not in ignore}
+    assert set(columns) == other, (left, columns, other)
+    floats = sorted(c for c, kind in columns.items() if kind.startswith(FLOAT_TYPES))
+    exact = sorted(c for c in columns if c not in floats)
+    exact_list = ", ".join(f'"{c}"' for c in exact)
+    for one, two in ((left, right), (right, left)):
+        missing = connection.execute(
+            f"select count(*) from (select {exact_list} from {one} except all select {exact_list} from {two})"
+        ).fetchone()[0]
+        assert missing == 0, f"{missing} rows of {one} are not in {two}"
+    ordered = ", ".join([*(f'"{c}"' for c in exact), *(f'"{c}"::double' for c in floats)])
+    rows_left = connection.execute(f"select {ordered} from {left} order by all").fetchall()
+    rows_right = connection.execute(f"select {ordered} from {right} order by all").fetchall()
+    assert len(rows_left) == len(rows_right)
+    for row_left, row_right in zip(rows_left, rows_right):
+        for name, a, b in zip(floats, row_left[len(exact) :], row_right[len(exact) :]):
+            same = (a is None and b is None) or (
+                a is not None
+                and b is not None
+                and ((math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12))
+            )
+            assert same, f"{left}.{name}: {a} vs {b} in {row_left[: len(exact)]}"
+    return len(rows_left)

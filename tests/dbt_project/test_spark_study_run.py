@@ -1,0 +1,77 @@
+"""`biaswh run studies/demo.toml --target spark`: the marts come from Spark and equal DuckDB's run.
+
+The study runs in this process (one SparkSession, one JVM, shared with the other Spark
+tests) in a fresh warehouse; its recall@k mart and its paired tests are compared with the
+session's DuckDB demo run (run ids aside: two warehouses, two runs).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import duckdb
+import pytest
+
+from tests.conftest import DEMO_STUDY
+from tests.dbt_project.spark_equality import assert_equal, require_spark
+from warehouse.settings import HOME_VARIABLE
+
+pytestmark = [pytest.mark.spark, pytest.mark.dbt]
+
+
+@pytest.fixture(scope="module")
+def spark_study(demo_warehouse, tmp_path_factory):
+    """(home, site index, printed output) of the demo study run with ``target='spark'``."""
+    require_spark()
+    from biaswh.pipeline import run_study
+
+    home = tmp_path_factory.mktemp("spark-study") / "warehouse"
+    printed = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(printed):
+        patch.setenv(HOME_VARIABLE, str(home))
+        patch.setenv("BIASWH_EMBEDDING_CACHE", str(demo_warehouse.embedding_cache))
+        index = run_study(str(DEMO_STUDY), target="spark")
+    return home, index, printed.getvalue()
+
+
+@pytest.fixture
+def both(spark_study, demo_warehouse):
+    """The Spark run's warehouse, with the DuckDB demo run's attached as ``duck``."""
+    home, _, _ = spark_study
+    connection = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
+    connection.execute(f"attach '{demo_warehouse.home / 'warehouse.duckdb'}' as duck (read_only)")
+    try:
+        yield connection
+    finally:
+        connection.close()
+
+
+def test_recall_at_k_and_the_paired_tests_equal_the_duckdb_run(both):
+    assert assert_equal(both, "marts.dialect_recall_at_k", "duck.marts.dialect_recall_at_k", ignore=("run_id",)) > 0
+    analysed = "analysis.dialect_paired_tests"
+    assert assert_equal(both, analysed, f"duck.{analysed}", ignore=("run_id",)) > 0
+
+
+def test_the_run_keyed_marts_are_sparks_rows(spark_study, both):
+    _, _, printed = spark_study
+    from warehouse.spark_marts import table_location
+    from warehouse.spark_target import SparkTable
+
+    assert "dbt build (results, Spark)" in printed and "dbt build (sources, Spark)" in printed, printed
+    (run_id,) = both.execute("select run_id from raw.runs where kind = 'study'").fetchone()
+    assert both.execute("select status from raw.runs where run_id = ?", [run_id]).fetchone() == ("succeeded",)
+    for mart in ("agg_dialect_recall_at_k", "fct_dialect_gold_ranks", "fct_retrieval_relevant_ranks"):
+        location = table_location(SparkTable(mart, "marts", mart, "incremental"))
+        spark_rows = f"read_parquet('{location}/run_id={run_id}/*.parquet')"
+        ours = f"(select * from marts.{mart} where run_id = '{run_id}')"
+        assert assert_equal(both, ours, spark_rows, ignore=("run_id",)) > 0, mart
+    # DuckDB-only models read what Spark built: the run list the dashboards show.
+    assert both.execute("select count(*) from marts.dim_runs where run_id = ?", [run_id]).fetchone()[0] == 1
+
+
+def test_the_site_is_built_from_the_spark_run(spark_study):
+    _, index, _ = spark_study
+    assert index.is_file()
+    pages = list(index.parent.rglob("*.html"))
+    assert any("dialect" in page.name for page in pages), pages
