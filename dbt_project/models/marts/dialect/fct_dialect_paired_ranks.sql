@@ -1,11 +1,4 @@
-{{
-    config(
-        materialized='incremental',
-        full_refresh=false,
-        tags=['run_keyed'],
-        **run_keyed_incremental()
-    )
-}}
+{{ config(**run_keyed_config()) }}
 -- Both variants' gold ranks side by side, one row per (run, retriever, pair set, pair, variant
 -- pair): the one place the A/B pairing is made. The paired hits (and from them the paired
 -- outcomes and error examples) and the analysis's rank tests all read it.

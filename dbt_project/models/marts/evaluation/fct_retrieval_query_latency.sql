@@ -1,11 +1,4 @@
-{{
-    config(
-        materialized='incremental',
-        full_refresh=false,
-        tags=['run_keyed'],
-        **run_keyed_incremental()
-    )
-}}
+{{ config(**run_keyed_config()) }}
 -- The latency of each query of an evaluation run, per retriever: what the latency alert's paired
 -- test compares (agg_retrieval_latency holds the percentiles). Batch-timed runs record the batch
 -- time divided by the number of queries (stg_retrieval__query_stats.timing); a run written

@@ -1,12 +1,4 @@
-{{
-    config(
-        materialized='incremental',
-        incremental_strategy='delete+insert',
-        unique_key='run_id',
-        full_refresh=false,
-        tags=['run_keyed']
-    )
-}}
+{{ config(**run_keyed_config()) }}
 -- The embedding metrics beside WEAT (RND, RNSB, MAC, ECT, RIPA, word-set sensitivity of d): one row per
 -- (run, embedding, test set, test, metric, attribute set), with the labels of the sets it compares.
 with metrics as (
