@@ -18,6 +18,7 @@ Other targets (``--target spark``) use the same function: their manifest is cach
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -183,7 +184,20 @@ def invoke_dbt(
             finally:
                 _close_dbt_connection()
     finally:
+        close_dbt_log_files()
         close_log()
+
+
+def close_dbt_log_files() -> None:
+    """Close dbt's log file handlers: dbt swaps them on every in-process invocation without closing
+    the old one, which would leave each warehouse's ``dbt.log`` open until garbage collection."""
+    from dbt_common.events.event_manager_client import get_event_manager
+
+    for dbt_logger in get_event_manager().loggers:
+        python_logger = getattr(dbt_logger, "_python_logger", None)
+        for handler in list(python_logger.handlers) if python_logger else []:
+            if isinstance(handler, logging.FileHandler):
+                handler.close()
 
 
 def parsed_nodes(unique_ids: Sequence[str]) -> dict[str, dict]:

@@ -14,7 +14,6 @@ SparkSession, and so one JVM (about 20-50 s to start), for every build of the pr
 from __future__ import annotations
 
 import json
-import logging
 import os
 import re
 import time
@@ -24,6 +23,7 @@ from typing import Sequence
 
 import duckdb
 
+from warehouse.dbt_invoke import close_dbt_log_files
 from warehouse.dbt_runner import BUILD_RUN_IDS_VARIABLE, FAILED_STATUSES, BuildSummary
 from warehouse.errors import UserError
 from warehouse.settings import DBT_PROJECT_DIR, HOME_VARIABLE, warehouse_paths
@@ -167,19 +167,8 @@ def _invoke(arguments: list[str]):
     try:
         result = dbtRunner().invoke(command)
     finally:
-        _close_dbt_log_files()
+        close_dbt_log_files()
     return result, time.perf_counter() - begin
-
-
-def _close_dbt_log_files() -> None:
-    # dbt swaps its log file handler on every in-process invocation without closing the old one.
-    from dbt_common.events.event_manager_client import get_event_manager
-
-    for dbt_logger in get_event_manager().loggers:
-        python_logger = getattr(dbt_logger, "_python_logger", None)
-        for handler in list(python_logger.handlers) if python_logger else []:
-            if isinstance(handler, logging.FileHandler):
-                handler.close()
 
 
 def register_raw_tables(tables: list[RawTable]) -> None:
