@@ -161,6 +161,7 @@ def invoke_dbt(
     write, close_log = _log_writer(log_file)
     try:
         with _ONE_AT_A_TIME, _environment(env or {}):
+            close_dbt_log_files()  # reopened by a late event? closed before dbt drops the handler
             options = dict(log_path=log_path, target_path=target_path, console=console)
             manifest = _MANIFESTS.get(key)
             if args[0] == "parse":

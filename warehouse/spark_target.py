@@ -164,6 +164,7 @@ def _invoke(arguments: list[str]):
         *arguments[1:],
     ]
     begin = time.perf_counter()
+    close_dbt_log_files()  # dbt drops the previous handler without closing it
     try:
         result = dbtRunner().invoke(command)
     finally:
