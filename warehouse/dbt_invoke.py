@@ -180,6 +180,7 @@ def invoke_dbt(
                 target_path.mkdir(parents=True, exist_ok=True)
                 manifest.write(str(target_path / "manifest.json"))
             _LAST_USED[:] = [manifest]
+            close_dbt_log_files()  # the parse above left its handler, which the next invocation drops
             try:
                 return dbtRunner(manifest=manifest, callbacks=[write, *callbacks]).invoke(_full_args(args, **options))
             finally:
