@@ -48,7 +48,7 @@ def both(spark_study, demo_warehouse):
 
 
 def test_recall_at_k_and_the_paired_tests_equal_the_duckdb_run(both):
-    assert assert_equal(both, "marts.dialect_recall_at_k", "duck.marts.dialect_recall_at_k", ignore=("run_id",)) > 0
+    assert assert_equal(both, "main.dialect_recall_at_k", "duck.main.dialect_recall_at_k", ignore=("run_id",)) > 0
     analysed = "analysis.dialect_paired_tests"
     assert assert_equal(both, analysed, f"duck.{analysed}", ignore=("run_id",)) > 0
 
