@@ -38,10 +38,13 @@ def table_location(table: SparkTable) -> str:
     """Where a Spark table's Parquet lives: the metastore's answer, else the local default.
 
     In session mode the active SparkSession knows (its warehouse folder is fixed when the
-    JVM starts, so it wins over ``$BIASWH_HOME``). Through a Thrift server there is no local
-    session: the tables are under ``BIASWH_SPARK_WAREHOUSE_LOCATION`` (the server's
-    ``spark.sql.warehouse.dir``), else ``$BIASWH_HOME/spark/warehouse``.
+    JVM starts, so it wins over ``$BIASWH_HOME``). ``BIASWH_SPARK_WAREHOUSE_LOCATION`` (a Thrift
+    server's ``spark.sql.warehouse.dir``), when set, names the root outright; with neither, the
+    tables are under ``$BIASWH_HOME/spark/warehouse``.
     """
+    if os.environ.get(WAREHOUSE_LOCATION_VARIABLE):  # set on purpose: it names the tables' root
+        root = os.environ[WAREHOUSE_LOCATION_VARIABLE]
+        return f"{root.rstrip('/')}/{table.schema}.db/{table.name}"
     try:
         from pyspark.sql import SparkSession
     except ImportError:
@@ -49,7 +52,11 @@ def table_location(table: SparkTable) -> str:
     else:
         session = SparkSession.getActiveSession()
     if session is not None:
-        for row in session.sql(f"describe table extended `{table.schema}`.`{table.name}`").collect():
+        try:
+            rows = session.sql(f"describe table extended `{table.schema}`.`{table.name}`").collect()
+        except Exception:  # noqa: BLE001  (a table this session's metastore does not hold: the default root)
+            rows = []
+        for row in rows:
             if row.col_name == "Location":
                 location = row.data_type
                 return location[len("file:") :] if location.startswith("file:") else location

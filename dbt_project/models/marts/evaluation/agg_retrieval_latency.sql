@@ -1,24 +1,36 @@
 {{ config(**run_keyed_config()) }}
--- Latency percentiles per (run, retriever) over the run's queries, from the per-query latencies
--- (fct_retrieval_query_latency: batch-timed runs record the batch time divided by the number
--- of queries). A run written elsewhere (retriever family external) has no latencies: no row.
-with latencies as (
-    select * from {{ ref('fct_retrieval_query_latency') }}
+-- Latency percentiles per (run, retriever) over the run's queries (batch-timed runs record
+-- the batch time divided by the number of queries; see stg_retrieval__query_stats.timing).
+with evaluation_runs as (
+    select
+        run_id,
+        query_set
+    from {{ ref('stg_evaluation__runs') }}
     where {{ is_new_run('run_id') }}
+),
+
+stats as (
+    select * from {{ ref('stg_retrieval__query_stats') }}
 ),
 
 final as (
     select
-        run_id,
-        query_set,
-        retriever,
-        any_value(timing) as timing,
-        count(latency_ms) as n_queries,
-        quantile_cont(latency_ms, 0.5) as latency_p50_ms,
-        quantile_cont(latency_ms, 0.95) as latency_p95_ms,
-        avg(latency_ms) as latency_mean_ms
-    from latencies
-    group by run_id, query_set, retriever
+        stats.run_id,
+        stats.query_set,
+        stats.retriever,
+        any_value(stats.timing) as timing,
+        count(stats.latency_ms) as n_queries,
+        quantile_cont(stats.latency_ms, 0.5) as latency_p50_ms,
+        quantile_cont(stats.latency_ms, 0.95) as latency_p95_ms,
+        avg(stats.latency_ms) as latency_mean_ms
+    from stats
+    inner join evaluation_runs
+        on
+            stats.run_id = evaluation_runs.run_id
+            and stats.query_set = evaluation_runs.query_set
+    group by stats.run_id, stats.query_set, stats.retriever
+    -- a run written elsewhere (retriever family external) has no latencies: no row
+    having count(stats.latency_ms) > 0
 )
 
 select * from final
