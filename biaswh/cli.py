@@ -87,7 +87,9 @@ def _parser() -> argparse.ArgumentParser:
     dashboards.add_argument("--out", help="output folder (default: $BIASWH_HOME/site)")
 
     run = commands.add_parser("run", help="run a study end to end: ingest, build, jobs, analyze, dashboards")
-    run.add_argument("study", help="study config (TOML)")
+    run.add_argument(
+        "study", nargs="+", help="study config(s) (TOML); several run in turn in this one process, like `make demo`"
+    )
     run.add_argument("--limit", type=number(POSITIVE_INTEGER), help="only the first N pairs/queries: a quick dry run")
     run.add_argument(
         "--compute", choices=("local", "ray"), help="where the compute jobs run (default: the study's [compute] engine)"
@@ -267,10 +269,8 @@ def _dispatch(args, extra: list[str]) -> None:
     elif args.command == "dashboards":
         print(f"dashboard site: {pipeline.dashboards(args.out)}")
     elif args.command == "run":
-        site = pipeline.run_study(
-            args.study, limit=args.limit, compute=args.compute, ray_address=args.ray_address, target=args.target
-        )
-        print(f"dashboard site: {site}")
+        options = dict(limit=args.limit, compute=args.compute, ray_address=args.ray_address, target=args.target)
+        print(f"dashboard site: {pipeline.run_studies(args.study, **options)}")
     elif args.command == "generate":
         print(pipeline.generate_answers(args).message)
     elif args.command == "variants":

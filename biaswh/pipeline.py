@@ -263,6 +263,26 @@ def run_study(
         return _run_study(study_path, limit=limit, compute=compute, ray_address=ray_address, target=target)
 
 
+def run_studies(study_paths: list[str], **options) -> Path:
+    """Run each study of ``study_paths`` in turn with :func:`run_study`'s ``options``; return the site's index.
+
+    One process for all: Python, the plugins and dbt's parsed project are loaded once, not once
+    per study (`make demo` runs its seven studies so). Every config is checked before the first
+    run starts, so a mistake in the last one costs no run; a study that fails stops the rest
+    (the runs before it stay, as separate `biaswh run` calls would leave them).
+    """
+    if len(study_paths) == 1:
+        return run_study(study_paths[0], **options)
+    load_plugins()
+    for path in study_paths:
+        load_study(path, limit=options.get("limit"), check_files=True)
+    site = None
+    for n, path in enumerate(study_paths, start=1):
+        print(f"== study {n}/{len(study_paths)}: {path}", flush=True)
+        site = run_study(path, **options)
+    return site
+
+
 def _run_study(
     study_path: str,
     *,

@@ -329,12 +329,11 @@ def demo_site(tmp_path_factory, demo_warehouse) -> Path:
     Session-scoped and shared: tests that only read it use it as is, never change it. It starts
     from a copy of :func:`demo_warehouse` (the first of those studies), so the demo runs once.
     """
-    from biaswh.pipeline import run_study
+    from biaswh.pipeline import run_studies
 
     home = copy_warehouse(demo_warehouse.home, tmp_path_factory.mktemp("demo-site") / "warehouse")
+    others = [str(study) for study in sorted((REPOSITORY_ROOT / "studies").glob("demo*.toml")) if study != DEMO_STUDY]
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(HOME_VARIABLE, str(home))
-        for study in sorted((REPOSITORY_ROOT / "studies").glob("demo*.toml")):
-            if study != DEMO_STUDY:
-                run_study(str(study))
+        run_studies(others)  # in turn, as `make demo` runs them
     return home / "site"

@@ -1,0 +1,34 @@
+"""`biaswh run A.toml B.toml ...`: several studies in one process (what `make demo` does).
+
+The studies that run in turn are the session's demo site (:func:`tests.conftest.demo_site`
+runs six of them so); here, the check made before the first run starts.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+from tests.conftest import DEMO_STUDY, assert_refused, run_main
+
+
+def test_a_mistake_in_a_later_config_is_refused_before_any_run_starts(warehouse_home, tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    (tmp_path / "demo_data").symlink_to(DEMO_STUDY.parent / "demo_data")  # its paths resolve: one mistake
+    shutil.copy(DEMO_STUDY, bad)
+    text = bad.read_text(encoding="utf-8")
+    bad.write_text(text.replace("[study]", "[study]\nwrong_key = 1", 1), encoding="utf-8")
+    code, out, error = run_main(["run", str(DEMO_STUDY), str(bad)], capsys)
+    assert_refused(code, error, [str(bad), "wrong_key"])
+    assert "== study" not in out
+    # Nothing ran: the first (valid) study did not start, so the warehouse holds no run.
+    assert not (warehouse_home / "warehouse.duckdb").exists() or _runs(warehouse_home) == 0
+
+
+def _runs(home) -> int:
+    import duckdb
+
+    connection = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
+    try:
+        return connection.execute("select count(*) from raw.runs").fetchone()[0]
+    finally:
+        connection.close()
