@@ -57,14 +57,14 @@ def compute_settings(settings: dict, *, where: str = "[compute]") -> ComputeSett
     return ComputeSettings(engine=engine, address=address, workers=workers, corpus_shards=corpus_shards)
 
 
-def with_compute(study, *, engine: str | None = None, address: str | None = None):
-    """``study`` with its ``[compute]`` engine and Ray address replaced by the command line's (when given).
+def with_compute(study, *, engine: str | None = None, address: str | None = None, corpus_shards: int | None = None):
+    """``study`` with its ``[compute]`` engine, Ray address and corpus shards replaced by the command line's.
 
     A Ray address alone implies the Ray engine; the local engine drops the Ray address and
-    corpus shards. The result is recorded with the run's settings;
+    (unless given too) the corpus shards. The result is recorded with the run's settings;
     the study's ``[compute]`` table is checked either way, before the run starts.
     """
-    if engine is None and address is None:
+    if engine is None and address is None and corpus_shards is None:
         compute_settings(study.settings)
         return study
     table = dict(study.settings.get("compute") or {})
@@ -74,8 +74,10 @@ def with_compute(study, *, engine: str | None = None, address: str | None = None
     elif table["engine"] == "local":
         table.pop("address", None)
         table.pop("corpus_shards", None)
+    if corpus_shards is not None:
+        table["corpus_shards"] = corpus_shards
     settings = {**study.settings, "compute": table}
-    compute_settings(settings, where="--compute/--ray-address")
+    compute_settings(settings, where="--compute/--ray-address/--corpus-shards")
     return dataclasses.replace(study, settings=settings)
 
 

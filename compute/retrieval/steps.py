@@ -90,9 +90,8 @@ def _retrieve_in_chunks(
     spool in the warehouse folder (see :class:`ResultSpool`). Returns the result rows
     written, each retriever's output (hits dropped; wall time summed
     over the chunks; settings and index timings of the first chunk) and, per retriever, how
-    many queries got a hit. Only BM25 is chunked: its scores do not depend on which other
-    queries share a batch, while dense scores (a float32 matrix product) can differ in the
-    last bits with the batch's shape, and an ANN index is built per search. With ``ray_pool``
+    many queries got a hit. Only BM25 is chunked: a dense retriever's embeddings and an ANN
+    index are prepared per search, over the whole query set. With ``ray_pool``
     (:class:`compute.retrieval.ray_retrieval.RayRetrieval`) the same chunks run on Ray workers.
     """
     size = QUERY_CHUNK if "dense" not in config.needs else max(1, len(queries))

@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from compute.common.engine import ComputeSettings, compute_settings
+from compute.common.engine import ComputeSettings, compute_settings, with_compute
 from compute.retrieval.chunks import PrefetchedVectors, retrieve_chunk
 from compute.retrieval.config import config_from_settings
 from compute.retrieval.dense import DOC_TILE
@@ -178,3 +178,20 @@ def test_an_ann_index_is_refused_rather_than_sharded_approximately():
     check_shardable(config, 1)  # unsharded: allowed
     with pytest.raises(UserError, match=r"\[compute\] corpus_shards: 2 cannot shard the ANN index"):
         check_shardable(config, 2)
+
+
+def test_the_command_line_sets_the_shards_and_they_are_recorded():
+    from biaswh.pipeline import load_plugins
+    from warehouse.study import load_study
+
+    load_plugins()
+    study = with_compute(load_study(DEMO_STUDY), engine="ray", corpus_shards=3)
+    assert study.parameters()["settings"]["compute"] == {"engine": "ray", "corpus_shards": 3}
+    assert compute_settings(study.settings) == ComputeSettings("ray", None, None, 3)
+    # The local engine drops shards set in the config, as it drops the Ray address.
+    assert "corpus_shards" not in with_compute(study, engine="local").settings["compute"]
+
+
+def test_shards_on_the_command_line_without_ray_are_refused(capsys):
+    code, _, error = run_main(["run", str(DEMO_STUDY), "--corpus-shards", "2"], capsys)
+    assert_refused(code, error, ["--corpus-shards", "corpus_shards: 2", 'needs engine = "ray"'])
