@@ -77,7 +77,7 @@ def with_compute(study, *, engine: str | None = None, address: str | None = None
     if corpus_shards is not None:
         table["corpus_shards"] = corpus_shards
     settings = {**study.settings, "compute": table}
-    compute_settings(settings, where="--compute/--ray-address/--corpus-shards")
+    compute_settings(settings, where="--compute/--ray-address" + ("/--corpus-shards" if corpus_shards else ""))
     return dataclasses.replace(study, settings=settings)
 
 

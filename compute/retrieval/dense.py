@@ -1,6 +1,6 @@
 """Dense retrieval: exact cosine search by default, an ANN index in LanceDB as an option.
 
-Exact search is matrix products of unit vectors in fixed-shape tiles (recall 1.0; at tens of
+Exact search is matrix products of unit vectors, tile by tile (recall 1.0; at tens of
 thousands of documents it is fast). An ANN index (IVF_FLAT or IVF_HNSW_SQ; IVF_PQ only when named) is
 built in LanceDB and its recall against exact search is always measured and reported,
 because LanceDB's default IVF_PQ reached only 0.2-0.3 on this corpus.
@@ -21,13 +21,14 @@ from warehouse.errors import UserError
 
 AnnIndex = Literal["none", "ivf_flat", "ivf_hnsw_sq", "ivf_pq"]
 ANN_INDEXES = ("none", "ivf_flat", "ivf_hnsw_sq", "ivf_pq")
-# Exact search multiplies fixed-shape tiles: QUERY_TILE unit query vectors (zero-padded) by
-# DOC_TILE unit document vectors. A float32 matrix product's last bits depend on the shapes
-# BLAS is given, so with fixed shapes a score depends only on its query and document, not on
-# how many queries or documents were searched with it. Corpus shards start at a multiple of
-# DOC_TILE (compute/retrieval/shards.py) and so score each document in the tile it has unsharded.
-QUERY_TILE = 64
-DOC_TILE = 512
+# Exact search multiplies tiles: up to QUERY_TILE unit query vectors by up to DOC_TILE unit
+# document vectors, cut from the first query and the first document. A float32 matrix
+# product's last bits depend on the shapes BLAS is given, so a score depends only on its
+# query, its document and the tiles they fall in, not on how many documents the index holds.
+# Corpus shards start at a multiple of DOC_TILE (compute/retrieval/shards.py), so each shard
+# multiplies the very tiles the unsharded index multiplies and its scores are the same bits.
+QUERY_TILE = 256
+DOC_TILE = 4096
 # Documents scored at once per query tile (whole tiles, about 8 M float64 cells).
 BLOCK_DOCS = 8_000_000 // QUERY_TILE // DOC_TILE * DOC_TILE
 
@@ -68,11 +69,7 @@ class DenseIndex:
         if len(doc_ids) == 0:
             raise UserError("the corpus has no documents: dense search needs at least one")
         self.doc_ids = np.asarray(doc_ids, dtype=np.int64)
-        unit = _unit(vectors)
-        # Zero rows pad the last tile: every product has the same shape (see QUERY_TILE).
-        self._tiles = np.zeros((self._tiles_end(len(unit)), unit.shape[1]), dtype=np.float32)
-        self._tiles[: len(unit)] = unit
-        self.vectors = self._tiles[: len(unit)]
+        self.vectors = _unit(vectors)
 
     def search(
         self, query_vectors: np.ndarray, *, depth: int = 100, query_texts: list[str] | None = None
@@ -92,22 +89,17 @@ class DenseIndex:
 
     def _rank_tile(self, queries: np.ndarray, depth: int) -> list[tuple[np.ndarray, np.ndarray]]:
         """Each query's top ``depth``, the documents scored a block of whole tiles at a time and merged."""
-        padded = np.zeros((QUERY_TILE, queries.shape[1]), dtype=np.float32)
-        padded[: len(queries)] = queries
         best: list | None = None
         n_docs = len(self.doc_ids)
         for first in range(0, n_docs, BLOCK_DOCS):
             last = min(n_docs, first + BLOCK_DOCS)
             tiles = [
-                padded @ self._tiles[tile : tile + DOC_TILE].T for tile in range(first, self._tiles_end(last), DOC_TILE)
+                queries @ self.vectors[tile : min(last, tile + DOC_TILE)].T for tile in range(first, last, DOC_TILE)
             ]
-            scores = np.concatenate(tiles, axis=1)[: len(queries), : last - first].astype(np.float64)
+            scores = np.concatenate(tiles, axis=1).astype(np.float64)
             ranked = top_k_rows(scores, None, self.doc_ids[first:last], depth)
             best = ranked if best is None else [merge_top_k([a, b], depth) for a, b in zip(best, ranked)]
         return best
-
-    def _tiles_end(self, last: int) -> int:
-        return -(-last // DOC_TILE) * DOC_TILE
 
     def search_ann(
         self,

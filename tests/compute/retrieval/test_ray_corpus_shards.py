@@ -21,8 +21,9 @@ from tests.conftest import DEMO_STUDY, assert_refused, run_main
 from warehouse.errors import UserError
 
 WORDS = "river bank money loan water fish boat interest rate flood account tree the of a".split()
-N_DOCS = 3 * DOC_TILE + 77  # two shards: documents 0..1023 and 1024..1612
-TWIN = "heron marsh heron"  # words no other text has, at positions 5 and 1500: one per shard
+N_DOCS = DOC_TILE + DOC_TILE // 2 + 77  # two shards: a whole tile, then the rest
+TWIN_AT = (5, DOC_TILE + 100)  # one in each shard
+TWIN = "heron marsh heron"  # words no other text has
 
 
 class HashProvider:
@@ -38,7 +39,7 @@ class HashProvider:
 def _corpus_and_queries() -> tuple[dict, list[Query]]:
     rng = random.Random(11)
     texts = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 12))) for _ in range(N_DOCS)]
-    texts[5] = texts[1500] = TWIN
+    texts[TWIN_AT[0]] = texts[TWIN_AT[1]] = TWIN
     texts[40] = ""  # a document without tokens
     doc_ids = [3 * n + 10 for n in range(N_DOCS)]  # ids with gaps, ascending
     asked = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 4))) for _ in range(30)]
@@ -105,7 +106,7 @@ def test_sharded_rankings_and_scores_equal_the_unsharded_local_ones(compared):
 @pytest.mark.ray
 def test_twins_in_different_shards_tie_and_the_lower_id_ranks_first(compared):
     local, sharded, _, _, _ = compared
-    twin_id, other_id = 3 * 5 + 10, 3 * 1500 + 10
+    twin_id, other_id = (3 * position + 10 for position in TWIN_AT)
     for retriever in ("bm25", "bm25@k1=0.9,b=0.4", "dense"):
         hits = [row for row in sharded if row["retriever"] == retriever and row["query_id"] == "q30"]
         assert [(h["rank"], h["doc_id"]) for h in hits[:2]] == [(1, twin_id), (2, other_id)]
@@ -126,7 +127,7 @@ def test_queries_without_hits_keep_their_reasons_and_the_stats_match(compared):
 
 
 def test_shards_start_at_whole_tiles_and_too_many_are_refused():
-    assert shard_bounds(N_DOCS, 2, split="train") == [(0, 2 * DOC_TILE), (2 * DOC_TILE, N_DOCS)]
+    assert shard_bounds(N_DOCS, 2, split="train") == [(0, DOC_TILE), (DOC_TILE, N_DOCS)]
     with pytest.raises(UserError, match=r"\[compute\] corpus_shards: 5 .* split 'train'"):
         shard_bounds(N_DOCS, 5, split="train")
 
