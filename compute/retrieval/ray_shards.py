@@ -77,7 +77,6 @@ class RayShardedRetrieval:
         self, settings: ComputeSettings, corpora: dict[str, Corpus], config: RetrievalConfig, *, lancedb_dir: Path
     ) -> None:
         check_shardable(config, settings.corpus_shards)
-        self.shards = shard_corpora(corpora, settings.corpus_shards)
         self.ray = ensure_ray(settings)
         workers = ray_workers(self.ray, settings)
         if workers < settings.corpus_shards:  # one actor per shard: fewer CPUs would leave one unscheduled
@@ -85,6 +84,7 @@ class RayShardedRetrieval:
                 f"{SHARDS_KEY}: {settings.corpus_shards} needs as many Ray workers; the cluster offers {workers}"
             )
         self.n_groups = workers // settings.corpus_shards
+        self.shards = shard_corpora(corpora, settings.corpus_shards)
         self.config, self.lancedb_dir = config, str(lancedb_dir)
         self._groups: list[list] = []
         self._refs: list = []

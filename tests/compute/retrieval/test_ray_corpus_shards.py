@@ -196,3 +196,18 @@ def test_the_command_line_sets_the_shards_and_they_are_recorded():
 def test_shards_on_the_command_line_without_ray_are_refused(capsys):
     code, _, error = run_main(["run", str(DEMO_STUDY), "--corpus-shards", "2"], capsys)
     assert_refused(code, error, ["--corpus-shards", "corpus_shards: 2", 'needs engine = "ray"'])
+
+
+@pytest.mark.ray
+def test_the_retrieval_job_takes_the_sharded_pool_when_shards_are_asked_for(ray_local, warehouse_home):
+    from compute.retrieval.ray_shards import RayShardedRetrieval
+    from compute.retrieval.steps import _compute_pool
+
+    corpora, _ = _corpus_and_queries()
+    config = config_from_settings(RETRIEVAL)
+    with _compute_pool(ComputeSettings("ray", corpus_shards=2), corpora, config) as pool:
+        assert isinstance(pool, RayShardedRetrieval)
+        assert [len(shard["train"].doc_ids) for shard in pool.shards] == [DOC_TILE, N_DOCS - DOC_TILE]
+    with pytest.raises(UserError, match=r"corpus_shards: 3 needs as many Ray workers; the cluster offers 2"):
+        with _compute_pool(ComputeSettings("ray", corpus_shards=3), corpora, config):
+            pass
