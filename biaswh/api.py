@@ -173,13 +173,15 @@ class Warehouse:
         limit: int | None = None,
         compute: Literal["local", "ray"] | None = None,
         ray_address: str | None = None,
+        corpus_shards: int | None = None,
     ) -> str:
         """Run a study end to end, as ``biaswh run`` does, and return the new study run's id.
 
         The same pipeline and command lock as the CLI; dashboards are rebuilt. Querying this
-        object afterwards sees the new run (no connection was held across it). ``compute`` and
-        ``ray_address`` are ``biaswh run --compute`` and ``--ray-address``: they override the
-        study's ``[compute]`` table (``ray_address`` alone implies ``compute="ray"``).
+        object afterwards sees the new run (no connection was held across it). ``compute``,
+        ``ray_address`` and ``corpus_shards`` are ``biaswh run --compute``, ``--ray-address`` and
+        ``--corpus-shards``: they override the study's ``[compute]`` table (``ray_address`` alone
+        implies ``compute="ray"``).
 
         Raises
         ------
@@ -196,7 +198,9 @@ class Warehouse:
 
         with self._at_home():
             before = self._study_run_ids()
-            pipeline_run(str(study_path), limit=limit, compute=compute, ray_address=ray_address)
+            pipeline_run(
+                str(study_path), limit=limit, compute=compute, ray_address=ray_address, corpus_shards=corpus_shards
+            )
             new = self._study_run_ids() - before
         if len(new) != 1:
             raise RuntimeError(f"expected one new study run in {self.home}, found {len(new)}")

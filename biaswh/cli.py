@@ -101,6 +101,11 @@ def _parser() -> argparse.ArgumentParser:
         help="where dbt builds the models: local (DuckDB) or spark (dbt-spark; marts copied into DuckDB)",
     )
     run.add_argument("--ray-address", help="Ray cluster to use: auto, or ray://host:10001 (implies --compute ray)")
+    run.add_argument(
+        "--corpus-shards",
+        type=number(POSITIVE_INTEGER),
+        help="with Ray: retrieve over N corpus shards, one per worker, merged exactly ([compute] corpus_shards)",
+    )
 
     _add_generate_parser(commands)
 
@@ -269,7 +274,13 @@ def _dispatch(args, extra: list[str]) -> None:
     elif args.command == "dashboards":
         print(f"dashboard site: {pipeline.dashboards(args.out)}")
     elif args.command == "run":
-        options = dict(limit=args.limit, compute=args.compute, ray_address=args.ray_address, target=args.target)
+        options = dict(
+            limit=args.limit,
+            compute=args.compute,
+            ray_address=args.ray_address,
+            corpus_shards=args.corpus_shards,
+            target=args.target,
+        )
         print(f"dashboard site: {pipeline.run_studies(args.study, **options)}")
     elif args.command == "generate":
         print(pipeline.generate_answers(args).message)

@@ -241,6 +241,7 @@ def run_study(
     limit: int | None = None,
     compute: str | None = None,
     ray_address: str | None = None,
+    corpus_shards: int | None = None,
     target: str = LOCAL_TARGET,
 ) -> Path:
     """Run a study end to end and return the dashboard site's index page.
@@ -253,14 +254,21 @@ def run_study(
     before the jobs is skipped when no source and no model changed since it last ran.
     The whole run holds the warehouse's command lock (:mod:`warehouse.command_lock`), so no
     other writing command can slip in between its stages. ``compute`` / ``ray_address``
-    override the study's ``[compute]`` engine and Ray address (:mod:`compute.common.engine`).
+    / ``corpus_shards`` override the study's ``[compute]`` table (:mod:`compute.common.engine`).
     ``target``: ``spark`` builds the models on Spark and copies its marts into DuckDB
     (:mod:`warehouse.spark_marts`); DuckDB builds the DuckDB-only models either way.
     """
     if target not in (LOCAL_TARGET, SPARK_TARGET):
         raise UserError(f"--target {target}: choose {LOCAL_TARGET} or {SPARK_TARGET}")
     with exclusive_command(f"biaswh run {study_path}"):
-        return _run_study(study_path, limit=limit, compute=compute, ray_address=ray_address, target=target)
+        return _run_study(
+            study_path,
+            limit=limit,
+            compute=compute,
+            ray_address=ray_address,
+            corpus_shards=corpus_shards,
+            target=target,
+        )
 
 
 def run_studies(study_paths: list[str], **options) -> Path:
@@ -289,12 +297,18 @@ def _run_study(
     limit: int | None = None,
     compute: str | None = None,
     ray_address: str | None = None,
+    corpus_shards: int | None = None,
     target: str = LOCAL_TARGET,
 ) -> Path:
     """Stages of :func:`run_study`, run while it holds the command lock."""
     started = time.perf_counter()
     load_plugins()
-    study = with_compute(load_study(study_path, limit=limit, check_files=True), engine=compute, address=ray_address)
+    study = with_compute(
+        load_study(study_path, limit=limit, check_files=True),
+        engine=compute,
+        address=ray_address,
+        corpus_shards=corpus_shards,
+    )
     with open_warehouse() as con, transaction(con):
         run_id = start_run(con, kind="study", name=study.name, parameters=study.parameters()).run_id
         record_run_parameters(con, run_id, study.run_parameters)

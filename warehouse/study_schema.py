@@ -79,6 +79,8 @@ STUDY_SCHEMA = Table(
                 "engine": Choice(("local", "ray")),
                 "address": STRING,
                 "workers": Number(integer=True, minimum=1, maximum=10_000),
+                # retrieval over this many corpus shards, merged exactly (compute/retrieval/shards.py)
+                "corpus_shards": Number(integer=True, minimum=1, maximum=10_000),
             }
         ),
     }

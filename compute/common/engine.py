@@ -1,7 +1,7 @@
 """Where a study's compute jobs run: in this process (``local``, the default) or on Ray.
 
 The engine comes from the study config's ``[compute]`` table (``engine``, ``address``,
-``workers``), overridden by ``biaswh run --compute ray --ray-address ...``. The local engine
+``workers``, ``corpus_shards``), overridden by ``biaswh run --compute ray --ray-address ...``. The local engine
 never imports Ray; Ray is an optional extra (``pip install -e '.[ray]'``) imported only when a
 study asks for it, and started (or connected to) once per process.
 """
@@ -25,12 +25,14 @@ class ComputeSettings:
     ``address``: ``None`` starts a Ray instance on this machine; ``auto`` joins the cluster this
     machine belongs to; ``ray://host:10001`` connects as a Ray client. ``workers``: how many
     Ray workers the jobs use (and, for a Ray started here, its CPUs); ``None`` means every CPU
-    the cluster offers.
+    the cluster offers. ``corpus_shards``: with Ray, retrieval splits each corpus into this many
+    shards, one per worker, and merges their top hits exactly (:mod:`compute.retrieval.shards`).
     """
 
     engine: Literal["local", "ray"] = "local"
     address: str | None = None
     workers: int | None = None
+    corpus_shards: int = 1
 
 
 def compute_settings(settings: dict, *, where: str = "[compute]") -> ComputeSettings:
@@ -45,16 +47,24 @@ def compute_settings(settings: dict, *, where: str = "[compute]") -> ComputeSett
     address = table.get("address")
     if address is not None and engine != "ray":
         raise UserError(f'{where} address: {address!r} needs engine = "ray"')
-    return ComputeSettings(engine=engine, address=address, workers=workers)
+    corpus_shards = table.get("corpus_shards", 1)
+    if corpus_shards < 1:
+        raise UserError(f"{where} corpus_shards: {corpus_shards} must be at least 1")
+    if corpus_shards > 1 and engine != "ray":
+        raise UserError(f'{where} corpus_shards: {corpus_shards} needs engine = "ray"')
+    if workers is not None and corpus_shards > workers:
+        raise UserError(f"{where} corpus_shards: {corpus_shards} needs as many workers (workers = {workers})")
+    return ComputeSettings(engine=engine, address=address, workers=workers, corpus_shards=corpus_shards)
 
 
-def with_compute(study, *, engine: str | None = None, address: str | None = None):
-    """``study`` with its ``[compute]`` engine and Ray address replaced by the command line's (when given).
+def with_compute(study, *, engine: str | None = None, address: str | None = None, corpus_shards: int | None = None):
+    """``study`` with its ``[compute]`` engine, Ray address and corpus shards replaced by the command line's.
 
-    A Ray address alone implies the Ray engine. The result is recorded with the run's settings;
+    A Ray address alone implies the Ray engine; the local engine drops the Ray address and
+    (unless given too) the corpus shards. The result is recorded with the run's settings;
     the study's ``[compute]`` table is checked either way, before the run starts.
     """
-    if engine is None and address is None:
+    if engine is None and address is None and corpus_shards is None:
         compute_settings(study.settings)
         return study
     table = dict(study.settings.get("compute") or {})
@@ -63,8 +73,11 @@ def with_compute(study, *, engine: str | None = None, address: str | None = None
         table["address"] = address
     elif table["engine"] == "local":
         table.pop("address", None)
+        table.pop("corpus_shards", None)
+    if corpus_shards is not None:
+        table["corpus_shards"] = corpus_shards
     settings = {**study.settings, "compute": table}
-    compute_settings(settings, where="--compute/--ray-address")
+    compute_settings(settings, where="--compute/--ray-address" + ("/--corpus-shards" if corpus_shards else ""))
     return dataclasses.replace(study, settings=settings)
 
 

@@ -51,6 +51,37 @@ class BM25Parameters:
     epsilon: float = 0.25
 
 
+@dataclass(frozen=True)
+class CorpusStatistics:
+    """The whole corpus's BM25 statistics, for an index over one shard of it.
+
+    ``idf``: each term of the shard and its (floored) idf over the whole corpus;
+    ``average_length``: tokens per document over the whole corpus. With these a shard's
+    weights are the unsharded index's weights, bit for bit (see :mod:`compute.retrieval.shards`).
+    """
+
+    n_docs: int
+    vocabulary_size: int
+    average_length: float
+    average_idf: float
+    idf: dict[str, float]
+
+
+def idf_values(document_frequencies: list[int], n_docs: int, epsilon: float) -> tuple[np.ndarray, float]:
+    """Each term's idf (floored at ``epsilon`` times the mean) and that mean, as rank_bm25 computes them.
+
+    ``document_frequencies`` in vocabulary (first-occurrence) order: math.log and a plain
+    running sum in that order, as rank_bm25.
+    """
+    idf = [math.log(n_docs - df + 0.5) - math.log(df + 0.5) for df in document_frequencies]
+    idf_sum = 0.0
+    for value in idf:
+        idf_sum += value
+    average_idf = idf_sum / len(idf)
+    floor = epsilon * average_idf
+    return np.asarray([floor if value < 0 else value for value in idf], dtype=np.float64), average_idf
+
+
 class BM25Index:
     """A BM25Okapi index over a fixed corpus.
 
@@ -64,6 +95,9 @@ class BM25Index:
         Turns a text into tokens (default: lowercase, ``[a-z0-9]+``).
     parameters
         k1, b and epsilon.
+    statistics
+        For an index over one shard of a corpus: the whole corpus's statistics, so that
+        scores equal the unsharded index's (default: this corpus's own).
     """
 
     def __init__(
@@ -73,6 +107,7 @@ class BM25Index:
         doc_ids: Sequence[int] | None = None,
         tokenizer: Callable[[str], list[str]] | None = None,
         parameters: BM25Parameters = BM25Parameters(),
+        statistics: CorpusStatistics | None = None,
     ) -> None:
         if len(documents) == 0:
             raise UserError("the corpus has no documents: BM25 needs at least one")
@@ -92,7 +127,7 @@ class BM25Index:
         doc_positions = np.repeat(np.arange(len(documents), dtype=np.int64), doc_lengths)
         self.vocabulary: dict[str, int] = dict(vocabulary)
         total_length = sum(doc_lengths)
-        if total_length == 0:
+        if total_length == 0 and statistics is None:
             raise UserError("the corpus has no tokens: every document is empty after tokenization")
         n_docs = len(documents)
         counts = sparse.csr_matrix(
@@ -100,8 +135,14 @@ class BM25Index:
         )
         counts.sum_duplicates()
         counts.sort_indices()
-        self.average_length = total_length / n_docs
-        self.idf = self._idf(np.diff(counts.indptr), n_docs)
+        if statistics is None:
+            self.corpus_size = (n_docs, len(self.vocabulary))
+            self.average_length = total_length / n_docs
+            self.idf, self.average_idf = idf_values(np.diff(counts.indptr).tolist(), n_docs, parameters.epsilon)
+        else:
+            self.corpus_size = (statistics.n_docs, statistics.vocabulary_size)
+            self.average_length, self.average_idf = statistics.average_length, statistics.average_idf
+            self.idf = np.asarray([statistics.idf[term] for term in self.vocabulary], dtype=np.float64)
         self.weights = self._weights(counts, np.asarray(doc_lengths, dtype=np.int64))
         self.all_weights_positive = bool((self.weights.data > 0).all())
         self._densify_common_terms(np.diff(counts.indptr))
@@ -121,16 +162,6 @@ class BM25Index:
             present = self.weights[common].copy()
             present.data = np.ones_like(present.data)
             self._dense_present = present.toarray().astype(bool)
-
-    def _idf(self, document_frequencies: np.ndarray, n_docs: int) -> np.ndarray:
-        # math.log and a plain running sum, in vocabulary (first-occurrence) order, as rank_bm25.
-        idf = [math.log(n_docs - df + 0.5) - math.log(df + 0.5) for df in document_frequencies.tolist()]
-        idf_sum = 0.0
-        for value in idf:
-            idf_sum += value
-        self.average_idf = idf_sum / len(idf)
-        floor = self.parameters.epsilon * self.average_idf
-        return np.asarray([floor if value < 0 else value for value in idf], dtype=np.float64)
 
     def _weights(self, counts: sparse.csr_matrix, doc_lengths: np.ndarray) -> sparse.csr_matrix:
         k1, b = self.parameters.k1, self.parameters.b
@@ -154,8 +185,8 @@ class BM25Index:
             "b": self.parameters.b,
             "epsilon": self.parameters.epsilon,
             "tokenizer": describe() if describe else repr(self.tokenizer),
-            "n_docs": self.n_docs,
-            "vocabulary_size": len(self.vocabulary),
+            "n_docs": self.corpus_size[0],
+            "vocabulary_size": self.corpus_size[1],
             "average_length": self.average_length,
         }
 

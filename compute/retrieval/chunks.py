@@ -54,6 +54,14 @@ class PrefetchedVectors:
         """Rows for ``texts`` (in order) and 0 texts embedded (the signature of :meth:`EmbeddingCache.vectors_for`)."""
         return self.matrix[[self.row[text_sha256(text)] for text in texts]], 0
 
+    def restricted_to(self, texts: list[str]) -> PrefetchedVectors:
+        """Only the rows of ``texts``: what the worker of one corpus shard reads."""
+        restricted = object.__new__(PrefetchedVectors)
+        unique = list(dict.fromkeys(texts))
+        restricted.matrix, restricted.n_embedded = self.vectors_for(unique, None)[0], 0
+        restricted.row = {text_sha256(text): number for number, text in enumerate(unique)}
+        return restricted
+
 
 def retrieve_chunk(
     queries: list[Query],
@@ -68,10 +76,7 @@ def retrieve_chunk(
     bm25_indexes: dict,
     add_results: Callable[[pa.Table], None],
 ) -> ChunkResult:
-    """Run every configured retriever over ``queries``; hand each retriever's ranked hits to ``add_results``.
-
-    Only one retriever's result table is held at a time besides the chunk's hits.
-    """
+    """Run every configured retriever over ``queries``; hand each retriever's ranked hits to ``add_results``."""
     outputs = run_retrievers(
         corpora,
         queries,
@@ -81,6 +86,22 @@ def retrieve_chunk(
         lancedb_dir=lancedb_dir,
         bm25_indexes=bm25_indexes,
     )
+    return chunk_result(outputs, queries, config, run_id=run_id, query_set=query_set, add_results=add_results)
+
+
+def chunk_result(
+    outputs: list[RetrieverOutput],
+    queries: list[Query],
+    config: RetrievalConfig,
+    *,
+    run_id: str,
+    query_set: str,
+    add_results: Callable[[pa.Table], None],
+) -> ChunkResult:
+    """Each retriever's hits of ``queries`` handed to ``add_results`` as rows; the rest as a :class:`ChunkResult`.
+
+    Only one retriever's result table is held at a time besides the chunk's hits.
+    """
     stats, answered, n_results = [], {}, 0
     for output in outputs:
         results = result_rows(run_id, query_set, queries, output)

@@ -1,7 +1,7 @@
 """Dense retrieval: exact cosine search by default, an ANN index in LanceDB as an option.
 
-Exact search is one matrix product of unit vectors (recall 1.0; at tens of thousands of
-documents it is fast). An ANN index (IVF_FLAT or IVF_HNSW_SQ; IVF_PQ only when named) is
+Exact search is matrix products of unit vectors, tile by tile (recall 1.0; at tens of
+thousands of documents it is fast). An ANN index (IVF_FLAT or IVF_HNSW_SQ; IVF_PQ only when named) is
 built in LanceDB and its recall against exact search is always measured and reported,
 because LanceDB's default IVF_PQ reached only 0.2-0.3 on this corpus.
 """
@@ -16,11 +16,21 @@ from typing import Literal
 import numpy as np
 import pyarrow as pa
 
-from compute.retrieval.ranking import EMPTY_QUERY, QueryHits, no_hits, top_k_rows
+from compute.retrieval.ranking import EMPTY_QUERY, QueryHits, merge_top_k, no_hits, top_k_rows
 from warehouse.errors import UserError
 
 AnnIndex = Literal["none", "ivf_flat", "ivf_hnsw_sq", "ivf_pq"]
 ANN_INDEXES = ("none", "ivf_flat", "ivf_hnsw_sq", "ivf_pq")
+# Exact search multiplies tiles: up to QUERY_TILE unit query vectors by up to DOC_TILE unit
+# document vectors, cut from the first query and the first document. A float32 matrix
+# product's last bits depend on the shapes BLAS is given, so a score depends only on its
+# query, its document and the tiles they fall in, not on how many documents the index holds.
+# Corpus shards start at a multiple of DOC_TILE (compute/retrieval/shards.py), so each shard
+# multiplies the very tiles the unsharded index multiplies and its scores are the same bits.
+QUERY_TILE = 256
+DOC_TILE = 4096
+# Documents scored at once per query tile (whole tiles, about 8 M float64 cells).
+BLOCK_DOCS = 8_000_000 // QUERY_TILE // DOC_TILE * DOC_TILE
 
 
 @dataclass(frozen=True)
@@ -67,10 +77,8 @@ class DenseIndex:
         """Rank every document by cosine similarity for each query vector (blank texts get no hits)."""
         query_vectors = _unit(query_vectors)
         results = []
-        batch = max(1, 8_000_000 // len(self.doc_ids))
-        for start in range(0, len(query_vectors), batch):
-            scores = (query_vectors[start : start + batch] @ self.vectors.T).astype(np.float64)
-            ranked = top_k_rows(scores, None, self.doc_ids, depth)
+        for start in range(0, len(query_vectors), QUERY_TILE):
+            ranked = self._rank_tile(query_vectors[start : start + QUERY_TILE], depth)
             for row, (found_ids, found_scores) in enumerate(ranked):
                 text = None if query_texts is None else query_texts[start + row]
                 if text is not None and not text.strip():
@@ -78,6 +86,20 @@ class DenseIndex:
                 else:
                     results.append(QueryHits(found_ids, found_scores))
         return results
+
+    def _rank_tile(self, queries: np.ndarray, depth: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Each query's top ``depth``, the documents scored a block of whole tiles at a time and merged."""
+        best: list | None = None
+        n_docs = len(self.doc_ids)
+        for first in range(0, n_docs, BLOCK_DOCS):
+            last = min(n_docs, first + BLOCK_DOCS)
+            tiles = [
+                queries @ self.vectors[tile : min(last, tile + DOC_TILE)].T for tile in range(first, last, DOC_TILE)
+            ]
+            scores = np.concatenate(tiles, axis=1).astype(np.float64)
+            ranked = top_k_rows(scores, None, self.doc_ids[first:last], depth)
+            best = ranked if best is None else [merge_top_k([a, b], depth) for a, b in zip(best, ranked)]
+        return best
 
     def search_ann(
         self,

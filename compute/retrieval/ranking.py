@@ -101,3 +101,24 @@ def top_k_rows(
         (doc_ids[columns[a:b][:depth]].astype(np.int64), values[a:b][:depth].astype(np.float64))
         for a, b in zip(bounds[:-1], bounds[1:])
     ]
+
+
+def merge_top_k(parts: list[tuple[np.ndarray, np.ndarray]], depth: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``depth`` best of several ranked lists over disjoint documents, under the tie rule.
+
+    Each part is a (doc_ids, scores) top list of its own documents; since the tie rule is a
+    total order (score descending, then doc_id ascending), the best ``depth`` of the union
+    are among the parts' best ``depth`` each, so the merge equals ranking all documents at once.
+    """
+    doc_ids = np.concatenate([ids for ids, _ in parts]).astype(np.int64)
+    scores = np.concatenate([values for _, values in parts]).astype(np.float64)
+    order = np.lexsort((doc_ids, -scores))[:depth]
+    return doc_ids[order], scores[order]
+
+
+def merge_query_hits(parts: list[QueryHits], depth: int) -> QueryHits:
+    """One query's hits from several corpus shards merged (:func:`merge_top_k`); none: the first shard's reason."""
+    found = [(hits.doc_ids, hits.scores) for hits in parts if len(hits)]
+    if not found:
+        return parts[0]
+    return QueryHits(*merge_top_k(found, depth))

@@ -72,7 +72,7 @@ def _timed_search(search, texts: list[str], per_query: bool) -> tuple[list, list
 
 def _bm25_index(split: str, corpus: Corpus, config: RetrievalConfig, parameters: dict, indexes: dict) -> BM25Index:
     """The BM25 index of ``split`` with ``parameters``, built into ``indexes`` unless it is there."""
-    key = (split, tuple(sorted(parameters.items())))
+    key = bm25_index_key(split, parameters)
     if key not in indexes:
         indexes[key] = BM25Index(
             corpus.texts,
@@ -83,14 +83,24 @@ def _bm25_index(split: str, corpus: Corpus, config: RetrievalConfig, parameters:
     return indexes[key]
 
 
+def bm25_index_key(split: str, parameters: dict) -> tuple:
+    """The key of the BM25 index of ``split`` with ``parameters`` in a ``bm25_indexes`` dict."""
+    return (split, tuple(sorted(parameters.items())))
+
+
+def bm25_settings(config: RetrievalConfig) -> list[dict]:
+    """Every BM25 parameter set :func:`run_retrievers` builds an index for (per split)."""
+    settings = [config.bm25] if "bm25" in config.needs or SEED_COMPATIBLE_BM25 in config.retrievers else []
+    return [*settings, *config.bm25_points.values()]
+
+
 def build_bm25_indexes(corpora: dict[str, Corpus], splits: set[str], config: RetrievalConfig, indexes: dict) -> dict:
     """Build into ``indexes`` every BM25 index :func:`run_retrievers` needs for queries over ``splits``.
 
     What a Ray driver puts in the object store once, so its workers never build one.
     """
-    settings = [config.bm25] if "bm25" in config.needs or SEED_COMPATIBLE_BM25 in config.retrievers else []
     for split in sorted(splits):
-        for parameters in [*settings, *config.bm25_points.values()]:
+        for parameters in bm25_settings(config):
             _bm25_index(split, corpora[split], config, parameters, indexes)
     return indexes
 
@@ -214,7 +224,16 @@ def run_retrievers(
     if "dense" in base and "ann_reports" in base["dense"].details:
         reports = base["dense"].details["ann_reports"]
         base["dense"].details["ann_recall"] = float(np.mean([r["recall"] for r in reports]))
-    outputs = [base[name] for name in ("bm25", "dense") if name in config.retrievers] + list(points.values())
+    return with_hybrids(base, list(points.values()), config)
+
+
+def with_hybrids(
+    base: dict[str, RetrieverOutput], points: list[RetrieverOutput], config: RetrievalConfig
+) -> list[RetrieverOutput]:
+    """The configured outputs in run order: base retrievers, BM25 settings, then each hybrid fused from ``base``."""
+    outputs = [base[name] for name in ("bm25", "dense") if name in config.retrievers] + points
+    base_hits = {name: output.hits for name, output in base.items()}
+    base_latency = {name: output.latency_ms for name, output in base.items()}
     for hybrid in _hybrids(base_hits, base_latency, config):
         hybrid.seconds += base["bm25"].seconds + base["dense"].seconds  # a hybrid runs both retrievers
         outputs.append(hybrid)
@@ -266,4 +285,15 @@ def hits_count(hits) -> int:
     return len(hits.doc_ids)
 
 
-__all__ = ["Corpus", "Query", "QueryHits", "RetrieverOutput", "build_bm25_indexes", "hits_count", "run_retrievers"]
+__all__ = [
+    "Corpus",
+    "Query",
+    "QueryHits",
+    "RetrieverOutput",
+    "bm25_index_key",
+    "bm25_settings",
+    "build_bm25_indexes",
+    "hits_count",
+    "run_retrievers",
+    "with_hybrids",
+]

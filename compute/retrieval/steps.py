@@ -6,7 +6,8 @@ corpus query set: :mod:`compute.retrieval.query_sets`), runs BM25, dense and hyb
 retrieval (``compute/retrieval/``), and writes ``raw.retrieval_*`` in one transaction; BM25-only
 configurations are retrieved and written chunk by chunk (:data:`QUERY_CHUNK` queries at a time),
 so their memory does not grow with the query set. With ``[compute] engine = "ray"``
-(:mod:`compute.common.engine`) the same chunks run on Ray workers (:mod:`compute.retrieval.ray_retrieval`)
+(:mod:`compute.common.engine`) the same chunks run on Ray workers (:mod:`compute.retrieval.ray_retrieval`;
+with ``corpus_shards`` each worker holds one shard of the corpus: :mod:`compute.retrieval.ray_shards`)
 and the driver writes what they return.
 Everything that can be wrong with the configuration (unknown model, missing API key,
 missing embeddings file, empty corpus) is reported before any retrieval starts.
@@ -30,6 +31,7 @@ from compute.retrieval.embeddings import LocalProvider, provider_from_settings
 from compute.retrieval.pair_judgments import gold_query_sets, record_pair_judgments
 from compute.retrieval.query_sets import load_corpora, load_query_sets, pin_read_versions
 from compute.retrieval.runner import Corpus, Query
+from compute.retrieval.shards import check_shardable
 from compute.retrieval.writer import (
     ResultSpool,
     insert_rows,
@@ -88,9 +90,8 @@ def _retrieve_in_chunks(
     spool in the warehouse folder (see :class:`ResultSpool`). Returns the result rows
     written, each retriever's output (hits dropped; wall time summed
     over the chunks; settings and index timings of the first chunk) and, per retriever, how
-    many queries got a hit. Only BM25 is chunked: its scores do not depend on which other
-    queries share a batch, while dense scores (a float32 matrix product) can differ in the
-    last bits with the batch's shape, and an ANN index is built per search. With ``ray_pool``
+    many queries got a hit. Only BM25 is chunked: a dense retriever's embeddings and an ANN
+    index are prepared per search, over the whole query set. With ``ray_pool``
     (:class:`compute.retrieval.ray_retrieval.RayRetrieval`) the same chunks run on Ray workers.
     """
     size = QUERY_CHUNK if "dense" not in config.needs else max(1, len(queries))
@@ -162,7 +163,10 @@ def _compute_pool(engine: ComputeSettings, corpora: dict, config: RetrievalConfi
     if engine.engine != "ray":
         yield None
         return
-    from compute.retrieval.ray_retrieval import RayRetrieval  # imports Ray: only when asked for
+    if engine.corpus_shards > 1:
+        from compute.retrieval.ray_shards import RayShardedRetrieval as RayRetrieval  # imports Ray
+    else:
+        from compute.retrieval.ray_retrieval import RayRetrieval  # imports Ray: only when asked for
 
     pool = RayRetrieval(engine, corpora, config, lancedb_dir=warehouse_paths().lancedb_dir)
     try:
@@ -208,11 +212,15 @@ def prepare_dense(
 
 @register_config_check("retrieval")
 def check_retrieval_settings(study) -> None:
-    """Before any work: a study running ``retrieval`` has a ``[retrieval]`` table that resolves and
-    highlighted cutoffs (``dialect_highlight_k``) within its depth."""
+    """Before any work: a study running ``retrieval`` has a ``[retrieval]`` table that resolves,
+    highlighted cutoffs (``dialect_highlight_k``) within its depth, and retrievers that shard exactly
+    when ``[compute] corpus_shards`` asks for shards."""
     if "retrieval" not in study.jobs:
         return
     config = config_from_settings(study.settings.get("retrieval"), resolve=study.resolve)
+    compute = study.settings.get("compute") or {}
+    if compute.get("engine") == "ray":
+        check_shardable(config, compute.get("corpus_shards", 1))
     deeper = [k for k in study.run_parameters.get("dialect_highlight_k", []) if k > config.depth]
     if deeper:
         raise UserError(

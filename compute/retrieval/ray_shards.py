@@ -1,0 +1,165 @@
+"""Retrieval over corpus shards on Ray actors (``[compute] corpus_shards = N`` with the ``ray`` engine).
+
+Each actor holds one shard of every split (:mod:`compute.retrieval.shards`) and its BM25
+indexes, built with the whole corpus's statistics, which the driver adds up from the shards'
+term counts once. A chunk of queries goes to every shard of one group of actors; the driver
+merges their top lists to the exact unsharded ranking, fuses the hybrids and turns the hits
+into rows, as :func:`compute.retrieval.chunks.retrieve_chunk` does. Workers beyond one per
+shard form further groups that take further chunks; each actor has at most one chunk in
+flight, so the driver holds at most one chunk's hits per group. An actor that dies is restarted
+from the same arguments (shard and statistics in the object store), rebuilds its indexes and
+retries its chunk. Imported only when a study asks for Ray.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+from pathlib import Path
+
+from compute.common.engine import ComputeSettings, ensure_ray, ray_workers
+from compute.retrieval.bm25 import BM25Index, BM25Parameters
+from compute.retrieval.chunks import ChunkResult, PrefetchedVectors, chunk_result
+from compute.retrieval.config import RetrievalConfig
+from compute.retrieval.runner import Corpus, Query, RetrieverOutput, run_retrievers
+from compute.retrieval.shards import (
+    SHARDS_KEY,
+    base_config,
+    check_shardable,
+    corpus_statistics,
+    merged_outputs,
+    shard_corpora,
+    term_counts,
+    tokenizer_of,
+)
+from compute.retrieval.writer import parquet_bytes
+from warehouse.errors import UserError
+
+
+class ShardWorker:
+    """One Ray actor: one shard of each split, its BM25 indexes (whole-corpus statistics), chunks retrieved."""
+
+    def __init__(self, corpora: dict[str, Corpus], statistics: dict, config: RetrievalConfig, lancedb_dir: str) -> None:
+        self.corpora, self.config, self.lancedb_dir = corpora, base_config(config), Path(lancedb_dir)
+        tokenizer = tokenizer_of(config)
+        self.bm25_indexes = {
+            key: BM25Index(
+                corpora[key[0]].texts,
+                doc_ids=corpora[key[0]].doc_ids,
+                tokenizer=tokenizer,
+                parameters=BM25Parameters(**dict(key[1])),
+                statistics=shard_statistics,
+            )
+            for key, shard_statistics in statistics.items()
+        }
+
+    def retrieve(self, queries: list[Query], vectors: PrefetchedVectors | None) -> list[RetrieverOutput]:
+        built = set(self.bm25_indexes)
+        outputs = run_retrievers(
+            self.corpora,
+            queries,
+            self.config,
+            provider=None,
+            cache=vectors,
+            lancedb_dir=self.lancedb_dir,
+            bm25_indexes=self.bm25_indexes,
+        )
+        # An index built here would score with this shard's own statistics: never silently.
+        if set(self.bm25_indexes) != built:
+            raise RuntimeError(f"shard worker lacks BM25 indexes {sorted(set(self.bm25_indexes) - built)}")
+        return outputs
+
+
+class RayShardedRetrieval:
+    """Groups of :class:`ShardWorker` actors, one actor per shard in each; :meth:`close` ends them."""
+
+    def __init__(
+        self, settings: ComputeSettings, corpora: dict[str, Corpus], config: RetrievalConfig, *, lancedb_dir: Path
+    ) -> None:
+        check_shardable(config, settings.corpus_shards)
+        self.ray = ensure_ray(settings)
+        workers = ray_workers(self.ray, settings)
+        if workers < settings.corpus_shards:  # one actor per shard: fewer CPUs would leave one unscheduled
+            raise UserError(
+                f"{SHARDS_KEY}: {settings.corpus_shards} needs as many Ray workers; the cluster offers {workers}"
+            )
+        self.n_groups = workers // settings.corpus_shards
+        self.shards = shard_corpora(corpora, settings.corpus_shards)
+        self.config, self.lancedb_dir = config, str(lancedb_dir)
+        self._groups: list[list] = []
+        self._refs: list = []
+
+    def _pool(self) -> list[list]:
+        """The actor groups, started on first use after the shards' term counts were added up."""
+        if not self._groups:
+            shard_refs = [self.ray.put(shard) for shard in self.shards]
+            count = self.ray.remote(num_cpus=1)(term_counts)
+            counts = self.ray.get([count.remote(ref, self.config) for ref in shard_refs])
+            statistics_refs = [self.ray.put(part) for part in corpus_statistics(counts, self.config)]
+            # Held here too: a restarted actor takes them from the object store again.
+            self._refs = [*shard_refs, *statistics_refs]
+            actor = self.ray.remote(num_cpus=1, max_restarts=2, max_task_retries=2)(ShardWorker)
+            self._groups = [
+                [
+                    actor.remote(shard, statistics, self.config, self.lancedb_dir)
+                    for shard, statistics in zip(shard_refs, statistics_refs)
+                ]
+                for _ in range(self.n_groups)
+            ]
+        return self._groups
+
+    def map(
+        self,
+        chunks: list[list[Query]],
+        *,
+        run_id: str,
+        query_set: str,
+        bm25_indexes: dict,
+        vectors: PrefetchedVectors | None,
+    ) -> Iterator[ChunkResult]:
+        """Each chunk's :class:`ChunkResult`, in chunk order (``bm25_indexes`` unused: the shards hold theirs)."""
+        idle = deque(self._pool())
+        vector_refs = [None] * len(self.shards)
+        if vectors is not None:
+            asked = [q.text for chunk in chunks for q in chunk if q.text.strip()]
+            vector_refs = [
+                self.ray.put(vectors.restricted_to([t for c in shard.values() for t in c.texts] + asked))
+                for shard in self.shards
+            ]
+        pending: deque = deque()
+        waiting = iter(chunks)
+        while True:
+            while idle:
+                chunk = next(waiting, None)
+                if chunk is None:
+                    break
+                group = idle.popleft()
+                references = [worker.retrieve.remote(chunk, ref) for worker, ref in zip(group, vector_refs)]
+                pending.append((chunk, references, group))
+            if not pending:
+                return
+            chunk, references, group = pending.popleft()
+            outputs = merged_outputs(self.ray.get(references), self.config)
+            idle.append(group)
+            yield self._rows(outputs, chunk, run_id=run_id, query_set=query_set)
+
+    def _rows(self, outputs: list[RetrieverOutput], chunk: list[Query], *, run_id: str, query_set: str) -> ChunkResult:
+        """The merged outputs as a :class:`ChunkResult`, hits as Parquet (as an unsharded worker sends them)."""
+        encoded: list[bytes] = []
+        result = chunk_result(
+            outputs,
+            chunk,
+            self.config,
+            run_id=run_id,
+            query_set=query_set,
+            add_results=lambda rows: encoded.append(parquet_bytes(rows)),
+        )
+        result.parquet = encoded
+        return result
+
+    def close(self) -> None:
+        """End the actors (their object-store copies go with them)."""
+        for group in self._groups:
+            for actor in group:
+                self.ray.kill(actor)
+        self._groups, self._refs = [], []

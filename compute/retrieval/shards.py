@@ -1,0 +1,144 @@
+"""Retrieval over corpus shards, merged to exactly the unsharded ranking (``[compute] corpus_shards``).
+
+A corpus too large for one worker is cut into contiguous document ranges, each starting at a
+multiple of :data:`compute.retrieval.dense.DOC_TILE` (so exact dense search scores every
+document in the tile it has unsharded). Each shard counts its terms; the driver adds the
+counts up into the whole corpus's BM25 statistics (:func:`corpus_statistics`: document
+frequencies in the whole corpus's first-occurrence order, idf, average length), so every
+shard's weights, and so every score, equal the unsharded index's bit for bit. Each shard
+ranks its own documents; :func:`merged_outputs` keeps the best ``depth`` of their lists
+under the tie rule, which is the unsharded top ``depth``; hybrids are fused from the merged
+lists as the local engine fuses them.
+
+What cannot shard exactly is refused (:func:`check_shardable`): the seed-compatible BM25
+ranking (numpy's unstable argsort over the whole corpus) and an ANN index (its own
+approximation of the whole corpus).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from compute.retrieval.bm25 import CorpusStatistics, idf_values
+from compute.retrieval.config import SEED_COMPATIBLE_BM25, RetrievalConfig
+from compute.retrieval.dense import DOC_TILE
+from compute.retrieval.ranking import merge_query_hits
+from compute.retrieval.runner import Corpus, RetrieverOutput, bm25_index_key, bm25_settings, with_hybrids
+from compute.retrieval.tokenize import RegexTokenizer
+from warehouse.errors import UserError
+
+SHARDS_KEY = "[compute] corpus_shards"
+
+
+def check_shardable(config: RetrievalConfig, shards: int) -> None:
+    """Refuse a retrieval configuration whose results would change when its corpus is sharded."""
+    if shards <= 1:
+        return
+    if SEED_COMPATIBLE_BM25 in config.retrievers:
+        raise UserError(
+            f"{SHARDS_KEY}: {shards} cannot rank {SEED_COMPATIBLE_BM25} exactly (its order is numpy's "
+            "argsort over the whole corpus); use corpus_shards = 1"
+        )
+    if "dense" in config.needs and config.ann_index != "none":
+        raise UserError(
+            f"{SHARDS_KEY}: {shards} cannot shard the ANN index [retrieval.ann] index = {config.ann_index!r} "
+            'exactly; use index = "none" (exact search) or corpus_shards = 1'
+        )
+
+
+def shard_bounds(n_docs: int, shards: int, *, split: str) -> list[tuple[int, int]]:
+    """``shards`` contiguous (start, stop) document ranges, each starting at a multiple of DOC_TILE."""
+    tiles = -(-n_docs // DOC_TILE)
+    if tiles < shards:
+        raise UserError(
+            f"{SHARDS_KEY}: {shards} is more shards than split {split!r} fills ({n_docs:,} documents; "
+            f"a shard holds whole blocks of {DOC_TILE} documents): use at most {tiles}"
+        )
+    cuts = [min(n_docs, round(number * tiles / shards) * DOC_TILE) for number in range(shards + 1)]
+    return list(zip(cuts[:-1], cuts[1:]))
+
+
+def shard_corpora(corpora: dict[str, Corpus], shards: int) -> list[dict[str, Corpus]]:
+    """Each shard's part of every split (shard ``n`` holds the ``n``-th document range of each)."""
+    parts: list[dict[str, Corpus]] = [{} for _ in range(shards)]
+    for split, corpus in sorted(corpora.items()):
+        for number, (start, stop) in enumerate(shard_bounds(len(corpus.doc_ids), shards, split=split)):
+            parts[number][split] = Corpus(corpus.doc_ids[start:stop], corpus.texts[start:stop])
+    return parts
+
+
+def tokenizer_of(config: RetrievalConfig) -> RegexTokenizer:
+    """The tokenizer every BM25 index of ``config`` uses."""
+    return RegexTokenizer(config.tokenizer["pattern"], config.tokenizer["lowercase"])
+
+
+def term_counts(corpora: dict[str, Corpus], config: RetrievalConfig) -> dict[str, tuple[dict[str, int], int, int]]:
+    """Per split of one shard: each term's document frequency (first-occurrence order), tokens, documents."""
+    tokenizer = tokenizer_of(config)
+    counts = {}
+    for split, corpus in corpora.items():
+        frequencies: dict[str, int] = {}
+        n_tokens = 0
+        for text in corpus.texts:
+            tokens = tokenizer(text)
+            n_tokens += len(tokens)
+            for term in dict.fromkeys(tokens):
+                frequencies[term] = frequencies.get(term, 0) + 1
+        counts[split] = (frequencies, n_tokens, len(corpus.texts))
+    return counts
+
+
+def corpus_statistics(shard_counts: list[dict], config: RetrievalConfig) -> list[dict[tuple, CorpusStatistics]]:
+    """Per shard, per BM25 index key: the whole corpus's statistics, restricted to the shard's terms.
+
+    The shards are contiguous and in corpus order, so adding their counts up shard by shard
+    visits the terms in the whole corpus's first-occurrence order: the order in which the
+    unsharded index sums its idf values.
+    """
+    statistics: list[dict[tuple, CorpusStatistics]] = [{} for _ in shard_counts]
+    for split in sorted(shard_counts[0]):
+        frequencies: dict[str, int] = {}
+        n_tokens = n_docs = 0
+        for counts in shard_counts:
+            shard_frequencies, shard_tokens, shard_docs = counts[split]
+            for term, frequency in shard_frequencies.items():
+                frequencies[term] = frequencies.get(term, 0) + frequency
+            n_tokens, n_docs = n_tokens + shard_tokens, n_docs + shard_docs
+        if n_tokens == 0:
+            raise UserError("the corpus has no tokens: every document is empty after tokenization")
+        for parameters in bm25_settings(config):
+            idf, average_idf = idf_values(list(frequencies.values()), n_docs, parameters["epsilon"])
+            by_term = dict(zip(frequencies, idf.tolist()))
+            for number, counts in enumerate(shard_counts):
+                statistics[number][bm25_index_key(split, parameters)] = CorpusStatistics(
+                    n_docs=n_docs,
+                    vocabulary_size=len(frequencies),
+                    average_length=n_tokens / n_docs,
+                    average_idf=average_idf,
+                    idf={term: by_term[term] for term in counts[split][0]},
+                )
+    return statistics
+
+
+def base_config(config: RetrievalConfig) -> RetrievalConfig:
+    """What a shard runs: the base retrievers and BM25 settings, no fusion (fused after the merge)."""
+    base = tuple(name for name in ("bm25", "dense") if name in config.needs)
+    return dataclasses.replace(config, retrievers=(*base, *config.bm25_points), sweep_weights=(), sweep_rrf_k=())
+
+
+def merged_outputs(shard_outputs: list[list[RetrieverOutput]], config: RetrievalConfig) -> list[RetrieverOutput]:
+    """The shards' outputs of one chunk merged per retriever to the top ``depth``, then fused as configured.
+
+    A query's latency and a retriever's wall time are the slowest shard's (the shards run side by side).
+    """
+    merged = []
+    for outputs in zip(*shard_outputs):
+        hits = [merge_query_hits(list(parts), config.depth) for parts in zip(*(o.hits for o in outputs))]
+        latency = [
+            None if all(value is None for value in values) else max(v for v in values if v is not None)
+            for values in zip(*(o.latency_ms for o in outputs))
+        ]
+        first, seconds = outputs[0], max(output.seconds for output in outputs)
+        merged.append(RetrieverOutput(first.retriever, first.family, hits, latency, seconds, first.details))
+    base = {output.retriever: output for output in merged if output.retriever in ("bm25", "dense")}
+    return with_hybrids(base, [output for output in merged if output.retriever not in base], config)

@@ -1,0 +1,213 @@
+"""Retrieval over corpus shards on Ray: the unsharded local rows and scores bit for bit, ties across shards included."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from compute.common.engine import ComputeSettings, compute_settings, with_compute
+from compute.retrieval.chunks import PrefetchedVectors, retrieve_chunk
+from compute.retrieval.config import config_from_settings
+from compute.retrieval.dense import DOC_TILE
+from compute.retrieval.runner import Corpus, Query
+from compute.retrieval.shards import check_shardable, shard_bounds
+from ingest.common.embedding_cache import EmbeddingCache
+from tests.conftest import DEMO_STUDY, assert_refused, run_main
+from warehouse.errors import UserError
+
+WORDS = "river bank money loan water fish boat interest rate flood account tree the of a".split()
+N_DOCS = DOC_TILE + DOC_TILE // 2 + 77  # two shards: a whole tile, then the rest
+TWIN_AT = (5, DOC_TILE + 100)  # one in each shard
+TWIN = "heron marsh heron"  # words no other text has
+
+
+class HashProvider:
+    """Deterministic 8-dimensional vectors from each text's sha256 (no model loaded)."""
+
+    model_id = "test-sha256-8"
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        digests = [np.frombuffer(hashlib.sha256(t.encode()).digest()[:8], np.uint8) for t in texts]
+        return (np.asarray(digests, np.float32) - 127.5).reshape(len(texts), 8)
+
+
+def _corpus_and_queries() -> tuple[dict, list[Query]]:
+    rng = random.Random(11)
+    texts = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 12))) for _ in range(N_DOCS)]
+    texts[TWIN_AT[0]] = texts[TWIN_AT[1]] = TWIN
+    texts[40] = ""  # a document without tokens
+    doc_ids = [3 * n + 10 for n in range(N_DOCS)]  # ids with gaps, ascending
+    asked = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 4))) for _ in range(30)]
+    asked += [TWIN, "marsh flood", "", "!!!", "zebra unicorn"]  # twins; blank; no tokens; unknown tokens
+    queries = [Query(f"q{n}", "sae", "train", text) for n, text in enumerate(asked)]
+    return {"train": Corpus(doc_ids, texts)}, queries
+
+
+RETRIEVAL = {
+    "retrievers": ["bm25", "bm25@k1=0.9,b=0.4", "dense", "hybrid_union", "hybrid_minmax", "hybrid_rrf"],
+    "depth": 12,
+    "bm25": {"k1": 1.2, "b": 0.5, "epsilon": 0.4},
+    "hybrid": {"sweep_weights": [0.3]},
+}
+
+
+def _rows(result_tables) -> list[dict]:
+    return [row for table in result_tables for row in table.to_pylist()]
+
+
+@pytest.fixture(scope="module")
+def compared(ray_local, tmp_path_factory):
+    """(local rows, sharded rows, local stats, sharded stats) over the same chunks."""
+    from compute.retrieval.ray_shards import RayShardedRetrieval
+
+    folder = tmp_path_factory.mktemp("shards")
+    corpora, queries = _corpus_and_queries()
+    config = config_from_settings(RETRIEVAL)
+    provider, cache = HashProvider(), EmbeddingCache(folder / "cache", HashProvider.model_id)
+    chunks = [queries[:20], queries[20:]]
+    local, local_stats, indexes = [], [], {}
+    for chunk in chunks:
+        result = retrieve_chunk(
+            chunk,
+            corpora,
+            config,
+            run_id="r",
+            query_set="s",
+            provider=provider,
+            cache=cache,
+            lancedb_dir=folder,
+            bm25_indexes=indexes,
+            add_results=local.append,
+        )
+        local_stats.append(result.stats)
+    vectors = PrefetchedVectors(cache, provider, corpora["train"].texts + [q.text for q in queries if q.text.strip()])
+    pool = RayShardedRetrieval(ComputeSettings("ray", corpus_shards=2), corpora, config, lancedb_dir=folder)
+    try:
+        results = list(pool.map(chunks, run_id="r", query_set="s", bm25_indexes={}, vectors=vectors))
+    finally:
+        pool.close()
+    sharded = [pq.read_table(pa.BufferReader(encoded)) for result in results for encoded in result.parquet]
+    return _rows(local), _rows(sharded), local_stats, [result.stats for result in results], indexes
+
+
+@pytest.mark.ray
+def test_sharded_rankings_and_scores_equal_the_unsharded_local_ones(compared):
+    local, sharded, _, _, _ = compared
+    assert len(local) > 1000 and sharded == local  # every row: retriever, query, rank, doc_id, score
+    retrievers = {row["retriever"] for row in local}
+    assert retrievers == {*RETRIEVAL["retrievers"], "hybrid_minmax@0.3"}
+
+
+@pytest.mark.ray
+def test_twins_in_different_shards_tie_and_the_lower_id_ranks_first(compared):
+    local, sharded, _, _, _ = compared
+    twin_id, other_id = (3 * position + 10 for position in TWIN_AT)
+    for retriever in ("bm25", "bm25@k1=0.9,b=0.4", "dense"):
+        hits = [row for row in sharded if row["retriever"] == retriever and row["query_id"] == "q30"]
+        assert [(h["rank"], h["doc_id"]) for h in hits[:2]] == [(1, twin_id), (2, other_id)]
+        assert hits[0]["score"] == hits[1]["score"]
+
+
+@pytest.mark.ray
+def test_queries_without_hits_keep_their_reasons_and_the_stats_match(compared):
+    _, _, local_stats, sharded_stats, indexes = compared
+    drop = {"latency_ms"}
+    local = [{k: v for k, v in r.items() if k not in drop} for t in local_stats for r in t.to_pylist()]
+    sharded = [{k: v for k, v in r.items() if k not in drop} for t in sharded_stats for r in t.to_pylist()]
+    assert sharded == local
+    reasons = {r["reason"] for r in sharded if r.get("reason")}
+    assert {"empty query", "no tokens after tokenization", "no query token occurs in the corpus"} <= reasons
+    # The recorded index describes the whole corpus on either path.
+    assert {index.describe()["n_docs"] for index in indexes.values()} == {N_DOCS}
+
+
+def test_shards_start_at_whole_tiles_and_too_many_are_refused():
+    assert shard_bounds(N_DOCS, 2, split="train") == [(0, DOC_TILE), (DOC_TILE, N_DOCS)]
+    with pytest.raises(UserError, match=r"\[compute\] corpus_shards: 5 .* split 'train'"):
+        shard_bounds(N_DOCS, 5, split="train")
+
+
+@pytest.mark.parametrize(
+    ("table", "named"),
+    [
+        ({"engine": "ray", "corpus_shards": 0}, "[compute] corpus_shards: 0 must be at least 1"),
+        ({"corpus_shards": 2}, '[compute] corpus_shards: 2 needs engine = "ray"'),
+        ({"engine": "ray", "workers": 2, "corpus_shards": 3}, "[compute] corpus_shards: 3 needs as many workers"),
+    ],
+)
+def test_wrong_shard_counts_are_refused_with_their_key(table, named):
+    with pytest.raises(UserError) as refused:
+        compute_settings({"compute": table})
+    assert str(refused.value) == named or str(refused.value).startswith(named)
+
+
+def test_the_setting_is_read_and_defaults_to_one():
+    assert compute_settings({}).corpus_shards == 1
+    assert compute_settings({"compute": {"engine": "ray", "corpus_shards": 4}}).corpus_shards == 4
+
+
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [
+        ("[compute]\nengine = \"ray\"\ncorpus_shards = 'two'\n", "[compute] corpus_shards"),
+        (
+            '[compute]\nengine = "ray"\ncorpus_shards = 2\n',
+            "[compute] corpus_shards: 2 cannot rank bm25_seed_compatible",
+        ),
+    ],
+)
+def test_the_cli_refuses_a_bad_or_unshardable_setting_before_the_run(tmp_path, con, capsys, extra, named):
+    config = DEMO_STUDY.read_text(encoding="utf-8").replace("demo_data/", f"{DEMO_STUDY.parent}/demo_data/")
+    if "cannot rank" in named:
+        listed = 'retrievers = ["bm25", "dense", "hybrid_union", "hybrid_minmax", "hybrid_rrf"]'
+        assert listed in config
+        config = config.replace(listed, 'retrievers = ["bm25", "bm25_seed_compatible"]')
+    study = tmp_path / "study.toml"
+    study.write_text(config + "\n" + extra, encoding="utf-8")
+    code, _, error = run_main(["run", str(study)], capsys)
+    assert_refused(code, error, [str(study), named])
+    assert con.execute("select count(*) from raw.runs").fetchone() == (0,)
+
+
+def test_an_ann_index_is_refused_rather_than_sharded_approximately():
+    config = config_from_settings({"retrievers": ["dense"], "ann": {"index": "ivf_flat"}})
+    check_shardable(config, 1)  # unsharded: allowed
+    with pytest.raises(UserError, match=r"\[compute\] corpus_shards: 2 cannot shard the ANN index"):
+        check_shardable(config, 2)
+
+
+def test_the_command_line_sets_the_shards_and_they_are_recorded():
+    from biaswh.pipeline import load_plugins
+    from warehouse.study import load_study
+
+    load_plugins()
+    study = with_compute(load_study(DEMO_STUDY), engine="ray", corpus_shards=3)
+    assert study.parameters()["settings"]["compute"] == {"engine": "ray", "corpus_shards": 3}
+    assert compute_settings(study.settings) == ComputeSettings("ray", None, None, 3)
+    # The local engine drops shards set in the config, as it drops the Ray address.
+    assert "corpus_shards" not in with_compute(study, engine="local").settings["compute"]
+
+
+def test_shards_on_the_command_line_without_ray_are_refused(capsys):
+    code, _, error = run_main(["run", str(DEMO_STUDY), "--corpus-shards", "2"], capsys)
+    assert_refused(code, error, ["--corpus-shards", "corpus_shards: 2", 'needs engine = "ray"'])
+
+
+@pytest.mark.ray
+def test_the_retrieval_job_takes_the_sharded_pool_when_shards_are_asked_for(ray_local, warehouse_home):
+    from compute.retrieval.ray_shards import RayShardedRetrieval
+    from compute.retrieval.steps import _compute_pool
+
+    corpora, _ = _corpus_and_queries()
+    config = config_from_settings(RETRIEVAL)
+    with _compute_pool(ComputeSettings("ray", corpus_shards=2), corpora, config) as pool:
+        assert isinstance(pool, RayShardedRetrieval)
+        assert [len(shard["train"].doc_ids) for shard in pool.shards] == [DOC_TILE, N_DOCS - DOC_TILE]
+    with pytest.raises(UserError, match=r"corpus_shards: 3 needs as many Ray workers; the cluster offers 2"):
+        with _compute_pool(ComputeSettings("ray", corpus_shards=3), corpora, config):
+            pass
