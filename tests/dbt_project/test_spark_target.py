@@ -21,13 +21,17 @@ pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 # per-row run parameters cost 85-200 s there: left out to keep the Spark suite short.
 DIALECT_MARTS = ["+agg_dialect_paired_outcomes", "+agg_dialect_recall_at_k", "+agg_dialect_rank_summary"]
 # The SQuAD normalisation and everything reading it (Unicode whitespace regex, sha256), and
-# the per-query retrieval metrics of the demo evaluation's drift series.
+# the demo evaluation's drift series: per-query metrics, their means (unpivot), latency
+# percentiles (quantile_cont / percentile), the fusion sweep and choice, the overlap (a list
+# literal unnested) and the alert checks reading all of them.
 PORTED_MARTS = [
     "+fct_query_variants",
     "+fct_pair_gold_documents",
     "+dim_corpus_documents",
     "+fct_retrieval_qrels",
-    "+fct_retrieval_query_metrics",
+    "+fct_retrieval_fusion_choice",
+    "+fct_retrieval_alert_checks",
+    "+agg_retrieval_overlap",
 ]
 DEMO_EVALUATION = DEMO_STUDY.parent / "demo_evaluation.toml"
 
@@ -84,6 +88,8 @@ def test_every_spark_mart_equals_duckdbs(spark_build):
         assert counts["agg_dialect_recall_at_k"] > 0 and counts["agg_dialect_paired_outcomes"] > 0, counts
         assert counts["fct_retrieval_query_metrics"] > 0 and counts["dim_corpus_documents"] > 0, counts
         assert counts["fct_query_variants"] > 0 and counts["fct_pair_gold_documents"] > 0, counts
+        evaluation = ["agg_retrieval_latency", "agg_retrieval_overlap", "fct_retrieval_fusion_choice"]
+        assert all(counts[mart] > 0 for mart in [*evaluation, "fct_retrieval_alert_checks"]), counts
     finally:
         connection.close()
 
