@@ -94,3 +94,16 @@
     select * from {{ relation }}
     unpivot ({{ value_column }} for {{ name_column }} in ({{ columns | join(', ') }}))
 {%- endmacro %}
+
+{# The number of elements of a list. #}
+{% macro element_count(list_expression) -%}
+    {{ return(adapter.dispatch('element_count', 'bias_warehouse')(list_expression)) }}
+{%- endmacro %}
+
+{% macro default__element_count(list_expression) -%}
+    len({{ list_expression }})
+{%- endmacro %}
+
+{% macro spark__element_count(list_expression) -%}
+    size({{ list_expression }})
+{%- endmacro %}
