@@ -38,6 +38,8 @@ OUTSIDE_LITERALS = {
     "glob": r"\bglob\b",
     "len()": r"\blen\s*\(",
     "quantile_cont()": r"\bquantile_cont\s*\(",
+    "unpivot ... on ... into (DuckDB's form; unpivot_columns())": r"\bunpivot\b",
+    "any_value() (Spark's keeps nulls; any_non_null())": r"\bany_value\s*\(",
     "sha256() (Spark: sha2(x, 256))": r"\bsha256\s*\(",
     "date_diff()": r"\bdate_diff\s*\(",
     "^ as power (XOR in Spark)": r"\^",

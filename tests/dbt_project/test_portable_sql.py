@@ -1,4 +1,4 @@
-"""No DuckDB-only SQL outside dbt_project/macros/portability/, except in models declared DuckDB-only.
+"""No DuckDB-only SQL (models, data-test expressions) outside macros/portability/ but in DuckDB-only models.
 
 A model that builds on Spark must spell every DuckDB-only construct through a dispatched
 portability macro; a DuckDB-only model says why in its ``meta.duckdb_only`` (set in
@@ -103,3 +103,35 @@ def test_the_scan_finds_the_silent_traps():
         "varchar without a length (Spark: string; text_type())"
     ]
     assert duckdb_only_constructs("select {{ power_of('z', 2) }} as ok, '^x' as literal") == []
+
+
+def _data_test_expressions(node, found: list[str]) -> list[str]:
+    """Every ``expression`` string of a yml node's data tests (expression_is_true and kin)."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "expression" and isinstance(value, str):
+                found.append(value)
+            else:
+                _data_test_expressions(value, found)
+    elif isinstance(node, list):
+        for item in node:
+            _data_test_expressions(item, found)
+    return found
+
+
+def test_data_tests_of_models_that_build_on_spark_have_no_duckdb_only_sql():
+    # Data tests run on Spark too (len() of a list failed there before element_count()).
+    duckdb_only = _duckdb_only_models()
+    offenders = {}
+    checked = 0
+    for path in sorted((DBT_PROJECT_DIR / "models").rglob("*.yml")):
+        for model in yaml.safe_load(path.read_text(encoding="utf-8")).get("models") or []:
+            if model["name"] in duckdb_only:
+                continue
+            for expression in _data_test_expressions(model, []):
+                checked += 1
+                found = duckdb_only_constructs(expression)
+                if found:
+                    offenders.setdefault(model["name"], []).append((expression, found))
+    assert checked > 20, checked
+    assert offenders == {}, offenders

@@ -1,12 +1,16 @@
-"""The demo study's dialect marts built on Spark (dbt-spark, session mode) equal DuckDB's.
+"""The demo studies' marts built on Spark (dbt-spark, session mode) equal DuckDB's.
 
-One warehouse runs studies/demo.toml on DuckDB; its raw rows go to Parquet, Spark builds the
-dialect marts and their upstream models from them with the data tests, and every mart is
+One warehouse runs studies/demo.toml, demo_evaluation.toml and a small demo_weat on DuckDB;
+its raw rows go to Parquet, Spark builds the dialect, evaluation and WEAT marts and their
+upstream models from them with the data tests, and every mart is
 compared with DuckDB's: EXCEPT ALL both ways on the exact columns, floats within 1e-9
 relative. dbt runs in this process, so the one SparkSession (one JVM) serves every build.
 """
 
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -21,15 +25,35 @@ pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 # per-row run parameters cost 85-200 s there: left out to keep the Spark suite short.
 DIALECT_MARTS = ["+agg_dialect_paired_outcomes", "+agg_dialect_recall_at_k", "+agg_dialect_rank_summary"]
 # The SQuAD normalisation and everything reading it (Unicode whitespace regex, sha256), and
-# the per-query retrieval metrics of the demo evaluation's drift series.
+# the demo evaluation's drift series: per-query metrics, their means (unpivot), latency
+# percentiles (quantile_cont / percentile), the fusion sweep and choice, the overlap (a list
+# literal unnested) and the alert checks reading all of them.
 PORTED_MARTS = [
     "+fct_query_variants",
     "+fct_pair_gold_documents",
     "+dim_corpus_documents",
     "+fct_retrieval_qrels",
-    "+fct_retrieval_query_metrics",
+    "+fct_retrieval_fusion_choice",
+    "+fct_retrieval_alert_checks",
+    "+agg_retrieval_overlap",
 ]
+# The WEAT marts (ordered list aggregates, any_value of a group): from demo_weat without its
+# sentence encoder and with 200 resamples, which keeps both statuses and missing words and
+# costs a third of the full study (the marts' SQL does not depend on the embedding's kind).
+WEAT_MARTS = ["+fct_weat_results", "+fct_weat_metrics", "+dim_weat_test_words", "+dim_weat_embeddings"]
 DEMO_EVALUATION = DEMO_STUDY.parent / "demo_evaluation.toml"
+
+
+def _small_weat_study(folder: Path) -> Path:
+    """studies/demo_weat.toml without the sentence encoder, its resampling cut to 200, in ``folder``."""
+    studies = DEMO_STUDY.parent
+    text = (studies / "demo_weat.toml").read_text(encoding="utf-8")
+    text = "[[ingest]]".join(block for block in text.split("[[ingest]]") if "sentence_encoder" not in block)
+    text = text.replace('path = "demo_data/', f'path = "{studies}/demo_data/')
+    text = re.sub(r"^(bootstrap_resamples|n_permutations|rnsb_splits) = \d+", r"\1 = 200", text, flags=re.M)
+    study = folder / "demo_weat_small.toml"
+    study.write_text(text, encoding="utf-8")
+    return study
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +66,7 @@ def spark_build(tmp_path_factory):
     home = tmp_path_factory.mktemp("spark") / "warehouse"
     run_here("run", str(DEMO_STUDY), home=home)
     run_here("run", str(DEMO_EVALUATION), home=home)
+    run_here("run", str(_small_weat_study(home.parent)), home=home)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(HOME_VARIABLE, str(home))
         connection = connect(read_only=True)
@@ -51,7 +76,7 @@ def spark_build(tmp_path_factory):
             connection.close()
         spark_target.register_raw_tables(tables)
         summary, tables = spark_target.build_on_spark(
-            ["--select", *DIALECT_MARTS, *PORTED_MARTS, "--indirect-selection", "cautious"]
+            ["--select", *DIALECT_MARTS, *PORTED_MARTS, *WEAT_MARTS, "--indirect-selection", "cautious"]
         )
         from pyspark.sql import SparkSession
 
@@ -84,6 +109,10 @@ def test_every_spark_mart_equals_duckdbs(spark_build):
         assert counts["agg_dialect_recall_at_k"] > 0 and counts["agg_dialect_paired_outcomes"] > 0, counts
         assert counts["fct_retrieval_query_metrics"] > 0 and counts["dim_corpus_documents"] > 0, counts
         assert counts["fct_query_variants"] > 0 and counts["fct_pair_gold_documents"] > 0, counts
+        evaluation = ["agg_retrieval_latency", "agg_retrieval_overlap", "fct_retrieval_fusion_choice"]
+        assert all(counts[mart] > 0 for mart in [*evaluation, "fct_retrieval_alert_checks"]), counts
+        weat = ["fct_weat_results", "fct_weat_metrics", "agg_weat_set_coverage", "dim_weat_tests"]
+        assert all(counts[mart] > 0 for mart in weat), counts
     finally:
         connection.close()
 

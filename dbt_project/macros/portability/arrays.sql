@@ -49,3 +49,61 @@
     from (select {{ keep_column }}, {{ list_expression }} as list_value from {{ relation }}) as lists
     lateral view explode(lists.list_value) unnested as {{ column }}
 {%- endmacro %}
+
+{# One row per text in `values` (a list of plain strings, quoted here), as a select-list
+   expression. #}
+{% macro unnest_texts(values) -%}
+    {{ return(adapter.dispatch('unnest_texts', 'bias_warehouse')(values)) }}
+{%- endmacro %}
+
+{% macro default__unnest_texts(values) -%}
+    unnest([{% for value in values %}'{{ value }}'{% if not loop.last %}, {% endif %}{% endfor %}])
+{%- endmacro %}
+
+{% macro spark__unnest_texts(values) -%}
+    explode(array({% for value in values %}'{{ value }}'{% if not loop.last %}, {% endif %}{% endfor %}))
+{%- endmacro %}
+
+{# An empty list of texts (as the fallback of a coalesce). #}
+{% macro empty_text_list() -%}
+    {{ return(adapter.dispatch('empty_text_list', 'bias_warehouse')()) }}
+{%- endmacro %}
+
+{% macro default__empty_text_list() -%}
+    []
+{%- endmacro %}
+
+{% macro spark__empty_text_list() -%}
+    cast(array() as array<string>)
+{%- endmacro %}
+
+{# `relation` (a name or a parenthesised select) with `columns` turned into rows: the other
+   columns, then name_column (the column's name) and value_column (its value); null values
+   give no row on both engines. #}
+{% macro unpivot_columns(relation, columns, name_column, value_column) -%}
+    {{ return(adapter.dispatch('unpivot_columns', 'bias_warehouse')(relation, columns, name_column, value_column)) }}
+{%- endmacro %}
+
+{% macro default__unpivot_columns(relation, columns, name_column, value_column) -%}
+    unpivot {{ relation }}
+    on {{ columns | join(', ') }}
+    into name {{ name_column }} value {{ value_column }}
+{%- endmacro %}
+
+{% macro spark__unpivot_columns(relation, columns, name_column, value_column) -%}
+    select * from {{ relation }}
+    unpivot ({{ value_column }} for {{ name_column }} in ({{ columns | join(', ') }}))
+{%- endmacro %}
+
+{# The number of elements of a list. #}
+{% macro element_count(list_expression) -%}
+    {{ return(adapter.dispatch('element_count', 'bias_warehouse')(list_expression)) }}
+{%- endmacro %}
+
+{% macro default__element_count(list_expression) -%}
+    len({{ list_expression }})
+{%- endmacro %}
+
+{% macro spark__element_count(list_expression) -%}
+    size({{ list_expression }})
+{%- endmacro %}

@@ -14,7 +14,7 @@ documents as (
     select
         split,
         context_normalised as document_text,
-        any_value(source_version) as source_version,
+        {{ any_non_null('source_version') }} as source_version,
         min(row_idx) as first_row_idx,
         count(*) as n_questions
     from questions

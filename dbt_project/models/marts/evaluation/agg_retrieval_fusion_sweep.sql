@@ -16,13 +16,17 @@ runs as (
     where retriever_family in ('hybrid_minmax', 'hybrid_rrf')
 ),
 
-long as (
-    unpivot (
+{%- set at_select_k -%}
+    (
         select * from query_metrics
         where k = {{ run_parameter('evaluation_select_k', 'query_metrics.run_id', 'integer') }}
     )
-    on recall, precision, f1, hit_rate, mrr, ndcg, map, r_precision
-    into name metric value value
+{%- endset %}
+
+long as (
+    {{ unpivot_columns(
+        at_select_k, ['recall', 'precision', 'f1', 'hit_rate', 'mrr', 'ndcg', 'map', 'r_precision'], 'metric', 'value'
+    ) }}
 ),
 
 final as (

@@ -18,10 +18,10 @@ final as (
         stats.run_id,
         stats.query_set,
         stats.retriever,
-        any_value(stats.timing) as timing,
+        {{ any_non_null('stats.timing') }} as timing,
         count(stats.latency_ms) as n_queries,
-        quantile_cont(stats.latency_ms, 0.5) as latency_p50_ms,
-        quantile_cont(stats.latency_ms, 0.95) as latency_p95_ms,
+        {{ continuous_quantile('stats.latency_ms', 0.5) }} as latency_p50_ms,
+        {{ continuous_quantile('stats.latency_ms', 0.95) }} as latency_p95_ms,
         avg(stats.latency_ms) as latency_mean_ms
     from stats
     inner join evaluation_runs

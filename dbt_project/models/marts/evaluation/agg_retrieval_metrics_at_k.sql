@@ -7,9 +7,9 @@ with query_metrics as (
 ),
 
 long as (
-    unpivot query_metrics
-    on recall, precision, f1, hit_rate, mrr, ndcg, map, r_precision
-    into name metric value value
+    {{ unpivot_columns(
+        'query_metrics', ['recall', 'precision', 'f1', 'hit_rate', 'mrr', 'ndcg', 'map', 'r_precision'], 'metric', 'value'
+    ) }}
 ),
 
 final as (

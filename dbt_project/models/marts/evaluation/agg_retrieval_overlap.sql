@@ -6,7 +6,7 @@ with overlap as (
 ),
 
 categories as (
-    select unnest(['both', 'dense_only', 'bm25_only', 'neither']) as found_by
+    select {{ unnest_texts(['both', 'dense_only', 'bm25_only', 'neither']) }} as found_by
 ),
 
 runs as (

@@ -12,7 +12,7 @@ final as (
         test_set,
         test,
         set_role,
-        any_value(set_label) as set_label,
+        {{ any_non_null('set_label') }} as set_label,
         count(*) filter (where match_kind <> 'excluded_by_definition') as n_listed,
         count(*) filter (where match_kind = 'excluded_by_definition') as n_excluded_by_definition,
         count(*) filter (where is_found) as n_found,
@@ -22,7 +22,7 @@ final as (
         count(*) filter (where match_kind = 'casefold') as n_casefold,
         count(*) filter (where is_found) / nullif(count(*) filter (where match_kind <> 'excluded_by_definition'), 0)
             as coverage,
-        coalesce(list(word order by position) filter (where match_kind = 'missing'), [])
+        coalesce({{ ordered_list('word', 'position', where="match_kind = 'missing'") }}, {{ empty_text_list() }})
             as missing_words
     from words
     group by run_id, embedding, test_set, test, set_role

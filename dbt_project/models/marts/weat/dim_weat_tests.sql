@@ -7,13 +7,13 @@ final as (
     select
         test_set,
         test,
-        any_value(test_title) as test_title,
-        any_value(set_label) filter (where set_role = 'target_x') as target_x_label,
-        any_value(set_label) filter (where set_role = 'target_y') as target_y_label,
-        any_value(set_label) filter (where set_role = 'attribute_a') as attribute_a_label,
-        any_value(set_label) filter (where set_role = 'attribute_b') as attribute_b_label,
+        {{ any_non_null('test_title') }} as test_title,
+        {{ any_non_null('set_label') }} filter (where set_role = 'target_x') as target_x_label,
+        {{ any_non_null('set_label') }} filter (where set_role = 'target_y') as target_y_label,
+        {{ any_non_null('set_label') }} filter (where set_role = 'attribute_a') as attribute_a_label,
+        {{ any_non_null('set_label') }} filter (where set_role = 'attribute_b') as attribute_b_label,
         count(*) filter (where not excluded_by_definition) as n_words_listed,
-        any_value(reference) as reference
+        {{ any_non_null('reference') }} as reference
     from test_words
     group by test_set, test
 )

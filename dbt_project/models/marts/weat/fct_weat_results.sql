@@ -19,7 +19,7 @@ coverage_per_test as (
         min(coverage) as coverage,
         sum(n_listed) as n_words_listed,
         sum(n_found) as n_words_found,
-        flatten(list(missing_words order by set_role)) as missing_words
+        flatten({{ ordered_list('missing_words', 'set_role') }}) as missing_words
     from set_coverage
     group by run_id, embedding, test_set, test
 ),
