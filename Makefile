@@ -31,13 +31,14 @@ demo: setup
 
 # Coverage of the four packages is reported; below the floor in pyproject.toml
 # ([tool.coverage.report] fail_under) the target fails. The tests run on TEST_WORKERS pytest-xdist
-# workers; --dist loadgroup keeps each module (and each session warehouse, Ray, the browser, with
-# every test that reads it) on one worker, so nothing is built twice (groups: tests/conftest.py).
+# workers; --dist loadgroup keeps each module (and Ray, Spark, the browser, with every test that
+# uses them) on one worker, so nothing is started twice (groups: tests/conftest.py), and
+# BIASWH_TEST_PREBUILD builds the demo warehouses once, beside the workers (tests/prebuilt.py).
 TEST_WORKERS ?= 2
 XDIST := -n $(TEST_WORKERS) --dist loadgroup
 test: setup browser ray spark lint
 	@begin=$$(date +%s); \
-	$(BIN)/python -m pytest $(XDIST) --cov --cov-report=term:skip-covered --durations=15; status=$$?; \
+	BIASWH_TEST_PREBUILD=1 $(BIN)/python -m pytest $(XDIST) --cov --cov-report=term:skip-covered --durations=15; status=$$?; \
 	echo "make test: pytest took $$(( $$(date +%s) - begin )) s"; exit $$status
 
 # ruff (lint and format check) over the Python, sqlfluff over dbt's models and macros; the

@@ -14,6 +14,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from tests import prebuilt
 from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
 
 # ../shared/data beside the checkout; BIASWH_SHARED_DATA overrides it (e.g. in a git worktree elsewhere).
@@ -22,35 +23,8 @@ DEMO_STUDY = REPOSITORY_ROOT / "studies" / "demo.toml"
 DEMO_DATA = REPOSITORY_ROOT / "studies" / "demo_data"
 
 
-# Fixtures that several modules share and that cost a start (a study run, Ray, a browser): under
-# pytest-xdist (`make test`: -n 2 --dist loadgroup) each group runs on one worker, so each is paid
-# once per run, not once per worker. The demo site starts from the demo warehouse and the Ray
-# parity test from a copy of it, so those share a group too.
-SHARED_GROUPS = {"demo_warehouse": "demo", "demo_site": "demo", "browser": "demo", "ray_local": "demo"}
-
-
-def _xdist_group(item: pytest.Item) -> str:
-    """The one scheduling group of ``item``: its shared session fixture's, else another session
-    fixture's (one module's conftest may declare one), else its module's (module fixtures built once)."""
-    for name in item.fixturenames:
-        if name in SHARED_GROUPS:
-            return SHARED_GROUPS[name]
-    # pytest has no public accessor for a fixture's scope; the item's fixture closure holds it.
-    for name, definitions in item._fixtureinfo.name2fixturedefs.items():
-        if definitions[-1].scope == "session" and definitions[-1].baseid not in ("", "tests"):
-            return f"session-{name}"
-    return item.nodeid.split("::")[0]
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test with its xdist group (before xdist reads the marks; unused without -n), and
-    a test reading a demo warehouse as ``dbt`` (it needs the study's builds: `make test-fast` and
-    ``-m "not dbt"`` leave it out), before ``-m`` selects."""
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group(_xdist_group(item)))
-        if {"demo_warehouse", "demo_site"} & set(item.fixturenames):
-            item.add_marker(pytest.mark.dbt)
+# How `make test` spreads the tests over its workers, and the demo warehouses it builds beside them.
+pytest_plugins = ["tests.scheduling"]
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -310,6 +284,10 @@ def demo_warehouse(tmp_path_factory) -> DemoWarehouse:
 
     Shared and read-only: a test that changes a warehouse works on :func:`copy_warehouse` of it.
     """
+    built = prebuilt.prebuilt("demo")
+    if built:
+        printed = (built / "stdout.txt").read_text(encoding="utf-8")
+        return DemoWarehouse(built / "warehouse", printed, built / "embeddings")
     from biaswh.pipeline import run_study
 
     home = tmp_path_factory.mktemp("demo-warehouse") / "warehouse"
@@ -323,14 +301,18 @@ def demo_warehouse(tmp_path_factory) -> DemoWarehouse:
 
 
 @pytest.fixture(scope="session")
-def demo_site(tmp_path_factory, demo_warehouse) -> Path:
+def demo_site(tmp_path_factory, request) -> Path:
     """One warehouse after every `studies/demo*.toml` (what `make demo` builds); its site folder.
 
     Session-scoped and shared: tests that only read it use it as is, never change it. It starts
     from a copy of :func:`demo_warehouse` (the first of those studies), so the demo runs once.
     """
+    built = prebuilt.prebuilt("site")
+    if built:
+        return built / "warehouse" / "site"
     from biaswh.pipeline import run_studies
 
+    demo_warehouse = request.getfixturevalue("demo_warehouse")
     home = copy_warehouse(demo_warehouse.home, tmp_path_factory.mktemp("demo-site") / "warehouse")
     others = [str(study) for study in sorted((REPOSITORY_ROOT / "studies").glob("demo*.toml")) if study != DEMO_STUDY]
     with pytest.MonkeyPatch.context() as patch:

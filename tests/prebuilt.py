@@ -1,0 +1,113 @@
+"""The demo warehouses of a `make test` run, built once beside the test workers.
+
+Under pytest-xdist (`make test`: ``BIASWH_TEST_PREBUILD=1``, two workers) the controller process
+starts ``python -m tests.prebuilt FOLDER`` before the workers start: it runs the demo study in
+``FOLDER/demo`` (the session's :func:`tests.conftest.demo_warehouse`), then, on a copy of it,
+every other ``studies/demo*.toml`` in ``FOLDER/site`` (:func:`tests.conftest.demo_site`). The
+workers meanwhile run the tests that need neither (those that do are collected last), and
+every test that reads a demo warehouse may then run on either worker: both read the same
+finished folders (read-only; a test that changes one works on a copy). Without the variable, or
+without workers, each fixture builds its warehouse in the test process as before.
+
+Each folder gets ``done`` when its warehouse is complete, or ``failed`` (the traceback) when
+its build raised; a worker waits for one of the two.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
+
+PREBUILD_VARIABLE = "BIASWH_TEST_PREBUILD"  # set by `make test`: build the demo warehouses beside the workers
+FOLDER_VARIABLE = "BIASWH_TEST_PREBUILT"  # the folder they are built in (set by the controller for its workers)
+DEMO_STUDY = REPOSITORY_ROOT / "studies" / "demo.toml"
+# A worker waits at most this long for a warehouse (the demo study and the six others under load).
+WAIT_SECONDS = 45 * 60
+
+
+def start(folder: Path) -> subprocess.Popen:
+    """Start building the demo warehouses in ``folder``; its output goes to ``folder/build.log``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    log = open(folder / "build.log", "w", encoding="utf-8")  # noqa: SIM115 - the child writes it until it ends
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-m", "tests.prebuilt", str(folder)],
+            cwd=REPOSITORY_ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONPATH": str(REPOSITORY_ROOT)},
+        )
+    finally:
+        log.close()  # the child holds its own handle
+
+
+def prebuilt(name: str) -> Path | None:
+    """``FOLDER/name`` once its warehouse is complete; None when no prebuild runs for this session.
+
+    Raises ``RuntimeError`` with the build's traceback when it failed, or when it takes longer
+    than :data:`WAIT_SECONDS`.
+    """
+    folder = os.environ.get(FOLDER_VARIABLE)
+    if not folder:
+        return None
+    built = Path(folder) / name
+    deadline = time.monotonic() + WAIT_SECONDS
+    while time.monotonic() < deadline:
+        if (built / "done").exists():
+            return built
+        if (built / "failed").exists():
+            raise RuntimeError(f"the prebuilt {name} warehouse failed:\n{(built / 'failed').read_text()}")
+        if (Path(folder) / "ended").exists() and not (built / "done").exists():
+            log = (Path(folder) / "build.log").read_text(encoding="utf-8", errors="replace")
+            raise RuntimeError(f"the prebuild ended without the {name} warehouse:\n{log[-4000:]}")
+        time.sleep(1)
+    raise RuntimeError(f"the prebuilt {name} warehouse was not ready after {WAIT_SECONDS} s")
+
+
+def _build(folder: Path, work) -> None:
+    """Run ``work()`` with stdout captured to ``folder/stdout.txt``; mark ``done`` or ``failed``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        with open(folder / "stdout.txt", "w", encoding="utf-8") as out, contextlib.redirect_stdout(out):
+            work()
+    except BaseException:
+        (folder / "failed").write_text(traceback.format_exc(), encoding="utf-8")
+        raise
+    (folder / "done").write_text("", encoding="utf-8")
+
+
+def main(folder: Path) -> None:
+    """Build the demo warehouse, then the site warehouse from a copy of it."""
+    from biaswh.pipeline import run_studies, run_study
+
+    demo, site = folder / "demo", folder / "site"
+
+    def demo_study() -> None:
+        os.environ[HOME_VARIABLE] = str(demo / "warehouse")
+        os.environ["BIASWH_EMBEDDING_CACHE"] = str(demo / "embeddings")  # its own: the run embeds the demo texts
+        run_study(str(DEMO_STUDY))
+
+    def other_studies() -> None:
+        shutil.copytree(demo / "warehouse", site / "warehouse", ignore=shutil.ignore_patterns("site"))
+        os.environ[HOME_VARIABLE] = str(site / "warehouse")
+        os.environ["BIASWH_EMBEDDING_CACHE"] = str(site / "embeddings")  # workers may read the demo's meanwhile
+        studies = sorted((REPOSITORY_ROOT / "studies").glob("demo*.toml"))
+        run_studies([str(study) for study in studies if study != DEMO_STUDY])
+
+    try:
+        _build(demo, demo_study)
+        _build(site, other_studies)
+    finally:
+        (folder / "ended").write_text("", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]))
