@@ -17,14 +17,11 @@ os.environ.setdefault("LANCEDB_LOG", "error")
 
 # Only the argument tree's needs are imported here (`--help` answers at once); each command imports
 # its own modules when it runs (duckdb, dbt, the LLM client...): tests/biaswh/test_cli_imports.py.
-from biaswh import ingest_cli  # noqa: E402  (after the environment the imports below read)
-from biaswh.arguments import MAX_TOKENS, VersionAction, add_endpoint_options, number  # noqa: E402
+from biaswh import generate_cli, ingest_cli  # noqa: E402  (after the environment the imports below read)
+from biaswh.arguments import VersionAction, number  # noqa: E402
 from warehouse.config_schema import (  # noqa: E402
     CUTOFF,
     POSITIVE_INTEGER,
-    SEED,
-    TEMPERATURE,
-    TOP_P,
 )
 from warehouse.errors import UserError  # noqa: E402
 
@@ -107,7 +104,7 @@ def _parser() -> argparse.ArgumentParser:
         help="with Ray: retrieve over N corpus shards, one per worker, merged exactly ([compute] corpus_shards)",
     )
 
-    _add_generate_parser(commands)
+    generate_cli.add_parser(commands)
 
     trec = commands.add_parser("trec", help="export or import TREC run files (qid Q0 docid rank score tag)")
     trec_commands = trec.add_subparsers(dest="trec_command", required=True, metavar="ACTION")
@@ -153,35 +150,6 @@ def _parser() -> argparse.ArgumentParser:
 
     add_variants_parser(commands)
     return parser
-
-
-def _add_generate_parser(commands) -> None:
-    from ingest.silent_bias.generation_settings import DEFAULT_PROMPT_TEMPLATE
-    from ingest.silent_bias.generation_settings import GenerationSettings as Defaults
-
-    generate = commands.add_parser(
-        "generate", help="ask an OpenAI-compatible endpoint to answer vignettes (resumable; writes JSONL)"
-    )
-    generate.add_argument("vignettes", help="vignette file (JSON with a 'cases' array, or JSONL)")
-    generate.add_argument("--model", required=True, help="model name the endpoint serves; also the record's model_name")
-    generate.add_argument(
-        "--base-url", required=True, help="e.g. https://api.openai.com/v1 or http://localhost:1234/v1"
-    )
-    generate.add_argument("--out", required=True, help="generations JSONL; also the cache a rerun resumes from")
-    generate.add_argument(
-        "--api-key-env",
-        default=Defaults.api_key_env,
-        help="environment variable holding the API key (default: OPENAI_API_KEY; may be unset for local servers)",
-    )
-    generate.add_argument(
-        "--template-file", help=f"prompt template with {{prompt}} (default: {DEFAULT_PROMPT_TEMPLATE!r})"
-    )
-    generate.add_argument("--temperature", type=number(TEMPERATURE), default=Defaults.temperature)
-    generate.add_argument("--top-p", type=number(TOP_P), default=Defaults.top_p)
-    generate.add_argument("--max-tokens", type=number(MAX_TOKENS), default=Defaults.max_tokens)
-    generate.add_argument("--seed", type=number(SEED), help="sampling seed sent to the endpoint (where supported)")
-    add_endpoint_options(generate, Defaults)
-    generate.add_argument("--limit", type=number(POSITIVE_INTEGER), help="only the first N vignettes")
 
 
 def _trec(args) -> None:
@@ -283,7 +251,7 @@ def _dispatch(args, extra: list[str]) -> None:
         )
         print(f"dashboard site: {pipeline.run_studies(args.study, **options)}")
     elif args.command == "generate":
-        print(pipeline.generate_answers(args).message)
+        print(generate_cli.generate_answers(args).message)
     elif args.command == "variants":
         from biaswh.variants_cli import run_variants
 

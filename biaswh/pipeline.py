@@ -10,9 +10,9 @@ from typing import Sequence
 import duckdb
 
 from biaswh.plugins import load_plugins
-from biaswh.withdrawal import built_run_ids, withdrawn_if_failing
+from biaswh.study_builds import LOCAL_TARGET, SPARK_TARGET, selected_build
+from biaswh.withdrawal import withdrawn_if_failing
 from compute.common.engine import chat_pool, compute_settings, with_compute
-from warehouse.build_state import is_up_to_date, mark_built
 from warehouse.command_lock import exclusive_command
 from warehouse.connection import open_warehouse
 from warehouse.contracts import publish_contract_views
@@ -55,37 +55,6 @@ def ingest_weat_tests(path: str, *, name: str | None = None):
 
     with open_warehouse() as con:
         return load_weat_tests(con, path, name=name)
-
-
-def generate_answers(args):
-    """``biaswh generate``: answer vignettes through an OpenAI-compatible endpoint (ingest/silent_bias/)."""
-    from ingest.silent_bias.generate_answers import DEFAULT_PROMPT_TEMPLATE, GenerationSettings, generate
-
-    template = DEFAULT_PROMPT_TEMPLATE
-    if args.template_file:
-        try:
-            template = Path(args.template_file).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise UserError(f"{args.template_file}: cannot read the prompt template ({exc.strerror})") from None
-    settings = GenerationSettings(
-        model=args.model,
-        base_url=args.base_url,
-        api_key_env=args.api_key_env,
-        prompt_template=template,
-        temperature=args.temperature,
-        top_p=args.top_p,
-        max_tokens=args.max_tokens,
-        seed=args.seed,
-        concurrency=args.concurrency,
-        max_retries=args.max_retries,
-        backoff_seconds=args.backoff,
-        timeout_seconds=args.timeout,
-        max_reply_bytes=args.max_reply_bytes,
-    )
-    from biaswh.arguments import endpoint_pool
-
-    with endpoint_pool(args):
-        return generate(args.vignettes, args.out, settings, limit=args.limit)
 
 
 def dbt_build(
@@ -192,49 +161,6 @@ def _record_failure(run_id: str, message: str) -> None:
         pass  # nowhere to write: the next writer marks the run interrupted
 
 
-# The dbt profile targets a study can build on (dbt_project/profiles.yml).
-LOCAL_TARGET = "local"
-SPARK_TARGET = "spark"
-# Study builds leave dbt's unit tests out: they test the SQL, not the data, and run once in
-# `make test` / `biaswh build`.
-STUDY_BUILD_ARGS = ["--exclude-resource-type", "unit_test"]
-
-
-def _selected_build(
-    selection: str | None, label: str, *, run_id: str, study_name: str = "", target: str = LOCAL_TARGET
-) -> str:
-    """Build ``selection`` (None: the whole project) unless its inputs are unchanged since its last build.
-
-    Its data tests check the rows of study run ``run_id`` and its evaluation runs, not every
-    run the warehouse holds: an earlier run's rows were tested when it was built. On the
-    ``spark`` target Spark builds every model of the selection it can and DuckDB the rest
-    (:mod:`warehouse.spark_marts`).
-    """
-    key = selection or "<all>"
-    with open_warehouse() as con:
-        if label == "sources" and is_up_to_date(con, key):
-            return f"dbt build ({label}): inputs unchanged since the last build, skipped"
-        run_ids = built_run_ids(con, run_id)
-    args = list(STUDY_BUILD_ARGS)
-    if selection and label == "sources":
-        selection += " +dim_runs +dim_source_versions"  # views: the dashboards' runs and their sources
-    if selection:
-        # Cautious: a test runs only when every model it reads was selected (and so exists).
-        args += ["--select", selection, "--indirect-selection", "cautious"]
-    lines = []
-    if target == SPARK_TARGET:
-        from warehouse.spark_marts import build_on_spark_into_duckdb
-
-        spark_summary, built_on_spark = build_on_spark_into_duckdb(args, label=label, run_ids=run_ids)
-        lines.append(spark_summary.line)
-        if built_on_spark:
-            args += ["--exclude", *built_on_spark]
-    summary = dbt_build(args, label=label, run_ids=run_ids, progress_label=f"[{study_name}] " if study_name else "")
-    with open_warehouse() as con:
-        mark_built(con, key)
-    return "; ".join([*lines, summary.line])
-
-
 def run_study(
     study_path: str,
     *,
@@ -336,7 +262,7 @@ def _run_study(
         if selections["sources"] != "":
             timed(
                 "dbt build (sources)",
-                lambda: _selected_build(
+                lambda: selected_build(
                     selections["sources"], "sources", run_id=run_id, study_name=study.name, target=target
                 ),
             )
@@ -345,7 +271,7 @@ def _run_study(
             if selections["results"] != "":
                 timed(
                     "dbt build (results)",
-                    lambda: _selected_build(
+                    lambda: selected_build(
                         selections["results"], "results", run_id=run_id, study_name=study.name, target=target
                     ),
                 )

@@ -14,7 +14,8 @@ import json
 
 import duckdb
 
-from biaswh.pipeline import STUDY_BUILD_ARGS, dbt_build, load_plugins
+from biaswh.pipeline import dbt_build, load_plugins
+from biaswh.study_builds import STUDY_BUILD_ARGS
 from biaswh.withdrawal import built_run_ids
 from warehouse.connection import open_warehouse
 from warehouse.dbt_runner import BuildSummary

@@ -1,0 +1,74 @@
+"""``biaswh generate``: answer vignettes through an OpenAI-compatible endpoint (ingest/silent_bias/).
+
+Its options (the argument tree imports only the settings' defaults, so ``--help`` stays light)
+and the command itself, which imports the client when it runs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from biaswh.arguments import MAX_TOKENS, add_endpoint_options, number
+from warehouse.config_schema import POSITIVE_INTEGER, SEED, TEMPERATURE, TOP_P
+from warehouse.errors import UserError
+
+
+def add_parser(commands) -> None:
+    """Add ``biaswh generate`` and its options to the command tree."""
+    from ingest.silent_bias.generation_settings import DEFAULT_PROMPT_TEMPLATE
+    from ingest.silent_bias.generation_settings import GenerationSettings as Defaults
+
+    generate = commands.add_parser(
+        "generate", help="ask an OpenAI-compatible endpoint to answer vignettes (resumable; writes JSONL)"
+    )
+    generate.add_argument("vignettes", help="vignette file (JSON with a 'cases' array, or JSONL)")
+    generate.add_argument("--model", required=True, help="model name the endpoint serves; also the record's model_name")
+    generate.add_argument(
+        "--base-url", required=True, help="e.g. https://api.openai.com/v1 or http://localhost:1234/v1"
+    )
+    generate.add_argument("--out", required=True, help="generations JSONL; also the cache a rerun resumes from")
+    generate.add_argument(
+        "--api-key-env",
+        default=Defaults.api_key_env,
+        help="environment variable holding the API key (default: OPENAI_API_KEY; may be unset for local servers)",
+    )
+    generate.add_argument(
+        "--template-file", help=f"prompt template with {{prompt}} (default: {DEFAULT_PROMPT_TEMPLATE!r})"
+    )
+    generate.add_argument("--temperature", type=number(TEMPERATURE), default=Defaults.temperature)
+    generate.add_argument("--top-p", type=number(TOP_P), default=Defaults.top_p)
+    generate.add_argument("--max-tokens", type=number(MAX_TOKENS), default=Defaults.max_tokens)
+    generate.add_argument("--seed", type=number(SEED), help="sampling seed sent to the endpoint (where supported)")
+    add_endpoint_options(generate, Defaults)
+    generate.add_argument("--limit", type=number(POSITIVE_INTEGER), help="only the first N vignettes")
+
+
+def generate_answers(args):
+    """``biaswh generate``: answer vignettes through an OpenAI-compatible endpoint (ingest/silent_bias/)."""
+    from ingest.silent_bias.generate_answers import DEFAULT_PROMPT_TEMPLATE, GenerationSettings, generate
+
+    template = DEFAULT_PROMPT_TEMPLATE
+    if args.template_file:
+        try:
+            template = Path(args.template_file).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"{args.template_file}: cannot read the prompt template ({exc.strerror})") from None
+    settings = GenerationSettings(
+        model=args.model,
+        base_url=args.base_url,
+        api_key_env=args.api_key_env,
+        prompt_template=template,
+        temperature=args.temperature,
+        top_p=args.top_p,
+        max_tokens=args.max_tokens,
+        seed=args.seed,
+        concurrency=args.concurrency,
+        max_retries=args.max_retries,
+        backoff_seconds=args.backoff,
+        timeout_seconds=args.timeout,
+        max_reply_bytes=args.max_reply_bytes,
+    )
+    from biaswh.arguments import endpoint_pool
+
+    with endpoint_pool(args):
+        return generate(args.vignettes, args.out, settings, limit=args.limit)

@@ -1,0 +1,57 @@
+"""A study's two dbt builds: the models its steps select, skipped when their inputs are unchanged.
+
+The data tests of a build check the study run's rows (and its evaluation runs'), not every
+run the warehouse holds; on the ``spark`` target Spark builds what it can and DuckDB the rest.
+"""
+
+from __future__ import annotations
+
+from biaswh.withdrawal import built_run_ids
+from warehouse.build_state import is_up_to_date, mark_built
+from warehouse.connection import open_warehouse
+
+# The dbt profile targets a study can build on (dbt_project/profiles.yml).
+LOCAL_TARGET = "local"
+SPARK_TARGET = "spark"
+# Study builds leave dbt's unit tests out: they test the SQL, not the data, and run once in
+# `make test` / `biaswh build`.
+STUDY_BUILD_ARGS = ["--exclude-resource-type", "unit_test"]
+
+
+def selected_build(
+    selection: str | None, label: str, *, run_id: str, study_name: str = "", target: str = LOCAL_TARGET
+) -> str:
+    """Build ``selection`` (None: the whole project) unless its inputs are unchanged since its last build.
+
+    Its data tests check the rows of study run ``run_id`` and its evaluation runs, not every
+    run the warehouse holds: an earlier run's rows were tested when it was built. On the
+    ``spark`` target Spark builds every model of the selection it can and DuckDB the rest
+    (:mod:`warehouse.spark_marts`).
+    """
+    key = selection or "<all>"
+    with open_warehouse() as con:
+        if label == "sources" and is_up_to_date(con, key):
+            return f"dbt build ({label}): inputs unchanged since the last build, skipped"
+        run_ids = built_run_ids(con, run_id)
+    args = list(STUDY_BUILD_ARGS)
+    if selection and label == "sources":
+        selection += " +dim_runs +dim_source_versions"  # views: the dashboards' runs and their sources
+    if selection:
+        # Cautious: a test runs only when every model it reads was selected (and so exists).
+        args += ["--select", selection, "--indirect-selection", "cautious"]
+    lines = []
+    if target == SPARK_TARGET:
+        from warehouse.spark_marts import build_on_spark_into_duckdb
+
+        spark_summary, built_on_spark = build_on_spark_into_duckdb(args, label=label, run_ids=run_ids)
+        lines.append(spark_summary.line)
+        if built_on_spark:
+            args += ["--exclude", *built_on_spark]
+    from biaswh import pipeline  # at call time: the fault tests replace pipeline.dbt_build
+
+    summary = pipeline.dbt_build(
+        args, label=label, run_ids=run_ids, progress_label=f"[{study_name}] " if study_name else ""
+    )
+    with open_warehouse() as con:
+        mark_built(con, key)
+    return "; ".join([*lines, summary.line])
