@@ -101,6 +101,25 @@ def add_endpoint_options(parser: argparse.ArgumentParser, defaults) -> None:
     parser.add_argument("--ray-address", help="Ray cluster to use: auto, or ray://host:10001 (implies --compute ray)")
 
 
+def endpoint_settings(args: argparse.Namespace) -> dict:
+    """The endpoint, sampling and client options of a parsed LLM command (``generate``, ``variants llm``),
+    as keyword arguments of its settings class."""
+    return dict(
+        model=args.model,
+        base_url=args.base_url,
+        api_key_env=args.api_key_env,
+        max_tokens=args.max_tokens,
+        temperature=args.temperature,
+        top_p=args.top_p,
+        seed=args.seed,
+        concurrency=args.concurrency,
+        max_retries=args.max_retries,
+        backoff_seconds=args.backoff,
+        timeout_seconds=args.timeout,
+        max_reply_bytes=args.max_reply_bytes,
+    )
+
+
 def endpoint_pool(args: argparse.Namespace):
     """The context in which a command's requests go where ``--compute``/``--ray-address`` say.
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from biaswh.arguments import MAX_TOKENS, add_endpoint_options, number
+from biaswh.arguments import MAX_TOKENS, add_endpoint_options, endpoint_pool, endpoint_settings, number
 from warehouse.config_schema import POSITIVE_INTEGER, SEED, TEMPERATURE, TOP_P
 from warehouse.errors import UserError
 
@@ -53,22 +53,6 @@ def generate_answers(args):
             template = Path(args.template_file).read_text(encoding="utf-8")
         except OSError as exc:
             raise UserError(f"{args.template_file}: cannot read the prompt template ({exc.strerror})") from None
-    settings = GenerationSettings(
-        model=args.model,
-        base_url=args.base_url,
-        api_key_env=args.api_key_env,
-        prompt_template=template,
-        temperature=args.temperature,
-        top_p=args.top_p,
-        max_tokens=args.max_tokens,
-        seed=args.seed,
-        concurrency=args.concurrency,
-        max_retries=args.max_retries,
-        backoff_seconds=args.backoff,
-        timeout_seconds=args.timeout,
-        max_reply_bytes=args.max_reply_bytes,
-    )
-    from biaswh.arguments import endpoint_pool
-
+    settings = GenerationSettings(prompt_template=template, **endpoint_settings(args))
     with endpoint_pool(args):
         return generate(args.vignettes, args.out, settings, limit=args.limit)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from biaswh.arguments import MAX_TOKENS, add_endpoint_options, endpoint_pool, number
+from biaswh.arguments import MAX_TOKENS, add_endpoint_options, endpoint_pool, endpoint_settings, number
 from warehouse.config_schema import (
     COUNT,
     POSITIVE_INTEGER,
@@ -114,21 +114,8 @@ def _run_llm(args) -> None:
     from ingest.dialect.convert_with_llm import ConversionSettings, convert_questions, read_cache, write_pairs
     from ingest.dialect.question_sample import SampleProtocol, sample_questions
 
-    settings = ConversionSettings(
-        model=args.model,
-        base_url=args.base_url,
-        api_key_env=args.api_key_env,
-        **({"prompt_template": Path(args.template_file).read_text("utf-8")} if args.template_file else {}),
-        max_tokens=args.max_tokens,
-        temperature=args.temperature,
-        top_p=args.top_p,
-        seed=args.seed,
-        concurrency=args.concurrency,
-        max_retries=args.max_retries,
-        backoff_seconds=args.backoff,
-        timeout_seconds=args.timeout,
-        max_reply_bytes=args.max_reply_bytes,
-    )
+    template = {"prompt_template": Path(args.template_file).read_text("utf-8")} if args.template_file else {}
+    settings = ConversionSettings(**template, **endpoint_settings(args))
     protocol = SampleProtocol(sample_size=args.sample, seed=args.sample_seed)
     sampled = sample_questions(_read_questions(Path(args.squad)), protocol)
     items = [(str(n), idx, q) for n, (idx, q) in enumerate(sampled)]
