@@ -25,10 +25,9 @@ else:
     SHARED_GROUPS = {"demo_warehouse": "demo", "demo_site": "demo", "browser": "demo", "ray_local": "demo"}
 
 
-def _xdist_group(item: pytest.Item) -> str:
-    """The one scheduling group of ``item``: its shared session fixture's, else Spark's (one JVM),
-    else another session fixture's (one module's conftest may declare one), else its module's
-    (module fixtures built once)."""
+def _asked_group(item: pytest.Item) -> str | None:
+    """The group ``item`` asks for: its shared session fixture's, else Spark's (one JVM), else
+    another session fixture's (one module's conftest may declare one); None: its module decides."""
     for name in item.fixturenames:
         if name in SHARED_GROUPS:
             return SHARED_GROUPS[name]
@@ -38,7 +37,22 @@ def _xdist_group(item: pytest.Item) -> str:
     for name, definitions in item._fixtureinfo.name2fixturedefs.items():
         if definitions[-1].scope == "session" and definitions[-1].baseid not in ("", "tests"):
             return f"session-{name}"
+    return None
+
+
+def _module(item: pytest.Item) -> str:
     return item.nodeid.split("::")[0]
+
+
+def _groups(items: list[pytest.Item]) -> dict[str, str]:
+    """One group per module: the first any of its tests asks for, else the module's own. A module
+    whose tests ran on two workers, or in two stretches of one, would build its module fixtures twice."""
+    groups: dict[str, str] = {}
+    for item in items:
+        module = _module(item)
+        if groups.get(module, module) == module:
+            groups[module] = _asked_group(item) or module
+    return groups
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -69,15 +83,24 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every test with its xdist group (before xdist reads the marks; unused without -n), and
     a test reading a demo warehouse as ``dbt`` (it needs the study's builds: `make test-fast` and
     ``-m "not dbt"`` leave it out), before ``-m`` selects. With the demo warehouses prebuilt, the
-    tests reading them go last (the build has the time the others take) and Ray and Spark first
-    (the longest groups: started early, the other worker fills in beside them)."""
+    Ray and Spark groups go first (the longest: started early, the other worker fills in beside
+    them) and the groups reading a demo warehouse last (the build has the time the others take);
+    a group's tests stay together, in their order."""
+    groups = _groups(items)
+    heavy, reads_demo = set(), set()  # groups, and (in reads_demo) modules too
     for item in items:
-        item.add_marker(pytest.mark.xdist_group(_xdist_group(item)))
+        group = groups[_module(item)]
+        item.add_marker(pytest.mark.xdist_group(group))
         if DEMO_FIXTURES & set(item.fixturenames):
             item.add_marker(pytest.mark.dbt)
-    if PREBUILT:
-        items.sort(key=lambda item: (bool(DEMO_FIXTURES & set(item.fixturenames)), not _heavy(item)))
-
-
-def _heavy(item: pytest.Item) -> bool:
-    return bool(item.get_closest_marker("spark") or item.get_closest_marker("ray"))
+            reads_demo |= {group, _module(item)}
+        if item.get_closest_marker("spark") or item.get_closest_marker("ray"):
+            heavy.add(group)
+    if PREBUILT:  # within a group, its modules that read a demo warehouse last too
+        items.sort(
+            key=lambda item: (
+                groups[_module(item)] not in heavy,
+                groups[_module(item)] in reads_demo,
+                _module(item) in reads_demo,
+            )
+        )
