@@ -79,7 +79,7 @@ _PREBUILD = pytest.StashKey[tuple]()
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark every test with its xdist group (before xdist reads the marks; unused without -n), and
     a test reading a demo warehouse as ``dbt`` (it needs the study's builds: `make test-fast` and
     ``-m "not dbt"`` leave it out), before ``-m`` selects. With the demo warehouses prebuilt, the
@@ -91,6 +91,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         group = groups[_module(item)]
         item.add_marker(pytest.mark.xdist_group(group))
+        if config.getvalue("loadgroup"):
+            _name_group(item, group)
         if DEMO_FIXTURES & set(item.fixturenames):
             item.add_marker(pytest.mark.dbt)
             reads_demo |= {group, _module(item)}
@@ -104,3 +106,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 _module(item) in reads_demo,
             )
         )
+
+
+def _name_group(item: pytest.Item, group: str) -> None:
+    """Append ``@group`` to the test's id, which is how ``--dist loadgroup`` reads a group.
+
+    pytest-xdist 3.8 does so by setting ``item._nodeid``, which pytest 9 no longer reads (an
+    item's id is ``item._id``): its groups were silently ignored, every test scheduled alone,
+    and module fixtures built on both workers. Done here, on pytest's own id.
+    """
+    from _pytest.nodeid import NodeId
+
+    if isinstance(getattr(item, "_id", None), NodeId) and "@" not in item.nodeid.rsplit("]", 1)[-1]:
+        item._id = NodeId.parse(f"{item.nodeid}@{group}")
