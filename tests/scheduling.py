@@ -91,7 +91,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         group = groups[_module(item)]
         item.add_marker(pytest.mark.xdist_group(group))
-        if config.getvalue("loadgroup"):
+        if getattr(config.option, "loadgroup", False):  # set in xdist workers only
             _name_group(item, group)
         if DEMO_FIXTURES & set(item.fixturenames):
             item.add_marker(pytest.mark.dbt)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -116,3 +118,22 @@ def chat_pool(settings: ComputeSettings):
 
     ray = ensure_ray(settings)
     return RayChatPool(ray, ray_workers(ray, settings))
+
+
+def in_order(workers: Iterable, items: Iterable, submit: Callable, collect: Callable) -> Iterator:
+    """``collect(item, submit(worker, item))`` for each item, in item order, with at most one item
+    per worker in flight (so the driver's memory does not grow with the items)."""
+    idle, pending, waiting = deque(workers), deque(), iter(items)
+    while True:
+        while idle:
+            item = next(waiting, None)
+            if item is None:
+                break
+            worker = idle.popleft()
+            pending.append((item, submit(worker, item), worker))
+        if not pending:
+            return
+        item, handle, worker = pending.popleft()
+        result = collect(item, handle)
+        idle.append(worker)
+        yield result

@@ -12,11 +12,10 @@ Imported only when a study asks for Ray.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 
-from compute.common.engine import ComputeSettings, ensure_ray, ray_workers
+from compute.common.engine import ComputeSettings, ensure_ray, in_order, ray_workers
 from compute.retrieval.chunks import ChunkResult, PrefetchedVectors, retrieve_chunk
 from compute.retrieval.config import RetrievalConfig
 from compute.retrieval.runner import Corpus, Query, build_bm25_indexes
@@ -85,23 +84,14 @@ class RayRetrieval:
         vectors: PrefetchedVectors | None,
     ) -> Iterator[ChunkResult]:
         """Each chunk's :class:`ChunkResult`, in chunk order, with at most one chunk per actor in flight."""
-        idle = deque(self._pool({q.corpus_split for chunk in chunks for q in chunk}, bm25_indexes))
+        workers = self._pool({q.corpus_split for chunk in chunks for q in chunk}, bm25_indexes)
         vectors_ref = self.ray.put(vectors) if vectors is not None else None
-        pending: deque = deque()
-        waiting = iter(chunks)
-        while True:
-            while idle:
-                chunk = next(waiting, None)
-                if chunk is None:
-                    break
-                worker = idle.popleft()
-                pending.append((worker.retrieve.remote(chunk, run_id, query_set, vectors_ref), worker))
-            if not pending:
-                return
-            reference, worker = pending.popleft()
-            result = self.ray.get(reference)
-            idle.append(worker)
-            yield result
+        yield from in_order(
+            workers,
+            chunks,
+            lambda worker, chunk: worker.retrieve.remote(chunk, run_id, query_set, vectors_ref),
+            lambda _chunk, reference: self.ray.get(reference),
+        )
 
     def close(self) -> None:
         """End the actors (their object-store copies go with them)."""

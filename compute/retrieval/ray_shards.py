@@ -13,11 +13,10 @@ retries its chunk. Imported only when a study asks for Ray.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 
-from compute.common.engine import ComputeSettings, ensure_ray, ray_workers
+from compute.common.engine import ComputeSettings, ensure_ray, in_order, ray_workers
 from compute.retrieval.bm25 import BM25Index, BM25Parameters
 from compute.retrieval.chunks import ChunkResult, PrefetchedVectors, chunk_result
 from compute.retrieval.config import RetrievalConfig
@@ -118,7 +117,7 @@ class RayShardedRetrieval:
         vectors: PrefetchedVectors | None,
     ) -> Iterator[ChunkResult]:
         """Each chunk's :class:`ChunkResult`, in chunk order (``bm25_indexes`` unused: the shards hold theirs)."""
-        idle = deque(self._pool())
+        groups = self._pool()
         vector_refs = [None] * len(self.shards)
         if vectors is not None:
             asked = [q.text for chunk in chunks for q in chunk if q.text.strip()]
@@ -126,22 +125,14 @@ class RayShardedRetrieval:
                 self.ray.put(vectors.restricted_to([t for c in shard.values() for t in c.texts] + asked))
                 for shard in self.shards
             ]
-        pending: deque = deque()
-        waiting = iter(chunks)
-        while True:
-            while idle:
-                chunk = next(waiting, None)
-                if chunk is None:
-                    break
-                group = idle.popleft()
-                references = [worker.retrieve.remote(chunk, ref) for worker, ref in zip(group, vector_refs)]
-                pending.append((chunk, references, group))
-            if not pending:
-                return
-            chunk, references, group = pending.popleft()
-            outputs = merged_outputs(self.ray.get(references), self.config)
-            idle.append(group)
-            yield self._rows(outputs, chunk, run_id=run_id, query_set=query_set)
+        yield from in_order(
+            groups,
+            chunks,
+            lambda group, chunk: [worker.retrieve.remote(chunk, ref) for worker, ref in zip(group, vector_refs)],
+            lambda chunk, references: self._rows(
+                merged_outputs(self.ray.get(references), self.config), chunk, run_id=run_id, query_set=query_set
+            ),
+        )
 
     def _rows(self, outputs: list[RetrieverOutput], chunk: list[Query], *, run_id: str, query_set: str) -> ChunkResult:
         """The merged outputs as a :class:`ChunkResult`, hits as Parquet (as an unsharded worker sends them)."""
