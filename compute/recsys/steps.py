@@ -11,11 +11,11 @@ from the study's ``[recsys]`` table: ``pool`` (non_recommended | all_shown), ``p
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 import duckdb
 import pyarrow as pa
 
-from compute.recsys.conditions import ConditionResult, pool_vs_recommended
 from compute.recsys.config_section import RECSYS
 from compute.recsys.result import MIN_GROUP_SIZE
 from stats.multiple_comparisons import METHOD_NAMES, adjust_family, verdict_policy
@@ -26,6 +26,9 @@ from warehouse.run_parameters import pinned_inputs
 from warehouse.study import register_config_check, register_job, register_rebuild_table
 from warehouse.study_schema import register_config_section
 from warehouse.transactions import registered, transaction
+
+if TYPE_CHECKING:
+    from compute.recsys.conditions import ConditionResult
 
 register_config_section("recsys", RECSYS)
 
@@ -142,6 +145,9 @@ def _computed(con, run_id, now, options) -> tuple[list[dict], list[dict]]:
     if _pins_recsys_inputs(con, run_id):  # the post sets this study ingested, never another study's
         pinned = pinned_inputs(con, run_id, "recsys_posts")
         post_sets = [(name, version) for name, version in post_sets if name in pinned]
+    # scipy.stats only when the job runs: the plugins load for every study and command.
+    from compute.recsys.conditions import pool_vs_recommended
+
     for post_set, version in post_sets:
         values = con.execute(
             "select dataset, provider, prompt_style, selected, feature, feature_type, value_text,"

@@ -16,7 +16,6 @@ import duckdb
 import polars as pl
 
 from compute.recsys.config_section import RECSYS_IMPORTANCE
-from compute.recsys.importance import condition_importance
 from compute.recsys.steps import _has, _insert
 from warehouse.errors import UserError
 from warehouse.run_parameters import pinned_inputs
@@ -49,6 +48,9 @@ def _rows(run_id, now, post_set, version, condition, seed, values, options) -> l
         **dict(zip(_CONDITION, condition, strict=True)),
         "seed": seed,
     }
+    # scikit-learn only when the job runs: the plugins load for every study and command.
+    from compute.recsys.importance import condition_importance
+
     try:
         result = condition_importance(
             values, seed=seed, trees=options["trees"], folds=options["folds"], repeats=options["repeats"]
