@@ -4,8 +4,9 @@ Per condition a seeded scikit-learn random forest predicts ``selected`` from the
 (numerical and binary as numbers, categorical as ordinal codes of the sorted categories;
 missing values stay NaN, which scikit-learn's forests handle). Stratified k-fold
 cross-validation gives the held-out AUROC; each fold's forest gives impurity importance
-(``feature_importances_``) and permutation importance on the held-out fold
-(``sklearn.inspection.permutation_importance``, scoring ROC AUC). Both are averaged over folds.
+(``feature_importances_``) and permutation importance on the held-out fold (scoring ROC AUC,
+the numbers of ``sklearn.inspection.permutation_importance`` in one prediction: see
+:func:`permutation_importance`). Both are averaged over folds.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 from sklearn.ensemble import RandomForestClassifier
-from sklearn.inspection import permutation_importance
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import StratifiedKFold
 
@@ -70,6 +70,33 @@ def design_matrix(values: pl.DataFrame) -> tuple[np.ndarray, np.ndarray, list[tu
     return np.column_stack(columns), posts["selected"].to_numpy().astype(int), names
 
 
+def permutation_importance(
+    forest: RandomForestClassifier, x: np.ndarray, y: np.ndarray, *, repeats: int, seed: int
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """Each column's drop in ROC AUC when shuffled: (mean, SD over ``repeats``, the unshuffled AUC).
+
+    The numbers of ``sklearn.inspection.permutation_importance(forest, x, y, scoring="roc_auc",
+    n_repeats=repeats, random_state=seed)``, bit for bit (tests/compute/recsys/
+    test_recsys_importance.py holds it to them): the same seeds and the same cumulative
+    shuffles of a column. But every shuffled copy is stacked and the forest predicts once: a
+    forest's probability for a row does not depend on the other rows, and scikit-learn's call
+    per copy (a Python call per tree each time) was most of the demo's recommendation jobs.
+    """
+    column_seed = np.random.RandomState(seed).randint(np.iinfo(np.int32).max + 1)
+    copies = []
+    for column in range(x.shape[1]):
+        shuffles, permuted, order = np.random.RandomState(column_seed), x.copy(), np.arange(len(x))
+        for _ in range(repeats):
+            shuffles.shuffle(order)
+            permuted[:, column] = permuted[order, column]
+            copies.append(permuted.copy())
+    positive = list(forest.classes_).index(1)
+    probabilities = forest.predict_proba(np.vstack([x, *copies]))[:, positive].reshape(1 + len(copies), len(x))
+    baseline, *shuffled = (roc_auc_score(y, p) for p in probabilities)
+    drops = baseline - np.array(shuffled).reshape(x.shape[1], repeats)
+    return drops.mean(axis=1), drops.std(axis=1), baseline
+
+
 def condition_importance(
     values: pl.DataFrame, *, seed: int, trees: int = 100, folds: int = 5, repeats: int = 5
 ) -> ConditionImportance:
@@ -86,14 +113,15 @@ def condition_importance(
     splitter = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=seed)
     aurocs, impurity, permutation, permutation_sd = [], [], [], []
     for train, test in splitter.split(x, y):
-        forest = RandomForestClassifier(n_estimators=trees, random_state=seed, n_jobs=1).fit(x[train], y[train])
-        aurocs.append(roc_auc_score(y[test], forest.predict_proba(x[test])[:, 1]))
+        # Trees are built on two threads (each tree's seed is drawn before, so the forest is the
+        # same), but predicted on one: the threads would add the trees' votes in any order.
+        forest = RandomForestClassifier(n_estimators=trees, random_state=seed, n_jobs=2).fit(x[train], y[train])
+        forest.set_params(n_jobs=1)
+        mean, sd, auroc = permutation_importance(forest, x[test], y[test], repeats=repeats, seed=seed)
+        aurocs.append(auroc)
         impurity.append(forest.feature_importances_)
-        permuted = permutation_importance(
-            forest, x[test], y[test], scoring="roc_auc", n_repeats=repeats, random_state=seed, n_jobs=1
-        )
-        permutation.append(permuted.importances_mean)
-        permutation_sd.append(permuted.importances_std)
+        permutation.append(mean)
+        permutation_sd.append(sd)
     impurity_mean, permutation_mean = np.mean(impurity, axis=0), np.mean(permutation, axis=0)
     permutation_sd_mean = np.mean(permutation_sd, axis=0)
     features = tuple(

@@ -7,9 +7,10 @@ import numpy as np
 import polars as pl
 import pytest
 from sklearn.ensemble import RandomForestClassifier
+from sklearn.inspection import permutation_importance as scikit_learn_permutation_importance
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 
-from compute.recsys.importance import condition_importance, design_matrix
+from compute.recsys.importance import condition_importance, design_matrix, permutation_importance
 
 TOPICS = ("politics", "sports", "tech")
 
@@ -64,6 +65,18 @@ def test_auroc_and_impurity_equal_scikit_learn_run_by_hand():
         [forest.fit(x[train], y[train]).feature_importances_ for train, _ in splitter.split(x, y)], axis=0
     )
     assert [f.impurity_importance for f in result.features] == pytest.approx(list(impurity), abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", [3, 2**31 + 17])
+def test_permutation_importance_in_one_prediction_is_scikit_learns_bit_for_bit(seed):
+    x, y, _ = design_matrix(_condition(4, n=120))
+    forest = RandomForestClassifier(n_estimators=15, random_state=1, n_jobs=1).fit(x[:80], y[:80])
+    mean, sd, auroc = permutation_importance(forest, x[80:], y[80:], repeats=4, seed=seed)
+    theirs = scikit_learn_permutation_importance(
+        forest, x[80:], y[80:], scoring="roc_auc", n_repeats=4, random_state=seed, n_jobs=1
+    )
+    assert mean.tolist() == theirs.importances_mean.tolist() and sd.tolist() == theirs.importances_std.tolist()
+    assert auroc > 0.5 and mean[2] > 0  # text_length carries the preference: shuffling it costs AUC
 
 
 def test_the_same_seed_gives_the_same_result_and_too_few_positives_are_refused():
