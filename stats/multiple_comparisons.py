@@ -70,7 +70,26 @@ def adjust_p_values(p_values, *, method: AdjustMethod = "holm") -> list[float]:
         return []
     if np.isnan(values).any():
         raise ValueError("p-values must not be NaN")
+    if method == "holm":
+        return holm(values)
     return [float(p) for p in multipletests(values, method=method)[1]]
+
+
+def holm(p_values: np.ndarray) -> list[float]:
+    """Holm's step-down adjusted p-values in input order: statsmodels' ``multipletests(method="holm")``,
+    the same operations in the same order, so the same numbers bit for bit (tests/stats/
+    test_multiple_comparisons.py holds it to them).
+
+    Not statsmodels' own: its Holm branch calls ``gc.collect()`` on every call, which walks every
+    object in the process (with dbt's parsed project loaded, 0.1-2 s a call; a study adjusts tens
+    of families).
+    """
+    order = np.argsort(p_values)
+    adjusted = np.maximum.accumulate(p_values[order] * np.arange(p_values.size, 0, -1))
+    adjusted[adjusted > 1] = 1
+    in_input_order = np.empty_like(adjusted)
+    in_input_order[order] = adjusted
+    return [float(p) for p in in_input_order]
 
 
 METHOD_NAMES = {"holm": "Holm (family-wise error rate)", "fdr_bh": "Benjamini-Hochberg (false discovery rate)"}

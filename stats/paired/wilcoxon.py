@@ -36,6 +36,20 @@ def rank_biserial(differences: np.ndarray) -> float:
     return float((positive - negative) / (positive + negative))
 
 
+def rank_biserial_rows(differences: np.ndarray) -> np.ndarray:
+    """:func:`rank_biserial` of every row of a 2-D array at once, equal to it bit for bit.
+
+    Zero differences rank below every non-zero one, so ranking whole rows gives each non-zero
+    difference its rank among the non-zero ones plus the row's count of zeros. Ranks are
+    multiples of one half, so their sums are exact in any order.
+    """
+    ranks = stats.rankdata(np.abs(differences), axis=1) - (differences == 0).sum(axis=1, keepdims=True)
+    positive = np.where(differences > 0, ranks, 0.0).sum(axis=1)
+    negative = np.where(differences < 0, ranks, 0.0).sum(axis=1)
+    total = positive + negative
+    return np.divide(positive - negative, total, out=np.zeros_like(total), where=total > 0)
+
+
 def _bootstrap_interval(differences: np.ndarray, *, seed: int, n_resamples: int, confidence: float):
     if differences.size == 0 or not np.any(differences):
         return 0.0, 0.0
@@ -46,7 +60,7 @@ def _bootstrap_interval(differences: np.ndarray, *, seed: int, n_resamples: int,
     for first in range(0, n_resamples, block):
         rows = min(block, n_resamples - first)
         draws = rng.integers(0, differences.size, size=(rows, differences.size))
-        values[first : first + rows] = [rank_biserial(differences[row]) for row in draws]
+        values[first : first + rows] = rank_biserial_rows(differences[draws])
     tail = (1 - confidence) / 2
     return float(np.quantile(values, tail)), float(np.quantile(values, 1 - tail))
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from statsmodels.stats.multitest import multipletests
 
-from stats.multiple_comparisons import adjust_family
+from stats.multiple_comparisons import adjust_family, adjust_p_values
 
 
 def _holm(p):
@@ -49,3 +50,11 @@ def test_empty_family_and_unknown_method():
     assert adjust_family([]).n_tests == 0
     with pytest.raises(ValueError, match="unknown adjustment method"):
         adjust_family([0.1], method="bonferroni_typo")
+
+
+@pytest.mark.parametrize("size", [1, 2, 7, 60])
+def test_holm_equals_statsmodels_bit_for_bit(size):
+    # Ties, p-values of 1 and adjusted values clipped at 1, as study families give them.
+    p = np.random.default_rng(size).choice([0.0312, 0.25, 1.0, 0.5, 0.001, 0.049], size=size)
+    p[: size // 3] = np.random.default_rng(1).uniform(0, 0.1, size // 3)
+    assert adjust_p_values(p, method="holm") == multipletests(p, method="holm")[1].tolist()

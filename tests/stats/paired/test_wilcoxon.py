@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from stats.paired.wilcoxon import rank_biserial, wilcoxon_rank_of_gold
+from stats.paired.wilcoxon import rank_biserial, rank_biserial_rows, wilcoxon_rank_of_gold
 
 RANKS_A = [1, 3, None, 7, 2, None, 5, 1, 10, 4, 1, 2]
 RANKS_B = [1, 1, 4, None, 2, None, 2, 3, 1, 4, 1, 8]
@@ -28,6 +28,15 @@ def test_original_policy_drops_misses_and_zero_differences():
 def test_rank_biserial_by_hand():
     # |d| ranks: 1 -> 1, 2 -> 2.5, -2 -> 2.5, 4 -> 4 ; W+ = 7.5, W- = 2.5 -> r = 5 / 10
     assert rank_biserial(np.array([1, 2, -2, 4, 0])) == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("dtype", [int, float])
+def test_rank_biserial_of_many_rows_at_once_equals_one_row_at_a_time_bit_for_bit(dtype):
+    # Ties, zeros, all-zero rows and one-sided rows, as bootstrap resamples of gold-rank differences give them.
+    rows = np.random.default_rng(5).integers(-4, 5, size=(400, 17)).astype(dtype)
+    rows[:3] = 0
+    rows[3] = np.abs(rows[3]) + 1
+    assert rank_biserial_rows(rows).tolist() == [rank_biserial(row) for row in rows]
 
 
 def test_identical_ranks_give_p_one_and_zero_effect():
