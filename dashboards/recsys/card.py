@@ -70,7 +70,7 @@ def recsys_verdict(rows: list[dict]) -> str:
         share = wilson_interval(top["n_significant_adjusted"], top["n_conditions"])
         return (
             f"<b>{len(flagged)} of {len(rows)} features shape what gets recommended</b> (significant after "
-            f"adjustment in most of their conditions; {text('; '.join(counts))}). The largest effect: "
+            f"adjustment in most of their conditions; {text('; '.join(counts))}). The largest observed effect: "
             f"{text(top['feature'])}, mean R² {number(top['r_squared_mean'])} "
             f"({magnitude(top['r_squared_mean'], statistic='r_squared') or 'unknown'}), significant in "
             f"{top['n_significant_adjusted']} of {top['n_conditions']} conditions ({pct(share.rate)}, 95% CI "

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import duckdb
 
+from dashboards.common.format import p_value
 from dashboards.common.html import chart, text
-from dashboards.common.queries import relation_exists
-from dashboards.recsys.card import DIRECTIONAL, EFFECT_SIZES, IMPORTANCE
+from dashboards.common.queries import query_dicts, relation_exists
+from dashboards.recsys.card import DIRECTIONAL, EFFECT_SIZES, FEATURES, IMPORTANCE, recsys_verdict
 from dashboards.recsys.charts import MARKER_LEVELS
 from dashboards.recsys.figure_charts import (
     demographic_bar_chart,
@@ -20,7 +21,13 @@ from dashboards.recsys.figure_charts import (
     prompt_heatmap_chart,
     r_squared_bar_chart,
 )
+from stats.effect_sizes import magnitude
+from stats.multiple_comparisons import adjust_p_values
+from stats.ordering import friedman, paired_wilcoxon
+from warehouse.seeds import derive_seed
 
+# The ordering claims' alpha: the verdict policy's default (the recsys job adjusts with the study's own).
+ALPHA = 0.05
 CONTENT_SAFETY = ("polarization_score", "sentiment_polarity", "toxicity")
 RAW_BIAS = ("avg_word_length", "polarization_score", "sentiment_polarity", "toxicity")
 
@@ -41,24 +48,71 @@ def _rows(con, mart: str, run_id: str, result_set: str, level: str, where: str =
     ).df()
 
 
+def _claim(result, adjusted_p: float) -> str:
+    """A test behind an ordering claim, as every p-value is shown: test, n, effect with interval, adjusted p."""
+    return (
+        f"{result.test.replace('wilcoxon', 'Wilcoxon signed-rank').replace('friedman', 'Friedman')} over "
+        f"{result.n} {'conditions' if result.test == 'wilcoxon' else 'feature × dataset × model blocks'}, "
+        f"{result.effect_name.split(' (')[0]} {result.effect_size:.2f} [{result.ci_low:.2f}, {result.ci_high:.2f}], "
+        f"Holm p {p_value(adjusted_p, equals=True)}"
+    )
+
+
+def _ordering_claims(overall, conditions, *, result_set: str) -> str:
+    """Which feature explains the most variance and which prompt style biases selection most, each
+    said only as far as its test carries it. The family: these two claims of the result set (Holm)."""
+    tests, sentences = {}, {}
+    per_condition = conditions.pivot_table(
+        index=["dataset", "provider", "prompt_style"], columns="feature", values="r_squared_mean"
+    )
+    top, runner_up = overall["feature"].iloc[0], overall["feature"].iloc[1] if len(overall) > 1 else None
+    if runner_up is not None and {top, runner_up} <= set(per_condition.columns):
+        paired = per_condition[[top, runner_up]].dropna()
+        if len(paired) >= 2:
+            seed = derive_seed(0, result_set, "largest R²")
+            tests["feature"] = paired_wilcoxon(paired[top], paired[runner_up], seed=seed)
+    by_style = conditions.pivot_table(
+        index=["feature", "dataset", "provider"], columns="prompt_style", values="r_squared_mean"
+    ).dropna()
+    if by_style.shape[1] >= 3 and len(by_style) >= 2:
+        tests["prompt"] = friedman(by_style.to_numpy(), seed=derive_seed(0, result_set, "prompt styles"))
+    adjusted = dict(zip(tests, adjust_p_values([t.p_value for t in tests.values()], method="holm")))
+    if "feature" in tests:
+        test, p = tests["feature"], adjusted["feature"]
+        larger = p < ALPHA and test.effect_size > 0
+        sentences["feature"] = (
+            f"<b>{text(top)}</b> explains more variance than the runner-up {text(runner_up)}"
+            if larger
+            else f"No evidence that {text(top)} (largest observed mean R²) explains more variance than "
+            f"{text(runner_up)}"
+        ) + f" ({_claim(test, p)})."
+    if "prompt" in tests:
+        test, p = tests["prompt"], adjusted["prompt"]
+        means = by_style.mean().sort_values()
+        sentences["prompt"] = (
+            "Prompt styles differ in how much they bias selection"
+            if p < ALPHA
+            else "No evidence that prompt styles differ in how much they bias selection"
+        ) + (
+            f" ({_claim(test, p)}; observed mean R² highest for {text(means.index[-1])}, {means.iloc[-1]:.4f}, "
+            f"lowest for {text(means.index[0])}, {means.iloc[0]:.4f})."
+        )
+    return " ".join(sentences.values())
+
+
 def _effect_size_figures(con, run_id: str, result_set: str) -> list[str]:
     overall = _rows(con, EFFECT_SIZES, run_id, result_set, "all").sort_values("r_squared_mean", ascending=False)
     if overall.empty:
         return []
     overall["significance"] = overall["marker"].map(MARKER_LEVELS)
-    top = overall.iloc[0]
-    consistent = overall[overall["marker"] == "***"]["feature"].tolist()
     by_prompt = _rows(con, EFFECT_SIZES, run_id, result_set, "prompt")
-    prompt_means = by_prompt.groupby("prompt_style")["r_squared_mean"].mean().sort_values()
-    lead = (
-        f"<b>{text(top.feature)}</b> explains the most variance between recommended posts and the pool "
-        f"(mean R² {top.r_squared_mean:.3f}, p &lt; 0.05 in {top.share_significant:.0%} of "
-        f"{top.n_conditions} conditions). {len(consistent)} of {len(overall)} features are significant in more "
-        f"than 75 % of their conditions ({text(', '.join(consistent)) or 'none'}). Every effect is small: the "
-        f"largest mean R² is {overall['r_squared_mean'].max():.1%} of variance. By prompt style, "
-        f"<b>{text(prompt_means.index[-1])}</b> prompts bias selection most (mean R² over features "
-        f"{prompt_means.iloc[-1]:.4f}) and <b>{text(prompt_means.index[0])}</b> least ({prompt_means.iloc[0]:.4f})."
-    )
+    conditions = _rows(con, EFFECT_SIZES, run_id, result_set, "dataset_model_prompt")
+    verdict = recsys_verdict([r for r in query_dicts(con, FEATURES, [run_id, run_id]) if r["result_set"] == result_set])
+    largest = overall["r_squared_mean"].max()
+    size = f"The largest mean R² is {largest:.1%} of variance ({magnitude(largest, statistic='r_squared')}). "
+    # the card's verdict names the largest effect when features are flagged
+    lead = f"{verdict} {'' if 'largest observed effect' in verdict else size}"
+    lead += _ordering_claims(overall, conditions, result_set=result_set)
     return [
         f'<p class="verdict">{lead}</p>',
         "<h4>Figure 01: effect size per feature</h4>",

@@ -207,9 +207,16 @@ def test_the_recommendation_page_draws_every_figure_and_leads_with_the_finding(h
         "select feature from recsys_effect_sizes_aggregated where level = 'all' order by r_squared_mean desc limit 1"
     ).fetchone()[0]
     section = page.index("The paper's figures: paper_submitted")
-    assert page.index(f'<p class="verdict"><b>{top}</b> explains the most variance', section) < page.index(
-        "Figure 01", section
-    )
+    start = page.index('<p class="verdict">', section)
+    lead = page[start : page.index("</p>", start)]
+    assert start < page.index("Figure 01", section)
+    # The card's verdict (tests significant after Holm within the result set), then each ordering
+    # claim with its test: the paper's top feature beats the runner-up in paired conditions.
+    assert "5 of 13 features shape what gets recommended" in lead
+    assert "319 of 702 tests significant after Holm within result set paper_submitted" in lead
+    assert f"<b>{top}</b> explains more variance than the runner-up" in lead
+    assert "Wilcoxon signed-rank over 54 conditions" in lead and "Friedman over" in lead and "Holm p" in lead
+    assert "the most variance" not in lead
 
 
 def test_pool_distributions_equal_our_pool_means_to_the_printed_six_decimals(con):
