@@ -1,6 +1,6 @@
 """The demo studies' marts built on Spark (dbt-spark, session mode) equal DuckDB's.
 
-One warehouse runs studies/demo.toml, demo_evaluation.toml and a small demo_weat on DuckDB;
+One warehouse (a copy of the session's demo run) adds demo_evaluation.toml and a small demo_weat on DuckDB;
 its raw rows go to Parquet, Spark builds the dialect, evaluation and WEAT marts and their
 upstream models from them with the data tests, and every mart is
 compared with DuckDB's: EXCEPT ALL both ways on the exact columns, floats within 1e-9
@@ -15,7 +15,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.conftest import DEMO_STUDY, run_here
+from tests.conftest import DEMO_STUDY, copy_warehouse, run_here
 from tests.dbt_project.spark_equality import assert_equal, require_spark
 from warehouse.settings import HOME_VARIABLE
 
@@ -57,14 +57,15 @@ def _small_weat_study(folder: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def spark_build(tmp_path_factory):
+def spark_build(tmp_path_factory, demo_warehouse):
     """(home, build summary, names of the marts built) after the demo study on DuckDB and the dialect marts on Spark."""
     require_spark()
     from warehouse import spark_target
     from warehouse.connection import connect
 
-    home = tmp_path_factory.mktemp("spark") / "warehouse"
-    run_here("run", str(DEMO_STUDY), home=home)
+    # The session's demo run (prebuilt beside the workers under `make test`), copied: the same rows
+    # as running the demo here, without paying for its run again.
+    home = copy_warehouse(demo_warehouse.home, tmp_path_factory.mktemp("spark") / "warehouse")
     run_here("run", str(DEMO_EVALUATION), home=home)
     run_here("run", str(_small_weat_study(home.parent)), home=home)
     with pytest.MonkeyPatch.context() as patch:
