@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import shutil
 
 import numpy as np
 import pytest
 
-from tests.conftest import DEMO_STUDY, run_content_fingerprints
+from tests.conftest import DEMO_STUDY, copy_warehouse, run_content_fingerprints
 from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
 
 pytestmark = [pytest.mark.ray, pytest.mark.dbt]
@@ -21,27 +22,33 @@ RESULT_ROWS = (
 
 
 @pytest.fixture(scope="module")
-def both_runs(tmp_path_factory, ray_local):
-    """One warehouse after both demo studies ran locally, then on Ray (2 workers).
+def both_runs(tmp_path_factory, ray_local, demo_warehouse):
+    """A copy of the session's demo warehouse (the demo study ran there locally), after the evaluation
+    study ran locally, then both on Ray (2 workers).
 
-    Each engine starts from an empty embedding cache of its own, so the Ray runs embed the
-    demo's texts on Ray workers. Yields (home, {(study, engine): run id}, {engine: cache folder}).
+    Each engine's runs start from an empty embedding cache of their own, so the Ray runs embed
+    the demo's texts on Ray workers: the local evaluation run continues a copy of the cache the
+    demo's local run filled (a vector's last bits depend on the texts of its forward batch, so
+    both engines must embed the same texts in the same steps).
+    Yields (home, {(study, engine): run id}, {engine: cache folder}).
     """
     import biaswh
     from biaswh.pipeline import run_study
     from warehouse.connection import connect
 
     root = tmp_path_factory.mktemp("ray-parity")
-    home, caches = root / "warehouse", {engine: root / f"vectors-{engine}" for engine in ("local", "ray")}
+    home = copy_warehouse(demo_warehouse.home, root / "warehouse")
+    caches = {
+        "local": shutil.copytree(demo_warehouse.embedding_cache, root / "vectors-local"),
+        "ray": root / "vectors-ray",
+    }
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(HOME_VARIABLE, str(home))
-        for engine, cache in caches.items():
-            patch.setenv("BIASWH_EMBEDDING_CACHE", str(cache))
-            for study in (DEMO_STUDY, EVALUATION_STUDY):  # the Ray runs reuse the local runs' sources builds
-                if engine == "local":
-                    run_study(str(study))
-                else:  # through the Python API's option, as a notebook would
-                    biaswh.open(home, read_only=False).run(study, compute="ray")
+        patch.setenv("BIASWH_EMBEDDING_CACHE", str(caches["local"]))
+        run_study(str(EVALUATION_STUDY))
+        patch.setenv("BIASWH_EMBEDDING_CACHE", str(caches["ray"]))
+        for study in (DEMO_STUDY, EVALUATION_STUDY):  # the Ray runs reuse the local runs' sources builds
+            biaswh.open(home, read_only=False).run(study, compute="ray")  # the Python API's option, as a notebook
         connection = connect()
         runs = connection.execute(
             "select name, coalesce(parameters->>'$.settings.compute.engine', 'local'), run_id from raw.runs"

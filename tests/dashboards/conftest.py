@@ -37,3 +37,20 @@ def browser():
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     yield driver
     driver.quit()
+
+
+def open_page(browser, path, *, charts: bool = False) -> None:
+    """Load a page and wait until it is the one shown (a click before may still be navigating)."""
+    from selenium.webdriver.support.ui import WebDriverWait  # as the browser fixture: only with selenium
+
+    browser.get(path.as_uri())
+    WebDriverWait(browser, 20).until(
+        lambda b: b.current_url == path.as_uri() and b.execute_script("return document.readyState") == "complete"
+    )
+    if charts:  # vega-embed draws asynchronously: wait until each chart has its menu
+        browser.execute_async_script(
+            """const done = arguments[arguments.length - 1]; const start = Date.now();
+            (function wait() { const c = document.querySelectorAll('div.chart').length;
+              const m = document.querySelectorAll('div.chart .vega-actions').length;
+              if (m >= c || Date.now() - start > 20000) done(); else setTimeout(wait, 100); })();"""
+        )

@@ -13,6 +13,7 @@ import time
 import pytest
 
 from tests.conftest import REPOSITORY_ROOT
+from tests.dashboards.conftest import open_page
 
 pytestmark = pytest.mark.dbt
 ARTIFACTS = REPOSITORY_ROOT / "test-artifacts" / "screenshots"
@@ -43,7 +44,7 @@ def test_every_demo_page_renders_without_errors(browser, demo_site):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     problems = []
     for page in pages:
-        browser.get(page.as_uri())
+        open_page(browser, page)
         deadline = time.monotonic() + 30
         while True:
             charts = browser.execute_script(_CHARTS_DRAWN)
@@ -64,7 +65,7 @@ def test_every_demo_page_renders_without_errors(browser, demo_site):
 
 
 def test_the_index_reads_as_findings_in_the_browser(browser, demo_site):
-    browser.get((demo_site / "index.html").as_uri())
+    open_page(browser, demo_site / "index.html")
     types = [h.text for h in browser.find_elements("css selector", "section.study-type > h2")]
     assert types == [
         "Dialect retrieval bias",

@@ -15,6 +15,7 @@ import pytest
 
 from dashboards.common.format import percent
 from tests.conftest import REPOSITORY_ROOT
+from tests.dashboards.conftest import open_page
 
 pytestmark = pytest.mark.dbt
 DEMO_STUDIES = {
@@ -34,22 +35,6 @@ def warehouse(demo_site):
     con.close()
 
 
-def _open(browser, path, *, charts: bool = False):
-    from selenium.webdriver.support.ui import WebDriverWait  # as the browser fixture: only with selenium
-
-    browser.get(path.as_uri())
-    WebDriverWait(browser, 20).until(
-        lambda b: b.current_url == path.as_uri() and b.execute_script("return document.readyState") == "complete"
-    )
-    if charts:  # vega-embed draws asynchronously: wait until each chart has its menu
-        browser.execute_async_script(
-            """const done = arguments[arguments.length - 1]; const start = Date.now();
-            (function wait() { const c = document.querySelectorAll('div.chart').length;
-              const m = document.querySelectorAll('div.chart .vega-actions').length;
-              if (m >= c || Date.now() - start > 20000) done(); else setTimeout(wait, 100); })();"""
-        )
-
-
 def _follow(browser, card) -> None:
     """Click the card's study link and wait until its page is the one loaded (a click navigates later)."""
     from selenium.webdriver.support.ui import WebDriverWait  # as the browser fixture: only with selenium
@@ -66,7 +51,7 @@ def _cards(browser) -> dict[str, object]:
 
 
 def test_every_demo_study_has_a_card_that_opens_its_latest_run(browser, demo_site, warehouse):
-    _open(browser, demo_site / "index.html")
+    open_page(browser, demo_site / "index.html")
     cards = _cards(browser)
     assert set(cards) == DEMO_STUDIES
     for study, card in cards.items():
@@ -87,7 +72,7 @@ def test_every_demo_study_has_a_card_that_opens_its_latest_run(browser, demo_sit
 
 
 def test_index_numbers_equal_the_warehouse(browser, demo_site, warehouse):
-    _open(browser, demo_site / "index.html")
+    open_page(browser, demo_site / "index.html")
     cards = _cards(browser)
     for study in ("demo_evaluation", "demo_external_runs"):
         run_id = cards[study].get_attribute("data-run")
@@ -115,7 +100,7 @@ def test_index_numbers_equal_the_warehouse(browser, demo_site, warehouse):
 
 
 def test_the_dialect_features_demo_shows_a_rule_costing_recall(browser, demo_site, warehouse):
-    _open(browser, demo_site / "dialect_features.html", charts=True)
+    open_page(browser, demo_site / "dialect_features.html", charts=True)
     delta, recall_a, recall_b, p_holm, n_pairs = warehouse.execute(
         "select delta_pp, recall_a, recall_b, p_holm, n_pairs from analysis.dialect_feature_effects"
         " e join marts.dim_runs r using (run_id) where rule = 'g_dropping' and k = 1"
@@ -132,7 +117,7 @@ def test_the_dialect_features_demo_shows_a_rule_costing_recall(browser, demo_sit
 
 
 def test_the_external_runs_page_compares_systems_and_draws_metrics_for_each(browser, demo_site):
-    _open(browser, demo_site / "index.html")
+    open_page(browser, demo_site / "index.html")
     _follow(browser, _cards(browser)["demo_external_runs"])
     body = browser.find_element("tag name", "body").text
     assert "ours:bm25" in body
@@ -145,7 +130,7 @@ def test_the_external_runs_page_compares_systems_and_draws_metrics_for_each(brow
 def test_no_text_node_shows_a_python_literal(browser, demo_site):
     problems = []
     for page in sorted(demo_site.glob("*.html")):
-        _open(browser, page, charts=True)
+        open_page(browser, page, charts=True)
         for node in browser.execute_script(_TEXT_NODES):
             if LITERALS.search(node):
                 problems.append(f"{page.name}: {node.strip()[:80]!r}")
@@ -154,7 +139,7 @@ def test_no_text_node_shows_a_python_literal(browser, demo_site):
 
 def test_every_table_downloads_as_csv_and_every_chart_saves_as_svg_and_png(browser, demo_site):
     for page in sorted(demo_site.glob("*.html")):
-        _open(browser, page, charts=True)
+        open_page(browser, page, charts=True)
         tables = browser.find_elements("css selector", ".table-box table")
         buttons = browser.find_elements("css selector", "button.csv")
         assert len(buttons) == len(tables), page.name
@@ -163,7 +148,7 @@ def test_every_table_downloads_as_csv_and_every_chart_saves_as_svg_and_png(brows
             labels = {a.get_attribute("textContent") for a in actions}
             assert labels == {"Save as SVG", "Save as PNG"}, (page.name, labels)
     # one download, read back: the CSV holds the table's header (SQL names) and cells
-    _open(browser, demo_site / "dialect_features.html")
+    open_page(browser, demo_site / "dialect_features.html")
     browser.execute_script(  # keep the Blob the button saves (no file dialog in a headless browser)
         """URL.createObjectURL = blob => { window.savedBlob = blob; return '#'; };
         document.querySelector('table.features').closest('.table-box').nextElementSibling.click();"""

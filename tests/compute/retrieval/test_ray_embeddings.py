@@ -28,30 +28,34 @@ def test_forward_batches_are_longest_first_with_ties_in_input_order():
     assert place_rows(0, [], []).shape == (0, 0)
 
 
-@pytest.fixture(scope="module")
-def embedder(ray_local):
-    from compute.retrieval.ray_embeddings import RayEmbedder
+@pytest.fixture
+def embedder(ray_local, monkeypatch):
+    """A study's default local provider on Ray, one forward batch per task (so a few texts reach both actors).
 
-    ray_embedder = RayEmbedder(LocalProvider(batch_size=8), ComputeSettings(engine="ray", workers=2))
-    yield ray_embedder
-    ray_embedder.close()
+    Its actors stay up for the session, as they do for every later job of a process: the Ray
+    parity test's study runs use the same pool (one model load per actor per session).
+    """
+    import compute.retrieval.ray_embeddings as ray_embeddings
+
+    monkeypatch.setattr(ray_embeddings, "BATCHES_PER_TASK", 1)
+    return ray_embeddings.RayEmbedder(LocalProvider(), ComputeSettings(engine="ray", workers=2))
 
 
 @pytest.mark.ray
 def test_ray_vectors_equal_the_local_providers_bit_for_bit(embedder):
-    texts = _texts(150)  # 19 forward batches of 8: three tasks, spread over both actors
-    local = LocalProvider(batch_size=8).embed(texts)
+    texts = _texts(150)  # three forward batches of 64, one task each: spread over both actors
+    local = LocalProvider().embed(texts)
     on_ray = embedder.embed(texts)
     assert on_ray.shape == (150, 384) and on_ray.dtype == np.float32
     assert np.array_equal(on_ray, local)
-    assert embedder.model_id == "all-MiniLM-L6-v2" and embedder.describe() == LocalProvider(batch_size=8).describe()
+    assert embedder.model_id == "all-MiniLM-L6-v2" and embedder.describe() == LocalProvider().describe()
 
 
 @pytest.mark.ray
 def test_only_uncached_texts_go_to_the_workers_and_the_driver_writes_the_cache(embedder, tmp_path):
     texts = _texts(40, seed=5)
     cache = EmbeddingCache(tmp_path / "cache", embedder.model_id)
-    local = LocalProvider(batch_size=8)
+    local = LocalProvider()
     cache.vectors_for(texts[:25], local)  # 25 texts cached by the local engine first
     before = embedder.n_embedded
     vectors, n_embedded = cache.vectors_for(texts, embedder)
