@@ -107,3 +107,49 @@
 {% macro spark__element_count(list_expression) -%}
     size({{ list_expression }})
 {%- endmacro %}
+
+{# One row per element of a list column, as a select-list expression (no row for an empty or
+   null list on both engines). #}
+{% macro unnest_list(list_expression) -%}
+    {{ return(adapter.dispatch('unnest_list', 'bias_warehouse')(list_expression)) }}
+{%- endmacro %}
+
+{% macro default__unnest_list(list_expression) -%}
+    unnest({{ list_expression }})
+{%- endmacro %}
+
+{% macro spark__unnest_list(list_expression) -%}
+    explode({{ list_expression }})
+{%- endmacro %}
+
+{# The element at 1-based `position` (-1: the last) of the elements of a list for which
+   `condition` (on `variable`) holds; null when there is none. Spark indexes arrays from 0 and
+   raises on an index out of range (ANSI mode): try_element_at counts from 1 and gives null. #}
+{% macro list_element_where(list_expression, variable, condition, position) -%}
+    {{ return(adapter.dispatch('list_element_where', 'bias_warehouse')(
+        list_expression, variable, condition, position
+    )) }}
+{%- endmacro %}
+
+{% macro default__list_element_where(list_expression, variable, condition, position) -%}
+    list_filter({{ list_expression }}, lambda {{ variable }}: {{ condition }})[{{ position }}]
+{%- endmacro %}
+
+{% macro spark__list_element_where(list_expression, variable, condition, position) -%}
+    try_element_at(filter({{ list_expression }}, {{ variable }} -> {{ condition }}), {{ position }})
+{%- endmacro %}
+
+{# The set operator stacking two selects whose columns match by name. Spark SQL has no
+   `union all by name`: there the union is by position, so every caller lists the same
+   columns in the same order in both selects (then the two readings agree). #}
+{% macro union_all_by_name() -%}
+    {{ return(adapter.dispatch('union_all_by_name', 'bias_warehouse')()) }}
+{%- endmacro %}
+
+{% macro default__union_all_by_name() -%}
+    union all by name
+{%- endmacro %}
+
+{% macro spark__union_all_by_name() -%}
+    union all
+{%- endmacro %}
