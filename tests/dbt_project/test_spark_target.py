@@ -1,9 +1,9 @@
 """The demo studies' marts built on Spark (dbt-spark, session mode) equal DuckDB's.
 
 One warehouse (a copy of the session's demo run) adds demo_evaluation.toml, a small demo_weat,
-demo_silent_bias.toml and demo_rule_variants.toml on DuckDB; its raw rows go to Parquet, Spark
-builds the dialect, evaluation, WEAT and silent-bias marts and their upstream models (seeds
-included) from them with the data and unit tests, and every mart is
+demo_silent_bias.toml, demo_rule_variants.toml and demo_recsys.toml on DuckDB; its raw rows go
+to Parquet, Spark builds the dialect, evaluation, WEAT, silent-bias and recsys marts and their
+upstream models (seeds included) from them with the data and unit tests, and every mart is
 compared with DuckDB's: EXCEPT ALL both ways on the exact columns, floats within 1e-9
 relative. dbt runs in this process, so the one SparkSession (one JVM) serves every build.
 """
@@ -52,9 +52,20 @@ SILENT_BIAS_MARTS = [
     "+fct_silent_bias_pair_outcomes",
     "+dim_silent_bias_models",
 ]
+# The recsys marts (* exclude, list lambdas over a run parameter, glob, the five-level unions
+# with their significance markers): from demo_recsys (synthetic posts, computed results only).
+RECSYS_MARTS = [
+    "+agg_recsys_bias",
+    "+agg_recsys_effect_sizes",
+    "+agg_recsys_directional_bias",
+    "+agg_recsys_feature_importance",
+    "+fct_recsys_pool_vs_recommended",
+    "+fct_recsys_post_values",
+]
 DEMO_EVALUATION = DEMO_STUDY.parent / "demo_evaluation.toml"
 DEMO_SILENT_BIAS = DEMO_STUDY.parent / "demo_silent_bias.toml"
 DEMO_RULE_VARIANTS = DEMO_STUDY.parent / "demo_rule_variants.toml"
+DEMO_RECSYS = DEMO_STUDY.parent / "demo_recsys.toml"
 
 
 def _small_weat_study(folder: Path) -> Path:
@@ -83,6 +94,7 @@ def spark_build(tmp_path_factory, demo_warehouse):
     run_here("run", str(_small_weat_study(home.parent)), home=home)
     run_here("run", str(DEMO_SILENT_BIAS), home=home)
     run_here("run", str(DEMO_RULE_VARIANTS), home=home)
+    run_here("run", str(DEMO_RECSYS), home=home)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(HOME_VARIABLE, str(home))
         connection = connect(read_only=True)
@@ -98,6 +110,7 @@ def spark_build(tmp_path_factory, demo_warehouse):
                 *PORTED_MARTS,
                 *WEAT_MARTS,
                 *SILENT_BIAS_MARTS,
+                *RECSYS_MARTS,
                 "--indirect-selection",
                 "cautious",
             ]
@@ -146,6 +159,7 @@ def test_every_spark_mart_equals_duckdbs(spark_build):
             "dim_silent_bias_models",
         ]
         assert all(counts[mart] > 0 for mart in silent_bias), counts
+        assert all(counts[selector.lstrip("+")] > 0 for selector in RECSYS_MARTS), counts
     finally:
         connection.close()
 

@@ -139,17 +139,28 @@
     try_element_at(filter({{ list_expression }}, {{ variable }} -> {{ condition }}), {{ position }})
 {%- endmacro %}
 
-{# The set operator stacking two selects whose columns match by name. Spark SQL has no
-   `union all by name`: there the union is by position, so every caller lists the same
-   columns in the same order in both selects (then the two readings agree). #}
-{% macro union_all_by_name() -%}
-    {{ return(adapter.dispatch('union_all_by_name', 'bias_warehouse')()) }}
+{# The elements of a list for which `condition` (on `variable`) holds, in order. #}
+{% macro list_where(list_expression, variable, condition) -%}
+    {{ return(adapter.dispatch('list_where', 'bias_warehouse')(list_expression, variable, condition)) }}
 {%- endmacro %}
 
-{% macro default__union_all_by_name() -%}
-    union all by name
+{% macro default__list_where(list_expression, variable, condition) -%}
+    list_filter({{ list_expression }}, lambda {{ variable }}: {{ condition }})
 {%- endmacro %}
 
-{% macro spark__union_all_by_name() -%}
-    union all
+{% macro spark__list_where(list_expression, variable, condition) -%}
+    filter({{ list_expression }}, {{ variable }} -> {{ condition }})
+{%- endmacro %}
+
+{# `expression` (on `variable`) of every element of a list, in order. #}
+{% macro list_map(list_expression, variable, expression) -%}
+    {{ return(adapter.dispatch('list_map', 'bias_warehouse')(list_expression, variable, expression)) }}
+{%- endmacro %}
+
+{% macro default__list_map(list_expression, variable, expression) -%}
+    list_transform({{ list_expression }}, lambda {{ variable }}: {{ expression }})
+{%- endmacro %}
+
+{% macro spark__list_map(list_expression, variable, expression) -%}
+    transform({{ list_expression }}, {{ variable }} -> {{ expression }})
 {%- endmacro %}

@@ -129,3 +129,36 @@ trim(regexp_replace(
 {% macro spark__distinct_string_agg(value, separator) -%}
     case when count({{ value }}) > 0 then array_join(array_sort(collect_set({{ value }})), {{ separator }}) end
 {%- endmacro %}
+
+{# A text as a SQL literal. A quote inside is doubled on DuckDB; on Spark (escapedStringLiterals)
+   '' inside a literal stays two quotes, so there each quote is a chr(39) piece of a concat(). #}
+{% macro text_literal(text) -%}
+    {{ return(adapter.dispatch('text_literal', 'bias_warehouse')(text)) }}
+{%- endmacro %}
+
+{% macro default__text_literal(text) -%}
+    '{{ text | replace("'", "''") }}'
+{%- endmacro %}
+
+{% macro spark__text_literal(text) -%}
+    {%- if "'" in text -%}
+        concat('{{ text.split("'") | join("', chr(39), '") }}')
+    {%- else -%}
+        '{{ text }}'
+    {%- endif -%}
+{%- endmacro %}
+
+{# True when `text` matches the glob `pattern` whole (* any characters, ? one character,
+   [...] a class). Spark has no glob: the pattern becomes an anchored regular expression. #}
+{% macro glob_match(text, pattern) -%}
+    {{ return(adapter.dispatch('glob_match', 'bias_warehouse')(text, pattern)) }}
+{%- endmacro %}
+
+{% macro default__glob_match(text, pattern) -%}
+    {{ text }} glob {{ pattern }}
+{%- endmacro %}
+
+{% macro spark__glob_match(text, pattern) -%}
+    regexp_like({{ text }}, concat('(?s)^', regexp_replace(regexp_replace(regexp_replace(
+        {{ pattern }}, '([.^$+(){}|\\])', '\\$1'), '\*', '.*'), '\?', '.'), '\z'))
+{%- endmacro %}
