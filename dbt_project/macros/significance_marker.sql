@@ -1,11 +1,25 @@
 {# The original's markers from the share of underlying conditions with p < alpha:
-   '***' above 75 %, '**' above 60 %, '*' above 50 %, '' otherwise (null share: null). #}
-{% macro significance_marker(share_column, run_id_column) -%}
+   '***' above 75 %, '**' above 60 %, '*' above 50 %, '' otherwise (null share: null).
+   thresholds: the alias of a significance_thresholds_by_run relation joined on the run. #}
+{% macro significance_marker(share_column, thresholds) -%}
 case
     when {{ share_column }} is null then null
-    when {{ share_column }} > {{ run_parameter('recsys_marker_three_stars', run_id_column, 'double') }} then '***'
-    when {{ share_column }} > {{ run_parameter('recsys_marker_two_stars', run_id_column, 'double') }} then '**'
-    when {{ share_column }} > {{ run_parameter('recsys_marker_one_star', run_id_column, 'double') }} then '*'
+    when {{ share_column }} > {{ thresholds }}.three_stars then '***'
+    when {{ share_column }} > {{ thresholds }}.two_stars then '**'
+    when {{ share_column }} > {{ thresholds }}.one_star then '*'
     else ''
 end
+{%- endmacro %}
+
+{# A select of each run of `relation` (run_id) with its marker thresholds (run parameters), to
+   join on run_id (`is not distinct from`) before significance_marker: once per run rather
+   than a correlated subquery per row and marker, which Spark's optimizer multiplies into
+   minutes (and out of memory) over the five-level union of agg_recsys_bias. #}
+{% macro significance_thresholds_by_run(relation) -%}
+    select
+        runs.run_id,
+        {{ run_parameter('recsys_marker_three_stars', 'runs.run_id', 'double') }} as three_stars,
+        {{ run_parameter('recsys_marker_two_stars', 'runs.run_id', 'double') }} as two_stars,
+        {{ run_parameter('recsys_marker_one_star', 'runs.run_id', 'double') }} as one_star
+    from (select distinct run_id from {{ relation }}) as runs
 {%- endmacro %}

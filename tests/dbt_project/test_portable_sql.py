@@ -94,6 +94,9 @@ def test_the_scan_finds_the_silent_traps():
     assert duckdb_only_constructs("select regexp_extract(x, '[[:alnum:]]+') as w") == [
         "POSIX class like [[:alnum:]] (matches nothing in Java regex)"
     ]
+    assert duckdb_only_constructs("select metric = 'Cohen''s d' as is_d, '' as empty") == [
+        "quote doubled inside a literal (Spark keeps both quotes; text_literal())"
+    ]
     assert duckdb_only_constructs("select 1.0 / rank_of_gold as rr") == [
         "decimal literal in * or / (Spark rounds decimal division to 6 places)"
     ]

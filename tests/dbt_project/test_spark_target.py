@@ -1,8 +1,9 @@
 """The demo studies' marts built on Spark (dbt-spark, session mode) equal DuckDB's.
 
-One warehouse (a copy of the session's demo run) adds demo_evaluation.toml and a small demo_weat on DuckDB;
-its raw rows go to Parquet, Spark builds the dialect, evaluation and WEAT marts and their
-upstream models from them with the data tests, and every mart is
+One warehouse (a copy of the session's demo run) adds demo_evaluation.toml, a small demo_weat,
+demo_silent_bias.toml, demo_rule_variants.toml and demo_recsys.toml on DuckDB; its raw rows go
+to Parquet, Spark builds the dialect, evaluation, WEAT, silent-bias and recsys marts and their
+upstream models (seeds included) from them with the data and unit tests, and every mart is
 compared with DuckDB's: EXCEPT ALL both ways on the exact columns, floats within 1e-9
 relative. dbt runs in this process, so the one SparkSession (one JVM) serves every build.
 """
@@ -41,7 +42,30 @@ PORTED_MARTS = [
 # sentence encoder and with 200 resamples, which keeps both statuses and missing words and
 # costs a third of the full study (the marts' SQL does not depend on the embedding's kind).
 WEAT_MARTS = ["+fct_weat_results", "+fct_weat_metrics", "+dim_weat_test_words", "+dim_weat_embeddings"]
+# The silent-bias marts (RE2 patterns given their meaning in Java regex, list lambdas, ordered
+# string aggregates, the seeds): from demo_silent_bias (two models, 10 vignettes, counterfactual
+# pairs). demo_rule_variants adds its rule-variant query set to the dialect marts above.
+SILENT_BIAS_MARTS = [
+    "+fct_silent_bias_detections",
+    "+agg_silent_bias_counts",
+    "+fct_silent_bias_rule_disagreements",
+    "+fct_silent_bias_pair_outcomes",
+    "+dim_silent_bias_models",
+]
+# The recsys marts (* exclude, list lambdas over a run parameter, glob, the five-level unions
+# with their significance markers): from demo_recsys (synthetic posts, computed results only).
+RECSYS_MARTS = [
+    "+agg_recsys_bias",
+    "+agg_recsys_effect_sizes",
+    "+agg_recsys_directional_bias",
+    "+agg_recsys_feature_importance",
+    "+fct_recsys_pool_vs_recommended",
+    "+fct_recsys_post_values",
+]
 DEMO_EVALUATION = DEMO_STUDY.parent / "demo_evaluation.toml"
+DEMO_SILENT_BIAS = DEMO_STUDY.parent / "demo_silent_bias.toml"
+DEMO_RULE_VARIANTS = DEMO_STUDY.parent / "demo_rule_variants.toml"
+DEMO_RECSYS = DEMO_STUDY.parent / "demo_recsys.toml"
 
 
 def _small_weat_study(folder: Path) -> Path:
@@ -68,6 +92,9 @@ def spark_build(tmp_path_factory, demo_warehouse):
     home = copy_warehouse(demo_warehouse.home, tmp_path_factory.mktemp("spark") / "warehouse")
     run_here("run", str(DEMO_EVALUATION), home=home)
     run_here("run", str(_small_weat_study(home.parent)), home=home)
+    run_here("run", str(DEMO_SILENT_BIAS), home=home)
+    run_here("run", str(DEMO_RULE_VARIANTS), home=home)
+    run_here("run", str(DEMO_RECSYS), home=home)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(HOME_VARIABLE, str(home))
         connection = connect(read_only=True)
@@ -77,7 +104,16 @@ def spark_build(tmp_path_factory, demo_warehouse):
             connection.close()
         spark_target.register_raw_tables(tables)
         summary, tables = spark_target.build_on_spark(
-            ["--select", *DIALECT_MARTS, *PORTED_MARTS, *WEAT_MARTS, "--indirect-selection", "cautious"]
+            [
+                "--select",
+                *DIALECT_MARTS,
+                *PORTED_MARTS,
+                *WEAT_MARTS,
+                *SILENT_BIAS_MARTS,
+                *RECSYS_MARTS,
+                "--indirect-selection",
+                "cautious",
+            ]
         )
         from pyspark.sql import SparkSession
 
@@ -114,6 +150,16 @@ def test_every_spark_mart_equals_duckdbs(spark_build):
         assert all(counts[mart] > 0 for mart in [*evaluation, "fct_retrieval_alert_checks"]), counts
         weat = ["fct_weat_results", "fct_weat_metrics", "agg_weat_set_coverage", "dim_weat_tests"]
         assert all(counts[mart] > 0 for mart in weat), counts
+        silent_bias = [
+            "fct_silent_bias_detections",
+            "agg_silent_bias_counts",
+            "fct_silent_bias_rule_disagreements",
+            "fct_silent_bias_counterfactual_pairs",
+            "fct_silent_bias_pair_outcomes",
+            "dim_silent_bias_models",
+        ]
+        assert all(counts[mart] > 0 for mart in silent_bias), counts
+        assert all(counts[selector.lstrip("+")] > 0 for selector in RECSYS_MARTS), counts
     finally:
         connection.close()
 

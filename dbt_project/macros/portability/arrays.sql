@@ -107,3 +107,60 @@
 {% macro spark__element_count(list_expression) -%}
     size({{ list_expression }})
 {%- endmacro %}
+
+{# One row per element of a list column, as a select-list expression (no row for an empty or
+   null list on both engines). #}
+{% macro unnest_list(list_expression) -%}
+    {{ return(adapter.dispatch('unnest_list', 'bias_warehouse')(list_expression)) }}
+{%- endmacro %}
+
+{% macro default__unnest_list(list_expression) -%}
+    unnest({{ list_expression }})
+{%- endmacro %}
+
+{% macro spark__unnest_list(list_expression) -%}
+    explode({{ list_expression }})
+{%- endmacro %}
+
+{# The element at 1-based `position` (-1: the last) of the elements of a list for which
+   `condition` (on `variable`) holds; null when there is none. Spark indexes arrays from 0 and
+   raises on an index out of range (ANSI mode): try_element_at counts from 1 and gives null. #}
+{% macro list_element_where(list_expression, variable, condition, position) -%}
+    {{ return(adapter.dispatch('list_element_where', 'bias_warehouse')(
+        list_expression, variable, condition, position
+    )) }}
+{%- endmacro %}
+
+{% macro default__list_element_where(list_expression, variable, condition, position) -%}
+    list_filter({{ list_expression }}, lambda {{ variable }}: {{ condition }})[{{ position }}]
+{%- endmacro %}
+
+{% macro spark__list_element_where(list_expression, variable, condition, position) -%}
+    try_element_at(filter({{ list_expression }}, {{ variable }} -> {{ condition }}), {{ position }})
+{%- endmacro %}
+
+{# The elements of a list for which `condition` (on `variable`) holds, in order. #}
+{% macro list_where(list_expression, variable, condition) -%}
+    {{ return(adapter.dispatch('list_where', 'bias_warehouse')(list_expression, variable, condition)) }}
+{%- endmacro %}
+
+{% macro default__list_where(list_expression, variable, condition) -%}
+    list_filter({{ list_expression }}, lambda {{ variable }}: {{ condition }})
+{%- endmacro %}
+
+{% macro spark__list_where(list_expression, variable, condition) -%}
+    filter({{ list_expression }}, {{ variable }} -> {{ condition }})
+{%- endmacro %}
+
+{# `expression` (on `variable`) of every element of a list, in order. #}
+{% macro list_map(list_expression, variable, expression) -%}
+    {{ return(adapter.dispatch('list_map', 'bias_warehouse')(list_expression, variable, expression)) }}
+{%- endmacro %}
+
+{% macro default__list_map(list_expression, variable, expression) -%}
+    list_transform({{ list_expression }}, lambda {{ variable }}: {{ expression }})
+{%- endmacro %}
+
+{% macro spark__list_map(list_expression, variable, expression) -%}
+    transform({{ list_expression }}, {{ variable }} -> {{ expression }})
+{%- endmacro %}

@@ -46,3 +46,20 @@ cast(
     as double
 ) / 1000
 {%- endmacro %}
+
+{# numerator / denominator as DuckDB divides: a zero denominator gives +inf, -inf or NaN (0 / 0).
+   Spark's ANSI mode raises on an integer division by zero and gives null for a double. #}
+{% macro ieee_divide(numerator, denominator) -%}
+    {{ return(adapter.dispatch('ieee_divide', 'bias_warehouse')(numerator, denominator)) }}
+{%- endmacro %}
+
+{% macro default__ieee_divide(numerator, denominator) -%}
+    {{ numerator }} / {{ denominator }}
+{%- endmacro %}
+
+{% macro spark__ieee_divide(numerator, denominator) -%}
+    case
+        when ({{ denominator }}) = 0 then ({{ numerator }}) * double('Infinity')
+        else ({{ numerator }}) / ({{ denominator }})
+    end
+{%- endmacro %}

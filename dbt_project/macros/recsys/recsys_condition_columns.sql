@@ -8,10 +8,10 @@
    the types a published result (which has none of them) fills with nulls. #}
 {% macro recsys_test_columns() -%}
     {{ return({
-        'pool_definition': 'varchar',
-        'status': 'varchar',
-        'message': 'varchar',
-        'test_variant': 'varchar',
+        'pool_definition': text_type(),
+        'status': text_type(),
+        'message': text_type(),
+        'test_variant': text_type(),
         'statistic': 'double',
         'degrees_of_freedom': 'double',
         'n_recommended': 'integer',

@@ -18,7 +18,7 @@
 {% macro recsys_level_columns(columns) -%}
     {% if columns %}concat_ws(' × ', {{ columns | join(', ') }}){% else %}'all'{% endif %} as group_value,
     {% for column in ['dataset', 'provider', 'prompt_style'] -%}
-    {% if column in columns %}{{ column }}{% else %}cast(null as varchar){% endif %} as {{ column }},
+    {% if column in columns %}{{ column }}{% else %}cast(null as {{ text_type() }}){% endif %} as {{ column }},
     {% endfor %}
 {%- endmacro %}
 

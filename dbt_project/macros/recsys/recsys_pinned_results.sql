@@ -43,10 +43,17 @@ unioned as (
     select * from computed
 ),
 
+run_rules as (
+    {{ dataset_only_features_by_run('unioned') }}
+),
+
 final as (
     select
         unioned.*,
-        {{ feature_in_dataset('unioned.feature', 'unioned.dataset', 'unioned.run_id') }} as feature_in_dataset
+        {{ feature_in_dataset('unioned.feature', 'unioned.dataset', 'run_rules.dataset_only_features') }}
+            as feature_in_dataset
     from unioned
+    left join run_rules
+        on unioned.run_id is not distinct from run_rules.run_id
 )
 {%- endmacro %}

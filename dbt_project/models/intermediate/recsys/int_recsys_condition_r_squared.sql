@@ -10,15 +10,24 @@ with results as (
     from {{ ref('int_recsys_condition_results_normalised') }} as summary
 ),
 
+run_rules as (
+    {{ dataset_only_features_by_run('results') }}
+),
+
 final as (
     select
         results.*,
         case
-            when results.metric = 'Cohen''s d' then results.bias * results.bias / (results.bias * results.bias + 4)
-            when results.metric = 'Cramér''s V' then results.bias * results.bias
+            when
+                results.metric = {{ text_literal("Cohen's d") }}
+                then results.bias * results.bias / (results.bias * results.bias + 4)
+            when results.metric = {{ text_literal("Cramér's V") }} then results.bias * results.bias
         end as r_squared,
-        {{ feature_in_dataset('results.feature', 'results.dataset', 'results.run_id') }} as feature_in_dataset
+        {{ feature_in_dataset('results.feature', 'results.dataset', 'run_rules.dataset_only_features') }}
+            as feature_in_dataset
     from results
+    left join run_rules
+        on results.run_id is not distinct from run_rules.run_id
 )
 
 select * from final

@@ -16,7 +16,7 @@ published_runs as (
 
 published as (
     select
-        results.* exclude (run_id),  -- noqa: RF02
+        {{ star_except(ref('stg_recsys__published_results'), 'results', ['run_id']) }},  -- noqa: RF02
         published_runs.run_id
     from {{ ref('stg_recsys__published_results') }} as results
     inner join published_runs

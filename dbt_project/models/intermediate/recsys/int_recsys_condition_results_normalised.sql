@@ -4,30 +4,21 @@ with results as (
     select * from {{ ref('int_recsys_condition_results') }}
 ),
 
-feature_ranges as (
-    select
-        *,
-        min(bias) over per_feature as feature_bias_min,
-        max(bias) over per_feature as feature_bias_max,
-        max(abs(bias)) over per_feature as feature_bias_max_abs
-    from results
-    window per_feature as (partition by run_id, result_source, result_set, feature)
-),
-
 final as (
     select
-        * exclude (feature_bias_min, feature_bias_max, feature_bias_max_abs),
+        *,
         -- 0 when the feature's bias is constant or never positive, as the original defines it.
         case
-            when feature_bias_max > feature_bias_min and feature_bias_max > 0
-                then (bias - feature_bias_min) / (feature_bias_max - feature_bias_min)
+            when max(bias) over per_feature > min(bias) over per_feature and max(bias) over per_feature > 0
+                then (bias - min(bias) over per_feature) / (max(bias) over per_feature - min(bias) over per_feature)
             else 0.0
         end as bias_normalized,
         case
-            when feature_bias_max_abs > 0 then bias / feature_bias_max_abs
+            when max(abs(bias)) over per_feature > 0 then bias / max(abs(bias)) over per_feature
             else 0.0
         end as bias_signed_normalized
-    from feature_ranges
+    from results
+    window per_feature as (partition by run_id, result_source, result_set, feature)
 )
 
 select * from final

@@ -7,6 +7,7 @@
 -- Because the pool contains the recommended posts, recommended - pool = (n_other / n_pool) *
 -- (recommended - not recommended); the 95% intervals scale the normal-approximation (Wald)
 -- interval of that two-independent-group difference by n_other / n_pool.
+{%- set z_975 = double_literal('1.959963984540054') %}
 with pins as (
     select * from {{ ref('stg_warehouse__run_inputs') }}
     where dataset = 'recsys_posts'
@@ -15,7 +16,7 @@ with pins as (
 posts as (
     select
         pins.run_id,
-        post_values.* exclude (run_id)  -- noqa: RF02
+        {{ star_except(ref('int_recsys_post_values_typed'), 'post_values', ['run_id']) }}  -- noqa: RF02
     from {{ ref('int_recsys_post_values_typed') }} as post_values
     inner join pins
         on
@@ -45,10 +46,12 @@ categorical as (
         *,
         sum(k_recommended) over per_condition as n_recommended,
         sum(k_pool) over per_condition as n_pool,
-        k_recommended / sum(k_recommended) over per_condition as prop_recommended,
-        k_pool / sum(k_pool) over per_condition as prop_pool,
-        (k_pool - k_recommended) / (sum(k_pool) over per_condition - sum(k_recommended) over per_condition)
-            as prop_other
+        -- a condition without recommended (or other) posts divides by zero; where drops it below
+        {{ ieee_divide('k_recommended', 'sum(k_recommended) over per_condition') }} as prop_recommended,
+        {{ ieee_divide('k_pool', 'sum(k_pool) over per_condition') }} as prop_pool,
+        {{ ieee_divide(
+            '(k_pool - k_recommended)', '(sum(k_pool) over per_condition - sum(k_recommended) over per_condition)'
+        ) }} as prop_other
     from categorical_counts
     window per_condition as (partition by run_id, post_set, source_version, dataset, provider, prompt_style, feature)
 ),
@@ -129,11 +132,27 @@ unioned as (
 
 final as (
     select
-        * exclude (standard_error, sd_pool),
-        directional_bias - 1.959963984540054 * standard_error as ci_low,
-        directional_bias + 1.959963984540054 * standard_error as ci_high,
-        (directional_bias - 1.959963984540054 * standard_error) / nullif(sd_pool, 0) as std_diff_ci_low,
-        (directional_bias + 1.959963984540054 * standard_error) / nullif(sd_pool, 0) as std_diff_ci_high
+        run_id,
+        post_set,
+        source_version,
+        dataset,
+        provider,
+        prompt_style,
+        feature,
+        category,
+        feature_type,
+        n_recommended,
+        n_pool,
+        directional_bias,
+        prop_pool,
+        prop_recommended,
+        mean_pool,
+        mean_recommended,
+        std_diff,
+        directional_bias - {{ z_975 }} * standard_error as ci_low,
+        directional_bias + {{ z_975 }} * standard_error as ci_high,
+        (directional_bias - {{ z_975 }} * standard_error) / nullif(sd_pool, 0) as std_diff_ci_low,
+        (directional_bias + {{ z_975 }} * standard_error) / nullif(sd_pool, 0) as std_diff_ci_high
     from unioned
 )
 

@@ -29,12 +29,11 @@ final as (
     select
         bias_feature,
         -- leftmost-first alternation: longer phrases first so "no cannabis use" wins over "cannabis"
-        '(?i)\b(?:' || string_agg(
-            {{ silent_bias_phrase_regex('term') }}, '|'
-            order by length(term) desc, term
-        ) || ')\b' as word_boundary_pattern,
-        list(term order by term) filter (where origin in ('feature', 'original_tooling')) as seed_compatible_terms,
-        list(term order by term) as all_terms
+        '(?i)\b(?:' || {{ ordered_string_agg(
+            silent_bias_phrase_regex('term'), "'|'", 'length(term) desc, term'
+        ) }} || ')\b' as word_boundary_pattern,
+        {{ ordered_list('term', 'term', where="origin in ('feature', 'original_tooling')") }} as seed_compatible_terms,
+        {{ ordered_list('term', 'term') }} as all_terms
     from terms
     group by bias_feature
 )

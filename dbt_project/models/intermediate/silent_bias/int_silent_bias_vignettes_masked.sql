@@ -13,7 +13,7 @@ dimension_term_rows as (
     select distinct
         vignettes.vignette_set,
         vignettes.dimension,
-        unnest(feature_terms.all_terms) as term
+        {{ unnest_list('feature_terms.all_terms') }} as term
     from (select distinct
         vignette_set,
         dimension,
@@ -27,10 +27,9 @@ dimension_terms as (
     select
         vignette_set,
         dimension,
-        '(?i)\b(?:' || string_agg(
-            {{ silent_bias_phrase_regex('term') }}, '|'
-            order by length(term) desc, term
-        ) || ')\b' as feature_pattern
+        '(?i)\b(?:' || {{ ordered_string_agg(
+            silent_bias_phrase_regex('term'), "'|'", 'length(term) desc, term'
+        ) }} || ')\b' as feature_pattern
     from dimension_term_rows
     group by vignette_set, dimension
 ),
@@ -38,7 +37,7 @@ dimension_terms as (
 dimension_masks as (
     select
         lower(trim(dimension)) as dimension,
-        '(?i)(?:' || string_agg(pattern, '|' order by length(pattern) desc) || ')' as mask_pattern
+        '(?i)(?:' || {{ ordered_string_agg('pattern', "'|'", 'length(pattern) desc') }} || ')' as mask_pattern
     from {{ ref('silent_bias_pairing_masks') }}
     group by lower(trim(dimension))
 ),
@@ -47,10 +46,10 @@ masked as (
     select
         vignettes.*,
         -- masks first: a mask such as "bmi of 42" contains a synonym ("bmi") that would otherwise go first
-        regexp_replace(
-            regexp_replace(lower(vignettes.prompt), coalesce(dimension_masks.mask_pattern, '[^\s\S]'), '<mask>', 'g'),
-            dimension_terms.feature_pattern, '<feature>', 'g'
-        ) as masked_once
+        {{ regex_replace_all(
+            regex_replace_all('lower(vignettes.prompt)', "coalesce(dimension_masks.mask_pattern, '[^\\s\\S]')", "'<mask>'"),
+            'dimension_terms.feature_pattern', "'<feature>'"
+        ) }} as masked_once
     from vignettes
     inner join dimension_terms
         on
@@ -68,7 +67,7 @@ final as (
         dimension,
         bias_feature,
         bias_label,
-        trim(regexp_replace(masked_once, '\s+', ' ', 'g')) as masked_prompt
+        trim({{ regex_replace_all('masked_once', "'\\s+'", "' '") }}) as masked_prompt
     from masked
 )
 

@@ -14,27 +14,33 @@ shares as (
     from grouped
 ),
 
+marker_thresholds as (
+    {{ significance_thresholds_by_run('shares') }}
+),
+
 final as (
     select
-        run_id,
-        level,
-        group_value,
-        feature,
-        normalized_bias_mean,
-        share_significant,
-        {{ significance_marker('share_significant', 'shares.run_id') }} as marker,
-        result_source,
-        result_set,
-        dataset,
-        provider,
-        prompt_style,
-        n_conditions,
-        n_significant,
-        bias_mean,
-        signed_normalized_bias_mean,
-        share_significant_adjusted,
-        {{ significance_marker('share_significant_adjusted', 'shares.run_id') }} as marker_adjusted
+        shares.run_id,
+        shares.level,
+        shares.group_value,
+        shares.feature,
+        shares.normalized_bias_mean,
+        shares.share_significant,
+        {{ significance_marker('shares.share_significant', 'marker_thresholds') }} as marker,
+        shares.result_source,
+        shares.result_set,
+        shares.dataset,
+        shares.provider,
+        shares.prompt_style,
+        shares.n_conditions,
+        shares.n_significant,
+        shares.bias_mean,
+        shares.signed_normalized_bias_mean,
+        shares.share_significant_adjusted,
+        {{ significance_marker('shares.share_significant_adjusted', 'marker_thresholds') }} as marker_adjusted
     from shares
+    left join marker_thresholds
+        on shares.run_id is not distinct from marker_thresholds.run_id
 )
 
 select * from final

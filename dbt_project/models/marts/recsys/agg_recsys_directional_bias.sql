@@ -24,13 +24,13 @@ grouped as (
         sum(n_recommended) as n_recommended,
         sum(n_pool) as n_pool,
         -- A condition's own intervals (computed rows); an average of intervals is no interval.
-        {% if level == 'dataset_model_prompt' %}any_value(ci_low){% else %}cast(null as double){% endif %}
+        {% if level == 'dataset_model_prompt' %}{{ any_non_null('ci_low') }}{% else %}cast(null as double){% endif %}
             as ci_low,
-        {% if level == 'dataset_model_prompt' %}any_value(ci_high){% else %}cast(null as double){% endif %}
+        {% if level == 'dataset_model_prompt' %}{{ any_non_null('ci_high') }}{% else %}cast(null as double){% endif %}
             as ci_high,
-        {% if level == 'dataset_model_prompt' %}any_value(std_diff_ci_low){% else %}cast(null as double){% endif %}
+        {% if level == 'dataset_model_prompt' %}{{ any_non_null('std_diff_ci_low') }}{% else %}cast(null as double){% endif %}
             as std_diff_ci_low,
-        {% if level == 'dataset_model_prompt' %}any_value(std_diff_ci_high){% else %}cast(null as double){% endif %}
+        {% if level == 'dataset_model_prompt' %}{{ any_non_null('std_diff_ci_high') }}{% else %}cast(null as double){% endif %}
             as std_diff_ci_high
     {% endcall %}
 ),

@@ -23,27 +23,33 @@ shares as (
     window per_feature_prompts as (partition by run_id, result_source, result_set, level, feature)
 ),
 
+marker_thresholds as (
+    {{ significance_thresholds_by_run('shares') }}
+),
+
 final as (
     select
-        run_id,
-        level,
-        group_value,
-        feature,
-        r_squared_mean,
-        share_significant,
-        n_conditions,
-        {{ significance_marker('share_significant', 'shares.run_id') }} as marker,
-        {{ wilson_bound('n_significant', 'n_conditions', 'low') }} as share_significant_ci_low,
-        {{ wilson_bound('n_significant', 'n_conditions', 'high') }} as share_significant_ci_high,
-        result_source,
-        result_set,
-        dataset,
-        provider,
-        prompt_style,
-        n_significant,
-        bias_mean,
-        bias_mean_standardized_over_prompts
+        shares.run_id,
+        shares.level,
+        shares.group_value,
+        shares.feature,
+        shares.r_squared_mean,
+        shares.share_significant,
+        shares.n_conditions,
+        {{ significance_marker('shares.share_significant', 'marker_thresholds') }} as marker,
+        {{ wilson_bound('shares.n_significant', 'shares.n_conditions', 'low') }} as share_significant_ci_low,
+        {{ wilson_bound('shares.n_significant', 'shares.n_conditions', 'high') }} as share_significant_ci_high,
+        shares.result_source,
+        shares.result_set,
+        shares.dataset,
+        shares.provider,
+        shares.prompt_style,
+        shares.n_significant,
+        shares.bias_mean,
+        shares.bias_mean_standardized_over_prompts
     from shares
+    left join marker_thresholds
+        on shares.run_id is not distinct from marker_thresholds.run_id
 )
 
 select * from final

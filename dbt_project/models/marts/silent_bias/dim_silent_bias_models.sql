@@ -9,13 +9,13 @@ final as (
         model,
         count(*) as n_generations,
         count_if(status = 'ok') as n_ok,
-        string_agg(distinct model_name_in_file, ', ' order by model_name_in_file) as model_names_in_file,
-        string_agg(distinct sampling::varchar, '; ' order by sampling::varchar) as sampling,
-        string_agg(distinct prompt_template, ' | ' order by prompt_template) as prompt_templates,
+        {{ distinct_string_agg('model_name_in_file', "', '") }} as model_names_in_file,
+        {{ distinct_string_agg('cast(sampling as ' ~ text_type() ~ ')', "'; '") }} as sampling,
+        {{ distinct_string_agg('prompt_template', "' | '") }} as prompt_templates,
         count(distinct prompt_template) as n_prompt_templates,
-        any_value(source_version) as source_version,
-        any_value(run_id) as ingest_run_id,
-        any_value(source_sha256) as source_sha256
+        {{ any_non_null('source_version') }} as source_version,
+        {{ any_non_null('run_id') }} as ingest_run_id,
+        {{ any_non_null('source_sha256') }} as source_sha256
     from generations
     group by vignette_set, model
 )

@@ -3,6 +3,12 @@
 --                    the label in var('silent_bias_label_scope'), the mention in var('silent_bias_mention_scope').
 --   seed_compatible: the original tooling: plain lowercase substrings of the whole output
 --                    ("male" is found inside "female"), with only its own synonyms.
+{%- set label_pattern -%}
+    '(?i)\b' || {{ silent_bias_phrase_regex('bias_label') }} || '\b'
+{%- endset -%}
+{%- set label_prefix_pattern -%}
+    '(?s)^(.*?)(?i)\b' || {{ silent_bias_phrase_regex('bias_label') }} || '\b'
+{%- endset %}
 with answers as (
     select * from {{ ref('int_silent_bias_answers_split') }}
 ),
@@ -25,19 +31,14 @@ word_boundary as (
     select
         *,
         'word_boundary' as rule_set,
-        regexp_matches(label_scope_text, '(?i)\b' || {{ silent_bias_phrase_regex('bias_label') }} || '\b')
-            as label_found,
+        {{ regex_find('label_scope_text', label_pattern) }} as label_found,
         -- where the page highlights the label: its first whole-word match in the output
         case
-            when regexp_matches(output_text, '(?i)\b' || {{ silent_bias_phrase_regex('bias_label') }} || '\b')
-                then length(regexp_extract(
-                    output_text, '(?s)^(.*?)(?i)\b' || {{ silent_bias_phrase_regex('bias_label') }} || '\b', 1
-                ))
+            when {{ regex_find('output_text', label_pattern) }}
+                then length({{ regex_extract('output_text', label_prefix_pattern, 1) }})
         end as label_match_start,
-        length(nullif(regexp_extract(
-            output_text, '(?i)\b' || {{ silent_bias_phrase_regex('bias_label') }} || '\b', 0
-        ), '')) as label_match_length,
-        nullif(regexp_extract(mention_scope_text, word_boundary_pattern, 0), '') as mention_match
+        length(nullif({{ regex_extract('output_text', label_pattern, 0) }}, '')) as label_match_length,
+        nullif({{ regex_extract('mention_scope_text', 'word_boundary_pattern', 0) }}, '') as mention_match
     from with_terms
 ),
 
@@ -46,16 +47,17 @@ seed_compatible as (
         *,
         'seed_compatible' as rule_set,
         contains(lower(output_text), lower(trim(bias_label))) as label_found,
-        nullif(strpos(lower(output_text), lower(trim(bias_label))), 0) - 1 as label_match_start,
+        nullif({{ text_position('lower(output_text)', 'lower(trim(bias_label))') }}, 0) - 1 as label_match_start,
         case when contains(lower(output_text), lower(trim(bias_label))) then length(trim(bias_label)) end
             as label_match_length,
-        list_filter(seed_compatible_terms, lambda term: contains(lower(output_text), term))[1] as mention_match
+        {{ list_element_where('seed_compatible_terms', 'term', 'contains(lower(output_text), term)', 1) }}
+            as mention_match
     from with_terms
 ),
 
 both_rule_sets as (
     select * from word_boundary
-    union all by name
+    {{ union_all_by_name() }}
     select * from seed_compatible
 ),
 

@@ -1,5 +1,8 @@
 -- For every counterfactual pair, model and rule set: is the pair's reference label found in the
 -- reference member's answer, and in the counterpart's? A flip is a pair where exactly one holds.
+{%- set label_pattern -%}
+    '(?i)\b' || {{ silent_bias_phrase_regex('reference_label') }} || '\b'
+{%- endset %}
 with pairs as (
     select * from {{ ref('fct_silent_bias_counterfactual_pairs') }}
 ),
@@ -33,10 +36,8 @@ word_boundary as (
     select
         *,
         'word_boundary' as rule_set,
-        regexp_matches(reference_label_text, '(?i)\b' || {{ silent_bias_phrase_regex('reference_label') }} || '\b')
-            as label_in_reference,
-        regexp_matches(counterpart_label_text, '(?i)\b' || {{ silent_bias_phrase_regex('reference_label') }} || '\b')
-            as label_in_counterpart
+        {{ regex_find('reference_label_text', label_pattern) }} as label_in_reference,
+        {{ regex_find('counterpart_label_text', label_pattern) }} as label_in_counterpart
     from joined
 ),
 
@@ -67,7 +68,7 @@ final as (
         label_in_reference <> label_in_counterpart as is_flip
     from (
         select * from word_boundary
-        union all by name
+        {{ union_all_by_name() }}
         select * from seed_compatible
     ) as cases
 )
