@@ -1,22 +1,19 @@
 """The demo studies' marts built on Spark (dbt-spark, session mode) equal DuckDB's.
 
-One warehouse (a copy of the session's demo run) adds demo_evaluation.toml, a small demo_weat,
-demo_silent_bias.toml, demo_rule_variants.toml and demo_recsys.toml on DuckDB; its raw rows go
-to Parquet, Spark builds the dialect, evaluation, WEAT, silent-bias and recsys marts and their
-upstream models (seeds included) from them with the data and unit tests, and every mart is
-compared with DuckDB's: EXCEPT ALL both ways on the exact columns, floats within 1e-9
-relative. dbt runs in this process, so the one SparkSession (one JVM) serves every build.
+One warehouse (a copy of the session's demo site: every `studies/demo*.toml` run on DuckDB)
+sends its raw rows to Parquet; Spark builds the dialect, evaluation, WEAT, silent-bias and
+recsys marts and their upstream models (seeds included) from them with the data and unit
+tests, and every mart is compared with DuckDB's: EXCEPT ALL both ways on the exact columns,
+floats within 1e-9 relative. dbt runs in this process, so the one SparkSession (one JVM)
+serves every build.
 """
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import duckdb
 import pytest
 
-from tests.conftest import DEMO_STUDY, copy_warehouse, run_here
+from tests.conftest import copy_warehouse
 from tests.dbt_project.spark_equality import assert_equal, require_spark
 from warehouse.settings import HOME_VARIABLE
 
@@ -38,9 +35,8 @@ PORTED_MARTS = [
     "+fct_retrieval_alert_checks",
     "+agg_retrieval_overlap",
 ]
-# The WEAT marts (ordered list aggregates, any_value of a group): from demo_weat without its
-# sentence encoder and with 200 resamples, which keeps both statuses and missing words and
-# costs a third of the full study (the marts' SQL does not depend on the embedding's kind).
+# The WEAT marts (ordered list aggregates, any_value of a group): from demo_weat (word vectors
+# and a sentence encoder, missing words).
 WEAT_MARTS = ["+fct_weat_results", "+fct_weat_metrics", "+dim_weat_test_words", "+dim_weat_embeddings"]
 # The silent-bias marts (RE2 patterns given their meaning in Java regex, list lambdas, ordered
 # string aggregates, the seeds): from demo_silent_bias (two models, 10 vignettes, counterfactual
@@ -62,39 +58,18 @@ RECSYS_MARTS = [
     "+fct_recsys_pool_vs_recommended",
     "+fct_recsys_post_values",
 ]
-DEMO_EVALUATION = DEMO_STUDY.parent / "demo_evaluation.toml"
-DEMO_SILENT_BIAS = DEMO_STUDY.parent / "demo_silent_bias.toml"
-DEMO_RULE_VARIANTS = DEMO_STUDY.parent / "demo_rule_variants.toml"
-DEMO_RECSYS = DEMO_STUDY.parent / "demo_recsys.toml"
-
-
-def _small_weat_study(folder: Path) -> Path:
-    """studies/demo_weat.toml without the sentence encoder, its resampling cut to 200, in ``folder``."""
-    studies = DEMO_STUDY.parent
-    text = (studies / "demo_weat.toml").read_text(encoding="utf-8")
-    text = "[[ingest]]".join(block for block in text.split("[[ingest]]") if "sentence_encoder" not in block)
-    text = text.replace('path = "demo_data/', f'path = "{studies}/demo_data/')
-    text = re.sub(r"^(bootstrap_resamples|n_permutations|rnsb_splits) = \d+", r"\1 = 200", text, flags=re.M)
-    study = folder / "demo_weat_small.toml"
-    study.write_text(text, encoding="utf-8")
-    return study
 
 
 @pytest.fixture(scope="module")
-def spark_build(tmp_path_factory, demo_warehouse):
-    """(home, build summary, names of the marts built) after the demo study on DuckDB and the dialect marts on Spark."""
+def spark_build(tmp_path_factory, demo_site):
+    """(home, build summary, names of the marts built) after every demo study on DuckDB and their marts on Spark."""
     require_spark()
     from warehouse import spark_target
     from warehouse.connection import connect
 
-    # The session's demo run (prebuilt beside the workers under `make test`), copied: the same rows
-    # as running the demo here, without paying for its run again.
-    home = copy_warehouse(demo_warehouse.home, tmp_path_factory.mktemp("spark") / "warehouse")
-    run_here("run", str(DEMO_EVALUATION), home=home)
-    run_here("run", str(_small_weat_study(home.parent)), home=home)
-    run_here("run", str(DEMO_SILENT_BIAS), home=home)
-    run_here("run", str(DEMO_RULE_VARIANTS), home=home)
-    run_here("run", str(DEMO_RECSYS), home=home)
+    # The session's demo site (prebuilt beside the workers under `make test`), copied: every demo
+    # study's rows, without paying for their runs again.
+    home = copy_warehouse(demo_site.parent, tmp_path_factory.mktemp("spark") / "warehouse")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(HOME_VARIABLE, str(home))
         connection = connect(read_only=True)

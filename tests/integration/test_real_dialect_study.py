@@ -1,5 +1,6 @@
 """The flagship study on the real data: `biaswh run studies/squad_dialect.toml`, end to end."""
 
+import random
 import re
 from pathlib import Path
 
@@ -64,7 +65,9 @@ def test_contract_relations_answer_ad_hoc_sql(study):
         assert column in columns.split(",")
 
 
-def test_bm25_recall_equals_a_direct_rank_bm25_computation(study):
+def test_bm25_ranks_equal_a_direct_rank_bm25_computation(study):
+    """rank_bm25 itself over the whole corpus, for 60 of the 200 pairs (seeded; the library's
+    scoring loop costs 0.17 s a query), gives our gold ranks; the recall mart counts those ranks."""
     _, con, _ = study
     documents = con.execute(
         "select doc_id, document_text from marts.dim_corpus_documents where split = 'train' order by doc_id"
@@ -78,26 +81,31 @@ def test_bm25_recall_equals_a_direct_rank_bm25_computation(study):
         " order by 1, 2"
     ).fetchall()
     assert len(queries) == 400
+    checked = set(random.Random(20261124).sample(sorted({pair_id for pair_id, *_ in queries}), 60))
     expected_ranks = {}
     for pair_id, variant, text, gold in queries:
-        scores = index.get_scores(tokenize(text))
-        order = np.lexsort((doc_ids, -scores))  # score descending, ties by doc_id: our documented rule
-        expected_ranks[(pair_id, variant)] = int(np.nonzero(doc_ids[order] == gold)[0][0]) + 1
-    ours = dict(
-        ((p, v), r)
+        if pair_id in checked:
+            scores = index.get_scores(tokenize(text))
+            order = np.lexsort((doc_ids, -scores))  # score descending, ties by doc_id: our documented rule
+            expected_ranks[(pair_id, variant)] = int(np.nonzero(doc_ids[order] == gold)[0][0]) + 1
+    ours = {
+        (p, v): r
         for p, v, r in con.execute(
             "select pair_id, variant, rank_of_gold from marts.fct_dialect_gold_ranks where retriever = 'bm25'"
         ).fetchall()
-    )
+    }
+    assert len(expected_ranks) == 120 and len(ours) == 400
+    assert {key: ours[key] for key in expected_ranks} == {
+        key: (rank if rank <= 100 else None) for key, rank in expected_ranks.items()
+    }
     for k in (1, 5, 10, 20, 100):
         for variant in ("sae", "aae"):
-            direct = sum(r <= k for (p, v), r in expected_ranks.items() if v == variant)
+            counted = sum(r is not None and r <= k for (p, v), r in ours.items() if v == variant)
             stored = con.execute(
                 "select n_hits from marts.agg_dialect_recall_at_k where retriever = 'bm25' and k = ? and variant = ?",
                 [k, variant],
             ).fetchone()[0]
-            assert stored == direct, (k, variant)
-    assert all(ours[key] == (rank if rank <= 100 else None) for key, rank in expected_ranks.items())
+            assert stored == counted, (k, variant)
 
 
 def test_p_values_and_intervals_match_statsmodels(study):
