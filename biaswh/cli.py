@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import signal
 import sys
 
 # LanceDB's Rust core logs deprecation warnings per query to stderr; keep errors only
@@ -180,7 +181,14 @@ def main(argv: list[str] | None = None) -> int:
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "build":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    import duckdb  # after parsing: `--help` and argument errors answer without loading libraries
+    # After parsing: `--help` and argument errors answer without loading libraries. The thread
+    # importing DuckDB starts inherits a mask without Ctrl-C, so Ctrl-C reaches the main thread
+    # (see sql_shell.helper_threads_without_ctrl_c).
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        import duckdb
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
     from warehouse.command_lock import exclusive_command
 
@@ -213,13 +221,15 @@ def main(argv: list[str] | None = None) -> int:
 
 def _dispatch(args, extra: list[str]) -> None:
     """Run the parsed command, importing only what it needs (`biaswh sql` never loads dbt or the pipeline)."""
-    if args.command in ("sql", "shell"):
-        from biaswh import adhoc_sql, sql_shell
+    if args.command == "shell":
+        from biaswh import sql_shell
 
-        if args.command == "sql":
-            adhoc_sql.print_sql(args.query, output_format="csv" if args.csv else args.format, out=args.out)
-        else:
-            sql_shell.shell()
+        sql_shell.shell()
+        return
+    if args.command == "sql":
+        from biaswh import adhoc_sql
+
+        adhoc_sql.print_sql(args.query, output_format="csv" if args.csv else args.format, out=args.out)
         return
     if ingest_cli.dispatch(args):
         return

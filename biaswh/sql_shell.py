@@ -9,6 +9,7 @@ Piped input runs the same statements without prompts. Errors are DuckDB's own te
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import sys
 import threading
@@ -98,6 +99,25 @@ def _ctrl_c_sets(flag: threading.Event) -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
+def helper_threads_without_ctrl_c() -> Iterator[None]:
+    """Threads started inside (DuckDB's) inherit a signal mask that blocks Ctrl-C's SIGINT.
+
+    The kernel gives a process's SIGINT to any thread that does not block it. Taken by a helper
+    thread, it runs Python's handler there, which only marks the signal: readline, waiting in
+    the main thread, is not woken, and the prompt ignores the Ctrl-C (seen in CI, six in a row).
+    With every helper blocking it, SIGINT always reaches the main thread.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 class _Session:
@@ -200,7 +220,9 @@ def shell(*, stdin=None, stdout=None) -> None:
     stdout = stdout or sys.stdout
     interactive = stdin is None and sys.stdin.isatty()
     stdin = stdin or sys.stdin
-    with open_sandbox(SEARCH_PATH) as con:
+    with contextlib.ExitStack() as opened:
+        with helper_threads_without_ctrl_c():
+            con = opened.enter_context(open_sandbox(SEARCH_PATH))
         session = _Session(con, stdout)
         stdout.write("biaswh shell: read-only SQL on the warehouse. .help for help, .quit or Ctrl-D to leave.\n")
         history = _history() if interactive else None
