@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import signal
 import sys
 
 # LanceDB's Rust core logs deprecation warnings per query to stderr; keep errors only
@@ -20,6 +19,7 @@ os.environ.setdefault("LANCEDB_LOG", "error")
 # its own modules when it runs (duckdb, dbt, the LLM client...): tests/biaswh/test_cli_imports.py.
 from biaswh import generate_cli, ingest_cli  # noqa: E402  (after the environment the imports below read)
 from biaswh.arguments import VersionAction, number  # noqa: E402
+from biaswh.signals import helper_threads_without_ctrl_c  # noqa: E402
 from warehouse.config_schema import (  # noqa: E402
     CUTOFF,
     POSITIVE_INTEGER,
@@ -181,14 +181,9 @@ def main(argv: list[str] | None = None) -> int:
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "build":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    # After parsing: `--help` and argument errors answer without loading libraries. The thread
-    # importing DuckDB starts inherits a mask without Ctrl-C, so Ctrl-C reaches the main thread
-    # (see sql_shell.helper_threads_without_ctrl_c).
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
+    # After parsing: `--help` and argument errors answer without loading libraries.
+    with helper_threads_without_ctrl_c():
         import duckdb
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
     from warehouse.command_lock import exclusive_command
 

@@ -20,6 +20,7 @@ from typing import Iterator
 import duckdb
 
 from biaswh.adhoc_sql import SEARCH_PATH, Rows, SqlError, csv_text, fetch_rows, format_table, json_text
+from biaswh.signals import helper_threads_without_ctrl_c
 from warehouse.errors import UserError
 from warehouse.sandbox import open_sandbox
 
@@ -99,25 +100,6 @@ def _ctrl_c_sets(flag: threading.Event) -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
-
-
-@contextmanager
-def helper_threads_without_ctrl_c() -> Iterator[None]:
-    """Threads started inside (DuckDB's) inherit a signal mask that blocks Ctrl-C's SIGINT.
-
-    The kernel gives a process's SIGINT to any thread that does not block it. Taken by a helper
-    thread, it runs Python's handler there, which only marks the signal: readline, waiting in
-    the main thread, is not woken, and the prompt ignores the Ctrl-C (seen in CI, six in a row).
-    With every helper blocking it, SIGINT always reaches the main thread.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 class _Session:

@@ -94,7 +94,7 @@ def test_a_scripted_session(terminal, demo_home):
     child.expect_exact("select half a thought")  # echoed: readline holds the line, as when a person stops typing
     # A person's Ctrl-C comes a moment later. Six in a row were once lost in CI: the kernel gave
     # SIGINT to a DuckDB helper thread, where it woke nothing (now every helper thread blocks it:
-    # sql_shell.helper_threads_without_ctrl_c). One landing while readline handles a key, before
+    # biaswh.signals.helper_threads_without_ctrl_c). One landing while readline handles a key, before
     # it waits again, can still be lost (CPython's select has no timeout): a person presses again.
     time.sleep(0.5)
     for _ in range(6):
