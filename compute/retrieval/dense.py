@@ -15,6 +15,7 @@ from typing import Literal
 
 import numpy as np
 import pyarrow as pa
+from threadpoolctl import ThreadpoolController
 
 from compute.retrieval.ranking import EMPTY_QUERY, QueryHits, merge_top_k, no_hits, top_k_rows
 from warehouse.errors import UserError
@@ -27,10 +28,23 @@ ANN_INDEXES = ("none", "ivf_flat", "ivf_hnsw_sq", "ivf_pq")
 # query, its document and the tiles they fall in, not on how many documents the index holds.
 # Corpus shards start at a multiple of DOC_TILE (compute/retrieval/shards.py), so each shard
 # multiplies the very tiles the unsharded index multiplies and its scores are the same bits.
+# The bits depend on BLAS's thread count too (OpenBLAS's float32 products on two threads and on
+# one differ in the last bit on some CPUs): tiles are multiplied on one BLAS thread, the count a
+# Ray worker runs with, whatever cores the machine has.
 QUERY_TILE = 256
 DOC_TILE = 4096
 # Documents scored at once per query tile (whole tiles, about 8 M float64 cells).
 BLOCK_DOCS = 8_000_000 // QUERY_TILE // DOC_TILE * DOC_TILE
+
+
+_CONTROLLERS: list[ThreadpoolController] = []
+
+
+def _blas_controller() -> ThreadpoolController:
+    """The loaded thread pools (found once per process: finding them costs about 0.5 ms)."""
+    if not _CONTROLLERS:
+        _CONTROLLERS.append(ThreadpoolController())
+    return _CONTROLLERS[0]
 
 
 @dataclass(frozen=True)
@@ -78,7 +92,8 @@ class DenseIndex:
         query_vectors = _unit(query_vectors)
         results = []
         for start in range(0, len(query_vectors), QUERY_TILE):
-            ranked = self._rank_tile(query_vectors[start : start + QUERY_TILE], depth)
+            with _blas_controller().limit(limits=1, user_api="blas"):
+                ranked = self._rank_tile(query_vectors[start : start + QUERY_TILE], depth)
             for row, (found_ids, found_scores) in enumerate(ranked):
                 text = None if query_texts is None else query_texts[start + row]
                 if text is not None and not text.strip():
