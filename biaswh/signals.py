@@ -10,7 +10,8 @@ from typing import Iterator
 
 @contextmanager
 def helper_threads_without_ctrl_c() -> Iterator[None]:
-    """Threads started inside (DuckDB's, at import and at connect) inherit a mask that blocks SIGINT.
+    """Threads started inside (DuckDB's at import and connect, the shell's statement thread and
+    the threads DuckDB starts from it) inherit a mask that blocks SIGINT.
 
     The kernel gives a process's SIGINT to any thread that does not block it. Taken by a helper
     thread, it runs Python's handler there, which only marks the signal: readline, waiting in

@@ -150,7 +150,10 @@ class _Session:
 
         interrupted = threading.Event()
         with _ctrl_c_sets(interrupted):
-            threading.Thread(target=work, name="biaswh-shell-query", daemon=True).start()
+            # Started with SIGINT blocked: this thread and the threads DuckDB starts from it while
+            # the statement runs keep it blocked, so a later Ctrl-C at the prompt reaches readline.
+            with helper_threads_without_ctrl_c():
+                threading.Thread(target=work, name="biaswh-shell-query", daemon=True).start()
             while not finished.wait(0.05):  # an Event, not Thread.join: Ctrl-C must not lose the thread
                 if interrupted.is_set():
                     # Again until the statement ends: an interrupt before DuckDB has begun it is lost.
