@@ -244,7 +244,10 @@ def _take(session: _Session, line: str, buffer: list[str]) -> bool:
     stripped = line.strip()
     if not buffer and stripped.startswith("."):
         try:
-            return session.dot_command(stripped)
+            # Their quick queries run here, on the main thread: the threads DuckDB starts for them
+            # must block SIGINT too (a `.schema` started two, one of which took the prompt's Ctrl-C).
+            with helper_threads_without_ctrl_c():
+                return session.dot_command(stripped)
         except UserError as exc:
             session.stdout.write(f"{exc}\n")
             return True

@@ -48,6 +48,19 @@ def terminal(demo_home, tmp_path):
     child.close(force=True)
 
 
+def _threads_taking_ctrl_c(pid: int) -> list[str]:
+    """The threads of process ``pid`` but its main one whose signal mask (``SigBlk`` in /proc, hex) lets SIGINT in."""
+    taking = []
+    for thread in os.listdir(f"/proc/{pid}/task"):
+        if int(thread) == pid:
+            continue
+        with open(f"/proc/{pid}/task/{thread}/status", encoding="ascii") as status:
+            fields = dict(line.rstrip("\n").split(":\t", 1) for line in status if ":\t" in line)
+        if not int(fields["SigBlk"], 16) & (1 << (2 - 1)):  # SIGINT is signal 2
+            taking.append(f"{thread} ({fields['Name']})")
+    return taking
+
+
 def _answer(child, statement: str) -> str:
     """Type one line, Enter; the text printed up to the next prompt."""
     child.sendline(statement)
@@ -89,6 +102,9 @@ def test_a_scripted_session(terminal, demo_home):
     child.expect_exact(PROMPT)
     assert time.monotonic() - started < 10
     assert "7" in _answer(child, "select 7 as seven;")  # the same shell answers on
+    # Only the main thread, where readline waits, can take a Ctrl-C: DuckDB's threads (started at
+    # import, at connect and from the statement thread) and the statement thread block it.
+    assert _threads_taking_ctrl_c(child.pid) == []
 
     child.send("select half a thought")
     child.expect_exact("select half a thought")  # echoed: readline holds the line, as when a person stops typing
