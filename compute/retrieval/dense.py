@@ -8,6 +8,7 @@ because LanceDB's default IVF_PQ reached only 0.2-0.3 on this corpus.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,14 +38,10 @@ DOC_TILE = 4096
 BLOCK_DOCS = 8_000_000 // QUERY_TILE // DOC_TILE * DOC_TILE
 
 
-_CONTROLLERS: list[ThreadpoolController] = []
-
-
+@functools.cache
 def _blas_controller() -> ThreadpoolController:
     """The loaded thread pools (found once per process: finding them costs about 0.5 ms)."""
-    if not _CONTROLLERS:
-        _CONTROLLERS.append(ThreadpoolController())
-    return _CONTROLLERS[0]
+    return ThreadpoolController()
 
 
 @dataclass(frozen=True)
