@@ -102,6 +102,25 @@ def _ctrl_c_sets(flag: threading.Event) -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
+@contextmanager
+def _ctrl_c_at_the_prompt() -> Iterator[None]:
+    """Ctrl-C raises KeyboardInterrupt at the prompt whatever the shell inherited, as psql's does.
+
+    A command started in the background by a script (``cmd &`` without job control, as CI
+    runners and ``nohup`` wrappers do) inherits SIGINT ignored, and Python keeps it ignored: the
+    prompt then never saw a Ctrl-C (measured: six in a row lost, ``SigIgn`` showing SIGINT),
+    while a running statement still could be cancelled (its handler is set per statement).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 class _Session:
     """One shell: the connection, the output mode, and the statement being typed."""
 
@@ -211,6 +230,8 @@ def shell(*, stdin=None, stdout=None) -> None:
         session = _Session(con, stdout)
         stdout.write("biaswh shell: read-only SQL on the warehouse. .help for help, .quit or Ctrl-D to leave.\n")
         history = _history() if interactive else None
+        if interactive:
+            opened.enter_context(_ctrl_c_at_the_prompt())
         try:
             _loop(session, stdin, interactive=interactive)
         finally:
