@@ -24,7 +24,7 @@ DEMO_DATA = REPOSITORY_ROOT / "studies" / "demo_data"
 
 
 # How `make test` spreads the tests over its workers, and the demo warehouses it builds beside them.
-pytest_plugins = ["tests.scheduling", "tests.coverage_pause"]
+pytest_plugins = ["tests.scheduling", "tests.coverage_pause", "tests.dbt_cache"]
 
 
 @pytest.fixture(scope="session", autouse=True)

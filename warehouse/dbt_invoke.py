@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from warehouse.build_state import project_digest
+from warehouse.dbt_parse_cache import DUCKDB_FILE_VARIABLE, seed_partial_parse, share_partial_parse
 from warehouse.settings import DBT_PROJECT_DIR, warehouse_paths
 
 # Events whose text is what `dbt build` prints on a terminal: the per-node lines go to the log.
@@ -68,6 +69,9 @@ def _full_args(args: Sequence[str], *, log_path: Path, target_path: Path, consol
         "--log-level",
         "info" if console else "none",
         "--no-send-anonymous-usage-stats",
+        # dbt would rewrite manifest.json (about 2 s) on every parse and build: written here
+        # only when the project changed (:func:`_write_manifest`), run_results.json per call.
+        "--no-write-json",
         command,
         "--project-dir",
         str(DBT_PROJECT_DIR),
@@ -77,6 +81,18 @@ def _full_args(args: Sequence[str], *, log_path: Path, target_path: Path, consol
         str(target_path),
         *rest,
     ]
+
+
+@contextmanager
+def _working_directory(folder: Path) -> Iterator[None]:
+    """The process's working directory is ``folder`` for the call (dbt opens the DuckDB file by
+    the bare name the profile renders, :data:`DUCKDB_FILE_VARIABLE`), restored after."""
+    before = os.getcwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(before)
 
 
 @contextmanager
@@ -168,41 +184,69 @@ def invoke_dbt(
     """
     from dbt.cli.main import dbtRunner
 
+    paths = warehouse_paths()
     folder = dbt_folder()
     target_path, log_path = folder / "target", folder / "logs"
     log_path.mkdir(parents=True, exist_ok=True)
     parse_args = _parse_args(args)
     key = (project_digest(), *parse_args)
     write, close_log = _log_writer(log_file)
+    values = {DUCKDB_FILE_VARIABLE: paths.duckdb_file.name, **(env or {})}
     try:
-        with _ONE_AT_A_TIME, _environment(env or {}):
+        with _ONE_AT_A_TIME, _environment(values), _working_directory(paths.home):
             close_dbt_log_files()  # reopened by a late event? closed before dbt drops the handler
             options = dict(log_path=log_path, target_path=target_path, console=console)
             manifest = _MANIFESTS.get(key)
             if args[0] == "parse":
-                parsed = dbtRunner(callbacks=[write, *callbacks]).invoke(_full_args(args, **options))
+                parsed = _parse(args, parse_args, target_path, options, callbacks=[write, *callbacks])
                 if parsed.success:
-                    _keep(key, parsed.result)
+                    _write_manifest(_keep(key, parsed.result), target_path, key)
                 return parsed
             if manifest is None and args[0] not in ("debug", "deps", "clean"):
-                parsed = dbtRunner(callbacks=[write]).invoke(_full_args(["parse", *parse_args], **options))
+                parsed = _parse(["parse", *parse_args], parse_args, target_path, options, callbacks=[write])
                 if parsed.success:
                     manifest = _keep(key, parsed.result)
                 else:
                     return parsed
-            if manifest is not None and not (target_path / "manifest.json").exists():
-                # Parsed for another warehouse: this one gets dbt's artifact too (docs, tools, tests read it).
-                target_path.mkdir(parents=True, exist_ok=True)
-                manifest.write(str(target_path / "manifest.json"))
+            if manifest is not None:
+                _write_manifest(manifest, target_path, key)
             _LAST_USED[:] = [manifest]
             close_dbt_log_files()  # the parse above left its handler, which the next invocation drops
             try:
-                return dbtRunner(manifest=manifest, callbacks=[write, *callbacks]).invoke(_full_args(args, **options))
+                runner = dbtRunner(manifest=manifest, callbacks=[write, *callbacks])
+                outcome = runner.invoke(_full_args(args, **options))
             finally:
                 _close_dbt_connection()
+            if hasattr(outcome.result, "write"):  # a build's, run's or test's results
+                outcome.result.write(str(target_path / "run_results.json"))
+            return outcome
     finally:
         close_dbt_log_files()
         close_log()
+
+
+def _write_manifest(manifest, target_path: Path, key: tuple[str, ...]) -> None:
+    """dbt's ``manifest.json`` for this warehouse (docs, tools and tests read it), rewritten only
+    when the project or the parse options differ from those it was last written for."""
+    stamp, written = target_path / ".manifest-key", "\n".join(key)
+    if (target_path / "manifest.json").exists() and stamp.exists() and stamp.read_text(encoding="utf-8") == written:
+        return
+    target_path.mkdir(parents=True, exist_ok=True)
+    manifest.write(str(target_path / "manifest.json"))
+    stamp.write_text(written, encoding="utf-8")
+
+
+def _parse(args: Sequence[str], parse_args: Sequence[str], target_path: Path, options: dict, *, callbacks):
+    """``dbt parse`` from the machine's shared parse state when this warehouse has none yet, the
+    state it leaves shared in turn (:mod:`warehouse.dbt_parse_cache`)."""
+    from dbt.cli.main import dbtRunner
+
+    seed_partial_parse(target_path, parse_args)
+    started = time.time_ns()
+    parsed = dbtRunner(callbacks=callbacks).invoke(_full_args(args, **options))
+    if parsed.success:
+        share_partial_parse(target_path, parse_args, started)
+    return parsed
 
 
 def close_dbt_log_files() -> None:

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
+import sys
 
 import pytest
 
 from warehouse import dbt_invoke
 from warehouse.connection import connect
+from warehouse.dbt_parse_cache import CACHE_VARIABLE
 from warehouse.dbt_runner import run_dbt_build
-from warehouse.settings import HOME_VARIABLE
+from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
 
 pytestmark = pytest.mark.dbt
 SELECTION = [
@@ -38,6 +42,7 @@ def test_two_warehouses_two_builds_one_parse_no_child_process(tmp_path, monkeypa
         parses.append(args[0]) if args[0] == "parse" else None
         return real_invoke(args, **options)
 
+    before = os.getcwd()
     monkeypatch.setenv(HOME_VARIABLE, str(tmp_path / "parsed"))
     dbt_invoke.parsed_project()  # this process's parse (free when an earlier test parsed)
     monkeypatch.setattr(dbt_invoke, "invoke_dbt", counting)
@@ -55,3 +60,24 @@ def test_two_warehouses_two_builds_one_parse_no_child_process(tmp_path, monkeypa
         assert log.count("OK created sql view model staging.stg_squad__questions") == 2
         assert (home / "dbt" / "target" / "manifest.json").exists()
     assert parses == []  # every build reused the parsed project
+    assert os.getcwd() == before  # dbt ran from each warehouse folder, and the process came back
+
+
+def _parse_in_a_new_process(home, cache) -> dict:
+    """``dbt parse`` through biaswh's invoker in a fresh Python process: dbt's perf_info.json."""
+    environment = {**os.environ, HOME_VARIABLE: str(home), CACHE_VARIABLE: str(cache)}
+    environment["PYTHONPATH"] = str(REPOSITORY_ROOT)
+    code = "import sys; from warehouse.dbt_invoke import invoke_dbt; sys.exit(not invoke_dbt(['parse']).success)"
+    subprocess.run([sys.executable, "-c", code], env=environment, cwd=REPOSITORY_ROOT, check=True, timeout=600)
+    return json.loads((home / "dbt" / "target" / "perf_info.json").read_text(encoding="utf-8"))
+
+
+def test_a_fresh_warehouse_starts_from_the_parse_state_another_one_left(tmp_path):
+    cache = tmp_path / "dbt-cache"
+    first = _parse_in_a_new_process(tmp_path / "first", cache)
+    assert first["parsed_path_count"] == first["path_count"] > 100  # nothing to start from: a full parse
+    assert len(list(cache.glob("partial_parse-*.msgpack"))) == 1
+    second = _parse_in_a_new_process(tmp_path / "second", cache)
+    assert second["path_count"] == first["path_count"] and second["parsed_path_count"] == 0
+    assert (tmp_path / "second" / "dbt" / "target" / "manifest.json").exists()
+    assert not (REPOSITORY_ROOT / "warehouse.duckdb").exists() and not (tmp_path / "warehouse.duckdb").exists()
