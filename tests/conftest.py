@@ -11,7 +11,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from tests import prebuilt
@@ -131,19 +130,6 @@ def run_study_printed(config: str, *, home: Path, limit: int | None = None) -> s
     return printed.getvalue()
 
 
-def raw_fingerprint(connection: duckdb.DuckDBPyConnection) -> dict[str, tuple]:
-    """Row count and an order-independent content hash of every raw table."""
-    tables = [
-        r[0]
-        for r in connection.execute(
-            "select table_name from information_schema.tables where table_schema = 'raw' order by 1"
-        ).fetchall()
-    ]
-    return {
-        t: connection.execute(f"select count(*), coalesce(sum(hash(t)), 0) from raw.{t} t").fetchone() for t in tables
-    }
-
-
 def seed_warehouse(folder: Path, load) -> Path:
     """The warehouse file in ``folder`` after ``load(connection)``: built once per module, copied per test."""
     from warehouse.connection import connect
@@ -165,17 +151,6 @@ def seeded_squad_warehouse(home: Path) -> Path:
     return seed_warehouse(home, lambda connection: load_squad(connection, str(DEMO_DATA / "squad_demo.json")))
 
 
-def warehouse_raw_fingerprint() -> dict[str, tuple]:
-    """:func:`raw_fingerprint` of the warehouse ``BIASWH_HOME`` names, on a read-only connection."""
-    from warehouse.connection import connect
-
-    connection = connect(read_only=True)
-    try:
-        return raw_fingerprint(connection)
-    finally:
-        connection.close()
-
-
 def run_main(argv: list[str], capsys) -> tuple[int, str, str]:
     """(exit code, stdout, stderr) of ``biaswh`` run in-process, argparse's own exits included."""
     from biaswh.cli import main
@@ -195,53 +170,6 @@ def assert_refused(code: int, error: str, names) -> None:
     assert "Traceback" not in error and ": error: " in error
     for expected in names:
         assert expected in error, error
-
-
-def run_fingerprints(connection: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], tuple]:
-    """Row count and an order-independent content hash per (table, run) of every run-keyed table.
-
-    Covers every table (not view) in ``marts`` and ``analysis`` with a ``run_id`` column.
-    """
-    tables = connection.execute(
-        "select c.table_schema || '.' || c.table_name from information_schema.columns c"
-        " join information_schema.tables t using (table_schema, table_name)"
-        " where c.column_name = 'run_id' and c.table_schema in ('marts', 'analysis')"
-        " and t.table_type = 'BASE TABLE' order by 1"
-    ).fetchall()
-    fingerprints = {}
-    for (table,) in tables:
-        for run_id, n_rows, digest in connection.execute(
-            f"select run_id, count(*), sum(hash(t)::hugeint) from {table} t group by run_id"
-        ).fetchall():
-            fingerprints[(table, run_id)] = (n_rows, digest)
-    return fingerprints
-
-
-def run_content_fingerprints(connection: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, tuple]:
-    """Row count and an order-independent content hash of one run's rows in every run-keyed table.
-
-    Like :func:`run_fingerprints`, but comparable across runs: every column holding a run id
-    (its name ends in ``run_id``) and every timestamp are left out of the hash, and doubles are
-    hashed rounded to 12 decimals: DuckDB's parallel ``avg`` and ``sum`` add in a
-    thread-dependent order, so two runs over identical rows can differ in the last bit (1e-16).
-    """
-    columns = connection.execute(
-        "select c.table_schema || '.' || c.table_name,"
-        " list(case when c.data_type in ('DOUBLE', 'FLOAT') then format('round(\"{}\", 12)', c.column_name)"
-        " else format('\"{}\"', c.column_name) end order by c.ordinal_position)"
-        " filter (where c.column_name not like '%run_id' and c.data_type not like 'TIMESTAMP%')"
-        " from information_schema.columns c join information_schema.tables t using (table_schema, table_name)"
-        " where c.table_schema in ('marts', 'analysis') and t.table_type = 'BASE TABLE'"
-        " group by 1 having bool_or(c.column_name = 'run_id') order by 1"
-    ).fetchall()
-    fingerprints = {}
-    for table, kept in columns:
-        listed = ", ".join(kept)
-        fingerprints[table] = connection.execute(
-            f"select count(*), coalesce(sum(hash(row({listed}))::hugeint), 0) from {table} where run_id = ?",
-            [run_id],
-        ).fetchone()
-    return fingerprints
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,8 @@ import textwrap
 
 import pytest
 
-from tests.conftest import DEMO_DATA, REPOSITORY_ROOT, raw_fingerprint, run_cli
+from tests.conftest import DEMO_DATA, REPOSITORY_ROOT, run_cli
+from tests.fingerprints import raw_fingerprint
 from warehouse.connection import open_warehouse
 from warehouse.settings import HOME_VARIABLE
 

@@ -2,7 +2,8 @@
 
 import pytest
 
-from tests.conftest import DEMO_DATA, raw_fingerprint, run_here
+from tests.conftest import DEMO_DATA, run_here
+from tests.fingerprints import raw_fingerprint
 from warehouse.connection import open_warehouse
 
 BEIR = DEMO_DATA / "beir_demo"

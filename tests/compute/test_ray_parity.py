@@ -9,7 +9,8 @@ import shutil
 import numpy as np
 import pytest
 
-from tests.conftest import DEMO_STUDY, copy_warehouse, run_content_fingerprints
+from tests.conftest import DEMO_STUDY, copy_warehouse
+from tests.fingerprints import run_content_fingerprints
 from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
 
 pytestmark = [pytest.mark.ray, pytest.mark.dbt]

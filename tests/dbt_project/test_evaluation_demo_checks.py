@@ -9,7 +9,8 @@ import tomllib
 import duckdb
 import pytest
 
-from tests.conftest import DEMO_DATA, raw_fingerprint
+from tests.conftest import DEMO_DATA
+from tests.fingerprints import raw_fingerprint
 from warehouse.errors import InputError
 from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
 

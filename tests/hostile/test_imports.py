@@ -22,7 +22,8 @@ import pytest
 from ingest.dialect.pairs import load_pairs
 from ingest.retrieval.corpus import load_corpus, load_corpus_queries
 from ingest.retrieval.squad import load_squad
-from tests.conftest import DEMO_DATA, assert_refused, run_main, seed_warehouse, warehouse_raw_fingerprint
+from tests.conftest import DEMO_DATA, assert_refused, run_main, seed_warehouse
+from tests.fingerprints import warehouse_raw_fingerprint
 from warehouse.connection import connect
 from warehouse.settings import HOME_VARIABLE
 

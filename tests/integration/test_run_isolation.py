@@ -17,7 +17,8 @@ import duckdb
 import pytest
 
 from biaswh.pipeline import run_study
-from tests.conftest import DEMO_DATA, REPOSITORY_ROOT, copy_warehouse, run_fingerprints, shared_file
+from tests.conftest import DEMO_DATA, REPOSITORY_ROOT, copy_warehouse, shared_file
+from tests.fingerprints import run_fingerprints
 from warehouse.settings import DBT_PROJECT_DIR, HOME_VARIABLE
 
 pytestmark = [pytest.mark.dbt, pytest.mark.real_data]

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPOSITORY_ROOT, raw_fingerprint
+from tests.conftest import REPOSITORY_ROOT
+from tests.fingerprints import raw_fingerprint
 from warehouse.connection import connect
 from warehouse.errors import WarehouseBusyError
 from warehouse.processes import process_alive

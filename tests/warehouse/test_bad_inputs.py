@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import DEMO_DATA, assert_refused, run_main, seeded_squad_warehouse, warehouse_raw_fingerprint
+from tests.conftest import DEMO_DATA, assert_refused, run_main, seeded_squad_warehouse
+from tests.fingerprints import warehouse_raw_fingerprint
 from warehouse.connection import connect
 from warehouse.settings import HOME_VARIABLE
 

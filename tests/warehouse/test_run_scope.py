@@ -9,7 +9,8 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
-from tests.conftest import DEMO_STUDY, copy_warehouse, run_fingerprints
+from tests.conftest import DEMO_STUDY, copy_warehouse
+from tests.fingerprints import run_fingerprints
 from warehouse.errors import UserError
 from warehouse.settings import HOME_VARIABLE
 

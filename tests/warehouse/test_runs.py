@@ -162,7 +162,7 @@ def test_a_full_disk_during_an_ingest_rolls_it_back_and_ends_in_one_line(warehou
 
     import ingest.retrieval.squad
     from biaswh.cli import main
-    from tests.conftest import raw_fingerprint
+    from tests.fingerprints import raw_fingerprint
 
     connect().close()
     with open_warehouse(read_only=True) as con:

@@ -6,7 +6,8 @@ import duckdb
 import pytest
 import yaml
 
-from tests.conftest import DEMO_DATA, raw_fingerprint, run_cli, run_study_printed
+from tests.conftest import DEMO_DATA, run_cli, run_study_printed
+from tests.fingerprints import raw_fingerprint
 from warehouse.settings import HOME_VARIABLE
 
 pytestmark = pytest.mark.dbt

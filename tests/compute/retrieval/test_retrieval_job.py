@@ -13,7 +13,8 @@ from rank_bm25 import BM25Okapi
 from compute.retrieval.ranking import top_k
 from compute.retrieval.tokenize import RegexTokenizer
 from ingest.common.embedding_cache import CACHE_VARIABLE
-from tests.conftest import DEMO_DATA, DEMO_STUDY, copy_warehouse, raw_fingerprint, run_cli
+from tests.conftest import DEMO_DATA, DEMO_STUDY, copy_warehouse, run_cli
+from tests.fingerprints import raw_fingerprint
 from warehouse.errors import UserError
 from warehouse.settings import HOME_VARIABLE
 

@@ -4,7 +4,8 @@ import pytest
 
 from ingest.dialect.pairs import load_pairs
 from ingest.retrieval.squad import load_squad
-from tests.conftest import DEMO_DATA, raw_fingerprint
+from tests.conftest import DEMO_DATA
+from tests.fingerprints import raw_fingerprint
 from warehouse.errors import InputError, UserError
 
 PAIRS_CSV = DEMO_DATA / "dialect_pairs_demo.csv"

@@ -9,7 +9,8 @@ import pytest
 from ingest.dialect.pairs import load_pairs
 from ingest.retrieval.qrels import load_qrels, query_set_table_name, read_qrels
 from ingest.retrieval.squad import load_squad
-from tests.conftest import DEMO_DATA, raw_fingerprint
+from tests.conftest import DEMO_DATA
+from tests.fingerprints import raw_fingerprint
 from warehouse.errors import InputError, UserError
 
 

@@ -12,7 +12,8 @@ from ingest.recsys.paper_results import (
     load_recsys_directional_bias,
     load_recsys_feature_importance,
 )
-from tests.conftest import raw_fingerprint, shared_file
+from tests.conftest import shared_file
+from tests.fingerprints import raw_fingerprint
 from warehouse.errors import InputError
 
 DIRECTIONAL = [

@@ -8,7 +8,8 @@ import pytest
 
 from ingest.recsys.posts import load_recsys_posts
 from ingest.recsys.simulate import FEATURE_TYPES, simulate_posts, write_simulated_files
-from tests.conftest import raw_fingerprint, shared_file
+from tests.conftest import shared_file
+from tests.fingerprints import raw_fingerprint
 from warehouse.errors import InputError
 
 SMALL = {

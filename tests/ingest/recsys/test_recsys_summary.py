@@ -7,7 +7,8 @@ import csv
 import pytest
 
 from ingest.recsys.summary import SUMMARY_COLUMNS, load_recsys_summary
-from tests.conftest import raw_fingerprint, shared_file
+from tests.conftest import shared_file
+from tests.fingerprints import raw_fingerprint
 from warehouse.errors import InputError
 
 ROWS = [

@@ -11,7 +11,7 @@ import pytest
 from ingest.retrieval.corpus import load_corpus, load_corpus_queries
 from ingest.retrieval.corpus_readers import read_documents, read_queries
 from ingest.retrieval.qrels import load_qrels
-from tests.conftest import raw_fingerprint
+from tests.fingerprints import raw_fingerprint
 from warehouse.errors import InputError, UserError
 
 

@@ -5,7 +5,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from ingest.retrieval.squad import load_squad
-from tests.conftest import DEMO_DATA, raw_fingerprint
+from tests.conftest import DEMO_DATA
+from tests.fingerprints import raw_fingerprint
 from warehouse.errors import InputError
 
 SQUAD_JSON = DEMO_DATA / "squad_demo.json"

@@ -12,7 +12,8 @@ import pytest
 from ingest.silent_bias.load_generations import load_generations
 from ingest.silent_bias.steps import ingest_generations
 from ingest.silent_bias.vignettes import load_vignettes
-from tests.conftest import DEMO_DATA, raw_fingerprint, run_here
+from tests.conftest import DEMO_DATA, run_here
+from tests.fingerprints import raw_fingerprint
 from warehouse.errors import InputError, UserError
 
 DEMO = DEMO_DATA / "silent_bias"

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from ingest.weat.weat_tests import builtin_path, load_weat_tests, parse_weat_tests
-from tests.conftest import raw_fingerprint
+from tests.fingerprints import raw_fingerprint
 from warehouse.errors import InputError
 
 USER_TESTS = {

@@ -9,7 +9,7 @@ import pytest
 from compute.weat.vectors import LanceVectors, read_embedding
 from ingest.weat.word_vector_readers import read_word_vectors
 from ingest.weat.word_vectors import load_word_vectors
-from tests.conftest import raw_fingerprint
+from tests.fingerprints import raw_fingerprint
 from warehouse.errors import InputError, UserError
 
 WORDS = ["John", "rose", "Zoë", "ant", "naïve"]
