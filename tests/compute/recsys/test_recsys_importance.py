@@ -8,9 +8,10 @@ import polars as pl
 import pytest
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.inspection import permutation_importance as scikit_learn_permutation_importance
+from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 
-from compute.recsys.importance import condition_importance, design_matrix, permutation_importance
+from compute.recsys.importance import condition_importance, design_matrix, permutation_importance, roc_auc
 
 TOPICS = ("politics", "sports", "tech")
 
@@ -88,3 +89,16 @@ def test_the_same_seed_gives_the_same_result_and_too_few_positives_are_refused()
     one_positive = values.with_columns((pl.col("post") == 0).alias("selected"))
     with pytest.raises(ValueError, match="at least 2 selected"):
         condition_importance(one_positive, seed=5)
+
+
+def test_roc_auc_is_scikit_learns_bit_for_bit_with_ties_and_one_class():
+    rng = np.random.default_rng(20261126)
+    for n in [2, 3, 7, 40, 301]:
+        for _ in range(40):
+            y = rng.integers(0, 2, n)
+            if y.min() == y.max():
+                y[0] = 1 - y[0]
+            # Coarse scores tie often (a forest's vote fractions do); fine ones rarely.
+            score = rng.integers(0, 6, n) / 5 if rng.random() < 0.5 else rng.random(n)
+            assert roc_auc(y, score) == roc_auc_score(y, score), (n, y.tolist(), score.tolist())
+    assert np.isnan(roc_auc(np.ones(5, dtype=int), rng.random(5)))
