@@ -28,7 +28,13 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from warehouse.build_state import project_digest
-from warehouse.dbt_parse_cache import DUCKDB_FILE_VARIABLE, seed_partial_parse, share_partial_parse
+from warehouse.dbt_parse_cache import (
+    DUCKDB_FILE_VARIABLE,
+    load_parsed,
+    seed_partial_parse,
+    share_partial_parse,
+    store_parsed,
+)
 from warehouse.settings import DBT_PROJECT_DIR, warehouse_paths
 
 # Events whose text is what `dbt build` prints on a terminal: the per-node lines go to the log.
@@ -201,15 +207,19 @@ def invoke_dbt(
                 parsed = _parse(args, parse_args, target_path, options, callbacks=[write, *callbacks])
                 if parsed.success:
                     _write_manifest(_keep(key, parsed.result), target_path, key)
+                    store_parsed(parsed.result, key[0], parse_args)
                 return parsed
+            if manifest is None and args[0] not in ("debug", "deps", "clean"):
+                manifest = load_parsed(key[0], parse_args)  # another process's parse of this same project
+                if manifest is not None:
+                    _keep(key, manifest)
             if manifest is None and args[0] not in ("debug", "deps", "clean"):
                 parsed = _parse(["parse", *parse_args], parse_args, target_path, options, callbacks=[write])
                 if parsed.success:
                     manifest = _keep(key, parsed.result)
+                    store_parsed(manifest, key[0], parse_args)
                 else:
                     return parsed
-            if manifest is not None:
-                _write_manifest(manifest, target_path, key)
             _LAST_USED[:] = [manifest]
             close_dbt_log_files()  # the parse above left its handler, which the next invocation drops
             try:
@@ -217,6 +227,9 @@ def invoke_dbt(
                 outcome = runner.invoke(_full_args(args, **options))
             finally:
                 _close_dbt_connection()
+            # After the call: writing an artifact reads dbt's flags, which a call sets.
+            if manifest is not None:
+                _write_manifest(manifest, target_path, key)
             if hasattr(outcome.result, "write"):  # a build's, run's or test's results
                 outcome.result.write(str(target_path / "run_results.json"))
             return outcome

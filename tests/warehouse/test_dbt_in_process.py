@@ -63,21 +63,38 @@ def test_two_warehouses_two_builds_one_parse_no_child_process(tmp_path, monkeypa
     assert os.getcwd() == before  # dbt ran from each warehouse folder, and the process came back
 
 
-def _parse_in_a_new_process(home, cache) -> dict:
-    """``dbt parse`` through biaswh's invoker in a fresh Python process: dbt's perf_info.json."""
+def _in_a_new_process(home, cache, command: str) -> dict | None:
+    """``invoke_dbt([command, ...])`` through biaswh's invoker in a fresh Python process: dbt's
+    perf_info.json when the call parsed the project, else None."""
     environment = {**os.environ, HOME_VARIABLE: str(home), CACHE_VARIABLE: str(cache)}
     environment["PYTHONPATH"] = str(REPOSITORY_ROOT)
-    code = "import sys; from warehouse.dbt_invoke import invoke_dbt; sys.exit(not invoke_dbt(['parse']).success)"
+    code = (
+        "import sys; from warehouse.dbt_invoke import invoke_dbt; from warehouse.connection import connect;"
+        f" connect().close(); sys.exit(not invoke_dbt([{command!r}, *{SELECTION!r}]).success)"
+    )
+    if command == "parse":
+        code = code.replace(f"*{SELECTION!r}", "")
     subprocess.run([sys.executable, "-c", code], env=environment, cwd=REPOSITORY_ROOT, check=True, timeout=600)
-    return json.loads((home / "dbt" / "target" / "perf_info.json").read_text(encoding="utf-8"))
+    performance = home / "dbt" / "target" / "perf_info.json"
+    return json.loads(performance.read_text(encoding="utf-8")) if performance.exists() else None
 
 
-def test_a_fresh_warehouse_starts_from_the_parse_state_another_one_left(tmp_path):
+def test_a_fresh_warehouse_starts_from_the_parse_another_process_made(tmp_path):
     cache = tmp_path / "dbt-cache"
-    first = _parse_in_a_new_process(tmp_path / "first", cache)
+    first = _in_a_new_process(tmp_path / "first", cache, "parse")
     assert first["parsed_path_count"] == first["path_count"] > 100  # nothing to start from: a full parse
-    assert len(list(cache.glob("partial_parse-*.msgpack"))) == 1
-    second = _parse_in_a_new_process(tmp_path / "second", cache)
+    assert len(list(cache.glob("partial_parse-*.msgpack"))) == len(list(cache.glob("manifest-*.pickle"))) == 1
+    # Asked to parse, a new process re-reads dbt's state and parses no file again.
+    second = _in_a_new_process(tmp_path / "second", cache, "parse")
     assert second["path_count"] == first["path_count"] and second["parsed_path_count"] == 0
-    assert (tmp_path / "second" / "dbt" / "target" / "manifest.json").exists()
+    # Asked to build, it loads the parsed project and does not parse at all.
+    assert _in_a_new_process(tmp_path / "third", cache, "build") is None
+    log = tmp_path / "third" / "dbt" / "logs" / "dbt-build.log"
+    assert not log.exists() or "partial parsing" not in log.read_text(encoding="utf-8")
+    assert (tmp_path / "third" / "dbt" / "target" / "manifest.json").exists()
+    results = json.loads((tmp_path / "third" / "dbt" / "target" / "run_results.json").read_text(encoding="utf-8"))
+    statuses = [r["status"] for r in results["results"]]
+    assert statuses.count("success") == 1 and set(statuses) == {"success", "pass"}, statuses
+    for home in ("second", "third"):
+        assert (tmp_path / home / "dbt" / "target" / "manifest.json").exists()
     assert not (REPOSITORY_ROOT / "warehouse.duckdb").exists() and not (tmp_path / "warehouse.duckdb").exists()
