@@ -29,8 +29,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Sequence
 
-from warehouse.errors import UserError
-from warehouse.settings import DBT_PROJECT_DIR, REPOSITORY_ROOT
+from warehouse.settings import DBT_PROJECT_DIR, user_cache_dir
 
 CACHE_VARIABLE = "BIASWH_DBT_CACHE"
 # The DuckDB file as dbt's profile names it during our calls: a bare file name, opened from
@@ -41,14 +40,8 @@ STATE_FILE = "partial_parse.msgpack"
 
 
 def parse_cache_dir() -> Path:
-    """The machine's dbt parse-state folder: ``BIASWH_DBT_CACHE``, else ``$XDG_CACHE_HOME``
-    (default ``~/.cache``) ``/biaswh/dbt``; never inside the repository."""
-    setting = os.environ.get(CACHE_VARIABLE)
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    folder = (Path(setting).expanduser() if setting else Path(base) / "biaswh" / "dbt").resolve()
-    if folder == REPOSITORY_ROOT or REPOSITORY_ROOT in folder.parents:
-        raise UserError(f"{CACHE_VARIABLE}={folder} is inside the repository; choose a folder outside it")
-    return folder
+    """The machine's dbt parse-state folder: ``BIASWH_DBT_CACHE``, else ``~/.cache/biaswh/dbt``."""
+    return user_cache_dir(CACHE_VARIABLE, "dbt")
 
 
 def shared_state_file(parse_args: Sequence[str]) -> Path:

@@ -64,3 +64,14 @@ def warehouse_paths() -> WarehousePaths:
 def duckdb_memory_limit() -> str:
     """DuckDB's memory limit from ``BIASWH_MEMORY_LIMIT`` (e.g. ``4GB``; default 2GB)."""
     return os.environ.get(MEMORY_LIMIT_VARIABLE) or DEFAULT_MEMORY_LIMIT
+
+
+def user_cache_dir(variable: str, name: str) -> Path:
+    """A machine-level cache folder: ``$variable`` when set, else ``$XDG_CACHE_HOME`` (default
+    ``~/.cache``) ``/biaswh/<name>``; never inside the repository (caches are not source)."""
+    setting = os.environ.get(variable)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    folder = (Path(setting).expanduser() if setting else Path(base) / "biaswh" / name).resolve()
+    if folder == REPOSITORY_ROOT or REPOSITORY_ROOT in folder.parents:
+        raise UserError(f"{variable}={folder} is inside the repository; choose a folder outside it")
+    return folder

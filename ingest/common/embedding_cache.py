@@ -25,22 +25,16 @@ import pyarrow.parquet as pq
 from warehouse.errors import InputError, UserError
 from warehouse.progress import counted
 from warehouse.runs import file_sha256
-from warehouse.settings import REPOSITORY_ROOT
+from warehouse.settings import user_cache_dir
 
 CACHE_VARIABLE = "BIASWH_EMBEDDING_CACHE"
 EMBED_BATCH = 4096  # texts per provider call (the provider batches further)
 
 
 def embedding_cache_dir() -> Path:
-    """The machine's embedding cache folder: ``BIASWH_EMBEDDING_CACHE``, else ``$XDG_CACHE_HOME``
-    (default ``~/.cache``) ``/biaswh/embeddings``; never inside the repository (vectors are data)."""
-    setting = os.environ.get(CACHE_VARIABLE)
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    folder = Path(setting).expanduser() if setting else Path(base) / "biaswh" / "embeddings"
-    folder = folder.resolve()
-    if folder == REPOSITORY_ROOT or REPOSITORY_ROOT in folder.parents:
-        raise UserError(f"{CACHE_VARIABLE}={folder} is inside the repository; choose a folder outside it")
-    return folder
+    """The machine's embedding cache folder: ``BIASWH_EMBEDDING_CACHE``, else
+    ``~/.cache/biaswh/embeddings``; never inside the repository (vectors are data)."""
+    return user_cache_dir(CACHE_VARIABLE, "embeddings")
 
 
 def shared_embedding_cache(model_id: str) -> "EmbeddingCache":
