@@ -1,8 +1,9 @@
 """The scale benchmark's study run on both compute engines: local, and ``--compute ray`` (local Ray).
 
-For each size N (default 5,000 and 20,000 query variants; ``BIASWH_RAY_SCALE_SIZES`` picks
-others) a fresh warehouse runs the study :mod:`benchmarks.scale` generates (synthetic pairs,
-five BM25 settings, depth 100) with ``biaswh run``, once per engine. The Ray run starts its
+For each size N (default 5,000, 20,000 and 100,000 query variants, the last 50 M result rows;
+``BIASWH_RAY_SCALE_SIZES`` picks some, measured into the existing JSON beside the others) a
+fresh warehouse runs the study :mod:`benchmarks.scale` generates (synthetic pairs, five BM25
+settings, depth 100) with ``biaswh run``, once per engine. The Ray run starts its
 own local Ray instance with ``[compute] workers = 2`` (this machine's cores).
 
 Recorded per N and engine (``benchmarks/results/ray_scale.json``): the command's wall time,
@@ -26,11 +27,12 @@ from pathlib import Path
 
 import duckdb
 
-from benchmarks.common import write_result
+from benchmarks.common import RESULTS_DIR, write_result
 from benchmarks.scale import BM25_SETTINGS, PAGE_SIZE, write_pairs, write_study
+from warehouse.runs import code_version
 from warehouse.settings import HOME_VARIABLE
 
-SIZES = (5_000, 20_000)
+SIZES = (5_000, 20_000, 100_000)
 WORKERS = 2
 
 
@@ -147,15 +149,27 @@ def measure(n_variants: int, engine: str) -> dict:
     }
 
 
+def _earlier_runs() -> dict:
+    """The runs of the results file, for sizes measured in an earlier run of this benchmark."""
+    try:
+        return json.loads((RESULTS_DIR / "ray_scale.json").read_text(encoding="utf-8"))["runs"]
+    except (OSError, ValueError, KeyError):
+        return {}
+
+
 def main() -> None:
     chosen = os.environ.get("BIASWH_RAY_SCALE_SIZES")
     sizes = tuple(int(s) for s in chosen.split(",")) if chosen else SIZES
-    measured = {}
+    # A chosen subset replaces its own sizes' figures and keeps the others (each run says when
+    # and at which commit it was measured).
+    measured = _earlier_runs() if chosen else {}
     for n_variants in sizes:
         for engine in ("local", "ray"):
             print(f"-- {n_variants:,} query variants, {engine}", flush=True)
-            measured[f"{n_variants}-{engine}"] = measure(n_variants, engine)
-            print(json.dumps(measured[f"{n_variants}-{engine}"]), flush=True)
+            run = {**measure(n_variants, engine), "code_version": code_version()}
+            run["measured_on"] = time.strftime("%Y-%m-%d")
+            measured[f"{n_variants}-{engine}"] = run
+            print(json.dumps(run), flush=True)
     write_result(
         "ray_scale",
         {

@@ -141,11 +141,37 @@ def export_raw(connection: duckdb.DuckDBPyConnection, *, run_ids: list[str] | No
     return exported
 
 
+def _start_jvm_quietly(log_file: Path) -> None:
+    """Start Spark's JVM once per process, its console output going to ``log_file``.
+
+    Spark's JVM writes its start-up notes and a WARN line for many statements dbt-spark sends
+    (an existing session reused, Hive metastore notes) to its console, the terminal's; started
+    here, they go to the warehouse's dbt log folder instead, and the terminal shows our lines only.
+    dbt-spark's session mode then finds this JVM and creates its SparkSession on it.
+    """
+    import warnings
+
+    # pyspark warns on import that pandas 3 is not fully supported; it uses none of it here.
+    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
+    from pyspark import SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    if SparkContext._gateway is not None or "PYSPARK_GATEWAY_PORT" in os.environ:
+        return
+    log_file.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_file, "a", encoding="utf-8") as log:  # the JVM keeps its own handle
+        log.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} Spark JVM started by process {os.getpid()}\n")
+        log.flush()
+        gateway = launch_gateway(popen_kwargs={"stdout": log, "stderr": log})
+    SparkContext._ensure_initialized(gateway=gateway)
+
+
 def _invoke(arguments: list[str]):
     """Run one dbt command on the Spark target in this process; (result, seconds)."""
     from dbt.cli.main import dbtRunner
 
     folder = warehouse_paths().home / "dbt"
+    _start_jvm_quietly(folder / "logs" / "spark-jvm.log")
     os.environ[HOME_VARIABLE] = str(warehouse_paths().home)
     os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
     command = [

@@ -22,6 +22,15 @@ from dashboards.common.format import is_missing, p_value
 from dashboards.common.queries import column_label
 
 _chart_ids = count(1)
+
+
+def restart_chart_ids() -> None:
+    """Number the next page's charts from 1 again: a page's HTML then depends on what it shows,
+    not on how many charts the process drew before it (ids need only be unique within a page)."""
+    global _chart_ids
+    _chart_ids = count(1)
+
+
 # vega-embed: SVG rendering; the menu offers "Save as SVG" / "Save as PNG" only
 EMBED_OPTIONS = {
     "renderer": "svg",

@@ -16,7 +16,7 @@ import duckdb
 import vl_convert
 
 from dashboards.common.findings import findings_body, load_cards
-from dashboards.common.html import page, table, text
+from dashboards.common.html import page, restart_chart_ids, table, text
 from dashboards.common.runs import RunsIn, run_page_name, study_names
 
 # Bodies of per-run pages already drawn, with what they were drawn from (see _cached_body).
@@ -79,7 +79,7 @@ def _no_run(file_name: str) -> str:
 def _code_digest() -> str:
     """sha256 of the dashboards package's code: a changed page or chart redraws every page."""
     digest = hashlib.sha256()
-    root = Path(__file__).parent
+    root = Path(__file__).parent.parent  # dashboards/: every family's pages and charts, and common/
     for path in sorted(root.rglob("*.py")):
         digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
@@ -120,9 +120,15 @@ def _cached_body(out_dir: Path, file_name: str, run_id: str, key: str, render: C
     return body
 
 
+def _drawn(render: Callable, *args, **kwargs) -> str:
+    """One page's body, its charts numbered from 1."""
+    restart_chart_ids()
+    return render(*args, **kwargs)
+
+
 def _write_page(out_dir: Path, file_name: str, title: str, render: Callable, nav: str, con, runs) -> None:
     if file_name not in RUN_LISTS:
-        (out_dir / file_name).write_text(page(title, render(con), nav=nav), encoding="utf-8")
+        (out_dir / file_name).write_text(page(title, _drawn(render, con), nav=nav), encoding="utf-8")
         return
     if not runs:
         (out_dir / file_name).write_text(page(title, _no_run(file_name), nav=nav), encoding="utf-8")
@@ -130,7 +136,7 @@ def _write_page(out_dir: Path, file_name: str, title: str, render: Callable, nav
     studies = study_names(con, [run_id for run_id, _ in runs])
     for position, (run_id, _) in enumerate(runs):
         key = _body_key(con, file_name, runs, position)
-        drawn = _cached_body(out_dir, file_name, run_id, key, lambda run_id=run_id: render(con, run_id))
+        drawn = _cached_body(out_dir, file_name, run_id, key, lambda run_id=run_id: _drawn(render, con, run_id))
         body = _run_selector(file_name, runs, run_id, studies) + drawn
         name = run_page_name(file_name, run_id, runs[0][0])
         (out_dir / name).write_text(page(title, body, nav=nav), encoding="utf-8")
@@ -250,9 +256,9 @@ def build_site(con: duckdb.DuckDBPyConnection, out_dir: Path) -> Path:
     nav = _nav()
     runs = {file_name: list_runs(con) for file_name, list_runs in RUN_LISTS.items()}
     page_runs = {file_name: [run_id for run_id, _ in found] for file_name, found in runs.items()}
-    index = findings_body(con, page_runs=page_runs)
+    index = _drawn(findings_body, con, page_runs=page_runs)
     (out_dir / "index.html").write_text(page("Bias warehouse: findings", index, nav=nav), encoding="utf-8")
-    runs_page = _index_body(con, page_runs)
+    runs_page = _drawn(_index_body, con, page_runs)
     (out_dir / "runs.html").write_text(page("Bias warehouse: runs", runs_page, nav=nav), encoding="utf-8")
     for file_name, (title, render) in PAGES.items():
         _write_page(out_dir, file_name, title, render, nav, con, runs.get(file_name))

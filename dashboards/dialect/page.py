@@ -124,7 +124,8 @@ def _errors(con, run_id: str, pair_set: str) -> str:
 def _pair_set_charts(con, run_id: str, pair_set: str) -> dict:
     recall = con.execute(
         f"""select retriever, variant, k, recall, recall_ci_low, recall_ci_high
-        from marts.agg_dialect_recall_at_k where {SECTION} and retriever = retriever_family""",
+        from marts.agg_dialect_recall_at_k where {SECTION} and retriever = retriever_family
+        order by retriever, variant, k""",
         [run_id, pair_set],
     ).df()
     depth = con.execute(
@@ -132,7 +133,8 @@ def _pair_set_charts(con, run_id: str, pair_set: str) -> dict:
     ).fetchone()[0]
     ranks = con.execute(
         f"""select retriever, variant, {RANK_BINS} as rank_bin, count(*) as n_queries
-        from marts.fct_dialect_gold_ranks where {SECTION} and retriever = retriever_family group by all""",
+        from marts.fct_dialect_gold_ranks where {SECTION} and retriever = retriever_family
+        group by all order by all""",
         [run_id, pair_set],
     ).df()
     found = {}

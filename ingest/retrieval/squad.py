@@ -12,11 +12,11 @@ from pathlib import Path
 
 import duckdb
 import pyarrow as pa
-from tqdm import tqdm
 
 from ingest.common.readers import file_format, int32_value, is_blank, parse_json, read_jsonl, read_parquet, read_utf8
 from ingest.common.versions import IngestResult, ingest_version, unchanged_result
 from warehouse.errors import InputError, UserError
+from warehouse.progress import counted
 from warehouse.runs import file_sha256
 from warehouse.transactions import registered
 
@@ -202,12 +202,7 @@ def load_squad(
         records = _local_records(path)
     if not records:
         raise InputError(path, "contains no SQuAD rows")
-    rows = [
-        _validated_row(path, i, r)
-        for i, r in enumerate(
-            tqdm(records, desc="validating SQuAD rows", unit="row", disable=len(records) < 20_000, leave=False)
-        )
-    ]
+    rows = [_validated_row(path, i, r) for i, r in enumerate(counted(records, "validating SQuAD rows", unit="rows"))]
     table = pa.Table.from_pylist(rows, schema=_SCHEMA)
 
     def write_rows(run, version: int) -> int:

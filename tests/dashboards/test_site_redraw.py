@@ -41,3 +41,44 @@ def test_earlier_runs_pages_are_kept_and_a_reanalysed_run_is_redrawn(con, tmp_pa
     assert sorted(drawn) == sorted(ids[1:])  # the re-analysed run and the runs after it
     kept = json.loads((out / site.DRAWN_FOLDER / f"toy-{ids[0]}.json").read_text(encoding="utf-8"))
     assert kept["body"] == f"<p>body of {ids[0]}</p>"
+
+
+def test_a_changed_page_module_redraws_every_page(tmp_path, monkeypatch):
+    # The kept bodies are keyed by the code of the whole dashboards package: a chart or page of
+    # any study family changed (not only the shared parts in dashboards/common) redraws them.
+    package = tmp_path / "dashboards"
+    for module in ("common/site.py", "dialect/page.py"):
+        (package / module).parent.mkdir(parents=True, exist_ok=True)
+        (package / module).write_text("# v1\n", encoding="utf-8")
+    monkeypatch.setattr(site, "__file__", str(package / "common" / "site.py"))
+    site._code_digest.cache_clear()
+    before = site._code_digest()
+    (package / "dialect" / "page.py").write_text("# v2: rows ordered\n", encoding="utf-8")
+    site._code_digest.cache_clear()
+    try:
+        assert site._code_digest() != before
+    finally:
+        monkeypatch.undo()
+        site._code_digest.cache_clear()
+
+
+def test_a_page_is_the_same_whatever_the_process_drew_before(con, tmp_path, monkeypatch):
+    # Chart ids are numbered per page: two sites of the same warehouse drawn in one process,
+    # with other charts drawn between them, are byte for byte the same.
+    import altair as alt
+    import pandas as pd
+
+    from dashboards.common.html import chart
+
+    def render(_con):
+        data = pd.DataFrame({"k": [1, 2], "recall": [0.5, 0.75]})
+        return "".join(chart(alt.Chart(data).mark_line().encode(x="k:Q", y="recall:Q")) for _ in range(2))
+
+    monkeypatch.setattr(site, "PAGES", {"toy.html": ("Toy", render)})
+    monkeypatch.setattr(site, "RUN_LISTS", {})
+    site.build_site(con, tmp_path / "one")
+    chart(alt.Chart(pd.DataFrame({"x": [1]})).mark_point().encode(x="x:Q"))
+    site.build_site(con, tmp_path / "two")
+    first, second = ((tmp_path / name / "toy.html").read_text(encoding="utf-8") for name in ("one", "two"))
+    assert 'id="chart-1"' in first and 'id="chart-2"' in first
+    assert first == second

@@ -1,15 +1,21 @@
-"""Equality of two relations as the Spark tests define it, and whether Spark can run here."""
+"""Equality of two relations and of two sites as the Spark tests define it, and whether Spark can run here."""
 
 from __future__ import annotations
 
 import math
 import os
+import re
 import shutil
 import subprocess
 
 import pytest
 
 FLOAT_TYPES = ("DOUBLE", "FLOAT", "DECIMAL", "REAL")
+# A run id (32 hex digits) or its 12-digit short form, a commit, a timestamp: what two
+# warehouses running the same study write differently.
+_RUN_ID = re.compile(r"\b([0-9a-f]{12})(?:[0-9a-f]{20})?\b")
+_COMMIT = re.compile(r"\b[0-9a-f]{40}\b")
+_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(\+00:00|Z| UTC)?")
 
 
 def require_spark() -> None:
@@ -65,3 +71,20 @@ def assert_equal(connection, left: str, right: str, *, ignore: tuple[str, ...] =
             )
             assert same, f"{left}.{name}: {a} vs {b} in {row_left[: len(exact)]}"
     return len(rows_left)
+
+
+def comparable_page(html: str) -> str:
+    """A page's HTML with each run id (full or short) numbered by first appearance, commits and timestamps blanked."""
+    numbers: dict[str, str] = {}
+    html = _COMMIT.sub("<commit>", html)
+    html = _RUN_ID.sub(lambda m: numbers.setdefault(m.group(1), f"<run {len(numbers)}>"), html)
+    return _TIMESTAMP.sub("<time>", html)
+
+
+def first_difference(one: str, two: str, context: int = 120) -> str:
+    """Where two texts first differ, with a little context on each side; '' when equal."""
+    if one == two:
+        return ""
+    at = next((i for i, (a, b) in enumerate(zip(one, two)) if a != b), min(len(one), len(two)))
+    start = max(0, at - context)
+    return f"at character {at}: {one[start : at + context]!r} vs {two[start : at + context]!r}"

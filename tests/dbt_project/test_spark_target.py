@@ -19,9 +19,12 @@ from warehouse.settings import HOME_VARIABLE
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 
-# fct_dialect_error_examples builds on Spark too (equal to DuckDB's when measured), but its
-# per-row run parameters cost 85-200 s there: left out to keep the Spark suite short.
-DIALECT_MARTS = ["+agg_dialect_paired_outcomes", "+agg_dialect_recall_at_k", "+agg_dialect_rank_summary"]
+DIALECT_MARTS = [
+    "+agg_dialect_paired_outcomes",
+    "+agg_dialect_recall_at_k",
+    "+agg_dialect_rank_summary",
+    "+fct_dialect_error_examples",
+]
 # The SQuAD normalisation and everything reading it (Unicode whitespace regex, sha256), and
 # the demo evaluation's drift series: per-query metrics, their means (unpivot), latency
 # percentiles (quantile_cont / percentile), the fusion sweep and choice, the overlap (a list
@@ -118,7 +121,8 @@ def test_every_spark_mart_equals_duckdbs(spark_build):
         for mart in marts:
             connection.register(f"spark_{mart}", session.table(f"marts.{mart}").toArrow())
             counts[mart] = assert_equal(connection, f"marts.{mart}", _these_runs(connection, f"spark_{mart}"))
-        assert counts["agg_dialect_recall_at_k"] > 0 and counts["agg_dialect_paired_outcomes"] > 0, counts
+        dialect = ["agg_dialect_recall_at_k", "agg_dialect_paired_outcomes", "fct_dialect_error_examples"]
+        assert all(counts[mart] > 0 for mart in dialect), counts
         assert counts["fct_retrieval_query_metrics"] > 0 and counts["dim_corpus_documents"] > 0, counts
         assert counts["fct_query_variants"] > 0 and counts["fct_pair_gold_documents"] > 0, counts
         evaluation = ["agg_retrieval_latency", "agg_retrieval_overlap", "fct_retrieval_fusion_choice"]

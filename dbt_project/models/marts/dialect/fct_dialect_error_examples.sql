@@ -16,6 +16,15 @@ documents as (
     select * from {{ ref('stg_retrieval__relevant_documents') }}
 ),
 
+-- The run's parameters once per run, not once per row (a correlated lookup per row is slow on Spark).
+parameters as (
+    select
+        runs.run_id,
+        {{ run_parameter('snippet_chars', 'runs.run_id', 'integer') }} as snippet_chars,
+        {{ run_parameter('dialect_highlight_k', 'runs.run_id', 'integer[]') }} as highlight_k
+    from (select distinct run_id from paired) as runs
+),
+
 final as (
     select
         paired.run_id,
@@ -31,8 +40,9 @@ final as (
         ranks_a.gold_outcome as gold_outcome_a,
         ranks_b.gold_outcome as gold_outcome_b,
         ranks_a.gold_doc_id,
-        left(documents.document_text, {{ run_parameter('snippet_chars', 'paired.run_id', 'integer') }}) as gold_snippet
+        left(documents.document_text, parameters.snippet_chars) as gold_snippet
     from paired
+    inner join parameters on paired.run_id = parameters.run_id
     inner join ranks as ranks_a
         on
             paired.run_id = ranks_a.run_id
@@ -54,7 +64,7 @@ final as (
             and ranks_a.gold_doc_id = documents.doc_id
     where
         paired.is_hit_a <> paired.is_hit_b
-        and {{ list_has(run_parameter('dialect_highlight_k', 'paired.run_id', 'integer[]'), 'paired.k') }}
+        and {{ list_has('parameters.highlight_k', 'paired.k') }}
 )
 
 select * from final
