@@ -202,7 +202,7 @@ def prepare_dense(
         print(f"  embeddings {Path(path).name}: {result.n_rows:,} vectors, {result.n_new:,} new in the cache")
     texts = {t for c in corpora.values() for t in c.texts}
     texts |= {q.text for queries in query_sets.values() for q in queries if q.text.strip()}
-    cached = set(cache.known().column("text_sha256").to_pylist())
+    cached = cache.known_shas()
     missing = sum(text_sha256(t) not in cached for t in texts)
     if missing:
         print(f"  {missing:,} text(s) to embed with {provider.model_id}")

@@ -102,6 +102,17 @@ class EmbeddingCache:
             return pa.table({"text_sha256": pa.array([], pa.string()), "vector": pa.array([], pa.list_(pa.float32()))})
         return table.to_arrow().select(["text_sha256", "vector"])
 
+    def known_shas(self) -> set[str]:
+        """The text sha256 of every cached vector of this model.
+
+        Reads the hash column only: 0.03 s for 32,521 cached vectors where :meth:`known` takes
+        0.37 s, and the cache is the machine's, growing with every corpus embedded on it.
+        """
+        table = self._table()
+        if table is None:
+            return set()
+        return set(table.search().select(["text_sha256"]).limit(None).to_arrow().column("text_sha256").to_pylist())
+
     def dimension(self) -> int | None:
         table = self._table()
         return None if table is None else table.schema.field("vector").type.list_size
@@ -117,7 +128,7 @@ class EmbeddingCache:
                 f"embedding model {self.model_id!r} has {dimension}-d vectors in the cache, "
                 f"but {vectors.shape[1]}-d vectors were given ({origin})"
             )
-        have = set(self.known().column("text_sha256").to_pylist())
+        have = self.known_shas()
         keep = [i for i, sha in enumerate(shas) if sha not in have]
         keep = list({shas[i]: i for i in keep}.values())  # one row per text
         if not keep:
@@ -192,7 +203,7 @@ class EmbeddingCache:
         (vectors, n_embedded): the matrix and how many texts the provider had to embed.
         """
         shas = [text_sha256(t) for t in texts]
-        missing = sorted(set(shas) - set(self.known().column("text_sha256").to_pylist()))
+        missing = sorted(set(shas) - self.known_shas())
         if missing:
             if provider is None:
                 raise UserError(
@@ -205,11 +216,26 @@ class EmbeddingCache:
             for start in counted(batches, f"embedding with {self.model_id}", unit="batches"):
                 chunk = slice(start, start + EMBED_BATCH)
                 self.add(missing[chunk], provider.embed(missing_texts[chunk]), missing_texts[chunk], origin="computed")
-        known = self.known()
-        wanted = pa.array(sorted(set(shas)), pa.string())
-        known = known.filter(pc.is_in(known.column("text_sha256"), value_set=wanted))
+        known = self._cached_rows(set(shas))
         position = {sha: i for i, sha in enumerate(known.column("text_sha256").to_pylist())}
         matrix = np.asarray(
             known.column("vector").combine_chunks().flatten().to_numpy(zero_copy_only=False), dtype=np.float32
-        ).reshape(len(position), -1)
+        ).reshape(known.num_rows, -1)
         return matrix[[position[sha] for sha in shas]] if shas else matrix[:0], len(missing)
+
+    def _cached_rows(self, wanted: set[str]) -> pa.Table:
+        """The cached (text_sha256, vector) rows of ``wanted``: found by their row ids in the hash
+        column and taken alone, not read with the whole cache (400 queries' vectors in 0.015 s
+        where reading every vector of a 32,521-vector cache took 0.26-0.37 s)."""
+        value_set = pa.array(sorted(wanted), pa.string())
+        table = self._table()
+        if table is not None and wanted:
+            listed = table.search().select(["text_sha256"]).with_row_id(True).limit(None).to_arrow()
+            found = listed.filter(pc.is_in(listed.column("text_sha256"), value_set=value_set))
+            rows = table.take_row_ids(found.column("_rowid").to_pylist()).select(["text_sha256", "vector"]).to_arrow()
+            if set(rows.column("text_sha256").to_pylist()) == wanted:
+                return rows
+        # Nothing cached, nothing wanted, or the table changed between the two reads (another
+        # process compacting it): every row, filtered.
+        known = self.known()
+        return known.filter(pc.is_in(known.column("text_sha256"), value_set=value_set))

@@ -45,6 +45,39 @@ def test_second_run_embeds_nothing_new(tmp_path):
         cache.add([text_sha256("delta")], np.ones((1, 5)), ["delta"], origin="test")
 
 
+def test_the_cached_hashes_are_read_without_the_vectors(tmp_path):
+    # known_shas reads the hash column only (the machine's cache grows with every corpus) and
+    # lists exactly what known() holds, across added batches.
+    provider = CountingProvider()
+    cache = EmbeddingCache(tmp_path, provider.model_id)
+    assert cache.known_shas() == set()
+    cache.vectors_for(["alpha", "beta"], provider)
+    cache.vectors_for(["gamma", "alpha"], provider)
+    expected = {text_sha256(t) for t in ("alpha", "beta", "gamma")}
+    assert cache.known_shas() == expected == set(cache.known().column("text_sha256").to_pylist())
+
+
+def test_vectors_are_read_whole_when_the_taken_rows_do_not_match(tmp_path, monkeypatch):
+    # Vectors are taken by the row ids of their hashes; should the table change in between
+    # (another process compacting it), the rows taken differ and the whole cache is read instead.
+    provider = CountingProvider()
+    cache = EmbeddingCache(tmp_path, provider.model_id)
+    expected, _ = cache.vectors_for(["alpha", "beta", "gamma"], provider)
+    table = cache._table
+
+    class Moved:
+        def __getattr__(self, name):
+            return getattr(table(), name)
+
+        def take_row_ids(self, ids):
+            return table().take_row_ids(ids[:1])
+
+    monkeypatch.setattr(cache, "_table", Moved)
+    again, n_embedded = cache.vectors_for(["gamma", "alpha", "beta"], None)
+    assert n_embedded == 0
+    np.testing.assert_array_equal(again, expected[[2, 0, 1]])
+
+
 def _write_vectors(path, texts, vectors, *, shas=None):
     pq.write_table(
         pa.table(
