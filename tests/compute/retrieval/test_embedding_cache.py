@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
@@ -76,6 +77,19 @@ def test_vectors_are_read_whole_when_the_taken_rows_do_not_match(tmp_path, monke
     again, n_embedded = cache.vectors_for(["gamma", "alpha", "beta"], None)
     assert n_embedded == 0
     np.testing.assert_array_equal(again, expected[[2, 0, 1]])
+
+
+def test_a_hash_stored_twice_still_gives_one_vector_per_text(tmp_path):
+    # Two processes adding the same text at once may both store it; each text still gets its vector.
+    provider = CountingProvider()
+    cache = EmbeddingCache(tmp_path, provider.model_id)
+    expected, _ = cache.vectors_for(["alpha", "beta"], provider)
+    table = cache._table()
+    table.add(table.to_arrow().filter(pc.equal(table.to_arrow().column("text_sha256"), text_sha256("alpha"))))
+    assert table.count_rows() == 3
+    again, n_embedded = cache.vectors_for(["beta", "alpha"], None)
+    assert n_embedded == 0 and again.shape == (2, 3)
+    np.testing.assert_array_equal(again, expected[[1, 0]])
 
 
 def _write_vectors(path, texts, vectors, *, shas=None):
