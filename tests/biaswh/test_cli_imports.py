@@ -98,3 +98,22 @@ def test_a_query_loads_duckdb_only(tmp_path):
         check=True,
     )
     assert _loaded([["sql", "select 1 as one"]], home) == ["duckdb"]
+
+
+def test_loading_every_study_family_imports_no_scikit_learn():
+    # Only the WEAT RNSB metric and the recommendation importance job fit scikit-learn models;
+    # they import it when they run, so a dialect or evaluation study does not pay for it.
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from biaswh.plugins import load_plugins; load_plugins();"
+            " print(sorted({m.split('.')[0] for m in sys.modules} & {'sklearn', 'polars', 'scipy'}))",
+        ],
+        cwd=REPOSITORY_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert completed.stdout.strip() == "['polars', 'scipy']", completed.stdout + completed.stderr
