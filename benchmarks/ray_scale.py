@@ -1,9 +1,9 @@
 """The scale benchmark's study run on both compute engines: local, and ``--compute ray`` (local Ray).
 
 For each size N (default 5,000, 20,000 and 100,000 query variants, the last 50 M result rows;
-``BIASWH_RAY_SCALE_SIZES`` picks some, measured into the existing JSON beside the others) a
-fresh warehouse runs the study :mod:`benchmarks.scale` generates (synthetic pairs, five BM25
-settings, depth 100) with ``biaswh run``, once per engine. The Ray run starts its
+``BIASWH_RAY_SCALE_SIZES`` picks some, ``BIASWH_RAY_SCALE_ENGINES`` one engine, measured into
+the existing JSON beside the others) a fresh warehouse runs the study :mod:`benchmarks.scale`
+generates (synthetic pairs, five BM25 settings, depth 100) with ``biaswh run``, once per engine. The Ray run starts its
 own local Ray instance with ``[compute] workers = 2`` (this machine's cores).
 
 Recorded per N and engine (``benchmarks/results/ray_scale.json``): the command's wall time,
@@ -89,8 +89,22 @@ def _sample(root: int, peaks: dict[str, int]) -> None:
         peaks[role] = max(peaks.get(role, 0), rss)
 
 
+def _in_jobs_stage(log: Path) -> bool:
+    """Whether the study's output so far says its compute jobs are running: the sources build
+    has printed its line and the jobs stage has not printed its time yet."""
+    try:
+        printed = log.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return "dbt build (sources)" in printed and "] jobs:" not in printed
+
+
 def _run(command: list[str], env: dict, log: Path) -> tuple[float, dict[str, int]]:
-    """Run ``command``; its wall time and the peak memory of each role in its process tree."""
+    """Run ``command``; its wall time and the peak memory of each role in its process tree.
+
+    ``jobs_driver`` is the driver's peak while the compute jobs run: the driver also runs dbt
+    in-process, whose DuckDB work (up to its memory limit) would otherwise hide what a job holds.
+    """
     peaks: dict[str, int] = {}
     start = time.perf_counter()
     with log.open("w") as out:
@@ -99,7 +113,12 @@ def _run(command: list[str], env: dict, log: Path) -> tuple[float, dict[str, int
 
         def sample() -> None:
             while not done.is_set():
+                before = peaks.get("driver", 0)
+                peaks["driver"] = 0
                 _sample(process.pid, peaks)
+                if _in_jobs_stage(log):
+                    peaks["jobs_driver"] = max(peaks.get("jobs_driver", 0), peaks["driver"])
+                peaks["driver"] = max(before, peaks["driver"])
                 done.wait(0.2)
 
         sampler = threading.Thread(target=sample, daemon=True)
@@ -123,7 +142,8 @@ def measure(n_variants: int, engine: str) -> dict:
         if engine == "ray":
             study.write_text(study.read_text() + f'\n[compute]\nengine = "ray"\nworkers = {WORKERS}\n')
         home = folder / "warehouse"
-        env = {**os.environ, HOME_VARIABLE: str(home), "RAY_DISABLE_USAGE_STATS": "1"}
+        # Unbuffered: the sampler reads the stage lines as they are printed.
+        env = {**os.environ, HOME_VARIABLE: str(home), "RAY_DISABLE_USAGE_STATS": "1", "PYTHONUNBUFFERED": "1"}
         seconds, peaks = _run([sys.executable, "-m", "biaswh.cli", "run", str(study)], env, folder / "run.log")
         with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
             stages = json.loads(con.execute("select stage_seconds from raw.runs where kind = 'study'").fetchone()[0])
@@ -142,6 +162,7 @@ def measure(n_variants: int, engine: str) -> dict:
         "search_seconds": round(search_seconds, 1),
         "queries_per_second_per_worker": round(n_queries * len(BM25_SETTINGS) / search_seconds, 1),
         "peak_driver_rss_gib": gib(peaks.get("driver", 0)),
+        "peak_driver_rss_in_jobs_gib": gib(peaks.get("jobs_driver", 0)),
         "peak_largest_worker_rss_gib": gib(peaks.get("largest_worker", 0)),
         "peak_ray_services_rss_gib": gib(peaks.get("ray", 0)),
         "peak_tree_rss_gib": gib(peaks.get("tree", 0)),
@@ -163,8 +184,9 @@ def main() -> None:
     # A chosen subset replaces its own sizes' figures and keeps the others (each run says when
     # and at which commit it was measured).
     measured = _earlier_runs() if chosen else {}
+    engines = os.environ.get("BIASWH_RAY_SCALE_ENGINES", "local,ray").split(",")
     for n_variants in sizes:
-        for engine in ("local", "ray"):
+        for engine in engines:
             print(f"-- {n_variants:,} query variants, {engine}", flush=True)
             run = {**measure(n_variants, engine), "code_version": code_version()}
             run["measured_on"] = time.strftime("%Y-%m-%d")

@@ -50,6 +50,9 @@ _SPARK_TYPES = {
 }
 
 
+# Where the Spark JVM this process starts writes its console (see _start_jvm_quietly).
+_jvm_log: Path | None = None
+
 # Raw tables whose rows change after their run wrote them: exported whole every time.
 _MUTABLE_TABLES = {"runs"}
 
@@ -142,28 +145,38 @@ def export_raw(connection: duckdb.DuckDBPyConnection, *, run_ids: list[str] | No
 
 
 def _start_jvm_quietly(log_file: Path) -> None:
-    """Start Spark's JVM once per process, its console output going to ``log_file``.
+    """Have Spark's JVM, when dbt-spark starts it, write its console to ``log_file``, not the terminal.
 
     Spark's JVM writes its start-up notes and a WARN line for many statements dbt-spark sends
-    (an existing session reused, Hive metastore notes) to its console, the terminal's; started
-    here, they go to the warehouse's dbt log folder instead, and the terminal shows our lines only.
-    dbt-spark's session mode then finds this JVM and creates its SparkSession on it.
+    (an existing session reused, Hive metastore notes) to its console, the terminal's. pyspark
+    starts the JVM with the session's settings (``server_side_parameters`` in profiles.yml, as
+    ``spark-submit --conf``: some, like ``spark.driver.memory``, count only there); its launcher
+    is wrapped once per process to hand the JVM this warehouse's log file as stdout and stderr,
+    and is otherwise called exactly as pyspark calls it.
     """
+    import sys
     import warnings
 
     # pyspark warns on import that pandas 3 is not fully supported; it uses none of it here.
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
     from pyspark import SparkContext
-    from pyspark.java_gateway import launch_gateway
 
-    if SparkContext._gateway is not None or "PYSPARK_GATEWAY_PORT" in os.environ:
+    global _jvm_log
+    _jvm_log = log_file
+    context = sys.modules[SparkContext.__module__]  # pyspark.core.context (pyspark 4), pyspark.context (3)
+    launch = getattr(context, "launch_gateway", None)
+    if launch is None or getattr(launch, "into_log", False):
         return
-    log_file.parent.mkdir(parents=True, exist_ok=True)
-    with open(log_file, "a", encoding="utf-8") as log:  # the JVM keeps its own handle
-        log.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} Spark JVM started by process {os.getpid()}\n")
-        log.flush()
-        gateway = launch_gateway(popen_kwargs={"stdout": log, "stderr": log})
-    SparkContext._ensure_initialized(gateway=gateway)
+
+    def launch_into_log(conf=None, popen_kwargs=None):
+        _jvm_log.parent.mkdir(parents=True, exist_ok=True)
+        with open(_jvm_log, "a", encoding="utf-8") as log:  # the JVM keeps its own handle
+            log.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} Spark JVM started by process {os.getpid()}\n")
+            log.flush()
+            return launch(conf, popen_kwargs={**(popen_kwargs or {}), "stdout": log, "stderr": log})
+
+    launch_into_log.into_log = True
+    context.launch_gateway = launch_into_log
 
 
 def _invoke(arguments: list[str]):

@@ -96,3 +96,7 @@ def test_sparks_jvm_writes_its_console_to_the_log_not_the_terminal(spark_study):
     log = Path(os.readlink(console / "1"))
     assert log.name == "spark-jvm.log" and Path(os.readlink(console / "2")) == log
     assert "log4j" in log.read_text(encoding="utf-8")  # Spark's start-up note
+    # Started as pyspark starts it: the profile's settings are spark-submit options (where
+    # spark.driver.memory, say, counts).
+    command = (console.parent / "cmdline").read_bytes().split(b"\0")
+    assert b"spark.sql.parser.escapedStringLiterals=true" in command and b"spark.master=local[2]" in command
