@@ -78,6 +78,8 @@ def comparable_page(html: str) -> str:
     numbers: dict[str, str] = {}
     html = _COMMIT.sub("<commit>", html)
     html = _RUN_ID.sub(lambda m: numbers.setdefault(m.group(1), f"<run {len(numbers)}>"), html)
+    # A commit of a checkout with changes is marked "-dirty": two runs of one session may differ so.
+    html = re.sub(r"(<commit>|<run \d+>)-dirty", r"\1", html)
     return _TIMESTAMP.sub("<time>", html)
 
 
