@@ -159,7 +159,10 @@ def _start_jvm_quietly(log_file: Path) -> None:
 
     # pyspark warns on import that pandas 3 is not fully supported; it uses none of it here.
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
-    from pyspark import SparkContext
+    try:
+        from pyspark import SparkContext
+    except ImportError:  # dbt then says what is missing, in its one line
+        return
 
     global _jvm_log
     _jvm_log = log_file
