@@ -109,9 +109,7 @@ class EmbeddingCache:
         0.37 s, and the cache is the machine's, growing with every corpus embedded on it.
         """
         table = self._table()
-        if table is None:
-            return set()
-        return set(table.search().select(["text_sha256"]).limit(None).to_arrow().column("text_sha256").to_pylist())
+        return set() if table is None else set(_hash_column(table).column("text_sha256").to_pylist())
 
     def dimension(self) -> int | None:
         table = self._table()
@@ -230,7 +228,7 @@ class EmbeddingCache:
         value_set = pa.array(sorted(wanted), pa.string())
         table = self._table()
         if table is not None and wanted:
-            listed = table.search().select(["text_sha256"]).with_row_id(True).limit(None).to_arrow()
+            listed = _hash_column(table)
             found = listed.filter(pc.is_in(listed.column("text_sha256"), value_set=value_set))
             rows = table.take_row_ids(found.column("_rowid").to_pylist()).select(["text_sha256", "vector"]).to_arrow()
             if set(rows.column("text_sha256").to_pylist()) == wanted:
@@ -239,3 +237,8 @@ class EmbeddingCache:
         # process compacting it): every row, filtered.
         known = self.known()
         return known.filter(pc.is_in(known.column("text_sha256"), value_set=value_set))
+
+
+def _hash_column(table) -> pa.Table:
+    """The cache table's ``text_sha256`` column with each row's ``_rowid``, read without the vectors."""
+    return table.search().select(["text_sha256"]).with_row_id(True).limit(None).to_arrow()
