@@ -3,8 +3,8 @@
 For each size N (default 5,000, 20,000 and 100,000 query variants, the last 50 M result rows;
 ``BIASWH_RAY_SCALE_SIZES`` picks some, ``BIASWH_RAY_SCALE_ENGINES`` one engine, measured into
 the existing JSON beside the others) a fresh warehouse runs the study :mod:`benchmarks.scale`
-generates (synthetic pairs, five BM25 settings, depth 100) with ``biaswh run``, once per engine. The Ray run starts its
-own local Ray instance with ``[compute] workers = 2`` (this machine's cores).
+generates (synthetic pairs, five BM25 settings, depth 100) with ``biaswh run``, once per engine.
+The Ray run starts its own local Ray instance with ``[compute] workers = 2`` (this machine's cores).
 
 Recorded per N and engine (``benchmarks/results/ray_scale.json``): the command's wall time,
 the jobs stage (``raw.runs.stage_seconds``; on Ray it includes ``ray.init``), the summed
@@ -70,8 +70,8 @@ def _role(pid: int, root: int) -> str:
     return "ray" if "site-packages/ray/" in command else "other"
 
 
-def _sample(root: int, peaks: dict[str, int]) -> None:
-    """Fold one /proc sample of the tree under ``root`` into ``peaks`` (bytes)."""
+def _sample(root: int, peaks: dict[str, int]) -> dict[str, int]:
+    """Fold one /proc sample of the tree under ``root`` into ``peaks`` (bytes); return the sample."""
     by_role = {"driver": 0, "ray": 0, "tree": 0}
     for pid in _process_tree(root):
         try:
@@ -87,6 +87,7 @@ def _sample(root: int, peaks: dict[str, int]) -> None:
             by_role[role] += rss
     for role, rss in by_role.items():
         peaks[role] = max(peaks.get(role, 0), rss)
+    return by_role
 
 
 def _in_jobs_stage(log: Path) -> bool:
@@ -113,12 +114,9 @@ def _run(command: list[str], env: dict, log: Path) -> tuple[float, dict[str, int
 
         def sample() -> None:
             while not done.is_set():
-                before = peaks.get("driver", 0)
-                peaks["driver"] = 0
-                _sample(process.pid, peaks)
+                driver = _sample(process.pid, peaks)["driver"]
                 if _in_jobs_stage(log):
-                    peaks["jobs_driver"] = max(peaks.get("jobs_driver", 0), peaks["driver"])
-                peaks["driver"] = max(before, peaks["driver"])
+                    peaks["jobs_driver"] = max(peaks.get("jobs_driver", 0), driver)
                 done.wait(0.2)
 
         sampler = threading.Thread(target=sample, daemon=True)
