@@ -183,7 +183,9 @@ def ray_local():
         pytest.skip("the Ray extra is not installed (make ray)")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("RAY_DISABLE_USAGE_STATS", "1")
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        from compute.common.engine import ComputeSettings, ensure_ray
+
+        ensure_ray(ComputeSettings("ray", workers=2))  # as a study started here starts it
         try:
             yield ray
         finally:

@@ -9,9 +9,12 @@ study asks for it, and started (or connected to) once per process.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Literal
 
@@ -92,15 +95,36 @@ def ensure_ray(settings: ComputeSettings):
             "[compute] engine = \"ray\" needs the Ray extra: pip install -e '.[ray]' (or make ray)"
         ) from None
     if not ray.is_initialized():
-        # No usage reports and no dashboard: the warehouse runs offline and serves nothing.
+        started = time.perf_counter()
+        # No usage reports and no dashboard: the warehouse runs offline and serves nothing. Ray's
+        # own INFO lines stay off the terminal (warnings still show); one line of ours says what started.
         os.environ.setdefault("RAY_DISABLE_USAGE_STATS", "1")
+        quiet = {"logging_level": logging.WARNING}
         if settings.address is None:
-            ray.init(num_cpus=settings.workers, include_dashboard=False, log_to_driver=False)
+            with _without_token_notice():
+                ray.init(num_cpus=settings.workers, include_dashboard=False, log_to_driver=False, **quiet)
+            where = f"a local Ray instance ({int(ray.cluster_resources().get('CPU', 0))} CPUs) started"
         elif settings.address.startswith("ray://"):
-            ray.init(address=settings.address)  # a Ray client takes the cluster's own settings
+            ray.init(address=settings.address, **quiet)  # a Ray client takes the cluster's own settings
+            where = f"connected to the Ray cluster at {settings.address}"
         else:
-            ray.init(address=settings.address, log_to_driver=False)
+            ray.init(address=settings.address, log_to_driver=False, **quiet)
+            where = f"connected to the Ray cluster at {settings.address}"
+        print(f"  {where} in {time.perf_counter() - started:.1f} s", flush=True)
     return ray
+
+
+@contextmanager
+def _without_token_notice():
+    """Ray's notice that a new local instance uses token authentication (its secure default,
+    kept) off the terminal while Ray starts; every other warning of Ray's still shows."""
+    notices = logging.getLogger("ray._private.authentication.authentication_token_setup")
+    hide = lambda record: not record.getMessage().startswith("Token authentication is enabled")  # noqa: E731
+    notices.addFilter(hide)
+    try:
+        yield
+    finally:
+        notices.removeFilter(hide)
 
 
 def ray_workers(ray, settings: ComputeSettings) -> int:

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from compute.common.engine import ComputeSettings, ensure_ray, in_order, ray_workers
+from compute.common.ray_shelf import fetch, shelve
 from compute.retrieval.chunks import ChunkResult, PrefetchedVectors, retrieve_chunk
 from compute.retrieval.config import RetrievalConfig
 from compute.retrieval.runner import Corpus, Query, build_bm25_indexes
@@ -25,8 +26,9 @@ from compute.retrieval.writer import parquet_bytes
 class RetrievalWorker:
     """One Ray actor: the corpora and BM25 indexes, deserialised once, and chunks retrieved against them."""
 
-    def __init__(self, corpora: dict, bm25_indexes: dict, config: RetrievalConfig, lancedb_dir: str) -> None:
-        self.corpora, self.bm25_indexes, self.config = corpora, bm25_indexes, config
+    def __init__(self, shelf: str, config: RetrievalConfig, lancedb_dir: str) -> None:
+        self.corpora, self.bm25_indexes = fetch(shelf)  # by the shelf's name: see compute.common.ray_shelf
+        self.config = config
         self.lancedb_dir = Path(lancedb_dir)
 
     def retrieve(
@@ -60,17 +62,19 @@ class RayRetrieval:
         self.corpora, self.config, self.lancedb_dir = corpora, config, str(lancedb_dir)
         self._index_keys: frozenset = frozenset()
         self._actors: list = []
-        self._refs: tuple = ()
+        self._refs: list = []
+        self._shelf = None
 
     def _pool(self, splits: set[str], bm25_indexes: dict) -> list:
         """The actors, (re)started when a query set needs BM25 indexes they do not hold."""
         build_bm25_indexes(self.corpora, splits, self.config, bm25_indexes)
         if not self._actors or frozenset(bm25_indexes) != self._index_keys:
             self.close()
-            # Held here too: a restarted actor takes them from the object store again.
-            self._refs = (self.ray.put(self.corpora), self.ray.put(bm25_indexes))
+            # Held here and on the shelf for the pool's life: a restarted actor fetches them again.
+            self._refs = [self.ray.put(self.corpora), self.ray.put(bm25_indexes)]
+            name, self._shelf = shelve(self.ray, self._refs)
             actor = self.ray.remote(num_cpus=1, max_restarts=2, max_task_retries=2)(RetrievalWorker)
-            self._actors = [actor.remote(*self._refs, self.config, self.lancedb_dir) for _ in range(self.n_workers)]
+            self._actors = [actor.remote(name, self.config, self.lancedb_dir) for _ in range(self.n_workers)]
             self._index_keys = frozenset(bm25_indexes)
         return self._actors
 
@@ -95,6 +99,6 @@ class RayRetrieval:
 
     def close(self) -> None:
         """End the actors (their object-store copies go with them)."""
-        for actor in self._actors:
+        for actor in [*self._actors, *([self._shelf] if self._shelf else [])]:
             self.ray.kill(actor)
-        self._actors, self._refs = [], ()
+        self._actors, self._refs, self._shelf = [], [], None

@@ -6,9 +6,9 @@ term counts once. A chunk of queries goes to every shard of one group of actors;
 merges their top lists to the exact unsharded ranking, fuses the hybrids and turns the hits
 into rows, as :func:`compute.retrieval.chunks.retrieve_chunk` does. Workers beyond one per
 shard form further groups that take further chunks; each actor has at most one chunk in
-flight, so the driver holds at most one chunk's hits per group. An actor that dies is restarted
-from the same arguments (shard and statistics in the object store), rebuilds its indexes and
-retries its chunk. Imported only when a study asks for Ray.
+flight, so the driver holds at most one chunk's hits per group. An actor that dies is restarted,
+fetches its shard and statistics again (:mod:`compute.common.ray_shelf`), rebuilds its indexes
+and retries its chunk. Imported only when a study asks for Ray.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from compute.common.engine import ComputeSettings, ensure_ray, in_order, ray_workers
+from compute.common.ray_shelf import fetch, shelve
 from compute.retrieval.bm25 import BM25Index, BM25Parameters
 from compute.retrieval.chunks import ChunkResult, PrefetchedVectors, chunk_result
 from compute.retrieval.config import RetrievalConfig
@@ -38,7 +39,8 @@ from warehouse.errors import UserError
 class ShardWorker:
     """One Ray actor: one shard of each split, its BM25 indexes (whole-corpus statistics), chunks retrieved."""
 
-    def __init__(self, corpora: dict[str, Corpus], statistics: dict, config: RetrievalConfig, lancedb_dir: str) -> None:
+    def __init__(self, shelf: str, config: RetrievalConfig, lancedb_dir: str) -> None:
+        corpora, statistics = fetch(shelf)  # by the shelf's name: see compute.common.ray_shelf
         self.corpora, self.config, self.lancedb_dir = corpora, base_config(config), Path(lancedb_dir)
         tokenizer = tokenizer_of(config)
         self.bm25_indexes = {
@@ -87,6 +89,7 @@ class RayShardedRetrieval:
         self.config, self.lancedb_dir = config, str(lancedb_dir)
         self._groups: list[list] = []
         self._refs: list = []
+        self._shelves: list[tuple[str, object]] = []
 
     def _pool(self) -> list[list]:
         """The actor groups, started on first use after the shards' term counts were added up."""
@@ -95,14 +98,12 @@ class RayShardedRetrieval:
             count = self.ray.remote(num_cpus=1)(term_counts)
             counts = self.ray.get([count.remote(ref, self.config) for ref in shard_refs])
             statistics_refs = [self.ray.put(part) for part in corpus_statistics(counts, self.config)]
-            # Held here too: a restarted actor takes them from the object store again.
+            # Held here and on a shelf per shard for the pool's life: a restarted actor fetches them again.
             self._refs = [*shard_refs, *statistics_refs]
+            self._shelves = [shelve(self.ray, list(pair)) for pair in zip(shard_refs, statistics_refs)]
             actor = self.ray.remote(num_cpus=1, max_restarts=2, max_task_retries=2)(ShardWorker)
             self._groups = [
-                [
-                    actor.remote(shard, statistics, self.config, self.lancedb_dir)
-                    for shard, statistics in zip(shard_refs, statistics_refs)
-                ]
+                [actor.remote(name, self.config, self.lancedb_dir) for name, _ in self._shelves]
                 for _ in range(self.n_groups)
             ]
         return self._groups
@@ -150,7 +151,6 @@ class RayShardedRetrieval:
 
     def close(self) -> None:
         """End the actors (their object-store copies go with them)."""
-        for group in self._groups:
-            for actor in group:
-                self.ray.kill(actor)
-        self._groups, self._refs = [], []
+        for actor in [*(a for group in self._groups for a in group), *(shelf for _, shelf in self._shelves)]:
+            self.ray.kill(actor)
+        self._groups, self._refs, self._shelves = [], [], []

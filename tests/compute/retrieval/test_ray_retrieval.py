@@ -83,3 +83,41 @@ def test_a_worker_that_stays_dead_fails_the_job(pool):
         ray_pool.ray.kill(actor, no_restart=True)
     with pytest.raises(ray_pool.ray.exceptions.RayActorError):
         list(results)
+
+
+QUIET_RUN = """
+import sys
+from compute.common.engine import ComputeSettings
+from compute.retrieval.config import config_from_settings
+from compute.retrieval.ray_retrieval import RayRetrieval
+from tests.compute.retrieval.test_ray_retrieval import _corpus_and_chunks
+
+corpora, chunks = _corpus_and_chunks(2)
+config = config_from_settings({"retrievers": ["bm25"], "depth": 3})
+pool = RayRetrieval(ComputeSettings("ray", workers=1), corpora, config, lancedb_dir=sys.argv[1])
+results = pool.map(chunks, run_id="r", query_set="s", bm25_indexes={}, vectors=None)
+print("result rows", sum(r.n_results for r in results))
+pool.close()
+"""
+
+
+def test_a_ray_job_started_here_prints_one_line_of_its_own_and_nothing_of_rays(tmp_path):
+    """Ray's start-up notes (token mode, 'Started a local Ray instance', the restartable actors'
+    object-store arguments) stay off the terminal; the job says what it started."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    from warehouse.settings import REPOSITORY_ROOT
+
+    env = {**os.environ, "PYTHONPATH": str(REPOSITORY_ROOT)}
+    env.pop("RAY_AUTH_MODE", None)
+    done = subprocess.run(
+        [sys.executable, "-c", QUIET_RUN, str(tmp_path)], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    lines = done.stdout.splitlines()
+    assert len(lines) == 2 and re.fullmatch(r"  a local Ray instance \(1 CPUs\) started in \d+\.\d s", lines[0]), lines
+    assert lines[1] == "result rows 24"
