@@ -70,9 +70,23 @@ def _role(pid: int, root: int) -> str:
     return "ray" if "site-packages/ray/" in command else "other"
 
 
+def _shared_pages(pid: int) -> int:
+    """Bytes of shared memory ``pid`` has touched (``RssShmem``): on Ray, pages of the node's object
+    store (a /dev/shm file the raylet owns, counted once per node), mapped when objects are read."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as status:
+            for line in status:
+                if line.startswith(b"RssShmem:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
 def _sample(root: int, peaks: dict[str, int]) -> dict[str, int]:
-    """Fold one /proc sample of the tree under ``root`` into ``peaks`` (bytes); return the sample."""
-    by_role = {"driver": 0, "ray": 0, "tree": 0}
+    """Fold one /proc sample of the tree under ``root`` into ``peaks`` (bytes); return the sample
+    (``driver_shared``: the driver's object-store pages, part of ``driver``)."""
+    by_role = {"driver": 0, "driver_shared": _shared_pages(root), "ray": 0, "tree": 0}
     for pid in _process_tree(root):
         try:
             with open(f"/proc/{pid}/statm", "rb") as statm:
@@ -105,6 +119,9 @@ def _run(command: list[str], env: dict, log: Path) -> tuple[float, dict[str, int
 
     ``jobs_driver`` is the driver's peak while the compute jobs run: the driver also runs dbt
     in-process, whose DuckDB work (up to its memory limit) would otherwise hide what a job holds.
+    ``jobs_driver_own`` leaves out the pages of Ray's object store the driver mapped reading
+    results (``jobs_driver_shared``): that memory is the node's store, bounded by its
+    ``object_store_memory`` and shared by every process on the node, not the driver's.
     """
     peaks: dict[str, int] = {}
     start = time.perf_counter()
@@ -114,9 +131,12 @@ def _run(command: list[str], env: dict, log: Path) -> tuple[float, dict[str, int
 
         def sample() -> None:
             while not done.is_set():
-                driver = _sample(process.pid, peaks)["driver"]
+                sampled = _sample(process.pid, peaks)
                 if _in_jobs_stage(log):
-                    peaks["jobs_driver"] = max(peaks.get("jobs_driver", 0), driver)
+                    own = sampled["driver"] - sampled["driver_shared"]
+                    peaks["jobs_driver"] = max(peaks.get("jobs_driver", 0), sampled["driver"])
+                    peaks["jobs_driver_own"] = max(peaks.get("jobs_driver_own", 0), own)
+                    peaks["jobs_driver_shared"] = max(peaks.get("jobs_driver_shared", 0), sampled["driver_shared"])
                 done.wait(0.2)
 
         sampler = threading.Thread(target=sample, daemon=True)
@@ -161,6 +181,8 @@ def measure(n_variants: int, engine: str) -> dict:
         "queries_per_second_per_worker": round(n_queries * len(BM25_SETTINGS) / search_seconds, 1),
         "peak_driver_rss_gib": gib(peaks.get("driver", 0)),
         "peak_driver_rss_in_jobs_gib": gib(peaks.get("jobs_driver", 0)),
+        "peak_driver_own_rss_in_jobs_gib": gib(peaks.get("jobs_driver_own", 0)),
+        "peak_driver_object_store_pages_in_jobs_gib": gib(peaks.get("jobs_driver_shared", 0)),
         "peak_largest_worker_rss_gib": gib(peaks.get("largest_worker", 0)),
         "peak_ray_services_rss_gib": gib(peaks.get("ray", 0)),
         "peak_tree_rss_gib": gib(peaks.get("tree", 0)),

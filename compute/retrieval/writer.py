@@ -15,7 +15,7 @@ from compute.retrieval.config import RetrievalConfig
 from compute.retrieval.hybrid import UnionHits
 from compute.retrieval.runner import Query, RetrieverOutput
 from ingest.common.embedding_cache import text_sha256
-from warehouse.transactions import registered
+from warehouse.transactions import registered, streaming_memory
 
 RESULT_COLUMNS = ("run_id", "query_set", "retriever", "query_id", "variant", "corpus_split", "rank", "doc_id", "score")
 
@@ -53,7 +53,10 @@ class ResultSpool:
         if self.n_files:
             files = [str(self.folder / f"{n:06d}.parquet") for n in range(self.n_files)]
             columns = ", ".join(RESULT_COLUMNS)
-            con.execute(f"insert into raw.retrieval_results ({columns}) select {columns} from read_parquet(?)", [files])
+            with streaming_memory(con):  # an append: DuckDB's cache of the written blocks capped
+                con.execute(
+                    f"insert into raw.retrieval_results ({columns}) select {columns} from read_parquet(?)", [files]
+                )
             for file in files:
                 Path(file).unlink()
         self.n_files = 0

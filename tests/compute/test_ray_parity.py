@@ -167,6 +167,7 @@ def test_chunks_fanned_out_over_workers_write_the_local_rows(both_runs, parity_c
     from tests.compute.retrieval.test_retrieval_job import _pin_like_the_study, _study
 
     monkeypatch.setattr(job, "QUERY_CHUNK", 3)
+    monkeypatch.setattr(job, "RAY_QUERY_CHUNK", 3)
     study = dataclasses.replace(_study(retrievers=["bm25", "bm25@k1=0.9,b=0.4"], hybrid={}), limit=None)
     for run_id, engine in (("chunks-local", "local"), ("chunks-ray", "ray")):
         _pin_like_the_study(parity_con, run_id)
