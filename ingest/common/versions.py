@@ -41,6 +41,19 @@ def _latest(con, dataset: str, source_name: str):
     ).fetchone()
 
 
+# Where a file lies is recorded with the run, never compared: the same content loaded from a
+# moved warehouse, another clone or another user's folder is the same version. What each of
+# these files holds is in the identity otherwise (its sha256, or the rows it produced).
+LOCATION_KEYS = frozenset({"source_path", "features_path", "trials_file", "simulation_spec", "prompt_styles_path"})
+
+
+def _without_locations(value):
+    """``value`` with every :data:`LOCATION_KEYS` entry left out, at any depth."""
+    if isinstance(value, dict):
+        return {k: _without_locations(v) for k, v in value.items() if k not in LOCATION_KEYS}
+    return value
+
+
 def _with_identity(parameters: dict, dataset: str, source_name: str, source_path) -> dict:
     return {**parameters, "dataset": dataset, "source_name": source_name, "source_path": str(source_path)}
 
@@ -62,10 +75,8 @@ def unchanged_result(
     if latest is None:
         return None
     version, sha, run_id, n_rows, latest_parameters = latest
-    wanted = {
-        k: v for k, v in _with_identity(parameters, dataset, source_name, source_path).items() if k != "source_path"
-    }
-    stored = {k: v for k, v in json.loads(latest_parameters).items() if k != "source_path"}
+    wanted = _without_locations(_with_identity(parameters, dataset, source_name, source_path))
+    stored = _without_locations(json.loads(latest_parameters))
     if sha != source_sha256 or stored != wanted:
         return None
     return IngestResult(

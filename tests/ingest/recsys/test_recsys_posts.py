@@ -141,3 +141,20 @@ def test_the_published_schema_example_loads(con):
         ).fetchone()[0]
         == 20
     )
+
+
+def test_the_same_files_in_another_folder_are_the_same_version(con, tmp_path):
+    """A moved warehouse (its generated files elsewhere) or another clone loads no new version;
+    a changed generator setting still does."""
+
+    def load(folder: str, seed: int):
+        posts, features = write_simulated_files(tmp_path / folder, name="moved", seed=3, **SMALL)
+        provenance = {"simulation_spec": str(tmp_path / folder / "spec.toml"), "simulation_seed": seed}
+        return load_recsys_posts(con, posts, features_path=features, name="moved", provenance=provenance)
+
+    first = load("before-the-move", 3)
+    before = raw_fingerprint(con)
+    moved = load("after-the-move", 3)
+    assert (first.status, moved.status, moved.version, moved.run_id) == ("loaded", "unchanged", 1, first.run_id)
+    assert raw_fingerprint(con) == before
+    assert load("after-the-move", 4).version == 2
