@@ -63,6 +63,22 @@ class PrefetchedVectors:
         return restricted
 
 
+def prefetched_vectors(
+    queries: list[Query], corpora: dict, config: RetrievalConfig, provider, cache
+) -> PrefetchedVectors | None:
+    """For Ray workers: every vector the query set's dense search reads, embedded and cached here first."""
+    if "dense" not in config.needs:
+        return None
+    splits = sorted({q.corpus_split for q in queries})
+    for split in splits:
+        # Embedded in the calls the local engine makes, in its order: a text's vector depends on
+        # the forward batch it shared, so a fresh cache gets the local engine's vectors.
+        cache.vectors_for(corpora[split].texts, provider)
+        cache.vectors_for([q.text for q in queries if q.corpus_split == split and q.text.strip()], provider)
+    texts = [t for split in splits for t in corpora[split].texts]
+    return PrefetchedVectors(cache, provider, texts + [q.text for q in queries if q.text.strip()])
+
+
 def retrieve_chunk(
     queries: list[Query],
     corpora: dict[str, Corpus],

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from compute.common.engine import ComputeSettings, compute_settings
-from compute.retrieval.chunks import ChunkResult, PrefetchedVectors, retrieve_chunk
+from compute.retrieval.chunks import ChunkResult, prefetched_vectors, retrieve_chunk
 from compute.retrieval.config import RetrievalConfig, config_from_settings
 from compute.retrieval.config_section import RETRIEVAL
 from compute.retrieval.embeddings import LocalProvider, provider_from_settings
@@ -121,7 +121,7 @@ def _retrieve_in_chunks(
                 for chunk in chunks
             )
         else:
-            vectors = _prefetched_vectors(queries, corpora, config, provider, cache)
+            vectors = prefetched_vectors(queries, corpora, config, provider, cache)
             results = ray_pool.map(
                 chunks, run_id=run_id, query_set=query_set, bm25_indexes=bm25_indexes, vectors=vectors
             )
@@ -135,20 +135,6 @@ def _retrieve_in_chunks(
             _add_up(result, totals, answered)
         spool.insert(con)
     return written, list(totals.values()), answered
-
-
-def _prefetched_vectors(queries: list[Query], corpora: dict, config: RetrievalConfig, provider, cache):
-    """For Ray workers: every vector the query set's dense search reads, embedded and cached here first."""
-    if "dense" not in config.needs:
-        return None
-    splits = sorted({q.corpus_split for q in queries})
-    for split in splits:
-        # Embedded in the calls the local engine makes, in its order: a text's vector depends on
-        # the forward batch it shared, so a fresh cache gets the local engine's vectors.
-        cache.vectors_for(corpora[split].texts, provider)
-        cache.vectors_for([q.text for q in queries if q.corpus_split == split and q.text.strip()], provider)
-    texts = [t for split in splits for t in corpora[split].texts]
-    return PrefetchedVectors(cache, provider, texts + [q.text for q in queries if q.text.strip()])
 
 
 def _add_up(result: ChunkResult, totals: dict, answered: dict) -> None:
