@@ -100,16 +100,15 @@ def ensure_ray(settings: ComputeSettings):
         # own INFO lines stay off the terminal (warnings still show); one line of ours says what started.
         os.environ.setdefault("RAY_DISABLE_USAGE_STATS", "1")
         quiet = {"logging_level": logging.WARNING}
+        where = f"connected to the Ray cluster at {settings.address}"
         if settings.address is None:
             with _without_token_notice():
                 ray.init(num_cpus=settings.workers, include_dashboard=False, log_to_driver=False, **quiet)
             where = f"a local Ray instance ({int(ray.cluster_resources().get('CPU', 0))} CPUs) started"
         elif settings.address.startswith("ray://"):
             ray.init(address=settings.address, **quiet)  # a Ray client takes the cluster's own settings
-            where = f"connected to the Ray cluster at {settings.address}"
         else:
             ray.init(address=settings.address, log_to_driver=False, **quiet)
-            where = f"connected to the Ray cluster at {settings.address}"
         print(f"  {where} in {time.perf_counter() - started:.1f} s", flush=True)
     return ray
 
