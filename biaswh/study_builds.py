@@ -9,6 +9,7 @@ from __future__ import annotations
 from biaswh.withdrawal import built_run_ids
 from warehouse.build_state import is_up_to_date, mark_built
 from warehouse.connection import open_warehouse
+from warehouse.view_state import record_views, selection_nodes, unchanged_views, view_fingerprint
 
 # The dbt profile targets a study can build on (dbt_project/profiles.yml).
 LOCAL_TARGET = "local"
@@ -39,7 +40,20 @@ def selected_build(
     if selection:
         # Cautious: a test runs only when every model it reads was selected (and so exists).
         args += ["--select", selection, "--indirect-selection", "cautious"]
-    lines = []
+    lines, views, kept = [], [], []
+    if selection and target == LOCAL_TARGET:
+        nodes = selection_nodes(args[len(STUDY_BUILD_ARGS) :])
+        views = [node for node in nodes if node.is_view]
+        with open_warehouse() as con:
+            kept = unchanged_views(con, nodes, view_fingerprint(STUDY_BUILD_ARGS))
+        if kept:
+            # Every other node by name, tests of the kept views included.
+            built = [node.name for node in nodes if node not in kept]
+            args = [*STUDY_BUILD_ARGS, "--select", *built, "--indirect-selection", "empty"]
+            if not built:
+                with open_warehouse() as con:
+                    mark_built(con, key)
+                return f"dbt build ({label}): {len(kept)} unchanged views kept, nothing else selected"
     if target == SPARK_TARGET:
         from warehouse.spark_marts import build_on_spark_into_duckdb
 
@@ -54,4 +68,6 @@ def selected_build(
     )
     with open_warehouse() as con:
         mark_built(con, key)
-    return "; ".join([*lines, summary.line])
+        record_views(con, views, view_fingerprint(STUDY_BUILD_ARGS))
+    kept_line = f", {len(kept)} unchanged views kept" if kept else ""
+    return "; ".join([*lines, summary.line + kept_line])

@@ -39,6 +39,15 @@ def embedding_cache(tmp_path_factory) -> Path:
         yield folder
 
 
+@pytest.fixture(scope="session", autouse=True)
+def bm25_cache(tmp_path_factory) -> Path:
+    """The machine's BM25 index cache, for this session: a folder of its own (never ~/.cache)."""
+    folder = tmp_path_factory.mktemp("bm25-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("BIASWH_BM25_CACHE", str(folder))
+        yield folder
+
+
 @pytest.fixture
 def warehouse_home(tmp_path, monkeypatch) -> Path:
     """A fresh, empty warehouse folder for one test."""

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from compute.retrieval.bm25 import BM25Index, BM25Parameters
+from compute.retrieval.bm25_cache import cached_bm25_index
 from compute.retrieval.config import SEED_COMPATIBLE_BM25, RetrievalConfig
 from compute.retrieval.dense import DenseIndex
 from compute.retrieval.embeddings import EmbeddingProvider
@@ -74,7 +75,7 @@ def _bm25_index(split: str, corpus: Corpus, config: RetrievalConfig, parameters:
     """The BM25 index of ``split`` with ``parameters``, built into ``indexes`` unless it is there."""
     key = bm25_index_key(split, parameters)
     if key not in indexes:
-        indexes[key] = BM25Index(
+        indexes[key] = cached_bm25_index(
             corpus.texts,
             doc_ids=corpus.doc_ids,
             parameters=BM25Parameters(**parameters),

@@ -110,3 +110,12 @@ create table if not exists raw.dbt_build_state (
     fingerprint varchar not null,
     built_at timestamp not null
 );
+
+-- The views a study build left as they were (warehouse/view_state.py): each view's last
+-- successful build, from which project state, and its definition as DuckDB held it then.
+create table if not exists raw.dbt_view_state (
+    unique_id varchar primary key,
+    fingerprint varchar not null,
+    definition_sha256 varchar not null,
+    built_at timestamp not null
+);
