@@ -36,8 +36,9 @@ def _same_hits(left, right) -> bool:
     )
 
 
-def _cached(documents, doc_ids, tokenizer=RegexTokenizer(), parameters=BM25Parameters()):
-    return cached_bm25_index(documents, doc_ids=doc_ids, tokenizer=tokenizer, parameters=parameters)
+def _cached(documents, doc_ids, tokenizer=None):
+    tokenizer = tokenizer or RegexTokenizer()
+    return cached_bm25_index(documents, doc_ids=doc_ids, tokenizer=tokenizer, parameters=BM25Parameters())
 
 
 @pytest.mark.parametrize(("documents", "positive"), [(DOCUMENTS, True), (COMMON_TERMS, False)])
