@@ -81,12 +81,12 @@ def _parsed_file_and_key(digest: str, parse_args: Sequence[str]) -> tuple[Path, 
     slot = hashlib.sha256("\0".join([str(DBT_PROJECT_DIR), *parse_args]).encode()).hexdigest()[:16]
     profile = (DBT_PROJECT_DIR / "profiles.yml").read_bytes()
     key = hashlib.sha256(
-        "\0".join([digest, *_dbt_versions(), sys.version, *parse_args]).encode() + b"\0" + profile
+        "\0".join([digest, *dbt_versions(), sys.version, *parse_args]).encode() + b"\0" + profile
     ).hexdigest()
     return parse_cache_dir() / f"manifest-{slot}.pickle", key
 
 
-def _dbt_versions() -> list[str]:
+def dbt_versions() -> list[str]:
     """dbt's and its adapters' versions (their macros are part of the parsed project)."""
     found = []
     for package in ("dbt-core", "dbt-adapters", "dbt-duckdb", "dbt-spark"):

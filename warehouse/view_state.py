@@ -12,14 +12,16 @@ no rows, and DuckDB binds it when it is read. So a study build leaves out a view
 
 Its data tests still run (they read the view, over the tables this build wrote): the build
 names its nodes explicitly (``--indirect-selection empty``), from the node list dbt's own
-selector gives for the study's selection (``dbt ls``, kept per project state in
-``$BIASWH_HOME/dbt/target/selections/``). Incremental and table models always build.
+selector gives for the study's selection (``dbt ls``; the listing depends on the project only,
+so it is kept beside the machine's parse state, ``~/.cache/biaswh/dbt/selections/``).
+Incremental and table models always build.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Sequence
@@ -27,17 +29,23 @@ from typing import Sequence
 import duckdb
 
 from warehouse.build_state import project_digest
-from warehouse.dbt_invoke import dbt_folder, invoke_dbt
-from warehouse.settings import REPOSITORY_ROOT
+from warehouse.dbt_invoke import invoke_dbt
+from warehouse.dbt_parse_cache import dbt_versions, parse_cache_dir
+from warehouse.settings import DBT_PROJECT_DIR, REPOSITORY_ROOT
 
 # Characters a dbt node selector reads as a pattern or a path: a node named with one of these
 # cannot be selected by its bare name, and such a build keeps nothing.
 _PATTERN_CHARACTERS = set("*?[]./:+@,")
+# What `dbt build` runs of a selection (sources, exposures and the like are only read;
+# unit tests are left out of study builds).
+_BUILT_TYPES = ("model", "seed", "snapshot", "test")
+# Part of a kept listing's name: a listing written by code that listed otherwise is not read.
+_LISTING_VERSION = "2"
 
 
 @dataclass(frozen=True)
 class SelectedNode:
-    """A model or data test a selection resolves to."""
+    """A node (model, seed, snapshot or data test) a selection resolves to."""
 
     unique_id: str
     name: str
@@ -62,11 +70,12 @@ def view_fingerprint(args: Sequence[str]) -> str:
 
 
 def selection_nodes(selection_args: Sequence[str]) -> list[SelectedNode]:
-    """The models and data tests dbt selects for ``selection_args`` (``--select ...`` and the
+    """The nodes dbt builds for ``selection_args`` (``--select ...`` and the
     indirect-selection options), from dbt's own selector; kept per project state. Empty when
     dbt cannot list them (the build that follows then builds everything and says why)."""
-    key = hashlib.sha256((project_digest() + "\0" + "\0".join(selection_args)).encode()).hexdigest()[:24]
-    cache = dbt_folder() / "target" / "selections" / f"{key}.json"
+    profile = (DBT_PROJECT_DIR / "profiles.yml").read_text(encoding="utf-8")
+    listed = "\0".join([_LISTING_VERSION, project_digest(), profile, *dbt_versions(), *selection_args])
+    cache = parse_cache_dir() / "selections" / f"{hashlib.sha256(listed.encode()).hexdigest()[:32]}.json"
     try:
         rows = json.loads(cache.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -74,18 +83,17 @@ def selection_nodes(selection_args: Sequence[str]) -> list[SelectedNode]:
         if rows is None:
             return []
         cache.parent.mkdir(parents=True, exist_ok=True)
-        partial = cache.with_suffix(".partial")
+        partial = cache.with_suffix(f".{os.getpid()}.partial")
         partial.write_text(json.dumps(rows), encoding="utf-8")
         partial.replace(cache)
     return [SelectedNode(**row) for row in rows]
 
 
 def _listed(selection_args: Sequence[str]) -> list[dict] | None:
-    """``dbt ls`` of ``selection_args``'s models and tests, as :class:`SelectedNode` fields."""
+    """``dbt ls`` of ``selection_args``: the nodes a build runs (models, seeds, snapshots, data
+    tests), as :class:`SelectedNode` fields."""
     keys = "unique_id name resource_type schema alias config"
-    outcome = invoke_dbt(
-        ["ls", *selection_args, "--resource-type", "model", "test", "--output", "json", "--output-keys", keys]
-    )
+    outcome = invoke_dbt(["ls", *selection_args, "--output", "json", "--output-keys", keys])
     if not outcome.success:
         return None
     rows = [json.loads(line) for line in outcome.result]
@@ -93,6 +101,7 @@ def _listed(selection_args: Sequence[str]) -> list[dict] | None:
     return [
         {**{f: row.get(f) for f in fields}, "materialized": (row.get("config") or {}).get("materialized")}
         for row in rows
+        if row.get("resource_type") in _BUILT_TYPES
     ]
 
 

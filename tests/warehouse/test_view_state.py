@@ -87,3 +87,14 @@ def test_nothing_is_kept_from_another_project_state(demo_warehouse, monkeypatch)
         kept = unchanged_views(con, nodes, view_fingerprint(STUDY_BUILD_ARGS))
         assert {node.unique_id for node in kept} == {node.unique_id for node in nodes if node.is_view}
         assert unchanged_views(con, nodes, view_fingerprint([*STUDY_BUILD_ARGS, "--vars", "{x: 1}"])) == []
+
+
+def test_a_selection_lists_the_seeds_its_data_tests_read(demo_warehouse, monkeypatch):
+    # Named one by one, a build of a kept view's selection must still load the seeds it tests.
+    monkeypatch.setenv(HOME_VARIABLE, str(demo_warehouse.home))
+    selection = build_selections(load_study(DEMO_STUDY.parent / "demo_evaluation.toml"))["results"]
+    nodes = selection_nodes(["--select", selection, "--indirect-selection", "cautious"])
+    seeds = {node.name for node in nodes if node.resource_type == "seed"}
+    tested = {node.unique_id.split(".")[2] for node in nodes if node.resource_type == "test"}
+    assert "retrieval_alert_thresholds" in seeds
+    assert any("retrieval_alert_thresholds" in name for name in tested)
