@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from statsmodels.stats.multitest import multipletests
 
 from compute.weat.ect import embedding_coherence
 from compute.weat.mac import mean_average_cosine
@@ -23,6 +22,7 @@ from compute.weat.ripa import RipaVariant, relational_inner_product
 from compute.weat.rnd import relative_norm_distance
 from compute.weat.rnsb import relative_negative_sentiment
 from compute.weat.sensitivity import word_set_sensitivity
+from stats.multiple_comparisons import adjust_p_values
 from warehouse.seeds import derive_seed
 
 ATTRIBUTE_ROLES = ("attribute_a", "attribute_b")
@@ -187,7 +187,8 @@ def run_metrics(
 
 
 def holm_adjust(outcomes: list[MetricOutcome], family: Callable[[MetricOutcome], tuple]) -> list[MetricOutcome]:
-    """Holm-adjusted p (statsmodels ``multipletests``) within each family of outcomes that have a p."""
+    """Holm-adjusted p within each family of outcomes that have a p (statsmodels' ``multipletests``
+    numbers, without its ``gc.collect()`` per call: :func:`stats.multiple_comparisons.holm`)."""
     families: dict[tuple, list[int]] = {}
     for index, outcome in enumerate(outcomes):
         if outcome.result is not None and outcome.result.p_value is not None:
@@ -195,6 +196,6 @@ def holm_adjust(outcomes: list[MetricOutcome], family: Callable[[MetricOutcome],
     adjusted = list(outcomes)
     for members in families.values():
         p_values = [outcomes[i].result.p_value for i in members]
-        for index, p_holm in zip(members, multipletests(p_values, method="holm")[1]):
+        for index, p_holm in zip(members, adjust_p_values(p_values, method="holm")):
             adjusted[index] = dataclasses.replace(outcomes[index], p_holm=float(p_holm))
     return adjusted
