@@ -1,7 +1,7 @@
 """The whole dialect study on the real data, warm, stage by stage, against the original BM25 loop.
 
-A first (cold) run fills the warehouse and the embedding cache; the measured second run
-finds its sources unchanged and every vector cached, so it times what a researcher waits
+A first (cold) run fills the warehouse and the embedding cache; the measured warm runs (the
+median of three) find their sources unchanged and every vector cached, so it times what a researcher waits
 for when re-running a study: ingest checks, two `dbt build`s, the retrieval job (three
 retriever families x 400 queries at depth 100), the analysis and the dashboards. In the
 same process the original approach's BM25 (rank_bm25 `get_scores` + `argsort` per query)
@@ -26,6 +26,7 @@ from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
 STUDY = REPOSITORY_ROOT / "studies" / "squad_dialect.toml"
 # The warm study end to end against the original BM25 loop timed in the same run.
 TARGET_RATIO = 0.15
+WARM_RUNS = 3
 
 
 def _run_study(home: Path) -> float:
@@ -41,17 +42,18 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-dialect-") as folder:
         home = Path(folder) / "warehouse"
         cold = _run_study(home)
-        warm = _run_study(home)
+        # The median of three warm runs: one run varied by 20% between identical benchmarks here.
+        warm_runs = [_run_study(home) for _ in range(WARM_RUNS)]
         with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
-            stages = json.loads(
-                con.execute(
-                    "select stage_seconds from raw.runs where kind = 'study' order by started_at desc limit 1"
-                ).fetchone()[0]
-            )
+            recent = con.execute(
+                "select run_id, stage_seconds from raw.runs where kind = 'study' order by started_at desc limit ?",
+                [WARM_RUNS],
+            ).fetchall()[::-1]
+            median = sorted(range(WARM_RUNS), key=warm_runs.__getitem__)[WARM_RUNS // 2]
+            run_id, stages = recent[median][0], json.loads(recent[median][1])
+            warm = warm_runs[median]
             bm25_seconds = con.execute(
-                "select max(seconds) from raw.retrieval_runs where retriever = 'bm25'"
-                " and run_id = (select run_id from raw.runs where kind = 'study'"
-                " order by started_at desc limit 1)"
+                "select max(seconds) from raw.retrieval_runs where retriever = 'bm25' and run_id = ?", [run_id]
             ).fetchone()[0]
     original = original_bm25_loop_seconds()
     write_result(
@@ -60,6 +62,7 @@ def main() -> None:
             "study": str(STUDY.relative_to(REPOSITORY_ROOT)),
             "cold_run_seconds": round(cold, 2),
             "warm_run_seconds": round(warm, 2),
+            "warm_runs_seconds": [round(seconds, 2) for seconds in warm_runs],
             "warm_stage_seconds": {k: round(v, 2) for k, v in stages.items()},
             **ratio_verdict(warm, original, TARGET_RATIO, {k: v for k, v in stages.items() if k != "total"}),
             "original_bm25_loop_seconds": round(original, 2),
