@@ -20,7 +20,7 @@ from warehouse.runs import mark_interrupted_runs
 from warehouse.settings import duckdb_memory_limit, warehouse_paths
 
 
-def _raw_schema_ddl() -> str:
+def raw_schema_ddl() -> str:
     """All DDL files in ``warehouse/raw_schema/``, in name order (00_core.sql first).
 
     Each study's ingest adds its own file, so no two sources edit the same DDL.
@@ -111,7 +111,7 @@ def connect(*, read_only: bool = False, wait: bool = True) -> duckdb.DuckDBPyCon
         con.close()
         raise
     if not read_only:
-        con.execute(_raw_schema_ddl())
+        con.execute(raw_schema_ddl())
         if stored is None:
             record_layout(con)
         carry_over_renamed_marts(con)  # before any dbt build sees a mart's old name

@@ -29,9 +29,10 @@ from typing import Sequence
 import duckdb
 
 from warehouse.build_state import project_digest
+from warehouse.connection import raw_schema_ddl
 from warehouse.dbt_invoke import invoke_dbt
 from warehouse.dbt_parse_cache import dbt_versions, parse_cache_dir
-from warehouse.settings import DBT_PROJECT_DIR, REPOSITORY_ROOT
+from warehouse.settings import DBT_PROJECT_DIR
 
 # Characters a dbt node selector reads as a pattern or a path: a node named with one of these
 # cannot be selected by its bare name, and such a build keeps nothing.
@@ -63,8 +64,7 @@ def view_fingerprint(args: Sequence[str]) -> str:
     """What a view's definition depends on: the dbt project's files, the raw schema the staging
     views read, and the build's options (``--target``, ``--vars``)."""
     digest = hashlib.sha256(project_digest().encode())
-    for path in sorted((REPOSITORY_ROOT / "warehouse" / "raw_schema").glob("*.sql")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    digest.update(raw_schema_ddl().encode())
     digest.update("\0".join(args).encode())
     return digest.hexdigest()
 
