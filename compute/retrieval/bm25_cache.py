@@ -96,10 +96,13 @@ def _load(path: Path, tokenizer: RegexTokenizer, parameters: BM25Parameters) -> 
     try:
         with np.load(path, allow_pickle=False) as stored:
             index = index_from_arrays(dict(stored), tokenizer=tokenizer, parameters=parameters)
-        os.utime(path)  # recently used: the last to be pruned
-        return index
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, UnicodeDecodeError):
         return None  # absent, partly written by a crashed process, or not ours: build it
+    try:
+        os.utime(path)  # recently used: the last to be pruned
+    except OSError:
+        pass  # a cache shared read-only: read, not touched
+    return index
 
 
 def _store(folder: Path, path: Path, index: BM25Index) -> None:

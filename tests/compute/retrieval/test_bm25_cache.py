@@ -123,3 +123,16 @@ def test_the_least_recently_used_indexes_go_beyond_the_size_limit(tmp_path, monk
         _cached(corpus, list(range(50)))
     kept = {path.stem for path in tmp_path.glob("*.npz")}
     assert len(kept) == 2 and first_key not in kept
+
+
+def test_a_cache_that_can_be_read_but_not_touched_is_still_read(tmp_path, monkeypatch):
+    monkeypatch.setenv(bm25_cache.CACHE_VARIABLE, str(tmp_path))
+    doc_ids = list(range(len(DOCUMENTS)))
+    expected = _cached(DOCUMENTS, doc_ids).search(QUERIES)
+
+    def refused(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(bm25_cache.os, "utime", refused)
+    monkeypatch.setattr(BM25Index, "__init__", lambda *args, **kwargs: pytest.fail("built again, not loaded"))
+    assert _same_hits(_cached(DOCUMENTS, doc_ids).search(QUERIES), expected)
