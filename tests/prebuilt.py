@@ -91,6 +91,7 @@ def main(folder: Path) -> None:
 
     pause_coverage_during_dbt()  # as in the test workers: dbt's lines are not ours to measure
     demo, site = folder / "demo", folder / "site"
+    os.environ["BIASWH_BM25_CACHE"] = str(folder / "bm25")  # the tests' own, never the user's ~/.cache
 
     def demo_study() -> None:
         os.environ[HOME_VARIABLE] = str(demo / "warehouse")
