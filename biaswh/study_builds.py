@@ -41,11 +41,12 @@ def selected_build(
         # Cautious: a test runs only when every model it reads was selected (and so exists).
         args += ["--select", selection, "--indirect-selection", "cautious"]
     lines, views, kept = [], [], []
+    fingerprint = view_fingerprint(STUDY_BUILD_ARGS)
     if selection and target == LOCAL_TARGET:
         nodes = selection_nodes(args[len(STUDY_BUILD_ARGS) :])
         views = [node for node in nodes if node.is_view]
         with open_warehouse() as con:
-            kept = unchanged_views(con, nodes, view_fingerprint(STUDY_BUILD_ARGS))
+            kept = unchanged_views(con, nodes, fingerprint)
         if kept:
             # Every other node by name, tests of the kept views included.
             built = [node.name for node in nodes if node not in kept]
@@ -68,6 +69,6 @@ def selected_build(
     )
     with open_warehouse() as con:
         mark_built(con, key)
-        record_views(con, views, view_fingerprint(STUDY_BUILD_ARGS))
+        record_views(con, views, fingerprint)
     kept_line = f", {len(kept)} unchanged views kept" if kept else ""
     return "; ".join([*lines, summary.line + kept_line])
