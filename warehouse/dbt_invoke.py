@@ -35,6 +35,7 @@ from warehouse.dbt_parse_cache import (
     share_partial_parse,
     store_parsed,
 )
+from warehouse.dbt_selection import install as install_indexed_selection
 from warehouse.settings import DBT_PROJECT_DIR, warehouse_paths
 
 # Events whose text is what `dbt build` prints on a terminal: the per-node lines go to the log.
@@ -222,6 +223,7 @@ def invoke_dbt(
                     return parsed
             _LAST_USED[:] = [manifest]
             close_dbt_log_files()  # the parse above left its handler, which the next invocation drops
+            install_indexed_selection()
             try:
                 runner = dbtRunner(manifest=manifest, callbacks=[write, *callbacks])
                 outcome = runner.invoke(_full_args(args, **options))

@@ -218,3 +218,20 @@ def test_a_run_failing_a_data_test_is_withdrawn_and_poisons_no_later_build(copy_
     assert {k: v for k, v in after.items() if k in before} == before
     assert not [key for key in after if key[1] == failed]
     assert {table for table, run in after if run == latest[0]} == {table for table, _ in before}  # all its results
+
+    # A Spark build lists the withdrawn runs, read from the raw Parquet it exports, instead of
+    # the subquery (Spark plans `not in (subquery)` as a null-aware anti join). No Spark needed:
+    # the list is what DuckDB's build then tests with.
+    from warehouse.spark_target import WITHDRAWN_RUN_IDS_VARIABLE, export_raw, withdrawn_run_ids
+
+    with _con(copy_home) as con:
+        export_raw(con)
+    assert withdrawn_run_ids() == [failed]
+    selection = ["--select", "stg_retrieval__query_stats"]
+    monkeypatch.setenv(WITHDRAWN_RUN_IDS_VARIABLE, failed)
+    dbt_build(selection)
+    test_sql = _compiled_test_sql(copy_home, "not_null_stg_retrieval__query_stats_run_id")
+    assert f"not in ('{failed}')" in test_sql and "select withdrawn.run_id" not in test_sql
+    monkeypatch.setenv(WITHDRAWN_RUN_IDS_VARIABLE, "")  # listed as none withdrawn: the poisoned rows are tested
+    with pytest.raises(UserError, match="expression_is_true.*on stg_retrieval__query_stats"):
+        dbt_build(selection)

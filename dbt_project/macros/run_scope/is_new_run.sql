@@ -11,7 +11,7 @@
     {%- if this is none -%}
         {%- do return('true') -%}
     {%- endif -%}
-    {%- set condition = run_id_column ~ ' not in (' ~ withdrawn_run_ids() ~ ')' -%}
+    {%- set condition = not_withdrawn(run_id_column) -%}
     {%- if is_incremental() -%}
         {%- set new = [run_id_column ~ ' not in (select distinct run_id from ' ~ this ~ ')'] -%}
         {%- for rebuilt in var('rebuild_run_ids', []) -%}
