@@ -27,7 +27,8 @@
     in BIASWH_WITHDRAWN_RUN_IDS (read from the raw Parquet it exported; warehouse/spark_target.py):
     Spark plans `not in (subquery)` as a null-aware anti join, about half a second of every
     data test and incremental model on small data. Unset (DuckDB, a plain `dbt build`), the
-    subquery of withdrawn_run_ids(); set and empty, no run is withdrawn.
+    subquery of withdrawn_run_ids(); set and empty, no run is withdrawn (`1 = 1`: Spark reads
+    `from t where (true)` as the alias `where` with a column list).
 #}
 {% macro not_withdrawn(run_id_column) -%}
     {%- set listed = env_var('BIASWH_WITHDRAWN_RUN_IDS', 'unset') if execute else 'unset' -%}
@@ -38,7 +39,7 @@
     {%- for run_id in listed.split(',') if run_id | trim -%}
         {%- do withdrawn.append("'" ~ (run_id | trim | replace("'", "''")) ~ "'") -%}
     {%- endfor -%}
-    {%- do return((run_id_column ~ ' not in (' ~ withdrawn | join(', ') ~ ')') if withdrawn else 'true') -%}
+    {%- do return((run_id_column ~ ' not in (' ~ withdrawn | join(', ') ~ ')') if withdrawn else '1 = 1') -%}
 {%- endmacro %}
 
 
