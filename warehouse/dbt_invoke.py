@@ -11,9 +11,8 @@ variables read when it executes (``BIASWH_BUILD_RUN_IDS``).
 dbt-duckdb opens the warehouse file from this process. DuckDB shares one database instance per
 file and process only for connections of the same configuration, and our connections set a
 memory limit: so no connection of ours may be open on the file during a call, and dbt's own is
-closed when the call ends (:func:`_close_dbt_connection`), before our next open.
-
-Other targets (``--target spark``) use the same function: their manifest is cached apart.
+closed when the call ends (:func:`_close_dbt_connection`), before our next open. Other targets
+(``--target spark``) use the same function: their manifest is cached apart.
 """
 
 from __future__ import annotations
@@ -92,8 +91,7 @@ def _full_args(args: Sequence[str], *, log_path: Path, target_path: Path, consol
 
 @contextmanager
 def _working_directory(folder: Path) -> Iterator[None]:
-    """The process's working directory is ``folder`` for the call (dbt opens the DuckDB file by
-    the bare name the profile renders, :data:`DUCKDB_FILE_VARIABLE`), restored after."""
+    """The working directory is ``folder`` for the call (dbt opens the file by its bare name), restored after."""
     before = os.getcwd()
     os.chdir(folder)
     try:
