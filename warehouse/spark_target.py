@@ -202,9 +202,8 @@ def withdrawn_run_ids() -> list[str] | None:
     withdrawn = "status in ('failed', 'interrupted')"
 
     def parquet(table: Path) -> str:
-        return (
-            f"read_parquet('{table}/run_id=*/*.parquet', hive_partitioning = true, hive_types = {{'run_id': varchar}})"
-        )
+        files = f"{table}/run_id=*/*.parquet".replace("'", "''")
+        return f"read_parquet('{files}', hive_partitioning = true, hive_types = {{'run_id': varchar}})"
 
     query = f"select run_id from {parquet(runs)} where {withdrawn}"
     if any(series.glob("run_id=*/*.parquet")):
@@ -235,12 +234,13 @@ def build_on_spark(
     ``run_ids``: the runs whose rows the data tests of run-keyed models check (empty: every
     run that did not fail), as for the DuckDB build. Raises a one-line error when a node fails.
     """
-    variables = {BUILD_RUN_IDS_VARIABLE: ",".join(run_ids)}
     withdrawn = withdrawn_run_ids()
-    if withdrawn is not None:
-        variables[WITHDRAWN_RUN_IDS_VARIABLE] = ",".join(withdrawn)
     saved = {name: os.environ.get(name) for name in (BUILD_RUN_IDS_VARIABLE, WITHDRAWN_RUN_IDS_VARIABLE)}
-    os.environ.update(variables)
+    os.environ[BUILD_RUN_IDS_VARIABLE] = ",".join(run_ids)
+    if withdrawn is None:  # not readable here: the macro asks Spark, whatever the caller's environment says
+        os.environ.pop(WITHDRAWN_RUN_IDS_VARIABLE, None)
+    else:
+        os.environ[WITHDRAWN_RUN_IDS_VARIABLE] = ",".join(withdrawn)
     try:
         result, seconds = _invoke(["build", *(args or [])])
     finally:

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.dbt
 
 
 @pytest.fixture(scope="module")
-def method(tmp_path_factory):
+def name_search(tmp_path_factory):
     """dbt's bare-name selector method over the real parsed project, and the ids it searches."""
     from dbt.graph.selector_methods import QualifiedNameSelectorMethod
 
@@ -31,8 +31,8 @@ def _dbts_answer(method, included, selector) -> set[str]:
     return set(QualifiedNameSelectorMethod.search.original(method, included, selector))
 
 
-def test_every_name_and_folder_selects_what_dbts_own_search_selects(method):
-    method, included = method
+def test_every_name_and_folder_selects_what_dbts_own_search_selects(name_search):
+    method, included = name_search
     from dbt.graph.selector_methods import QualifiedNameSelectorMethod
 
     assert QualifiedNameSelectorMethod.search.indexed
@@ -49,8 +49,8 @@ def test_every_name_and_folder_selects_what_dbts_own_search_selects(method):
     assert sizes["staging"] > 40 and sizes["bias_warehouse"] > sizes["staging"]
 
 
-def test_a_smaller_node_set_and_patterns_answer_as_dbt_does(method):
-    method, included = method
+def test_a_smaller_node_set_and_patterns_answer_as_dbt_does(name_search):
+    method, included = name_search
     models = {uid for uid in included if uid.startswith("model.")}
     # The index follows the node set searched: a data test's name finds nothing among models.
     test_name = next(node.name for node in method.manifest.nodes.values() if node.resource_type == "test")
