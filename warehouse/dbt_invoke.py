@@ -101,18 +101,22 @@ def _working_directory(folder: Path) -> Iterator[None]:
 
 
 @contextmanager
-def _environment(values: dict[str, str]) -> Iterator[None]:
-    """``os.environ`` holding ``values`` for the call (dbt's env_var reads it), restored after."""
-    before = {name: os.environ.get(name) for name in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for name, value in before.items():
+def environment(values: dict[str, str | None]) -> Iterator[None]:
+    """``os.environ`` holding ``values`` (None: unset) for the call (dbt's env_var reads it), restored after."""
+
+    def apply(settings: dict[str, str | None]) -> None:
+        for name, value in settings.items():
             if value is None:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+
+    before = {name: os.environ.get(name) for name in values}
+    apply(values)
+    try:
+        yield
+    finally:
+        apply(before)
 
 
 def _close_dbt_connection() -> None:
@@ -198,7 +202,7 @@ def invoke_dbt(
     write, close_log = _log_writer(log_file)
     values = {DUCKDB_FILE_VARIABLE: paths.duckdb_file.name, **(env or {})}
     try:
-        with _ONE_AT_A_TIME, _environment(values), _working_directory(paths.home):
+        with _ONE_AT_A_TIME, environment(values), _working_directory(paths.home):
             close_dbt_log_files()  # reopened by a late event? closed before dbt drops the handler
             options = dict(log_path=log_path, target_path=target_path, console=console)
             manifest = _MANIFESTS.get(key)

@@ -23,7 +23,7 @@ from typing import Sequence
 
 import duckdb
 
-from warehouse.dbt_invoke import close_dbt_log_files
+from warehouse.dbt_invoke import close_dbt_log_files, environment
 from warehouse.dbt_runner import BUILD_RUN_IDS_VARIABLE, FAILED_STATUSES, BuildSummary
 from warehouse.errors import UserError
 from warehouse.settings import DBT_PROJECT_DIR, HOME_VARIABLE, warehouse_paths
@@ -234,21 +234,13 @@ def build_on_spark(
     ``run_ids``: the runs whose rows the data tests of run-keyed models check (empty: every
     run that did not fail), as for the DuckDB build. Raises a one-line error when a node fails.
     """
-    withdrawn = withdrawn_run_ids()
-    saved = {name: os.environ.get(name) for name in (BUILD_RUN_IDS_VARIABLE, WITHDRAWN_RUN_IDS_VARIABLE)}
-    os.environ[BUILD_RUN_IDS_VARIABLE] = ",".join(run_ids)
-    if withdrawn is None:  # not readable here: the macro asks Spark, whatever the caller's environment says
-        os.environ.pop(WITHDRAWN_RUN_IDS_VARIABLE, None)
-    else:
-        os.environ[WITHDRAWN_RUN_IDS_VARIABLE] = ",".join(withdrawn)
-    try:
+    withdrawn = withdrawn_run_ids()  # None, not readable here: the macro asks Spark, whatever the caller set
+    variables = {
+        BUILD_RUN_IDS_VARIABLE: ",".join(run_ids),
+        WITHDRAWN_RUN_IDS_VARIABLE: None if withdrawn is None else ",".join(withdrawn),
+    }
+    with environment(variables):
         result, seconds = _invoke(["build", *(args or [])])
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
     counts: dict[str, int] = {}
     failures = []
     tables = []
