@@ -40,6 +40,15 @@ def embedding_cache(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session", autouse=True)
+def vega_cache(tmp_path_factory) -> Path:
+    """The machine's Vega bundle cache, for this session: a folder of its own (never ~/.cache)."""
+    folder = tmp_path_factory.mktemp("vega-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("BIASWH_VEGA_CACHE", str(folder))
+        yield folder
+
+
+@pytest.fixture(scope="session", autouse=True)
 def bm25_cache(tmp_path_factory) -> Path:
     """The machine's BM25 index cache, for this session: a folder of its own (never ~/.cache)."""
     folder = tmp_path_factory.mktemp("bm25-cache")

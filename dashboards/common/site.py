@@ -1,7 +1,8 @@
 """Write the static dashboard site: the findings overview, every run with provenance, and study pages.
 
-The Vega, Vega-Lite and vega-embed JavaScript is written once into ``vendor/`` (from
-vl-convert-python), so the site works offline from disk and no chart inlines it.
+The Vega, Vega-Lite and vega-embed JavaScript is copied once into ``vendor/`` (from
+vl-convert-python, through a machine-level cache: dashboards/common/vendor.py), so the site
+works offline from disk and no chart inlines it.
 """
 
 from __future__ import annotations
@@ -13,11 +14,11 @@ from pathlib import Path
 from typing import Callable
 
 import duckdb
-import vl_convert
 
 from dashboards.common.findings import findings_body, load_cards
 from dashboards.common.html import page, restart_chart_ids, table, text
 from dashboards.common.runs import RunsIn, run_page_name, study_names
+from dashboards.common.vendor import write_bundle
 
 # Bodies of per-run pages already drawn, with what they were drawn from (see _cached_body).
 DRAWN_FOLDER = ".drawn"
@@ -142,18 +143,6 @@ def _write_page(out_dir: Path, file_name: str, title: str, render: Callable, nav
         (out_dir / name).write_text(page(title, body, nav=nav), encoding="utf-8")
 
 
-def _write_bundle(site: Path) -> None:
-    vendor = site / "vendor"
-    vendor.mkdir(parents=True, exist_ok=True)
-    stamp = vendor / "VERSION"
-    version = f"vl-convert-python {vl_convert.__version__}" if hasattr(vl_convert, "__version__") else "vl-convert"
-    bundle = vendor / "vega-bundle.js"
-    if bundle.exists() and stamp.exists() and stamp.read_text() == version:
-        return
-    bundle.write_text(vl_convert.javascript_bundle(), encoding="utf-8")
-    stamp.write_text(version)
-
-
 def _nav() -> str:
     links = ['<a href="index.html">Findings</a>', '<a href="runs.html">Runs</a>'] + [
         f'<a href="{text(name)}">{text(title)}</a>' for name, (title, _) in sorted(PAGES.items())
@@ -252,7 +241,7 @@ def build_site(con: duckdb.DuckDBPyConnection, out_dir: Path) -> Path:
     """Write the whole site into ``out_dir`` and return that folder."""
     load_cards()
     out_dir.mkdir(parents=True, exist_ok=True)
-    _write_bundle(out_dir)
+    write_bundle(out_dir)
     nav = _nav()
     runs = {file_name: list_runs(con) for file_name, list_runs in RUN_LISTS.items()}
     page_runs = {file_name: [run_id for run_id, _ in found] for file_name, found in runs.items()}

@@ -1,0 +1,50 @@
+"""The Vega, Vega-Lite and vega-embed JavaScript every chart page loads, from vl-convert-python.
+
+Each site holds its own copy in ``vendor/`` (so it opens offline, from disk, and no chart inlines
+the libraries). Generating the bundle costs vl-convert about 2.5 s, so it is made once per
+machine and vl-convert version, in a cache folder beside the others (``BIASWH_VEGA_CACHE``,
+default ``~/.cache/biaswh/vega``; never inside the checkout), and each new site copies it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import vl_convert
+
+from warehouse.settings import user_cache_dir
+
+CACHE_VARIABLE = "BIASWH_VEGA_CACHE"
+BUNDLE_NAME = "vega-bundle.js"
+
+
+def bundle_version() -> str:
+    """What the bundle is made by: the vl-convert-python version (each bundles its own Vega)."""
+    version = getattr(vl_convert, "__version__", None)
+    return f"vl-convert-python {version}" if version else "vl-convert"
+
+
+def cached_bundle() -> Path:
+    """The machine's bundle for this vl-convert version, made (atomically) when it is missing."""
+    folder = user_cache_dir(CACHE_VARIABLE, "vega")
+    path = folder / f"vega-bundle-{re.sub(r'[^A-Za-z0-9.]+', '-', bundle_version())}.js"
+    if not path.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+        partial.write_text(vl_convert.javascript_bundle(), encoding="utf-8")
+        os.replace(partial, path)
+    return path
+
+
+def write_bundle(site: Path) -> None:
+    """Put the bundle in ``site/vendor/`` unless the one there is this version's."""
+    vendor = site / "vendor"
+    vendor.mkdir(parents=True, exist_ok=True)
+    stamp, bundle = vendor / "VERSION", vendor / BUNDLE_NAME
+    if bundle.exists() and stamp.exists() and stamp.read_text() == bundle_version():
+        return
+    shutil.copyfile(cached_bundle(), bundle)
+    stamp.write_text(bundle_version())
