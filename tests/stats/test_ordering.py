@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from stats.ordering import friedman, kendalls_w, paired_wilcoxon
+from stats.ordering import friedman, kendalls_w, kendalls_w_rows, paired_wilcoxon
 from stats.paired.wilcoxon import rank_biserial
 
 
@@ -51,3 +51,24 @@ def test_friedman_without_differences_and_refusals():
     assert friedman(np.random.default_rng(1).normal(0, 1, (30, 4)), seed=1).p_value > 0.05
     with pytest.raises(ValueError, match="at least 3 treatments"):
         friedman(np.ones((5, 2)), seed=1)
+
+
+@pytest.mark.parametrize("kind", ["continuous", "tied", "some blocks constant", "all blocks constant"])
+def test_kendalls_w_of_every_bootstrap_resample_at_once_is_the_one_at_a_time_value(kind):
+    rng = np.random.default_rng(7)
+    blocks = rng.random((9, 4)) if kind == "continuous" else rng.integers(0, 3, size=(9, 4)).astype(float)
+    if kind == "some blocks constant":
+        blocks[:5] = 2.0
+    if kind == "all blocks constant":
+        blocks[:] = blocks[:, :1]
+    draws = rng.integers(0, len(blocks), size=(500, len(blocks)))
+
+    at_once = kendalls_w_rows(blocks[draws])
+
+    one_at_a_time = np.array([kendalls_w(blocks[rows]) for rows in draws])
+    assert np.array_equal(at_once, one_at_a_time)
+    assert np.isfinite(at_once).all() and (at_once >= 0).all() and (at_once <= 1).all()
+    if kind == "all blocks constant":
+        assert (at_once == 0).all()
+    else:
+        assert at_once.std() > 0
