@@ -14,10 +14,11 @@ vector or a score per target word) averaged within each group, so one kernel
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Literal
+from typing import Callable, Iterable, Iterator, Literal
 
 import numpy as np
 
@@ -25,6 +26,8 @@ Kernel = Callable[[np.ndarray, np.ndarray], np.ndarray]
 Alternative = Literal["two-sided", "greater", "less"]
 VectorNorm = Literal["unit", "raw"]
 _CHUNK = 4096
+# Exact partitions up to this size stay in memory for the next metric of the same test.
+_KEPT_BYTES = 32 * 2**20
 
 
 @dataclass(frozen=True)
@@ -94,8 +97,32 @@ def _exceeds(values: np.ndarray, observed: float, alternative: Alternative) -> n
     return np.abs(values) >= abs(observed) - tolerance
 
 
+def _membership_chunks(n: int, n_x: int) -> Iterator[np.ndarray]:
+    """Every partition of n words into |X| = n_x and the rest, as 0/1 rows in chunks of ``_CHUNK``,
+    in itertools' order."""
+    combinations = itertools.combinations(range(n), n_x)
+    while chunk := list(itertools.islice(combinations, _CHUNK)):
+        membership = np.zeros((len(chunk), n), dtype=np.float64)
+        np.put_along_axis(membership, np.array(chunk), 1.0, axis=1)
+        membership.flags.writeable = False
+        yield membership
+
+
+@functools.lru_cache(maxsize=4)
+def _kept_membership_chunks(n: int, n_x: int) -> tuple[np.ndarray, ...]:
+    return tuple(_membership_chunks(n, n_x))
+
+
+def _exact_memberships(n: int, n_x: int, total: int) -> Iterable[np.ndarray]:
+    """The partitions of :func:`_membership_chunks`; kept when they fit in ``_KEPT_BYTES``, since the
+    metrics of one test (several kernels, both attribute sets) re-partition the same target words."""
+    if total * n * 8 <= _KEPT_BYTES:
+        return _kept_membership_chunks(n, n_x)
+    return _membership_chunks(n, n_x)
+
+
 def _partition_means(features: np.ndarray, membership: np.ndarray, n_x: int) -> tuple[np.ndarray, np.ndarray]:
-    weights = membership.astype(np.float64)
+    weights = membership if membership.dtype == np.float64 else membership.astype(np.float64)
     x_mean = weights @ features / n_x
     y_mean = (1.0 - weights) @ features / (len(features) - n_x)
     return x_mean, y_mean
@@ -118,16 +145,11 @@ def permutation_p(
     total = math.comb(n, n_x)
     count = 0
     if total <= exact_limit:
-        combinations = itertools.combinations(range(n), n_x)
-        while True:
-            chunk = list(itertools.islice(combinations, _CHUNK))
-            if not chunk:
-                return PermutationP(count / total, "exact", total, alternative)
-            membership = np.zeros((len(chunk), n), dtype=bool)
-            np.put_along_axis(membership, np.array(chunk), True, axis=1)
+        for membership in _exact_memberships(n, n_x, total):
             count += int(
                 np.count_nonzero(_exceeds(kernel(*_partition_means(features, membership, n_x)), observed, alternative))
             )
+        return PermutationP(count / total, "exact", total, alternative)
     rng = np.random.default_rng(seed)
     for start in range(0, n_permutations, _CHUNK):
         size = min(_CHUNK, n_permutations - start)

@@ -100,6 +100,44 @@ def test_exact_permutation_p_equals_scipys_two_sided_enumeration():
     assert (randomised.p_value * 1000) == pytest.approx(round(randomised.p_value * 1000))  # (k + 1) / (B + 1)
 
 
+def test_exact_partitions_kept_for_the_next_metric_give_the_streamed_p(monkeypatch):
+    from compute.weat import resampling
+
+    rng = np.random.default_rng(9)
+    samples = [(rng.normal(0.5, 1, 7), rng.normal(0, 1, 7)) for _ in range(3)]
+
+    def exact_p(scores_x, scores_y):
+        return permutation_p(
+            scores_x,
+            scores_y,
+            lambda xm, ym: (xm - ym)[:, 0],
+            alternative="greater",
+            seed=1,
+            exact_limit=10_000,
+            n_permutations=999,
+        )
+
+    resampling._kept_membership_chunks.cache_clear()
+    kept = [exact_p(*pair) for pair in samples]  # the same 3,432 partitions, three sets of scores
+    assert resampling._kept_membership_chunks.cache_info().hits == 2
+    monkeypatch.setattr(resampling, "_KEPT_BYTES", 0)
+    streamed = [exact_p(*pair) for pair in samples]
+    assert resampling._kept_membership_chunks.cache_info().hits == 2
+    assert [r.p_value for r in kept] == [r.p_value for r in streamed]
+    assert all(r.method == "exact" and r.n_permutations == 3432 for r in kept)
+    for (scores_x, scores_y), result in zip(samples, kept):
+        reference = stats.permutation_test(
+            (scores_x, scores_y),
+            lambda u, v, axis: u.mean(axis=axis) - v.mean(axis=axis),
+            permutation_type="independent",
+            alternative="greater",
+            n_resamples=np.inf,
+            vectorized=True,
+        )
+        assert result.p_value == pytest.approx(reference.pvalue, rel=1e-12)
+    assert len({r.p_value for r in kept}) == 3
+
+
 def test_mac_reports_each_group_and_their_difference_and_pools_like_wefe(planted):
     x, y, a, b = (planted[r] for r in ("target_x", "target_y", "attribute_a", "attribute_b"))
     one = mean_average_cosine(x, y, {"attribute_a": a}, seed=1, settings=QUICK)
