@@ -19,7 +19,8 @@ def relation_exists(con: duckdb.DuckDBPyConnection, schema: str, name: str) -> b
     against 4 ms, and a site asks dozens of times)."""
     return (
         con.execute(
-            "select count(*) from (select 1 from duckdb_tables() where schema_name = $1 and table_name = $2 and not internal"
+            "select count(*) from (select 1 from duckdb_tables()"
+            " where schema_name = $1 and table_name = $2 and not internal"
             " union all select 1 from duckdb_views() where schema_name = $1 and view_name = $2 and not internal)",
             [schema, name],
         ).fetchone()[0]
