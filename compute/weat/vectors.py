@@ -1,4 +1,4 @@
-"""Read an embedding's words and vectors back from the warehouse's LanceDB folder.
+"""Read an embedding's words and vectors back from the warehouse's LanceDB folder (through DuckDB).
 
 A WEAT needs every word of the vocabulary (to find the listed words) but only the vectors of
 the few hundred words it uses, so :class:`LanceVectors` fetches vectors by row on demand: a
@@ -7,25 +7,23 @@ the few hundred words it uses, so :class:`LanceVectors` fetches vectors by row o
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
+from warehouse import lance_tables
 from warehouse.errors import UserError
 from warehouse.settings import warehouse_paths
 
 _FETCH_CHUNK = 1000
 
 
-def _open(lancedb_table: str):
-    import lancedb
-
-    database = lancedb.connect(str(warehouse_paths().lancedb_dir))
-    try:
-        return database.open_table(lancedb_table)
-    except (ValueError, FileNotFoundError) as exc:
-        raise UserError(
-            f"LanceDB table {lancedb_table!r} is missing from {warehouse_paths().lancedb_dir}"
-            f" ({exc}): re-ingest the embedding"
-        ) from None
+def _folder(lancedb_table: str) -> Path:
+    """This warehouse's LanceDB folder, checked to hold ``lancedb_table``."""
+    folder = warehouse_paths().lancedb_dir
+    if not lance_tables.table_exists(folder, lancedb_table):
+        raise UserError(f"LanceDB table {lancedb_table!r} is missing from {folder}: re-ingest the embedding")
+    return folder
 
 
 def _matrix(column) -> np.ndarray:
@@ -37,12 +35,12 @@ class LanceVectors:
     """Vectors of one LanceDB table, indexed like the vocabulary (0-based), fetched and cached on demand."""
 
     def __init__(self, lancedb_table: str):
-        self._table = _open(lancedb_table)
+        self._folder, self._table = _folder(lancedb_table), lancedb_table
         self._cache: dict[int, np.ndarray] = {}
 
     def words(self) -> list[str]:
         """Every word, in the source's order (row 1 first)."""
-        arrow = self._table.search().select(["word", "row"]).limit(None).to_arrow().sort_by("row")
+        arrow = lance_tables.read(self._folder, self._table, 'word, "row"').sort_by("row")
         return arrow.column("word").to_pylist()
 
     def __getitem__(self, rows) -> np.ndarray:
@@ -50,7 +48,7 @@ class LanceVectors:
         missing = sorted(set(wanted) - set(self._cache))
         for start in range(0, len(missing), _FETCH_CHUNK):
             ids = ", ".join(str(r + 1) for r in missing[start : start + _FETCH_CHUNK])  # LanceDB rows count from 1
-            arrow = self._table.search().where(f"row IN ({ids})").select(["row", "vector"]).limit(None).to_arrow()
+            arrow = lance_tables.read(self._folder, self._table, '"row", vector', f'"row" in ({ids})')
             for row, vector in zip(arrow.column("row").to_pylist(), _matrix(arrow.column("vector"))):
                 self._cache[row - 1] = vector
         if not wanted:
@@ -60,5 +58,5 @@ class LanceVectors:
 
 def read_embedding(lancedb_table: str) -> tuple[list[str], np.ndarray]:
     """All words (in the source's order) and their float32 vectors from one LanceDB table."""
-    arrow = _open(lancedb_table).to_arrow().sort_by("row")
+    arrow = lance_tables.read(_folder(lancedb_table), lancedb_table, 'word, vector, "row"').sort_by("row")
     return arrow.column("word").to_pylist(), _matrix(arrow.column("vector"))

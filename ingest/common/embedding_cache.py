@@ -11,6 +11,7 @@ does not re-embed texts another one embedded with the same model.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -19,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from warehouse import lance_tables
 from warehouse.errors import InputError, UserError
 from warehouse.progress import counted
 from warehouse.runs import file_sha256
@@ -80,40 +81,46 @@ class ImportResult:
 
 
 class EmbeddingCache:
-    """The cached vectors of one embedding model, in a LanceDB folder."""
+    """The cached vectors of one embedding model, in a LanceDB folder.
+
+    Reads go through DuckDB's lance extension (warehouse/lance_tables.py); LanceDB itself is
+    imported only to write, so a run whose texts are all cached never pays its import.
+    """
 
     def __init__(self, lancedb_dir: str | Path, model_id: str) -> None:
         self.model_id = model_id
         self.table_name = _table_name(model_id)
-        import lancedb  # imported here: it costs seconds at start-up, and not every command needs it
-
         self.lancedb_dir = Path(lancedb_dir)
-        self._db = lancedb.connect(str(lancedb_dir))
 
-    def _table(self):
-        if self.table_name in self._db.list_tables().tables:
-            return self._db.open_table(self.table_name)
-        return None
+    @functools.cached_property
+    def _db(self):
+        import lancedb  # imported here: it costs seconds, and only writing needs it
+
+        return lancedb.connect(str(self.lancedb_dir))
+
+    def _exists(self) -> bool:
+        return lance_tables.table_exists(self.lancedb_dir, self.table_name)
+
+    def _read(self, select: str, where: str = "true", params: list | None = None) -> pa.Table:
+        return lance_tables.read(self.lancedb_dir, self.table_name, select, where, params)
 
     def known(self) -> pa.Table:
         """Every cached (text_sha256, vector) of this model."""
-        table = self._table()
-        if table is None:
+        if not self._exists():
             return pa.table({"text_sha256": pa.array([], pa.string()), "vector": pa.array([], pa.list_(pa.float32()))})
-        return table.to_arrow().select(["text_sha256", "vector"])
+        return self._read("text_sha256, vector")
 
     def known_shas(self) -> set[str]:
         """The text sha256 of every cached vector of this model.
 
-        Reads the hash column only: 0.03 s for 32,521 cached vectors where :meth:`known` takes
-        0.37 s, and the cache is the machine's, growing with every corpus embedded on it.
+        Reads the hash column only: 0.03-0.06 s for 32,521 cached vectors where reading the
+        vectors too takes 0.3 s, and the cache is the machine's, growing with every corpus
+        embedded on it.
         """
-        table = self._table()
-        return set() if table is None else set(_hash_column(table).column("text_sha256").to_pylist())
+        return set(self._read("text_sha256").column("text_sha256").to_pylist()) if self._exists() else set()
 
     def dimension(self) -> int | None:
-        table = self._table()
-        return None if table is None else table.schema.field("vector").type.list_size
+        return self._read("vector", "false").schema.field("vector").type.list_size if self._exists() else None
 
     def add(self, shas: list[str], vectors: np.ndarray, texts: list[str | None], *, origin: str) -> int:
         """Store vectors for hashes the cache does not hold; return how many were new."""
@@ -140,14 +147,13 @@ class EmbeddingCache:
             }
         )
         try:
-            table = self._table()
-            if table is None:
+            if not self._exists():
                 try:
                     self._db.create_table(self.table_name, rows)
                 except ValueError:  # another process (another warehouse) created it just now
                     self._db.open_table(self.table_name).add(rows)
             else:
-                table.add(rows)
+                self._db.open_table(self.table_name).add(rows)
         except (RuntimeError, OSError) as exc:
             raise _as_os_error(exc, self.lancedb_dir) from None
         return len(keep)
@@ -222,23 +228,8 @@ class EmbeddingCache:
         return matrix[[position[sha] for sha in shas]] if shas else matrix[:0], len(missing)
 
     def _cached_rows(self, wanted: set[str]) -> pa.Table:
-        """The cached (text_sha256, vector) rows of ``wanted``: found by their row ids in the hash
-        column and taken alone, not read with the whole cache (400 queries' vectors in 0.015 s
-        where reading every vector of a 32,521-vector cache took 0.26-0.37 s)."""
-        value_set = pa.array(sorted(wanted), pa.string())
-        table = self._table()
-        if table is not None and wanted:
-            listed = _hash_column(table)
-            found = listed.filter(pc.is_in(listed.column("text_sha256"), value_set=value_set))
-            rows = table.take_row_ids(found.column("_rowid").to_pylist()).select(["text_sha256", "vector"]).to_arrow()
-            if set(rows.column("text_sha256").to_pylist()) == wanted:
-                return rows
-        # Nothing cached, nothing wanted, or the table changed between the two reads (another
-        # process compacting it): every row, filtered.
-        known = self.known()
-        return known.filter(pc.is_in(known.column("text_sha256"), value_set=value_set))
-
-
-def _hash_column(table) -> pa.Table:
-    """The cache table's ``text_sha256`` column with each row's ``_rowid``, read without the vectors."""
-    return table.search().select(["text_sha256"]).with_row_id(True).limit(None).to_arrow()
+        """The cached (text_sha256, vector) rows of ``wanted``, filtered where they are read (400
+        queries' vectors of a 32,521-vector cache in 0.1 s)."""
+        if not wanted or not self._exists():
+            return self.known().slice(0, 0)
+        return self._read("text_sha256, vector", "text_sha256 in (select unnest($1::varchar[]))", [sorted(wanted)])

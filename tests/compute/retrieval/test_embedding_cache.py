@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -14,6 +17,7 @@ from ingest.common.embedding_cache import EmbeddingCache, text_sha256
 from ingest.dialect.text_cleanup import light_cleanup
 from tests.conftest import shared_file
 from warehouse.errors import InputError, UserError
+from warehouse.settings import REPOSITORY_ROOT
 
 
 class CountingProvider:
@@ -58,25 +62,25 @@ def test_the_cached_hashes_are_read_without_the_vectors(tmp_path):
     assert cache.known_shas() == expected == set(cache.known().column("text_sha256").to_pylist())
 
 
-def test_vectors_are_read_whole_when_the_taken_rows_do_not_match(tmp_path, monkeypatch):
-    # Vectors are taken by the row ids of their hashes; should the table change in between
-    # (another process compacting it), the rows taken differ and the whole cache is read instead.
+def test_a_cached_read_sees_another_writers_rows_and_never_imports_lancedb(tmp_path):
+    # Reads go through DuckDB's lance extension: a process whose texts are all cached reads the
+    # vectors another process wrote with LanceDB, bit for bit, without importing LanceDB at all.
     provider = CountingProvider()
-    cache = EmbeddingCache(tmp_path, provider.model_id)
-    expected, _ = cache.vectors_for(["alpha", "beta", "gamma"], provider)
-    table = cache._table
-
-    class Moved:
-        def __getattr__(self, name):
-            return getattr(table(), name)
-
-        def take_row_ids(self, ids):
-            return table().take_row_ids(ids[:1])
-
-    monkeypatch.setattr(cache, "_table", Moved)
-    again, n_embedded = cache.vectors_for(["gamma", "alpha", "beta"], None)
-    assert n_embedded == 0
-    np.testing.assert_array_equal(again, expected[[2, 0, 1]])
+    expected, _ = EmbeddingCache(tmp_path, provider.model_id).vectors_for(["alpha", "beta", "gamma"], provider)
+    np.save(tmp_path / "expected.npy", expected)
+    script = f"""
+import sys
+import numpy as np
+from ingest.common.embedding_cache import EmbeddingCache
+cache = EmbeddingCache({str(tmp_path)!r}, {provider.model_id!r})
+vectors, n_embedded = cache.vectors_for(["gamma", "alpha", "beta", "alpha"], None)
+assert n_embedded == 0 and cache.dimension() == 3 and len(cache.known_shas()) == 3
+assert np.array_equal(vectors, np.load({str(tmp_path / "expected.npy")!r})[[2, 0, 1, 0]])
+print("lancedb" in sys.modules)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPOSITORY_ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
 
 
 def test_a_hash_stored_twice_still_gives_one_vector_per_text(tmp_path):
@@ -84,7 +88,7 @@ def test_a_hash_stored_twice_still_gives_one_vector_per_text(tmp_path):
     provider = CountingProvider()
     cache = EmbeddingCache(tmp_path, provider.model_id)
     expected, _ = cache.vectors_for(["alpha", "beta"], provider)
-    table = cache._table()
+    table = cache._db.open_table(cache.table_name)
     table.add(table.to_arrow().filter(pc.equal(table.to_arrow().column("text_sha256"), text_sha256("alpha"))))
     assert table.count_rows() == 3
     again, n_embedded = cache.vectors_for(["beta", "alpha"], None)
