@@ -20,7 +20,6 @@ from typing import Callable, Literal
 
 import polars as pl
 from scipy.stats import fisher_exact
-from statsmodels.stats.proportion import confint_proportions_2indep
 
 from stats.multiple_comparisons import VerdictPolicy, adjust_p_values
 
@@ -99,6 +98,8 @@ def compare_rates(successes_a: int, trials_a: int, successes_b: int, trials_b: i
         raise ValueError("both rates need a positive denominator")
     table = [[successes_a, trials_a - successes_a], [successes_b, trials_b - successes_b]]
     p_value = float(fisher_exact(table, alternative="two-sided").pvalue)
+    from statsmodels.stats.proportion import confint_proportions_2indep  # about 1 s: only where rates are compared
+
     low, high = confint_proportions_2indep(successes_a, trials_a, successes_b, trials_b, method="newcomb")
     rate_a, rate_b = successes_a / trials_a, successes_b / trials_b
     return RateComparison(rate_a, rate_b, rate_a - rate_b, float(low), float(high), min(p_value, 1.0))

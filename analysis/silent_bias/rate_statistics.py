@@ -9,8 +9,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from statsmodels.stats.proportion import proportion_confint
-
 from stats.paired.mcnemar import mcnemar
 
 
@@ -40,6 +38,8 @@ def wilson_interval(successes: int, trials: int, *, confidence: float = 0.95) ->
         raise ValueError(f"need 0 <= successes <= trials, got {successes} of {trials}")
     if trials == 0:
         return RateInterval(successes, trials, None, None, None, confidence)
+    from statsmodels.stats.proportion import proportion_confint  # imported when used: about 1 s
+
     low, high = proportion_confint(successes, trials, alpha=1 - confidence, method="wilson")
     rate = successes / trials
     # statsmodels returns e.g. 2.8e-17 as the lower bound at 0 successes; keep low <= rate <= high exact
@@ -96,6 +96,8 @@ def mcnemar_exact(
     result = mcnemar(n_reference_only, n_counterpart_only, n_pairs=max(n_pairs, 1), variant="exact")
     flips = wilson_interval(discordant, n_pairs, confidence=confidence)
     if discordant:
+        from statsmodels.stats.proportion import proportion_confint
+
         low, high = proportion_confint(n_reference_only, discordant, alpha=1 - confidence, method="beta")
         odds_ratio = _odds(n_reference_only / discordant)
         effect = (odds_ratio, _odds(float(low)), _odds(float(high)))

@@ -52,9 +52,10 @@ def test_empty_family_and_unknown_method():
         adjust_family([0.1], method="bonferroni_typo")
 
 
+@pytest.mark.parametrize("method", ["holm", "fdr_bh"])
 @pytest.mark.parametrize("size", [1, 2, 7, 60])
-def test_holm_equals_statsmodels_bit_for_bit(size):
+def test_holm_and_bh_equal_statsmodels_bit_for_bit(size, method):
     # Ties, p-values of 1 and adjusted values clipped at 1, as study families give them.
     p = np.random.default_rng(size).choice([0.0312, 0.25, 1.0, 0.5, 0.001, 0.049], size=size)
     p[: size // 3] = np.random.default_rng(1).uniform(0, 0.1, size // 3)
-    assert adjust_p_values(p, method="holm") == multipletests(p, method="holm")[1].tolist()
+    assert adjust_p_values(p, method=method) == multipletests(p, method=method)[1].tolist()
