@@ -46,5 +46,8 @@ def write_bundle(site: Path) -> None:
     stamp, bundle = vendor / "VERSION", vendor / BUNDLE_NAME
     if bundle.exists() and stamp.exists() and stamp.read_text() == bundle_version():
         return
-    shutil.copyfile(cached_bundle(), bundle)
+    try:
+        shutil.copyfile(cached_bundle(), bundle)
+    except OSError:  # the cache folder cannot be written (a full disk, a read-only home): made here
+        bundle.write_text(vl_convert.javascript_bundle(), encoding="utf-8")
     stamp.write_text(bundle_version())

@@ -48,3 +48,16 @@ def test_the_cache_is_never_inside_the_checkout(tmp_path, monkeypatch):
     with pytest.raises(UserError, match="inside the repository"):
         vendor.write_bundle(tmp_path / "site")
     assert not (REPOSITORY_ROOT / "vega-cache").exists()
+
+
+def test_a_cache_folder_that_cannot_be_made_still_gives_the_site_its_bundle(tmp_path, monkeypatch):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder's parent would be")
+    monkeypatch.setenv(vendor.CACHE_VARIABLE, str(blocker / "vega"))
+
+    vendor.write_bundle(tmp_path / "site")
+
+    assert (tmp_path / "site" / "vendor" / vendor.BUNDLE_NAME).read_text(
+        encoding="utf-8"
+    ) == vl_convert.javascript_bundle()
+    assert blocker.is_file()
