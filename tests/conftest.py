@@ -26,6 +26,14 @@ DEMO_DATA = REPOSITORY_ROOT / "studies" / "demo_data"
 pytest_plugins = ["tests.scheduling", "tests.coverage_pause", "tests.dbt_cache"]
 
 
+def _session_cache(tmp_path_factory, variable: str, name: str):
+    """A machine-level cache folder of this session's own, named by ``variable`` while it lasts."""
+    folder = tmp_path_factory.mktemp(name)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(variable, str(folder))
+        yield folder
+
+
 @pytest.fixture(scope="session", autouse=True)
 def embedding_cache(tmp_path_factory) -> Path:
     """The machine's embedding cache, for this session: a folder of its own (never ~/.cache).
@@ -33,28 +41,19 @@ def embedding_cache(tmp_path_factory) -> Path:
     Shared by every test and every `biaswh` subprocess they start (set in os.environ), so the
     demo's texts are embedded once per session; a test that must see texts embedded sets its own.
     """
-    folder = tmp_path_factory.mktemp("embedding-cache")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("BIASWH_EMBEDDING_CACHE", str(folder))
-        yield folder
+    yield from _session_cache(tmp_path_factory, "BIASWH_EMBEDDING_CACHE", "embedding-cache")
 
 
 @pytest.fixture(scope="session", autouse=True)
 def vega_cache(tmp_path_factory) -> Path:
     """The machine's Vega bundle cache, for this session: a folder of its own (never ~/.cache)."""
-    folder = tmp_path_factory.mktemp("vega-cache")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("BIASWH_VEGA_CACHE", str(folder))
-        yield folder
+    yield from _session_cache(tmp_path_factory, "BIASWH_VEGA_CACHE", "vega-cache")
 
 
 @pytest.fixture(scope="session", autouse=True)
 def bm25_cache(tmp_path_factory) -> Path:
     """The machine's BM25 index cache, for this session: a folder of its own (never ~/.cache)."""
-    folder = tmp_path_factory.mktemp("bm25-cache")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("BIASWH_BM25_CACHE", str(folder))
-        yield folder
+    yield from _session_cache(tmp_path_factory, "BIASWH_BM25_CACHE", "bm25-cache")
 
 
 @pytest.fixture
