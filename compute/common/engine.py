@@ -102,6 +102,11 @@ def ensure_ray(settings: ComputeSettings):
         quiet = {"logging_level": logging.WARNING}
         where = f"connected to the Ray cluster at {settings.address}"
         if settings.address is None:
+            # The workers of a local instance run at the study's own priority. Ray starts them at
+            # niceness 15 (to keep a cluster node's raylet responsive); on a busy machine that
+            # starves them behind every other process while the study waits on them: the Ray
+            # embedding test took 23 s alone and 292 s beside two busy processes (42 s with this).
+            os.environ.setdefault("RAY_worker_niceness", "0")
             with _without_token_notice():
                 ray.init(num_cpus=settings.workers, include_dashboard=False, log_to_driver=False, **quiet)
             where = f"a local Ray instance ({int(ray.cluster_resources().get('CPU', 0))} CPUs) started"

@@ -66,3 +66,14 @@ def test_only_uncached_texts_go_to_the_workers_and_the_driver_writes_the_cache(e
     fresh.vectors_for(texts[:25], local)
     expected, _ = fresh.vectors_for(texts, local)
     assert np.array_equal(vectors, expected)
+
+
+@pytest.mark.ray
+def test_a_local_ray_instances_workers_run_at_the_drivers_priority(ray_local):
+    """Not at Ray's default niceness of 15, which starves them beside any busy process while the driver waits."""
+    import os
+
+    def niceness() -> int:
+        return os.nice(0)
+
+    assert ray_local.get(ray_local.remote(num_cpus=0)(niceness).remote()) == os.nice(0)
