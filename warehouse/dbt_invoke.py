@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from warehouse.build_state import project_digest
+from warehouse.dbt_options import full_args, parse_options
 from warehouse.dbt_parse_cache import (
     DUCKDB_FILE_VARIABLE,
     load_parsed,
@@ -35,7 +36,7 @@ from warehouse.dbt_parse_cache import (
     store_parsed,
 )
 from warehouse.dbt_selection import install as install_indexed_selection
-from warehouse.settings import DBT_PROJECT_DIR, warehouse_paths
+from warehouse.settings import warehouse_paths
 
 # Events whose text is what `dbt build` prints on a terminal: the per-node lines go to the log.
 _LOGGED_LEVELS = {"info", "warn", "error"}
@@ -48,45 +49,6 @@ _ONE_AT_A_TIME = threading.Lock()
 def dbt_folder() -> Path:
     """Where dbt keeps this warehouse's target (compiled SQL, run results, partial parse) and logs."""
     return warehouse_paths().home / "dbt"
-
-
-def _parse_args(args: Sequence[str]) -> list[str]:
-    """The options of ``args`` that change the parsed project: ``--target`` and ``--vars``."""
-    kept = []
-    for i, arg in enumerate(args):
-        if arg in ("--target", "-t", "--vars") and i + 1 < len(args):
-            kept += [arg, args[i + 1]]
-        elif arg.startswith(("--target=", "--vars=")):
-            kept.append(arg)
-    return kept
-
-
-def _full_args(args: Sequence[str], *, log_path: Path, target_path: Path, console: bool) -> list[str]:
-    """``args`` (a command first) with the project, profile, target and log options this warehouse uses."""
-    command, *rest = args
-    return [
-        "--no-use-colors",
-        "--log-path",
-        str(log_path),
-        # The log file is ours (the callback below writes dbt's terminal lines to it); dbt's
-        # own debug log is not kept.
-        "--log-level-file",
-        "none",
-        "--log-level",
-        "info" if console else "none",
-        "--no-send-anonymous-usage-stats",
-        # dbt would rewrite manifest.json (about 2 s) on every parse and build: written here
-        # only when the project changed (:func:`_write_manifest`), run_results.json per call.
-        "--no-write-json",
-        command,
-        "--project-dir",
-        str(DBT_PROJECT_DIR),
-        "--profiles-dir",
-        str(DBT_PROJECT_DIR),
-        "--target-path",
-        str(target_path),
-        *rest,
-    ]
 
 
 @contextmanager
@@ -197,7 +159,7 @@ def invoke_dbt(
     folder = dbt_folder()
     target_path, log_path = folder / "target", folder / "logs"
     log_path.mkdir(parents=True, exist_ok=True)
-    parse_args = _parse_args(args)
+    parse_args = parse_options(args)
     key = (project_digest(), *parse_args)
     write, close_log = _log_writer(log_file)
     values = {DUCKDB_FILE_VARIABLE: paths.duckdb_file.name, **(env or {})}
@@ -228,7 +190,7 @@ def invoke_dbt(
             install_indexed_selection()
             try:
                 runner = dbtRunner(manifest=manifest, callbacks=[write, *callbacks])
-                outcome = runner.invoke(_full_args(args, **options))
+                outcome = runner.invoke(full_args(args, **options))
             finally:
                 _close_dbt_connection()
             # After the call: writing an artifact reads dbt's flags, which a call sets.
@@ -260,7 +222,7 @@ def _parse(args: Sequence[str], parse_args: Sequence[str], target_path: Path, op
 
     seed_partial_parse(target_path, parse_args)
     started = time.time_ns()
-    parsed = dbtRunner(callbacks=callbacks).invoke(_full_args(args, **options))
+    parsed = dbtRunner(callbacks=callbacks).invoke(full_args(args, **options))
     if parsed.success:
         share_partial_parse(target_path, parse_args, started)
     return parsed
@@ -290,7 +252,7 @@ def parsed_nodes(unique_ids: Sequence[str]) -> dict[str, dict]:
 def parsed_project(args: Sequence[str] = (), *, env: dict[str, str] | None = None):
     """The parsed project (dbt's ``Manifest``) for the options ``args`` (``--target``, ``--vars``):
     this process's cached one, else a ``dbt parse`` of it for the warehouse ``BIASWH_HOME`` names."""
-    parse_args = _parse_args(args)
+    parse_args = parse_options(args)
     manifest = _MANIFESTS.get((project_digest(), *parse_args))
     if manifest is not None:
         return manifest

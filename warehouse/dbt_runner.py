@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import Sequence
 
 from warehouse.busy import busy_error, is_lock_conflict
+from warehouse.dbt_checks import describe_failed_checks, failing_checks
 from warehouse.dbt_invoke import dbt_folder, invoke_dbt, parsed_nodes
+from warehouse.dbt_options import target_name
 from warehouse.errors import UserError
 from warehouse.processes import DIE_WITH_PARENT
 from warehouse.progress import node_progress
@@ -75,11 +77,13 @@ def _manifest_nodes(target: Path) -> dict:
         return {}
 
 
-def _failed_node(nodes: dict, target: Path, unique_id: str) -> tuple[str, str | None]:
+def _failed_node(nodes: dict, target: Path, unique_id: str, *, on_duckdb: bool = True) -> tuple[str, str | None]:
     """A failed node's readable name and compiled query's path, from dbt's manifest ``nodes``.
 
     A data test reads ``data test expression_is_true ((n_hits = 0) = ...) on stg_retrieval__query_stats``
-    (its unique id ends in a hash, and its compiled file's name is truncated).
+    (its unique id ends in a hash, and its compiled file's name is truncated). A model's
+    ``checks`` test names the checks that failed, asked of the warehouse when the build ran on
+    DuckDB (:mod:`warehouse.dbt_checks`), else every check it holds.
     """
     node = nodes.get(unique_id)
     if node is None:
@@ -92,8 +96,11 @@ def _failed_node(nodes: dict, target: Path, unique_id: str) -> tuple[str, str | 
     if not test or not node.get("attached_node"):
         return unique_id, path
     arguments = {k: v for k, v in (test.get("kwargs") or {}).items() if k != "model"}
-    shown = ", ".join(str(v) if k in ("expression", "column_name") else f"{k}={v}" for k, v in arguments.items())
     tested = node["attached_node"].split(".")[-1]
+    if test["name"] == "checks":
+        failing = failing_checks(compiled, warehouse_paths().duckdb_file) if path and on_duckdb else None
+        return describe_failed_checks(arguments, tested, failing), path
+    shown = ", ".join(str(v) if k in ("expression", "column_name") else f"{k}={v}" for k, v in arguments.items())
     return f"data test {test['name']}" + (f" ({shown})" if shown else "") + f" on {tested}", path
 
 
@@ -203,7 +210,8 @@ def run_dbt_build(
             ok, rows, error, nodes = _run_in_process(command, env, log_file, quiet=quiet, callbacks=[counter])
     seconds = time.perf_counter() - begin
     counts, failed = _counts_and_failures(rows)
-    failures = [(*_failed_node(nodes, target, unique_id), message) for unique_id, message in failed]
+    on_duckdb = target_name(command) != "spark"
+    failures = [(*_failed_node(nodes, target, uid, on_duckdb=on_duckdb), message) for uid, message in failed]
     summary = BuildSummary(label, seconds, counts, failures, str(log_file))
     if not ok:
         details = "; ".join(

@@ -2,14 +2,16 @@
 
 A mart passes with a dbt unit test, or with a data test other than the key tests
 (``not_null``, ``unique`` and ``unique_combination_of_columns``, which is ``unique`` over
-several columns). The manifest comes from a real ``dbt parse``, so tests declared in any
-yml file or as singular tests count.
+several columns); a ``checks`` test counts as the dbt tests its checks stand for. The
+manifest comes from a real ``dbt parse``, so tests declared in any yml file or as singular
+tests count.
 """
 
 from __future__ import annotations
 
 import pytest
 
+from warehouse.dbt_checks import KINDS
 from warehouse.dbt_invoke import parsed_project
 from warehouse.settings import HOME_VARIABLE
 
@@ -39,13 +41,17 @@ def _content_tests(manifest: dict) -> dict[str, set[str]]:
     for node in manifest["nodes"].values():
         if node["resource_type"] != "test":
             continue
-        name = (node.get("test_metadata") or {}).get("name", "singular")
-        if name in KEY_TESTS:
+        metadata = node.get("test_metadata") or {}
+        name = metadata.get("name", "singular")
+        names = {name}
+        if name == "checks":  # the dbt tests its checks stand for
+            names = {KINDS[kind] for kind, value in metadata["kwargs"].items() if kind in KINDS and value}
+        if not names - KEY_TESTS:
             continue
         for uid in node["depends_on"]["nodes"]:
             # A relationships test depends on both models; it checks the one it is declared on.
             if uid in marts and (node.get("attached_node") in (None, uid) or name == "singular"):
-                found[marts[uid]].add(name)
+                found[marts[uid]].update(names - KEY_TESTS)
     for unit_test in manifest.get("unit_tests", {}).values():
         if unit_test["model"] in found:
             found[unit_test["model"]].add("unit")

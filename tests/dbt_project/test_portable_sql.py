@@ -109,11 +109,14 @@ def test_the_scan_finds_the_silent_traps():
 
 
 def _data_test_expressions(node, found: list[str]) -> list[str]:
-    """Every ``expression`` string of a yml node's data tests (expression_is_true and kin)."""
+    """Every SQL expression of a yml node's data tests: ``expression`` (expression_is_true and kin)
+    and each of a ``checks`` test's ``expressions``."""
     if isinstance(node, dict):
         for key, value in node.items():
             if key == "expression" and isinstance(value, str):
                 found.append(value)
+            elif key == "expressions" and isinstance(value, list):
+                found.extend(str(expression) for expression in value)
             else:
                 _data_test_expressions(value, found)
     elif isinstance(node, list):

@@ -52,3 +52,27 @@ def test_a_failed_model_keeps_its_id_and_a_node_missing_from_the_manifest_too(tm
     target = _target(tmp_path)
     assert _failed_node(_manifest_nodes(target), target, MODEL_ID) == (MODEL_ID, None)  # not compiled
     assert _failed_node(_manifest_nodes(tmp_path), tmp_path, TEST_ID) == (TEST_ID, None)  # no manifest
+
+
+def test_a_failed_checks_test_off_duckdb_names_every_check_it_holds(tmp_path):
+    """On Spark the warehouse file cannot answer which check failed: the line lists them all."""
+    from warehouse.dbt_options import target_name
+
+    target = _target(tmp_path)
+    nodes = _manifest_nodes(target)
+    nodes[TEST_ID]["test_metadata"] = {
+        "name": "checks",
+        "kwargs": {"not_null": ["run_id"], "expressions": ["(n_hits = 0) = (no_hits_reason is not null)"]},
+    }
+    name, path = _failed_node(nodes, target, TEST_ID, on_duckdb=False)
+    assert name == (
+        "data test checks on stg_retrieval__query_stats (one of: not_null (run_id);"
+        " expression_is_true ((n_hits = 0) = (no_hits_reason is not null)))"
+    )
+    assert path
+    assert [target_name(c) for c in (["--target", "spark"], ["-t", "spark"], ["--target=spark"], ["-s", "x"])] == [
+        "spark",
+        "spark",
+        "spark",
+        None,
+    ]

@@ -152,8 +152,14 @@ def test_contract_relations_need_no_schema_prefix_in_plain_duckdb(demo_home):
         assert con.execute("select count(*) from dialect_paired_tests").fetchone()[0] > 0
 
 
+# The compiled file of stg_retrieval__query_stats' checks test (dbt shortens a long test name
+# to its first 30 characters and a hash).
+QUERY_STATS_CHECKS = "checks_stg_retrieval__query_st*"
+
+
 def _compiled_test_sql(home, name: str) -> str:
-    """The SQL the last dbt build ran for the data test file ``name`` (under the warehouse's dbt target)."""
+    """The SQL the last dbt build ran for the one data test file matching ``name`` (a glob, under
+    the warehouse's dbt target)."""
     (path,) = (home / "dbt" / "target" / "compiled").rglob(f"{name}.sql")
     return path.read_text(encoding="utf-8")
 
@@ -197,6 +203,8 @@ def test_a_run_failing_a_data_test_is_withdrawn_and_poisons_no_later_build(copy_
             "select count(*) from raw.retrieval_query_stats where run_id = ?", [failed]
         ).fetchone()
     assert status == "failed" and "data test expression_is_true" in message and "stg_retrieval__query_stats" in message
+    # Only the failing check of the model's checks test is named, with its failing rows.
+    assert "failing row" in message and "not_null" not in message and "unique" not in message
     assert withdrawn and sum(withdrawn[0].values()) > 0  # marts built beside the failing test held its rows
     assert poisoned_raw[0] > 0  # its raw rows stay, for forensics
 
@@ -207,12 +215,10 @@ def test_a_run_failing_a_data_test_is_withdrawn_and_poisons_no_later_build(copy_
             "select run_id, status from raw.runs where kind = 'study' order by started_at desc limit 1"
         ).fetchone()
     assert latest[1] == "succeeded"
-    assert f"run_id in ('{latest[0]}')" in _compiled_test_sql(copy_home, "not_null_stg_retrieval__query_stats_run_id")
+    assert f"run_id in ('{latest[0]}')" in _compiled_test_sql(copy_home, QUERY_STATS_CHECKS)
 
     dbt_build()  # `biaswh build`: every model and test, unit tests too
-    assert "not in (select withdrawn.run_id" in _compiled_test_sql(
-        copy_home, "not_null_stg_retrieval__query_stats_run_id"
-    )
+    assert "not in (select withdrawn.run_id" in _compiled_test_sql(copy_home, QUERY_STATS_CHECKS)
     with _con(copy_home) as con:
         after = run_fingerprints(con)
     assert {k: v for k, v in after.items() if k in before} == before
@@ -230,7 +236,7 @@ def test_a_run_failing_a_data_test_is_withdrawn_and_poisons_no_later_build(copy_
     selection = ["--select", "stg_retrieval__query_stats"]
     monkeypatch.setenv(WITHDRAWN_RUN_IDS_VARIABLE, failed)
     dbt_build(selection)
-    test_sql = _compiled_test_sql(copy_home, "not_null_stg_retrieval__query_stats_run_id")
+    test_sql = _compiled_test_sql(copy_home, QUERY_STATS_CHECKS)
     assert f"not in ('{failed}')" in test_sql and "select withdrawn.run_id" not in test_sql
     monkeypatch.setenv(WITHDRAWN_RUN_IDS_VARIABLE, "")  # listed as none withdrawn: the poisoned rows are tested
     with pytest.raises(UserError, match="expression_is_true.*on stg_retrieval__query_stats"):

@@ -1,0 +1,60 @@
+"""The command-line options of a dbt call in this process: which of them shape the parsed
+project (and name its target), and the options every call adds for this warehouse."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from warehouse.settings import DBT_PROJECT_DIR
+
+
+def parse_options(args: Sequence[str]) -> list[str]:
+    """The options of ``args`` that change the parsed project: ``--target`` and ``--vars``."""
+    kept = []
+    for i, arg in enumerate(args):
+        if arg in ("--target", "-t", "--vars") and i + 1 < len(args):
+            kept += [arg, args[i + 1]]
+        elif arg.startswith(("--target=", "--vars=")):
+            kept.append(arg)
+    return kept
+
+
+def target_name(args: Sequence[str]) -> str | None:
+    """The profile target ``args`` name (``--target spark``, ``-t spark``, ``--target=spark``), or
+    None for the profile's default."""
+    options = parse_options(args)
+    for i, arg in enumerate(options):
+        if arg in ("--target", "-t"):
+            return options[i + 1]
+        if arg.startswith("--target="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def full_args(args: Sequence[str], *, log_path: Path, target_path: Path, console: bool) -> list[str]:
+    """``args`` (a command first) with the project, profile, target and log options this warehouse uses."""
+    command, *rest = args
+    return [
+        "--no-use-colors",
+        "--log-path",
+        str(log_path),
+        # The log file is ours (the callback below writes dbt's terminal lines to it); dbt's
+        # own debug log is not kept.
+        "--log-level-file",
+        "none",
+        "--log-level",
+        "info" if console else "none",
+        "--no-send-anonymous-usage-stats",
+        # dbt would rewrite manifest.json (about 2 s) on every parse and build: written here
+        # only when the project changed (:func:`warehouse.dbt_invoke._write_manifest`), run_results.json per call.
+        "--no-write-json",
+        command,
+        "--project-dir",
+        str(DBT_PROJECT_DIR),
+        "--profiles-dir",
+        str(DBT_PROJECT_DIR),
+        "--target-path",
+        str(target_path),
+        *rest,
+    ]
