@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 
@@ -124,6 +125,30 @@ def test_parquet_import_is_idempotent_and_checked(tmp_path):
     pq.write_table(pa.table({"text_sha256": [text_sha256("x")]}), path)
     with pytest.raises(InputError, match="field 'vector'"):
         cache.import_parquet(path)
+
+
+def test_a_file_imported_whole_before_is_not_read_again(tmp_path, monkeypatch):
+    # Same bytes, same cache: the recorded import answers (the file is not opened as Parquet);
+    # another model's cache, a cleared cache or changed bytes import the file afresh.
+    from ingest.common import embedding_cache
+
+    path = tmp_path / "vectors.parquet"
+    _write_vectors(path, ["one", "two"], [[3, 4], [0, 2]])
+    cache = EmbeddingCache(tmp_path / "lancedb", "m")
+    first = cache.import_parquet(path)
+    reads = []
+    read_table = embedding_cache.pq.read_table
+    monkeypatch.setattr(embedding_cache.pq, "read_table", lambda *a, **k: reads.append(a) or read_table(*a, **k))
+    copy = tmp_path / "copy.parquet"
+    copy.write_bytes(path.read_bytes())
+    again = cache.import_parquet(copy)
+    assert reads == [] and (again.n_rows, again.n_new, again.dimension) == (2, 0, 2)
+    assert (again.path, again.source_sha256) == (str(copy), first.source_sha256)
+    assert EmbeddingCache(tmp_path / "lancedb", "other").import_parquet(path).n_new == 2 and len(reads) == 1
+    shutil.rmtree(tmp_path / "lancedb" / f"{cache.table_name}.lance")
+    assert cache.import_parquet(path).n_new == 2 and len(reads) == 2
+    _write_vectors(path, ["one", "three"], [[3, 4], [1, 0]])
+    assert cache.import_parquet(path).n_new == 1 and len(reads) == 3
 
 
 @pytest.fixture(scope="module")
