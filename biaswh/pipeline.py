@@ -16,8 +16,7 @@ from compute.common.engine import chat_pool, compute_settings, with_compute
 from warehouse.command_lock import exclusive_command
 from warehouse.connection import open_warehouse
 from warehouse.contracts import publish_contract_views
-from warehouse.dbt_invoke import import_dbt_in_background
-from warehouse.dbt_runner import BuildSummary, dbt_in_subprocess, run_dbt_build
+from warehouse.dbt_runner import BuildSummary, run_dbt_build
 from warehouse.errors import UserError
 from warehouse.pending_failures import record_pending_failure
 from warehouse.run_parameters import record_run_inputs, record_run_parameters
@@ -241,8 +240,6 @@ def _run_study(
         record_run_parameters(con, run_id, study.run_parameters)
     stages: dict[str, float] = {"load plugins and config": time.perf_counter() - started}
     selections = build_selections(study)
-    if any(selection != "" for selection in selections.values()) and not dbt_in_subprocess():
-        import_dbt_in_background()  # while the ingest and jobs run
 
     def timed(stage: str, work) -> None:
         begin = time.perf_counter()

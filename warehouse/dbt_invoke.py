@@ -20,7 +20,6 @@ from __future__ import annotations
 import gc
 import logging
 import os
-import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -80,29 +79,6 @@ def environment(values: dict[str, str | None]) -> Iterator[None]:
         yield
     finally:
         apply(before)
-
-
-def import_dbt_in_background() -> threading.Thread | None:
-    """Start importing dbt's runner (``dbt.cli.main``, 1.3 s here) in a daemon thread; return it.
-
-    A study calls this before its jobs: they spend most of their time in NumPy and DuckDB, which
-    let go of the interpreter, so the import costs the run little of its own (the warm real
-    dialect study: 1.3 of its 9 s were this import, paid after the jobs). The first
-    :func:`invoke_dbt` waits for the import like any other; if it failed here (it never has), it
-    fails there again, with its message. None when dbt is imported already.
-    """
-    if "dbt.cli.main" in sys.modules:
-        return None
-
-    def work() -> None:
-        try:
-            import dbt.cli.main  # noqa: F401 - imported for its side effect: the module loaded
-        except Exception:  # noqa: BLE001 - the build's own import reports it
-            pass
-
-    thread = threading.Thread(target=work, name="import-dbt", daemon=True)
-    thread.start()
-    return thread
 
 
 def _close_dbt_connection() -> None:

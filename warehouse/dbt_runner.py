@@ -202,7 +202,7 @@ def run_dbt_build(
     with open(log_file, "a", encoding="utf-8") as log:
         log.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} dbt build {' '.join(command)}\n")
     begin = time.perf_counter()
-    if dbt_in_subprocess():
+    if os.environ.get(SUBPROCESS_VARIABLE) == "1":
         with open(log_file, "a", encoding="utf-8") as log:
             ok, rows, error, nodes = _run_subprocess(command, env, log, target, quiet=quiet)
     else:
@@ -225,11 +225,6 @@ def run_dbt_build(
             details = "dbt stopped before building (a parse or connection error" + (f": {first})" if first else ")")
         raise UserError(f"dbt build ({label}) failed: {details}. Full log: {log_file}")
     return summary
-
-
-def dbt_in_subprocess() -> bool:
-    """Whether builds run dbt as a child process (``BIASWH_DBT_SUBPROCESS=1``), not in this one."""
-    return os.environ.get(SUBPROCESS_VARIABLE) == "1"
 
 
 def _raise_if_busy(log_file: Path, start: int, label: str) -> None:

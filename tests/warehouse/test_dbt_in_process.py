@@ -98,27 +98,3 @@ def test_a_fresh_warehouse_starts_from_the_parse_another_process_made(tmp_path):
     for home in ("second", "third"):
         assert (tmp_path / home / "dbt" / "target" / "manifest.json").exists()
     assert not (REPOSITORY_ROOT / "warehouse.duckdb").exists() and not (tmp_path / "warehouse.duckdb").exists()
-
-
-def test_dbt_is_imported_in_the_background_while_the_caller_works():
-    # A fresh interpreter: the thread loads dbt's runner while this one goes on (its own import
-    # then finds the module loaded); once loaded, nothing more is started.
-    script = (
-        "import sys, threading\n"
-        "from warehouse.dbt_invoke import import_dbt_in_background\n"
-        "assert 'dbt.cli.main' not in sys.modules\n"
-        "thread = import_dbt_in_background()\n"
-        "print(thread.name, thread.daemon, threading.current_thread() is not thread)\n"
-        "thread.join(120)\n"
-        "print('dbt.cli.main' in sys.modules, import_dbt_in_background())\n"
-    )
-    completed = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=REPOSITORY_ROOT,
-        env={**os.environ, "PYTHONPATH": str(REPOSITORY_ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert completed.returncode == 0, completed.stderr[-2000:]
-    assert completed.stdout.split("\n")[:2] == ["import-dbt True True", "True None"], completed.stdout
