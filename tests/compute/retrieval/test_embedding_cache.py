@@ -149,6 +149,14 @@ def test_a_file_imported_whole_before_is_not_read_again(tmp_path, monkeypatch):
     assert cache.import_parquet(path).n_new == 2 and len(reads) == 2
     _write_vectors(path, ["one", "three"], [[3, 4], [1, 0]])
     assert cache.import_parquet(path).n_new == 1 and len(reads) == 3
+    # The table made again from another file since: the record's hashes are missing, so the
+    # first file is read and imported again.
+    shutil.rmtree(tmp_path / "lancedb" / f"{cache.table_name}.lance")
+    other = tmp_path / "other.parquet"
+    _write_vectors(other, ["four"], [[0, 1]])
+    assert cache.import_parquet(other).n_new == 1 and len(reads) == 4
+    assert cache.import_parquet(copy).n_new == 2 and len(reads) == 5
+    assert cache.vectors_for(["one", "two", "four"], None)[1] == 0
 
 
 @pytest.fixture(scope="module")
