@@ -11,6 +11,7 @@ measurement: not in ``make bench``. Exit code 1 when any table differs.
 from __future__ import annotations
 
 import hashlib
+import math
 import sys
 
 import duckdb
@@ -18,48 +19,129 @@ import duckdb
 from warehouse.renamed_marts import RENAMED_MARTS
 
 _VOLATILE = {"run", "runs", "inputs", "parameters", "sources", "source_files", "fingerprint"}
-_VOLATILE |= {"duration_seconds", "elapsed_seconds"}
+_VOLATILE |= {"duration_seconds", "elapsed_seconds", "stage_seconds"}
+# Floats are compared to this many significant digits: DuckDB sums in parallel, so a mean's
+# last bits follow the order its threads finished in (two builds of one code differ there).
+DIGITS = 12
+TOLERANCE = 1e-9  # relative (and absolute near zero), for a table whose rounded digests differ
 
 
 def _kept(column: str, data_type: str) -> bool:
+    """Whether a column takes part: not a run id, time, path, or a measured latency (wall clock)."""
     volatile = "run_id" in column or column.endswith("_at") or "path" in column or column in _VOLATILE
-    return not (volatile or "TIMESTAMP" in data_type.upper())
+    return not (volatile or "latency" in column or "TIMESTAMP" in data_type.upper())
 
 
-def table_digests(path: str) -> dict[str, tuple[int, str]]:
-    """``schema.table`` -> (rows, sha256 prefix of the sorted rows' kept columns), new mart names."""
+def _cell(value) -> str:
+    return f"{value:.{DIGITS}g}" if isinstance(value, float) else repr(value)
+
+
+def _run_labels(con) -> dict[str, str]:
+    """run_id -> its name and its place among the runs of that name (``demo#1``), alike in two warehouses."""
+    rows = con.execute("select run_id, coalesce(name, kind) from raw.runs order by started_at, run_id").fetchall()
+    seen: dict[str, int] = {}
+    labels = {}
+    for run_id, name in rows:
+        seen[name] = seen.get(name, 0) + 1
+        labels[run_id] = f"{name}#{seen[name]}"
+    return labels
+
+
+def _digest(rows: list[str]) -> str:
+    return hashlib.sha256("\n".join(sorted(rows)).encode()).hexdigest()[:16]
+
+
+def _tables(con) -> list[tuple[str, str]]:
+    return con.execute(
+        "select table_schema, table_name from information_schema.tables"
+        " where table_schema in ('analysis', 'marts') and table_type = 'BASE TABLE' order by all"
+    ).fetchall()
+
+
+def _table_rows(con, schema: str, table: str, labels: dict[str, str]) -> tuple[bool, list[tuple[str, tuple]]]:
+    """(whether it has runs, [(run label or "", kept cells)]) of one table; no kept column: no rows."""
+    columns = con.execute(
+        "select column_name, data_type from information_schema.columns"
+        " where table_schema = ? and table_name = ? order by ordinal_position",
+        [schema, table],
+    ).fetchall()
+    kept = [f'"{name}"' for name, data_type in columns if _kept(name, data_type)]
+    has_runs = "run_id" in {name for name, _ in columns}
+    if not kept:
+        return has_runs, []
+    run = "run_id" if has_runs else "null"
+    rows = con.execute(f'select {run}, {", ".join(kept)} from {schema}."{table}"').fetchall()
+    return has_runs, [(labels.get(row[0], "") if has_runs else "", row[1:]) for row in rows]
+
+
+def table_digests(path: str) -> dict[str, tuple[int, str, dict[str, str]]]:
+    """``schema.table`` -> (rows, digest of the sorted rows' kept columns, {run label: digest of its rows}).
+
+    Marts under their new names; the per-run digests (tables with a ``run_id``) tell which runs differ.
+    """
     out = {}
     with duckdb.connect(path, read_only=True) as con:
-        tables = con.execute(
-            "select table_schema, table_name from information_schema.tables"
-            " where table_schema in ('analysis', 'marts') and table_type = 'BASE TABLE' order by all"
-        ).fetchall()
-        for schema, table in tables:
-            columns = con.execute(
-                "select column_name, data_type from information_schema.columns"
-                " where table_schema = ? and table_name = ? order by ordinal_position",
-                [schema, table],
-            ).fetchall()
-            kept = [f'"{name}"' for name, data_type in columns if _kept(name, data_type)]
-            if not kept:
+        labels = _run_labels(con)
+        for schema, table in _tables(con):
+            has_runs, rows = _table_rows(con, schema, table, labels)
+            if not rows and not has_runs:
                 continue
-            rows = sorted(repr(r) for r in con.execute(f'select {", ".join(kept)} from {schema}."{table}"').fetchall())
+            by_run: dict[str, list[str]] = {}
+            for label, cells in rows:
+                by_run.setdefault(label, []).append("(" + ", ".join(_cell(v) for v in cells) + ")")
             name = RENAMED_MARTS.get(table, table) if schema == "marts" else table
-            out[f"{schema}.{name}"] = (len(rows), hashlib.sha256("\n".join(rows).encode()).hexdigest()[:16])
+            runs = {label: _digest(group) for label, group in by_run.items()} if has_runs else {}
+            out[f"{schema}.{name}"] = (len(rows), _digest([r for group in by_run.values() for r in group]), runs)
     return out
 
 
+def _close(a: tuple, b: tuple) -> bool:
+    return len(a) == len(b) and all(
+        math.isclose(x, y, rel_tol=TOLERANCE, abs_tol=TOLERANCE)
+        if isinstance(x, float) and isinstance(y, float)
+        else x == y
+        for x, y in zip(a, b)
+    )
+
+
+def equal_within_tolerance(before: str, after: str, name: str) -> bool:
+    """Whether ``schema.table`` holds the same rows in both, floats within :data:`TOLERANCE` (a
+    rounded float that fell on either side of its last printed digit makes the digests differ)."""
+    schema, table = name.split(".", 1)
+    found = []
+    for path, wanted in ((before, table), (after, table)):
+        with duckdb.connect(path, read_only=True) as con:
+            old = {new: old for old, new in RENAMED_MARTS.items()} if schema == "marts" else {}
+            names = {t for _, t in _tables(con)}
+            real = wanted if wanted in names else old.get(wanted, wanted)
+            _, rows = _table_rows(con, schema, real, _run_labels(con))
+            coarse = lambda row: (row[0], tuple(f"{v:.6g}" if isinstance(v, float) else repr(v) for v in row[1]))  # noqa: E731
+            found.append(sorted(rows, key=coarse))
+    return len(found[0]) == len(found[1]) and all(la == lb and _close(ra, rb) for (la, ra), (lb, rb) in zip(*found))
+
+
 def main(argv: list[str]) -> int:
-    """Print each differing table and a count; return 1 when any differs."""
+    """Print each differing table (with the runs whose rows differ) and a count; return 1 when any differs."""
     if len(argv) != 2:
         print("usage: python -m benchmarks.compare_warehouses BEFORE.duckdb AFTER.duckdb", file=sys.stderr)
         return 2
     before, after = table_digests(argv[0]), table_digests(argv[1])
-    differ = [name for name in sorted(set(before) | set(after)) if before.get(name) != after.get(name)]
+    names = sorted(set(before) | set(after))
+    differ = [n for n in names if before.get(n, (None,) * 2)[:2] != after.get(n, (None,) * 2)[:2]]
+    close = [n for n in differ if n in before and n in after and equal_within_tolerance(argv[0], argv[1], n)]
+    differ = [n for n in differ if n not in close]
     for name in differ:
-        print(f"DIFF {name}: {before.get(name)} vs {after.get(name)}")
+        if name not in before or name not in after:
+            print(f"DIFF {name}: only in {'the second' if name not in before else 'the first'} warehouse")
+            continue
+        (rows_a, _, runs_a), (rows_b, _, runs_b) = before[name], after[name]
+        runs = sorted(label for label in set(runs_a) | set(runs_b) if runs_a.get(label) != runs_b.get(label))
+        print(f"DIFF {name}: {rows_a:,} vs {rows_b:,} rows" + (f"; runs: {', '.join(runs)}" if runs else ""))
     same = [name for name in before if name not in differ]
-    print(f"{len(same)} tables identical ({sum(before[n][0] for n in same):,} rows), {len(differ)} differ")
+    print(
+        f"{len(same)} tables identical ({sum(before[n][0] for n in same):,} rows; {len(close)} of them with"
+        f" floats equal within {TOLERANCE:g}), {len(differ)} differ"
+    )
     return 1 if differ else 0
 
 
