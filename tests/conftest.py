@@ -56,6 +56,16 @@ def bm25_cache(tmp_path_factory) -> Path:
     yield from _session_cache(tmp_path_factory, "BIASWH_BM25_CACHE", "bm25-cache")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def coverage_site():
+    """Every Python process a test starts imports tests/coverage_site/sitecustomize.py at start-up:
+    when coverage measures it (``patch = subprocess``), dbt and the sentence encoder run unmeasured."""
+    folder = str(Path(__file__).parent / "coverage_site")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [folder, os.environ.get("PYTHONPATH")])))
+        yield
+
+
 @pytest.fixture
 def warehouse_home(tmp_path, monkeypatch) -> Path:
     """A fresh, empty warehouse folder for one test."""
@@ -202,7 +212,11 @@ def ray_local():
         patch.setenv("RAY_DISABLE_USAGE_STATS", "1")
         from compute.common.engine import ComputeSettings, ensure_ray
 
-        ensure_ray(ComputeSettings("ray", workers=2))  # as a study started here starts it
+        with pytest.MonkeyPatch.context() as unmeasured:
+            # Ray's processes (its Python daemons and the workers they start) inherit this
+            # environment: without coverage's variable they run untraced (ours run locally too).
+            unmeasured.delenv("COVERAGE_PROCESS_CONFIG", raising=False)
+            ensure_ray(ComputeSettings("ray", workers=2))  # as a study started here starts it
         try:
             yield ray
         finally:

@@ -87,9 +87,9 @@ def _build(folder: Path, work) -> None:
 def main(folder: Path) -> None:
     """Build the demo warehouse, then the site warehouse from a copy of it."""
     from biaswh.pipeline import run_studies, run_study
-    from tests.coverage_pause import pause_coverage_during_dbt
+    from tests.coverage_site.sitecustomize import pause_coverage_in_libraries
 
-    pause_coverage_during_dbt()  # as in the test workers: dbt's lines are not ours to measure
+    pause_coverage_in_libraries()  # as in the test workers: dbt's lines are not ours to measure
     demo, site = folder / "demo", folder / "site"
     os.environ["BIASWH_BM25_CACHE"] = str(folder / "bm25")  # the tests' own, never the user's ~/.cache
 

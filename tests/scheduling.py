@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests import prebuilt
+from tests import durations, prebuilt
 
 # Fixtures that several modules share and that cost a start (a study run, Ray, a browser, Spark's
 # JVM): under pytest-xdist (`make test`: -n 2 --dist loadgroup) each group runs on one worker, so
@@ -58,6 +58,11 @@ def _groups(items: list[pytest.Item]) -> dict[str, str]:
 def pytest_configure(config: pytest.Config) -> None:
     """In `make test`'s xdist controller: start building the demo warehouses beside the workers."""
     workers = getattr(config.option, "numprocesses", None)
+    if getattr(config.option, "dist", None) == "loadgroup":
+        # xdist would hand the groups out by their number of tests, most first: a long module of
+        # one test (a whole study run) came last and ran alone while the other worker waited.
+        # The order of pytest_collection_modifyitems below is kept instead.
+        config.option.loadscopereorder = False
     if os.environ.get(prebuilt.PREBUILD_VARIABLE) and workers and not hasattr(config, "workerinput"):
         folder = Path(tempfile.mkdtemp(prefix="biaswh-test-prebuilt-"))
         os.environ[prebuilt.FOLDER_VARIABLE] = str(folder)  # the workers, started after this, inherit it
@@ -82,10 +87,11 @@ _PREBUILD = pytest.StashKey[tuple]()
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark every test with its xdist group (before xdist reads the marks; unused without -n), and
     a test reading a demo warehouse as ``dbt`` (it needs the study's builds: `make test-fast` and
-    ``-m "not dbt"`` leave it out), before ``-m`` selects. With the demo warehouses prebuilt, the
-    Ray and Spark groups go first (the longest: started early, the other worker fills in beside
-    them) and the groups reading a demo warehouse last (the build has the time the others take);
-    a group's tests stay together, in their order."""
+    ``-m "not dbt"`` leave it out), before ``-m`` selects. Under xdist the groups go out longest
+    first (seconds from tests/durations.json), so a run ends on short modules on both workers;
+    with the demo warehouses prebuilt, the Ray and Spark groups go first (started early, the other
+    worker fills in beside them) and the groups reading a demo warehouse last (the build has the
+    time the others take); a group's tests stay together, in their order."""
     groups = _groups(items)
     heavy, reads_demo = set(), set()  # groups, and (in reads_demo) modules too
     for item in items:
@@ -98,14 +104,34 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             reads_demo |= {group, _module(item)}
         if item.get_closest_marker("spark") or item.get_closest_marker("ray"):
             heavy.add(group)
-    if PREBUILT:  # within a group, its modules that read a demo warehouse last too
-        items.sort(
-            key=lambda item: (
-                groups[_module(item)] not in heavy,
-                groups[_module(item)] in reads_demo,
-                _module(item) in reads_demo,
-            )
+    if not getattr(config.option, "loadgroup", False):
+        return
+    cost = _group_seconds(items, groups)
+    first = heavy if PREBUILT else set()
+    last = reads_demo if PREBUILT else set()
+    items.sort(
+        key=lambda item: (
+            groups[_module(item)] not in first,
+            groups[_module(item)] in last,
+            -cost[groups[_module(item)]],
+            groups[_module(item)],
+            _module(item) in last,
         )
+    )
+
+
+def _group_seconds(items: list[pytest.Item], groups: dict[str, str]) -> dict[str, float]:
+    """Each group's seconds in the last measured `make test`: its modules' (tests/durations.json),
+    a module not measured yet counted by its number of tests."""
+    measured = durations.load()
+    tests_per_module: dict[str, int] = {}
+    for item in items:
+        tests_per_module[_module(item)] = tests_per_module.get(_module(item), 0) + 1
+    cost: dict[str, float] = {}
+    for module, count in tests_per_module.items():
+        seconds = measured.get(module, count * durations.SECONDS_PER_UNKNOWN_TEST)
+        cost[groups[module]] = cost.get(groups[module], 0.0) + seconds
+    return cost
 
 
 def _name_group(item: pytest.Item, group: str) -> None:
