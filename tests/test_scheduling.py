@@ -1,0 +1,85 @@
+"""The suite's own machinery: module seconds for the xdist order, and coverage paused in test subprocesses."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+from tests import durations
+from tests.scheduling import _group_seconds
+
+JUNIT = """<?xml version="1.0" encoding="utf-8"?>
+<testsuites><testsuite name="pytest" tests="4">
+<testcase classname="tests.integration.test_study" name="test_a" time="40.5"/>
+<testcase classname="tests.integration.test_study" name="test_b" time="1.5"/>
+<testcase classname="tests.stats.test_paired.TestWilcoxon" name="test_c" time="2.25"/>
+<testcase classname="tests.test_layers" name="test_d" time="0.25"/>
+</testsuite></testsuites>
+"""
+
+
+def test_module_seconds_sum_each_modules_tests_classes_included(tmp_path):
+    report = tmp_path / "junit.xml"
+    report.write_text(JUNIT, encoding="utf-8")
+    assert durations.module_seconds(report) == {
+        "tests/integration/test_study.py": 42.0,
+        "tests/stats/test_paired.py": 2.25,
+        "tests/test_layers.py": 0.25,
+    }
+
+
+def test_the_refresh_command_writes_the_file_the_scheduler_reads(tmp_path, monkeypatch):
+    report = tmp_path / "junit.xml"
+    report.write_text(JUNIT, encoding="utf-8")
+    monkeypatch.setattr(durations, "DURATIONS_FILE", tmp_path / "durations.json")
+    assert durations.main([str(report)]) == 0
+    assert json.loads((tmp_path / "durations.json").read_text(encoding="utf-8"))["tests/test_layers.py"] == 0.2
+    assert durations.load()["tests/integration/test_study.py"] == 42.0
+    assert durations.main([]) == 2
+
+
+def test_a_group_costs_its_modules_seconds_and_an_unmeasured_module_its_tests(monkeypatch):
+    monkeypatch.setattr(durations, "load", lambda: {"tests/a.py": 30.0, "tests/b.py": 5.0})
+    items = [SimpleNamespace(nodeid=f"{module}::test_{n}") for module, n in [("tests/a.py", 1), ("tests/b.py", 1)]]
+    items += [SimpleNamespace(nodeid=f"tests/new.py::test_{n}") for n in range(3)]
+    groups = {"tests/a.py": "spark", "tests/b.py": "spark", "tests/new.py": "tests/new.py"}
+    assert _group_seconds(items, groups) == {"spark": 35.0, "tests/new.py": 3 * durations.SECONDS_PER_UNKNOWN_TEST}
+
+
+def test_every_measured_module_still_exists():
+    root = Path(__file__).parent.parent
+    measured = durations.load()
+    assert len(measured) > 100
+    assert [module for module in measured if not (root / module).is_file()] == []
+
+
+def _started_process(environment: dict) -> list[str]:
+    probe = (
+        "import sys\n"
+        "print(any(type(f).__name__ == '_PatchOnImport' for f in sys.meta_path))\n"
+        "from dbt.cli.main import dbtRunner\n"
+        "print(getattr(dbtRunner.invoke, '_pauses_coverage', False))\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", probe], env=environment, capture_output=True, text=True, timeout=300, check=True
+    )
+    return completed.stdout.split()
+
+
+def test_a_measured_subprocess_runs_dbt_unmeasured(tmp_path):
+    # The environment a test's subprocess gets: coverage's start-up hook measures it
+    # (patch = subprocess) and tests/coverage_site is on PYTHONPATH (conftest.coverage_site).
+    # The sentence encoder's module is patched by the same finder, on its first import.
+    import coverage
+
+    config = coverage.Coverage(config_file=str(Path(__file__).parent.parent / "pyproject.toml"))
+    config.config.data_file = str(tmp_path / ".coverage")
+    site = str(Path(__file__).parent / "coverage_site")
+    environment = {**os.environ, "PYTHONPATH": site, "COVERAGE_PROCESS_CONFIG": config.config.serialize()}
+    assert _started_process(environment) == ["True", "True"]
+    unmeasured = {k: v for k, v in environment.items() if not k.startswith("COVERAGE_")}
+    assert _started_process(unmeasured) == ["False", "False"]
