@@ -61,8 +61,8 @@ def _started_process(environment: dict) -> list[str]:
     probe = (
         "import sys\n"
         "print(any(type(f).__name__ == '_PatchOnImport' for f in sys.meta_path))\n"
-        "from dbt.cli.main import dbtRunner\n"
-        "print(getattr(dbtRunner.invoke, '_pauses_coverage', False))\n"
+        "from dbt.cli.main import cli, dbtRunner\n"
+        "print(getattr(dbtRunner.invoke, '_pauses_coverage', False) and getattr(cli.main, '_pauses_coverage', False))\n"
     )
     completed = subprocess.run(
         [sys.executable, "-c", probe], env=environment, capture_output=True, text=True, timeout=300, check=True

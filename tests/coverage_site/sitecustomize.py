@@ -6,8 +6,8 @@ runs, although only our files are recorded: dbt and Jinja in a study's builds, P
 sentence encoder's forward passes. A dbt-heavy module took 95-100 s measured and 62 s with dbt
 paused. So the tracer stops for each call below and starts again after it:
 
-- ``dbt.cli.main.dbtRunner.invoke``: what dbt calls back into (our event callbacks, on dbt's
-  threads) is not measured while it runs;
+- ``dbt.cli.main.dbtRunner.invoke``, and ``cli.main`` that the ``dbt`` command runs: what dbt
+  calls back into (our event callbacks, on dbt's threads) is not measured while it runs;
 - ``sentence_transformers.SentenceTransformer.encode``: no line of ours runs inside it.
 
 Every other line of ours is measured. A module not imported yet is patched when it is first
@@ -26,14 +26,19 @@ import importlib.machinery
 import os
 import sys
 
-# module: (class, method) whose calls run unmeasured.
+# module: the (class or object, method) pairs whose calls run unmeasured.
 PAUSED_CALLS = {
-    "dbt.cli.main": ("dbtRunner", "invoke"),
-    "sentence_transformers": ("SentenceTransformer", "encode"),
+    "dbt.cli.main": (("dbtRunner", "invoke"), ("cli", "main")),
+    "sentence_transformers": (("SentenceTransformer", "encode"),),
 }
 
 
-def _pause_around(measuring, owner: type, name: str) -> None:
+def _pause_module(measuring, module) -> None:
+    for owner_name, method_name in PAUSED_CALLS[module.__name__]:
+        _pause_around(measuring, getattr(module, owner_name), method_name)
+
+
+def _pause_around(measuring, owner, name: str) -> None:
     method = getattr(owner, name)
     if getattr(method, "_pauses_coverage", False):
         return
@@ -63,11 +68,10 @@ class _PatchOnImport(importlib.abc.MetaPathFinder):
         if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return spec
         exec_module = spec.loader.exec_module
-        owner_name, method_name = PAUSED_CALLS[name]
 
         def exec_then_patch(module):
             exec_module(module)
-            _pause_around(self.measuring, getattr(module, owner_name), method_name)
+            _pause_module(self.measuring, module)
 
         spec.loader.exec_module = exec_then_patch
         return spec
@@ -85,10 +89,9 @@ def pause_coverage_in_libraries() -> bool:
     measuring = coverage.Coverage.current()
     if measuring is None:
         return False
-    for module_name, (owner_name, method_name) in PAUSED_CALLS.items():
-        module = sys.modules.get(module_name)
-        if module is not None:
-            _pause_around(measuring, getattr(module, owner_name), method_name)
+    for module_name in PAUSED_CALLS:
+        if module_name in sys.modules:
+            _pause_module(measuring, sys.modules[module_name])
     if not any(isinstance(finder, _PatchOnImport) for finder in sys.meta_path):
         sys.meta_path.insert(0, _PatchOnImport(measuring))
     return True
