@@ -18,6 +18,8 @@ from tests import durations, prebuilt
 # run on either worker; else the demo site starts from the demo warehouse and the Ray parity
 # test from a copy of it, so those share one group.
 PREBUILT = bool(os.environ.get(prebuilt.FOLDER_VARIABLE))
+# Groups shorter than this (seconds in tests/durations.json) go last, after the long ones.
+FILLER_SECONDS = 5.0
 DEMO_FIXTURES = {"demo_warehouse", "demo_site"}
 if PREBUILT:
     SHARED_GROUPS = {"ray_local": "ray", "browser": "browser"}
@@ -88,10 +90,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Mark every test with its xdist group (before xdist reads the marks; unused without -n), and
     a test reading a demo warehouse as ``dbt`` (it needs the study's builds: `make test-fast` and
     ``-m "not dbt"`` leave it out), before ``-m`` selects. Under xdist the groups go out longest
-    first (seconds from tests/durations.json), so a run ends on short modules on both workers;
-    with the demo warehouses prebuilt, the Ray and Spark groups go first (started early, the other
-    worker fills in beside them) and the groups reading a demo warehouse last (the build has the
-    time the others take); a group's tests stay together, in their order."""
+    first (seconds from tests/durations.json) and those under :data:`FILLER_SECONDS` last, so a
+    run ends on short modules on both workers; with the demo warehouses prebuilt, the Ray and
+    Spark groups go first (started early, the other worker fills in beside them) and the groups
+    reading a demo warehouse after the other long ones (the build has the time they take); a
+    group's tests stay together, in their order."""
     groups = _groups(items)
     heavy, reads_demo = set(), set()  # groups, and (in reads_demo) modules too
     for item in items:
@@ -108,14 +111,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     cost = _group_seconds(items, groups)
     first = heavy if PREBUILT else set()
-    last = reads_demo if PREBUILT else set()
+    late = reads_demo if PREBUILT else set()
+
+    def tier(group: str) -> int:
+        """Ray and Spark; the long groups; those reading a demo warehouse; the short ones, to even
+        out the end (a worker is handed its next group while it still runs one)."""
+        if group in first:
+            return 0
+        if group in late:
+            return 2
+        return 3 if cost[group] < FILLER_SECONDS else 1
+
     items.sort(
         key=lambda item: (
-            groups[_module(item)] not in first,
-            groups[_module(item)] in last,
+            tier(groups[_module(item)]),
             -cost[groups[_module(item)]],
             groups[_module(item)],
-            _module(item) in last,
+            _module(item) in late,
         )
     )
 
