@@ -89,7 +89,7 @@ def main(folder: Path) -> None:
     from biaswh.pipeline import run_studies, run_study
     from tests.coverage_site.sitecustomize import pause_coverage_in_libraries
 
-    pause_coverage_in_libraries()  # as in the test workers: dbt's lines are not ours to measure
+    pause_coverage_in_libraries()  # as in the test workers: dbt and the encoder are not ours to measure
     demo, site = folder / "demo", folder / "site"
     os.environ["BIASWH_BM25_CACHE"] = str(folder / "bm25")  # the tests' own, never the user's ~/.cache
 

@@ -10,7 +10,10 @@ paused. So the tracer stops for each call below and starts again after it:
   calls back into (our event callbacks, on dbt's threads) is not measured while it runs;
 - ``sentence_transformers.SentenceTransformer.encode``: no line of ours runs inside it.
 
-Every other line of ours is measured. A module not imported yet is patched when it is first
+Every other line of ours is measured, except the rest of the function that made the call: when
+tracing starts again, Python traces the frames called from then on, not those already running (so
+the pauses wrap whole library calls, never imports, which run inside our modules' own frames).
+A module not imported yet is patched when it is first
 imported (a finder on ``sys.meta_path``), so a process that never runs dbt never imports it.
 
 This file is the ``sitecustomize`` of every Python process the tests start (tests/conftest.py puts
