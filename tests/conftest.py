@@ -22,8 +22,9 @@ DEMO_STUDY = REPOSITORY_ROOT / "studies" / "demo.toml"
 DEMO_DATA = REPOSITORY_ROOT / "studies" / "demo_data"
 
 
-# How `make test` spreads the tests over its workers, and the demo warehouses it builds beside them.
-pytest_plugins = ["tests.scheduling", "tests.coverage_pause", "tests.dbt_cache"]
+# How `make test` spreads the tests over its workers, the demo warehouses it builds beside them,
+# the coverage pauses, the dbt cache and the one Ray instance the Ray tests share.
+pytest_plugins = ["tests.scheduling", "tests.coverage_pause", "tests.dbt_cache", "tests.ray_local"]
 
 
 def _session_cache(tmp_path_factory, variable: str, name: str):
@@ -197,30 +198,6 @@ def assert_refused(code: int, error: str, names) -> None:
     assert "Traceback" not in error and ": error: " in error
     for expected in names:
         assert expected in error, error
-
-
-@pytest.fixture(scope="session")
-def ray_local():
-    """A local Ray instance with 2 workers, started once for the whole session (``ray.init`` takes ~11 s)."""
-    try:
-        import ray
-    except ImportError:
-        if os.environ.get("CI"):
-            pytest.fail("CI is missing the Ray extra (make ray)")
-        pytest.skip("the Ray extra is not installed (make ray)")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("RAY_DISABLE_USAGE_STATS", "1")
-        from compute.common.engine import ComputeSettings, ensure_ray
-
-        with pytest.MonkeyPatch.context() as unmeasured:
-            # Ray's processes (its Python daemons and the workers they start) inherit this
-            # environment: without coverage's variable they run untraced (ours run locally too).
-            unmeasured.delenv("COVERAGE_PROCESS_CONFIG", raising=False)
-            ensure_ray(ComputeSettings("ray", workers=2))  # as a study started here starts it
-        try:
-            yield ray
-        finally:
-            ray.shutdown()
 
 
 @dataclass(frozen=True)

@@ -26,14 +26,18 @@ def process_env(home: Path, **extra: str) -> dict:
     return {**os.environ, HOME_VARIABLE: str(home), "PYTHONUNBUFFERED": "1", **extra}
 
 
+# Set in a process coverage measures (pytest-cov's ``patch = subprocess``, or coverage's own).
+COVERAGE_VARIABLES = ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START")
 STARTED: list[subprocess.Popen] = []  # every process the faults fixture started, ended when it is done
 
 
 def start(home: Path, point: str, *args: str, **env: str) -> subprocess.Popen:
+    """``biaswh`` stopping at a fault point, for the test to kill: unmeasured by coverage, which
+    a SIGKILL never lets write what it measured (it would only slow the run down)."""
     process = subprocess.Popen(
         [sys.executable, "-m", "tests.warehouse.fault_driver", point, "--", *args],
         cwd=REPOSITORY_ROOT,
-        env=process_env(home, **env),
+        env={name: value for name, value in process_env(home, **env).items() if name not in COVERAGE_VARIABLES},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
