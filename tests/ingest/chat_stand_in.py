@@ -82,10 +82,13 @@ class ChatStandIn:
         stand_in = self
 
         class Handler(BaseHTTPRequestHandler):
+            in_flight = False  # whether this request still counts in the stand-in's in_flight
+
             def log_message(self, *args) -> None:  # keep test output quiet
                 pass
 
             def _reply(self, status: int, body, *, content_type: str = "application/json", drip: bool = False):
+                self._land()
                 payload = body if isinstance(body, bytes) else json.dumps(body).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
@@ -131,10 +134,19 @@ class ChatStandIn:
                 with stand_in.lock:
                     stand_in.in_flight += 1
                     stand_in.max_in_flight = max(stand_in.max_in_flight, stand_in.in_flight)
+                self.in_flight = True
                 try:
                     time.sleep(stand_in.delay_seconds)
                     self._answer()
                 finally:
+                    self._land()
+
+            def _land(self) -> None:
+                """Stop counting this request as in flight, once: when its reply starts. The client
+                may send its next request as soon as it has read this reply, before this thread
+                returns (on a busy machine the stand-in then counted one more than the limit)."""
+                if self.in_flight:
+                    self.in_flight = False
                     with stand_in.lock:
                         stand_in.in_flight -= 1
 
