@@ -17,6 +17,8 @@ import sys
 
 import pytest
 
+from tests.coverage_site.sitecustomize import COVERAGE_VARIABLES
+
 _LAST_USER = pytest.StashKey["pytest.Item | None"]()
 
 
@@ -36,7 +38,8 @@ def ray_local():
         with pytest.MonkeyPatch.context() as unmeasured:
             # Ray's processes (its Python daemons and the workers they start) inherit this
             # environment: without coverage's variable they run untraced (ours run locally too).
-            unmeasured.delenv("COVERAGE_PROCESS_CONFIG", raising=False)
+            for name in COVERAGE_VARIABLES:
+                unmeasured.delenv(name, raising=False)
             ensure_ray(ComputeSettings("ray", workers=2))  # as a study started here starts it
         try:
             yield ray
@@ -50,13 +53,11 @@ def last_ray_user(items: list) -> object | None:
     return users[-1] if users else None
 
 
-def stop_ray() -> bool:
-    """Stop this process's Ray instance if one runs; return whether one did."""
+def stop_ray() -> None:
+    """Stop this process's Ray instance if one runs."""
     ray = sys.modules.get("ray")
-    if ray is None or not ray.is_initialized():
-        return False
-    ray.shutdown()
-    return True
+    if ray is not None and ray.is_initialized():
+        ray.shutdown()
 
 
 @pytest.hookimpl(trylast=True)  # after the item's own fixtures (and its module's) are torn down

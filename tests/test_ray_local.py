@@ -82,8 +82,6 @@ def test_ray_stops_after_the_last_test_using_it_not_at_the_sessions_end(tmp_path
             "-n",
             "0",
             "--no-cov",
-            "-p",
-            "no:randomly",
             "test_session.py",
         ],
         cwd=tmp_path,

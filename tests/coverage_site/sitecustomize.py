@@ -29,6 +29,10 @@ import importlib.machinery
 import os
 import sys
 
+# Set in a process coverage measures from its start (pytest-cov's ``patch = subprocess``, or
+# coverage's own); a child started without them runs unmeasured.
+COVERAGE_VARIABLES = ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START")
+
 # module: the (class or object, method) pairs whose calls run unmeasured.
 PAUSED_CALLS = {
     "dbt.cli.main": (("dbtRunner", "invoke"), ("cli", "main")),
@@ -100,6 +104,6 @@ def pause_coverage_in_libraries() -> bool:
     return True
 
 
-_COVERAGE_STARTED_HERE = os.environ.get("COVERAGE_PROCESS_CONFIG") or os.environ.get("COVERAGE_PROCESS_START")
+_COVERAGE_STARTED_HERE = any(os.environ.get(name) for name in COVERAGE_VARIABLES)
 if __name__ == "sitecustomize" and _COVERAGE_STARTED_HERE:
     pause_coverage_in_libraries()

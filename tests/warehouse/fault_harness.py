@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPOSITORY_ROOT
+from tests.coverage_site.sitecustomize import COVERAGE_VARIABLES
 from tests.fingerprints import raw_fingerprint
 from warehouse.connection import connect
 from warehouse.errors import WarehouseBusyError
@@ -26,8 +27,6 @@ def process_env(home: Path, **extra: str) -> dict:
     return {**os.environ, HOME_VARIABLE: str(home), "PYTHONUNBUFFERED": "1", **extra}
 
 
-# Set in a process coverage measures (pytest-cov's ``patch = subprocess``, or coverage's own).
-COVERAGE_VARIABLES = ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START")
 STARTED: list[subprocess.Popen] = []  # every process the faults fixture started, ended when it is done
 
 
