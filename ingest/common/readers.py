@@ -109,12 +109,20 @@ def is_blank(text: str) -> bool:
     return all(c.isspace() or unicodedata.category(c) in _INVISIBLE for c in text)
 
 
+def allow_csv_fields_of(size: int) -> None:
+    """Let the csv module read a field as long as ``size`` characters (its default stops at 131,072,
+    though the same text loads as JSONL): no field of a file is longer than the file itself."""
+    if size > csv.field_size_limit():
+        csv.field_size_limit(min(size, 2**31 - 1))
+
+
 def csv_rows(path: Path, text: str) -> tuple[list[str], list[dict]]:
     """(header, data rows as dicts) of a CSV file; a malformed row is refused with its number.
 
     Parsed strictly: an unterminated quote (which a lenient reader lets swallow the rest of the
     file into one field) and text after a closing quote are errors naming the row and column.
     """
+    allow_csv_fields_of(len(text))
     reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
     try:
         header = reader.fieldnames

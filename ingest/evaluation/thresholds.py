@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from ingest.common.readers import allow_csv_fields_of
 from warehouse.errors import InputError, UserError
 from warehouse.settings import DBT_PROJECT_DIR
 from warehouse.transactions import registered
@@ -29,6 +30,7 @@ def read_thresholds(path: str | Path | None = None) -> list[tuple]:
     path = Path(path) if path else DEFAULT_THRESHOLDS
     if not path.is_file():
         raise UserError(f"{path}: no such thresholds file ([evaluation] thresholds)")
+    allow_csv_fields_of(path.stat().st_size)
     with open(path, encoding="utf-8-sig", newline="") as handle:
         reader = csv.DictReader(handle)
         missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]

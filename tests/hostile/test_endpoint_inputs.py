@@ -51,11 +51,14 @@ def test_numbers_out_of_range_end_in_one_line_before_any_request(tmp_path, capsy
 @pytest.mark.parametrize(
     ("field", "value", "fragment"),
     [
-        ("concurrency", 0, "concurrency (--concurrency) must be a whole number, at least 1"),
-        ("timeout_seconds", -1.0, "timeout_seconds (--timeout) must be seconds, more than 0, not -1.0"),
-        ("timeout_seconds", float("nan"), "timeout_seconds (--timeout) must be seconds, more than 0, not nan"),
-        ("max_retries", -2, "max_retries (--max-retries) must be a whole number, 0 or more"),
-        ("max_reply_bytes", 0, "max_reply_bytes (--max-reply-bytes) must be bytes, at least 1"),
+        ("concurrency", 0, "concurrency (--concurrency) must be an integer in [1, 256], not 0"),
+        ("timeout_seconds", -1.0, "timeout_seconds (--timeout) must be a number in (0, 86400], not -1.0"),
+        ("timeout_seconds", float("nan"), "timeout_seconds (--timeout) must be a number in (0, 86400], not nan"),
+        ("timeout_seconds", float("inf"), "timeout_seconds (--timeout) must be a number in (0, 86400], not inf"),
+        ("timeout_seconds", 1e300, "timeout_seconds (--timeout) must be a number in (0, 86400], not 1e+300"),
+        ("backoff_seconds", 1e300, "backoff_seconds (--backoff) must be a number in [0, 3600], not 1e+300"),
+        ("max_retries", -2, "max_retries (--max-retries) must be an integer in [0, 100], not -2"),
+        ("max_reply_bytes", 0, "max_reply_bytes (--max-reply-bytes) must be an integer >= 1, not 0"),
     ],
 )
 def test_settings_refuse_the_same_numbers_from_python(field, value, fragment):

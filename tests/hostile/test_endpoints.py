@@ -35,6 +35,9 @@ BEHAVIOURS = [
     ("null_content", 1, "content is null"),
     ("drip", 1, f"within the {TIMEOUT:g} s deadline"),
     ("huge", 1, f"larger than {CAP:,} bytes"),
+    ("huge_unsized", 1, f"larger than {CAP:,} bytes"),
+    ("nested", 1, "the reply's JSON nests deeper than 64 levels"),
+    ("blank_content", 1, "content is empty"),
     ("500s then OK", 0, None),
 ]
 COMMANDS = ("generate", "variants llm", "recsys experiment")

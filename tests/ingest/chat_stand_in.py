@@ -36,7 +36,9 @@ class ChatStandIn:
         drip_seconds: float = 0.5,
         huge_bytes: int = 2_000_000,
         served_model: str | None = None,
+        redirect_to: str | None = None,
     ):
+        self.redirect_to = redirect_to
         self.responder = responder
         self.misbehave = misbehave
         self.drip_seconds = drip_seconds
@@ -87,12 +89,15 @@ class ChatStandIn:
             def log_message(self, *args) -> None:  # keep test output quiet
                 pass
 
-            def _reply(self, status: int, body, *, content_type: str = "application/json", drip: bool = False):
+            def _reply(
+                self, status: int, body, *, content_type: str = "application/json", drip: bool = False, sized=True
+            ):
                 self._land()
                 payload = body if isinstance(body, bytes) else json.dumps(body).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(payload)))
+                if sized:  # else HTTP/1.0: the body ends when the connection closes
+                    self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
                 if not drip:
                     self.wfile.write(payload)
@@ -119,6 +124,11 @@ class ChatStandIn:
                 elif action == "null_content":
                     completion["choices"][0]["message"]["content"] = None
                     self._reply(200, completion)
+                elif action == "blank_content":
+                    completion["choices"][0]["message"]["content"] = " \n\t"
+                    self._reply(200, completion)
+                elif action == "nested":
+                    self._reply(200, b'{"choices": ' + b"[" * 40_000 + b"]" * 40_000 + b"}")
                 elif action == "drip":
                     self._reply(200, completion, drip=True)
                 elif action == "huge":
@@ -126,6 +136,9 @@ class ChatStandIn:
                         "What" + " y'all" * (stand_in.huge_bytes // 6) + "?"
                     )
                     self._reply(200, completion)
+                elif action == "huge_unsized":
+                    completion["choices"][0]["message"]["content"] = "What" + " y'all" * (stand_in.huge_bytes // 6)
+                    self._reply(200, completion, sized=False)
                 else:
                     return False
                 return True
@@ -157,6 +170,13 @@ class ChatStandIn:
                     stand_in.requests.append(
                         {"prompt": prompt, "body": body, "authorization": self.headers.get("Authorization")}
                     )
+                if stand_in.redirect_to:
+                    self._land()
+                    self.send_response(307)
+                    self.send_header("Location", f"{stand_in.redirect_to.rstrip('/')}/chat/completions")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return None
                 if stand_in.status_for_all:
                     key = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
                     detail = f"Incorrect API key provided: {key}" if stand_in.echo_key_in_error else "refused"

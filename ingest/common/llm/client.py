@@ -12,9 +12,11 @@ key, model or URL, which no retry can fix, and end the whole command.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import random
+import re
 import threading
 import time
 from dataclasses import dataclass
@@ -36,6 +38,12 @@ _STATUS_NAMES = {
 }
 _REFUSED = (401, 403, 404)  # every request would fail the same way
 _DETAIL_CHARACTERS = 200
+# A chat completion nests 4 deep (object, choices, choice, message); Python's JSON parser recurses
+# and dies with a RecursionError near 1,000. Checked before parsing, with the size cap.
+MAX_REPLY_DEPTH = 64
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
+_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
 
 
 class EndpointRefused(UserError):
@@ -101,7 +109,15 @@ def _detail(body: bytes) -> str:
     return " ".join(text.split())[:_DETAIL_CHARACTERS]
 
 
+def nesting_depth(body: bytes) -> int:
+    """How deep the arrays and objects of a JSON text nest (brackets inside strings do not count)."""
+    brackets = _JSON_STRING.sub(b"", body).translate(None, _NOT_BRACKETS)
+    return max(itertools.accumulate(map(_STEP.__getitem__, brackets)), default=0)
+
+
 def _json_object(body: bytes, content_type: str) -> dict:
+    if body.count(b"[") + body.count(b"{") > MAX_REPLY_DEPTH and nesting_depth(body) > MAX_REPLY_DEPTH:
+        raise AttemptFailed(f"the reply's JSON nests deeper than {MAX_REPLY_DEPTH} levels", retryable=False)
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
@@ -207,7 +223,7 @@ class EndpointClient:
         threading.Thread(target=attempt, name="endpoint-request", daemon=True).start()
         if not finished.wait(timeout):
             abandoned.set()
-            raise AttemptFailed(f"no complete reply within the {timeout:g} s deadline", retryable=True)
+            raise self._past_deadline()
         if "error" in outcome:
             raise outcome["error"]
         return outcome["value"]
@@ -227,17 +243,33 @@ class EndpointClient:
                     if len(body) > limit:
                         raise too_large
                     if abandoned.is_set() or time.monotonic() > deadline:
-                        raise AttemptFailed("past the whole-request deadline", retryable=True)
+                        raise self._past_deadline()
                 status, content_type = response.status_code, response.headers.get("content-type", "")
+                location = response.headers.get("location", "")
         except httpx2.TimeoutException as exc:
+            if time.monotonic() >= deadline:  # the read timeout and the deadline are the same seconds
+                raise self._past_deadline() from None
             raise AttemptFailed(f"APITimeoutError: {type(exc).__name__}", retryable=True) from None
         except httpx2.HTTPError as exc:
             raise AttemptFailed(
                 redact(f"APIConnectionError: {type(exc).__name__}: {exc}", self.key), retryable=True
             ) from None
+        if 300 <= status < 400:  # never followed: the key would go to whatever server it names
+            where = public_url(location) if location else "nowhere"
+            raise AttemptFailed(
+                f"HTTP {status}: the endpoint redirects to {where}; redirects are not followed"
+                " (give that address as the base URL if you trust it)",
+                retryable=False,
+            )
         if status >= 400:
             self._status_failure(status, bytes(body))
         return _json_object(bytes(body), content_type)
+
+    def _past_deadline(self) -> AttemptFailed:
+        """The one failure of a request past its deadline, whichever thread (the waiting one or the
+        one reading the reply) notices it first: two wordings made the recorded reason a race."""
+        seconds = self.settings.timeout_seconds
+        return AttemptFailed(f"no complete reply within the {seconds:g} s deadline", retryable=True)
 
     def _status_failure(self, status: int, body: bytes) -> None:
         name = _STATUS_NAMES.get(status, "InternalServerError" if status >= 500 else "APIStatusError")

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
+from warehouse.config_schema import BACKOFF_SECONDS, CONCURRENCY, RETRIES, TIMEOUT_SECONDS, Number
 from warehouse.errors import UserError
 
 DEFAULT_MAX_REPLY_BYTES = 1_000_000
@@ -21,12 +21,13 @@ _OPTION = {
 }
 
 
-def _whole(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+_SHAPES = {
+    "concurrency": CONCURRENCY,
+    "max_retries": RETRIES,
+    "backoff_seconds": BACKOFF_SECONDS,
+    "timeout_seconds": TIMEOUT_SECONDS,
+    "max_reply_bytes": Number(integer=True, minimum=1),
+}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -60,17 +61,12 @@ class EndpointSettings:
     jitter_seed: int | None = None
 
     def __post_init__(self) -> None:
-        checks = {
-            "concurrency": (_whole(self.concurrency) and self.concurrency >= 1, "a whole number, at least 1"),
-            "max_retries": (_whole(self.max_retries) and self.max_retries >= 0, "a whole number, 0 or more"),
-            "backoff_seconds": (_number(self.backoff_seconds) and self.backoff_seconds >= 0, "seconds, 0 or more"),
-            "timeout_seconds": (_number(self.timeout_seconds) and self.timeout_seconds > 0, "seconds, more than 0"),
-            "max_reply_bytes": (_whole(self.max_reply_bytes) and self.max_reply_bytes >= 1, "bytes, at least 1"),
-        }
-        for name, (valid, expected) in checks.items():
-            if not valid:
-                value = getattr(self, name)
-                raise UserError(f"{name} ({_OPTION[name]}) must be {expected}, not {value!r}")
+        # The CLI's and the study schema's ranges: a timeout of 1e300 s passes "finite" but makes
+        # the first request die in threading with an OverflowError.
+        for name, shape in _SHAPES.items():
+            value = getattr(self, name)
+            if shape.problem(value):
+                raise UserError(f"{name} ({_OPTION[name]}) must be {shape.describe()}, not {value!r}")
         if not isinstance(self.base_url, str) or urlsplit(self.base_url).scheme not in ("http", "https"):
             raise UserError(f"base_url (--base-url) must be an http:// or https:// URL, not {self.base_url!r}")
 
