@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 WHEELS := $(or $(PIP_FIND_LINKS),$(wildcard /opt/wheels))
 FIND_LINKS := $(if $(WHEELS),--find-links $(WHEELS),)
 
-.PHONY: setup browser ray spark lint format demo test test-fast bench dashboards clean
+.PHONY: setup browser ray spark lint format demo test test-fast mutants bench dashboards clean
 
 # Bytecode is compiled at install (uv --compile-bytecode; pip compiles by default) and for the
 # project's own packages on every setup (only what changed): where PYTHONDONTWRITEBYTECODE is set,
@@ -104,6 +104,15 @@ test-fast: setup
 	$(BIN)/python -m pytest $(XDIST) -q -m "not dbt and not real_data and not ray and not spark" --durations=10; \
 	status=$$?; \
 	echo "make test-fast: pytest took $$(( $$(date +%s) - begin )) s"; exit $$status
+
+# Mutation testing of the modules that guard data, endpoints and verdicts (tests/mutants/,
+# docs/testing.md): the guarded modules changed against main, `MODULES=all`, or named modules and
+# folders (`MODULES="stats/ compute/weat/ect.py"`). One mutmut worker, niced; each mutant runs only
+# the guard tests that reach its function. Prints the kill rate per module and every survivor.
+# Not part of `make test`.
+MODULES ?=
+mutants: setup
+	nice -n 15 $(BIN)/python -m tests.mutants $(MODULES)
 
 bench: setup ray
 	$(BIN)/python -m benchmarks

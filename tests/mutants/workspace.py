@@ -1,0 +1,135 @@
+"""One mutmut workspace per guarded module, under ``.mutants/`` (see docs/testing.md).
+
+mutmut 3 keeps its settings in ``pyproject.toml`` and its results in a ``mutants/`` folder beside
+it, and it throws away every cached result when the selected tests change. So each guarded module
+gets a folder of its own: links to the packages, tests and data folders of the checkout, and a
+``pyproject.toml`` holding the checkout's pytest settings and its ``[tool.mutmut]`` settings with
+the module (``only_mutate``) and the test modules that guard it (from ``modules.toml``). Running
+``mutmut run`` there mutates that one module and runs only its guard tests; ``mutmut show NAME`` and
+``mutmut browse`` work there as usual.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+from tests.mutants.results import NOT_KILLED, module_results
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+WORKSPACES = REPOSITORY / ".mutants"
+# What a guard test may read besides the packages: pytest's settings come from the generated file.
+ALWAYS_LINKED = ("tests",)
+TEST_FINGERPRINT = "tests.sha256"
+
+
+def workspace_for(module: str) -> Path:
+    """The workspace folder of ``module`` (``stats/paired/sign_flip.py`` → ``.mutants/stats.paired.sign_flip``)."""
+    return WORKSPACES / module.removesuffix(".py").replace("/", ".")
+
+
+def _toml_value(value: object) -> str:
+    # JSON's strings, numbers and arrays of them are valid TOML; booleans are spelled alike too.
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str | int | float | list):
+        return json.dumps(value)
+    raise TypeError(f"no TOML spelling for {value!r} here")
+
+
+def _toml_table(name: str, table: dict) -> str:
+    lines = [f"[{name}]"] + [f"{key} = {_toml_value(value)}" for key, value in table.items()]
+    return "\n".join(lines) + "\n"
+
+
+def settings_for(module: str, tests: list[str], pyproject: Path = REPOSITORY / "pyproject.toml") -> str:
+    """The workspace's ``pyproject.toml``: the checkout's pytest and mutmut settings, narrowed to ``module``."""
+    config = tomllib.loads(pyproject.read_text(encoding="utf-8"))["tool"]
+    mutmut = dict(config["mutmut"])
+    mutmut["only_mutate"] = [module]
+    mutmut["pytest_add_cli_args_test_selection"] = list(tests)
+    return (
+        "# Written by `python -m tests.mutants`; the settings live in the checkout's pyproject.toml\n"
+        "# and tests/mutants/modules.toml.\n"
+        + _toml_table("tool.pytest.ini_options", config["pytest"]["ini_options"])
+        + "\n"
+        + _toml_table("tool.mutmut", mutmut)
+    )
+
+
+def _linked_names(pyproject: Path) -> list[str]:
+    mutmut = tomllib.loads(pyproject.read_text(encoding="utf-8"))["tool"]["mutmut"]
+    return list(dict.fromkeys([*mutmut["source_paths"], *mutmut["also_copy"], *ALWAYS_LINKED]))
+
+
+def prepare(module: str, tests: list[str]) -> Path:
+    """Create or refresh ``module``'s workspace: links to the checkout and its generated settings."""
+    folder = workspace_for(module)
+    folder.mkdir(parents=True, exist_ok=True)
+    pyproject = REPOSITORY / "pyproject.toml"
+    for name in _linked_names(pyproject):
+        link = folder / name
+        if not link.is_symlink():
+            link.symlink_to(REPOSITORY / name)
+    (folder / "pyproject.toml").write_text(settings_for(module, tests, pyproject), encoding="utf-8")
+    return folder
+
+
+def tests_fingerprint(tests: list[str]) -> str:
+    """sha256 over the guard test files and every conftest.py above them: what the cached verdicts assumed."""
+    files: set[Path] = set()
+    for test in tests:
+        path = REPOSITORY / test.split("::")[0]
+        files |= set(path.rglob("*.py")) if path.is_dir() else {path}
+        for parent in path.parents:
+            if parent == REPOSITORY:
+                break
+            files |= {parent / "conftest.py"} if (parent / "conftest.py").exists() else set()
+    digest = hashlib.sha256()
+    for file in sorted(files):
+        digest.update(str(file.relative_to(REPOSITORY)).encode() + b"\0" + file.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _mutmut(folder: Path, names: list[str], log) -> int:
+    # The tests, and any process they start, import the mutated copy, never the checkout. The
+    # folder must exist before Python starts: a missing sys.path entry is cached as empty.
+    (folder / "mutants").mkdir(exist_ok=True)
+    environment = {**os.environ, "PYTHONPATH": str(folder / "mutants")}
+    command = [sys.executable, "-m", "mutmut", "run", "--max-children", "1", *names]
+    return subprocess.run(command, cwd=folder, env=environment, stdout=log, stderr=subprocess.STDOUT).returncode
+
+
+def run(module: str, tests: list[str]) -> int:
+    """Run mutmut on ``module`` with one worker; mutants it already judged are not run again.
+
+    When the guard tests changed since the last run, mutmut maps tests to functions afresh and
+    every mutant that was not killed is run again (mutmut itself keeps a cached verdict).
+    Returns mutmut's exit status; its output goes to ``mutmut.log`` in the workspace.
+    """
+    folder = prepare(module, tests)
+    fingerprint_file = folder / TEST_FINGERPRINT
+    fingerprint = tests_fingerprint(tests)
+    tests_changed = fingerprint_file.exists() and fingerprint_file.read_text() != fingerprint
+    again: list[str] = []
+    if tests_changed:
+        (folder / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
+        again = [name for name, status in module_results(folder, module).items() if status in NOT_KILLED]
+    with open(folder / "mutmut.log", "w", encoding="utf-8") as log:
+        status = _mutmut(folder, [], log)
+        if status == 0 and again:
+            status = _mutmut(folder, again, log)
+    if status == 0:
+        fingerprint_file.write_text(fingerprint)
+    return status
+
+
+def remove(module: str) -> None:
+    """Delete ``module``'s workspace (its cached verdicts with it)."""
+    shutil.rmtree(workspace_for(module), ignore_errors=True)
