@@ -76,7 +76,12 @@ def add_endpoint_options(parser: argparse.ArgumentParser, defaults) -> None:
     parser.add_argument(
         "--concurrency", type=number(CONCURRENCY), default=defaults.concurrency, help="requests in flight at once"
     )
-    parser.add_argument("--max-retries", type=number(RETRIES), default=defaults.max_retries)
+    parser.add_argument(
+        "--max-retries",
+        type=number(RETRIES),
+        default=defaults.max_retries,
+        help=f"retries of a request after a timeout, lost connection, 429 or 5xx (default: {defaults.max_retries})",
+    )
     parser.add_argument(
         "--backoff",
         type=number(BACKOFF_SECONDS),

@@ -17,7 +17,7 @@ os.environ.setdefault("LANCEDB_LOG", "error")
 
 # Only the argument tree's needs are imported here (`--help` answers at once); each command imports
 # its own modules when it runs (duckdb, dbt, the LLM client...): tests/biaswh/test_cli_imports.py.
-from biaswh import generate_cli, ingest_cli  # noqa: E402  (after the environment the imports below read)
+from biaswh import cli_help, generate_cli, ingest_cli  # noqa: E402  (after the environment the imports below read)
 from biaswh.arguments import VersionAction, number  # noqa: E402
 from biaswh.signals import helper_threads_without_ctrl_c  # noqa: E402
 from warehouse.config_schema import (  # noqa: E402
@@ -56,16 +56,17 @@ def _parser() -> argparse.ArgumentParser:
         help="word vectors for WEAT: word2vec .bin/.txt, GloVe, fastText .vec,"
         " .npz (words, vectors) or a LanceDB folder",
     )
-    vectors.add_argument("path")
+    vectors.add_argument("path", help="the vectors file or LanceDB folder")
     vectors.add_argument("--name", required=True, help="the embedding's name, as studies refer to it")
     vectors.add_argument(
         "--format",
         default="auto",
         choices=["auto", "word2vec_binary", "word2vec_text", "glove_text", "fasttext_vec", "npz", "lancedb"],
+        help="the file's format (default: auto, detected from the file)",
     )
     vectors.add_argument("--table", help="table to read when the path is a LanceDB folder")
     weat_tests = sources.add_parser("weat-tests", help="WEAT test definitions (YAML/JSON) or builtin:caliskan2017")
-    weat_tests.add_argument("path")
+    weat_tests.add_argument("path", help="a YAML/JSON test file, or builtin:caliskan2017 / builtin:wefe_weat")
     weat_tests.add_argument("--name", help="test set name (default: the file's name field)")
 
     build = commands.add_parser("build", help="run `dbt build` (models, data tests, unit tests)")
@@ -115,7 +116,7 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--retriever", required=True, help="e.g. bm25, dense, hybrid_rrf")
     export.add_argument("--query-set", help="needed when the run holds several query sets")
     imported = trec_commands.add_parser("import", help="load a run file as a new run (kind trec_import)")
-    imported.add_argument("path")
+    imported.add_argument("path", help="the TREC run file (qid Q0 docid rank score tag)")
     imported.add_argument(
         "--query-set", required=True, help="the query set the qids belong to (e.g. squad_questions_train)"
     )
@@ -131,13 +132,13 @@ def _parser() -> argparse.ArgumentParser:
     peek.add_argument("-k", type=number(CUTOFF), default=5, help="hits shown per retriever and variant (default 5)")
 
     search = commands.add_parser("search", help="search a study's corpus by hand")
-    search.add_argument("query")
+    search.add_argument("query", help="the query text")
     search.add_argument("--study", required=True, help="study config (TOML) whose corpus and settings to use")
     search.add_argument("--retriever", default="bm25", help="bm25, dense or hybrid (default bm25)")
     search.add_argument("-k", type=number(CUTOFF), default=10, help="hits to show (default 10)")
 
     sql = commands.add_parser("sql", help="run ad hoc SQL against the warehouse (read-only)")
-    sql.add_argument("query")
+    sql.add_argument("query", help="one SQL statement; unqualified names resolve through marts, analysis, ..., raw")
     sql.add_argument(
         "--format",
         choices=["table", "csv", "json", "parquet"],
@@ -150,6 +151,7 @@ def _parser() -> argparse.ArgumentParser:
     from biaswh.variants_cli import add_variants_parser
 
     add_variants_parser(commands)
+    cli_help.teach(parser)
     return parser
 
 

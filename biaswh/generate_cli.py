@@ -35,9 +35,24 @@ def add_parser(commands) -> None:
     generate.add_argument(
         "--template-file", help=f"prompt template with {{prompt}} (default: {DEFAULT_PROMPT_TEMPLATE!r})"
     )
-    generate.add_argument("--temperature", type=number(TEMPERATURE), default=Defaults.temperature)
-    generate.add_argument("--top-p", type=number(TOP_P), default=Defaults.top_p)
-    generate.add_argument("--max-tokens", type=number(MAX_TOKENS), default=Defaults.max_tokens)
+    generate.add_argument(
+        "--temperature",
+        type=number(TEMPERATURE),
+        default=Defaults.temperature,
+        help=f"sampling temperature sent to the endpoint (default: {Defaults.temperature})",
+    )
+    generate.add_argument(
+        "--top-p",
+        type=number(TOP_P),
+        default=Defaults.top_p,
+        help=f"nucleus sampling: keep the smallest token set of this probability (default: {Defaults.top_p})",
+    )
+    generate.add_argument(
+        "--max-tokens",
+        type=number(MAX_TOKENS),
+        default=Defaults.max_tokens,
+        help=f"longest answer, in tokens (default: {Defaults.max_tokens})",
+    )
     generate.add_argument("--seed", type=number(SEED), help="sampling seed sent to the endpoint (where supported)")
     add_endpoint_options(generate, Defaults)
     generate.add_argument("--limit", type=number(POSITIVE_INTEGER), help="only the first N vignettes")

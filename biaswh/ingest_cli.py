@@ -28,7 +28,7 @@ def variant_mapping(pairs: list[str] | None) -> dict[str, str] | None:
 def add_parsers(sources) -> None:
     """Add the pairs, corpus, corpus-queries and qrels subcommands to ``biaswh ingest``."""
     pairs = sources.add_parser("pairs", help="paired queries (JSON, JSONL or CSV), stored one row per variant")
-    pairs.add_argument("path")
+    pairs.add_argument("path", help="the pairs file: JSON, JSONL or CSV, one row per pair")
     pairs.add_argument("--name", help="pair set name (default: the file name without suffix)")
     pairs.add_argument(
         "--variant",
@@ -36,13 +36,21 @@ def add_parsers(sources) -> None:
         metavar="LABEL=COLUMN",
         help="a variant and its column; repeat for each (default: sae=sae_query aae=aave_query)",
     )
-    pairs.add_argument("--id-column", default="id")
-    pairs.add_argument("--squad-idx-column", default="squad_idx")
+    pairs.add_argument("--id-column", default="id", help="column holding the pair id (default: id)")
+    pairs.add_argument(
+        "--squad-idx-column", default="squad_idx", help="column holding the gold SQuAD row (default: squad_idx)"
+    )
     pairs.add_argument("--squad-split", default="train", help="SQuAD split the squad_idx values index")
     pairs.add_argument("--corpus", help="gold = a document of this corpus, by source id (--gold-doc-id-column)")
-    pairs.add_argument("--gold-doc-id-column", default="gold_doc_id")
+    pairs.add_argument(
+        "--gold-doc-id-column",
+        default="gold_doc_id",
+        help="column holding the gold document's source id (with --corpus)",
+    )
     pairs.add_argument("--query-set", help="gold = a judged query of queries:<name>, by id (--gold-query-id-column)")
-    pairs.add_argument("--gold-query-id-column", default="gold_query_id")
+    pairs.add_argument(
+        "--gold-query-id-column", default="gold_query_id", help="column holding the gold query's id (with --query-set)"
+    )
     pairs.add_argument("--no-cleanup", action="store_true", help="store the text as is, without the light clean-up")
     pairs.add_argument(
         "--cleanup",
@@ -55,31 +63,40 @@ def add_parsers(sources) -> None:
         "corpus",
         help="a retrieval corpus: BEIR folder, MS MARCO .tsv, JSONL/JSON/CSV/Parquet, or text/Markdown files",
     )
-    corpus.add_argument("path")
+    corpus.add_argument(
+        "path", help="a BEIR folder, corpus.jsonl, MS MARCO .tsv, JSONL/CSV/Parquet, or text/Markdown files"
+    )
     corpus.add_argument("--name", help="corpus name (default: the file or folder name)")
     corpus.add_argument(
         "--unit", choices=("file", "line", "heading"), default="file", help="text files: one document per"
     )
-    corpus.add_argument("--id-column")
-    corpus.add_argument("--text-column", default="text")
-    corpus.add_argument("--title-column")
+    corpus.add_argument("--id-column", help="column holding the document id (JSONL/CSV/Parquet)")
+    corpus.add_argument("--text-column", default="text", help="column holding the text (default: text)")
+    corpus.add_argument("--title-column", help="column holding the title, if any")
 
     queries = sources.add_parser(
         "corpus-queries",
         help="queries over an ingested corpus: BEIR queries.jsonl, .tsv, JSONL/CSV/Parquet, Markdown, TREC topics",
     )
-    queries.add_argument("path")
+    queries.add_argument(
+        "path", help="queries.jsonl (or its BEIR folder), .tsv, JSONL/CSV/Parquet, Markdown or TREC topics"
+    )
     queries.add_argument("--corpus", required=True, help="the ingested corpus the queries ask")
     queries.add_argument("--name", help="query set name, as queries:<name> (default: the file or folder name)")
-    queries.add_argument("--id-column")
-    queries.add_argument("--text-column", default="text")
+    queries.add_argument("--id-column", help="column holding the query id (JSONL/CSV/Parquet)")
+    queries.add_argument("--text-column", default="text", help="column holding the query text (default: text)")
     queries.add_argument(
         "--format", choices=("trec_topics",), help="read a TREC topics file (also when it opens with <top>)"
     )
-    queries.add_argument("--topic-field", choices=("title", "desc", "narr"), default="title")
+    queries.add_argument(
+        "--topic-field",
+        choices=("title", "desc", "narr"),
+        default="title",
+        help="TREC topics: the field that is the query text (default: title)",
+    )
 
     qrels = sources.add_parser("qrels", help="relevance judgments: BEIR qrels .tsv, TREC qrels, CSV or JSON")
-    qrels.add_argument("path")
+    qrels.add_argument("path", help="BEIR qrels .tsv, TREC qrels, CSV or JSON")
     qrels.add_argument("--query-set", required=True, help="queries:<name>, squad_questions:<split> or pairs:<name>")
     qrels.add_argument("--name", help="qrels name (default: the file name without suffix)")
 

@@ -38,8 +38,8 @@ def add_variants_parser(commands) -> None:
     source.add_argument("--squad", help="SQuAD Parquet/JSON: sample questions as the original study and convert them")
     rules.add_argument("--out", help="with --squad: the pairs JSONL to write")
     rules.add_argument("--report", help="with --pairs: write the agreement report (every pair side by side) as JSON")
-    rules.add_argument("--sae-column", default="sae_query")
-    rules.add_argument("--human-column", default="aave_query")
+    rules.add_argument("--sae-column", default="sae_query", help="--pairs: column of the SAE question")
+    rules.add_argument("--human-column", default="aave_query", help="--pairs: column of the human-checked variant")
     rules.add_argument(
         "--sample", type=number(POSITIVE_INTEGER), default=200, help="questions to sample (original protocol)"
     )
@@ -64,14 +64,19 @@ def _add_llm_parser(kinds) -> None:
         "--sample", type=number(POSITIVE_INTEGER), default=200, help="questions to sample (original protocol: 200)"
     )
     llm.add_argument("--sample-seed", type=number(SEED), default=42, help="seed of the question sample (original: 42)")
-    llm.add_argument("--model", required=True)
+    llm.add_argument("--model", required=True, help="model name the endpoint serves")
     llm.add_argument("--base-url", required=True, help="e.g. https://api.openai.com/v1 or http://localhost:1234/v1")
     llm.add_argument("--out", required=True, help="conversions JSONL; also the cache a rerun resumes from")
     llm.add_argument("--pairs-out", help="write the accepted conversions as a pairs file (biaswh ingest pairs)")
     llm.add_argument("--report", help="write the report (acceptance, identical share, edit distances) as JSON")
     llm.add_argument("--api-key-env", default=Defaults.api_key_env, help="variable holding the key (never written)")
     llm.add_argument("--template-file", help="prompt template with {sae_query} (default: ours, see --help source)")
-    llm.add_argument("--max-tokens", type=number(MAX_TOKENS), default=Defaults.max_tokens)
+    llm.add_argument(
+        "--max-tokens",
+        type=number(MAX_TOKENS),
+        default=Defaults.max_tokens,
+        help=f"longest reply, in tokens (default: {Defaults.max_tokens})",
+    )
     llm.add_argument("--temperature", type=number(TEMPERATURE), help="sent only when set (the original left it unset)")
     llm.add_argument("--top-p", type=number(TOP_P), help="sent only when set (the original left it unset)")
     llm.add_argument("--seed", type=number(SEED), help="sampling seed sent to the endpoint (where supported)")
