@@ -8,13 +8,13 @@ BIN := $(VENV)/bin
 WHEELS := $(or $(PIP_FIND_LINKS),$(wildcard /opt/wheels))
 FIND_LINKS := $(if $(WHEELS),--find-links $(WHEELS),)
 
-.PHONY: setup browser ray spark lint format demo test test-fast mutants bench dashboards clean
+.PHONY: setup browser ray spark lint format demo test test-fast mutants bench dashboards docs clean
 
 # Bytecode is compiled at install (uv --compile-bytecode; pip compiles by default) and for the
 # project's own packages on every setup (only what changed): where PYTHONDONTWRITEBYTECODE is set,
 # as on some CI images, Python would otherwise compile scipy, dbt and the rest from source in
 # every process it starts (measured here: 4.4 of the 7.9 s a `biaswh run` spent loading plugins).
-PACKAGES := analysis benchmarks biaswh compute dashboards ingest lint stats tests warehouse
+PACKAGES := analysis benchmarks biaswh compute dashboards docs ingest lint stats tests warehouse
 setup: $(VENV)/.installed
 	@$(BIN)/python -m compileall -q -j 0 $(PACKAGES) > /dev/null
 
@@ -35,7 +35,7 @@ $(VENV)/.installed: requirements.lock requirements-nodeps.lock pyproject.toml
 demo: setup
 	$(BIN)/biaswh run $$(ls studies/demo*.toml)
 
-# Coverage of the four packages is reported; below the floor in pyproject.toml
+# Line coverage of the packages in pyproject.toml [tool.coverage.run] is reported; below the floor in pyproject.toml
 # ([tool.coverage.report] fail_under) the target fails. The tests run on TEST_WORKERS pytest-xdist
 # workers; --dist loadgroup keeps each module (and Ray, Spark, the browser, with every test that
 # uses them) on one worker, so nothing is started twice (groups: tests/conftest.py), and
@@ -49,8 +49,10 @@ test: setup browser ray spark lint
 
 # ruff (lint and format check) over the Python, sqlfluff over dbt's models and macros; the
 # settings live in pyproject.toml [tool.ruff] and .sqlfluff. `make format` applies the fixes.
+PUBLIC_API := biaswh/api.py biaswh/findings_view.py stats
 lint: setup
 	$(BIN)/ruff check --quiet .
+	$(BIN)/ruff check --quiet --preview --select DOC102,DOC201,DOC202,DOC402,DOC403,DOC501 $(PUBLIC_API)
 	$(BIN)/ruff format --check --quiet .
 	$(BIN)/sqlfluff lint dbt_project/models dbt_project/macros --disable-progress-bar --nocolor
 
@@ -122,3 +124,10 @@ dashboards: setup
 
 clean:
 	rm -rf .warehouse dbt_project/target dbt_project/logs
+
+# The documentation site (mkdocs.yml, docs/): the generated regions checked, then built into site/
+# with --strict (any warning fails). tests/docs/ runs the same build in `make test`.
+docs: setup
+	$(BIN)/python -m docs.generate --check
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+	@echo "documentation site: $(CURDIR)/site/index.html"

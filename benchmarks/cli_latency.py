@@ -2,7 +2,7 @@
 and ``biaswh sql "select 1"``.
 
 Each is the median of ``RUNS`` fresh processes (``python -m biaswh.cli ...``), wall time and CPU
-time (user + system of the process). Targets (issue 26): every ``--help`` and ``--version``
+time (user + system of the process). Targets: every ``--help`` and ``--version``
 within 0.3 s, the trivial query within 1 s, on 2 cores. The wall time of a bare interpreter
 (``python -c pass``) and the load average are recorded beside them: on a loaded machine they
 show how much of a command's time is the machine's and not the command's. Writes benchmarks/results/cli_latency.json.

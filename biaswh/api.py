@@ -72,8 +72,21 @@ class Warehouse:
 
     @contextmanager
     def _at_home(self) -> Iterator[None]:
-        """Point ``BIASWH_HOME`` at this warehouse while the block runs: the kernel, the pipeline and
-        dbt all read the one setting (not thread-safe: one call at a time, as in a notebook)."""
+        """Point ``BIASWH_HOME`` at this warehouse while the block runs.
+
+        The kernel, the pipeline and dbt all read the one setting (not thread-safe: one call at a
+        time, as in a notebook).
+
+        Yields
+        ------
+        None
+            While ``BIASWH_HOME`` names this warehouse.
+
+        Raises
+        ------
+        UserError
+            When this object was closed.
+        """
         if self._closed:
             raise UserError(f"this Warehouse ({self.home}) is closed: biaswh.open() another one")
         before = os.environ.get(HOME_VARIABLE)
@@ -97,8 +110,17 @@ class Warehouse:
     def sql(self, query: str) -> pl.DataFrame:
         """Run one SQL statement in the ``biaswh sql`` sandbox and return its rows.
 
-        Unqualified names resolve through the layers (``marts`` first). A statement without rows
-        returns an empty frame.
+        Unqualified names resolve through the layers (``marts`` first).
+
+        Parameters
+        ----------
+        query : str
+            One SQL statement.
+
+        Returns
+        -------
+        polars.DataFrame
+            Its rows; an empty frame for a statement without rows.
 
         Raises
         ------
@@ -121,18 +143,39 @@ class Warehouse:
         return "select * from marts.dim_runs order by started_at desc" if built else _RUNS_FROM_RAW
 
     def runs(self) -> pl.DataFrame:
-        """Every run (ingests, studies, analyses), newest first: ``marts.dim_runs`` with its
-        provenance columns, or ``raw.runs`` in a warehouse that was never built."""
+        """Every run (ingests, studies, analyses), newest first.
+
+        Returns
+        -------
+        polars.DataFrame
+            ``marts.dim_runs`` with its provenance columns, or ``raw.runs`` in a warehouse that
+            was never built.
+        """
         return self.sql(self._runs_query())
 
     def studies(self) -> pl.DataFrame:
-        """One row per study name that has run, latest first: its run counts, latest run and
-        latest succeeded run."""
+        """One row per study name that has run, latest first.
+
+        Returns
+        -------
+        polars.DataFrame
+            Per study: its run counts, its latest run and its latest succeeded run.
+        """
         return self.sql(f"with runs as ({self._runs_query()}) {_STUDIES}")
 
     def latest_run(self, study: str) -> str | None:
-        """The id of the latest succeeded run of the study named ``study`` (its ``[study] name``);
-        None when it has none, or when nothing has run in this folder yet."""
+        """The id of the latest succeeded run of a study.
+
+        Parameters
+        ----------
+        study : str
+            The study's name (its ``[study] name``).
+
+        Returns
+        -------
+        str or None
+            The run id; None when the study has none, or nothing has run in this folder yet.
+        """
         if not (self.home / "warehouse.duckdb").exists():
             return None
         with self._sandbox() as con:
@@ -146,9 +189,21 @@ class Warehouse:
     def findings(self, study: str | None = None) -> Findings:
         """The site index's findings: one per study, its latest succeeded run's verdict.
 
-        ``study`` keeps the finding of that study name (e.g. ``"demo"``) or page (``"dialect"``).
-        The result is a :class:`~biaswh.findings_view.Findings`: a frame (``.frame``, or any
-        DataFrame method on it) that renders as the site's cards in Jupyter.
+        Parameters
+        ----------
+        study : str, optional
+            Keep the finding of this study name (e.g. ``"demo"``) or page (``"dialect"``).
+
+        Returns
+        -------
+        Findings
+            A frame (``.frame``, or any DataFrame method on it) that renders as the site's cards
+            in Jupyter.
+
+        Raises
+        ------
+        UserError
+            When ``study`` names no study or page with a finding.
         """
         from biaswh.findings_view import read_findings
 
@@ -156,10 +211,26 @@ class Warehouse:
             return read_findings(con, study=study)
 
     def charts(self, page: str, *, run_id: str | None = None) -> dict[str, alt.TopLevelMixin]:
-        """The Altair charts of one dashboard page (``"dialect"``, ``"weat"``, ...), by title.
+        """The Altair charts of one dashboard page, by title.
 
-        Per-run pages draw ``run_id`` (default: the run the site's page shows). Titles repeated
-        on a page (one chart per pair set, say) get `` (2)``, `` (3)``, ... in page order.
+        Parameters
+        ----------
+        page : str
+            The page: ``"dialect"``, ``"weat"``, ...
+        run_id : str, optional
+            The run a per-run page draws (a unique prefix is enough); default: the run the
+            site's page shows.
+
+        Returns
+        -------
+        dict of str to altair.TopLevelMixin
+            The charts in page order; titles repeated on a page (one chart per pair set, say) get
+            `` (2)``, `` (3)``, ...
+
+        Raises
+        ------
+        UserError
+            When no page has that name, or ``run_id`` names none of its runs.
         """
         from biaswh.findings_view import page_charts
 
@@ -175,20 +246,36 @@ class Warehouse:
         ray_address: str | None = None,
         corpus_shards: int | None = None,
     ) -> str:
-        """Run a study end to end, as ``biaswh run`` does, and return the new study run's id.
+        """Run a study end to end, as ``biaswh run`` does.
 
         The same pipeline and command lock as the CLI; dashboards are rebuilt. Querying this
-        object afterwards sees the new run (no connection was held across it). ``compute``,
-        ``ray_address`` and ``corpus_shards`` are ``biaswh run --compute``, ``--ray-address`` and
-        ``--corpus-shards``: they override the study's ``[compute]`` table (``ray_address`` alone
-        implies ``compute="ray"``).
+        object afterwards sees the new run (no connection was held across it).
+
+        Parameters
+        ----------
+        study_path : str or os.PathLike
+            The study config (TOML).
+        limit : int, optional
+            Only the first N pairs or queries: a quick dry run.
+        compute : {"local", "ray"}, optional
+            Where the compute jobs run (``biaswh run --compute``); overrides ``[compute]``.
+        ray_address : str, optional
+            The Ray cluster to join (``--ray-address``); implies ``compute="ray"``.
+        corpus_shards : int, optional
+            With Ray, retrieve over this many corpus shards (``--corpus-shards``).
+
+        Returns
+        -------
+        str
+            The new study run's id.
 
         Raises
         ------
         UserError
-            When this object was opened read-only, or the study's config is wrong.
-        WarehouseBusyError
-            When another process holds the warehouse.
+            When this object was opened read-only, or the study's config is wrong (a
+            ``WarehouseBusyError``, one kind of it, when another process holds the warehouse).
+        RuntimeError
+            When the run did not leave exactly one new study run.
         """
         if self.read_only:
             raise UserError(
@@ -225,10 +312,21 @@ def _resolve_home(path: str | os.PathLike | None) -> Path:
 
 
 def open(path: str | os.PathLike | None = None, *, read_only: bool = True) -> Warehouse:  # noqa: A001
-    """Open a warehouse: ``path`` names its folder (default: ``BIASWH_HOME``, else ``.warehouse/``).
+    """Open a warehouse folder.
 
-    ``read_only=True`` (the default) never writes: :meth:`Warehouse.run` is refused and the
-    warehouse must exist. ``read_only=False`` allows running studies, into a new folder too.
+    Parameters
+    ----------
+    path : str or os.PathLike, optional
+        The warehouse's folder, or its ``warehouse.duckdb`` (default: ``BIASWH_HOME``, else
+        ``.warehouse/`` in the checkout).
+    read_only : bool, default True
+        True never writes: :meth:`Warehouse.run` is refused and the warehouse must exist.
+        False allows running studies, into a new folder too.
+
+    Returns
+    -------
+    Warehouse
+        The warehouse; it holds no connection between calls.
 
     Raises
     ------
@@ -242,8 +340,20 @@ def open(path: str | os.PathLike | None = None, *, read_only: bool = True) -> Wa
 
 
 def run_study(study_path: str | os.PathLike, *, limit: int | None = None, home: str | os.PathLike | None = None) -> str:
-    """Run a study into the warehouse folder ``home`` (default ``BIASWH_HOME``); return its run id.
+    """Run a study into a warehouse folder, as ``biaswh run`` does (see :meth:`Warehouse.run`).
 
-    See :meth:`Warehouse.run`.
+    Parameters
+    ----------
+    study_path : str or os.PathLike
+        The study config (TOML).
+    limit : int, optional
+        Only the first N pairs or queries: a quick dry run.
+    home : str or os.PathLike, optional
+        The warehouse folder (default: ``BIASWH_HOME``); created when missing.
+
+    Returns
+    -------
+    str
+        The new study run's id.
     """
     return open(home, read_only=False).run(study_path, limit=limit)

@@ -32,9 +32,10 @@ SCHEMA = {
 
 @dataclass(frozen=True)
 class Findings:
-    """The findings as a polars frame (``frame``: one row per study, its latest succeeded
-    run, in the index's order of study types) and the cards they come from (``cards``: each
-    card's HTML body, in frame order).
+    """The findings as a polars frame and the cards they come from.
+
+    ``frame`` has one row per study, its latest succeeded run, in the index's order of study
+    types; ``cards`` holds each card's HTML body, in frame order.
 
     DataFrame methods and columns work on the object itself (``findings["verdict"]``,
     ``findings.to_pandas()``); in Jupyter it renders as the site's cards.

@@ -1,2 +1,5 @@
-"""Statistics without database access: paired tests, bootstrap, power, multiple comparisons,
-effect sizes and the verdict policy, used by compute/ and analysis/ alike."""
+"""Statistics without database access.
+
+Paired tests, bootstrap, power, multiple comparisons, effect sizes and the verdict policy, used
+by compute/ and analysis/ alike.
+"""

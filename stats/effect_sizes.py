@@ -32,7 +32,25 @@ SYMBOLS = {"d": "|d|", "r": "|r|", "cramers_v": "V", "r_squared": "R²"}
 
 
 def magnitude(value: float, *, statistic: Statistic) -> Magnitude | None:
-    """The magnitude word of ``value`` on the scale of ``statistic`` (None for a missing value)."""
+    """The magnitude word of ``value`` on the scale of ``statistic`` (None for a missing value).
+
+    Parameters
+    ----------
+    value : float or None
+        The effect size.
+    statistic : {"d", "r", "cramers_v", "r_squared"}
+        Whose scale (:data:`SCALES`) to read it on.
+
+    Returns
+    -------
+    str or None
+        "negligible", "small", "medium" or "large"; None for a missing value.
+
+    Raises
+    ------
+    ValueError
+        For a statistic without a scale.
+    """
     if statistic not in SCALES:
         raise ValueError(f"unknown statistic {statistic!r}; known: {', '.join(SCALES)}")
     if value is None or math.isnan(value):
@@ -47,6 +65,17 @@ def magnitude(value: float, *, statistic: Statistic) -> Magnitude | None:
 
 
 def scale_note(statistic: Statistic) -> str:
-    """The scale as a page states it, e.g. "|d| 0.2 small, 0.5 medium, 0.8 large"."""
+    """The scale as a page states it, e.g. "|d| 0.2 small, 0.5 medium, 0.8 large".
+
+    Parameters
+    ----------
+    statistic : {"d", "r", "cramers_v", "r_squared"}
+        The statistic whose scale to state.
+
+    Returns
+    -------
+    str
+        The three cut-offs with their words.
+    """
     small, medium, large = SCALES[statistic]
     return f"{SYMBOLS[statistic]} {small:g} small, {medium:g} medium, {large:g} large"

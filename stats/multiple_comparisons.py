@@ -1,5 +1,6 @@
-"""Family-wise (Holm) or false-discovery-rate (Benjamini-Hochberg) adjustment of p-values,
-and the study's verdict policy (``[verdicts]``: which adjustment, at which alpha).
+"""Family-wise (Holm) or false-discovery-rate (Benjamini-Hochberg) adjustment of p-values.
+
+The study's verdict policy (``[verdicts]``: which adjustment, at which alpha) is here too.
 
 The policy lives here, below ``compute/``, because the recsys job adjusts its p-values
 between the two dbt builds and must follow the same setting as the analysis steps.
@@ -44,9 +45,22 @@ def verdict_policy(settings: dict, *, default_alpha: float = 0.05, where: str = 
 
     Parameters
     ----------
-    settings : the study's parsed config tables (``study.settings``).
-    default_alpha : alpha when ``[verdicts]`` sets none (e.g. ``[evaluation] alpha``).
-    where : the config file, for the error message.
+    settings : dict
+        The study's parsed config tables (``study.settings``).
+    default_alpha : float, default 0.05
+        Alpha when ``[verdicts]`` sets none (e.g. ``[evaluation] alpha``).
+    where : str
+        The config file, for the error message.
+
+    Returns
+    -------
+    VerdictPolicy
+        The adjustment method and alpha.
+
+    Raises
+    ------
+    UserError
+        For an unknown adjustment, or an alpha outside (0, 1).
     """
     table = settings.get("verdicts") or {}
     adjustment = table.get("adjustment", "holm")
@@ -59,11 +73,29 @@ def verdict_policy(settings: dict, *, default_alpha: float = 0.05, where: str = 
 
 
 def adjust_p_values(p_values, *, method: AdjustMethod = "holm") -> list[float]:
-    """Adjusted p-values, in input order (statsmodels' ``multipletests``, to the bit: :func:`holm`,
-    :func:`benjamini_hochberg`).
+    """Adjusted p-values, in input order.
+
+    They equal statsmodels' ``multipletests`` to the bit (:func:`holm`, :func:`benjamini_hochberg`).
 
     The family is whatever the caller passes: for the dialect study, the highlighted k of
     one retriever and variant pair.
+
+    Parameters
+    ----------
+    p_values : iterable of float
+        The family's raw p-values.
+    method : {"holm", "fdr_bh"}, default "holm"
+        Holm (family-wise error rate) or Benjamini-Hochberg (false discovery rate).
+
+    Returns
+    -------
+    list of float
+        The adjusted p-values, in input order.
+
+    Raises
+    ------
+    ValueError
+        For a NaN p-value or an unknown method.
     """
     values = np.asarray(list(p_values), dtype=float)
     if values.size == 0:
@@ -78,13 +110,23 @@ def adjust_p_values(p_values, *, method: AdjustMethod = "holm") -> list[float]:
 
 
 def holm(p_values: np.ndarray) -> list[float]:
-    """Holm's step-down adjusted p-values in input order: statsmodels' ``multipletests(method="holm")``,
-    the same operations in the same order, so the same numbers bit for bit (tests/stats/
-    test_multiple_comparisons.py holds it to them).
+    """Holm's step-down adjusted p-values in input order.
 
-    Not statsmodels' own: its Holm branch calls ``gc.collect()`` on every call, which walks every
-    object in the process (with dbt's parsed project loaded, 0.1-2 s a call; a study adjusts tens
-    of families).
+    They are statsmodels' ``multipletests(method="holm")``: the same operations in the same
+    order, so the same numbers bit for bit (tests/stats/test_multiple_comparisons.py holds it
+    to them). Not statsmodels' own: its Holm branch calls ``gc.collect()`` on every call, which
+    walks every object in the process (with dbt's parsed project loaded, 0.1-2 s a call; a
+    study adjusts tens of families).
+
+    Parameters
+    ----------
+    p_values : numpy.ndarray
+        The family's raw p-values.
+
+    Returns
+    -------
+    list of float
+        The adjusted p-values, in input order.
     """
     order = np.argsort(p_values)
     adjusted = np.maximum.accumulate(p_values[order] * np.arange(p_values.size, 0, -1))
@@ -95,10 +137,22 @@ def holm(p_values: np.ndarray) -> list[float]:
 
 
 def benjamini_hochberg(p_values: np.ndarray) -> list[float]:
-    """Benjamini-Hochberg adjusted p-values in input order: statsmodels' ``multipletests(method=
-    "fdr_bh")``, the same operations in the same order, so the same numbers bit for bit (tests/
-    stats/test_multiple_comparisons.py holds it to them). Ours so that a study does not import
-    statsmodels for it (about 1 s of every process's start: the plugins import this module).
+    """Benjamini-Hochberg adjusted p-values in input order.
+
+    They are statsmodels' ``multipletests(method="fdr_bh")``: the same operations in the same
+    order, so the same numbers bit for bit (tests/stats/test_multiple_comparisons.py holds it
+    to them). Ours so that a study does not import statsmodels for it (about 1 s of every
+    process's start: the plugins import this module).
+
+    Parameters
+    ----------
+    p_values : numpy.ndarray
+        The family's raw p-values.
+
+    Returns
+    -------
+    list of float
+        The adjusted p-values, in input order.
     """
     order = np.argsort(p_values)
     ordered = np.take(p_values, order)
@@ -129,9 +183,22 @@ def adjust_family(p_values, *, method: AdjustMethod = "holm", alpha: float = 0.0
 
     Parameters
     ----------
-    p_values : the raw p-values of every test in the family.
-    method : ``holm`` controls the family-wise error rate; ``fdr_bh`` the false discovery rate.
-    alpha : the level at which ``rejected`` is decided (adjusted p < alpha).
+    p_values : iterable of float
+        The raw p-values of every test in the family.
+    method : {"holm", "fdr_bh"}, default "holm"
+        ``holm`` controls the family-wise error rate; ``fdr_bh`` the false discovery rate.
+    alpha : float, default 0.05
+        The level at which ``rejected`` is decided (adjusted p < alpha).
+
+    Returns
+    -------
+    AdjustedPValues
+        The raw and adjusted p-values in input order, and which tests are rejected.
+
+    Raises
+    ------
+    ValueError
+        For an unknown method.
     """
     if method not in METHOD_NAMES:
         raise ValueError(f"unknown adjustment method {method!r}; expected one of {sorted(METHOD_NAMES)}")

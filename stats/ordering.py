@@ -29,6 +29,27 @@ def paired_wilcoxon(a, b, *, seed: int, n_resamples: int = 2000, confidence: flo
 
     The effect is the rank-biserial r (positive: A larger), its interval a percentile bootstrap
     over units. With no non-zero difference the test is not run: p = 1, r = 0.
+
+    Parameters
+    ----------
+    a, b : array_like
+        The paired measurements, one entry per unit.
+    seed : int
+        Seed of the bootstrap.
+    n_resamples : int, default 2000
+        Bootstrap resamples.
+    confidence : float, default 0.95
+        Level of the interval.
+
+    Returns
+    -------
+    TestResult
+        Signed-rank statistic and p, rank-biserial r with its interval.
+
+    Raises
+    ------
+    ValueError
+        When ``a`` and ``b`` are not paired 1-D arrays without NaN.
     """
     differences = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
     if differences.ndim != 1 or np.isnan(differences).any():
@@ -55,8 +76,21 @@ def paired_wilcoxon(a, b, *, seed: int, n_resamples: int = 2000, confidence: flo
 
 
 def kendalls_w(blocks: np.ndarray) -> float:
-    """Kendall's coefficient of concordance of ``blocks`` (n blocks × k treatments), from Friedman's
-    statistic: W = chi² / (n (k − 1)), 0 (no agreement) to 1 (every block orders the treatments alike)."""
+    """Kendall's coefficient of concordance of ``blocks`` (n blocks × k treatments).
+
+    From Friedman's statistic: W = chi² / (n (k − 1)), 0 (no agreement) to 1 (every block orders
+    the treatments alike).
+
+    Parameters
+    ----------
+    blocks : numpy.ndarray
+        n blocks × k treatments.
+
+    Returns
+    -------
+    float
+        W in [0, 1].
+    """
     n, k = blocks.shape
     if np.all(blocks == blocks[:, :1]):
         return 0.0
@@ -64,8 +98,21 @@ def kendalls_w(blocks: np.ndarray) -> float:
 
 
 def kendalls_w_rows(resampled: np.ndarray) -> np.ndarray:
-    """:func:`kendalls_w` of every (n × k) slice of ``resampled`` (B × n × k), in one vectorised call of
-    scipy's Friedman test (the same arithmetic, so the same values bit for bit)."""
+    """:func:`kendalls_w` of every (n × k) slice of ``resampled`` (B × n × k).
+
+    One vectorised call of scipy's Friedman test: the same arithmetic, so the same values bit for
+    bit.
+
+    Parameters
+    ----------
+    resampled : numpy.ndarray
+        B resamples of n blocks × k treatments.
+
+    Returns
+    -------
+    numpy.ndarray
+        W of each resample.
+    """
     _, n, k = resampled.shape
     constant = np.all(resampled == resampled[:, :, :1], axis=(1, 2))
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -77,6 +124,27 @@ def friedman(blocks, *, seed: int, n_resamples: int = 2000, confidence: float = 
     """Friedman's test that k treatments measured in the same n blocks differ (``blocks``: n × k).
 
     The effect is Kendall's W with a percentile bootstrap interval over blocks.
+
+    Parameters
+    ----------
+    blocks : array_like
+        n blocks × k treatments (n at least 2, k at least 3), without NaN.
+    seed : int
+        Seed of the bootstrap.
+    n_resamples : int, default 2000
+        Bootstrap resamples.
+    confidence : float, default 0.95
+        Level of the interval.
+
+    Returns
+    -------
+    TestResult
+        Friedman's chi-square and p, Kendall's W with its interval.
+
+    Raises
+    ------
+    ValueError
+        For fewer than 2 blocks or 3 treatments, or a NaN.
     """
     blocks = np.asarray(blocks, dtype=float)
     if blocks.ndim != 2 or blocks.shape[1] < 3 or blocks.shape[0] < 2 or np.isnan(blocks).any():

@@ -39,13 +39,25 @@ def with_verdicts(
 
     Parameters
     ----------
-    frame : one row per test.
-    by : the columns whose values make one family (e.g. ``["embedding"]``).
-    family_name : the family's name from its key values, e.g. ``lambda k: f"embedding {k['embedding']}"``.
-    policy : the study's adjustment and alpha.
-    p_column : the raw p-value column.
-    member : which rows are tests of a family (default: every row with a p-value); the
+    frame
+        One row per test.
+    by
+        The columns whose values make one family (e.g. ``["embedding"]``).
+    family_name
+        The family's name from its key values, e.g. ``lambda k: f"embedding {k['embedding']}"``.
+    policy
+        The study's adjustment and alpha.
+    p_column
+        The raw p-value column.
+    member
+        Which rows are tests of a family (default: every row with a p-value); the
         others get no family, no adjusted p and ``is_significant = false``.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``frame`` with ``family``, ``family_size``, ``p_adjusted``, ``adjustment`` and
+        ``is_significant``.
     """
     member = pl.col(p_column).is_not_null() if member is None else (member & pl.col(p_column).is_not_null())
     indexed = frame.with_row_index("_verdict_row")
@@ -93,6 +105,23 @@ def compare_rates(successes_a: int, trials_a: int, successes_b: int, trials_b: i
     """Fisher's exact test of two independent rates and the Newcombe interval of their difference.
 
     Both denominators must be positive (a rate over nothing has nothing to compare).
+
+    Parameters
+    ----------
+    successes_a, trials_a : int
+        Rate A's numerator and denominator.
+    successes_b, trials_b : int
+        Rate B's.
+
+    Returns
+    -------
+    RateComparison
+        Both rates, their difference with its Newcombe interval, and Fisher's p.
+
+    Raises
+    ------
+    ValueError
+        When a denominator is not positive.
     """
     if trials_a <= 0 or trials_b <= 0:
         raise ValueError("both rates need a positive denominator")
@@ -119,8 +148,15 @@ def highest(rates: dict[str, float], is_significant: Callable[[str, str], bool])
 
     Parameters
     ----------
-    rates : member -> rate (at least one member).
-    is_significant : whether the (adjusted) test between two members is significant.
+    rates
+        Member -> rate (at least one member).
+    is_significant
+        Whether the (adjusted) test between two members is significant.
+
+    Returns
+    -------
+    Leader
+        The leader, and whether it may be called "highest", a "tie" or "no evidence of a difference".
     """
     ordered = sorted(rates.items(), key=lambda item: (-item[1], item[0]))
     top, top_rate = ordered[0]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import duckdb
 
-# old mart name -> new name (issue 24: every mart is fct_/dim_/agg_).
+# old mart name -> new name (every mart is fct_/dim_/agg_).
 RENAMED_MARTS: dict[str, str] = {
     "pool_vs_recommended_summary": "fct_recsys_pool_vs_recommended",
     "recsys_bias_aggregated": "agg_recsys_bias",

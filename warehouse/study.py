@@ -1,7 +1,7 @@
 """Study configs (TOML) and the chain that runs one: ingest, build, jobs, analyse, dashboards.
 
 A study config names its sources under ``[[ingest]]`` and the Python jobs that run
-between dbt builds (e.g. retrieval) under ``jobs``; later issues register more jobs in
+between dbt builds (e.g. retrieval) under ``jobs``; each study family registers its jobs in
 ``STUDY_JOBS``. Paths in a config resolve relative to the config file.
 """
 
@@ -146,7 +146,7 @@ def register_config_check(name: str):
     return decorate
 
 
-# source name -> callable(con, study, step) for ingest sources added by later issues.
+# source name -> callable(con, study, step): the ingest sources the families register.
 STUDY_INGESTERS: dict[str, Callable] = {}
 
 

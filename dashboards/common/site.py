@@ -22,7 +22,7 @@ from dashboards.common.vendor import write_bundle
 
 # Bodies of per-run pages already drawn, with what they were drawn from (see _cached_body).
 DRAWN_FOLDER = ".drawn"
-# page file name -> (title, callable(con) -> HTML body). Later issues register study pages.
+# page file name -> (title, callable(con) -> HTML body); each study family registers its pages.
 PAGES: dict[str, tuple[str, Callable[[duckdb.DuckDBPyConnection], str]]] = {}
 # page file name -> callable(con) -> [(run_id, label)], newest first: pages drawn once per run
 # (RunsIn.choices of the page's study type: dashboards/common/runs.py).

@@ -29,7 +29,7 @@ NOTE = (
     " cosine distance of X minus Y (negative = X closer). ECT: rank coherence, 1 = no bias. RIPA: positive ="
     " the attribute set leans to X. RNSB: KL from uniform with the direction of the gap in P(B); its second"
     " interval is the spread over seeded 80/20 splits. d: WEAT d with [bootstrap over the words of all four"
-    " sets] and the leave-one-word-out range. Conventions and departures from WEFE: README.</p>"
+    " sets] and the leave-one-word-out range. Conventions and departures from WEFE: docs/studies/weat.md.</p>"
 )
 
 

@@ -22,6 +22,27 @@ def paired_recall_difference(
     A resampled mean within rounding error of zero (1e-12 of the largest difference) counts
     as zero, on both sides: with discrete metrics (precision@5 moves in steps of 0.2) many
     resamples have a mean of exactly zero that floating-point sums miss by ~1e-17.
+
+    Parameters
+    ----------
+    hits_a, hits_b : array_like
+        1 (hit) or 0 per pair, for A and for B.
+    seed : int
+        Seed of the resamples.
+    n_resamples : int, default 2000
+        Bootstrap resamples (at least 2,000).
+    confidence : float, default 0.95
+        Level of the interval.
+
+    Returns
+    -------
+    TestResult
+        The difference, its percentile interval and the bootstrap p.
+
+    Raises
+    ------
+    ValueError
+        When the two are not 1-D with one entry per pair.
     """
     a = np.asarray(hits_a, dtype=float)
     b = np.asarray(hits_b, dtype=float)
@@ -39,6 +60,27 @@ def paired_recall_difference_grid(
 
     ``hits_a`` and ``hits_b`` are (pairs x columns). Each resample is a vector of counts of
     how often each pair was drawn, so all columns cost one matrix product.
+
+    Parameters
+    ----------
+    hits_a, hits_b : array_like
+        Pairs × columns of 1 (hit) or 0.
+    seed : int
+        Seed of the resamples.
+    n_resamples : int, default 2000
+        Bootstrap resamples (at least 2,000).
+    confidence : float, default 0.95
+        Level of the intervals.
+
+    Returns
+    -------
+    list of TestResult
+        One per column.
+
+    Raises
+    ------
+    ValueError
+        For fewer than 2,000 resamples, shapes that differ, or no pairs.
     """
     if n_resamples < 2000:
         raise ValueError("use at least 2,000 bootstrap resamples")

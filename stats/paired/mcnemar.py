@@ -53,15 +53,26 @@ def mcnemar(
 
     Parameters
     ----------
-    only_a, only_b : discordant pair counts (A hit and B missed; B hit and A missed).
-    n_pairs : all pairs compared, concordant included (for the effect size).
-    variant : ``exact`` (two-sided binomial, the default), ``mid-p``, or ``chi2-cc``
+    only_a, only_b
+        Discordant pair counts (A hit and B missed; B hit and A missed).
+    n_pairs
+        All pairs compared, concordant included (for the effect size).
+    variant
+        ``exact`` (two-sided binomial, the default), ``mid-p``, or ``chi2-cc``
         (what the original notebook reported).
+    confidence
+        Level of the interval.
 
     Returns
     -------
-    TestResult with ``n`` = discordant pairs and the recall difference A - B as effect,
-    with a Wald interval for paired proportions.
+    TestResult
+        With ``n`` = discordant pairs and the recall difference A - B as effect,
+        with a Wald interval for paired proportions.
+
+    Raises
+    ------
+    ValueError
+        When a count is negative or the discordant pairs exceed ``n_pairs``.
     """
     if min(only_a, only_b) < 0 or only_a + only_b > n_pairs:
         raise ValueError("discordant counts must be non-negative and at most n_pairs")

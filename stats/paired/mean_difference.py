@@ -80,16 +80,27 @@ def paired_mean_difference(
 
     Parameters
     ----------
-    values_a, values_b : the metric per query of A and of B, in the same query order.
-    seed : the comparison's seed; the interval's and the test's seeds are derived from it.
-    n_resamples : bootstrap resamples of the interval (at least 2,000).
-    n_permutations : Monte Carlo sign draws, used only where no exact test is feasible.
-    confidence : level of the interval.
+    values_a, values_b
+        The metric per query of A and of B, in the same query order.
+    seed
+        The comparison's seed; the interval's and the test's seeds are derived from it.
+    n_resamples
+        Bootstrap resamples of the interval (at least 2,000).
+    n_permutations
+        Monte Carlo sign draws, used only where no exact test is feasible.
+    confidence
+        Level of the interval.
 
     Returns
     -------
-    The sign-flip :class:`TestResult` (p, method in ``variant``, ``n``, ``n_nonzero``,
-    ``min_p``, ``p_t_test``) with the interval and its ``ci_method`` filled in.
+    TestResult
+        The sign-flip test (p, method in ``variant``, ``n``, ``n_nonzero``, ``min_p``,
+        ``p_t_test``) with the interval and its ``ci_method`` filled in.
+
+    Raises
+    ------
+    ValueError
+        For fewer than 2,000 resamples, or lists that differ in length or are empty.
     """
     if n_resamples < 2000:
         raise ValueError("use at least 2,000 bootstrap resamples")

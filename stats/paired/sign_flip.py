@@ -77,6 +77,11 @@ def _lattice_p(steps: np.ndarray, observed_sum: int) -> float:
 
     The sum with signs s is total - 2 * (sum of the steps flipped negative); ``counts`` holds
     the probability of each subset sum, built one step at a time.
+
+    Returns
+    -------
+    float
+        The p-value.
     """
     total = int(steps.sum())
     counts = np.zeros(total + 1)
@@ -90,7 +95,7 @@ def _lattice_p(steps: np.ndarray, observed_sum: int) -> float:
 
 
 def _monte_carlo_p(nonzero: np.ndarray, *, seed: int, n_resamples: int) -> float:
-    """p = (b + 1) / (B + 1) over ``n_resamples`` seeded random sign assignments."""
+    """The p-value (b + 1) / (B + 1) over ``n_resamples`` seeded random sign assignments."""
     rng = np.random.default_rng(seed)
     threshold = abs(nonzero.sum()) - TIE_TOLERANCE * np.abs(nonzero).max()
     extreme = 0
@@ -120,16 +125,26 @@ def sign_flip_test(
 
     Parameters
     ----------
-    differences : per-query (or per-pair) differences, A minus B; at least one.
-    seed : seed of the Monte Carlo draws (derive it from the study seed); unused when exact.
-    n_resamples : Monte Carlo draws when no exact method is feasible (at least 10,000).
-    max_enumerated : the largest 2^n_nonzero enumerated in full.
+    differences
+        Per-query (or per-pair) differences, A minus B; at least one.
+    seed
+        Seed of the Monte Carlo draws (derive it from the study seed); unused when exact.
+    n_resamples
+        Monte Carlo draws when no exact method is feasible (at least 10,000).
+    max_enumerated
+        The largest 2^n_nonzero enumerated in full.
 
     Returns
     -------
-    TestResult with ``variant`` naming the method (``exact enumeration``, ``exact lattice`` or
-    ``monte carlo B=...``), ``n``, ``n_nonzero``, ``min_p``, ``p_t_test``; the interval is not
-    this test's (NaN): see :func:`stats.paired.mean_difference.paired_mean_difference`.
+    TestResult
+        With ``variant`` naming the method (``exact enumeration``, ``exact lattice`` or
+        ``monte carlo B=...``), ``n``, ``n_nonzero``, ``min_p``, ``p_t_test``; the interval is not
+        this test's (NaN): see :func:`stats.paired.mean_difference.paired_mean_difference`.
+
+    Raises
+    ------
+    ValueError
+        For fewer Monte Carlo draws than the floor, or no difference.
     """
     if n_resamples < MIN_RESAMPLES:
         raise ValueError(f"use at least {MIN_RESAMPLES:,} Monte Carlo draws")

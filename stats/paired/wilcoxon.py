@@ -42,6 +42,16 @@ def rank_biserial_rows(differences: np.ndarray) -> np.ndarray:
     Zero differences rank below every non-zero one, so ranking whole rows gives each non-zero
     difference its rank among the non-zero ones plus the row's count of zeros. Ranks are
     multiples of one half, so their sums are exact in any order.
+
+    Parameters
+    ----------
+    differences : numpy.ndarray
+        One row of paired differences per resample.
+
+    Returns
+    -------
+    numpy.ndarray
+        The rank-biserial r of each row.
     """
     ranks = stats.rankdata(np.abs(differences), axis=1) - (differences == 0).sum(axis=1, keepdims=True)
     positive = np.where(differences > 0, ranks, 0.0).sum(axis=1)
@@ -79,11 +89,29 @@ def wilcoxon_rank_of_gold(
 
     Parameters
     ----------
-    ranks_a, ranks_b : rank of the gold document per pair (1 = top); ``None``/NaN = not found
+    ranks_a, ranks_b
+        Rank of the gold document per pair (1 = top); ``None``/NaN = not found
         within ``depth``.
-    depth : retrieval depth; under the recommended policy a miss counts as ``depth + 1``.
-    policy : ``miss_as_depth_plus_one`` (Pratt zero handling) or ``original``.
-    seed : seed of the bootstrap interval for the rank-biserial effect size.
+    depth
+        Retrieval depth; under the recommended policy a miss counts as ``depth + 1``.
+    policy
+        ``miss_as_depth_plus_one`` (Pratt zero handling) or ``original``.
+    seed
+        Seed of the bootstrap interval for the rank-biserial effect size.
+    n_resamples
+        Bootstrap resamples of that interval.
+    confidence
+        Level of that interval.
+
+    Returns
+    -------
+    TestResult
+        The signed-rank statistic and p, with its n under the policy and the rank-biserial r.
+
+    Raises
+    ------
+    ValueError
+        When the two rank lists differ in length.
     """
     a = np.array([math.nan if r is None else r for r in ranks_a], dtype=float)
     b = np.array([math.nan if r is None else r for r in ranks_b], dtype=float)

@@ -1,4 +1,4 @@
-"""Page HTML of the demo site (issue 14): findings first, pair sets in every dialect table, folded coverage."""
+"""Page HTML of the demo site: findings first, pair sets in every dialect table, folded coverage."""
 
 from __future__ import annotations
 

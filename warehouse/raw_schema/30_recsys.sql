@@ -1,4 +1,4 @@
--- Recommendation bias (issue 8): which features of a post an LLM recommender favours.
+-- Recommendation bias: which features of a post an LLM recommender favours.
 -- Ingest writes the post-level items, their feature types and published condition-level
 -- results; the `recsys_bias` study job writes computed results and adjusted p-values.
 

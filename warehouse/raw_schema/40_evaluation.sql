@@ -1,4 +1,4 @@
--- Retrieval evaluation (issue 5): relevance judgments and the drift series of evaluation runs.
+-- Retrieval evaluation: relevance judgments and the drift series of evaluation runs.
 
 -- One row per judgment of a qrels file (TREC `qid 0 docid rel`, JSON or CSV), one version per
 -- file content (ingest/common/versions.py); staging reads the latest version of each qrels name.

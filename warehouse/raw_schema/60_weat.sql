@@ -1,4 +1,4 @@
--- WEAT (issue 6): embeddings, test definitions, and the per-run results of the `weat` job.
+-- WEAT: embeddings, test definitions, and the per-run results of the `weat` job.
 
 -- One row per loaded version of a word embedding; its vectors live in LanceDB (lancedb_table).
 create table if not exists raw.weat_embeddings (
@@ -79,7 +79,7 @@ create table if not exists raw.weat_test_statistics (
     seed bigint not null
 );
 
--- Written by the `weat` study job (issue 29): one row per (run, embedding, test, metric, attribute set)
+-- Written by the `weat` study job: one row per (run, embedding, test, metric, attribute set)
 -- for RND, RNSB, MAC, ECT, RIPA and the word-set sensitivity of d (compute/weat/metrics.py).
 create table if not exists raw.weat_metric_results (
     run_id varchar not null,

@@ -91,7 +91,7 @@ LABELS = dict(
 
 
 def test_a_null_result_claims_no_direction():
-    # Issue 14: d 0.27, interval [-0.19, 0.73], p 0.14 used to read "European American names are more ...".
+    # d 0.27, interval [-0.19, 0.73], p 0.14 must not read "European American names are more ...".
     reading = interpret(0.27, 0.14, ci_low=-0.19, ci_high=0.73, **LABELS)
     assert reading.direction == "No evidence of a difference (d 0.27, 95% CI [-0.19, 0.73])."
     assert "more associated" not in reading.direction

@@ -1,4 +1,4 @@
-"""Two dialect runs and two pair sets in one warehouse never mix on a page (issue 14).
+"""Two dialect runs and two pair sets in one warehouse never mix on a page.
 
 The latest run is ``dialect.html``, each earlier run gets its own page, every copy opens with
 a run selector, and within a run each pair set has its own section whose tables hold only it.

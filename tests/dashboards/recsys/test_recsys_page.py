@@ -54,7 +54,7 @@ def test_heatmaps_colour_normalised_bias_on_a_fixed_0_to_1_scale_and_print_marke
         assert cells["encoding"]["color"]["scale"]["domain"] == [0, 1]
         assert labels["encoding"]["text"] == {"field": "label", "type": "nominal"}
         assert cells["encoding"]["y"]["field"] == labels["encoding"]["y"]["field"] == "feature"
-    # The min-max view is kept, labelled as the original's (issue 14).
+    # The min-max view is kept, labelled as the original's.
     assert (
         condition_heatmap_chart(CELLS, prompt_style="general")
         .to_dict()["title"]

@@ -59,7 +59,7 @@ def test_charts_encode_explicit_types():
     )
     encoding = biased_and_silent_counts_chart(counts).to_dict()["encoding"]
     assert (encoding["x"]["type"], encoding["color"]["type"]) == ("quantitative", "nominal")
-    # One panel per rule set: the two stacked bars no longer share a row (issue 14).
+    # One panel per rule set: the two stacked bars never share a row.
     assert encoding["column"] == {"field": "rule_set", "type": "nominal", "title": "rule set"}
     assert "yOffset" not in encoding
 
