@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Iterator, Literal
 
 import duckdb
 
+from biaswh.signals import is_interrupted_query
 from warehouse.errors import UserError
 from warehouse.sandbox import open_sandbox, output_path, refuse_file_statements
 
@@ -73,6 +74,8 @@ def _duckdb_errors() -> Iterator[None]:
     try:
         yield
     except duckdb.Error as exc:
+        if is_interrupted_query(exc):
+            raise KeyboardInterrupt from None  # Ctrl-C: the command exits 130, not "SQL error"
         hint = _SANDBOX_HINT if isinstance(exc, duckdb.PermissionException) else ""
         first, _, rest = str(exc).partition("\n")
         raise SqlError(f"SQL error: {first}{hint}", rest.strip("\n")) from None

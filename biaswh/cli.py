@@ -19,7 +19,7 @@ os.environ.setdefault("LANCEDB_LOG", "error")
 # its own modules when it runs (duckdb, dbt, the LLM client...): tests/biaswh/test_cli_imports.py.
 from biaswh import cli_help, generate_cli, ingest_cli  # noqa: E402  (after the environment the imports below read)
 from biaswh.arguments import VersionAction, number  # noqa: E402
-from biaswh.signals import helper_threads_without_ctrl_c  # noqa: E402
+from biaswh.signals import helper_threads_without_ctrl_c, is_interrupted_query  # noqa: E402
 from warehouse.config_schema import (  # noqa: E402
     CUTOFF,
     POSITIVE_INTEGER,
@@ -211,9 +211,17 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 1
     except KeyboardInterrupt:
-        print("biaswh: interrupted; the warehouse is unchanged by the step that was running", file=sys.stderr)
-        return 130
+        return _interrupted()
+    except RuntimeError as exc:
+        if not is_interrupted_query(exc):  # DuckDB's word for a Ctrl-C during a query
+            raise
+        return _interrupted()
     return 0
+
+
+def _interrupted() -> int:
+    print("biaswh: interrupted; the warehouse is unchanged by the step that was running", file=sys.stderr)
+    return 130
 
 
 def _dispatch(args, extra: list[str]) -> None:

@@ -1,4 +1,9 @@
-"""Ctrl-C for the command's main thread only: helper threads started meanwhile block SIGINT."""
+"""Ctrl-C for the command's main thread only: helper threads started meanwhile block SIGINT.
+
+And what a query interrupted by it raises, named: DuckDB's Python client reports a Ctrl-C during a
+query as ``RuntimeError: Query interrupted`` (or its ``InterruptException``), not as the
+``KeyboardInterrupt`` it was.
+"""
 
 from __future__ import annotations
 
@@ -26,3 +31,12 @@ def helper_threads_without_ctrl_c() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def is_interrupted_query(exc: BaseException) -> bool:
+    """Whether ``exc`` is DuckDB's report of a query stopped by Ctrl-C (the command then exits 130)."""
+    import duckdb
+
+    if isinstance(exc, duckdb.InterruptException):
+        return True
+    return type(exc) is RuntimeError and str(exc).startswith("Query interrupted")

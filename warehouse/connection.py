@@ -127,7 +127,14 @@ def open_warehouse(*, read_only: bool = False, wait: bool = True) -> Iterator[du
     try:
         yield con
     finally:
-        con.close()
+        close_stopping_queries(con)
+
+
+def close_stopping_queries(con: duckdb.DuckDBPyConnection) -> None:
+    """Close ``con``, first stopping what it still runs: a query stopped by Ctrl-C goes on in DuckDB's
+    worker threads, and ``close`` waited for it to finish (minutes, after the user had stopped it)."""
+    con.interrupt()  # nothing to stop: nothing happens
+    con.close()
 
 
 def refuse_if_busy() -> None:

@@ -32,7 +32,7 @@ from typing import Iterator, Sequence
 
 import duckdb
 
-from warehouse.connection import open_file
+from warehouse.connection import close_stopping_queries, open_file
 from warehouse.errors import UserError
 from warehouse.processes import process_alive
 from warehouse.settings import HOME_VARIABLE, WarehousePaths, duckdb_memory_limit, warehouse_paths
@@ -151,7 +151,7 @@ def open_sandbox(search_path: Sequence[str] = ()) -> Iterator[duckdb.DuckDBPyCon
         con.execute("set lock_configuration = true")
         yield con
     finally:
-        con.close()
+        close_stopping_queries(con)
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
 

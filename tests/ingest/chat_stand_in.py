@@ -128,7 +128,7 @@ class ChatStandIn:
                     completion["choices"][0]["message"]["content"] = " \n\t"
                     self._reply(200, completion)
                 elif action == "nested":
-                    self._reply(200, b'{"choices": ' + b"[" * 40_000 + b"]" * 40_000 + b"}")
+                    self._reply(200, b'{"choices": ' + b"[" * 5_000 + b"]" * 5_000 + b"}")
                 elif action == "drip":
                     self._reply(200, completion, drip=True)
                 elif action == "huge":
