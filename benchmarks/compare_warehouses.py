@@ -3,7 +3,9 @@
 For a refactor that must not change results: build the same studies into two homes, one with
 the code before and one after, then compare. Every ``marts.*`` and ``analysis.*`` table is
 hashed over its rows in sorted order, leaving out what differs between any two builds (run
-ids, timestamps, paths, durations, run fingerprints). A mart renamed in between
+ids, timestamps, paths, durations, run fingerprints, latencies), floats to 12 digits and then
+within 1e-9: the rules of :mod:`analysis.common.run_comparison`, which ``biaswh diff`` applies
+to two runs of one warehouse. A mart renamed in between
 (:data:`warehouse.renamed_marts.RENAMED_MARTS`) is compared under its new name. Not a speed
 measurement: not in ``make bench``. Exit code 1 when any table differs.
 """
@@ -11,29 +13,13 @@ measurement: not in ``make bench``. Exit code 1 when any table differs.
 from __future__ import annotations
 
 import hashlib
-import math
 import sys
 
 import duckdb
 
+from analysis.common.run_comparison import TOLERANCE, cell_text, result_tables, rows_close, table_columns
+from analysis.common.run_comparison import kept_column as _kept
 from warehouse.renamed_marts import RENAMED_MARTS
-
-_VOLATILE = {"run", "runs", "inputs", "parameters", "sources", "source_files", "fingerprint"}
-_VOLATILE |= {"duration_seconds", "elapsed_seconds", "stage_seconds"}
-# Floats are compared to this many significant digits: DuckDB sums in parallel, so a mean's
-# last bits follow the order its threads finished in (two builds of one code differ there).
-DIGITS = 12
-TOLERANCE = 1e-9  # relative (and absolute near zero), for a table whose rounded digests differ
-
-
-def _kept(column: str, data_type: str) -> bool:
-    """Whether a column takes part: not a run id, time, path, or a measured latency (wall clock)."""
-    volatile = "run_id" in column or column.endswith("_at") or "path" in column or column in _VOLATILE
-    return not (volatile or "latency" in column or "TIMESTAMP" in data_type.upper())
-
-
-def _cell(value) -> str:
-    return f"{value:.{DIGITS}g}" if isinstance(value, float) else repr(value)
 
 
 def _run_labels(con) -> dict[str, str]:
@@ -51,20 +37,9 @@ def _digest(rows: list[str]) -> str:
     return hashlib.sha256("\n".join(sorted(rows)).encode()).hexdigest()[:16]
 
 
-def _tables(con) -> list[tuple[str, str]]:
-    return con.execute(
-        "select table_schema, table_name from information_schema.tables"
-        " where table_schema in ('analysis', 'marts') and table_type = 'BASE TABLE' order by all"
-    ).fetchall()
-
-
 def _table_rows(con, schema: str, table: str, labels: dict[str, str]) -> tuple[bool, list[tuple[str, tuple]]]:
     """(whether it has runs, [(run label or "", kept cells)]) of one table; no kept column: no rows."""
-    columns = con.execute(
-        "select column_name, data_type from information_schema.columns"
-        " where table_schema = ? and table_name = ? order by ordinal_position",
-        [schema, table],
-    ).fetchall()
+    columns = table_columns(con, schema, table)
     kept = [f'"{name}"' for name, data_type in columns if _kept(name, data_type)]
     has_runs = "run_id" in {name for name, _ in columns}
     if not kept:
@@ -82,26 +57,17 @@ def table_digests(path: str) -> dict[str, tuple[int, str, dict[str, str]]]:
     out = {}
     with duckdb.connect(path, read_only=True) as con:
         labels = _run_labels(con)
-        for schema, table in _tables(con):
+        for schema, table in result_tables(con):
             has_runs, rows = _table_rows(con, schema, table, labels)
             if not rows and not has_runs:
                 continue
             by_run: dict[str, list[str]] = {}
             for label, cells in rows:
-                by_run.setdefault(label, []).append("(" + ", ".join(_cell(v) for v in cells) + ")")
+                by_run.setdefault(label, []).append("(" + ", ".join(cell_text(v) for v in cells) + ")")
             name = RENAMED_MARTS.get(table, table) if schema == "marts" else table
             runs = {label: _digest(group) for label, group in by_run.items()} if has_runs else {}
             out[f"{schema}.{name}"] = (len(rows), _digest([r for group in by_run.values() for r in group]), runs)
     return out
-
-
-def _close(a: tuple, b: tuple) -> bool:
-    return len(a) == len(b) and all(
-        math.isclose(x, y, rel_tol=TOLERANCE, abs_tol=TOLERANCE)
-        if isinstance(x, float) and isinstance(y, float)
-        else x == y
-        for x, y in zip(a, b)
-    )
 
 
 def equal_within_tolerance(before: str, after: str, name: str) -> bool:
@@ -112,12 +78,12 @@ def equal_within_tolerance(before: str, after: str, name: str) -> bool:
     for path, wanted in ((before, table), (after, table)):
         with duckdb.connect(path, read_only=True) as con:
             old = {new: old for old, new in RENAMED_MARTS.items()} if schema == "marts" else {}
-            names = {t for _, t in _tables(con)}
+            names = {t for _, t in result_tables(con)}
             real = wanted if wanted in names else old.get(wanted, wanted)
             _, rows = _table_rows(con, schema, real, _run_labels(con))
             coarse = lambda row: (row[0], tuple(f"{v:.6g}" if isinstance(v, float) else repr(v) for v in row[1]))  # noqa: E731
             found.append(sorted(rows, key=coarse))
-    return len(found[0]) == len(found[1]) and all(la == lb and _close(ra, rb) for (la, ra), (lb, rb) in zip(*found))
+    return len(found[0]) == len(found[1]) and all(la == lb and rows_close(ra, rb) for (la, ra), (lb, rb) in zip(*found))
 
 
 def main(argv: list[str]) -> int:

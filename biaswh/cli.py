@@ -17,7 +17,7 @@ os.environ.setdefault("LANCEDB_LOG", "error")
 
 # Only the argument tree's needs are imported here (`--help` answers at once); each command imports
 # its own modules when it runs (duckdb, dbt, the LLM client...): tests/biaswh/test_cli_imports.py.
-from biaswh import cli_help, generate_cli, ingest_cli  # noqa: E402  (after the environment the imports below read)
+from biaswh import cli_help, diff_cli, generate_cli, ingest_cli  # noqa: E402  (after the environment the imports below read)
 from biaswh.arguments import VersionAction, number  # noqa: E402
 from biaswh.signals import helper_threads_without_ctrl_c, is_interrupted_query  # noqa: E402
 from warehouse.config_schema import (  # noqa: E402
@@ -107,6 +107,7 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     generate_cli.add_parser(commands)
+    diff_cli.add_parser(commands)
 
     trec = commands.add_parser("trec", help="export or import TREC run files (qid Q0 docid rank score tag)")
     trec_commands = trec.add_subparsers(dest="trec_command", required=True, metavar="ACTION")
@@ -237,6 +238,9 @@ def _dispatch(args, extra: list[str]) -> None:
         adhoc_sql.print_sql(args.query, output_format="csv" if args.csv else args.format, out=args.out)
         return
     if ingest_cli.dispatch(args):
+        return
+    if args.command == "diff":
+        print("\n".join(diff_cli.diff_lines(args.run_a, args.run_b)))
         return
     from biaswh import pipeline
 

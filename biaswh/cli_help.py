@@ -124,6 +124,13 @@ HELP: dict[str, tuple[str, str, str]] = {
         'biaswh sql "select run_name, run_status from dim_runs"',
         _READS + " --out writes the result to a file outside $BIASWH_HOME.",
     ),
+    "diff": (
+        "Say what differs between two runs: config keys, inputs (version and sha256), code, and"
+        " each result table whose stored rows differ (floats to 12 digits, latencies left out);"
+        " 'identical' when nothing does. A run is its id or a unique start of it.",
+        "biaswh diff 1f0c2a9d3b7e 8e41d7f0a2c5",
+        _READS + " One line per difference group on stdout.",
+    ),
     "shell": (
         "An interactive read-only SQL prompt: line editing, history (~/.biaswh_history),"
         " statements over several lines until ';'.\n\n" + SHELL_DOT_COMMANDS,

@@ -16,6 +16,7 @@ import duckdb
 import polars as pl
 
 from dashboards.common.html import capturing_charts, text
+from dashboards.common.runs import data_badge
 from warehouse.errors import UserError
 
 _VERDICT = re.compile(r'<p class="verdict">(.*?)</p>', flags=re.S)
@@ -26,6 +27,7 @@ SCHEMA = {
     "study": pl.String,
     "run_id": pl.String,
     "started_at": pl.Datetime("us"),
+    "data": pl.String,
     "verdict": pl.String,
 }
 
@@ -34,8 +36,9 @@ SCHEMA = {
 class Findings:
     """The findings as a polars frame and the cards they come from.
 
-    ``frame`` has one row per study, its latest succeeded run, in the index's order of study
-    types; ``cards`` holds each card's HTML body, in frame order.
+    ``frame`` has one row per study, its latest succeeded run and its data kind (``real``,
+    ``synthetic`` or ``demo``), in the index's order; ``cards`` holds each card's HTML body, in
+    frame order.
 
     DataFrame methods and columns work on the object itself (``findings["verdict"]``,
     ``findings.to_pandas()``); in Jupyter it renders as the site's cards.
@@ -65,7 +68,7 @@ class Findings:
             started = str(row["started_at"])[:16] if row["started_at"] else "–"
             sections.append(
                 f'<section style="border:1px solid #ddd;border-radius:6px;padding:0.2rem 1rem;margin:0.6rem 0">'
-                f"<h3>{text(row['study_type'])}</h3>"
+                f"<h3>{data_badge(row['data'])}{text(row['study_type'])}</h3>"
                 f"<p>Study <b>{text(row['study'])}</b>, run <code>{text(row['run_id'])}</code>,"
                 f" started {text(started)} UTC</p>{body}</section>"
             )
@@ -99,6 +102,7 @@ def read_findings(con: duckdb.DuckDBPyConnection, *, study: str | None = None) -
                     "study": name,
                     "run_id": runs[0].run_id,
                     "started_at": runs[0].started_at,
+                    "data": runs[0].data,
                     "verdict": _plain(verdict.group(1)) if verdict else _plain(body),
                 }
             )

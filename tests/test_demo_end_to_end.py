@@ -7,9 +7,10 @@ rerun goes through the `biaswh` command's own entry point, on a copy of that war
 import re
 from pathlib import Path
 
+import duckdb
 import pytest
 
-from tests.conftest import DEMO_STUDY, copy_warehouse, run_main
+from tests.conftest import DEMO_STUDY, assert_refused, copy_warehouse, run_main
 from warehouse.settings import HOME_VARIABLE
 
 pytestmark = pytest.mark.dbt
@@ -27,10 +28,12 @@ def test_demo_writes_the_dashboard_index_and_the_site_works_offline(demo):
     assert index.exists()
     bundle = index.parent / "vendor" / "vega-bundle.js"
     assert bundle.stat().st_size > 500_000  # Vega, Vega-Lite and vega-embed, written once
-    for page in index.parent.glob("*.html"):
+    for page in index.parent.rglob("*.html"):
         html = page.read_text(encoding="utf-8")
         assert not re.search(r"""<(script|link)[^>]+(src|href)=["']https?:""", html), page.name
         assert 'src="vendor/vega-bundle.js"' in html
+        # a page in a folder reads its links from the site's top
+        assert ('<base href="../">' in html) == (page.parent != index.parent), page.name
         assert "vegaEmbed" not in html or "vega-bundle" in html
     corpus = (index.parent / "corpus.html").read_text(encoding="utf-8")
     assert "dialect_pairs_demo" in corpus and "chart-" in corpus
@@ -43,7 +46,7 @@ def test_the_index_leads_with_the_finding(demo):
     # The demo's 42 pairs show no significant gap after Holm: the card says so, with the
     # interval and the gap the study could have detected, never a direction.
     assert "No evidence of a difference" in verdict and "95% CI" in verdict and "detectable (80% power)" in verdict
-    assert 'href="dialect.html"' in html and 'href="runs.html"' in html
+    assert 'href="studies/demo.html"' in html and 'href="dialect.html"' in html and 'href="runs.html"' in html
 
 
 def test_runs_page_lists_every_run_with_provenance(demo):
@@ -69,3 +72,15 @@ def test_rerunning_the_demo_through_the_command_adds_no_duplicates(demo, tmp_pat
     assert again.strip().splitlines()[-1].startswith("dashboard site: ")
     assert index == home / "site" / "index.html" and index.exists()
     assert run_main(count, capsys)[1] == before
+
+    # the two runs of one config: identical on every stored row, and the study's page says so
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as reader:
+        query = "select run_id from raw.runs where kind = 'study' order by started_at"
+        first, second = (run_id for (run_id,) in reader.execute(query).fetchall())
+    code, out, error = run_main(["diff", first, second[:12]], capsys)
+    assert (code, out, error) == (0, "identical\n", "")
+    page = (home / "site" / "studies" / "demo.html").read_text(encoding="utf-8")
+    assert f'Identical to the earlier run <a href="runs/{first}.html"><code>{first[:12]}</code></a>' in page
+    assert f"Study run <code>{second}</code>" in page
+    code, _, error = run_main(["diff", first, "no-such-run"], capsys)
+    assert_refused(code, error, ["'no-such-run'", "no run"])

@@ -40,6 +40,8 @@ class Study:
     limit: int | None = None
     dbt_select: str | dict | None = None
     run_parameters: dict = field(default_factory=dict)
+    data: str | None = None  # "real", "synthetic" or "demo" (warehouse/data_kind.py); None: inferred
+    description: str = ""
 
     def resolve(self, relative: str) -> str:
         """Resolve a path from the config relative to the config's folder (``hf:`` ids pass through)."""
@@ -59,6 +61,8 @@ class Study:
             "limit": self.limit,
             "dbt_select": self.dbt_select,
             "run_parameters": self.run_parameters,
+            "data": self.data,
+            "description": self.description,
         }
 
 
@@ -129,6 +133,8 @@ def _study(path: Path, config: dict, *, limit: int | None, run_parameters: dict)
         limit=limit,
         dbt_select=study.get("dbt_select"),
         run_parameters=run_parameters,
+        data=study.get("data"),
+        description=study.get("description", ""),
     )
 
 

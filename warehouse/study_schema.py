@@ -42,6 +42,7 @@ from warehouse.config_schema import (
     Table,
     suggestion,
 )
+from warehouse.data_kind import DATA_KINDS
 from warehouse.errors import UserError
 
 DEPTH = CUTOFF
@@ -58,6 +59,8 @@ STUDY_SCHEMA = Table(
             {
                 "name": STRING,
                 "description": STRING,
+                # what the data is (warehouse/data_kind.py): pages badge demo and synthetic runs
+                "data": Choice(DATA_KINDS),
                 "seed": SEED,
                 "jobs": STRINGS,
                 "analysis": STRINGS,

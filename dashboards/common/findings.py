@@ -19,12 +19,16 @@ from typing import Callable
 
 import duckdb
 
+from dashboards.common.addresses import study_file
 from dashboards.common.format import percent
 from dashboards.common.html import table, text
 from dashboards.common.queries import number, relation_exists
-from dashboards.common.runs import RunsIn, run_page_name
+from dashboards.common.runs import RunsIn, data_badge
+from warehouse.data_kind import DATA_KINDS
 
 ALPHA = 0.05
+# The at-a-glance list's groups: findings on research data first.
+GLANCE_HEADINGS = {"real": "Research data", "synthetic": "Synthetic data", "demo": "Demo data (not research findings)"}
 
 
 @dataclass(frozen=True)
@@ -105,14 +109,9 @@ def verdict_of(body: str | None) -> str:
     return found.group(0) if found else ""
 
 
-def page_of_run(page_file: str, run_id: str, page_runs: dict[str, list[str]]) -> str:
-    """The file showing ``run_id`` on a per-run page (the page itself when it is not drawn per run)."""
-    runs = page_runs.get(page_file) or []
-    return run_page_name(page_file, run_id, runs[0]) if run_id in runs else page_file
-
-
-def _study_cards(con, spec: Card, page_runs: dict[str, list[str]], start: int) -> list[tuple[str, str, str]]:
-    """(anchor, study, card HTML) of each study of one type, latest run of each, newest study first."""
+def _study_cards(con, spec: Card, start: int) -> list[tuple[str, str, str, str]]:
+    """(anchor, study, data kind, card HTML) of each study of one type, latest run of each: real data
+    first, then synthetic, then demo, newest study first within each."""
     cards = []
     for offset, (study, runs) in enumerate(spec.runs.by_study(con).items()):
         run_ids = [run.run_id for run in runs]
@@ -120,48 +119,52 @@ def _study_cards(con, spec: Card, page_runs: dict[str, list[str]], start: int) -
         if body is None:
             continue
         anchor = f"finding-{start + offset}"
-        href = text(page_of_run(spec.page_file, run_ids[0], page_runs))
+        href = text(study_file(study))
         cards.append(
             (
                 anchor,
                 study,
-                f'<section class="card" id="{anchor}" data-study="{text(study)}" data-run="{text(run_ids[0])}">'
-                f'<h3><a href="{href}">{text(study)}</a></h3>{body}'
-                f'<p><a href="{href}">Evidence, provenance and run history of {text(study)} →</a></p></section>',
+                runs[0].data,
+                f'<section class="card" id="{anchor}" data-study="{text(study)}" data-run="{text(run_ids[0])}"'
+                f' data-kind="{text(runs[0].data)}"><h3>{data_badge(runs[0].data)}<a href="{href}">{text(study)}</a>'
+                "</h3>"
+                f'{body}<p><a href="{href}">Evidence, provenance and run history of {text(study)} →</a></p></section>',
             )
         )
     return cards
 
 
-def findings_body(con: duckdb.DuckDBPyConnection, *, page_runs: dict[str, list[str]] | None = None) -> str:
-    """The index: per study type, a card per study (config name) from its latest succeeded run.
-
-    ``page_runs``: page file -> the study runs it is drawn for, newest first (cards link there).
-    """
+def findings_body(con: duckdb.DuckDBPyConnection) -> str:
+    """The index: per study type, a card per study (config name) from its latest succeeded run;
+    at a glance, the findings on research data first, then synthetic, then demo data."""
     if not relation_exists(con, "marts", "dim_runs"):
         return '<p class="note">No study has run yet: <code>make demo</code> or <code>biaswh run STUDY.toml</code>.</p>'
-    sections, glance, count = [], [], 1
+    sections, glance, count = [], {kind: [] for kind in DATA_KINDS}, 1
     for spec in CARDS:
-        cards = _study_cards(con, spec, page_runs or {}, count)
+        cards = _study_cards(con, spec, count)
         count += len(cards) + 1
         if not cards:
             continue
         sections.append(
-            f'<section class="study-type"><h2>{text(spec.title)}</h2>{"".join(c[2] for c in cards)}</section>'
+            f'<section class="study-type"><h2>{text(spec.title)}</h2>{"".join(c[3] for c in cards)}</section>'
         )
-        for anchor, study, html in cards:
+        for anchor, study, data, html in cards:
             # the card's own verdict (already escaped HTML), repeated in the at-a-glance list
             verdict = re.search(r'<p class="verdict">(.*?)</p>', html, flags=re.S)
             if verdict:
-                glance.append(
-                    f'<li><a href="#{anchor}">{text(study)}</a> ({text(spec.title)}): {verdict.group(1)}</li>'
+                glance[data].append(
+                    f'<li>{data_badge(data)}<a href="#{anchor}">{text(study)}</a> ({text(spec.title)}): '
+                    f"{verdict.group(1)}</li>"
                 )
     if not sections:
         return '<p class="note">No study has finished yet; see the <a href="runs.html">runs page</a>.</p>'
+    at_a_glance = "".join(
+        f"<h3>{GLANCE_HEADINGS[kind]}</h3><ul>{''.join(items)}</ul>" for kind, items in glance.items() if items
+    )
     return (
-        '<section class="glance"><h2>At a glance</h2><ul>' + "".join(glance) + "</ul></section>"
+        f'<section class="glance"><h2>At a glance</h2>{at_a_glance}</section>'
         '<p class="note">Below, by study type: a card for each study (its config\'s name) from its latest '
-        "succeeded run, its finding first, then its headline numbers; the study's page holds the evidence and "
-        'a selector of its earlier runs. Every run with its provenance is on the <a href="runs.html">runs page</a>.</p>'
-        + "".join(sections)
+        "succeeded run, research data first, its finding first, then its headline numbers; the study's page "
+        "holds the evidence and links its earlier runs. Every run with its provenance is on the "
+        '<a href="runs.html">runs page</a>.</p>' + "".join(sections)
     )

@@ -57,6 +57,10 @@ td > .mono { overflow-wrap: break-word; } /* an id breaks at spaces only: never 
 .run-selector li { display: inline; margin-right: 1rem; }
 .run-selector { background: #f4f4f4; padding: 0.4rem 0.6rem; margin: 0.5rem 0; }
 details summary { cursor: pointer; }
+.badge { display: inline-block; font-size: 0.75em; font-weight: 600; padding: 0.1rem 0.45rem; border-radius: 4px;
+  vertical-align: middle; background: #fff1c2; color: #6b4a00; border: 1px solid #d4a72c; }
+.badge-synthetic { background: #e8f0fe; color: #1a3f80; border-color: #7a9fd6; }
+.study-list li { margin: 0.5rem 0; line-height: 1.45; } .comparison { background: #f6f8fa; padding: 0.4rem 0.6rem; }
 .card { border: 1px solid #ddd; border-radius: 6px; padding: 0.2rem 1rem 0.6rem; margin: 1rem 0; }
 .glance ul { padding-left: 1.2rem; } .glance li { margin: 0.35rem 0; line-height: 1.4; }
 .card h2, .card h3 { margin-top: 0.8rem; } .study-type > h2 { border-bottom: 2px solid #ddd; }
@@ -190,11 +194,26 @@ document.querySelectorAll('.table-box').forEach(function (box, i) {
 </script>"""
 
 
-def page(title: str, body: str, *, bundle_href: str = "vendor/vega-bundle.js", nav: str = "") -> str:
-    """A complete offline page: local stylesheet and the local Vega bundle, nothing fetched."""
+def page(
+    title: str,
+    body: str,
+    *,
+    bundle_href: str = "vendor/vega-bundle.js",
+    nav: str = "",
+    base: str = "",
+    badge: tuple[str, str] | None = None,
+) -> str:
+    """A complete offline page: local stylesheet and the local Vega bundle, nothing fetched.
+
+    ``base``: the site's top seen from a page in a folder (``"../"``): every relative link then
+    reads from there (dashboards/common/addresses.py). ``badge``: (label, HTML) of the data a page
+    shows when it is not research data (``("Demo data", '<span class="badge">…')``), before its title.
+    """
+    head = f'<base href="{text(base)}">' if base else ""
+    label, mark = badge or ("", "")
     return (
-        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
-        f"<title>{text(title)}</title><style>{STYLE}</style>"
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8">{head}'
+        f"<title>{text(f'{label}: {title}' if label else title)}</title><style>{STYLE}</style>"
         f'<script src="{text(bundle_href)}"></script></head>'
-        f"<body><nav>{nav}</nav><h1>{text(title)}</h1>{body}{CSV_SCRIPT}</body></html>"
+        f"<body><nav>{nav}</nav><h1>{mark}{text(title)}</h1>{body}{CSV_SCRIPT}</body></html>"
     )

@@ -2,9 +2,10 @@
 
 A study type keeps its results in one table, named once by a :class:`RunsIn` in the family's
 ``card*.py`` and given to both its ``@card`` and its ``@register_page``. The runs shown are the
-**succeeded** study runs holding rows in that table, grouped per study (its config's name), newest
-first, ties by run id. A failed or interrupted run keeps its rows for the record but is never a
-page, a card or a selector entry; the runs page lists it, without a page link.
+**succeeded** study runs holding rows in that table, grouped per study (its config's name): real
+data first, then synthetic, then demo (:func:`data_kind`), newest first within each, ties by run
+id. A failed or interrupted run keeps its rows for the record but is never a page, a card or a
+selector entry; the runs page lists it, without a page link.
 """
 
 from __future__ import annotations
@@ -15,15 +16,40 @@ from dataclasses import dataclass
 import duckdb
 
 from dashboards.common.format import timestamp
+from dashboards.common.html import text
 from dashboards.common.queries import relation_exists
+from warehouse.data_kind import DATA_KINDS, data_kind_of
 
 # How a run's study is named wherever runs are grouped (a run without a config name is still shown).
 STUDY_NAME = "coalesce(run_name, 'unnamed study')"
 
 
-def run_page_name(file_name: str, run_id: str, latest_run_id: str) -> str:
-    """The file of one run's copy of a per-run page (the latest run keeps the page's own name)."""
-    return file_name if run_id == latest_run_id else f"{file_name.rsplit('.', 1)[0]}-{run_id[:12]}.html"
+# A badge before the title of every card and page of a run that is not on research data.
+BADGES = {"demo": "Demo data", "synthetic": "Synthetic data"}
+
+
+def data_kinds(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> dict[str, str]:
+    """run id -> ``real``, ``synthetic`` or ``demo``: what its study's config states, stored with the
+    run; inferred for runs recorded before (:func:`warehouse.data_kind.data_kind_of`). Runs not in
+    ``marts.dim_runs`` are left out."""
+    if not relation_exists(con, "marts", "dim_runs"):
+        return {}
+    found = con.execute(
+        "select run_id, parameters, run_name from marts.dim_runs where list_contains(?, run_id)", [run_ids]
+    ).fetchall()
+    return {run_id: data_kind_of(parameters, name) for run_id, parameters, name in found}
+
+
+def data_kind(con: duckdb.DuckDBPyConnection, run_id: str) -> str:
+    """The data kind of one run (``real`` for a run the warehouse does not know): cards, pages and
+    exports label a run with it (e.g. a ``data`` column)."""
+    return data_kinds(con, [run_id]).get(run_id, "real")
+
+
+def data_badge(kind: str) -> str:
+    """The visible label of a demo or synthetic run ("" for real data), as HTML."""
+    label = BADGES.get(kind)
+    return f'<span class="badge badge-{text(kind)}">{text(label)}</span> ' if label else ""
 
 
 def study_names(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> dict[str, str]:
@@ -38,11 +64,12 @@ def study_names(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> dict[str,
 
 @dataclass(frozen=True)
 class StudyRun:
-    """One study run the site shows: its id, its study (config name) and when it started."""
+    """One study run the site shows: its id, its study (config name), when it started, and its data kind."""
 
     run_id: str
     study: str
     started_at: dt.datetime | None
+    data: str = "real"
 
 
 @dataclass(frozen=True)
@@ -58,18 +85,23 @@ class RunsIn:
         if not (relation_exists(con, schema, name) and relation_exists(con, "marts", "dim_runs")):
             return []
         found = con.execute(
-            f"""select run_id, {STUDY_NAME} as study, started_at from marts.dim_runs
+            f"""select run_id, {STUDY_NAME} as study, started_at, parameters, run_name from marts.dim_runs
             where run_status = 'succeeded' and run_id in (select {self.run_column} from {self.table})
             order by started_at desc nulls last, run_id"""
         ).fetchall()
-        return [StudyRun(*row) for row in found]
+        return [
+            StudyRun(run_id, study, started, data_kind_of(parameters, run_name))
+            for run_id, study, started, parameters, run_name in found
+        ]
 
     def by_study(self, con: duckdb.DuckDBPyConnection) -> dict[str, list[StudyRun]]:
-        """Study -> its runs, newest first; the study with the newest run first."""
+        """Study -> its runs, newest first; real data first, then synthetic, then demo (by the data
+        of each study's latest run), the study with the newest run first within each."""
         grouped: dict[str, list[StudyRun]] = {}
         for run in self.runs(con):
             grouped.setdefault(run.study, []).append(run)
-        return grouped
+        ranked = sorted(grouped.items(), key=lambda item: DATA_KINDS.index(item[1][0].data))  # stable: newest first
+        return dict(ranked)
 
     def latest(self, con: duckdb.DuckDBPyConnection) -> tuple[str, int] | None:
         """The newest run shown, and how many runs its study has (None when there is none)."""

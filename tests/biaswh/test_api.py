@@ -89,9 +89,11 @@ def test_findings_are_the_index_cards_with_their_runs(demo_home):
     for row in findings.iter_rows(named=True):
         assert row["study"] in DEMO_STUDIES and row["run_id"] == wh.latest_run(row["study"])
         assert row["verdict"] in site_verdicts  # the site's own sentence, as plain text
+        assert row["data"] == "demo"  # every demo config says so
     weat = wh.findings("weat")
     assert weat.frame.height == 1 and weat["study"][0] == "demo_weat"
     assert "<section" in weat._repr_html_() and 'class="verdict"' in weat._repr_html_()
+    assert '<span class="badge badge-demo">Demo data</span>' in weat._repr_html_()
     with pytest.raises(UserError, match="no finding for study 'nope'; findings exist for .*demo_weat"):
         wh.findings("nope")
 

@@ -30,8 +30,10 @@ _REMOTE = """return performance.getEntriesByType('resource').map(e => e.name)
 
 
 def test_every_demo_page_renders_without_errors(browser, demo_site):
-    pages = sorted(demo_site.glob("*.html"))
-    assert {p.name for p in pages} >= {
+    pages = sorted(demo_site.glob("*.html")) + sorted(demo_site.glob("studies/*.html"))
+    assert {p.relative_to(demo_site).as_posix() for p in pages} >= {
+        "studies/demo.html",
+        "studies/demo_weat.html",
         "index.html",
         "runs.html",
         "dialect.html",
@@ -51,7 +53,9 @@ def test_every_demo_page_renders_without_errors(browser, demo_site):
             if all(drawn for _, drawn in charts) or time.monotonic() > deadline:
                 break
             time.sleep(0.2)
-        problems += [f"{page.name}: chart {chart_id} did not draw" for chart_id, drawn in charts if not drawn]
+        problems += [
+            f"{page.relative_to(demo_site)}: chart {chart_id} did not draw" for chart_id, drawn in charts if not drawn
+        ]
         logged = [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
         problems += [f"{page.name}: console {e['level'].lower()} {e['message']}" for e in logged]
         if browser.execute_script(_WIDE_TABLES):
@@ -59,7 +63,7 @@ def test_every_demo_page_renders_without_errors(browser, demo_site):
         problems += [f"{page.name}: remote request {url}" for url in browser.execute_script(_REMOTE)]
         height = browser.execute_script("return document.documentElement.scrollHeight")
         browser.set_window_size(1400, min(max(height, 1000), 16000))
-        browser.save_screenshot(str(ARTIFACTS / f"{page.stem}.png"))
+        browser.save_screenshot(str(ARTIFACTS / f"{page.relative_to(demo_site).as_posix().replace('/', '-')}.png"))
         browser.set_window_size(1400, 1000)
     assert not problems, "\n".join(problems)
 

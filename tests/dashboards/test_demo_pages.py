@@ -1,4 +1,5 @@
-"""Page HTML of the demo site: findings first, pair sets in every dialect table, folded coverage."""
+"""Page HTML of the demo site: findings first, pair sets in every dialect table, folded coverage,
+every demo card and page labelled demo, a page per study and per run."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ def _tables(html: str) -> list[str]:
 
 
 def test_dialect_page_leads_with_its_finding_and_names_the_pair_set_everywhere(demo_site):
-    html = (demo_site / "dialect.html").read_text(encoding="utf-8")
+    html = (demo_site / "studies" / "demo.html").read_text(encoding="utf-8")
     body = html.split("<h1>", 1)[1]
     assert body.index('class="verdict"') < body.index("<table")  # the finding before any evidence
     assert "What this study can detect" in html and "With 3 discordant pairs" not in html  # no sentence list
@@ -24,14 +25,14 @@ def test_dialect_page_leads_with_its_finding_and_names_the_pair_set_everywhere(d
 
 
 def test_weat_page_folds_coverage_tables(demo_site):
-    html = (demo_site / "weat.html").read_text(encoding="utf-8")
+    html = (demo_site / "studies" / "demo_weat.html").read_text(encoding="utf-8")
     assert html.count("<summary>Coverage table (one row per word set)</summary>") >= 1
     coverage = html.split("<summary>Coverage table", 1)[1]
     assert coverage.index("</details>") > coverage.index("<table")  # the table sits inside <details>
 
 
 def test_recsys_page_keeps_the_published_view_labelled(demo_site):
-    html = (demo_site / "recsys.html").read_text(encoding="utf-8")
+    html = (demo_site / "studies" / "demo_recsys.html").read_text(encoding="utf-8")
     assert "<summary>As published: the original's min-max normalised views</summary>" in html
     assert "Condition-level intervals" in html
     # The figures' lede follows the card's verdict (Holm within the result set) and claims no order
@@ -47,7 +48,7 @@ def _significant_digits(cell: str) -> int:
 
 
 def test_no_page_prints_long_floats_in_its_tables(demo_site):
-    for page in demo_site.glob("*.html"):
+    for page in demo_site.rglob("*.html"):
         cells = re.findall(r"<td>(-?\d+\.\d+)</td>", page.read_text(encoding="utf-8"))
         assert not [c for c in cells if _significant_digits(c) > 4], page.name
 
@@ -62,3 +63,33 @@ def test_the_index_opens_with_every_finding_at_a_glance(demo_site):
     assert html.index('<section class="glance">') < html.index('<section class="card"')
     for anchor, verdict in cards:  # each card's verdict, word for word, linked to its card
         assert f'<a href="#{anchor}">' in glance.group(1) and verdict in glance.group(1)
+
+
+def test_every_demo_card_and_page_says_demo(demo_site):
+    index = (demo_site / "index.html").read_text(encoding="utf-8")
+    cards = re.findall(r'<section class="card"[^>]*data-kind="([^"]+)"><h3>(.*?)</h3>', index, flags=re.S)
+    assert len(cards) >= 7 and all(kind == "demo" for kind, _ in cards)
+    assert all(heading.startswith('<span class="badge badge-demo">Demo data</span>') for _, heading in cards)
+    glance = re.search(r'<section class="glance">(.*?)</section>', index, flags=re.S).group(1)
+    assert "<h3>Demo data (not research findings)</h3>" in glance and "<h3>Research data</h3>" not in glance
+    pages = sorted((demo_site / "studies").glob("*.html")) + sorted((demo_site / "runs").glob("*.html"))
+    assert len(pages) >= 14  # each demo study's page and its run's page
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        assert "<title>Demo data: " in html, page.name
+        assert '<h1><span class="badge badge-demo">Demo data</span> ' in html, page.name
+    for listing in ("dialect.html", "weat.html", "recsys.html"):
+        items = re.findall(r'<li data-study="[^"]+">(.*?)</li>', (demo_site / listing).read_text(encoding="utf-8"))
+        assert items and all(item.startswith('<span class="badge badge-demo">Demo data</span>') for item in items)
+
+
+def test_a_study_page_and_its_run_page_show_the_same_run_and_link_each_other(demo_site):
+    study = (demo_site / "studies" / "demo.html").read_text(encoding="utf-8")
+    run_id = re.search(r"Study run <code>([0-9a-f]+)</code>", study).group(1)
+    run = (demo_site / "runs" / f"{run_id}.html").read_text(encoding="utf-8")
+    assert f'href="runs/{run_id}.html"' in study and 'href="studies/demo.html"' in run
+    assert f"Study run <code>{run_id}</code>" in run
+    for html in (study, run):  # a page in a folder reads its links from the site's top, its anchors stay on it
+        assert '<base href="../">' in html and 'href="#' not in html
+    assert 'href="studies/demo.html#pair-set-dialect_pairs_demo"' in study
+    assert f'href="runs/{run_id}.html#pair-set-dialect_pairs_demo"' in run

@@ -13,7 +13,7 @@ def _warehouse_with_dialect_tests(con, rows: list[tuple]) -> None:
     con.execute("create schema if not exists marts; create schema if not exists analysis")
     con.execute(
         "create view marts.dim_runs as select run_id, 'demo' as run_name, 'succeeded' as run_status,"
-        " now() as started_at from (select unnest(['r1']) as run_id)"
+        " now() as started_at, '{}' as parameters from (select unnest(['r1']) as run_id)"
     )
     con.execute(
         "create table analysis.dialect_paired_tests (run_id varchar, retriever varchar, k integer,"
@@ -71,7 +71,7 @@ def _warehouse_with_effect_sizes(con, rows: list[tuple]) -> None:
     con.execute("create schema if not exists marts")
     con.execute(
         "create view marts.dim_runs as select 'r1' as run_id, 'paper' as run_name, 'succeeded' as run_status,"
-        " now() as started_at"
+        " now() as started_at, '{}' as parameters"
     )
     con.execute(
         "create table marts.agg_recsys_effect_sizes (run_id varchar, level varchar, result_set varchar,"

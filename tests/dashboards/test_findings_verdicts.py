@@ -21,7 +21,7 @@ def _runs(con) -> None:
     con.execute("create schema if not exists marts; create schema if not exists analysis")
     con.execute(
         "create view marts.dim_runs as select 'r1' as run_id, 'demo' as run_name, 'succeeded' as run_status,"
-        " now() as started_at"
+        " now() as started_at, '{}' as parameters"
     )
 
 

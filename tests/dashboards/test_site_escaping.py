@@ -10,7 +10,7 @@ def test_every_text_on_the_site_is_escaped(con, tmp_path):
     load_squad(con, str(DEMO_DATA / "squad_demo.json"))
     load_pairs(con, DEMO_DATA / "dialect_pairs_demo.csv", name=HOSTILE)
     site = build_site(con, tmp_path / "site")
-    for page in site.glob("*.html"):
+    for page in site.rglob("*.html"):
         html = page.read_text(encoding="utf-8")
         assert HOSTILE not in html
     index = (site / "runs.html").read_text(encoding="utf-8")

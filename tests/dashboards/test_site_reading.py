@@ -62,13 +62,19 @@ def test_every_demo_study_has_a_card_that_opens_its_latest_run(browser, demo_sit
         ).fetchone()[0]
         assert card.get_attribute("data-run") == latest, study
         href = card.find_element("css selector", "h3 a").get_attribute("href")
-        page = (demo_site / href.rsplit("/", 1)[1]).read_text(encoding="utf-8")
-        # the linked page shows that run: it is the selector's current entry (or the page's only run)
-        assert latest[:12] in page, study
-    # the demo evaluation series is one click from the index
+        assert href == (demo_site / "studies" / f"{study}.html").as_uri(), study  # the study's own address
+        page = (demo_site / "studies" / f"{study}.html").read_text(encoding="utf-8")
+        # the linked page shows that run: it is the selector's current entry
+        assert "<b>run of " in page and f"<code>{latest[:12]}</code></b> (shown)" in page, study
+    # the demo evaluation series is one click from the index, and its page says it is demo data
     _follow(browser, cards["demo_evaluation"])
     assert "index_missing_10pct" in browser.find_element("tag name", "body").text
-    assert "demo_external_runs" in browser.find_element("css selector", "nav.run-selector").text
+    assert browser.find_element("css selector", "h1 .badge").text == "Demo data"
+    assert browser.title.startswith("Demo data: demo_evaluation")
+    # the nav link of its type lists every study of the type, each linking to its own page
+    browser.find_element("link text", "Retrieval evaluation and drift").click()
+    listed = {a.text: a.get_attribute("href") for a in browser.find_elements("css selector", ".study-list li > a")}
+    assert listed["demo_external_runs"] == (demo_site / "studies" / "demo_external_runs.html").as_uri()
 
 
 def test_index_numbers_equal_the_warehouse(browser, demo_site, warehouse):
@@ -100,7 +106,7 @@ def test_index_numbers_equal_the_warehouse(browser, demo_site, warehouse):
 
 
 def test_the_dialect_features_demo_shows_a_rule_costing_recall(browser, demo_site, warehouse):
-    open_page(browser, demo_site / "dialect_features.html", charts=True)
+    open_page(browser, demo_site / "studies" / "demo_rule_variants.html", charts=True)
     delta, recall_a, recall_b, p_holm, n_pairs = warehouse.execute(
         "select delta_pp, recall_a, recall_b, p_holm, n_pairs from analysis.dialect_feature_effects"
         " e join marts.dim_runs r using (run_id) where rule = 'g_dropping' and k = 1"
@@ -129,7 +135,7 @@ def test_the_external_runs_page_compares_systems_and_draws_metrics_for_each(brow
 
 def test_no_text_node_shows_a_python_literal(browser, demo_site):
     problems = []
-    for page in sorted(demo_site.glob("*.html")):
+    for page in sorted(demo_site.glob("*.html")) + sorted(demo_site.glob("studies/*.html")):
         open_page(browser, page, charts=True)
         for node in browser.execute_script(_TEXT_NODES):
             if LITERALS.search(node):
@@ -138,7 +144,7 @@ def test_no_text_node_shows_a_python_literal(browser, demo_site):
 
 
 def test_every_table_downloads_as_csv_and_every_chart_saves_as_svg_and_png(browser, demo_site):
-    for page in sorted(demo_site.glob("*.html")):
+    for page in sorted(demo_site.glob("*.html")) + sorted(demo_site.glob("studies/*.html")):
         open_page(browser, page, charts=True)
         tables = browser.find_elements("css selector", ".table-box table")
         buttons = browser.find_elements("css selector", "button.csv")
@@ -148,9 +154,9 @@ def test_every_table_downloads_as_csv_and_every_chart_saves_as_svg_and_png(brows
             labels = {a.get_attribute("textContent") for a in actions}
             assert labels == {"Save as SVG", "Save as PNG"}, (page.name, labels)
     # one download, read back: the CSV holds the table's header (SQL names) and cells
-    open_page(browser, demo_site / "dialect_features.html")
+    open_page(browser, demo_site / "studies" / "demo_rule_variants.html")
     browser.execute_script(  # keep the Blob the button saves (no file dialog in a headless browser)
-        """URL.createObjectURL = blob => { window.savedBlob = blob; return '#'; };
+        """URL.createObjectURL = blob => { window.savedBlob = blob; return document.URL.split('#')[0] + '#saved'; };
         document.querySelector('table.features').closest('.table-box').nextElementSibling.click();"""
     )
     csv = browser.execute_async_script("window.savedBlob.text().then(arguments[arguments.length - 1]);")

@@ -62,7 +62,7 @@ def test_overlap_shares_and_latency(demo):
 
 def test_dashboard_page_shows_the_series(demo):
     home, _ = demo
-    html = (home / "site" / "evaluation.html").read_text()
+    html = (home / "site" / "studies" / "demo_evaluation.html").read_text()
     for heading in ("Alerts", "Drift over the series", "Metrics at k", "Fusion sweep", "Dense vs BM25", "Latency"):
         assert heading in html
     assert "index_missing_10pct" in html

@@ -142,7 +142,8 @@ def test_wilcoxon_policies_report_their_n_and_power_says_what_it_cannot_tell(stu
 
 def test_dashboard_page_shows_the_study(study):
     home, _, completed = study
-    page = Path(completed.stdout.strip().splitlines()[-1].removeprefix("dashboard site: ")).parent / "dialect.html"
+    site = Path(completed.stdout.strip().splitlines()[-1].removeprefix("dashboard site: ")).parent
+    page = site / "studies" / "squad_dialect.html"
     html = page.read_text(encoding="utf-8")
     for needle in (
         "Recall@k",

@@ -87,4 +87,4 @@ def test_real_drift_raises_significant_alerts(series):
         home=home,
     )
     assert csv.stdout.splitlines()[0].split(",")[:3] == ["run_id", "baseline_run_id", "retriever"]
-    assert "Drift over the series" in (home / "site" / "evaluation.html").read_text()
+    assert "Drift over the series" in (home / "site" / "studies" / "squad_evaluation.html").read_text()

@@ -77,7 +77,9 @@ def test_the_power_statement_shows_what_2000_pairs_can_detect(study):
 
 def test_the_dashboard_shows_one_row_per_rule_with_its_source(study):
     home, con = study
-    page = (home / "site" / "dialect_features.html").read_text()
+    page = (home / "site" / "studies" / "squad_rule_variants.html").read_text()
+    assert '<h1><span class="badge badge-synthetic">Synthetic data</span> squad_rule_variants' in page
+    page = page[page.index("<section><h2>Dialect features</h2>") :]  # the study's page holds its dialect tests too
     for rule in RULE_ORDER:
         assert page.count(f"<td>{rule}</td>") == 3  # one row per highlighted k
     assert "eWAVE 228" in page and "Holm" in page

@@ -102,7 +102,7 @@ def test_the_default_stays_the_corrected_behaviour(warehouse):
 
 def test_the_dialect_page_shows_both_modes(warehouse):
     home, _ = warehouse
-    page = (home / "site" / "dialect.html").read_text()
+    page = (home / "site" / "studies" / "squad_dialect_bm25.html").read_text()
     section = page[page.index('id="parity"') :]
     assert "seed_compatible (original notebook)" in section and "default (corrected)" in section
     for table in ("[[165, 4], [2, 29]]", "[[178, 2], [0, 20]]", "[[185, 0], [1, 14]]"):

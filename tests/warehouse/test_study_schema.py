@@ -22,6 +22,9 @@ def plugins():
 def test_every_shipped_study_config_loads(path):
     study = load_study(path)
     assert study.name and isinstance(study.seed, int)
+    # each states what its data is, and a demo config says demo (pages badge it: warehouse/data_kind.py)
+    assert study.data in ("real", "synthetic", "demo") and study.parameters()["data"] == study.data
+    assert study.data == "demo" or not path.name.startswith("demo")
 
 
 def test_the_schema_knows_every_registered_ingest_source():
@@ -100,6 +103,7 @@ def test_the_schema_knows_every_registered_ingest_source():
         ),
         ("dbt_select = 3\n", "[study] dbt_select must be a dbt selector or a table {sources, results}, got 3"),
         ("description = 7\n", "[study] description must be a string, got 7"),
+        ('data = "research"\n', "[study] data must be one of 'real', 'synthetic', 'demo', got 'research'"),
         ('jobs = ["retreival"]\n', "[study] jobs: unknown job 'retreival' (did you mean 'retrieval'?)"),
         ("[parameters]\nno_such_parameter = 1\n", "[parameters]: unknown parameter(s) no_such_parameter"),
     ],

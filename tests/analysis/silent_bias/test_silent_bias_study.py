@@ -194,7 +194,7 @@ def test_demo_export_has_the_original_shape(demo):
 @pytest.mark.dbt
 def test_demo_dashboard_page(demo):
     home, _ = demo
-    html = (home / "site" / "silent_bias.html").read_text(encoding="utf-8")
+    html = (home / "site" / "studies" / "silent_bias_tests.html").read_text(encoding="utf-8")
     assert "Silent bias rate per model" in html and "Model × dimension" in html
     assert "Counterfactual pairs" in html and "Where the rule sets disagree" in html
     assert html.count("<mark>") >= 1 and "undefined" in html

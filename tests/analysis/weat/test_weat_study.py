@@ -161,7 +161,7 @@ def test_report_counts_every_test_once_per_level(con):
 
 
 def test_dashboard_page_shows_coverage_failures_and_escapes_labels(study):
-    page = (study["home"] / "site" / "weat.html").read_text(encoding="utf-8")
+    page = (study["home"] / "site" / "studies" / "weat_test.html").read_text(encoding="utf-8")
     assert "tests were NOT computed" in page and "INSUFFICIENT COVERAGE" in page
     assert "Mercury, Venus, Earth, Mars" in page
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; &amp; co" in page

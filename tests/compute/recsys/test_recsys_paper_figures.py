@@ -200,7 +200,7 @@ def test_10_demographic_bias_by_model_and_prompt_equals_the_published_bars(con, 
 
 
 def test_the_recommendation_page_draws_every_figure_and_leads_with_the_finding(home, con):
-    page = (home / "site" / "recsys.html").read_text(encoding="utf-8")
+    page = (home / "site" / "studies" / "recsys_paper.html").read_text(encoding="utf-8")
     for number in ("01", "02 and 03", "04", "05", "06 and 09", "07", "08", "10"):
         assert f"Figure {number}" in page or f"Figures {number}" in page, number
     top = con.execute(

@@ -301,7 +301,7 @@ def test_the_864_published_rows_load_normalise_and_aggregate(con):
 
 
 def test_the_page_shows_heatmaps_and_bars_and_escapes_every_text(warehouse):
-    html = (warehouse[0] / "site" / "recsys.html").read_text(encoding="utf-8")
+    html = (warehouse[0] / "site" / "studies" / "recsys_test.html").read_text(encoding="utf-8")
     specs = [
         json.loads(s) for s in re.findall(r'<script type="application/json" id="chart-\d+-spec">(.*?)</script>', html)
     ]

@@ -1,7 +1,8 @@
 """Two dialect runs and two pair sets in one warehouse never mix on a page.
 
-The latest run is ``dialect.html``, each earlier run gets its own page, every copy opens with
-a run selector, and within a run each pair set has its own section whose tables hold only it.
+Each study has its page (``studies/<study>.html``, its latest run) and each run its own
+(``runs/<run id>.html``); ``dialect.html`` lists the studies; within a run each pair set has its
+own section whose tables hold only it.
 """
 
 from __future__ import annotations
@@ -57,14 +58,16 @@ def test_each_run_has_its_page_and_each_pair_set_its_section(warehouse_home, tmp
             ).fetchall()
         ]
     site = warehouse_paths().site_dir
-    latest = (site / "dialect.html").read_text(encoding="utf-8")
-    earlier_page = site / f"dialect-{first[:12]}.html"
-    earlier = earlier_page.read_text(encoding="utf-8")
+    latest = (site / "studies" / "dialect_second.html").read_text(encoding="utf-8")
+    earlier = (site / "studies" / "dialect_first.html").read_text(encoding="utf-8")
+    run_page = (site / "runs" / f"{first}.html").read_text(encoding="utf-8")
+    assert f"Study run <code>{first}</code>" in run_page and second not in run_page
 
     for html, current, other in ((latest, second, first), (earlier, first, second)):
-        assert 'class="run-selector"' in html and "<b>dialect_" in html
-        assert current in html and f"Study run <code>{other}</code>" not in html
-    assert f'href="dialect-{first[:12]}.html"' in latest and 'href="dialect.html"' in earlier
+        assert 'class="run-selector"' in html and "Runs of <a" in html
+        assert f"Study run <code>{current}</code>" in html and other not in html
+    listing = (site / "dialect.html").read_text(encoding="utf-8")
+    assert 'href="studies/dialect_first.html"' in listing and 'href="studies/dialect_second.html"' in listing
 
     latest_sections, earlier_sections = _sections(latest), _sections(earlier)
     assert set(latest_sections) == {"dialect_pairs_demo", "dialect_pairs_demo_copy"}

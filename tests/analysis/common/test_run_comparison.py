@@ -1,0 +1,88 @@
+"""Two runs compared on their stored rows: `biaswh diff` and the rules it shares with compare_warehouses."""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+import pytest
+
+from analysis.common.run_comparison import compare_runs
+from tests.conftest import assert_refused, run_main
+from warehouse.settings import HOME_VARIABLE
+
+PARAMETERS = {"name": "s", "seed": 1, "settings": {"dialect": {"bootstrap_resamples": 1000}}}
+
+
+def _warehouse(home) -> str:
+    """Runs a and b of one config with equal results (floats apart in their 15th digit, latencies
+    apart); run c with another seed, a newer input and one estimate outside run a's interval."""
+    home.mkdir()
+    file = str(home / "warehouse.duckdb")
+    with duckdb.connect(file) as con:
+        con.execute("create schema marts; create schema analysis")
+        con.execute(
+            "create table marts.dim_runs (run_id varchar, run_name varchar, run_kind varchar, parameters varchar,"
+            " run_parameters varchar, code_version varchar, package_versions varchar,"
+            " inputs struct(dataset varchar, name varchar, version integer)[], started_at timestamp)"
+        )
+        changed = {**PARAMETERS, "seed": 2}
+        for run_id, parameters, version in (("a", PARAMETERS, 1), ("b", PARAMETERS, 1), ("c", changed, 2)):
+            con.execute(
+                "insert into marts.dim_runs values (?, 's', 'study', ?, '{}', 'abc', '{\"duckdb\": \"1\"}',"
+                " [{'dataset': 'pairs', 'name': 'p', 'version': ?}], now())",
+                [run_id, json.dumps(parameters), version],
+            )
+        con.execute(
+            "create table marts.dim_source_versions (dataset varchar, source_name varchar,"
+            " source_version integer, source_sha256 varchar)"
+        )
+        con.execute("insert into marts.dim_source_versions values ('pairs', 'p', 1, 'aaaa'), ('pairs', 'p', 2, 'bbbb')")
+        con.execute(
+            "create table analysis.gaps (run_id varchar, k integer, delta double, ci_low double, ci_high double,"
+            " latency_ms double)"
+        )
+        rows = [
+            ("a", 1, 0.1 + 0.2, 0.0, 0.6, 5.0),
+            ("a", 5, 0.5, 0.25, 0.75, 5.0),
+            ("b", 1, 0.3, 0.0, 0.6, 9.0),  # 0.1 + 0.2 is 0.30000000000000004
+            ("b", 5, 0.5, 0.25, 0.75, 9.0),
+            ("c", 1, 0.3, 0.0, 0.6, 5.0),
+            ("c", 5, 0.9, 0.6, 1.0, 5.0),
+        ]
+        con.executemany("insert into analysis.gaps values (?, ?, ?, ?, ?, ?)", rows)
+    return file
+
+
+@pytest.fixture
+def warehouse(tmp_path):
+    home = tmp_path / "home"
+    file = _warehouse(home)
+    return home, file
+
+
+def test_two_runs_of_one_config_are_identical_despite_float_noise_and_latencies(warehouse):
+    _, file = warehouse
+    with duckdb.connect(file, read_only=True) as con:
+        assert compare_runs(con, "a", "b") == []
+
+
+def test_a_changed_run_names_its_config_key_input_and_the_estimate_beyond_its_interval(warehouse):
+    _, file = warehouse
+    with duckdb.connect(file, read_only=True) as con:
+        lines = [d.line() for d in compare_runs(con, "a", "c")]
+    assert lines == [
+        "config: seed",
+        "inputs: A read pairs p v1 sha256 aaaa; B read pairs p v2 sha256 bbbb",
+        "analysis.gaps: 2 vs 2 rows; changed ci_high, ci_low, delta; 1 outside run A's interval",
+    ]
+
+
+def test_biaswh_diff_prints_one_line_per_group_or_identical_and_refuses_an_unknown_run(warehouse, capsys, monkeypatch):
+    home, _ = warehouse
+    monkeypatch.setenv(HOME_VARIABLE, str(home))
+    assert run_main(["diff", "a", "b"], capsys) == (0, "identical\n", "")
+    code, out, _ = run_main(["diff", "a", "c"], capsys)
+    assert code == 0 and out.splitlines()[0] == "config: seed" and len(out.splitlines()) == 3
+    code, _, error = run_main(["diff", "a", "zz"], capsys)
+    assert_refused(code, error, ["'zz'", "no run"])
