@@ -4,7 +4,7 @@ Both run on DuckDB's sandboxed read-only connection (:func:`warehouse.sandbox.op
 a query cannot write, read any file (the warehouse's own file and WAL included), attach
 databases, install or load extensions, or change settings; COPY, EXPORT, ATTACH and DETACH are
 refused before they run. Output files (``--out``) are written by this module, not by the SQL,
-and never inside ``BIASWH_HOME`` (:func:`warehouse.sandbox.output_path`).
+and never onto the warehouse or inside ``BIASWH_HOME`` (:func:`warehouse.output_files.checked_output`).
 Unqualified names resolve through the layers (marts first).
 """
 
@@ -24,7 +24,8 @@ import duckdb
 
 from biaswh.signals import is_interrupted_query
 from warehouse.errors import UserError
-from warehouse.sandbox import open_sandbox, output_path, refuse_file_statements
+from warehouse.output_files import atomic_output, checked_output
+from warehouse.sandbox import open_sandbox, refuse_file_statements
 
 if TYPE_CHECKING:
     import pyarrow as pa  # imported only for Parquet: the text formats answer without it
@@ -162,7 +163,7 @@ def print_sql(
         raise UserError(f"sql: --format must be one of {', '.join(FORMATS)}, got {output_format!r}")
     if output_format == "parquet" and not out:
         raise UserError("sql: --format parquet writes a file: add --out FILE.parquet")
-    target = output_path(out) if out else None  # refused before the query runs
+    target = checked_output(out, option="--out") if out else None  # refused before the query runs
     with open_sandbox(SEARCH_PATH) as con:
         table = (run_query if output_format == "parquet" else fetch_rows)(con, query)
     if table is None:
@@ -170,7 +171,8 @@ def print_sql(
     if output_format == "parquet":
         import pyarrow.parquet as pq  # only for this format: a query in text answers sooner without Arrow
 
-        pq.write_table(table, target)
+        with atomic_output(target, "wb") as handle:
+            pq.write_table(table, handle)
         print(f"wrote {table.num_rows:,} rows to {out}")
         return
     text = {
@@ -179,7 +181,8 @@ def print_sql(
         "json": lambda: json_text(table),
     }[output_format]()
     if out:
-        target.write_text(text, encoding="utf-8")
+        with atomic_output(target) as handle:
+            handle.write(text)
         print(f"wrote {table.num_rows:,} rows to {out}")
     else:
         sys.stdout.write(text)

@@ -303,9 +303,10 @@ class Warehouse:
 def _resolve_home(path: str | os.PathLike | None) -> Path:
     if path is None:
         return warehouse_paths().home
-    home = Path(path).expanduser().resolve()
-    if home.is_file() and home.suffix == ".duckdb":
-        home = home.parent  # the DuckDB file itself names its folder
+    named = Path(os.path.abspath(Path(path).expanduser()))  # a linked warehouse file names the link's folder
+    if named.is_file() and named.suffix == ".duckdb":
+        named = named.parent  # the DuckDB file itself names its folder
+    home = named.resolve()
     if home.exists() and not home.is_dir():
         raise UserError(f"biaswh.open({str(path)!r}): not a folder; pass the folder that holds warehouse.duckdb")
     return home

@@ -177,6 +177,17 @@ def _writes(args) -> bool:
     )
 
 
+def _refuse_before_work(args, extra: list[str]) -> None:
+    """The checks that need no warehouse: outputs that would reach it, dbt options that would rewrite it."""
+    from biaswh.output_options import check_output_options
+
+    check_output_options(args)
+    if args.command == "build":
+        from warehouse.dbt_options import refuse_rewriting_options
+
+        refuse_rewriting_options(extra)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the ``biaswh`` command with ``argv`` (default: the process's arguments); return its exit code."""
     parser = _parser()
@@ -191,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     from warehouse.command_lock import exclusive_command
 
     try:
+        _refuse_before_work(args, extra)
         with exclusive_command(f"biaswh {' '.join(argv)}") if _writes(args) else contextlib.nullcontext():
             if _writes(args):
                 from warehouse.connection import refuse_if_busy

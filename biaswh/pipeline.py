@@ -81,9 +81,10 @@ def dbt_build(
 def dashboards(out: str | None = None) -> Path:
     """Write the dashboard site (default: ``$BIASWH_HOME/site``) and return its folder."""
     from dashboards.common.site import build_site
+    from warehouse.output_files import checked_output
 
+    out_dir = checked_output(out or warehouse_paths().site_dir, option="dashboards --out", folder=True)
     load_plugins()
-    out_dir = Path(out).resolve() if out else warehouse_paths().site_dir
     with open_warehouse(read_only=True) as con:
         return build_site(con, out_dir)
 

@@ -22,6 +22,7 @@ import duckdb
 from biaswh.adhoc_sql import SEARCH_PATH, Rows, SqlError, csv_text, fetch_rows, format_table, json_text
 from biaswh.signals import helper_threads_without_ctrl_c
 from warehouse.errors import UserError
+from warehouse.output_files import refuse_link, replacing
 from warehouse.sandbox import open_sandbox
 
 HISTORY_FILE = ".biaswh_history"  # in the user's home folder
@@ -191,12 +192,19 @@ class _Session:
 
 
 def _history() -> Path | None:
-    """Turn on readline editing with the history file; its path (None where readline is missing)."""
+    """Turn on readline editing with the history file; its path (None where readline is missing).
+
+    Raises
+    ------
+    OutputRefused
+        When the history file is a symbolic link or has other names: it is never written through one.
+    """
     try:
         import readline
     except ImportError:  # a Python built without readline: plain input, still usable
         return None
     path = Path.home() / HISTORY_FILE
+    refuse_link(path, what="the shell's history")
     try:
         readline.read_history_file(path)
     except OSError:  # the first session, or an unreadable file: start empty
@@ -206,13 +214,15 @@ def _history() -> Path | None:
 
 
 def _save_history(path: Path | None) -> None:
+    """Write the history as a new file that replaces the old one (never through a link)."""
     if path is not None:
         import readline
 
         try:
-            readline.write_history_file(path)
-            path.chmod(0o600)  # the user's own queries, as a shell's history is
-        except OSError:  # a read-only home: the session worked, only its history is not kept
+            refuse_link(path, what="the shell's history")
+            with replacing(path, mode=0o600) as temporary:  # the user's own queries, as a shell's history is
+                readline.write_history_file(temporary)
+        except (OSError, UserError):  # a read-only home, a link made during the session: history not kept
             pass
 
 
@@ -224,12 +234,12 @@ def shell(*, stdin=None, stdout=None) -> None:
     stdout = stdout or sys.stdout
     interactive = stdin is None and sys.stdin.isatty()
     stdin = stdin or sys.stdin
+    history = _history() if interactive else None  # a history file that is a link is refused first
     with contextlib.ExitStack() as opened:
         with helper_threads_without_ctrl_c():
             con = opened.enter_context(open_sandbox(SEARCH_PATH))
         session = _Session(con, stdout)
         stdout.write("biaswh shell: read-only SQL on the warehouse. .help for help, .quit or Ctrl-D to leave.\n")
-        history = _history() if interactive else None
         if interactive:
             opened.enter_context(_ctrl_c_at_the_prompt())
         try:

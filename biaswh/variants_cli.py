@@ -23,6 +23,7 @@ from warehouse.config_schema import (
     TOP_P,
 )
 from warehouse.errors import UserError
+from warehouse.output_files import write_text_atomically
 
 
 def add_variants_parser(commands) -> None:
@@ -130,7 +131,7 @@ def _run_llm(args) -> None:
     if report["n_failed"]:
         print(f"{report['n_failed']} of {report['n_questions']} question(s) failed; rerun to send only those")
     if args.report:
-        Path(args.report).write_text(json.dumps(report, indent=1), "utf-8")
+        write_text_atomically(Path(args.report), json.dumps(report, indent=1))
     if args.pairs_out:
         records = read_cache(Path(args.out))
         finished = [records[i[0]] for i in items if i[0] in records]
@@ -154,7 +155,7 @@ def run_variants(args) -> None:
         )
         _print_agreement(report, args.show)
         if args.report:
-            Path(args.report).write_text(json.dumps(report, indent=1, ensure_ascii=False), "utf-8")
+            write_text_atomically(Path(args.report), json.dumps(report, indent=1, ensure_ascii=False))
             print(f"\nwrote {args.report}")
         return
     if not args.out:

@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from typing import Iterator
 
 from warehouse.errors import UserError, WarehouseBusyError
+from warehouse.output_files import LOCK_FILE_NAME, open_private_file, refuse_read_only_warehouse
 from warehouse.settings import warehouse_paths
 
 try:
@@ -31,7 +32,6 @@ except ImportError:  # not POSIX: DuckDB's own lock is all there is
 
 TIMEOUT_VARIABLE = "BIASWH_BUSY_TIMEOUT"
 DEFAULT_TIMEOUT_SECONDS = 60.0
-LOCK_FILE_NAME = "warehouse.lock"
 
 _depth = 0  # re-entrant within a process: run_study's dbt build is a writing command too
 _opened = False  # whether the command holding the lock has opened the warehouse yet
@@ -74,6 +74,8 @@ def exclusive_command(description: str) -> Iterator[None]:
 
     Raises
     ------
+    OutputRefused
+        When the warehouse is read-only, or its lock file is a link (:mod:`warehouse.output_files`).
     WarehouseBusyError
         Naming the holder's process id and command, e.g. ``warehouse is busy: held by process
         4242 (biaswh run studies/demo.toml since 2026-11-22 17:30:01 UTC)``.
@@ -90,8 +92,10 @@ def exclusive_command(description: str) -> Iterator[None]:
             _opened = _opened and not outermost
         return
     paths = warehouse_paths()
+    refuse_read_only_warehouse(paths)  # before the lock: writing commands refuse, reading ones work
     paths.home.mkdir(parents=True, exist_ok=True)
-    handle = open(paths.home / LOCK_FILE_NAME, "a+", encoding="utf-8")
+    # Truncated and rewritten in place: never through a link (to the warehouse, say).
+    handle = open_private_file(paths.home / LOCK_FILE_NAME, what="the command lock")
     try:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
+from warehouse.errors import UserError
 from warehouse.settings import DBT_PROJECT_DIR
 
 
@@ -58,3 +59,35 @@ def full_args(args: Sequence[str], *, log_path: Path, target_path: Path, console
         str(target_path),
         *rest,
     ]
+
+
+# dbt options that would build the study marts from something other than the raw rows and the
+# studies' own parameters: every finished run's rows in the rebuilt marts would change (or vanish).
+REWRITING_OPTIONS = {
+    "--empty": "it builds every selected model from zero rows (the marts of finished runs would be emptied)",
+    "--sample": "it builds from a sample of the rows (the marts of finished runs would lose rows)",
+    "--event-time-start": "it builds from a time window of the rows (the marts of finished runs would lose rows)",
+    "--event-time-end": "it builds from a time window of the rows (the marts of finished runs would lose rows)",
+    "--vars": "study parameters come from each study's config; other values would rewrite finished runs' marts",
+    "--defer": "it reads models from another dbt state, not this warehouse",
+    "--favor-state": "it reads models from another dbt state, not this warehouse",
+    "--state": "it reads models from another dbt state, not this warehouse",
+    "--defer-state": "it reads models from another dbt state, not this warehouse",
+}
+
+
+def refuse_rewriting_options(args: Sequence[str]) -> None:
+    """Refuse dbt options that would rewrite finished runs' marts (:data:`REWRITING_OPTIONS`).
+
+    Raises
+    ------
+    UserError
+        Naming the first such option and why (``--no-empty`` and the like are allowed).
+    """
+    for arg in args:
+        name = arg.split("=", 1)[0]
+        if name in REWRITING_OPTIONS:
+            raise UserError(
+                f"biaswh build {name} is refused for the study warehouse: {REWRITING_OPTIONS[name]};"
+                " run dbt on a copy of the warehouse for that"
+            )

@@ -16,13 +16,24 @@ everything else under ``BIASWH_HOME`` are refused by DuckDB itself. The open fil
 inode, so DuckDB's lock still tells writers the warehouse is in use. Large queries spill to
 the private folder, which is removed when the connection closes.
 
+A symbolically linked warehouse file is linked by its real file (so the link's target is not
+on DuckDB's list either). Where no hard link can be made anywhere (another file system, no
+folder this user can write), the real file is opened only if this user cannot write it.
+
 On top of that, statements whose only use is to write or reach files (``COPY``, ``EXPORT``,
-``ATTACH``, ``DETACH``) are refused before they run, read by DuckDB's own parser: ``biaswh sql
---out`` writes results, and :func:`output_path` keeps those outside ``BIASWH_HOME``.
+``ATTACH``, ``DETACH``) are refused before they run, read by DuckDB's own parser, and so are
+the calls that change the database instance's logging and profiling, which
+``lock_configuration`` does not cover: ``enable_logging(storage = 'file')`` or
+``enable_profiling(save_location = ...)`` makes DuckDB abort the whole process (a C++
+``terminate``) at the next statement, since the sandbox forbids the file it then writes. PRAGMA
+statements that are not queries are refused with them; ``query()``, which runs SQL from a string
+the checks cannot read, is refused too. ``biaswh sql --out`` writes results through
+:func:`warehouse.output_files.checked_output`.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import tempfile
@@ -51,15 +62,62 @@ REFUSED_STATEMENTS = {
     duckdb.StatementType.EXPORT: "EXPORT DATABASE",
     duckdb.StatementType.ATTACH: "ATTACH",
     duckdb.StatementType.DETACH: "DETACH",
+    duckdb.StatementType.PRAGMA: "a PRAGMA that changes the session",
 }
+# Table functions that change the database instance (not a setting lock_configuration guards), and
+# query(), which would run a string the checks cannot read as SQL.
+REFUSED_FUNCTIONS = frozenset(
+    {
+        "enable_logging",
+        "disable_logging",
+        "truncate_duckdb_logs",
+        "enable_profiling",
+        "disable_profiling",
+        "query",
+    }
+)
+
+
+def _tokens(query: str) -> list[tuple[str, duckdb.token_type]]:
+    """DuckDB's tokens of ``query``: (text, type), quoted identifiers unquoted and in lower case."""
+    found = duckdb.tokenize(query)
+    tokens = []
+    for (start, kind), (end, _) in zip(found, [*found[1:], (len(query), None)]):
+        text = query[start:end].strip()
+        if kind == duckdb.token_type.identifier:
+            text = text.strip('"').replace('""', '"').lower()
+        tokens.append((text, kind))
+    return tokens
+
+
+def _refused_function(query: str) -> str | None:
+    """The first function of :data:`REFUSED_FUNCTIONS` that ``query`` names (``query`` only when called)."""
+    try:
+        tokens = _tokens(query)
+    except duckdb.Error:
+        return None
+    for (text, kind), (after, _) in zip(tokens, [*tokens[1:], ("", None)]):
+        if kind != duckdb.token_type.identifier or text not in REFUSED_FUNCTIONS:
+            continue
+        if text != "query" or after.startswith("("):
+            return text
+    return None
 
 
 def refuse_file_statements(con: duckdb.DuckDBPyConnection, query: str) -> None:
-    """Refuse ``query`` when one of its statements is a COPY, EXPORT, ATTACH or DETACH.
+    """Refuse ``query`` when one of its statements is a COPY, EXPORT, ATTACH, DETACH or PRAGMA, or
+    it names a function of :data:`REFUSED_FUNCTIONS` (logging, profiling, ``query()``).
 
-    DuckDB's parser classifies the statements, so comments, case and quoting cannot hide one.
-    A query that does not parse is left to ``execute``, which reports the parser's error.
+    DuckDB's parser and tokenizer classify the statements and names, so comments, case and quoting
+    cannot hide one. A query that does not parse is left to ``execute``, which reports the
+    parser's error.
     """
+    function = _refused_function(query)
+    if function:
+        raise UserError(
+            f"sql: {function}() is not allowed: biaswh sql cannot change logging or profiling, or run SQL"
+            " from a string (it reads the warehouse's tables)"
+        )
     try:
         statements = con.extract_statements(query)
     except duckdb.Error:
@@ -72,31 +130,51 @@ def refuse_file_statements(con: duckdb.DuckDBPyConnection, query: str) -> None:
             )
 
 
-def _clear_stale_scratch(home: Path) -> None:
+def _clear_stale_scratch(folder: Path) -> None:
     """Remove private folders left by sandbox processes that were killed before cleaning up."""
-    for folder in home.glob(f"{SCRATCH_PREFIX}*"):
-        pid = folder.name[len(SCRATCH_PREFIX) :].split("-")[0]
+    for scratch in folder.glob(f"{SCRATCH_PREFIX}*"):
+        pid = scratch.name[len(SCRATCH_PREFIX) :].split("-")[0]
         if pid.isdigit() and int(pid) != os.getpid() and not process_alive(int(pid)):
-            shutil.rmtree(folder, ignore_errors=True)
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _scratch_folders(paths: WarehousePaths, real: Path) -> list[Path]:
+    """Where a private folder may go: on the real file's file system (a hard link needs it),
+    the warehouse folder first, then the real file's folder, then the temporary folder."""
+    candidates = dict.fromkeys([paths.home, real.parent, Path(tempfile.gettempdir()).resolve()])
+    device = real.stat().st_dev
+    return [c for c in candidates if c.is_dir() and c.stat().st_dev == device]
 
 
 def _linked_alias(paths: WarehousePaths) -> tuple[Path, Path]:
-    """A private folder with hard links to the warehouse file (and its WAL); returns (folder, alias)."""
-    _clear_stale_scratch(paths.home)
-    scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-", dir=paths.home))
-    alias = scratch / paths.duckdb_file.name
-    try:
-        os.link(paths.duckdb_file, alias)
-        wal = paths.duckdb_file.with_name(paths.duckdb_file.name + ".wal")
+    """A private folder with hard links to the warehouse's real file (and its WAL); returns (folder, alias).
+
+    The real file, not the name: a symbolic link (absolute or relative) would lead DuckDB back
+    to the warehouse's path, which it would then allow.
+    """
+    real = paths.duckdb_file.resolve()
+    failure: OSError = OSError(errno.EXDEV, "no folder on the warehouse's file system to link it in")
+    for folder in _scratch_folders(paths, real):
+        _clear_stale_scratch(folder)
         try:
-            # A WAL left by a crashed writer holds committed changes a read-only open replays.
-            os.link(wal, alias.with_name(alias.name + ".wal"))
-        except FileNotFoundError:
-            pass
-    except OSError:
-        shutil.rmtree(scratch, ignore_errors=True)
-        raise
-    return scratch, alias
+            scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-", dir=folder))
+        except OSError as exc:
+            failure = exc
+            continue
+        alias = scratch / paths.duckdb_file.name
+        try:
+            os.link(real, alias)
+            # DuckDB keeps the WAL beside the real file (it resolves links); one left by a crashed
+            # writer holds committed changes a read-only open replays.
+            wal = real.with_name(real.name + ".wal")
+            if wal.exists():
+                os.link(wal, alias.with_name(alias.name + ".wal"))
+        except OSError as exc:
+            shutil.rmtree(scratch, ignore_errors=True)
+            failure = exc
+            continue
+        return scratch, alias
+    raise failure
 
 
 def _open_alias(paths: WarehousePaths, config: dict) -> tuple[duckdb.DuckDBPyConnection, Path | None]:
@@ -109,13 +187,14 @@ def _open_alias(paths: WarehousePaths, config: dict) -> tuple[duckdb.DuckDBPyCon
     try:
         scratch, alias = _linked_alias(paths)
     except OSError as exc:
-        wal = paths.duckdb_file.with_name(paths.duckdb_file.name + ".wal")
-        if os.access(paths.duckdb_file, os.W_OK) or (wal.exists() and os.access(wal, os.W_OK)):
+        real = paths.duckdb_file.resolve()
+        wal = real.with_name(real.name + ".wal")
+        if os.access(real, os.W_OK) or (wal.exists() and os.access(wal, os.W_OK)):
             raise UserError(
-                f"sql: cannot open {paths.duckdb_file} safely: making a hard link in {paths.home} failed"
+                f"sql: cannot open {paths.duckdb_file} safely: making a hard link beside it failed"
                 f" ({exc.strerror or exc}); put {HOME_VARIABLE} on a file system with hard links"
             ) from None
-        return open_file(paths.duckdb_file, read_only=True, config=config), None
+        return open_file(real, read_only=True, config=config, shown=paths.duckdb_file), None
     try:
         try:
             con = open_file(alias, read_only=True, config=config, shown=paths.duckdb_file)
@@ -154,40 +233,3 @@ def open_sandbox(search_path: Sequence[str] = ()) -> Iterator[duckdb.DuckDBPyCon
         close_stopping_queries(con)
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False
-
-
-def output_path(out: str) -> Path:
-    """The file ``--out`` names, refused when it is (or would be) inside ``BIASWH_HOME``.
-
-    The path is resolved first (``~``, ``..``, symbolic links, relative to the current folder);
-    each existing folder on the way is also compared with ``BIASWH_HOME`` by identity, which
-    catches other spellings of it (case on a case-insensitive disk, a bind mount), and an
-    existing file by identity with the warehouse file and its WAL (a hard link elsewhere).
-
-    Raises
-    ------
-    UserError
-        When the path is inside the warehouse folder, is a folder, or its folder does not exist.
-    """
-    paths = warehouse_paths()
-    resolved = Path(out).expanduser().resolve()
-    wal = paths.duckdb_file.with_name(paths.duckdb_file.name + ".wal")
-    inside = resolved == paths.home or paths.home in resolved.parents
-    inside = inside or any(_same_file(folder, paths.home) for folder in (resolved, *resolved.parents))
-    if inside or _same_file(resolved, paths.duckdb_file) or _same_file(resolved, wal):
-        raise UserError(
-            f"--out {out}: {resolved} is inside the warehouse folder {paths.home} ({HOME_VARIABLE});"
-            " write results elsewhere"
-        )
-    if resolved.is_dir():
-        raise UserError(f"--out {out}: is a folder; name a file")
-    if not resolved.parent.is_dir():
-        raise UserError(f"--out {out}: no such folder {resolved.parent}")
-    return resolved

@@ -58,7 +58,14 @@ def warehouse_paths() -> WarehousePaths:
             f"{HOME_VARIABLE} names {home}, which is a file, not a folder: set {HOME_VARIABLE}"
             " to the folder that holds (or will hold) warehouse.duckdb"
         )
-    return WarehousePaths(home=home)
+    paths = WarehousePaths(home=home)
+    if paths.duckdb_file.is_symlink() and paths.duckdb_file.resolve().name != paths.duckdb_file.name:
+        # DuckDB opens the real file and names the database after it; the views dbt made name "warehouse".
+        raise UserError(
+            f"{paths.duckdb_file} links to {paths.duckdb_file.resolve()}: a linked warehouse file must be"
+            f" named {paths.duckdb_file.name} too (DuckDB names the database after the real file)"
+        )
+    return paths
 
 
 def duckdb_memory_limit() -> str:

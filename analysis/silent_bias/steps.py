@@ -23,6 +23,7 @@ from analysis.silent_bias.rate_statistics import mcnemar_exact, wilson_interval
 from stats.multiple_comparisons import verdict_policy
 from warehouse.config_schema import Table
 from warehouse.contracts import register_contract_relations
+from warehouse.output_files import write_text_atomically
 from warehouse.paths import safe_file_stem
 from warehouse.run_parameters import pinned_inputs
 from warehouse.settings import warehouse_paths
@@ -183,7 +184,7 @@ def export_metrics(rows: list[dict], out_dir: Path) -> list[Path]:
     written = []
     for (vignette_set, rule_set), models in sorted(grouped.items()):
         path = out_dir / f"silent_bias_metrics__{safe_file_stem(vignette_set)}__{safe_file_stem(rule_set)}.json"
-        path.write_text(json.dumps(dict(sorted(models.items())), indent=2, allow_nan=False) + "\n", encoding="utf-8")
+        write_text_atomically(path, json.dumps(dict(sorted(models.items())), indent=2, allow_nan=False) + "\n")
         written.append(path)
     return written
 

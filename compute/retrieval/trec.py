@@ -14,6 +14,7 @@ from typing import Iterable
 
 from ingest.common.readers import int32_value, read_utf8
 from warehouse.errors import InputError
+from warehouse.output_files import atomic_output
 
 
 @dataclass(frozen=True)
@@ -30,9 +31,9 @@ class TrecRow:
 
 
 def write_run(path: str | Path, rows: Iterable[TrecRow]) -> int:
-    """Write rows as a TREC run file; return how many lines were written."""
+    """Write rows as a TREC run file (whole or not at all); return how many lines were written."""
     n = 0
-    with open(path, "w", encoding="utf-8", newline="\n") as handle:
+    with atomic_output(Path(path), newline="\n") as handle:
         for row in rows:
             for name, value in (("qid", row.query_id), ("docid", row.doc_id), ("tag", row.tag)):
                 if not value or any(c.isspace() for c in str(value)):

@@ -20,6 +20,7 @@ from dashboards.common.html import page, restart_chart_ids, table, text
 from dashboards.common.runs import RunsIn
 from dashboards.common.study_pages import DRAWN_FOLDER, StudyType, type_page_body, write_study_pages
 from dashboards.common.vendor import write_bundle
+from warehouse.output_files import write_text_atomically
 
 __all__ = ["DRAWN_FOLDER", "PAGES", "RUN_LISTS", "STUDIES", "build_site", "register_page"]
 # page file name -> (title, callable(con) -> HTML body); each study family registers its pages.
@@ -66,7 +67,7 @@ def _drawn(render: Callable, *args, **kwargs) -> str:
 
 def _write_page(out_dir: Path, file_name: str, title: str, render: Callable, nav: str, con) -> None:
     """A page not drawn per run (``render(con)``)."""
-    (out_dir / file_name).write_text(page(title, _drawn(render, con), nav=nav), encoding="utf-8")
+    write_text_atomically(out_dir / file_name, page(title, _drawn(render, con), nav=nav))
 
 
 def _nav() -> str:
@@ -177,13 +178,13 @@ def build_site(con: duckdb.DuckDBPyConnection, out_dir: Path) -> Path:
         if file_name in PAGES
     ]
     index = _drawn(findings_body, con)
-    (out_dir / "index.html").write_text(page("Bias warehouse: findings", index, nav=nav), encoding="utf-8")
+    write_text_atomically(out_dir / "index.html", page("Bias warehouse: findings", index, nav=nav))
     runs_page = _drawn(_index_body, con, kinds)
-    (out_dir / "runs.html").write_text(page("Bias warehouse: runs", runs_page, nav=nav), encoding="utf-8")
+    write_text_atomically(out_dir / "runs.html", page("Bias warehouse: runs", runs_page, nav=nav))
     studies = write_study_pages(con, out_dir, [k for k in kinds if k.runs], nav) if any(k.runs for k in kinds) else {}
     for kind in kinds:
         body = type_page_body(con, kind, studies) if kind.runs else _no_run(kind.file_name)
-        (out_dir / kind.file_name).write_text(page(kind.title, body, nav=nav), encoding="utf-8")
+        write_text_atomically(out_dir / kind.file_name, page(kind.title, body, nav=nav))
     for file_name, (title, render) in PAGES.items():
         if file_name not in RUN_LISTS:
             _write_page(out_dir, file_name, title, render, nav, con)

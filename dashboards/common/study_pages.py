@@ -24,6 +24,7 @@ from dashboards.common.format import timestamp
 from dashboards.common.html import page, restart_chart_ids, text
 from dashboards.common.runs import BADGES, data_badge, data_kinds, study_names
 from warehouse.data_kind import DATA_KINDS
+from warehouse.output_files import write_text_atomically
 
 # Bodies of per-run pages already drawn, with what they were drawn from (see _cached_body).
 DRAWN_FOLDER = ".drawn"
@@ -80,7 +81,7 @@ def _cached_body(out_dir: Path, run_id: str, key: str, render: Callable[[], str]
         pass
     body = render()
     kept.parent.mkdir(exist_ok=True)
-    kept.write_text(json.dumps({"key": key, "body": body}), encoding="utf-8")
+    write_text_atomically(kept, json.dumps({"key": key, "body": body}))
     return body
 
 
@@ -209,7 +210,7 @@ class _Shown:
 def _write(out_dir: Path, file_name: str, html: str) -> None:
     path = out_dir / file_name
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(html, encoding="utf-8")
+    write_text_atomically(path, html)
 
 
 def type_page_body(con, kind: StudyType, studies: dict[str, list[str]]) -> str:

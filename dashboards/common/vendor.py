@@ -15,6 +15,7 @@ from pathlib import Path
 
 import vl_convert
 
+from warehouse.output_files import replacing, write_text_atomically
 from warehouse.settings import user_cache_dir
 
 CACHE_VARIABLE = "BIASWH_VEGA_CACHE"
@@ -47,7 +48,8 @@ def write_bundle(site: Path) -> None:
     if bundle.exists() and stamp.exists() and stamp.read_text() == bundle_version():
         return
     try:
-        shutil.copyfile(cached_bundle(), bundle)
+        with replacing(bundle) as temporary:
+            shutil.copyfile(cached_bundle(), temporary)
     except OSError:  # the cache folder cannot be written (a full disk, a read-only home): made here
-        bundle.write_text(vl_convert.javascript_bundle(), encoding="utf-8")
-    stamp.write_text(bundle_version())
+        write_text_atomically(bundle, vl_convert.javascript_bundle())
+    write_text_atomically(stamp, bundle_version())

@@ -32,6 +32,7 @@ from ingest.common.llm.settings import public_url
 from ingest.dialect.conversion_settings import DEFAULT_CONVERSION_TEMPLATE, ConversionSettings  # noqa: F401  (re-exported)
 from ingest.dialect.text_distance import token_edit_distance
 from warehouse.errors import UserError
+from warehouse.output_files import write_text_atomically
 
 
 def is_acceptable(text: str) -> bool:
@@ -148,5 +149,5 @@ def write_pairs(records: list[dict], path: str | Path, settings: ConversionSetti
         for r in records
         if r["status"] == "accepted"
     ]
-    Path(path).write_text(json.dumps(rows, indent=1, ensure_ascii=False), "utf-8")
+    write_text_atomically(Path(path), json.dumps(rows, indent=1, ensure_ascii=False))
     return len(rows)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ingest.dialect.rules import RULE_ORDER, RULES, transform
 from ingest.dialect.text_distance import token_edit_distance
+from warehouse.output_files import write_text_atomically
 from warehouse.seeds import derive_seed
 
 ALL_RULES_COLUMN = "aae_rules_query"
@@ -69,7 +70,7 @@ def rule_variant_records(
 def write_records(records: list[dict], path: Path) -> Path:
     """Write records as JSONL (sorted keys, one per line): the same records give the same bytes."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in records), "utf-8")
+    write_text_atomically(path, "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in records))
     return path
 
 

@@ -16,7 +16,6 @@ from an environment variable, used only in the request header, and never written
 from __future__ import annotations
 
 import csv
-import os
 import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from ingest.common.readers import read_records
 from ingest.recsys.parse_reply import parse_reply
 from ingest.recsys.text_features import with_text_features
 from warehouse.errors import InputError, UserError
+from warehouse.output_files import atomic_output, name_in_folder
 from warehouse.seeds import derive_seed
 
 DEFAULT_PROMPT_STYLES = Path(__file__).with_name("prompt_styles.toml")
@@ -142,8 +142,7 @@ def _job(trial: dict, prompt: str, template: str, settings: ExperimentSettings) 
 
 def _write_posts(path: Path, pool: list[dict], feature_columns: list[str], trials: list[dict]) -> None:
     by_id = {str(p["post_id"]).strip(): p for p in pool}
-    temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "w", newline="", encoding="utf-8") as handle:
+    with atomic_output(path, newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["post_id", "dataset", "provider", "prompt_style", "trial", "selected", *feature_columns])
         for trial in sorted(trials, key=lambda t: (t["model"], t["prompt_style"], t["trial"])):
@@ -161,7 +160,6 @@ def _write_posts(path: Path, pool: list[dict], feature_columns: list[str], trial
                         *(post.get(c) for c in feature_columns),
                     ]
                 )
-    os.replace(temporary, path)
 
 
 def run_experiment(
@@ -188,7 +186,9 @@ def run_experiment(
     text_by_id = {str(p["post_id"]).strip(): " ".join(str(p["text"]).split()) for p in pool}
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    trials_path, posts_path = out_dir / f"{name}_trials.jsonl", out_dir / f"{name}_posts.csv"
+    what = "the recsys_experiment name's file"
+    trials_path = name_in_folder(out_dir, f"{name}_trials.jsonl", what=what)
+    posts_path = name_in_folder(out_dir, f"{name}_posts.csv", what=what)
     cached = {k: v for k, v in read_cache_by_key(trials_path).items() if v.get("status") in USABLE}
     plan = _plan(pool, settings)
     prompts = {

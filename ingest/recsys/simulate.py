@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from warehouse.output_files import atomic_output
 from warehouse.paths import safe_file_stem
 
 TOPICS = ("politics", "sports", "technology", "entertainment", "health")
@@ -124,11 +125,11 @@ def write_simulated_files(folder: str | Path, *, name: str, **options) -> tuple[
     rows = simulate_posts(**options)
     stem = safe_file_stem(name)
     posts_path, features_path = folder / f"{stem}_posts.csv", folder / f"{stem}_features.csv"
-    with open(posts_path, "w", newline="", encoding="utf-8") as handle:
+    with atomic_output(posts_path, newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]), lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
-    with open(features_path, "w", newline="", encoding="utf-8") as handle:
+    with atomic_output(features_path, newline="") as handle:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(["feature", "type"])
         writer.writerows(FEATURE_TYPES.items())

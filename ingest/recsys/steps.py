@@ -35,6 +35,7 @@ from warehouse.config_schema import (
     Number,
 )
 from warehouse.errors import UserError
+from warehouse.output_files import OutputRefused, name_in_folder, write_text_atomically
 from warehouse.seeds import derive_seed
 from warehouse.settings import warehouse_paths
 from warehouse.study import register_config_check, register_ingester
@@ -114,7 +115,8 @@ def ingest_simulated_step(con, study, step: dict):
 
 @register_config_check("recsys_experiment")
 def check_experiment_steps(study) -> None:
-    """Before any work: each experiment recommends at most as many posts as it shows (k <= n_posts)."""
+    """Before any work: each experiment recommends at most as many posts as it shows (k <= n_posts), and
+    its ``name`` (which names its generated files) stays in the generated files' folder."""
     # The settings' own defaults, read without building settings (that would check base_url first).
     defaults = {f.name: f.default for f in dataclasses.fields(ExperimentSettings)}
     problems = [
@@ -124,8 +126,19 @@ def check_experiment_steps(study) -> None:
         if step.get("source") == "recsys_experiment"
         and step.get("k", defaults["k"]) > step.get("n_posts", defaults["n_posts"])
     ]
+    for number, step in enumerate(study.ingest, start=1):
+        if step.get("source") == "recsys_experiment":
+            try:
+                name_in_folder(_generated_folder(), str(step.get("name", "experiment")), what="name")
+            except OutputRefused as refused:
+                problems.append(f'[[ingest]] #{number} (source = "recsys_experiment"): {refused}')
     if problems:
         raise UserError("\n".join(problems))
+
+
+def _generated_folder() -> Path:
+    """Where experiments write their trials, posts and features files (inside the warehouse folder)."""
+    return warehouse_paths().home / "generated" / "recsys"
 
 
 @register_ingester(
@@ -165,13 +178,14 @@ def ingest_experiment_step(con, study, step: dict):
     features_path = Path(study.resolve(step["features_path"]))
     types = {row["feature"]: row["feature_type"] for row in _read_feature_types(features_path)}
     name = step.get("name", "experiment")
-    folder = warehouse_paths().home / "generated" / "recsys"
+    folder = _generated_folder()
+    name_in_folder(folder, name, what="name")  # checked before any work too (check_experiment_steps)
     folder.mkdir(parents=True, exist_ok=True)
     text_features = bool(step.get("text_features", False))
     if text_features:  # the user's columns first; computed text features only where the pool has none
         types = {**TEXT_FEATURE_TYPES, **types}
-        features_path = folder / f"{name}_features.csv"
-        features_path.write_text("feature,type\n" + "".join(f"{f},{t}\n" for f, t in types.items()), encoding="utf-8")
+        features_path = name_in_folder(folder, f"{name}_features.csv", what="name")
+        write_text_atomically(features_path, "feature,type\n" + "".join(f"{f},{t}\n" for f, t in types.items()))
     summary = run_experiment(
         study.resolve(step["path"]), list(types), folder, settings, name=name, text_features=text_features
     )

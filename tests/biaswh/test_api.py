@@ -174,3 +174,33 @@ def test_run_takes_the_compute_engine_like_the_command_line(tmp_path):
     with pytest.raises(UserError, match=r"--compute/--ray-address address: 'auto' needs engine = \"ray\""):
         writer.run(study, compute="local", ray_address="auto")
     assert not (tmp_path / "warehouse" / "warehouse.duckdb").exists()
+
+
+def test_sql_reads_no_file_outside_the_warehouse_tables(demo_home, tmp_path):
+    """Through the API as through ``biaswh sql``: a file elsewhere, or the warehouse's own bytes, is refused."""
+    secret = tmp_path / "secret.csv"
+    secret.write_text("token\nhunter2\n", encoding="utf-8")
+    wh = biaswh.open(demo_home)
+    for query in (
+        f"select * from read_csv('{secret}')",
+        f"select content from read_text('{secret}')",
+        f"select content from read_blob('{demo_home / 'warehouse.duckdb'}')",
+    ):
+        with pytest.raises(UserError, match="Permission Error"):
+            wh.sql(query)
+
+
+def test_latest_run_is_the_latest_succeeded_one_never_a_later_failed_one(demo_copy):
+    import duckdb
+
+    succeeded = biaswh.open(demo_copy).latest_run("demo")
+    con = duckdb.connect(str(demo_copy / "warehouse.duckdb"))
+    con.execute(
+        "insert into raw.runs select * replace ('later-failed' as run_id, 'failed' as status,"
+        " started_at + interval 1 hour as started_at) from raw.runs where run_id = ?",
+        [succeeded],
+    )
+    con.close()
+    wh = biaswh.open(demo_copy)
+    assert wh.studies().filter(pl.col("study") == "demo")["latest_run_id"].to_list() == ["later-failed"]
+    assert wh.latest_run("demo") == succeeded

@@ -19,6 +19,7 @@ from warehouse.sandbox import SCRATCH_PREFIX
 PERMISSION = "Permission Error"
 NOT_ALLOWED = "is not allowed: biaswh sql only reads the warehouse"
 INSIDE = "is inside the warehouse folder"
+OWN = "is the warehouse's own file"
 
 
 @pytest.fixture(scope="module")
@@ -30,11 +31,13 @@ def template(tmp_path_factory):
 @pytest.fixture
 def loaded_home(template, warehouse_home, tmp_path, monkeypatch):
     """A copy of the template under ``tmp_path/warehouse``, with ``tmp_path`` the current folder,
-    a symbolic link ``link-db`` to the warehouse file and ``link-home`` to its folder."""
+    a symbolic link ``link-db`` to the warehouse file and ``link-home`` to its folder, and a hard link
+    ``hard-db`` to the warehouse file."""
     warehouse_home.mkdir()
     shutil.copy(template, warehouse_home / "warehouse.duckdb")
     (warehouse_home / "warehouse.lock").write_text("", encoding="utf-8")
     (tmp_path / "link-db").symlink_to(warehouse_home / "warehouse.duckdb")
+    os.link(warehouse_home / "warehouse.duckdb", tmp_path / "hard-db")
     (tmp_path / "link-home").symlink_to(warehouse_home, target_is_directory=True)
     (tmp_path / "out").mkdir()
     (tmp_path / "readable.csv").write_text("a\n1\n", encoding="utf-8")
@@ -78,21 +81,26 @@ CASES = {
     "read its open file descriptors": (_read_blob("/proc/self/fd/*"), 2, PERMISSION),
     "read another file in its folder": (["sql", "select * from read_text('{home}/warehouse.lock')"], 2, PERMISSION),
     "read a file elsewhere": (["sql", "select * from read_csv('readable.csv')"], 2, PERMISSION),
-    "read a file through query()": (["sql", "select * from query('select * from read_blob(''{db}'')')"], 2, PERMISSION),
+    "read a file through query()": (
+        ["sql", "select * from query('select * from read_blob(''{db}'')')"],
+        2,
+        "query() is not allowed",
+    ),
     "install": (["sql", "install httpfs"], 2, PERMISSION),
     "load": (["sql", "load httpfs"], 2, PERMISSION),
     "set": (["sql", "set threads = 1"], 2, "the configuration has been locked"),
     "set external access back on": (["sql", "set enable_external_access = true"], 2, "configuration has been locked"),
     "write": (["sql", "delete from raw.runs"], 2, "read-only mode"),
-    "--out the warehouse": (["sql", "select 1 as a", "--csv", "--out", "{db}"], 2, INSIDE),
-    "--out it relatively": (["sql", "select 1 as a", "--csv", "--out", "warehouse/warehouse.duckdb"], 2, INSIDE),
+    "--out the warehouse": (["sql", "select 1 as a", "--csv", "--out", "{db}"], 2, OWN),
+    "--out it relatively": (["sql", "select 1 as a", "--csv", "--out", "warehouse/warehouse.duckdb"], 2, OWN),
     "--out its wal": (["sql", "select 1 as a", "--csv", "--out", "warehouse/warehouse.duckdb.wal"], 2, INSIDE),
-    "--out through ..": (["sql", "select 1 as a", "--csv", "--out", "out/../warehouse/warehouse.duckdb"], 2, INSIDE),
-    "--out through a file link": (["sql", "select 1 as a", "--csv", "--out", "link-db"], 2, INSIDE),
+    "--out through ..": (["sql", "select 1 as a", "--csv", "--out", "out/../warehouse/warehouse.duckdb"], 2, OWN),
+    "--out through a file link": (["sql", "select 1 as a", "--csv", "--out", "link-db"], 2, OWN),
+    "--out a hard link of it": (["sql", "select 1 as a", "--csv", "--out", "hard-db"], 2, OWN),
     "--out through a folder link": (["sql", "select 1 as a", "--out", "link-home/new.txt"], 2, INSIDE),
     "--out a new file in the folder": (["sql", "select 1 as a", "--format=json", "--out", "{home}/x.json"], 2, INSIDE),
     "--out the folder itself": (["sql", "select 1 as a", "--csv", "--out", "link-home"], 2, INSIDE),
-    "--out parquet over the warehouse": (["sql", "select 1 as a", "--format", "parquet", "--out", "{db}"], 2, INSIDE),
+    "--out parquet over the warehouse": (["sql", "select 1 as a", "--format", "parquet", "--out", "{db}"], 2, OWN),
     "--out a missing folder": (["sql", "select 1 as a", "--csv", "--out", "nowhere/x.csv"], 2, "no such folder"),
     "--out a folder": (["sql", "select 1 as a", "--csv", "--out", "out"], 2, "is a folder"),
 }
