@@ -85,6 +85,16 @@ def _parser() -> argparse.ArgumentParser:
     dashboards = commands.add_parser("dashboards", help="write the static dashboard site")
     dashboards.add_argument("--out", help="output folder (default: $BIASWH_HOME/site)")
 
+    export = commands.add_parser(
+        "export", help="write a study run's page tables: csv/parquet (stored values), latex/markdown (for papers)"
+    )
+    export.add_argument("study", help="the study: its config (TOML) or its name")
+    export.add_argument("--run", help="the study run (default: the study's latest succeeded run)")
+    export.add_argument(
+        "--format", required=True, choices=("csv", "parquet", "latex", "markdown"), dest="export_format"
+    )
+    export.add_argument("--out", default="exports", help="output folder (default: ./exports)")
+
     run = commands.add_parser("run", help="run a study end to end: ingest, build, jobs, analyze, dashboards")
     run.add_argument(
         "study", nargs="+", help="study config(s) (TOML); several run in turn in this one process, like `make demo`"
@@ -272,6 +282,8 @@ def _dispatch(args, extra: list[str]) -> None:
         print(f"analysed study run {pipeline.analyze(args.study, run_id=args.run)}")
     elif args.command == "dashboards":
         print(f"dashboard site: {pipeline.dashboards(args.out)}")
+    elif args.command == "export":
+        print(pipeline.export(args.study, run_id=args.run, output_format=args.export_format, out=args.out).line)
     elif args.command == "run":
         options = dict(
             limit=args.limit,

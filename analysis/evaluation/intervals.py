@@ -67,7 +67,7 @@ def metrics_with_intervals(
                     "ci_high": float(highs[column]),
                     "n_queries": n,
                     "confidence": confidence,
-                    "interval": f"percentile bootstrap over queries, {n_resamples} resamples, seed {seed}",
+                    "interval": f"percentile bootstrap over queries, {n_resamples:,} resamples, seed {seed}",
                 }
             )
     return pl.DataFrame(rows)

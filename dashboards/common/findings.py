@@ -20,9 +20,11 @@ from typing import Callable
 import duckdb
 
 from dashboards.common.addresses import study_file
-from dashboards.common.format import percent
+from dashboards.common.downloads import download_context, run_context
+from dashboards.common.format import interval as format_interval
+from dashboards.common.format import percent, plural
 from dashboards.common.html import table, text
-from dashboards.common.queries import number, relation_exists
+from dashboards.common.queries import relation_exists
 from dashboards.common.runs import RunsIn, data_badge
 from warehouse.data_kind import DATA_KINDS
 
@@ -86,17 +88,25 @@ def pct(value) -> str:
     return percent(value)
 
 
-def interval(low, high, scale: float = 1.0, unit: str = "") -> str:
-    """An interval ``[low, high]`` scaled and with a unit, or ``[–]`` when a bound is missing."""
-    if low is None or high is None:
-        return "[–]"
-    return f"[{number(low * scale)}{unit}, {number(high * scale)}{unit}]"
+def interval(low, high, scale: float = 1.0, unit: str = "", *, like=None) -> str:
+    """An interval ``[low, high]`` in its estimate's unit and decimals (``like``: the estimate), or
+    ``[–]`` when a bound is missing: shares (``scale`` 100, ``unit`` "%") as percentages, "pp" as points."""
+    if scale == 100 and unit == "%":
+        return format_interval(low, high, unit="percent")
+    if unit == "pp":
+        return format_interval(low, high, unit="points")
+    return format_interval(low, high, like=like)
 
 
-def card_body(verdict: str, caption: str, columns: list[str], rows: list[list], run_id: str, n_runs: int) -> str:
-    """A card's HTML: the verdict, the headline table with its caption, and the run it reports."""
-    older = f"; {n_runs - 1} earlier run(s) of this study in its page's run selector" if n_runs > 1 else ""
-    numbers = (f'<p class="note">{text(caption)}</p>' + table(columns, rows)) if rows else ""
+def card_body(
+    verdict: str, caption: str, columns: list[str], rows: list[list], run_id: str, n_runs: int, *, data=None
+) -> str:
+    """A card's HTML: the verdict, the headline table with its caption, and the run it reports.
+
+    ``data``: the stored rows behind the table, which its download holds (:func:`dashboards.common.html.table`).
+    """
+    older = f"; {plural(n_runs - 1, 'earlier run')} of this study in its page's run selector" if n_runs > 1 else ""
+    numbers = (f'<p class="note">{text(caption)}</p>' + table(columns, rows, data=data)) if rows else ""
     return (
         f'<p class="verdict">{verdict}</p>{numbers}'
         f'<p class="note">Latest run <code>{text(run_id[:12])}</code>{older}.</p>'
@@ -115,7 +125,8 @@ def _study_cards(con, spec: Card, start: int) -> list[tuple[str, str, str, str]]
     cards = []
     for offset, (study, runs) in enumerate(spec.runs.by_study(con).items()):
         run_ids = [run.run_id for run in runs]
-        body = spec.build(con, run_ids[0], len(run_ids))
+        with download_context(**run_context(con, run_ids[0])):
+            body = spec.build(con, run_ids[0], len(run_ids))
         if body is None:
             continue
         anchor = f"finding-{start + offset}"

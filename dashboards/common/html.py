@@ -17,8 +17,9 @@ from typing import Iterator
 
 import altair as alt
 
+from dashboards.common.downloads import download_payload
 from dashboards.common.format import cell as format_cell
-from dashboards.common.format import is_missing, p_value
+from dashboards.common.format import is_missing, p_value, percent
 from dashboards.common.queries import column_label
 
 _chart_ids = count(1)
@@ -66,10 +67,10 @@ details summary { cursor: pointer; }
 .card h2, .card h3 { margin-top: 0.8rem; } .study-type > h2 { border-bottom: 2px solid #ddd; }
 .verdict { font-size: 1.05rem; line-height: 1.45; }
 .table-box { max-width: 100%; overflow-x: auto; }
-th .sql { display: block; white-space: nowrap; font-weight: normal;
+th .sql { display: block; white-space: normal; font-weight: normal;
   font-family: ui-monospace, monospace; font-size: 0.7rem; color: #666; }
 .weat-results td:last-child { min-width: 16rem; } .weat-results td:nth-child(2) { min-width: 10rem; }
-.weat-results td:nth-child(1) { word-break: break-word; }
+.weat-results td:nth-child(1) { min-width: 7rem; overflow-wrap: break-word; } /* never a letter a line */
 .features td:nth-child(2) { min-width: 12rem; } .features td:nth-child(7) { white-space: nowrap; }
 details > .table-box { margin-top: 0.5rem; }
 .table-box.tall { max-height: 32rem; overflow-y: auto; } .table-box.tall th { position: sticky; top: 0; }
@@ -90,7 +91,9 @@ def header(column: str) -> str:
     label, sql = column_label(column)
     if sql is None:
         return text(label)
-    return f'{text(label)}<span class="sql">{text(sql)}</span>'
+    # a long SQL name may break after an underscore or a comma, never inside a word
+    breakable = re.sub(r"(_|, )", r"\1<wbr>", text(sql))
+    return f'{text(label)}<span class="sql">{breakable}</span>'
 
 
 def _is_p_column(column: str) -> bool:
@@ -98,34 +101,64 @@ def _is_p_column(column: str) -> bool:
     return column == "p" or column.startswith("p_")
 
 
+def _is_rate_column(column: str) -> bool:
+    """A column a page calls a recall or a rate (``recall_a``, ``hit_rate``, ``flip_rate``): a percentage."""
+    return column.startswith("recall") or column.endswith("rate") or column.endswith("recall")
+
+
+def _is_id_column(column: str) -> bool:
+    """An identifier or position, never a count: no thousands separators (``pair_id``, ``squad_idx``)."""
+    return column.endswith(("_id", "_idx", "_row", "position")) or column in ("id", "k", "pair", "case")
+
+
 def table(
-    columns: list[str], rows: list[list], *, raw_columns: frozenset[str] = frozenset(), css_class: str | None = None
+    columns: list[str],
+    rows: list[list],
+    *,
+    data=None,
+    raw_columns: frozenset[str] = frozenset(),
+    css_class: str | None = None,
 ) -> str:
     """An HTML table in its own scrolling box; cells are escaped unless their column is in
     ``raw_columns`` (pre-built HTML); every other value gets the house format
-    (:func:`dashboards.common.format.cell`: numbers to 3 significant digits, booleans as words,
-    timestamps to the second, missing as "–"; a number in a p column, ``p`` or ``p_*``, as a p-value:
-    :func:`dashboards.common.format.p_value`). Headers name the SQL column they show
-    (:func:`header`); the page's script adds a "Download CSV" button under the table."""
+    (:func:`dashboards.common.format.cell`: numbers to 3 significant digits, counts with thousands
+    separators, booleans as words, timestamps to the second, missing as "–"; a number in a p column,
+    ``p`` or ``p_*``, as a p-value (:func:`dashboards.common.format.p_value`); in a recall or rate
+    column as a percentage). Headers name the SQL column they show (:func:`header`); the page's
+    script adds a "Download CSV" button under the table.
+
+    ``data``: the stored values behind the rows (a DataFrame or a list of dicts, one column per
+    number: ``p_value``, ``p_adjusted``, ``ci_low``, ``ci_high``, ...), which the download holds
+    exactly, with the run and study of the page (:mod:`dashboards.common.downloads`); without it
+    the download holds ``rows`` as given, so rows must then be stored values, not display text.
+    """
     head = "".join(f"<th>{header(c)}</th>" for c in columns)
 
-    def cell(column, value) -> str:
+    def shown(column, value) -> str:
+        """The cell's text as the reader sees it (pre-built HTML for a raw column)."""
         if column in raw_columns:
             return value
-        if (
-            _is_p_column(column)
-            and isinstance(value, (int, float))
-            and not isinstance(value, bool)
-            and not is_missing(value)
-        ):
-            return text(p_value(value))
-        return text(format_cell(value))
+        number = isinstance(value, (int, float)) and not isinstance(value, bool) and not is_missing(value)
+        name = column_label(column)[1] or column
+        if number and _is_p_column(name):
+            return p_value(value)
+        if number and isinstance(value, float) and _is_rate_column(name) and 0 <= value <= 1:
+            return percent(value)
+        if number and _is_id_column(name):
+            return str(value)
+        return format_cell(value)
 
-    body = "".join("<tr>" + "".join(f"<td>{cell(c, v)}</td>" for c, v in zip(columns, row)) + "</tr>" for row in rows)
+    display = [[shown(c, v) for c, v in zip(columns, row)] for row in rows]
+    body = "".join(
+        "<tr>" + "".join(f"<td>{v if c in raw_columns else text(v)}</td>" for c, v in zip(columns, row)) + "</tr>"
+        for row in display
+    )
     class_attribute = f' class="{text(css_class)}"' if css_class else ""
     box = "table-box tall" if css_class == "tall" else "table-box"
+    download = download_payload(columns, rows, data, display=display, raw_columns=raw_columns)
     return (
-        f'<div class="{box}"><table{class_attribute}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+        f'<div class="{box}"><table{class_attribute}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+        f'<script type="application/json" class="table-data">{download}</script></div>'
     )
 
 
@@ -165,27 +198,23 @@ def chart(spec: alt.TopLevelMixin, *, name: str = "chart") -> str:
     )
 
 
-# The "Download CSV" button under every table: the cells as the reader sees them (a header's
-# SQL column name where it shows one), quoted per RFC 4180, saved from a Blob: no server needed.
+# The "Download CSV" button under every table: the table's stored values, one column per number,
+# with its run and study (dashboards/common/downloads.py wrote them as CSV text into the table's
+# box), saved from a Blob: no server needed.
 CSV_SCRIPT = """<script>
 document.querySelectorAll('.table-box').forEach(function (box, i) {
   var table = box.querySelector('table'); if (!table) return;
   // a short value ("< 0.001", "[0.37, 0.38]", a date) never wraps inside itself
   table.querySelectorAll('td').forEach(function (td) {
-    if (td.children.length === 0 && td.textContent.length <= 20) td.classList.add('short');
+    if (td.children.length === 0 && td.textContent.length <= 14) td.classList.add('short');
   });
   var button = document.createElement('button'); button.type = 'button'; button.className = 'csv';
   button.textContent = 'Download CSV';
+  var stored = box.querySelector('script.table-data'); if (!stored) return;
   button.addEventListener('click', function () {
-    var quote = function (s) { return '"' + s.replace(/\\s+/g, ' ').trim().replace(/"/g, '""') + '"'; };
-    var lines = Array.from(table.rows).map(function (row) {
-      return Array.from(row.cells).map(function (c) {
-        var sql = c.tagName === 'TH' ? c.querySelector('.sql') : null;
-        return quote(sql ? sql.textContent : c.textContent);
-      }).join(',');
-    });
+    var csv = JSON.parse(stored.textContent);
     var link = document.createElement('a');
-    link.href = URL.createObjectURL(new Blob([lines.join('\\r\\n') + '\\r\\n'], {type: 'text/csv'}));
+    link.href = URL.createObjectURL(new Blob([csv], {type: 'text/csv'}));
     link.download = (document.title + '-table-' + (i + 1)).replace(/[^A-Za-z0-9_-]+/g, '_') + '.csv';
     document.body.appendChild(link); link.click(); link.remove();
   });

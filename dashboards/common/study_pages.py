@@ -20,6 +20,7 @@ import duckdb
 
 from analysis.common.run_comparison import Difference, compare_runs, results_identical, run_rows
 from dashboards.common.addresses import depth_of, run_file, study_file
+from dashboards.common.downloads import download_context, run_context
 from dashboards.common.format import timestamp
 from dashboards.common.html import page, restart_chart_ids, text
 from dashboards.common.runs import BADGES, data_badge, data_kinds, study_names
@@ -120,7 +121,8 @@ def _drawn_body(con, out_dir: Path, run_id: str, previous: str | None, kinds: li
         restart_chart_ids()
         parts = [comparison(con, run_id, previous)]
         for kind in kinds:
-            body = kind.render(con, run_id)
+            with download_context(**run_context(con, run_id)):  # each table's download names its run
+                body = kind.render(con, run_id)
             parts.append(f"<section><h2>{text(kind.title)}</h2>{body}</section>" if len(kinds) > 1 else body)
         return "".join(parts)
 

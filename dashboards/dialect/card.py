@@ -5,14 +5,17 @@ from __future__ import annotations
 import re
 
 from dashboards.common.findings import card, card_body, interval, pct
-from dashboards.common.format import p_value
+from dashboards.common.format import fixed, p_value, points
 from dashboards.common.html import text
-from dashboards.common.queries import number, query_dicts
+from dashboards.common.queries import query_dicts
 from dashboards.common.runs import RunsIn
 from stats.verdicts import significance_count
 
 # the dialect study runs: the card's and the page's (dashboards.common.runs)
 RUNS = RunsIn("analysis.dialect_paired_tests")
+# the detectable gap where a gap that large can occur at the observed discordance, else null
+# (dashboards/dialect/power_sentences.py says why)
+REACHABLE_GAP = "case when detectable_gap_pp < 100 * discordance_rate then detectable_gap_pp end"
 
 
 def _family(rows: list[dict]) -> tuple[str, str]:
@@ -52,24 +55,24 @@ def dialect_finding(rows: list[dict], power: dict) -> str:
         sentence = (
             f"<b>{text(best['variant_a'])} recall is {direction} than {text(best['variant_b'])}</b> for "
             f"{text(best['retriever'])} at k = {best['k']}: {pct(best['recall_a'])} vs "
-            f"{pct(best['recall_b'])} (difference {number(best['delta_pp'])} points, 95% CI "
-            f"[{number(best['ci_low'])}, {number(best['ci_high'])}], {text(adjustment)} p "
-            f"{number(best['p_adjusted'])}); {text(count)}."
+            f"{pct(best['recall_b'])} (difference {points(best['delta_pp'])} points, 95% CI "
+            f"{interval(best['ci_low'], best['ci_high'], unit='pp')}, {text(adjustment)} p "
+            f"{p_value(best['p_adjusted'])}); {text(count)}."
         )
     else:
         largest = max(rows, key=lambda r: abs(r["delta_pp"] or 0))
         gaps = [g for g in power.values() if g is not None]
         could = (
             f" A gap was detectable (80% power) in {len(gaps)} of {len(power)} comparisons, and only from "
-            f"{number(min(gaps))} to {number(max(gaps))} points up."
+            f"{fixed(min(gaps), 1)} to {fixed(max(gaps), 1)} points up."
             if gaps
             else " No gap this data allows was detectable with 80% power."
         )
         sentence = (
             f"<b>No evidence of a difference</b> between {text(largest['variant_a'])} and "
-            f"{text(largest['variant_b'])}: {text(count)}. The largest gap is {number(largest['delta_pp'])} "
-            f"points ({text(largest['retriever'])}, k = {largest['k']}; 95% CI [{number(largest['ci_low'])}, "
-            f"{number(largest['ci_high'])}])." + could
+            f"{text(largest['variant_b'])}: {text(count)}. The largest gap is {points(largest['delta_pp'])} "
+            f"points ({text(largest['retriever'])}, k = {largest['k']}; 95% CI "
+            f"{interval(largest['ci_low'], largest['ci_high'], unit='pp')})." + could
         )
     return f'<p class="verdict">{sentence}</p>'
 
@@ -93,7 +96,7 @@ def dialect_card(con, run_id: str | None = None, n_runs: int = 1) -> str | None:
     power = {
         (r, k): g
         for r, k, g in con.execute(
-            "select retriever, k, detectable_gap_pp from analysis.dialect_power where run_id = ?", [run_id]
+            f"select retriever, k, {REACHABLE_GAP} from analysis.dialect_power where run_id = ?", [run_id]
         ).fetchall()
     }
     verdict = re.search(r'<p class="verdict">(.*)</p>', dialect_finding(rows, power), flags=re.S).group(1)
@@ -104,8 +107,8 @@ def dialect_card(con, run_id: str | None = None, n_runs: int = 1) -> str | None:
             r["retriever"],
             pct(r["recall_a"]),
             pct(r["recall_b"]),
-            number(r["delta_pp"]),
-            interval(r["ci_low"], r["ci_high"]),
+            points(r["delta_pp"]),
+            interval(r["ci_low"], r["ci_high"], unit="pp"),
             p_value(r["p_adjusted"]),
             "yes" if r.get("is_significant") else "no",
         ]
@@ -121,4 +124,5 @@ def dialect_card(con, run_id: str | None = None, n_runs: int = 1) -> str | None:
         f"{adjustment} p",
         "significant",
     ]
-    return card_body(verdict, f"Recall@{k}", columns, headline, run_id, n_runs)
+    stored = [r for r in rows if r["k"] == k]
+    return card_body(verdict, f"Recall@{k}", columns, headline, run_id, n_runs, data=stored)

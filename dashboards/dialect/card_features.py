@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dashboards.common.findings import ALPHA, card, card_body, interval, pct
-from dashboards.common.format import p_value, points
+from dashboards.common.format import p_value, plural, points
 from dashboards.common.html import text
 from dashboards.common.queries import query_dicts
 from dashboards.common.runs import RunsIn
@@ -35,13 +35,14 @@ def feature_finding(rows: list[dict]) -> str:
     size = f"{abs(top['delta_pp']):.1f}" if significant else f"SAE − variant {points(top['delta_pp'])}"
     numbers = (
         f"{size} points ({pct(top['recall_a'])} → {pct(top['recall_b'])}, 95% CI "
-        f"{interval(top['ci_low'], top['ci_high'])} points, Holm p {text(p_value(top['p_holm'], equals=True))}, "
+        f"{interval(top['ci_low'], top['ci_high'], unit='pp')} points, "
+        f"Holm p {text(p_value(top['p_holm'], equals=True))}, "
         f"{top['n_pairs']} pairs changed by it alone)"
     )
     family = f"Holm over the {len({r['rule'] for r in rows})} rules that fired"
     if significant:
         others = len(significant) - 1
-        more = f"; {others} more rule(s) significant" if others else ""
+        more = f"; {plural(others, 'more rule')} significant" if others else ""
         return f"<b>{text(top['rule'])} costs recall</b>: {where} drops by {numbers} ({family}){more}."
     return (
         f"<b>No single rule costs recall significantly</b> ({family}); the largest difference: "
@@ -68,4 +69,4 @@ def dialect_features_card(con, run_id: str | None = None, n_runs: int = 1) -> st
     ]
     columns = ["rule", "pairs", "recall SAE", "recall with the rule", "difference, points", "Holm p"]
     caption = f"Largest costs at k = {rows[0]['k']} (top 5)" if rows else ""
-    return card_body(feature_finding(rows), caption, columns, table_rows, run_id, n_runs)
+    return card_body(feature_finding(rows), caption, columns, table_rows, run_id, n_runs, data=rows[:5])

@@ -25,13 +25,15 @@ def recall_at_k_chart(df, *, depth: int | None = None) -> alt.FacetChart:
     k_max = int(depth or df["k"].max())
     n_retrievers = max(1, df["retriever"].nunique())
     k_min = int(df["k"].min())
-    ticks = [k for k in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000) if k_min <= k <= k_max]
+    # decades, and the depth: labels a facet's width keeps apart ("50" and "100" ran into "50100")
+    ticks = [k for k in (1, 10, 100, 1000) if k_min <= k <= k_max]
+    ticks += [k_max] if k_max not in ticks and k_max >= 2 * max(ticks, default=1) else []
     base = alt.Chart(df).encode(
         x=alt.X(
             "k:Q",
             title="k",
             scale=alt.Scale(type="log", domain=[k_min, k_max], nice=False),
-            axis=alt.Axis(values=ticks, grid=False),
+            axis=alt.Axis(values=ticks, grid=False, labelOverlap="greedy"),
         ),
         color=alt.Color("variant:N", title="variant"),
     )

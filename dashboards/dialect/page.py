@@ -4,89 +4,105 @@ from __future__ import annotations
 
 import duckdb
 
+from dashboards.common.format import fixed, interval, points, sample_size, shared_decimals
 from dashboards.common.html import chart, table, text
-from dashboards.common.queries import id_order, number, query_dicts, query_rows, relation_exists
+from dashboards.common.queries import id_order, query_dicts, query_rows, relation_exists
 from dashboards.common.site import register_page
-from dashboards.dialect.card import RUNS
+from dashboards.dialect.card import REACHABLE_GAP, RUNS
 from dashboards.dialect.card import dialect_finding as finding
 from dashboards.dialect.charts import rank_distribution_chart, recall_at_k_chart
 from dashboards.dialect.parity import parity_section
+from dashboards.dialect.power_sentences import power_sentences, reachable_gap
 
 RANK_BINS = """case when not is_found_within_depth then 'not found'
     when rank_of_gold = 1 then '1' when rank_of_gold <= 5 then '2-5' when rank_of_gold <= 10 then '6-10'
     when rank_of_gold <= 20 then '11-20' when rank_of_gold <= 50 then '21-50' else '51+' end"""
 
-
-ALPHA = 0.05
 SECTION = "run_id = ? and pair_set = ?"
 
 
-def _pct(value) -> str:
-    return "–" if value is None else f"{100 * value:.1f}%"
-
-
 def _summary(con, run_id: str, pair_set: str) -> str:
-    columns, rows = query_rows(
+    rows = query_dicts(
         con,
         f"""
-        select pair_set, retriever, k, variant_a || ' vs ' || variant_b as comparison, n_pairs,
-               recall_a, recall_b, delta_pp, '[' || round(ci_low, 1) || ', ' || round(ci_high, 1) || ']' as ci_95_pp,
-               only_a, only_b, p_exact, adjustment, family_size, p_adjusted, is_significant
+        select pair_set, retriever, k, variant_a, variant_b, n_pairs, recall_a, recall_b, delta_pp, ci_low, ci_high,
+               only_a, only_b, p_exact, adjustment, family, family_size, p_adjusted, is_significant
         from analysis.dialect_paired_tests where {SECTION} and is_highlighted_k order by k, retriever""",
         [run_id, pair_set],
     )
-    rows = [[number(v) for v in row] for row in rows]
+    columns = ["pair_set", "retriever", "k", "comparison", "n_pairs", "recall_a", "recall_b", "delta_pp", "ci_95_pp"]
+    columns += ["only_a", "only_b", "p_exact", "adjustment", "family_size", "p_adjusted", "is_significant"]
+    shown = [
+        [r["pair_set"], r["retriever"], r["k"], f"{r['variant_a']} vs {r['variant_b']}", r["n_pairs"]]
+        + [r["recall_a"], r["recall_b"], points(r["delta_pp"]), interval(r["ci_low"], r["ci_high"], unit="points")]
+        + [r["only_a"], r["only_b"], r["p_exact"], r["adjustment"], r["family_size"], r["p_adjusted"]]
+        + [r["is_significant"]]
+        for r in rows
+    ]
     return (
         '<h3>Paired comparison at the highlighted k</h3><p class="note">McNemar three ways on the discordant '
         "pairs (only_a: only variant A found the gold document within k; mid-p and χ² are under Discordant "
         "pairs); p_adjusted adjusts p_exact within each retriever over the highlighted k (the family, of "
         "family_size tests), by the study's verdict policy; is_significant: p_adjusted &lt; alpha. The interval "
         "is a seeded paired "
-        "bootstrap of the recall difference, in points.</p>" + table(columns, rows)
+        "bootstrap of the recall difference, in points.</p>" + table(columns, shown, data=rows)
     )
 
 
 def _power(con, run_id: str, pair_set: str) -> str:
-    _, rows = query_rows(
+    rows = query_dicts(
         con,
-        f"""select retriever, k, n_pairs, n_discordant, detectable_gap_pp, pairs_needed_for_2pp
-        from analysis.dialect_power where {SECTION} order by retriever, k""",
+        f"""select retriever, variant_a, variant_b, k, n_pairs, n_discordant, discordance_rate, detectable_gap_pp,
+        pairs_needed_for_2pp, alpha, power from analysis.dialect_power where {SECTION}
+        order by retriever, variant_b, k""",
         [run_id, pair_set],
     )
-    ks = sorted({k for _, k, *_ in rows})
-    cells: dict[str, dict] = {}
-    for retriever, k, n_pairs, n_discordant, gap, needed in rows:
-        found = cells.setdefault(retriever, {"n_pairs": n_pairs})
-        found[k] = f"{number(gap)} ({n_discordant})" if gap is not None else f"none ({n_discordant})"
-        found["needed"] = needed
+    ks = sorted({r["k"] for r in rows})
+    # one row per comparison: a run of rule variants compares the reference with each variant
+    cells: dict[tuple[str, str], dict] = {}
+    for r in rows:
+        comparison = f"{r['variant_a']} vs {r['variant_b']}"
+        found = cells.setdefault((r["retriever"], comparison), {"n_pairs": r["n_pairs"]})
+        gap = reachable_gap(r)
+        found[r["k"]] = f"{fixed(gap, 1)} ({r['n_discordant']})" if gap is not None else f"none ({r['n_discordant']})"
+        found["needed"] = r["pairs_needed_for_2pp"]
     body = [
-        [pair_set, retriever, c["n_pairs"], *[c.get(k, "–") for k in ks], number(c["needed"])]
-        for retriever, c in cells.items()
+        [pair_set, retriever, comparison, c["n_pairs"], *[c.get(k, "–") for k in ks], sample_size(c["needed"])]
+        for (retriever, comparison), c in cells.items()
     ]
-    columns = ["pair_set", "retriever", "n_pairs", *[f"k = {k}" for k in ks], "pairs_needed_for_2pp"]
+    columns = ["pair_set", "retriever", "comparison", "n_pairs", *[f"k = {k}" for k in ks], "pairs_needed_for_2pp"]
+    n_pairs = max((r["n_pairs"] for r in rows), default=0)
+    policy = {"alpha": rows[0]["alpha"], "power": rows[0]["power"]} if rows else {}
     return (
         '<h3>What this study can detect</h3><p class="note">Per highlighted k: the smallest recall gap '
         "in points (detectable_gap_pp) a two-sided exact McNemar test at α = 0.05 detects with 80% power, with "
         'the discordant pairs it rests on (n_discordant) in brackets; "none": no gap the observed discordance '
         "allows is detectable. Pairs a 2-point gap would need at the discordance of the largest k (Connor "
-        "1987).</p>" + table(columns, body)
+        f"1987).</p>{power_sentences(n_pairs, **policy)}" + table(columns, body, data=rows)
     )
 
 
 def _rank_tests(con, run_id: str, pair_set: str) -> str:
-    columns, rows = query_rows(
+    rows = query_dicts(
         con,
         f"""select pair_set, retriever, variant_a || ' vs ' || variant_b as comparison,
-        test_variant, n_pairs, n_used, statistic, p_value, rank_biserial,
-        '[' || round(ci_low, 3) || ', ' || round(ci_high, 3) || ']' as ci_95, note
+        test_variant, n_pairs, n_used, statistic, p_value, rank_biserial, ci_low, ci_high, note
         from analysis.dialect_rank_tests where {SECTION} order by retriever, policy""",
         [run_id, pair_set],
     )
+    columns = ["pair_set", "retriever", "comparison", "test_variant", "n_pairs", "n_used", "statistic", "p_value"]
+    columns += ["rank_biserial", "ci_95", "note"]
+    shown = [
+        [r[c] for c in columns[:8]]
+        + [fixed(r["rank_biserial"], shared_decimals(r["rank_biserial"], r["ci_low"], r["ci_high"]))]
+        + [interval(r["ci_low"], r["ci_high"], like=r["rank_biserial"]), r["note"]]
+        for r in rows
+    ]
     return (
         '<h3>Rank of the gold document: Wilcoxon signed-rank</h3><p class="note">Recommended policy: a miss '
         "counts as depth + 1 and zero differences are kept (Pratt). The original policy drops pairs with a miss "
         "and zero differences; compare the n each used. Rank-biserial r &gt; 0: variant A ranks the gold "
-        "document lower (worse).</p>" + table(columns, [[number(v) for v in row] for row in rows])
+        "document lower (worse).</p>" + table(columns, shown, data=rows)
     )
 
 
@@ -102,7 +118,7 @@ def _discordant_tables(con, run_id: str, pair_set: str) -> str:
             p_midp, p_chi2_cc from analysis.dialect_paired_tests where {SECTION} and k = ? order by retriever""",
             [run_id, pair_set, k],
         )
-        parts += [f"<h4>k = {text(k)}</h4>", table(columns, [[number(v) for v in row] for row in rows])]
+        parts += [f"<h4>k = {text(k)}</h4>", table(columns, rows)]
     return "".join(parts)
 
 
@@ -167,7 +183,7 @@ def _pair_set_section(con, run_id: str, pair_set: str) -> str:
     power = {
         (r, k): g
         for r, k, g in con.execute(
-            f"select retriever, k, detectable_gap_pp from analysis.dialect_power where {SECTION}", [run_id, pair_set]
+            f"select retriever, k, {REACHABLE_GAP} from analysis.dialect_power where {SECTION}", [run_id, pair_set]
         ).fetchall()
     }
     figures = _pair_set_charts(con, run_id, pair_set)

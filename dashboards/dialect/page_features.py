@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import duckdb
 
-from dashboards.common.format import is_missing, p_value, percent, points
+from dashboards.common.format import fixed, interval, is_missing, p_value, percent, points
 from dashboards.common.html import chart, table, text
 from dashboards.common.provenance import provenance_section
 from dashboards.common.queries import query_rows
@@ -69,18 +69,21 @@ def _section(con, run_id: str, pair_set: str, retriever: str, figure) -> str:
             percent(r.recall_a),
             percent(r.recall_b),
             points(r.delta_pp),
-            f"[{points(r.ci_low)}, {points(r.ci_high)}]",
+            interval(r.ci_low, r.ci_high, unit="points"),
             int(r.n_discordant),
             p_value(r.p_exact),
             p_value(r.p_holm) if not r.is_all_rules else "–",
-            "none" if is_missing(r.detectable_gap_pp) else f"{r.detectable_gap_pp:.1f}",
+            "none" if is_missing(r.detectable_gap_pp) else fixed(r.detectable_gap_pp, 1),
         ]
         for r in frame.itertuples()
     ]
     by_k = {}
     for k, row in zip(frame["k"].tolist(), rows):
         by_k.setdefault(k, []).append(row)
-    tables = "".join(f"<h4>k = {k}</h4>" + table(COLUMNS, found, css_class="features") for k, found in by_k.items())
+    tables = "".join(
+        f"<h4>k = {k}</h4>" + table(COLUMNS, found, data=frame[frame["k"] == k], css_class="features")
+        for k, found in by_k.items()
+    )
     note = (
         f'<p class="note">Rules that changed no question here (not shown): {text(", ".join(r[0] for r in silent))}.</p>'
         if silent

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import duckdb
 
-from dashboards.common.format import p_value
 from dashboards.common.html import table, text
-from dashboards.common.queries import number, query_rows
+from dashboards.common.queries import query_dicts
 from dashboards.dialect.card import RUNS
 
 SEED_COMPATIBLE = "bm25_seed_compatible"
@@ -24,7 +23,7 @@ def parity_section(con: duckdb.DuckDBPyConnection) -> str:
     """The section, or an empty string when no seed-compatible run was analysed."""
     # the site's runs (dashboards.common.runs), newest first: each mode's newest run is its first
     run_order = [run.run_id for run in RUNS.runs(con)]
-    columns, rows = query_rows(
+    found = query_dicts(
         con,
         """
         with latest as (
@@ -35,8 +34,7 @@ def parity_section(con: duckdb.DuckDBPyConnection) -> str:
             join marts.dim_runs r using (run_id)
         )
         select t.retriever, l.run_name, t.pair_set, t.k, t.n_pairs, t.recall_a, t.recall_b,
-            '[[' || t.both_hit || ', ' || t.only_a || '], [' || t.only_b || ', ' || t.neither || ']]' as table_2x2,
-            t.p_chi2_cc, t.p_exact
+            t.both_hit, t.only_a, t.only_b, t.neither, t.p_chi2_cc, t.p_exact
         from analysis.dialect_paired_tests t
         join latest l on l.run_id = t.run_id and l.retriever = t.retriever and l.pair_set = t.pair_set
         where l.recency = 1 and t.is_highlighted_k
@@ -44,13 +42,17 @@ def parity_section(con: duckdb.DuckDBPyConnection) -> str:
         """,
         [run_order, run_order],
     )
-    if not any(r[0] == SEED_COMPATIBLE for r in rows):
+    if not any(r["retriever"] == SEED_COMPATIBLE for r in found):
         return ""
+    columns = ["run_name", "pair_set", "k", "n_pairs", "recall_a", "recall_b", "table_2x2", "p_chi2_cc", "p_exact"]
     body = [
-        [MODES[r[0]], *(p_value(v) if name.startswith("p_") else number(v, 4) for name, v in zip(columns[1:], r[1:]))]
-        for r in rows
+        [MODES[r["retriever"]], r["run_name"], r["pair_set"], r["k"], r["n_pairs"], r["recall_a"], r["recall_b"]]
+        + [f"[[{r['both_hit']}, {r['only_a']}], [{r['only_b']}, {r['neither']}]]", r["p_chi2_cc"], r["p_exact"]]
+        for r in found
     ]
-    missing = "" if any(r[0] == "bm25" for r in rows) else " No default (corrected) BM25 run is analysed yet."
+    missing = (
+        "" if any(r["retriever"] == "bm25" for r in found) else " No default (corrected) BM25 run is analysed yet."
+    )
     return (
         '<section id="parity"><h2>Parity with the published table</h2><p class="note">The latest analysed '
         "BM25 run of each mode. seed_compatible reproduces the original notebook: its light clean-up (which "
@@ -58,6 +60,6 @@ def parity_section(con: duckdb.DuckDBPyConnection) -> str:
         "in numpy's order). The default keeps \"ain't\", ranks only documents sharing a query token and breaks "
         "ties by doc_id. table_2x2 is [[both hit, only A], [only B, neither]]; p_chi2_cc is McNemar's "
         f"chi-square with continuity correction, as the notebook reported.{text(missing)}</p>"
-        + table(["mode", *columns[1:]], body)
+        + table(["mode", *columns], body, data=found)
         + "</section>"
     )

@@ -3,13 +3,25 @@
 from __future__ import annotations
 
 from dashboards.common.findings import card, card_body, interval
-from dashboards.common.format import floor_note, p_value
+from dashboards.common.format import floor_note, p_value, plural
 from dashboards.common.html import text
 from dashboards.common.queries import number, query_dicts, relation_exists
 from dashboards.common.runs import RunsIn
 
 # every series, alerts or not (a series without a breach is a finding too); the page shows the same runs
 RUNS = RunsIn("marts.dim_evaluation_runs", "series_run_id")
+
+
+SEVERITY_ORDER = {"high": 0, "medium": 1, "low": 2}
+
+
+def _which(significant: list[dict]) -> str:
+    """How the card names the first of the significant alerts (sorted by severity, then size): "the most
+    severe" only when no other is as severe, else the largest change of the most severe level."""
+    if len(significant) == 1:
+        return "the one alert"
+    first, second = (SEVERITY_ORDER.get(a["severity"], 3) for a in significant[:2])
+    return "the most severe" if first < second else f"the largest change among the {significant[0]['severity']} ones"
 
 
 @card("Retrieval evaluation and drift", "evaluation.html", order=20, runs=RUNS)
@@ -32,13 +44,14 @@ def evaluation_card(con, run_id: str | None = None, n_runs: int = 1) -> str | No
     # the family: the series' tested breaches, adjusted by the study's verdict policy
     tested = [a for a in alerts if a.get("p_adjusted") is not None]
     adjustment = next((a["adjustment"] for a in tested if a.get("adjustment")), "Holm")
-    family = f"{len(tested)} tested breach(es) of the series, {adjustment}-adjusted"
+    family = f"{plural(len(tested), 'tested breach', 'tested breaches')} of the series, {adjustment}-adjusted"
     if significant:
         top = significant[0]
+        which = _which(significant)
         floor = floor_note(top["n_paired_queries"], top.get("min_p"), top.get("n_nonzero"))
         verdict = (
             f"<b>{len(significant)} of {len(alerts)} threshold breaches are significant</b> against the "
-            f"baseline (family: {text(family)}); the most severe: {text(top['label'])}, {text(top['retriever'])} "
+            f"baseline (family: {text(family)}); {which}: {text(top['label'])}, {text(top['retriever'])} "
             f"{text(top['metric'])} {number(top['baseline_value'])} → {number(top['value'])} "
             f"(change 95% CI {interval(top['change_ci_low'], top['change_ci_high'])}, "
             f"{text(adjustment)} p {text(p_value(top.get('p_adjusted'), equals=True))}"
@@ -47,7 +60,8 @@ def evaluation_card(con, run_id: str | None = None, n_runs: int = 1) -> str | No
         )
     else:
         verdict = (
-            f"<b>No significant drift</b>: {len(alerts)} threshold breach(es), none significant against the "
+            f"<b>No significant drift</b>: {plural(len(alerts), 'threshold breach', 'threshold breaches')}, "
+            "none significant against the "
             f"baseline (paired sign-flip randomization test; family: {text(family)})."
         )
     rows = [
@@ -64,4 +78,4 @@ def evaluation_card(con, run_id: str | None = None, n_runs: int = 1) -> str | No
         for a in significant[:5]
     ]
     columns = ["run", "retriever", "metric", "baseline", "value", "change 95% CI", f"{adjustment} p", "severity"]
-    return card_body(verdict, "Significant alerts (top 5)", columns, rows, run_id, n_runs)
+    return card_body(verdict, "Significant alerts (top 5)", columns, rows, run_id, n_runs, data=significant[:5])

@@ -19,7 +19,9 @@ def metrics_at_k_chart(df) -> alt.FacetChart:
             scale=alt.Scale(type="log", domain=[k_min, k_max], nice=False),
             axis=alt.Axis(values=ticks),
         ),
-        color=alt.Color("retriever:N", title="system", legend=alt.Legend(labelLimit=320, titleLimit=320)),
+        color=alt.Color(
+            "retriever:N", title="system", legend=alt.Legend(labelLimit=320, titleLimit=320, orient="bottom", columns=3)
+        ),
     )
     band = base.mark_area(opacity=0.15).encode(y=alt.Y("ci_low:Q", title="mean over queries"), y2="ci_high:Q")
     line = base.mark_line(point=True).encode(

@@ -4,21 +4,40 @@ from __future__ import annotations
 
 import duckdb
 
-from dashboards.common.format import floor_notes, p_value, timestamp
+from dashboards.common.format import (
+    estimate,
+    fixed,
+    floor_notes,
+    interval,
+    number,
+    p_value,
+    plural,
+    shared_decimals,
+    timestamp,
+)
 from dashboards.common.html import chart, table, text
 from dashboards.common.provenance import provenance_section
-from dashboards.common.queries import number, query_dicts, query_rows
+from dashboards.common.queries import query_dicts, query_rows
 from dashboards.common.site import register_page
 from dashboards.evaluation.card import RUNS
 from dashboards.evaluation.data import baseline_run, charts, drift_checks, split_drift, system_metrics
 from dashboards.evaluation.system_comparisons import comparison_section
 
+PERCENT_METRICS = ("recall", "hit_rate")
+
+
+def _three(row) -> str:
+    """A mean of a per-query score in [0, 1] with its interval, three decimals throughout."""
+    return f"{fixed(row.value, 3)} {interval(row.ci_low, row.ci_high, places=3)}"
+
 
 def _metrics_table(metrics) -> str:
     pivot: dict = {}
     for row in metrics.itertuples():
+        # a metric the page calls recall or a rate reads as a percentage (the site's one policy)
+        unit = "percent" if row.metric in PERCENT_METRICS else "number"
         pivot.setdefault((row.retriever, row.k), {})[row.metric] = (
-            f"{number(row.value)} [{number(row.ci_low)}, {number(row.ci_high)}]"
+            estimate(row.value, row.ci_low, row.ci_high, unit=unit) if unit == "percent" else _three(row)
         )
     names = ["recall", "precision", "f1", "hit_rate", "mrr", "ndcg", "map", "r_precision"]
     order = list(dict.fromkeys(metrics["retriever"]))
@@ -32,7 +51,7 @@ def _metrics_table(metrics) -> str:
         "baseline does not have (a system written elsewhere, ours beside it). Mean over the evaluated queries "
         "with a 95% percentile bootstrap interval over queries. Definitions follow trec_eval (see "
         "dbt_project/models/marts/evaluation/_evaluation__models.yml); R-precision does not depend on k.</p>"
-        + table(["system", "k", *names], body)
+        + table(["system", "k", *names], body, data=metrics)
     )
 
 
@@ -52,8 +71,8 @@ def _alerts(con, series: str) -> str:
             a["metric"],
             "yes" if a["is_significant"] else "no",
             a["severity"] or "–",
-            number(a["mean_change"]),
-            "–" if a["change_ci_low"] is None else f"[{number(a['change_ci_low'])}, {number(a['change_ci_high'])}]",
+            fixed(a["mean_change"], shared_decimals(a["mean_change"], a["change_ci_low"], a["change_ci_high"])),
+            interval(a["change_ci_low"], a["change_ci_high"], like=a["mean_change"]),
             p_value(a["p_value"], floor=a.get("min_p")),
             f"{number(a['value'])} vs {number(a['baseline_value'])}",
             f"{a['direction']} {number(a['threshold'])}",
@@ -76,16 +95,7 @@ def _alerts(con, series: str) -> str:
         "n_paired_queries",
         "status",
     ]
-    n_significant = sum(1 for a in found if a["is_significant"])
-    untestable = sum(1 for a in found if a.get("status") == "not testable")
-    lead = (
-        f'<p class="verdict">{len(rows)} alert{"s" if len(rows) != 1 else ""}: <b>{n_significant} '
-        f"significant</b> (a paired change unlikely under no change), {len(rows) - n_significant - untestable} "
-        f"within noise{f', {untestable} not testable (no query paired with the baseline)' if untestable else ''}."
-        f"</p>"
-        if rows
-        else ""
-    )
+    lead = f'<p class="verdict">{_alert_counts(found)}</p>' if rows else ""
     floors = floor_notes([a for a in found if a.get("min_p") is not None])
     return (
         "<h2>Alerts</h2>" + lead + '<p class="note">Sorted by significance, then severity, then the size of '
@@ -94,8 +104,31 @@ def _alerts(con, series: str) -> str:
         "(exact where feasible), p &lt; alpha, on the queries both runs evaluated; the interval is a BCa "
         "bootstrap. A change on fewer than 6 paired queries is shown but never flagged significant; a check "
         f"with no paired query is not testable and has no severity. {text(floors)}</p>"
-        + (table(columns, rows, css_class="tall") if rows else "<p>No alerts.</p>")
+        + (table(columns, rows, data=found, css_class="tall") if rows else "<p>No alerts.</p>")
     )
+
+
+def _alert_counts(found: list[dict]) -> str:
+    """E.g. "6 alerts: 1 significant (...), 1 within noise, 4 not tested (breaches of the baseline itself)"."""
+    n_significant = sum(1 for a in found if a["is_significant"])
+    by_status = {
+        status: sum(1 for a in found if a.get("status") == status and not a["is_significant"])
+        for status in ("tested", "too few queries", "not testable", "baseline")
+    }
+    parts = [f"<b>{n_significant} significant</b> (a paired change unlikely under no change)"]
+    parts += [f"{by_status['tested']} within noise"] if by_status["tested"] else []
+    parts += (
+        [f"{by_status['too few queries']} on too few paired queries to test"] if by_status["too few queries"] else []
+    )
+    parts += (
+        [f"{by_status['not testable']} not testable (no query paired with the baseline)"]
+        if by_status["not testable"]
+        else []
+    )
+    parts += (
+        [f"{by_status['baseline']} not tested (breaches of the baseline run itself)"] if by_status["baseline"] else []
+    )
+    return f"{plural(len(found), 'alert')}: {', '.join(parts)}."
 
 
 def _fusion_choice(con, series: str) -> str:
@@ -108,9 +141,7 @@ def _fusion_choice(con, series: str) -> str:
         where e.series_run_id = ? order by e.position, c.retriever_family""",
         [series],
     )
-    return "<h3>Chosen on the tune fold, reported on the report fold</h3>" + table(
-        columns, [[number(v) for v in row] for row in rows]
-    )
+    return "<h3>Chosen on the tune fold, reported on the report fold</h3>" + table(columns, rows)
 
 
 def _provenance(con, series: str) -> str:
@@ -133,9 +164,9 @@ def _provenance(con, series: str) -> str:
 def _single_values(single) -> str:
     if not len(single):
         return ""
-    rows = [[r.label, r.retriever, r.metric, number(r.value), number(r.baseline_value)] for r in single.itertuples()]
+    rows = [[r.label, r.retriever, r.metric, r.value, r.baseline_value] for r in single.itertuples()]
     return '<p class="note">Checked metrics with a single value in this series (a line needs two runs):</p>' + table(
-        ["run", "retriever", "metric", "value", "baseline_value"], rows
+        ["run", "retriever", "metric", "value", "baseline_value"], rows, data=single
     )
 
 

@@ -9,7 +9,7 @@ The section leads with the finding (the best system, and which pairs differ beyo
 
 from __future__ import annotations
 
-from dashboards.common.format import floor_notes, p_value
+from dashboards.common.format import fixed, floor_notes, interval, p_value, shared_decimals
 from dashboards.common.html import table, text
 from dashboards.common.queries import number, query_dicts, relation_exists
 
@@ -43,8 +43,8 @@ def _p(row: dict, column: str) -> str:
     return p_value(row[column], floor=row.get("min_p") if column == "p_value" else None)
 
 
-def _interval(low, high) -> str:
-    return "–" if low is None else f"[{number(low)}, {number(high)}]"
+def _interval(low, high, like) -> str:
+    return "–" if low is None else interval(low, high, like=like)
 
 
 def _finding(rows: list[dict], measure: str) -> str:
@@ -70,9 +70,11 @@ def _finding(rows: list[dict], measure: str) -> str:
         higher, lower = (
             (row["system_a"], row["system_b"]) if row["mean_difference"] > 0 else (row["system_b"], row["system_a"])
         )
+        size = abs(row["mean_difference"])
         shown.append(
-            f"<b>{text(higher)}</b> over {text(lower)} by {text(number(abs(row['mean_difference'])))} "
-            f"(A − B 95% CI {text(_interval(row['difference_ci_low'], row['difference_ci_high']))}, "
+            f"<b>{text(higher)}</b> over {text(lower)} by "
+            f"{text(fixed(size, shared_decimals(size, row['difference_ci_low'], row['difference_ci_high'])))} "
+            f"(A − B 95% CI {text(_interval(row['difference_ci_low'], row['difference_ci_high'], size))}, "
             f"Holm-adjusted p {text(_p(row, 'p_holm'))})"
         )
     more = f"; and {len(significant) - 3} more" if len(significant) > 3 else ""
@@ -101,8 +103,11 @@ def comparison_section(con, series_run_id: str) -> str:
             r["system_b"],
             number(r["value_a"]),
             number(r["value_b"]),
-            number(r["mean_difference"]),
-            _interval(r["difference_ci_low"], r["difference_ci_high"]),
+            fixed(
+                r["mean_difference"],
+                shared_decimals(r["mean_difference"], r["difference_ci_low"], r["difference_ci_high"]),
+            ),
+            _interval(r["difference_ci_low"], r["difference_ci_high"], r["mean_difference"]),
             _p(r, "p_value"),
             _p(r, "p_holm"),
             "yes" if r["is_significant"] else "no",
@@ -119,5 +124,5 @@ def comparison_section(con, series_run_id: str) -> str:
         f"from {text(tests)}, Holm-adjusted over the {len(tested)} tested pairs at "
         f"alpha {text(number(rows[0]['alpha']))}; fewer than 6 paired queries are never flagged significant. "
         f"{text(floor_notes(tested))} Rows: significant first, then by the size of the difference. "
-        "SQL: analysis.retrieval_system_comparisons.</p>" + table(COLUMNS, body, css_class="tall")
+        "SQL: analysis.retrieval_system_comparisons.</p>" + table(COLUMNS, body, data=rows, css_class="tall")
     )

@@ -112,4 +112,5 @@ def recsys_card(con, run_id: str | None = None, n_runs: int = 1) -> str | None:
         table_rows,
         run_id,
         n_runs,
+        data=rows[:6],
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import altair as alt
 import duckdb
 
+from dashboards.common.format import count, plural
 from dashboards.common.html import chart, table, text
 from dashboards.common.queries import id_order, query_rows, relation_exists
 from dashboards.common.site import register_page
@@ -41,12 +42,10 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
         " loaded_at from marts.dim_source_versions order by dataset, source_name,"
         " source_version",
     )
+    stored = [dict(zip(columns, r)) for r in rows]
     # The full hash on hover: 64 characters would widen the table past the page.
-    rows = [
-        [*r[:4], f'<span class="mono" title="{text(r[4])}">{text((r[4] or "")[:12])}…</span>', str(r[5])[:19]]
-        for r in rows
-    ]
-    parts.append(table(columns, rows, raw_columns=frozenset({"source_sha256"})))
+    rows = [[*r[:4], f'<span class="mono" title="{text(r[4])}">{text((r[4] or "")[:12])}…</span>', r[5]] for r in rows]
+    parts.append(table(columns, rows, data=stored, raw_columns=frozenset({"source_sha256"})))
     if not relation_exists(con, "marts", "dim_corpus_documents"):
         return "".join(parts) + '<p class="note">Run <code>biaswh build</code> to build the corpus.</p>'
     columns, rows = query_rows(
@@ -64,8 +63,9 @@ def render(con: duckdb.DuckDBPyConnection) -> str:
     documents = sum(r[1] for r in rows)
     parts.insert(
         0,
-        f'<p class="verdict"><b>{documents:,} corpus documents in {len(rows)} split(s)</b>; '
-        f"{pairs - unmapped:,} of {pairs:,} paired queries mapped to their gold document.</p>",
+        f'<p class="verdict"><b>{plural(documents, "corpus document")} in {plural(len(rows), "split")}</b>; '
+        f"{count(pairs - unmapped)} of {plural(pairs, 'paired query', 'paired queries')} mapped to their gold "
+        "document.</p>",
     )
     parts += ["<h2>Corpus documents (normalised, de-duplicated contexts)</h2>", table(columns, rows)]
     df = con.execute(

@@ -124,4 +124,5 @@ def silent_bias_card(con, run_id: str | None = None, n_runs: int = 1) -> str | N
         rows,
         run_id,
         n_runs,
+        data=rates[:6],
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import altair as alt
 
-from dashboards.common.format import cell_text_colour
+from dashboards.common.format import PERCENT_AXIS, PERCENT_TOOLTIP, cell_text_colour
 
 
 def silent_bias_rate_chart(df) -> alt.Chart:
@@ -16,7 +16,12 @@ def silent_bias_rate_chart(df) -> alt.Chart:
         color=alt.Color("rule_set:N", title="rule set"),
     )
     interval = base.mark_rule().encode(
-        x=alt.X("ci_low:Q", title="silent bias rate R_SB with its Wilson interval", scale=alt.Scale(domain=[0, 1])),
+        x=alt.X(
+            "ci_low:Q",
+            title="silent bias rate R_SB with its Wilson interval",
+            scale=alt.Scale(domain=[0, 1]),
+            axis=alt.Axis(format=PERCENT_AXIS),
+        ),
         x2="ci_high:Q",
     )
     point = base.mark_point(filled=True, size=60).encode(
@@ -26,9 +31,9 @@ def silent_bias_rate_chart(df) -> alt.Chart:
             "rule_set:N",
             "n_biased:Q",
             "n_silent:Q",
-            alt.Tooltip("silent_bias_rate:Q", format=".3f"),
-            alt.Tooltip("ci_low:Q", format=".3f"),
-            alt.Tooltip("ci_high:Q", format=".3f"),
+            alt.Tooltip("silent_bias_rate:Q", format=PERCENT_TOOLTIP),
+            alt.Tooltip("ci_low:Q", format=PERCENT_TOOLTIP),
+            alt.Tooltip("ci_high:Q", format=PERCENT_TOOLTIP),
         ],
     )
     return (interval + point).properties(title="Silent bias rate per model", width=560)
@@ -64,7 +69,7 @@ def silent_bias_heatmap_chart(df) -> alt.Chart:
     )
     return (
         alt.layer(undefined, defined, labels)
-        .properties(width=520, height=alt.Step(26))
+        .properties(width=380, height=alt.Step(26))
         .facet(column=alt.Column("rule_set:N", title="rule set"))
         .properties(title="R_SB by model and dimension")
     )

@@ -9,7 +9,7 @@ a direction only when the adjusted p is below alpha.
 
 from __future__ import annotations
 
-from dashboards.common.format import p_value, percent, points
+from dashboards.common.format import p_value, percent, plural, points
 from dashboards.common.html import table, text
 from dashboards.common.queries import query_dicts, relation_exists
 
@@ -48,7 +48,9 @@ def _row(row: dict) -> list:
         f"{points(None if row['difference'] is None else 100 * row['difference'])} {interval}",
         (row["test"] or "–").split(";")[0],
         p_value(row["p_value"]),
-        f"{p_value(row['p_adjusted'])} ({row['adjustment']}, {row['family_size']} tests)",
+        f"{p_value(row['p_adjusted'])} ({row['adjustment']}, {plural(row['family_size'], 'test')})"
+        if row["family_size"] is not None
+        else p_value(row["p_adjusted"]),
         comparison_verdict(row),
     ]
 
@@ -78,13 +80,13 @@ def model_comparisons_section(con, run_id: str) -> list[str]:
         "hybrid score 95% interval, Fisher's exact test (two-sided), and the p adjusted within the family "
         "(the models of the vignette set, per rule set and dimension) by the study's verdict policy. "
         "A direction is read only from an adjusted p below alpha.</p>",
-        table(COLUMNS, [_row(r) for r in overall]),
+        table(COLUMNS, [_row(r) for r in overall], data=overall),
     ]
     if by_dimension:
         dimension_columns = ["dimension", *COLUMNS]
         parts += [
             f"<details><summary>Within each dimension ({len(by_dimension)} comparisons)</summary>",
-            table(dimension_columns, [[r["dimension"], *_row(r)] for r in by_dimension]),
+            table(dimension_columns, [[r["dimension"], *_row(r)] for r in by_dimension], data=by_dimension),
             "</details>",
         ]
     return parts

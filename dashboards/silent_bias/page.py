@@ -8,10 +8,10 @@ import math
 import duckdb
 
 from dashboards.common.findings import verdict_of
-from dashboards.common.format import p_value, percent
+from dashboards.common.format import MISSING, estimate, interval, is_missing, percent
 from dashboards.common.html import chart, table, text
 from dashboards.common.provenance import provenance_section
-from dashboards.common.queries import id_order, number, query_dicts, relation_exists
+from dashboards.common.queries import id_order, query_dicts, relation_exists
 from dashboards.common.site import register_page
 from dashboards.silent_bias.card import RUNS, silent_bias_card
 from dashboards.silent_bias.charts import (
@@ -26,15 +26,14 @@ EXCERPT_CHARS = 240
 N_EXAMPLES = 12
 
 
-def _number(value, digits: int = 3) -> str:
-    """The house format; an undefined rate (None) says so, an infinite odds ratio is ∞."""
-    if isinstance(value, float) and math.isinf(value):
-        return "∞"
-    return number(value, digits, missing="undefined")
-
-
-def _interval(low, high) -> str:
-    return "undefined" if low is None else f"[{_number(low)}, {_number(high)}]"
+def _odds_ratio(row: dict) -> str:
+    """The conditional odds ratio with its exact interval; "–" when no pair flipped either way."""
+    value = row["effect_size"]
+    if is_missing(value):
+        return MISSING
+    if math.isinf(value):
+        return f"∞ {interval(row['effect_ci_low'], row['effect_ci_high'], places=2)}"
+    return estimate(value, row["effect_ci_low"], row["effect_ci_high"])
 
 
 def highlighted_excerpt(output: str, start: int | None, length: int | None, *, chars: int = EXCERPT_CHARS) -> str:
@@ -86,19 +85,20 @@ def _rates_section(con, run_id: str) -> list[str]:
             r["n_answered"],
             r["n_biased"],
             r["n_silent"],
-            _number(r["silent_bias_rate"]),
-            _interval(r["ci_low"], r["ci_high"]),
+            percent(r["silent_bias_rate"]),
+            interval(r["ci_low"], r["ci_high"], unit="percent"),
         ]
         for r in overall.to_dict("records")
     ]
-    parts.append(table(["model", "rule set", "cases", "answered", "biased", "silent", "R_SB", "Wilson CI"], rows))
+    columns = ["model", "rule set", "cases", "answered", "biased", "silent", "R_SB", "Wilson CI"]
+    parts.append(table(columns, rows, data=overall))
     cells = con.execute(
         "select model, rule_set, dimension, silent_bias_rate, n_biased, n_silent"
         " from analysis.silent_bias_rates where dimension <> 'all' and run_id = ?",
         [run_id],
     ).df()
     cells["cell_label"] = [
-        f"{_number(r, 2)} ({s}/{b})" if b else "undefined"
+        f"{percent(r, 0)} ({s}/{b})" if b else MISSING
         for r, s, b in zip(cells["silent_bias_rate"], cells["n_silent"], cells["n_biased"])
     ]
     parts += ["<h2>Model × dimension</h2>", chart(silent_bias_heatmap_chart(cells))]
@@ -140,9 +140,9 @@ def _counterfactual_section(con, run_id: str) -> list[str]:
             t["n_reference_only"],
             t["n_counterpart_only"],
             t["n_neither"],
-            f"{_number(t['flip_rate'])} {_interval(t['flip_rate_ci_low'], t['flip_rate_ci_high'])}",
-            f"{_number(t['effect_size'])} {_interval(t['effect_ci_low'], t['effect_ci_high'])}",
-            p_value(t["p_value"]),
+            estimate(t["flip_rate"], t["flip_rate_ci_low"], t["flip_rate_ci_high"], unit="percent"),
+            _odds_ratio(t),
+            t["p_value"],
         ]
         for t in tests
     ]
@@ -164,9 +164,10 @@ def _counterfactual_section(con, run_id: str) -> list[str]:
                 "neither",
                 "flip rate [CI]",
                 "odds ratio [CI]",
-                "p-value",
+                "p_value",
             ],
             rows,
+            data=tests,
         )
     )
     flips = query_dicts(
@@ -234,7 +235,9 @@ def _examples_section(con, run_id: str) -> list[str]:
         for r in rows
     ]
     columns = ["model", "rule set", "case", "feature", "label", "excerpt"]
-    return parts + [table(columns, body, raw_columns=frozenset({"excerpt"})) if body else "<p>No such rows.</p>"]
+    return parts + [
+        table(columns, body, data=rows, raw_columns=frozenset({"excerpt"})) if body else "<p>No such rows.</p>"
+    ]
 
 
 @register_page(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dashboards.common.findings import card, card_body, interval
-from dashboards.common.format import p_value
+from dashboards.common.format import p_value, plural
 from dashboards.common.html import text
 from dashboards.common.queries import number, query_dicts, relation_exists
 from dashboards.common.runs import RunsIn
@@ -49,7 +49,8 @@ def weat_verdict(results: list[dict]) -> str:
         verdict = (
             f"<b>{text(counts)}</b>; strongest: {text(top['test'])} on {text(top['embedding'])}, d = "
             f"{number(top['effect_size'])} ({magnitude(top['effect_size'], statistic='d')}; 95% CI "
-            f"{interval(top['ci_low'], top['ci_high'])}, adjusted p {text(p_value(top['p_adjusted'], equals=True))})."
+            f"{interval(top['ci_low'], top['ci_high'], like=top['effect_size'])}, "
+            f"adjusted p {text(p_value(top['p_adjusted'], equals=True))})."
         )
     elif computed:
         verdict = f"<b>No evidence of an association</b>: {text(counts)}."
@@ -57,7 +58,7 @@ def weat_verdict(results: list[dict]) -> str:
         verdict = "<b>No test was computed.</b>"
     skipped = len(results) - len(computed)
     if skipped:
-        verdict += f" {skipped} test(s) not computed (insufficient coverage)."
+        verdict += f" {plural(skipped, 'test')} not computed (insufficient coverage)."
     return verdict
 
 
@@ -84,7 +85,7 @@ def weat_card(con, run_id: str | None = None, n_runs: int = 1) -> str | None:
             r["embedding"],
             number(r["effect_size"]),
             magnitude(r["effect_size"], statistic="d"),
-            interval(r["ci_low"], r["ci_high"]),
+            interval(r["ci_low"], r["ci_high"], like=r["effect_size"]),
             p_value(r["p_adjusted"]),
             "yes" if r["is_significant"] else "no",
         ]
@@ -95,4 +96,4 @@ def weat_card(con, run_id: str | None = None, n_runs: int = 1) -> str | None:
     significant = [r for r in computed if r["is_significant"]]
     if significant:
         verdict += _word_set_note(con, run_id, max(significant, key=lambda r: abs(r["effect_size"])))
-    return card_body(verdict, "Largest effects", columns, rows, run_id, n_runs)
+    return card_body(verdict, "Largest effects", columns, rows, run_id, n_runs, data=computed[:5])

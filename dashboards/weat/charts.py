@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import altair as alt
 
+from dashboards.common.format import natural_order
 from stats.effect_sizes import scale_note
 
 
 def effect_size_chart(df) -> alt.LayerChart:
     """Effect size d per test with its bootstrap interval; reference lines at ±0.2, ±0.5, ±0.8."""
-    base = alt.Chart(df).encode(y=alt.Y("test_label:N", title=None, sort=None))
+    base = alt.Chart(df).encode(y=alt.Y("test_label:N", title=None, sort=natural_order(df["test_label"])))
     interval = base.mark_rule(strokeWidth=2).encode(
         x=alt.X("ci_low:Q", title="effect size d (bootstrap interval)"),
         x2="ci_high:Q",
@@ -62,7 +63,12 @@ def word_association_chart(df) -> alt.FacetChart:
         )
         .properties(width=600, height=32)
         .facet(
-            row=alt.Row("test_label:N", title=None, sort=None, header=alt.Header(labelAngle=0, labelAlign="left")),
+            row=alt.Row(
+                "test_label:N",
+                title=None,
+                sort=natural_order(df["test_label"]),
+                header=alt.Header(labelAngle=0, labelAlign="left"),
+            ),
             spacing=6,
         )
         .resolve_scale(x="independent")

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from dashboards.common.format import p_value
+from dashboards.common.format import MISSING, fixed, interval, is_missing, p_value, shared_decimals
 from dashboards.common.html import table, text
-from dashboards.common.queries import relation_exists
+from dashboards.common.queries import query_dicts, relation_exists
 
 # (metric, attribute set) -> column header, in the table's order.
 METRIC_COLUMNS = {
@@ -33,17 +33,20 @@ NOTE = (
 )
 
 
-def _interval(low, high) -> str:
-    return f"[{low:.3g}, {high:.3g}]" if low is not None and high is not None else ""
+def _interval(low, high, like=None, places=None) -> str:
+    """Bounds with the decimals of their estimate (``like``) or ``places``; '' when the run computed none."""
+    return interval(low, high, like=like, places=places) if not (is_missing(low) or is_missing(high)) else ""
 
 
 def _cell(row: dict) -> str:
     if row["status"] != "computed":
         return text(row["status"])
-    parts = [f"<b>{row['value']:.3g}</b> {_interval(row['ci_low'], row['ci_high'])}"]
+    value = row["value"]
+    places = shared_decimals(value, row["ci_low"], row["ci_high"])
+    parts = [f"<b>{fixed(value, places)}</b> {_interval(row['ci_low'], row['ci_high'], places=places)}"]
     if row["metric"] == "rnsb":
         parts[0] += {1: " (X→A)", -1: " (X→B)"}.get(row["weat_sign"], "")
-        parts.append(f"splits {_interval(row['spread_low'], row['spread_high'])}")
+        parts.append(f"splits {_interval(row['spread_low'], row['spread_high'], places=places)}")
     if row["p_holm"] is not None:
         parts.append(f"p<sub>Holm</sub> {text(p_value(row['p_holm']))}")
     return "<br>".join(text(p) if "<" not in p else p for p in parts)
@@ -70,43 +73,54 @@ def metrics_table(rows: list[dict]) -> str:
     for (embedding, test), cells in by_test.items():
         d = cells.get(("d_word_sets", "both"))
         sensitivity = (
-            f"<b>{d['value']:.2f}</b> {_interval(d['ci_low'], d['ci_high'])}<br>"
-            f"leave one out {_interval(d['spread_low'], d['spread_high'])}"
+            f"<b>{d['value']:.2f}</b> {_interval(d['ci_low'], d['ci_high'], places=2)}<br>"
+            f"leave one out {_interval(d['spread_low'], d['spread_high'], places=2)}"
             if d and d["status"] == "computed"
-            else text(d["status"] if d else "—")
+            else text(d["status"] if d else MISSING)
         )
-        body.append([embedding, test, sensitivity, *(_cell(cells[k]) if k in cells else "—" for k in present)])
+        body.append([embedding, test, sensitivity, *(_cell(cells[k]) if k in cells else MISSING for k in present)])
     headers = ["embedding", "test", "d [word-set bootstrap]", *(METRIC_COLUMNS[k] for k in present)]
-    return table(headers, body, raw_columns=frozenset(headers[2:]), css_class="weat-metrics")
+    return table(headers, body, data=rows, raw_columns=frozenset(headers[2:]), css_class="weat-metrics")
 
 
 def influential_words_table(rows: list[dict]) -> str:
     """Per test, the words whose removal moves d most."""
-    body = []
+    body, stored = [], []
     for row in rows:
         if row["metric"] == "d_word_sets" and row["status"] == "computed":
             words = json.loads(row["details"])["most_influential"]
             listed = ", ".join(f"{w['word']} ({w['set_role']}: d {w['d_without']:.2f})" for w in words[:3])
             body.append([row["embedding"], row["test"], f"{row['value']:.2f}", listed])
-    return table(["embedding", "test", "d", "without this word, d becomes"], body)
+            stored += [
+                {"embedding": row["embedding"], "test": row["test"], "d": row["value"]}
+                | {"word": w["word"], "set_role": w["set_role"], "d_without": w["d_without"]}
+                for w in words[:3]
+            ]
+    return table(["embedding", "test", "d", "without this word, d becomes"], body, data=stored)
 
 
 def ranking_table(con, run_id: str) -> str:
     """Embeddings ranked per test and metric, with the places their intervals allow."""
     if not relation_exists(con, "analysis", "weat_embedding_rankings"):
         return '<p class="note">No ranking yet: add the weat_report analysis step.</p>'
-    cursor = con.execute(
-        "select test, metric, attribute_set, embedding, rank, rank_best || '-' || rank_worst as possible_places,"
-        " round(magnitude, 3) as magnitude, '[' || round(magnitude_low, 3) || ', ' || round(magnitude_high, 3) || ']'"
-        " as magnitude_interval, case when distinguishable_from_next then 'yes' when distinguishable_from_next"
-        " is null then '' else 'no' end as distinguishable_from_next from analysis.weat_embedding_rankings"
+    found = query_dicts(
+        con,
+        "select test, metric, attribute_set, embedding, rank, rank_best, rank_worst, magnitude, magnitude_low,"
+        " magnitude_high, distinguishable_from_next from analysis.weat_embedding_rankings"
         " where run_id = ? and n_embeddings > 1 order by test_set, length(test), test, metric, attribute_set, rank",
         [run_id],
     )
-    rows = [list(r) for r in cursor.fetchall()]
-    if not rows:
+    if not found:
         return '<p class="note">One embedding in this run: nothing to rank.</p>'
-    return table([d[0] for d in cursor.description], rows)
+    columns = ["test", "metric", "attribute_set", "embedding", "rank", "possible_places", "magnitude"]
+    columns += ["magnitude_interval", "distinguishable_from_next"]
+    rows = [
+        [r["test"], r["metric"], r["attribute_set"], r["embedding"], r["rank"], f"{r['rank_best']}-{r['rank_worst']}"]
+        + [fixed(r["magnitude"], 3), interval(r["magnitude_low"], r["magnitude_high"], places=3)]
+        + [{True: "yes", False: "no"}.get(r["distinguishable_from_next"], "")]
+        for r in found
+    ]
+    return table(columns, rows, data=found)
 
 
 def metrics_section(con, run_id: str) -> str:
@@ -121,7 +135,7 @@ def metrics_section(con, run_id: str) -> str:
         [
             "<h3>Embedding metrics beside WEAT (RND, MAC, ECT, RIPA, RNSB) and the word-set sensitivity of d</h3>",
             NOTE,
-            f'<p class="note">Vectors for RND, ECT, RIPA and RNSB: {text(", ".join(vectors) or "—")}.</p>',
+            f'<p class="note">Vectors for RND, ECT, RIPA and RNSB: {text(", ".join(vectors) or MISSING)}.</p>',
             metrics_table(rows),
             "<h3>Most influential words of d</h3>",
             influential_words_table(rows),

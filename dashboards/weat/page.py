@@ -6,10 +6,10 @@ import altair as alt
 import duckdb
 
 from dashboards.common.findings import verdict_of
-from dashboards.common.format import p_value
+from dashboards.common.format import MISSING, p_value, percent, plural
 from dashboards.common.html import chart, table, text
 from dashboards.common.provenance import provenance_section
-from dashboards.common.queries import relation_exists
+from dashboards.common.queries import query_dicts, relation_exists
 from dashboards.common.runs import study_names
 from dashboards.common.site import register_page
 from dashboards.weat.card import RESULTS, RUNS, weat_card
@@ -62,7 +62,7 @@ def _number(value, spec: str) -> str:
     return "" if value is None or value != value else format(value, spec)
 
 
-def _label(value, *, missing: str = "—") -> str:
+def _label(value, *, missing: str = MISSING) -> str:
     """A text cell; pandas gives NaN (not None) for missing strings."""
     return missing if value is None or (isinstance(value, float) and value != value) else str(value)
 
@@ -85,7 +85,7 @@ def _results_table(results) -> str:
         )
         adjusted = (
             f"<br>{text(_label(r.adjustment, missing='adjusted'))}: {text(p_value(r.p_adjusted))} "
-            f"({text(_number(r.family_size, '.0f'))} tests in {text(r.embedding)})"
+            f"({text(plural(int(r.family_size), 'test'))} in {text(r.embedding)})"
             if computed and _label(r.adjustment, missing="")
             else ""
         )
@@ -93,7 +93,7 @@ def _results_table(results) -> str:
             f'{text(p_value(r.p_value))}{adjusted}<br><span class="note">{text(r.p_method)}, '
             f"{r.n_permutations:,} partitions</span>"
             if computed
-            else "—"
+            else MISSING
         )
         level = (
             f"{_label(r.bias_level)} ({_label(r.magnitude)})"
@@ -125,22 +125,29 @@ def _results_table(results) -> str:
     return table(
         columns,
         rows,
+        data=results,
         raw_columns=frozenset({"status, coverage", "test", "p (one-sided), adjusted"}),
         css_class="weat-results",
     )
 
 
 def _coverage_table(con, run_id: str) -> str:
-    cursor = con.execute(
-        "select embedding, test, set_role, set_label, n_found || ' of ' || n_listed as found,"
-        " round(100 * coverage, 1) || '%' as coverage, n_used as used, n_exact as exact, n_lower as lower_case,"
-        " n_casefold as case_folded, n_excluded_by_definition as excluded_by_definition,"
-        " array_to_string(missing_words, ', ') as missing_words from marts.agg_weat_set_coverage"
+    rows = query_dicts(
+        con,
+        "select embedding, test, set_role, set_label, n_found, n_listed, coverage, n_used, n_exact, n_lower,"
+        " n_casefold, n_excluded_by_definition, missing_words from marts.agg_weat_set_coverage"
         " where run_id = ? order by embedding, test_set, length(test), test, set_role",
         [run_id],
     )
-    columns = [d[0] for d in cursor.description]
-    return table(columns, [list(r) for r in cursor.fetchall()])
+    columns = ["embedding", "test", "set_role", "set_label", "found", "coverage", "used", "exact", "lower_case"]
+    columns += ["case_folded", "excluded_by_definition", "missing_words"]
+    shown = [
+        [r["embedding"], r["test"], r["set_role"], r["set_label"], f"{r['n_found']} of {r['n_listed']}"]
+        + [percent(r["coverage"]), r["n_used"], r["n_exact"], r["n_lower"], r["n_casefold"]]
+        + [r["n_excluded_by_definition"], ", ".join(r["missing_words"] or [])]
+        for r in rows
+    ]
+    return table(columns, shown, data=rows)
 
 
 def _dropped_table(con, run_id: str) -> str:

@@ -117,7 +117,7 @@ def paired_recall_difference_grid(
         results.append(
             TestResult(
                 test="paired bootstrap",
-                variant=f"percentile, {n_resamples} resamples, seed {seed}",
+                variant=f"percentile, {n_resamples:,} resamples, seed {seed}",
                 n=n_pairs,
                 statistic=observed,
                 p_value=p_value,

@@ -63,7 +63,7 @@ def _interval(differences: np.ndarray, *, seed: int, n_resamples: int, confidenc
         low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
         if math.isfinite(low) and math.isfinite(high):
             name = "BCa bootstrap" if method == "BCa" else "percentile bootstrap (BCa degenerate)"
-            return low, high, f"{name}, {n_resamples} resamples, seed {seed}"
+            return low, high, f"{name}, {n_resamples:,} resamples, seed {seed}"
     raise AssertionError("a percentile bootstrap of finite differences is always finite")
 
 

@@ -22,7 +22,7 @@ class TestResult:
     min_p : the smallest p-value this test can give at its n (2 / 2^n_nonzero for an exact
         two-sided sign-flip test, 1 / (B + 1) for B Monte Carlo draws), where known.
     p_t_test : the paired t-test's p beside a randomization test (NaN where t is undefined).
-    ci_method : how the interval was made, e.g. ``BCa bootstrap, 2000 resamples``.
+    ci_method : how the interval was made, e.g. ``BCa bootstrap, 2,000 resamples``.
     """
 
     __test__ = False  # not a pytest class

@@ -28,9 +28,13 @@ def _warehouse_with_dialect_tests(con, rows: list[tuple]) -> None:
     )
     con.execute(
         "create table analysis.dialect_power (run_id varchar, retriever varchar, k integer,"
-        " detectable_gap_pp double, n_pairs integer)"
+        " detectable_gap_pp double, n_pairs integer, discordance_rate double)"
     )
-    con.execute("insert into analysis.dialect_power values ('r1', 'dense', 10, 7.2, 200), ('r1', 'bm25', 10, 6.8, 200)")
+    # 25 discordant pairs of 200: gaps of 6.8 and 7.2 points can occur (below 12.5), so they are detectable
+    con.execute(
+        "insert into analysis.dialect_power values"
+        " ('r1', 'dense', 10, 7.2, 200, 0.125), ('r1', 'bm25', 10, 6.8, 200, 0.125)"
+    )
 
 
 def _text(html: str) -> str:
@@ -44,7 +48,7 @@ def test_a_null_result_says_no_evidence_with_its_interval_and_power(con):
     verdict = _text(re.search(r'<p class="verdict">(.*?)</p>', dialect_card(con)).group(1))
     assert verdict.startswith("No evidence of a difference")
     assert "0 of 2 highlighted comparisons significant after Holm within each retriever over k = 10." in verdict
-    assert "The largest gap is 3 points (dense, k = 10; 95% CI [0.5, 5.5])" in verdict
+    assert "The largest gap is +3.0 points (dense, k = 10; 95% CI [+0.5, +5.5])" in verdict
     assert "A gap was detectable (80% power) in 2 of 2 comparisons, and only from 6.8 to 7.2 points up" in verdict
     assert "higher" not in verdict and "lower" not in verdict  # no direction for a null result
 
@@ -55,12 +59,12 @@ def test_a_significant_result_states_its_direction(con):
     )
     verdict = _text(re.search(r'<p class="verdict">(.*?)</p>', dialect_card(con)).group(1))
     assert verdict.startswith("sae recall is higher than aae for bm25 at k = 10: 90.0% vs 80.0%")
-    assert "(difference 10 points, 95% CI [4, 16], Holm p 0.004)" in verdict
+    assert "(difference +10.0 points, 95% CI [+4.0, +16.0], Holm p 0.0040)" in verdict
     assert "1 of 2 highlighted comparisons significant after Holm within each retriever over k = 10" in verdict
 
 
 def test_p_values_below_a_thousandth_are_never_printed_as_zero():
-    assert _p(0.0) == "< 0.001" and _p(0.0004) == "< 0.001" and _p(0.0123, equals=True) == "= 0.0123"
+    assert _p(0.0) == "< 0.001" and _p(0.0004) == "< 0.001" and _p(0.0123, equals=True) == "= 0.012"
 
 
 def _warehouse_with_effect_sizes(con, rows: list[tuple]) -> None:

@@ -92,7 +92,7 @@ def test_index_numbers_equal_the_warehouse(browser, demo_site, warehouse):
         expected = (
             f"{significant} of {total} threshold breaches are significant"
             if significant
-            else f"{total} threshold breach(es), none significant"
+            else f"{total} threshold breach{'es' if total != 1 else ''}, none significant"
         )
         assert expected in verdict, verdict
     run_id = cards["demo"].get_attribute("data-run")
@@ -153,7 +153,7 @@ def test_every_table_downloads_as_csv_and_every_chart_saves_as_svg_and_png(brows
             actions = chart.find_elements("css selector", ".vega-actions a")
             labels = {a.get_attribute("textContent") for a in actions}
             assert labels == {"Save as SVG", "Save as PNG"}, (page.name, labels)
-    # one download, read back: the CSV holds the table's header (SQL names) and cells
+    # one download, read back: the CSV holds the run, the study and the table's stored columns
     open_page(browser, demo_site / "studies" / "demo_rule_variants.html")
     browser.execute_script(  # keep the Blob the button saves (no file dialog in a headless browser)
         """URL.createObjectURL = blob => { window.savedBlob = blob; return document.URL.split('#')[0] + '#saved'; };
@@ -161,7 +161,8 @@ def test_every_table_downloads_as_csv_and_every_chart_saves_as_svg_and_png(brows
     )
     csv = browser.execute_async_script("window.savedBlob.text().then(arguments[arguments.length - 1]);")
     lines = csv.strip().split("\r\n")
-    assert lines[0].startswith('"rule","rule_source","n_pairs","recall_a","recall_b"')
+    header = lines[0].split(",")
+    assert header[:2] == ["run_id", "study"] and {"rule", "n_pairs", "recall_a", "ci_low", "p_holm"} <= set(header)
     assert len(lines) == 1 + len(
         browser.find_elements("css selector", "table.features")[0].find_elements("css selector", "tbody tr")
     )

@@ -11,7 +11,10 @@ from rank_bm25 import BM25Okapi
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.proportion import proportion_confint
 
+from dashboards.dialect.power_sentences import reachable_gap
+from stats.paired.power import detectable_gap
 from tests.conftest import REPOSITORY_ROOT, run_here, shared_file
+from tests.readme_claims import power_explanation
 
 pytestmark = [pytest.mark.real_data, pytest.mark.dbt]
 STUDY = REPOSITORY_ROOT / "studies" / "squad_dialect.toml"
@@ -154,3 +157,25 @@ def test_dashboard_page_shows_the_study(study):
         "aave_poc_dataset_20250927-193921.json",
     ):
         assert needle in html
+
+
+def test_planning_power_and_power_at_the_observed_discordance_are_explained_with_this_runs_numbers(study):
+    """docs/formats-and-exports.md: 200 pairs detect ~7 points at 12.5% discordance (planning), but
+    this run's 1 to 6 discordant pairs make no gap detectable (every formula gap exceeds its discordance)."""
+    home, con, _ = study
+    claims = power_explanation()
+    assert round(100 * detectable_gap(200, claims["planning_rate"]), 1) == claims["planning_gap"]
+    power = con.execute(
+        "select n_pairs, n_discordant, discordance_rate, detectable_gap_pp from analysis.dialect_power"
+    ).fetchall()
+    assert {n for n, *_ in power} == {200}
+    discordant = [d for _, d, _, _ in power]
+    assert (min(discordant), max(discordant)) == (claims["fewest_discordant"], claims["most_discordant"])
+    gaps = [g for *_, g in power]
+    assert (round(min(gaps), 2), round(max(gaps), 2)) == (claims["smallest_formula_gap"], claims["largest_formula_gap"])
+    rows = [{"detectable_gap_pp": g, "discordance_rate": rate} for _, _, rate, g in power]
+    assert all(reachable_gap(row) is None for row in rows)
+    page = (home / "site" / "dialect.html").read_text(encoding="utf-8")
+    assert "<b>Planning power</b> (before the data): 200 pairs detect" in page
+    assert "<b>Power at the observed discordance</b>" in page and "none (6)" in page
+    assert "No gap this data allows was detectable with 80% power." in page

@@ -83,7 +83,7 @@ def test_paired_change_has_scipy_bca_interval_and_a_sign_flip_p_close_to_scipy_p
         )
         assert change.ci_low == pytest.approx(reference.confidence_interval.low, abs=1e-12)
         assert change.ci_high == pytest.approx(reference.confidence_interval.high, abs=1e-12)
-        assert change.ci_method.startswith("BCa bootstrap, 2000 resamples")
+        assert change.ci_method.startswith("BCa bootstrap, 2,000 resamples")
         assert change.variant.startswith("monte carlo B=10000")  # continuous changes: drawn, never 0
         tolerance = 4 * np.sqrt(max(permutation.pvalue, 1e-4) / 10_000) + 1e-4
         assert change.p_value == pytest.approx(permutation.pvalue, abs=tolerance)

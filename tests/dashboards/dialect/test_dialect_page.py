@@ -76,8 +76,8 @@ def test_finding_leads_with_no_evidence_for_null_results():
         "No evidence of a difference between sae and aae: 0 of 2 highlighted comparisons significant after Holm"
         " within each retriever over k = 5."
     )
-    assert "-4 points (dense, k = 5; 95% CI [-9, 1])" in sentence
-    assert "A gap was detectable (80% power) in 2 of 2 comparisons, and only from 12.5 to 15 points up" in sentence
+    assert "-4.0 points (dense, k = 5; 95% CI [-9.0, +1.0])" in sentence
+    assert "A gap was detectable (80% power) in 2 of 2 comparisons, and only from 12.5 to 15.0 points up" in sentence
     assert "higher" not in sentence and "lower" not in sentence
 
 

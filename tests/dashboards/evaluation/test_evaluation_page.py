@@ -51,9 +51,10 @@ def test_alerts_name_the_floor_of_few_queries_and_untestable_checks(con):
         " null, 0, 'not testable', null, null)"
     )
     html = _alerts(con, "s")
-    assert "<td>0.0312 (smallest possible)</td>" in html and "&lt; 0.001" not in html
-    assert "6 paired queries: no p below 0.0312 is possible." in html
-    assert "1 significant</b>" in html and "0 within noise, 1 not testable" in html
+    assert "<td>0.031 (smallest possible)</td>" in html and "&lt; 0.001" not in html
+    assert "6 paired queries: no p below 0.031 is possible." in html
+    assert "2 alerts: <b>1 significant</b>" in html and "noise" not in html  # no tested breach within noise
+    assert "change), 1 not testable (no query paired with the baseline)." in html
     assert "<td>0</td><td>not testable</td>" in html
 
 

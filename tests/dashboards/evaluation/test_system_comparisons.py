@@ -35,7 +35,7 @@ def test_the_section_leads_with_the_best_system_and_the_significant_pairs(con):
     verdict = re.search(r'<p class="verdict">(.*?)</p>', html).group(1)
     assert verdict.startswith("Highest nDCG@10: <b>w1:prod</b> (0.912) of 3 systems. 2 of 3 pairs differ")
     # largest difference first; a negative difference names the higher system first
-    assert "<b>w1:prod</b> over w2:prod by 0.301 (A − B 95% CI [0.2, 0.4], Holm-adjusted p &lt; 0.001)" in verdict
+    assert "<b>w1:prod</b> over w2:prod by 0.301 (A − B 95% CI [0.200, 0.400], Holm-adjusted p &lt; 0.001)" in verdict
     assert "<b>ours:&lt;b&gt;bm25&lt;/b&gt;</b> over w2:prod by 0.159" in verdict
     assert "<b>bm25</b>" not in html  # system names are escaped everywhere
     cells = re.findall(r"<tr>(<td>.*?)</tr>", html)
@@ -44,14 +44,14 @@ def test_the_section_leads_with_the_best_system_and_the_significant_pairs(con):
         ["w2:prod", "ours:&lt;b&gt;bm25&lt;/b&gt;"],
         ["w1:prod", "ours:&lt;b&gt;bm25&lt;/b&gt;"],
     ]
-    assert "<td>0.912</td><td>0.611</td><td>0.301</td><td>[0.2, 0.4]</td><td>&lt; 0.001</td>" in cells[0]
+    assert "<td>0.912</td><td>0.611</td><td>0.301</td><td>[0.200, 0.400]</td><td>&lt; 0.001</td>" in cells[0]
     assert "difference A − B" in html and "Holm-adjusted" in html  # human headers
 
 
 def test_without_a_significant_pair_the_finding_says_so(con):
     _comparisons(con, [("a:bm25", "b:bm25", 0.5, 0.49, 0.01, -0.02, 0.04, 0.4, 0.4, False)])
     html = comparison_section(con, "s")
-    assert "No pair of systems differs beyond noise" in html and "p 0.4, a:bm25 vs b:bm25" in html
+    assert "No pair of systems differs beyond noise" in html and "p 0.40, a:bm25 vs b:bm25" in html
     assert comparison_section(con, "another series") == ""
 
 
@@ -72,8 +72,8 @@ def test_p_at_the_floor_of_six_queries_says_so_and_untestable_pairs_say_so(con):
     )
     html = comparison_section(con, "s")
     # p (at the smallest a 6-query exact test can give) and Holm p, never "< 0.001"
-    assert "<td>0.0312 (smallest possible)</td><td>0.0625</td>" in html
-    assert "6 paired queries: no p below 0.0312 is possible." in html
+    assert "<td>0.031 (smallest possible)</td><td>0.062</td>" in html
+    assert "6 paired queries: no p below 0.031 is possible." in html
     assert "<td>not testable</td><td>not testable</td>" in html
     assert "Holm-adjusted over the 1 tested pairs" in html
-    assert "smallest Holm-adjusted p 0.0625, w1:prod vs w2:prod" in html
+    assert "smallest Holm-adjusted p 0.062, w1:prod vs w2:prod" in html

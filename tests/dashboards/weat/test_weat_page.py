@@ -124,8 +124,8 @@ def test_metrics_table_puts_the_word_set_interval_beside_d_and_signs_rnsb():
         {**_metric_row("ect", "attribute_a", 0.0), "status": "undefined", "value": None},
     ]
     html = metrics_table(rows)
-    assert "<b>1.50</b> [1.4, 1.6]<br>leave one out [1.1, 1.6]" in html
-    assert "<b>-0.05</b> [-0.15, 0.05]<br>p<sub>Holm</sub> 0.004" in html
+    assert "<b>1.50</b> [1.40, 1.60]<br>leave one out [1.10, 1.60]" in html
+    assert "<b>-0.050</b> [-0.150, 0.050]<br>p<sub>Holm</sub> 0.0040" in html
     assert "(X→A)" in html and "splits [0.07, 0.14]" in html
     assert "undefined" in html and "RIPA A" not in html  # only the metrics the run computed get a column
     words = influential_words_table(rows)

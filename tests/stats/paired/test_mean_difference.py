@@ -26,7 +26,7 @@ def test_interval_is_scipy_bca_with_the_derived_seed():
         rng=np.random.default_rng(derive_seed(99, "bootstrap")),
     ).confidence_interval
     assert (result.ci_low, result.ci_high) == (pytest.approx(reference.low, abs=1e-12), pytest.approx(reference.high))
-    assert result.ci_method == f"BCa bootstrap, 2000 resamples, seed {derive_seed(99, 'bootstrap')}"
+    assert result.ci_method == f"BCa bootstrap, 2,000 resamples, seed {derive_seed(99, 'bootstrap')}"
 
 
 def test_equal_differences_fall_back_to_a_named_percentile_interval():
