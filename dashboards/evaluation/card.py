@@ -19,7 +19,7 @@ def _which(significant: list[dict]) -> str:
     """How the card names the first of the significant alerts (sorted by severity, then size): "the most
     severe" only when no other is as severe, else the largest change of the most severe level."""
     if len(significant) == 1:
-        return "the one alert"
+        return "the significant one"
     first, second = (SEVERITY_ORDER.get(a["severity"], 3) for a in significant[:2])
     return "the most severe" if first < second else f"the largest change among the {significant[0]['severity']} ones"
 
