@@ -91,7 +91,11 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("study", help="the study: its config (TOML) or its name")
     export.add_argument("--run", help="the study run (default: the study's latest succeeded run)")
     export.add_argument(
-        "--format", required=True, choices=("csv", "parquet", "latex", "markdown"), dest="export_format"
+        "--format",
+        required=True,
+        choices=("csv", "parquet", "latex", "markdown"),
+        dest="export_format",
+        help="csv/parquet: the stored values; latex/markdown: the page's tables for a paper",
     )
     export.add_argument("--out", default="exports", help="output folder (default: ./exports)")
 

@@ -79,6 +79,14 @@ HELP: dict[str, tuple[str, str, str]] = {
         "biaswh dashboards",
         f"Writes {_SITE} (or --out); open it in a browser, no server needed.",
     ),
+    "export": (
+        "Write every table of a study run's pages as files: csv or parquet hold the stored values"
+        " (one column per number, with run_id and study); latex (booktabs, with tables.tex to"
+        " compile) and markdown hold the page's display with significance marks and the verdict"
+        " policy in each caption.",
+        "biaswh export studies/demo_weat.toml --format latex --out exports/",
+        f"Reads {_HOME}; writes OUT/<study>-<run>/ (default OUT: ./exports), one file per table.",
+    ),
     "run": (
         "Run a study end to end: check its config, ingest its inputs, build, run its compute jobs,"
         " analyse, and write the site. Several studies run in turn in one process.",

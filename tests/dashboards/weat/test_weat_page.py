@@ -126,7 +126,7 @@ def test_metrics_table_puts_the_word_set_interval_beside_d_and_signs_rnsb():
     html = metrics_table(rows)
     assert "<b>1.50</b> [1.40, 1.60]<br>leave one out [1.10, 1.60]" in html
     assert "<b>-0.050</b> [-0.150, 0.050]<br>p<sub>Holm</sub> 0.0040" in html
-    assert "(X→A)" in html and "splits [0.07, 0.14]" in html
+    assert "(X→A)" in html and "splits [0.070, 0.140]" in html
     assert "undefined" in html and "RIPA A" not in html  # only the metrics the run computed get a column
     words = influential_words_table(rows)
     assert "&lt;b&gt;rose&lt;/b&gt; (target_x: d 1.10)" in words and "<b>rose" not in words
