@@ -24,6 +24,11 @@ TABLE_DATA = re.compile(r'<script type="application/json" class="table-data">(.*
 DISPLAY_TEXT = re.compile(r"^(< 0\.001|\[.*\]|-?[\d.,]+%|\+\d+\.\d|–)$")
 
 
+def _pages(site) -> list:
+    """Every page of the site: the index, the type pages, each study's page and each run's page."""
+    return sorted(path for path in site.rglob("*.html") if "vendor" not in path.parts)
+
+
 def _downloads(page) -> list[list[dict]]:
     """Each table's download on ``page`` as rows of dicts."""
     return [list(csv.DictReader(io.StringIO(json.loads(found)))) for found in TABLE_DATA.findall(page.read_text())]
@@ -75,15 +80,15 @@ def test_the_reader_finds_each_break_of_the_policy(tmp_path):
 
 
 def test_every_page_of_the_demo_site_keeps_the_format_policy(demo_site):
-    pages = sorted(demo_site.glob("*.html"))
-    assert len(pages) >= 9  # the index, the runs page, the corpus page and every study page
+    pages = _pages(demo_site)
+    assert len(pages) >= 20  # the index, the runs and corpus pages, the type pages, each study's and run's page
     problems = [finding for page in pages for finding in page_findings(page)]
     assert not problems, "\n".join(problems[:40])
 
 
 def test_every_download_holds_stored_values_with_its_run_and_study(demo_site):
-    for page in sorted(demo_site.glob("*.html")):
-        per_run = page.name not in ("index.html", "runs.html", "corpus.html")
+    for page in _pages(demo_site):
+        per_run = page.parent.name in ("studies", "runs")
         for rows in _downloads(page):
             for row in rows:
                 shown = {column: value for column, value in row.items() if DISPLAY_TEXT.match(value or "")}
@@ -93,11 +98,12 @@ def test_every_download_holds_stored_values_with_its_run_and_study(demo_site):
 
 
 def test_a_downloaded_csv_parses_to_the_stored_numbers_exactly(browser, demo_site, warehouse):
-    open_page(browser, demo_site / "dialect.html")
+    open_page(browser, demo_site / "studies" / "demo.html")
     browser.execute_script(  # keep the Blob the button saves (no file dialog in a headless browser)
-        """URL.createObjectURL = blob => { window.savedBlob = blob; return '#'; };
-        [...document.querySelectorAll('h3')].find(h => h.textContent.startsWith('Paired comparison'))
-          .nextElementSibling.nextElementSibling.nextElementSibling.click();"""
+        """URL.createObjectURL = blob => { window.savedBlob = blob; return document.URL.split('#')[0] + '#saved'; };
+        let e = [...document.querySelectorAll('h3')].find(h => h.textContent.startsWith('Paired comparison'));
+        while (!e.classList.contains('table-box')) e = e.nextElementSibling;
+        e.nextElementSibling.click();"""
     )
     saved = browser.execute_async_script("window.savedBlob.text().then(arguments[arguments.length - 1]);")
     rows = list(csv.DictReader(io.StringIO(saved)))
@@ -117,7 +123,7 @@ def test_a_downloaded_csv_parses_to_the_stored_numbers_exactly(browser, demo_sit
 
 
 def test_no_page_scrolls_sideways_and_no_chart_leaves_the_text_column(browser, demo_site):
-    for page in sorted(demo_site.glob("*.html")):
+    for page in _pages(demo_site):
         open_page(browser, page, charts=True)
         width = browser.execute_script(
             """const body = document.body.getBoundingClientRect();
