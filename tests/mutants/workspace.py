@@ -26,7 +26,7 @@ REPOSITORY = Path(__file__).resolve().parents[2]
 WORKSPACES = REPOSITORY / ".mutants"
 # What a guard test may read besides the packages: pytest's settings come from the generated file.
 ALWAYS_LINKED = ("tests",)
-TEST_FINGERPRINT = "tests.sha256"
+TEST_FINGERPRINT = "guard-tests.json"
 
 
 def workspace_for(module: str) -> Path:
@@ -109,16 +109,17 @@ def _mutmut(folder: Path, names: list[str], log) -> int:
 def run(module: str, tests: list[str]) -> int:
     """Run mutmut on ``module`` with one worker; mutants it already judged are not run again.
 
-    When the guard tests changed since the last run, mutmut maps tests to functions afresh and
-    every mutant that was not killed is run again (mutmut itself keeps a cached verdict).
-    Returns mutmut's exit status; its output goes to ``mutmut.log`` in the workspace.
+    mutmut judges every mutant afresh when the list of guard tests changed, but keeps its
+    verdicts when only their code did: then the tests are mapped to functions afresh and every
+    mutant not killed is run again. Returns mutmut's exit status; its output goes to
+    ``mutmut.log`` in the workspace.
     """
     folder = prepare(module, tests)
-    fingerprint_file = folder / TEST_FINGERPRINT
-    fingerprint = tests_fingerprint(tests)
-    tests_changed = fingerprint_file.exists() and fingerprint_file.read_text() != fingerprint
+    record = folder / TEST_FINGERPRINT
+    fingerprint = {"tests": list(tests), "sha256": tests_fingerprint(tests)}
+    previous = json.loads(record.read_text()) if record.exists() else None
     again: list[str] = []
-    if tests_changed:
+    if previous and previous["tests"] == fingerprint["tests"] and previous["sha256"] != fingerprint["sha256"]:
         (folder / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
         again = [name for name, status in module_results(folder, module).items() if status in NOT_KILLED]
     with open(folder / "mutmut.log", "w", encoding="utf-8") as log:
@@ -126,7 +127,7 @@ def run(module: str, tests: list[str]) -> int:
         if status == 0 and again:
             status = _mutmut(folder, again, log)
     if status == 0:
-        fingerprint_file.write_text(fingerprint)
+        record.write_text(json.dumps(fingerprint))
     return status
 
 

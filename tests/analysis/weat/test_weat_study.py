@@ -6,7 +6,7 @@ import duckdb
 import pytest
 import yaml
 
-from tests.conftest import DEMO_DATA, run_cli, run_study_printed
+from tests.conftest import DEMO_DATA, copy_warehouse, run_cli, run_study_printed
 from tests.fingerprints import raw_fingerprint
 from warehouse.settings import HOME_VARIABLE
 
@@ -188,3 +188,44 @@ def test_every_test_gets_each_metric_row_with_coverage_and_holm(con):
     d = by_key[("weat1", "d_word_sets", "both")]
     weat1_d = con.execute("select effect_size from marts.fct_weat_results where test = 'weat1'").fetchone()[0]
     assert d[4] == pytest.approx(weat1_d, abs=1e-9) and d[5] < d[4] < d[6] + 1e-9
+
+
+def _copy_as_a_later_run(con, run_id: str, later: str) -> None:
+    """Every row of ``run_id`` again as run ``later``, an hour later, with each d raised by 0.5."""
+    tables = con.execute(
+        "select table_schema, table_name from information_schema.columns c"
+        " join information_schema.tables t using (table_catalog, table_schema, table_name)"
+        " where column_name = 'run_id' and table_type = 'BASE TABLE' and table_schema in ('marts', 'analysis')"
+        " or (table_schema, table_name) = ('raw', 'runs')"
+    ).fetchall()
+    for schema, table in set(tables):
+        con.execute(
+            f"insert into {schema}.{table} select * replace (? as run_id) from {schema}.{table} where run_id = ?",
+            [later, run_id],
+        )
+    con.execute("update raw.runs set started_at = started_at + interval 1 hour where run_id = ?", [later])
+    con.execute("update marts.fct_weat_results set effect_size = effect_size + 0.5 where run_id = ?", [later])
+
+
+def test_a_runs_page_shows_that_run_when_a_later_run_exists(study, tmp_path):
+    from dashboards.weat.page import render
+
+    home = copy_warehouse(study["home"], tmp_path / "home")
+    with duckdb.connect(str(home / "warehouse.duckdb")) as con:
+        run_id, d = con.execute(
+            "select run_id, effect_size from marts.fct_weat_results where test = 'weat1'"
+        ).fetchone()
+        _copy_as_a_later_run(con, run_id, "later-run")
+        latest, earlier = render(con), render(con, run_id)
+    assert "Run <code>later-run</code>" in latest and f"{d + 0.5:.2f} [" in latest
+    assert f"Run <code>{run_id}</code>" in earlier and f"{d:.2f} [" in earlier
+    assert "later-run" not in earlier and f"{d + 0.5:.2f} [" not in earlier
+
+
+def test_the_page_prints_each_sets_coverage_in_percent(study, con):
+    page = (study["home"] / "site" / "weat.html").read_text(encoding="utf-8")
+    shares = con.execute("select distinct coverage from marts.agg_weat_set_coverage").fetchall()
+    assert {1.0} < {share for (share,) in shares}  # full coverage and at least one set with words missing
+    for (share,) in shares:
+        assert f"<td>{round(100 * share, 1)}%</td>" in page
+    assert "<br>100% of words found" in page

@@ -179,3 +179,31 @@ def test_a_per_attribute_metric_tells_a_planted_a_from_a_planted_b(seed):
     value = {(o.metric, o.attribute_set): o.result.value for o in outcomes}
     assert value["rnd", "attribute_a"] < 0 < value["rnd", "attribute_b"]
     assert value["ripa", "attribute_b"] < 0 < value["ripa", "attribute_a"]
+
+
+def test_ect_on_raw_vectors_ranks_raw_cosines_and_reports_what_it_computed(planted):
+    x, y, a = (planted[r] for r in ("target_x", "target_y", "attribute_a"))
+    a = a * np.linspace(0.5, 3.0, len(a))[:, None]  # attribute words of very different lengths
+
+    def cosines(group):
+        mean = group.mean(axis=0)
+        return a @ mean / (np.linalg.norm(a, axis=1) * np.linalg.norm(mean))
+
+    reference = stats.spearmanr(cosines(x), cosines(y))
+    result = embedding_coherence(x, y, a, attribute_set="attribute_b", seed=1, vectors="raw", settings=QUICK)
+    assert result.value == pytest.approx(reference.statistic, abs=1e-12)
+    assert result.details == {"spearman_p_rho_zero": pytest.approx(reference.pvalue, abs=1e-12)}
+    assert (result.metric, result.attribute_set, result.vectors, result.weat_sign) == ("ect", "attribute_b", "raw", 0)
+    assert result.direction == "no direction (rank coherence; 1 = no bias)" and "Spearman rho" in result.convention
+    assert (result.n_target_x, result.n_target_y, result.n_attributes) == (len(x), len(y), len(a))
+    assert result.group_x_value is None and result.ci_low <= result.value <= result.ci_high
+
+
+def test_ect_needs_three_attribute_words_and_a_rankable_set(planted):
+    x, y, a = (planted[r] for r in ("target_x", "target_y", "attribute_a"))
+    assert embedding_coherence(x, y, a[:3], attribute_set="attribute_a", seed=1, settings=TINY).n_attributes == 3
+    with pytest.raises(ValueError, match="ECT needs at least 3 attribute words to rank, got 2"):
+        embedding_coherence(x, y, a[:2], attribute_set="attribute_a", seed=1, settings=TINY)
+    # Identical attribute words: every cosine ties, rho is 0/0.
+    with pytest.raises(ValueError, match="the statistic is undefined"):
+        embedding_coherence(x, y, np.repeat(a[:1], 4, axis=0), attribute_set="attribute_a", seed=1, settings=TINY)
