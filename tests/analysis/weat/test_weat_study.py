@@ -208,6 +208,7 @@ def _copy_as_a_later_run(con, run_id: str, later: str) -> None:
 
 
 def test_a_runs_page_shows_that_run_when_a_later_run_exists(study, tmp_path):
+    # The WEAT page's render(con, run_id) draws each run's page (dashboards/common/study_pages.py).
     from dashboards.weat.page import render
 
     home = copy_warehouse(study["home"], tmp_path / "home")
@@ -223,7 +224,7 @@ def test_a_runs_page_shows_that_run_when_a_later_run_exists(study, tmp_path):
 
 
 def test_the_page_prints_each_sets_coverage_in_percent(study, con):
-    page = (study["home"] / "site" / "weat.html").read_text(encoding="utf-8")
+    page = (study["home"] / "site" / "studies" / "weat_test.html").read_text(encoding="utf-8")
     shares = con.execute("select distinct coverage from marts.agg_weat_set_coverage").fetchall()
     assert {1.0} < {share for (share,) in shares}  # full coverage and at least one set with words missing
     for (share,) in shares:
