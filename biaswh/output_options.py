@@ -39,6 +39,7 @@ OUTPUT_OPTIONS = (
     OutputOption(("variants", "llm"), "report"),
     OutputOption(("generate",), "out"),
     OutputOption(("dashboards",), "out", folder=True),
+    OutputOption(("export",), "out", folder=True),
 )
 # The argparse dests naming the subcommand at each depth.
 _SUBCOMMAND_DESTS = ("command", "trec_command", "variants_command")

@@ -92,11 +92,13 @@ def dashboards(out: str | None = None) -> Path:
 def export(study: str, *, run_id: str | None, output_format: str, out: str):
     """``biaswh export``: a study run's page tables as files (:mod:`dashboards.common.export`)."""
     from dashboards.common.export import export_study
+    from warehouse.output_files import checked_output
 
+    out_dir = checked_output(out, option="export --out", folder=True)
     name = load_study(study, check_steps=False).name if study.endswith(".toml") else study
     load_plugins()
     with open_warehouse(read_only=True) as con:
-        return export_study(con, name, run_id=run_id, output_format=output_format, out=Path(out).resolve())
+        return export_study(con, name, run_id=run_id, output_format=output_format, out=out_dir)
 
 
 def _ingest_step(con, study, step: dict):

@@ -24,6 +24,7 @@ from dashboards.common.site import PAGES, RUN_LISTS
 from dashboards.common.table_formats import latex_table, markdown_table
 from stats.multiple_comparisons import ADJUSTMENT_NAMES, verdict_policy
 from warehouse.errors import UserError
+from warehouse.output_files import name_in_folder, replacing, write_text_atomically
 
 ExportFormat = Literal["csv", "parquet", "latex", "markdown"]
 FORMATS: tuple[str, ...] = ("csv", "parquet", "latex", "markdown")
@@ -109,6 +110,14 @@ def _captions(body: str, payloads: list[str]) -> list[str]:
     return captions
 
 
+def _text(output_format: str, table, caption: str, policy: dict, stem: str) -> str:
+    if output_format == "csv":
+        return csv_text(table.data)
+    if output_format == "latex":
+        return latex_table(table, caption=caption, policy=policy, label=stem)
+    return markdown_table(table, caption=caption, policy=policy)
+
+
 def _parquet(frame, path: Path) -> None:
     """``frame`` as Parquet; a text column that mixes numbers and words (a display fallback) as text."""
     mixed = [c for c in frame.columns if frame[c].dtype == object and frame[c].map(type).nunique() > 1]
@@ -127,7 +136,7 @@ def export_study(
     if not pages:
         raise UserError(f"run {run_id} of study {study!r} has no page with results: nothing to export")
     policy = policy_of_run(con, run_id)
-    folder = out / f"{_slug(study)}-{run_id[:12]}"
+    folder = name_in_folder(out, f"{_slug(study)}-{run_id[:12]}", what="the export folder")
     folder.mkdir(parents=True, exist_ok=True)
     files: list[Path] = []
     for page_file in pages:
@@ -137,18 +146,15 @@ def export_study(
             body = render(con, run_id)
         for number, (table, heading) in enumerate(zip(tables, _captions(body, [t.payload for t in tables])), start=1):
             stem = f"{Path(page_file).stem}-{number:02d}-{_slug(heading)}"
-            path = folder / f"{stem}.{EXTENSIONS[output_format]}"
+            path = name_in_folder(folder, f"{stem}.{EXTENSIONS[output_format]}", what="an exported table")
             caption = f"{title}: {heading}. Study {study}, run {run_id[:12]}." if heading else f"{title}."
-            if output_format == "csv":
-                path.write_text(csv_text(table.data), encoding="utf-8", newline="")
-            elif output_format == "parquet":
-                _parquet(table.data, path)
-            elif output_format == "latex":
-                path.write_text(latex_table(table, caption=caption, policy=policy, label=stem), encoding="utf-8")
+            if output_format == "parquet":
+                with replacing(path) as temporary:  # the output guard's atomic write
+                    _parquet(table.data, temporary)
             else:
-                path.write_text(markdown_table(table, caption=caption, policy=policy), encoding="utf-8")
+                write_text_atomically(path, _text(output_format, table, caption, policy, stem))
             files.append(path)
     if output_format == "latex":
         inputs = "\n".join(rf"\input{{{path.stem}}}" + "\n\\clearpage" for path in files)
-        (folder / "tables.tex").write_text(LATEX_DOCUMENT % inputs, encoding="utf-8")
+        write_text_atomically(folder / "tables.tex", LATEX_DOCUMENT % inputs)
     return Export(run_id, study, folder, files)

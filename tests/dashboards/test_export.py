@@ -115,3 +115,16 @@ def test_an_unknown_study_or_run_is_one_line_with_exit_code_2(demo_site, tmp_pat
     assert completed.stderr.strip() == (
         "biaswh: error: study 'no_such_study' has no succeeded run in this warehouse: `biaswh run` it first"
     )
+
+
+def test_an_export_into_the_warehouse_folder_is_refused_by_the_output_guard(demo_site):
+    home = demo_site.parent
+    completed = run_here(
+        "export", "demo_weat", "--format", "csv", "--out", str(home / "tables"), home=home, check=False
+    )
+    assert (
+        completed.returncode == 2
+        and "export --out" in completed.stderr
+        and "inside the warehouse folder" in completed.stderr
+    )
+    assert not (home / "tables").exists()

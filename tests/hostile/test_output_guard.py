@@ -43,6 +43,7 @@ COMMAND_LINES = {
     "variants llm --report": ["variants", "llm", "--squad", SQUAD, *ENDPOINT, *CACHE, "--report", "{target}"],
     "generate --out": ["generate", VIGNETTES, *ENDPOINT, "--limit", "1", "--out", "{target}"],
     "dashboards --out": ["dashboards", "--out", "{target}"],
+    "export --out": ["export", "any_study", "--format", "csv", "--out", "{target}"],
 }
 SPELLINGS = {
     "plain path": lambda home, here: str(home / "warehouse.duckdb"),
