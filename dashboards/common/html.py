@@ -204,9 +204,12 @@ def chart(spec: alt.TopLevelMixin, *, name: str = "chart") -> str:
 CSV_SCRIPT = """<script>
 document.querySelectorAll('.table-box').forEach(function (box, i) {
   var table = box.querySelector('table'); if (!table) return;
-  // a short value ("< 0.001", "[0.37, 0.38]", a date) never wraps inside itself
+  // a short value ("< 0.001", "[0.37, 0.38]") or one word (a system, an id) never wraps inside itself
   table.querySelectorAll('td').forEach(function (td) {
-    if (td.children.length === 0 && td.textContent.length <= 14) td.classList.add('short');
+    var value = td.textContent.trim();
+    if (td.children.length === 0 && (value.length <= 14 || (value.length <= 40 && !/\\s/.test(value)))) {
+      td.classList.add('short');
+    }
   });
   var button = document.createElement('button'); button.type = 'button'; button.className = 'csv';
   button.textContent = 'Download CSV';
