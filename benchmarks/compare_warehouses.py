@@ -4,7 +4,7 @@ For a refactor that must not change results: build the same studies into two hom
 the code before and one after, then compare. Every ``marts.*`` and ``analysis.*`` table is
 hashed over its rows in sorted order, leaving out what differs between any two builds (run
 ids, timestamps, paths, durations, run fingerprints, latencies), floats to 12 digits and then
-within 1e-9: the rules of :mod:`analysis.common.run_comparison`, which ``biaswh diff`` applies
+within 1e-9: the rules of :mod:`analysis.common.result_rows`, which ``biaswh diff`` applies
 to two runs of one warehouse. A mart renamed in between
 (:data:`warehouse.renamed_marts.RENAMED_MARTS`) is compared under its new name. Not a speed
 measurement: not in ``make bench``. Exit code 1 when any table differs.
@@ -17,8 +17,7 @@ import sys
 
 import duckdb
 
-from analysis.common.run_comparison import TOLERANCE, cell_text, result_tables, rows_close, table_columns
-from analysis.common.run_comparison import kept_column as _kept
+from analysis.common.result_rows import TOLERANCE, cell_text, kept_column, result_tables, rows_close, table_columns
 from warehouse.renamed_marts import RENAMED_MARTS
 
 
@@ -40,7 +39,7 @@ def _digest(rows: list[str]) -> str:
 def _table_rows(con, schema: str, table: str, labels: dict[str, str]) -> tuple[bool, list[tuple[str, tuple]]]:
     """(whether it has runs, [(run label or "", kept cells)]) of one table; no kept column: no rows."""
     columns = table_columns(con, schema, table)
-    kept = [f'"{name}"' for name, data_type in columns if _kept(name, data_type)]
+    kept = [f'"{name}"' for name, data_type in columns if kept_column(name, data_type)]
     has_runs = "run_id" in {name for name, _ in columns}
     if not kept:
         return has_runs, []

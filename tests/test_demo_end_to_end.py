@@ -73,14 +73,20 @@ def test_rerunning_the_demo_through_the_command_adds_no_duplicates(demo, tmp_pat
     assert index == home / "site" / "index.html" and index.exists()
     assert run_main(count, capsys)[1] == before
 
-    # the two runs of one config: identical on every stored row, and the study's page says so
+    # the two runs of one config: identical on every stored row, and the study's page says so (a
+    # first run reused from an earlier build of the code differs in its code version only)
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as reader:
-        query = "select run_id from raw.runs where kind = 'study' order by started_at"
-        first, second = (run_id for (run_id,) in reader.execute(query).fetchall())
+        query = "select run_id, code_version from raw.runs where kind = 'study' order by started_at"
+        (first, version_a), (second, version_b) = reader.execute(query).fetchall()
     code, out, error = run_main(["diff", first, second[:12]], capsys)
-    assert (code, out, error) == (0, "identical\n", "")
     page = (home / "site" / "studies" / "demo.html").read_text(encoding="utf-8")
-    assert f'Identical to the earlier run <a href="runs/{first}.html"><code>{first[:12]}</code></a>' in page
+    earlier = f'the earlier run <a href="runs/{first}.html"><code>{first[:12]}</code></a>'
+    if version_a == version_b:
+        assert (code, out, error) == (0, "identical\n", "")
+        assert f"Identical to {earlier}: the same config, inputs and code" in page
+    else:
+        assert (code, out, error) == (0, f"code: code version {version_a[:12]} vs {version_b[:12]}\n", "")
+        assert f"Changed since {earlier} (A: that run, B: this one). Its results are the same" in page
     assert f"Study run <code>{second}</code>" in page
     code, _, error = run_main(["diff", first, "no-such-run"], capsys)
     assert_refused(code, error, ["'no-such-run'", "no run"])

@@ -1,14 +1,10 @@
 """Did two runs give the same results? Checked on the stored rows, never assumed from their inputs.
 
-One set of rules serves ``biaswh diff RUN_A RUN_B``, the study pages' "identical to run X"
-sentence and ``benchmarks/compare_warehouses.py`` (two warehouses, table by table):
-
-- every base table of ``marts`` and ``analysis`` takes part; a run's rows are those whose
-  ``run_id`` (or ``series_run_id``, an evaluation series) is the run or one of its evaluation runs;
-- what differs between any two runs of one config is left out: run ids, timestamps, paths,
-  durations, run fingerprints, measured latencies (:func:`kept_column`);
-- floats are equal to :data:`DIGITS` significant digits, or else within :data:`TOLERANCE`
-  (DuckDB sums in parallel, so a mean's last bits follow the order its threads finished in).
+:func:`compare_runs` lists what differs between two runs of one warehouse, one
+:class:`Difference` per group: the study, the config (stored parameters), the inputs (version
+and sha256), the code, then each result table whose rows differ by the rules of
+:mod:`analysis.common.result_rows` (shared with ``benchmarks/compare_warehouses.py``).
+``biaswh diff`` prints it; each run's page says it about the study's run before.
 
 An ANN index (``[retrieval.ann]``) is trained unseeded: it is built once per warehouse and
 reused, so two runs in one warehouse agree, but runs in two fresh warehouses differ in its rows.
@@ -17,99 +13,11 @@ reused, so two runs in one warehouse agree, but runs in two fresh warehouses dif
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 
 import duckdb
 
-_VOLATILE = {"run", "runs", "inputs", "parameters", "sources", "source_files", "fingerprint"}
-_VOLATILE |= {"duration_seconds", "elapsed_seconds", "stage_seconds"}
-DIGITS = 12
-TOLERANCE = 1e-9  # relative, and absolute near zero
-# The columns that say which study run a row belongs to (an evaluation series' rows carry both).
-RUN_COLUMNS = ("run_id", "series_run_id")
-# Interval bounds: a number of the later run outside the earlier run's interval is named as such.
-BOUNDS = ("ci_low", "ci_high")
-
-
-def kept_column(column: str, data_type: str) -> bool:
-    """Whether a column takes part: not a run id, time, path, or a measured latency (wall clock)."""
-    volatile = "run_id" in column or column.endswith("_at") or "path" in column or column in _VOLATILE
-    return not (volatile or "latency" in column or "TIMESTAMP" in data_type.upper())
-
-
-def cell_text(value) -> str:
-    """A value as compared: floats to :data:`DIGITS` significant digits, anything else by ``repr``."""
-    return f"{value:.{DIGITS}g}" if isinstance(value, float) else repr(value)
-
-
-def values_close(x, y) -> bool:
-    """Equal, or two floats within :data:`TOLERANCE` (NaN equals NaN: both runs found no value)."""
-    if isinstance(x, float) and isinstance(y, float):
-        return math.isclose(x, y, rel_tol=TOLERANCE, abs_tol=TOLERANCE) or (math.isnan(x) and math.isnan(y))
-    return x == y
-
-
-def rows_close(a: tuple, b: tuple) -> bool:
-    """Two rows of kept cells agree cell by cell (:func:`values_close`)."""
-    return len(a) == len(b) and all(values_close(x, y) for x, y in zip(a, b))
-
-
-def result_tables(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
-    """(schema, table) of every base table in ``analysis`` and ``marts``, sorted."""
-    return con.execute(
-        "select table_schema, table_name from information_schema.tables"
-        " where table_schema in ('analysis', 'marts') and table_type = 'BASE TABLE' order by all"
-    ).fetchall()
-
-
-def table_columns(con: duckdb.DuckDBPyConnection, schema: str, table: str) -> list[tuple[str, str]]:
-    """(name, type) of a table's columns in order."""
-    return con.execute(
-        "select column_name, data_type from information_schema.columns"
-        " where table_schema = ? and table_name = ? order by ordinal_position",
-        [schema, table],
-    ).fetchall()
-
-
-def _sort_key(row: tuple) -> tuple:
-    # coarse digits: two rows equal within the tolerance sort alike in both runs
-    return tuple(f"{v:.6g}" if isinstance(v, float) else repr(v) for v in row)
-
-
-@dataclass(frozen=True)
-class RunRows:
-    """One run's kept rows of one table, sorted, with the kept columns' names."""
-
-    columns: tuple[str, ...]
-    rows: tuple[tuple, ...]
-
-
-def _family(con: duckdb.DuckDBPyConnection, run_id: str) -> list[str]:
-    """The run and the evaluation runs of its series (their rows belong to the study run)."""
-    children = con.execute(
-        "select run_id from marts.dim_runs where parameters ->> 'series_run_id' = ?", [run_id]
-    ).fetchall()
-    return [run_id, *(child for (child,) in children)]
-
-
-def run_rows(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, RunRows]:
-    """``schema.table`` -> the run's kept rows, for every run-keyed table holding any."""
-    family = _family(con, run_id)
-    found = {}
-    for schema, table in result_tables(con):
-        columns = table_columns(con, schema, table)
-        names = {name for name, _ in columns}
-        keys = [c for c in RUN_COLUMNS if c in names]
-        kept = [name for name, data_type in columns if kept_column(name, data_type)]
-        if not keys or not kept:
-            continue
-        where = " or ".join(f'list_contains(?, "{key}")' for key in keys)
-        selected = ", ".join(f'"{name}"' for name in kept)
-        rows = con.execute(f'select {selected} from {schema}."{table}" where {where}', [family] * len(keys)).fetchall()
-        if rows:
-            found[f"{schema}.{table}"] = RunRows(tuple(kept), tuple(sorted(rows, key=_sort_key)))
-    return found
+from analysis.common.result_rows import row_counts, run_keyed_tables, table_difference
 
 
 @dataclass(frozen=True)
@@ -174,53 +82,12 @@ def _shown(inputs: set[tuple]) -> str:
     return ", ".join(f"{d} {n} v{v}" + (f" sha256 {s[:12]}" if s else "") for d, n, v, s in found) or "none"
 
 
-def _table_difference(name: str, a: RunRows | None, b: RunRows | None) -> Difference | None:
-    if a is None or b is None:
-        held = a or b
-        return Difference(name, f"rows only in run {'A' if b is None else 'B'} ({len(held.rows):,})")
-    if a.columns != b.columns:
-        return Difference(name, "the table's columns changed between the runs")
-    if len(a.rows) == len(b.rows) and all(rows_close(x, y) for x, y in zip(a.rows, b.rows)):
-        return None
-    numeric = [i for i, column in enumerate(a.columns) if any(isinstance(r[i], float) for r in a.rows + b.rows)]
-    key = [i for i in range(len(a.columns)) if i not in numeric]
-    by_key_a = {tuple(r[i] for i in key): r for r in a.rows}
-    by_key_b = {tuple(r[i] for i in key): r for r in b.rows}
-    matched = [k for k in by_key_a if k in by_key_b]
-    changed_columns: set[str] = set()
-    beyond = 0
-    bounds = [a.columns.index(c) for c in BOUNDS if c in a.columns]
-    for k in matched:
-        ra, rb = by_key_a[k], by_key_b[k]
-        moved = [i for i in numeric if not values_close(ra[i], rb[i])]
-        changed_columns |= {a.columns[i] for i in moved}
-        if len(bounds) == 2 and None not in (ra[bounds[0]], ra[bounds[1]]):
-            low, high = ra[bounds[0]], ra[bounds[1]]
-            beyond += any(
-                rb[i] is not None and ra[i] is not None and low <= ra[i] <= high and not low <= rb[i] <= high
-                for i in moved
-                if i not in bounds
-            )
-    only = len(by_key_a) - len(matched), len(by_key_b) - len(matched)
-    parts = [f"{len(a.rows):,} vs {len(b.rows):,} rows"]
-    if only != (0, 0):
-        parts.append(f"{only[0]:,} only in A, {only[1]:,} only in B")
-    if changed_columns:
-        parts.append("changed " + ", ".join(sorted(changed_columns)))
-    if beyond:
-        parts.append(f"{beyond:,} outside run A's interval")
-    return Difference(name, "; ".join(parts))
-
-
-def compare_runs(
-    con: duckdb.DuckDBPyConnection, run_a: str, run_b: str, *, rows: tuple[dict, dict] | None = None
-) -> list[Difference]:
+def compare_runs(con: duckdb.DuckDBPyConnection, run_a: str, run_b: str) -> list[Difference]:
     """What differs between two runs, one :class:`Difference` per group ([] when identical).
 
     Groups, in order: ``study`` (name), ``config`` (the stored parameters that differ, dotted keys),
     ``inputs`` (dataset, name, version, sha256), ``code`` (code version, package versions), then
-    each run-keyed table whose rows differ. ``rows``: the two runs' :func:`run_rows`, when read
-    already. Raises ``KeyError`` naming a run not in ``marts.dim_runs``.
+    each run-keyed table whose rows differ. Raises ``KeyError`` naming a run not in ``marts.dim_runs``.
     """
     runs = {}
     for run_id in (run_a, run_b):
@@ -247,11 +114,15 @@ def compare_runs(
     code += [f"{p} {packages_a.get(p)} vs {packages_b.get(p)}" for p in _changed_keys(packages_a, packages_b)]
     if code:
         found.append(Difference("code", ", ".join(code)))
-    rows_a, rows_b = rows or (run_rows(con, run_a), run_rows(con, run_b))
-    for name in sorted(set(rows_a) | set(rows_b)):
-        difference = _table_difference(name, rows_a.get(name), rows_b.get(name))
-        if difference is not None:
-            found.append(difference)
+    tables = run_keyed_tables(con)
+    counts_a, counts_b = row_counts(con, run_a, tables), row_counts(con, run_b, tables)
+    for table in tables:
+        counts = counts_a.get(table.name, 0), counts_b.get(table.name, 0)
+        if counts == (0, 0):
+            continue
+        detail = table_difference(con, table, run_a, run_b, counts)
+        if detail is not None:
+            found.append(Difference(table.name, detail))
     return found
 
 

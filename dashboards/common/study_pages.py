@@ -18,7 +18,8 @@ from typing import Callable
 
 import duckdb
 
-from analysis.common.run_comparison import Difference, compare_runs, results_identical, run_rows
+from analysis.common.result_rows import counted, row_counts, run_keyed_tables
+from analysis.common.run_comparison import Difference, compare_runs, results_identical
 from dashboards.common.addresses import depth_of, run_file, study_file
 from dashboards.common.downloads import download_context, run_context
 from dashboards.common.format import timestamp
@@ -91,10 +92,9 @@ def comparison(con: duckdb.DuckDBPyConnection, run_id: str, previous: str | None
     if previous is None:
         return '<p class="comparison">The first succeeded run of this study in this warehouse.</p>'
     earlier = f'<a href="{text(run_file(previous))}"><code>{text(previous[:12])}</code></a>'
-    tables = run_rows(con, run_id)
-    differences = compare_runs(con, previous, run_id, rows=(run_rows(con, previous), tables))
-    rows = sum(len(found.rows) for found in tables.values())
-    checked = f"{len(tables):,} result tables, {rows:,} stored rows compared"
+    differences = compare_runs(con, previous, run_id)
+    counts = row_counts(con, run_id, run_keyed_tables(con))
+    checked = f"{counted(len(counts), 'result table')}, {counted(sum(counts.values()), 'stored row')} compared"
     if not differences:
         return (
             f'<p class="comparison">Identical to the earlier run {earlier}: the same config, inputs and code, '

@@ -7,6 +7,7 @@ import json
 import duckdb
 import pytest
 
+from analysis.common import result_rows
 from analysis.common.run_comparison import compare_runs
 from tests.conftest import assert_refused, run_main
 from warehouse.settings import HOME_VARIABLE
@@ -74,8 +75,19 @@ def test_a_changed_run_names_its_config_key_input_and_the_estimate_beyond_its_in
     assert lines == [
         "config: seed",
         "inputs: A read pairs p v1 sha256 aaaa; B read pairs p v2 sha256 bbbb",
-        "analysis.gaps: 2 vs 2 rows; changed ci_high, ci_low, delta; 1 outside run A's interval",
+        "analysis.gaps: 2 vs 2 rows; changed ci_high, ci_low, delta; 1 estimate outside run A's interval",
     ]
+
+
+def test_a_table_too_large_to_read_is_compared_by_its_counts_and_rows_of_one_run_are_named(warehouse, monkeypatch):
+    _, file = warehouse
+    monkeypatch.setattr(result_rows, "MOST_ROWS_READ", 0)
+    with duckdb.connect(file) as con:
+        assert compare_runs(con, "a", "b") == []  # equal at 12 digits: nothing read
+        assert compare_runs(con, "a", "c")[-1].line() == "analysis.gaps: 2 vs 2 rows; 1 row of A and 1 of B differ"
+        con.execute("create table marts.hits (run_id varchar, rank integer)")
+        con.execute("insert into marts.hits values ('a', 1), ('a', 2)")
+        assert compare_runs(con, "a", "b")[-1].line() == "marts.hits: 2 rows, only in run A"
 
 
 def test_biaswh_diff_prints_one_line_per_group_or_identical_and_refuses_an_unknown_run(warehouse, capsys, monkeypatch):
