@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from html import escape
 
 import duckdb
 
 from dashboards.common.format import timestamp
-from dashboards.common.html import text
 from dashboards.common.queries import relation_exists
 from warehouse.data_kind import DATA_KINDS, data_kind_of
 
@@ -49,7 +49,8 @@ def data_kind(con: duckdb.DuckDBPyConnection, run_id: str) -> str:
 def data_badge(kind: str) -> str:
     """The visible label of a demo or synthetic run ("" for real data), as HTML."""
     label = BADGES.get(kind)
-    return f'<span class="badge badge-{text(kind)}">{text(label)}</span> ' if label else ""
+    # escaped here, not with dashboards.common.html.text: html.py's downloads import this module
+    return f'<span class="badge badge-{escape(kind)}">{escape(label)}</span> ' if label else ""
 
 
 def study_names(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> dict[str, str]:
