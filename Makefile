@@ -74,9 +74,9 @@ browser:
 
 # The Ray compute engine is an optional extra (pyproject [ray]); the tests run it, so `make test`
 # installs it when missing, at the version requirements-ray.lock pins (its other dependencies
-# are already in requirements.lock).
+# are already in requirements.lock), with the client extra that ray:// addresses need.
 ray: setup
-	@if ! $(BIN)/python -c "import ray" 2>/dev/null; then \
+	@if ! $(BIN)/python -c "import ray, grpc" 2>/dev/null; then \
 	  if [ -x $(BIN)/uv ]; then $(BIN)/uv pip install -q --compile-bytecode --python $(BIN)/python -r requirements-ray.lock; \
 	  else $(BIN)/python -m pip install -q -r requirements-ray.lock; fi; \
 	fi

@@ -10,8 +10,14 @@ from __future__ import annotations
 
 import importlib
 
-__all__ = ["Findings", "Warehouse", "open", "run_study"]
-_LAZY = {"Warehouse": "biaswh.api", "open": "biaswh.api", "run_study": "biaswh.api", "Findings": "biaswh.findings_view"}
+__all__ = ["BadInput", "Findings", "Warehouse", "open", "run_study"]
+_LAZY = {
+    "Warehouse": "biaswh.api",
+    "open": "biaswh.api",
+    "run_study": "biaswh.api",
+    "Findings": "biaswh.findings_view",
+    "BadInput": "biaswh.api_inputs",
+}
 
 
 def __getattr__(name: str):

@@ -8,6 +8,9 @@ in a terminal, and this object's own :meth:`Warehouse.run`, fail as busy. Every 
 through the sandbox of ``biaswh sql`` (:func:`warehouse.connection.open_sandbox`): nothing
 this object reads with can write, reach other files or change settings.
 
+Every argument is checked as the CLI checks the same option (:mod:`biaswh.api_inputs`); a bad
+one raises :class:`biaswh.BadInput`, a ``ValueError`` naming the parameter.
+
 Studies run through the same pipeline and command lock as ``biaswh run``
 (:func:`biaswh.pipeline.run_study`). Heavy libraries (polars, pyarrow, altair, the
 pipeline's models) are imported on first use, so ``import biaswh`` stays fast.
@@ -20,6 +23,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Literal
 
+from biaswh import api_inputs as check
+from warehouse.config_schema import POSITIVE_INTEGER
 from warehouse.errors import UserError
 from warehouse.settings import HOME_VARIABLE, warehouse_paths
 
@@ -124,6 +129,8 @@ class Warehouse:
 
         Raises
         ------
+        BadInput
+            When an argument is of the wrong type or out of range (a ``ValueError`` and a ``UserError``).
         UserError
             On any SQL error, and on anything the sandbox refuses (writes, files, settings).
         """
@@ -131,6 +138,7 @@ class Warehouse:
 
         from biaswh.adhoc_sql import run_query
 
+        check.text("sql", "query", query)
         with self._sandbox() as con:
             table = run_query(con, query)
         return pl.DataFrame() if table is None else pl.from_arrow(table)
@@ -175,7 +183,13 @@ class Warehouse:
         -------
         str or None
             The run id; None when the study has none, or nothing has run in this folder yet.
+
+        Raises
+        ------
+        BadInput
+            When ``study`` is not a non-empty string (a ``ValueError`` and a ``UserError``).
         """
+        check.text("latest_run", "study", study)
         if not (self.home / "warehouse.duckdb").exists():
             return None
         with self._sandbox() as con:
@@ -202,11 +216,14 @@ class Warehouse:
 
         Raises
         ------
+        BadInput
+            When an argument is of the wrong type or out of range (a ``ValueError`` and a ``UserError``).
         UserError
             When ``study`` names no study or page with a finding.
         """
         from biaswh.findings_view import read_findings
 
+        check.text("findings", "study", study, optional=True)
         with self._sandbox() as con:
             return read_findings(con, study=study)
 
@@ -229,11 +246,15 @@ class Warehouse:
 
         Raises
         ------
+        BadInput
+            When an argument is of the wrong type or out of range (a ``ValueError`` and a ``UserError``).
         UserError
             When no page has that name, or ``run_id`` names none of its runs.
         """
         from biaswh.findings_view import page_charts
 
+        check.text("charts", "page", page)
+        check.text("charts", "run_id", run_id, optional=True)
         with self._sandbox() as con:
             return page_charts(con, page, run_id=run_id)
 
@@ -271,12 +292,19 @@ class Warehouse:
 
         Raises
         ------
+        BadInput
+            When an argument is of the wrong type or out of range (a ``ValueError`` and a ``UserError``).
         UserError
             When this object was opened read-only, or the study's config is wrong (a
             ``WarehouseBusyError``, one kind of it, when another process holds the warehouse).
         RuntimeError
             When the run did not leave exactly one new study run.
         """
+        check.path("run", "study_path", study_path)
+        check.number("run", "limit", limit, POSITIVE_INTEGER)  # as `biaswh run --limit`
+        check.choice("run", "compute", compute, ("local", "ray"))
+        check.ray_address("run", ray_address)
+        check.number("run", "corpus_shards", corpus_shards, POSITIVE_INTEGER)
         if self.read_only:
             raise UserError(
                 f"this Warehouse ({self.home}) was opened read-only: biaswh.open(read_only=False) runs studies"
@@ -301,6 +329,7 @@ class Warehouse:
 
 
 def _resolve_home(path: str | os.PathLike | None) -> Path:
+    check.path("open", "path", path, optional=True)
     if path is None:
         return warehouse_paths().home
     named = Path(os.path.abspath(Path(path).expanduser()))  # a linked warehouse file names the link's folder
@@ -331,9 +360,12 @@ def open(path: str | os.PathLike | None = None, *, read_only: bool = True) -> Wa
 
     Raises
     ------
+    BadInput
+        When an argument is of the wrong type or out of range (a ``ValueError`` and a ``UserError``).
     UserError
         When ``path`` is not a folder, or (read-only) holds no warehouse.
     """
+    check.flag("open", "read_only", read_only)
     home = _resolve_home(path)
     if read_only and not (home / "warehouse.duckdb").exists():
         raise UserError(f"no warehouse at {home / 'warehouse.duckdb'}: run a study first (biaswh.run_study)")
@@ -357,4 +389,5 @@ def run_study(study_path: str | os.PathLike, *, limit: int | None = None, home: 
     str
         The new study run's id.
     """
+    check.path("run_study", "home", home, optional=True)
     return open(home, read_only=False).run(study_path, limit=limit)

@@ -33,6 +33,17 @@ def number(shape: Number):
     return parse
 
 
+def ray_address(text: str) -> str:
+    """An argparse ``type`` for ``--ray-address``: its form, and for ``ray://`` the client extra,
+    checked before any work (a malformed address made Ray retry for minutes)."""
+    from compute.common.engine import missing_ray_extra, ray_address_problem
+
+    problem = ray_address_problem(text) or missing_ray_extra(text)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
 def version_text() -> str:
     """``biaswh 0.1.0 (git 1a2b3c4)``: the installed package's version and, in a git checkout, its commit."""
     import subprocess
@@ -103,7 +114,9 @@ def add_endpoint_options(parser: argparse.ArgumentParser, defaults) -> None:
     parser.add_argument(
         "--compute", choices=("local", "ray"), default="local", help="send requests from here or Ray workers"
     )
-    parser.add_argument("--ray-address", help="Ray cluster to use: auto, or ray://host:10001 (implies --compute ray)")
+    parser.add_argument(
+        "--ray-address", type=ray_address, help="Ray cluster to use: auto, or ray://host:10001 (implies --compute ray)"
+    )
 
 
 def endpoint_settings(args: argparse.Namespace) -> dict:

@@ -18,7 +18,7 @@ os.environ.setdefault("LANCEDB_LOG", "error")
 # Only the argument tree's needs are imported here (`--help` answers at once); each command imports
 # its own modules when it runs (duckdb, dbt, the LLM client...): tests/biaswh/test_cli_imports.py.
 from biaswh import cli_help, diff_cli, generate_cli, ingest_cli  # noqa: E402  (after the environment the imports below read)
-from biaswh.arguments import VersionAction, number  # noqa: E402
+from biaswh.arguments import VersionAction, number, ray_address  # noqa: E402
 from biaswh.signals import helper_threads_without_ctrl_c, is_interrupted_query  # noqa: E402
 from warehouse.config_schema import (  # noqa: E402
     CUTOFF,
@@ -113,7 +113,9 @@ def _parser() -> argparse.ArgumentParser:
         default="local",
         help="where dbt builds the models: local (DuckDB) or spark (dbt-spark; marts copied into DuckDB)",
     )
-    run.add_argument("--ray-address", help="Ray cluster to use: auto, or ray://host:10001 (implies --compute ray)")
+    run.add_argument(
+        "--ray-address", type=ray_address, help="Ray cluster to use: auto, or ray://host:10001 (implies --compute ray)"
+    )
     run.add_argument(
         "--corpus-shards",
         type=number(POSITIVE_INTEGER),

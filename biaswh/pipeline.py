@@ -20,8 +20,9 @@ from warehouse.dbt_runner import BuildSummary, run_dbt_build
 from warehouse.errors import UserError
 from warehouse.pending_failures import record_pending_failure
 from warehouse.run_parameters import record_run_inputs, record_run_parameters
-from warehouse.runs import latest_succeeded_study_run, start_run
+from warehouse.runs import check_study_run, latest_succeeded_study_run, start_run
 from warehouse.settings import warehouse_paths
+from warehouse.spark_jvm import missing_spark_extra
 from warehouse.study import (
     ANALYSIS_STEPS,
     FIRST_QUERIES,
@@ -122,7 +123,9 @@ def analyze(study_path: str, *, run_id: str | None = None) -> str:
     study = load_study(study_path)
     with open_warehouse() as con:
         target = run_id
-        if target is None:
+        if target is not None:
+            check_study_run(con, study, target)
+        else:
             target, finished_at = latest_succeeded_study_run(con, study)
             print(
                 f"[{study.name}] analysing study run {target}, the latest that succeeded"
@@ -199,6 +202,8 @@ def run_study(
     """
     if target not in (LOCAL_TARGET, SPARK_TARGET):
         raise UserError(f"--target {target}: choose {LOCAL_TARGET} or {SPARK_TARGET}")
+    if target == SPARK_TARGET and missing_spark_extra():
+        raise UserError(missing_spark_extra())
     with exclusive_command(f"biaswh run {study_path}"):
         return _run_study(
             study_path,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from contextlib import contextmanager
@@ -28,6 +29,22 @@ def raw_schema_ddl() -> str:
     folder = resources.files("warehouse").joinpath("raw_schema")
     files = sorted((f for f in folder.iterdir() if f.name.endswith(".sql")), key=lambda f: f.name)
     return "\n".join(f.read_text(encoding="utf-8") for f in files)
+
+
+_DROP_NOT_NULL = re.compile(r"(?im)^alter table (\w+)\.(\w+) alter column (\w+) drop not null;[^\n]*$")
+
+
+def _pending_ddl(con: duckdb.DuckDBPyConnection, ddl: str) -> str:
+    """``ddl`` without the ``drop not null`` migrations already done: DuckDB rewrites the table's
+    catalog entry each time one runs, so every writing command changed the file's bytes, even one
+    refused before any work (the other statements are ``if not exists``: no change when done)."""
+    nullable = {
+        (schema, table, column)
+        for schema, table, column in con.execute(
+            "select table_schema, table_name, column_name from information_schema.columns where is_nullable = 'YES'"
+        ).fetchall()
+    }
+    return _DROP_NOT_NULL.sub(lambda m: "" if m.groups() in nullable else m.group(0), ddl)
 
 
 def open_file(path, *, read_only: bool, config: dict | None = None, shown=None) -> duckdb.DuckDBPyConnection:
@@ -111,7 +128,7 @@ def connect(*, read_only: bool = False, wait: bool = True) -> duckdb.DuckDBPyCon
         con.close()
         raise
     if not read_only:
-        con.execute(raw_schema_ddl())
+        con.execute(_pending_ddl(con, raw_schema_ddl()))
         if stored is None:
             record_layout(con)
         carry_over_renamed_marts(con)  # before any dbt build sees a mart's old name

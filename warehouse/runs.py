@@ -174,6 +174,23 @@ def latest_succeeded_study_run(con: duckdb.DuckDBPyConnection, study) -> tuple[s
     raise UserError(f"study {study.name!r} has {what} in this warehouse: `biaswh run {study.path}` first")
 
 
+def check_study_run(con: duckdb.DuckDBPyConnection, study, run_id: str) -> None:
+    """Refuse ``run_id`` unless it is a study run of ``study`` (``analyze --run`` of another study's
+    run analysed it as this study's and said "analysed").
+
+    Raises
+    ------
+    UserError
+        When no run has that id, or it is another kind of run, or another study's.
+    """
+    row = con.execute("select kind, name from raw.runs where run_id = ?", [run_id]).fetchone()
+    if row is None:
+        raise UserError(f"--run {run_id}: no run with that id in this warehouse (biaswh sql 'select * from dim_runs')")
+    kind, name = row
+    if kind != "study" or name != study.name:
+        raise UserError(f"--run {run_id}: that is a run of {kind} {name!r}, not of study {study.name!r}")
+
+
 def mark_interrupted_runs(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Mark this host's ``running`` runs whose process is gone as ``interrupted``; return their ids.
 

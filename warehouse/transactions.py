@@ -22,7 +22,18 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
     except BaseException:
         con.rollback()
         raise
-    con.commit()
+    try:
+        con.commit()
+    except duckdb.TransactionException as exc:  # DuckDB rolled it back; a full disk says so here
+        raise CommitFailed(str(exc).splitlines()[0]) from None
+
+
+class CommitFailed(OSError):
+    """A commit DuckDB could not write (a full disk): nothing of the transaction stays.
+
+    An ``OSError``, as the disk's other failures are: the CLI prints it in one line and exits 1,
+    and a study run is marked failed with it (before, a traceback).
+    """
 
 
 @contextmanager

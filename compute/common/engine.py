@@ -9,8 +9,10 @@ study asks for it, and started (or connected to) once per process.
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import logging
 import os
+import re
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -21,6 +23,40 @@ from typing import Literal
 from warehouse.errors import UserError
 
 ENGINES = ("local", "ray")
+# What ray.init takes: auto, local, a head's host:port (GCS), or ray://host:port (a Ray client).
+_HOST_PORT = re.compile(r"(?P<host>[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\]):(?P<port>[0-9]{1,5})")
+ADDRESS_FORMS = "auto, local, host:port, or ray://host:port (e.g. ray://head:10001)"
+
+
+def ray_address_problem(address: str) -> str | None:
+    """Why ``address`` is no Ray address (one phrase), or None; a malformed one made Ray retry for minutes."""
+    if address in ("auto", "local"):
+        return None
+    match = _HOST_PORT.fullmatch(address.removeprefix("ray://"))
+    if match is None:
+        return f"{address!r} is not a Ray address: use {ADDRESS_FORMS}"
+    if not 1 <= int(match["port"]) <= 65535:
+        return f"{address!r} has port {match['port']}: a port is 1 to 65535"
+    return None
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity, as a container's limit sets it)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def missing_ray_extra(address: str | None) -> str | None:
+    """What to install for Ray (the engine, or its client for ``ray://``), or None when it is there."""
+    if importlib.util.find_spec("ray") is None:
+        return "[compute] engine = \"ray\" needs the Ray extra: pip install -e '.[ray]' (or make ray)"
+    if address and address.startswith("ray://") and importlib.util.find_spec("grpc") is None:
+        return (
+            f"the Ray address {address} (a Ray client) needs Ray's client extra: make ray (pip install 'ray[client]')"
+        )
+    return None
 
 
 @dataclass(frozen=True)
@@ -52,6 +88,15 @@ def compute_settings(settings: dict, *, where: str = "[compute]") -> ComputeSett
     address = table.get("address")
     if address is not None and engine != "ray":
         raise UserError(f'{where} address: {address!r} needs engine = "ray"')
+    if address is not None and ray_address_problem(address):
+        raise UserError(f"{where} address: {ray_address_problem(address)}")
+    # A Ray started here runs one worker process per CPU it is given (about 180 MB each): 10,000
+    # took 5.2 GB for a 28-document corpus. A cluster's CPUs are checked when it is joined.
+    if engine == "ray" and address in (None, "local") and workers is not None and workers > usable_cpus():
+        raise UserError(
+            f"{where} workers: {workers} is more than the {usable_cpus()} CPUs of this machine"
+            " (a Ray started here runs a worker process per CPU); use at most that, or join a cluster (address)"
+        )
     corpus_shards = table.get("corpus_shards", 1)
     if corpus_shards < 1:
         raise UserError(f"{where} corpus_shards: {corpus_shards} must be at least 1")
@@ -59,6 +104,8 @@ def compute_settings(settings: dict, *, where: str = "[compute]") -> ComputeSett
         raise UserError(f'{where} corpus_shards: {corpus_shards} needs engine = "ray"')
     if workers is not None and corpus_shards > workers:
         raise UserError(f"{where} corpus_shards: {corpus_shards} needs as many workers (workers = {workers})")
+    if engine == "ray" and missing_ray_extra(address):
+        raise UserError(missing_ray_extra(address))  # before any work, not when the first job starts Ray
     return ComputeSettings(engine=engine, address=address, workers=workers, corpus_shards=corpus_shards)
 
 
@@ -88,12 +135,10 @@ def with_compute(study, *, engine: str | None = None, address: str | None = None
 
 def ensure_ray(settings: ComputeSettings):
     """The ``ray`` module, started or connected once per process; a missing extra is a UserError."""
-    try:
-        import ray
-    except ImportError:
-        raise UserError(
-            "[compute] engine = \"ray\" needs the Ray extra: pip install -e '.[ray]' (or make ray)"
-        ) from None
+    if missing_ray_extra(settings.address):
+        raise UserError(missing_ray_extra(settings.address))
+    import ray
+
     if not ray.is_initialized():
         started = time.perf_counter()
         # No usage reports and no dashboard: the warehouse runs offline and serves nothing. Ray's
@@ -133,9 +178,12 @@ def _without_token_notice():
 
 def ray_workers(ray, settings: ComputeSettings) -> int:
     """How many workers to start: the configured number, else the cluster's CPUs (at least one)."""
-    if settings.workers is not None:
-        return settings.workers
-    return max(1, int(ray.cluster_resources().get("CPU", 1)))
+    cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    if settings.workers is not None and settings.workers > cpus:
+        raise UserError(
+            f"[compute] workers: {settings.workers} is more than the cluster's {cpus} CPUs; use at most that"
+        )
+    return cpus if settings.workers is None else settings.workers
 
 
 def chat_pool(settings: ComputeSettings):

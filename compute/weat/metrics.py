@@ -42,6 +42,9 @@ class MetricSettings:
 
     def __post_init__(self):
         object.__setattr__(self, "names", tuple(self.names))
+        twice = sorted({name for name in self.names if self.names.count(name) > 1})
+        if twice:
+            raise ValueError(f"names: {', '.join(map(repr, twice))} listed twice; name each metric once")
         unknown = sorted(set(self.names) - set(METRICS))
         if unknown:
             raise ValueError(f"metrics.names: unknown metric(s) {', '.join(unknown)}; known: {', '.join(METRICS)}")

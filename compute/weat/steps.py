@@ -56,9 +56,11 @@ def weat_settings(study) -> tuple[WeatSettings, dict]:
 
 @register_config_check("weat")
 def check_weat_settings(study) -> None:
-    """Before any work: the ``[weat]`` table makes valid statistics settings (policy and method names)."""
+    """Before any work: the ``[weat]`` table makes valid statistics settings (policy and method names),
+    and ``[weat.metrics]`` valid metric settings (a metric named twice failed only at a data test)."""
     if "weat" in study.jobs:
         weat_settings(study)
+        metric_settings(study)
 
 
 def _default_selection(con, run_id: str, selection: dict) -> dict:

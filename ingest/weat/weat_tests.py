@@ -29,11 +29,16 @@ import yaml
 
 from ingest.common.readers import read_utf8
 from ingest.common.versions import IngestResult, ingest_version
+from warehouse.config_schema import suggestion
 from warehouse.errors import InputError
 from warehouse.runs import file_sha256
 from warehouse.transactions import registered
 
 ROLES = ("target_x", "target_y", "attribute_a", "attribute_b")
+# The keys each level of a definition file may hold (another key is a typo, refused with its line).
+FILE_KEYS = ("name", "reference", "tests")
+TEST_KEYS = ("title", "reference", *ROLES)
+SET_KEYS = ("label", "words", "excluded")
 BUILTIN_FOLDER = Path(__file__).resolve().parent / "data"
 TEST_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -69,10 +74,43 @@ def _parse(path: Path) -> dict:
     return document
 
 
+def _key_line(path: Path, keys: list[str]) -> int | None:
+    """The line of the key at ``keys`` (a path of mapping keys) in the file, for a message; None if not found."""
+    try:
+        node = yaml.compose(read_utf8(path))
+    except yaml.YAMLError:
+        return None
+    for position, key in enumerate(keys):
+        if not isinstance(node, yaml.MappingNode):
+            return None
+        found = next(((k, v) for k, v in node.value if str(k.value) == key), None)
+        if found is None:
+            return None
+        if position == len(keys) - 1:
+            return found[0].start_mark.line + 1
+        node = found[1]
+    return None
+
+
+def _refuse_unknown_keys(path: Path, mapping: dict, known: tuple[str, ...], where: list[str]) -> None:
+    """Refuse a key of ``mapping`` not in ``known``, naming the file, its line and its key path."""
+    for key in mapping:
+        if key not in known:
+            field = ".".join([*where, str(key)])
+            close = suggestion(str(key), known)
+            raise InputError(
+                path,
+                f"unknown key {str(key)!r}{close}; known: {', '.join(known)}",
+                row=_key_line(path, [*where, str(key)]),
+                field=field,
+            )
+
+
 def _word_set(path: Path, test: str, role: str, value) -> tuple[str, list[str], set[str]]:
     field = f"tests.{test}.{role}"
     if not isinstance(value, dict):
         raise InputError(path, "missing word set (needs 'label' and 'words')", field=field)
+    _refuse_unknown_keys(path, value, SET_KEYS, ["tests", str(test), role])
     label, words, excluded = value.get("label"), value.get("words"), value.get("excluded", []) or []
     if not isinstance(label, str) or not label.strip():
         raise InputError(path, "needs a non-empty label", field=f"{field}.label")
@@ -102,6 +140,7 @@ def _word_set(path: Path, test: str, role: str, value) -> tuple[str, list[str], 
 def parse_weat_tests(path: Path) -> tuple[str, list[dict]]:
     """Check a definition file and return its set name and one record per listed word."""
     document = _parse(path)
+    _refuse_unknown_keys(path, document, FILE_KEYS, [])
     reference = document.get("reference")
     if not isinstance(reference or "", str):
         raise InputError(path, f"must be text, got {type(reference).__name__}", field="reference")
@@ -111,6 +150,7 @@ def parse_weat_tests(path: Path) -> tuple[str, list[dict]]:
             raise InputError(path, f"test name {test!r} must be letters, digits, '_', '-' or '.'", field="tests")
         if not isinstance(definition, dict):
             raise InputError(path, "must be a mapping with title and four word sets", field=f"tests.{test}")
+        _refuse_unknown_keys(path, definition, TEST_KEYS, ["tests", str(test)])
         sets = {role: _word_set(path, test, role, definition.get(role)) for role in ROLES}
         for first, second in (("target_x", "target_y"), ("attribute_a", "attribute_b")):
             shared = sorted(set(sets[first][1]) & set(sets[second][1]))

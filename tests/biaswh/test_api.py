@@ -169,7 +169,7 @@ def test_run_takes_the_compute_engine_like_the_command_line(tmp_path):
     """The options reach the pipeline's check before anything runs (a Ray run: tests/compute/test_ray_parity.py)."""
     writer = biaswh.open(tmp_path / "warehouse", read_only=False)
     study = REPOSITORY_ROOT / "studies" / "demo.toml"
-    with pytest.raises(UserError, match=r"--compute/--ray-address engine: 'spark' is not one of local, ray"):
+    with pytest.raises(biaswh.BadInput, match=r"run: compute must be one of 'local', 'ray' or None, got 'spark'"):
         writer.run(study, compute="spark")
     with pytest.raises(UserError, match=r"--compute/--ray-address address: 'auto' needs engine = \"ray\""):
         writer.run(study, compute="local", ray_address="auto")
