@@ -36,6 +36,7 @@ from warehouse.dbt_parse_cache import (
     store_parsed,
 )
 from warehouse.dbt_selection import install as install_indexed_selection
+from warehouse.output_files import write_text_atomically
 from warehouse.settings import warehouse_paths
 
 # Events whose text is what `dbt build` prints on a terminal: the per-node lines go to the log.
@@ -212,7 +213,7 @@ def _write_manifest(manifest, target_path: Path, key: tuple[str, ...]) -> None:
         return
     target_path.mkdir(parents=True, exist_ok=True)
     manifest.write(str(target_path / "manifest.json"))
-    stamp.write_text(written, encoding="utf-8")
+    write_text_atomically(stamp, written)
 
 
 def _parse(args: Sequence[str], parse_args: Sequence[str], target_path: Path, options: dict, *, callbacks):

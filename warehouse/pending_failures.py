@@ -12,13 +12,13 @@ run ``interrupted`` for want of a live process. Until then, ``raw.runs`` shows `
 from __future__ import annotations
 
 import json
-import os
 import re
 from datetime import datetime, timezone
 from pathlib import Path
 
 import duckdb
 
+from warehouse.output_files import write_text_atomically
 from warehouse.settings import warehouse_paths
 
 FOLDER_NAME = "pending_failures"
@@ -37,12 +37,8 @@ def record_pending_failure(run_id: str, message: str) -> Path:
     folder = _folder()
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{run_id}.json"
-    partial = folder / f".{run_id}.{os.getpid()}.tmp"
     now = datetime.now(timezone.utc).replace(tzinfo=None)
-    partial.write_text(
-        json.dumps({"run_id": run_id, "message": message, "failed_at": now.isoformat()}), encoding="utf-8"
-    )
-    os.replace(partial, target)
+    write_text_atomically(target, json.dumps({"run_id": run_id, "message": message, "failed_at": now.isoformat()}))
     return target
 
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Sequence
@@ -32,6 +31,7 @@ from warehouse.build_state import project_digest
 from warehouse.connection import raw_schema_ddl
 from warehouse.dbt_invoke import invoke_dbt
 from warehouse.dbt_parse_cache import dbt_versions, parse_cache_dir
+from warehouse.output_files import write_text_atomically
 from warehouse.settings import DBT_PROJECT_DIR
 
 # Characters a dbt node selector reads as a pattern or a path: a node named with one of these
@@ -83,9 +83,7 @@ def selection_nodes(selection_args: Sequence[str]) -> list[SelectedNode]:
         if rows is None:
             return []
         cache.parent.mkdir(parents=True, exist_ok=True)
-        partial = cache.with_suffix(f".{os.getpid()}.partial")
-        partial.write_text(json.dumps(rows), encoding="utf-8")
-        partial.replace(cache)
+        write_text_atomically(cache, json.dumps(rows))
     return [SelectedNode(**row) for row in rows]
 
 

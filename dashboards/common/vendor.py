@@ -8,7 +8,6 @@ default ``~/.cache/biaswh/vega``; never inside the checkout), and each new site 
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 from pathlib import Path
@@ -34,9 +33,7 @@ def cached_bundle() -> Path:
     path = folder / f"vega-bundle-{re.sub(r'[^A-Za-z0-9.]+', '-', bundle_version())}.js"
     if not path.exists():
         folder.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
-        partial.write_text(vl_convert.javascript_bundle(), encoding="utf-8")
-        os.replace(partial, path)
+        write_text_atomically(path, vl_convert.javascript_bundle())
     return path
 
 

@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 
 from warehouse import lance_tables
 from warehouse.errors import InputError, UserError
+from warehouse.output_files import write_text_atomically
 from warehouse.progress import counted
 from warehouse.runs import file_sha256
 from warehouse.settings import user_cache_dir
@@ -229,9 +230,7 @@ class EmbeddingCache:
         record = {"n_rows": result.n_rows, "dimension": result.dimension, "sample": sorted(set(shas[::step]))}
         try:
             marker.parent.mkdir(parents=True, exist_ok=True)
-            partial = marker.with_suffix(f".{os.getpid()}.tmp")
-            partial.write_text(json.dumps(record), encoding="utf-8")
-            os.replace(partial, marker)
+            write_text_atomically(marker, json.dumps(record))
         except OSError:
             pass  # no record: the next import of the file reads and checks it again
 

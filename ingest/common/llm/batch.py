@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import json
-import os
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING
 from ingest.common.llm.client import Answer, EndpointClient, EndpointFailed, EndpointRefused
 from ingest.common.llm.settings import EndpointSettings
 from warehouse.errors import UserError
+from warehouse.output_files import write_text_atomically
 from warehouse.progress import counted
 
 if TYPE_CHECKING:  # imported by the caller that runs on Ray, never here
@@ -109,9 +109,7 @@ class JsonlCache:
         self._rewrite("".join(json.dumps(latest[k], ensure_ascii=False) + "\n" for k in keys))
 
     def _rewrite(self, text: str) -> None:
-        temporary = self.path.with_name(self.path.name + ".tmp")
-        temporary.write_text(text, "utf-8")
-        os.replace(temporary, self.path)
+        write_text_atomically(self.path, text)
 
 
 @dataclass(frozen=True)
