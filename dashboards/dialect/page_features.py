@@ -5,13 +5,14 @@ from __future__ import annotations
 import altair as alt
 import duckdb
 
-from dashboards.common.format import fixed, interval, is_missing, p_value, percent, points
+from dashboards.common.format import fixed, interval, p_value, percent, points
 from dashboards.common.html import chart, table, text
 from dashboards.common.provenance import provenance_section
 from dashboards.common.queries import query_rows
 from dashboards.common.site import register_page
 from dashboards.dialect.card_features import RUNS, feature_finding, fired_rules
 from dashboards.dialect.charts_features import feature_effects_chart
+from dashboards.dialect.power_sentences import reachable_gap
 
 ALPHA = 0.05
 COLUMNS = [
@@ -54,6 +55,14 @@ def charts(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, alt.TopLeve
     return found
 
 
+def _gap(row) -> str:
+    """The detectable gap where a gap that large can occur at the rule's discordance, else "none"
+    (dashboards/dialect/power_sentences.py says why)."""
+    rate = row.n_discordant / row.n_pairs if row.n_pairs else None
+    gap = reachable_gap({"detectable_gap_pp": row.detectable_gap_pp, "discordance_rate": rate})
+    return "none" if gap is None else fixed(gap, 1)
+
+
 def _section(con, run_id: str, pair_set: str, retriever: str, figure) -> str:
     frame = _frame(con, run_id, pair_set, retriever)
     silent = con.execute(
@@ -73,7 +82,7 @@ def _section(con, run_id: str, pair_set: str, retriever: str, figure) -> str:
             int(r.n_discordant),
             p_value(r.p_exact),
             p_value(r.p_holm) if not r.is_all_rules else "–",
-            "none" if is_missing(r.detectable_gap_pp) else fixed(r.detectable_gap_pp, 1),
+            _gap(r),
         ]
         for r in frame.itertuples()
     ]
