@@ -28,6 +28,7 @@ from compute.weat.resampling import ResamplingSettings
 from compute.weat.ripa import relational_inner_product
 from compute.weat.rnd import relative_norm_distance
 from compute.weat.rnsb import relative_negative_sentiment
+from stats.paired.sign_flip import sign_flip_test
 
 QUICK = ResamplingSettings(bootstrap_resamples=200, n_permutations=999, exact_limit=20_000)
 # For the properties: few resamples, and exact partitions for up to 10 target words (C(10, 5) = 252).
@@ -207,3 +208,34 @@ def test_ect_needs_three_attribute_words_and_a_rankable_set(planted):
     # Identical attribute words: every cosine ties, rho is 0/0.
     with pytest.raises(ValueError, match="the statistic is undefined"):
         embedding_coherence(x, y, np.repeat(a[:1], 4, axis=0), attribute_set="attribute_a", seed=1, settings=TINY)
+
+
+def test_ripa_is_the_mean_projection_on_the_unit_group_difference_and_b_reads_reversed(planted):
+    x, y, b = (unit(planted[r]) for r in ("target_x", "target_y", "attribute_b"))
+    relation = x.mean(axis=0) - y.mean(axis=0)
+    expected = np.mean(b @ (relation / np.linalg.norm(relation)))
+    result = relational_inner_product(x, y, b, attribute_set="attribute_b", seed=1, settings=QUICK)
+    assert result.value == pytest.approx(expected, abs=1e-12) and result.value < 0  # B leans towards Y
+    assert result.weat_sign == 1 and result.direction == "attribute_b leans towards target_y"
+    assert (result.metric, result.p_method, result.p_alternative) == ("ripa", "exact", "two-sided")
+    assert result.ci_low <= result.value <= result.ci_high
+
+
+def test_pairwise_ripas_p_is_the_sign_flip_test_of_its_pair_scores(planted):
+    x, y, b = (unit(planted[r]) for r in ("target_x", "target_y", "attribute_b"))
+    x = x[: len(y)]
+    pair_scores = (unit(x - y) @ b.T).mean(axis=1)
+    reference = sign_flip_test(pair_scores, seed=1).p_value
+    result = relational_inner_product(x, y, b, attribute_set="attribute_b", seed=1, variant="pairwise", settings=QUICK)
+    assert result.p_method == "exact" and result.n_permutations == 2 ** len(y)
+    assert result.p_value == pytest.approx(reference, abs=1e-12)
+    assert result.weat_sign == 1 and result.direction == "attribute_b leans towards target_y"
+    assert result.ci_method == "percentile bootstrap over the (x_i, y_i) pairs"
+    assert result.ci_low <= result.value <= result.ci_high and result.ci_low < result.ci_high
+    drawn = ResamplingSettings(bootstrap_resamples=200, n_permutations=1999, exact_limit=4)
+    randomised = [
+        relational_inner_product(x, y, b, attribute_set="attribute_b", seed=s, variant="pairwise", settings=drawn)
+        for s in (1, 1)
+    ]
+    assert randomised[0] == randomised[1] and randomised[0].p_method == "randomised"
+    assert randomised[0].p_value == pytest.approx(reference, abs=0.03)
