@@ -40,3 +40,34 @@ def test_no_discordant_pairs_gives_p_one_not_nan(variant):
 def test_impossible_counts_are_refused():
     with pytest.raises(ValueError):
         mcnemar(150, 60, n_pairs=200)
+
+
+@pytest.mark.parametrize(
+    ("only_a", "only_b", "n_pairs", "confidence"),
+    [(12, 4, 40, 0.95), (3, 9, 25, 0.9), (9, 0, 10, 0.95), (0, 9, 10, 0.8), (1, 0, 1, 0.95), (7, 7, 30, 0.99)],
+)
+def test_the_effect_is_the_recall_difference_with_the_wald_interval_for_paired_proportions(
+    only_a, only_b, n_pairs, confidence
+):
+    # Var(p_a - p_b) for paired proportions: (p_a + p_b - (p_a - p_b)^2) / n, p_a = only_a / n.
+    p_a, p_b = only_a / n_pairs, only_b / n_pairs
+    half = stats.norm.ppf(1 - (1 - confidence) / 2) * np.sqrt((p_a + p_b - (p_a - p_b) ** 2) / n_pairs)
+    result = mcnemar(only_a, only_b, n_pairs=n_pairs, confidence=confidence)
+    assert result.effect_size == pytest.approx(p_a - p_b)
+    assert result.ci_low == pytest.approx(max(-1.0, p_a - p_b - half))
+    assert result.ci_high == pytest.approx(min(1.0, p_a - p_b + half))
+    assert (result.test, result.variant, result.n, result.confidence) == (
+        "mcnemar",
+        "exact binomial on discordant pairs",
+        only_a + only_b,
+        confidence,
+    )
+    assert result.effect_name == "recall difference (A - B)" and result.note == ""
+
+
+def test_the_default_interval_is_95_percent_and_all_pairs_may_be_discordant():
+    result = mcnemar(30, 10, n_pairs=40)
+    assert result.confidence == 0.95 and result.ci_low < 0.5 < result.ci_high < 1.0
+    assert mcnemar(0, 0, n_pairs=0).note == "no discordant pairs: no evidence either way"
+    with pytest.raises(ValueError, match="^discordant counts must be non-negative and at most n_pairs$"):
+        mcnemar(30, 11, n_pairs=40)
