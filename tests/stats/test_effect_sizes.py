@@ -35,7 +35,7 @@ def test_magnitude_words_follow_each_statistics_scale(statistic, value, word):
 
 def test_missing_values_and_unknown_statistics():
     assert magnitude(None, statistic="d") is None and magnitude(float("nan"), statistic="r") is None
-    with pytest.raises(ValueError, match="unknown statistic"):
+    with pytest.raises(ValueError, match="^unknown statistic 'eta'; known: d, r, cramers_v, r_squared$"):
         magnitude(0.3, statistic="eta")
 
 
