@@ -1,11 +1,12 @@
 """The dialect study's statistics over the dialect marts, for one run.
 
 Per (retriever, k, variant pair): McNemar exact, mid-p and chi-square with continuity
-correction side by side, the paired recall difference with a seeded bootstrap interval,
+correction side by side, the paired recall difference with Newcombe's hybrid score interval
+(:mod:`stats.paired.score_interval`; a seeded percentile bootstrap beside it, ``bootstrap_ci_*``),
 and the verdict policy's adjustment within each retriever's highlighted k. Per retriever:
 Wilcoxon signed-rank on the rank of the gold document under both miss policies. Per
-(retriever, highlighted k): the power statement. Sweep points (e.g. hybrid_minmax@0.3)
-are exploratory and not tested.
+(retriever, highlighted k): the power statement at the policy's alpha. Sweep points (e.g.
+hybrid_minmax@0.3) are exploratory and not tested.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from stats.multiple_comparisons import VerdictPolicy
 from stats.paired.bootstrap import paired_recall_difference_grid
 from stats.paired.mcnemar import mcnemar
 from stats.paired.power import power_statement
+from stats.paired.score_interval import paired_difference_interval
 from stats.paired.wilcoxon import wilcoxon_rank_of_gold
 from stats.verdicts import with_verdicts
 from warehouse.seeds import derive_seed
@@ -80,7 +82,8 @@ def paired_tests(
             n_resamples=n_resamples,
         )
         for row in group.sort("k").iter_rows(named=True):
-            interval = intervals[row["k"] - 1]
+            bootstrap = intervals[row["k"] - 1]
+            score = paired_difference_interval(row["both_hit"], row["only_a"], row["only_b"], row["neither"])
             tests = {
                 v: mcnemar(row["only_a"], row["only_b"], n_pairs=row["n_pairs"], variant=v)
                 for v in ("exact", "mid-p", "chi2-cc")
@@ -93,9 +96,12 @@ def paired_tests(
                     "p_midp": tests["mid-p"].p_value,
                     "p_chi2_cc": tests["chi2-cc"].p_value,
                     "chi2_cc_statistic": tests["chi2-cc"].statistic,
-                    "ci_low": 100 * interval.ci_low,
-                    "ci_high": 100 * interval.ci_high,
-                    "ci_method": f"paired bootstrap percentile 95%, {interval.variant}",
+                    "ci_low": 100 * score.ci_low,
+                    "ci_high": 100 * score.ci_high,
+                    "ci_method": f"{score.method}, 95%",
+                    "bootstrap_ci_low": 100 * bootstrap.ci_low,
+                    "bootstrap_ci_high": 100 * bootstrap.ci_high,
+                    "bootstrap_ci_method": f"paired bootstrap percentile 95%, {bootstrap.variant}",
                     "wald_ci_low": 100 * tests["exact"].ci_low,
                     "wald_ci_high": 100 * tests["exact"].ci_high,
                 }
@@ -183,11 +189,11 @@ def rank_tests(con, run_id: str, *, seed: int) -> pl.DataFrame:
     return pl.DataFrame(rows, infer_schema_length=None)
 
 
-def power_rows(tests: pl.DataFrame) -> pl.DataFrame:
-    """The power statement per (retriever, pair set, variant pair, highlighted k)."""
+def power_rows(tests: pl.DataFrame, *, alpha: float) -> pl.DataFrame:
+    """The power statement per (retriever, pair set, variant pair, highlighted k), at the verdict policy's alpha."""
     rows = []
     for row in tests.filter(pl.col("is_highlighted_k")).iter_rows(named=True):
-        statement = power_statement(row["n_pairs"], row["n_discordant"])
+        statement = power_statement(row["n_pairs"], row["n_discordant"], alpha=alpha)
         rows.append(
             {
                 key: row[key]

@@ -38,7 +38,7 @@ def dialect_tests(con, study, run_id: str) -> None:
             "over a pair set with two or more variants?"
         )
     ranks = rank_tests(con, run_id, seed=study.seed)
-    power = power_rows(tests)
+    power = power_rows(tests, alpha=policy.alpha)
     with transaction(con):
         counts = {
             name: replace_run_rows(con, name, run_id, frame)
@@ -55,7 +55,13 @@ def dialect_tests(con, study, run_id: str) -> None:
 def dialect_feature_effects(con, study, run_id: str) -> None:
     """Write ``analysis.dialect_feature_effects`` (per-rule attribution) for ``run_id``."""
     settings = study.settings.get("dialect", {})
-    effects = feature_effects(con, run_id, seed=study.seed, n_resamples=int(settings.get("bootstrap_resamples", 2000)))
+    effects = feature_effects(
+        con,
+        run_id,
+        seed=study.seed,
+        n_resamples=int(settings.get("bootstrap_resamples", 2000)),
+        policy=verdict_policy(study.settings, where=str(study.path)),
+    )
     if effects.height == 0:
         raise UserError(
             f"run {run_id} has no rule variants to attribute: the study needs a pair set with variants "

@@ -5,7 +5,8 @@ Uses the normal approximation of Connor (1987): for n pairs with discordance rat
 
     n = (z_{1-alpha/2} * sqrt(psi) + z_{power} * sqrt(psi - delta^2))^2 / delta^2.
 
-A study with few discordant pairs can only detect large gaps; it must say so plainly.
+A study with few discordant pairs can only detect large gaps; it must say so plainly. Alpha has no
+default: it is the study's verdict policy's (``[verdicts] alpha``), passed by the caller.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ class PowerStatement:
     sentence: str
 
 
-def pairs_needed(delta: float, psi: float, *, alpha: float = 0.05, power: float = 0.8) -> float:
+def pairs_needed(delta: float, psi: float, *, alpha: float, power: float = 0.8) -> float:
     """Pairs needed to detect a difference ``delta`` at discordance rate ``psi`` (Connor 1987)."""
     if not 0 < abs(delta) or delta**2 >= psi:
         return math.inf
@@ -39,7 +40,7 @@ def pairs_needed(delta: float, psi: float, *, alpha: float = 0.05, power: float 
     return float((z_alpha * math.sqrt(psi) + z_power * math.sqrt(psi - delta**2)) ** 2 / delta**2)
 
 
-def detectable_gap(n_pairs: int, psi: float, *, alpha: float = 0.05, power: float = 0.8) -> float:
+def detectable_gap(n_pairs: int, psi: float, *, alpha: float, power: float = 0.8) -> float:
     """Smallest |difference| detectable with ``power`` given ``n_pairs`` and discordance ``psi``."""
     if n_pairs <= 0 or psi <= 0:
         return math.inf
@@ -50,7 +51,7 @@ def detectable_gap(n_pairs: int, psi: float, *, alpha: float = 0.05, power: floa
 
 
 def power_statement(
-    n_pairs: int, n_discordant: int, *, alpha: float = 0.05, power: float = 0.8, target_gap: float = 0.02
+    n_pairs: int, n_discordant: int, *, alpha: float, power: float = 0.8, target_gap: float = 0.02
 ) -> PowerStatement:
     """Detectable gap and pairs needed for ``target_gap``, with a plain-language sentence."""
     psi = n_discordant / n_pairs if n_pairs else 0.0
@@ -63,12 +64,12 @@ def power_statement(
         sentence = (
             f"With {n_discordant} discordant {pairs_word} out of {n_pairs}, this study cannot tell whether the "
             f"variants differ: no recall gap its discordance allows ({psi * 100:.1f} points at most) "
-            f"would be detected with {power:.0%} power."
+            f"would be detected with {power:.0%} power at α = {alpha:g}."
         )
     else:
         sentence = (
             f"With {n_discordant} discordant {pairs_word} out of {n_pairs}, only a recall gap of "
-            f"{gap * 100:.1f} points or more would be detected with {power:.0%} power; "
+            f"{gap * 100:.1f} points or more would be detected with {power:.0%} power at α = {alpha:g}; "
             f"detecting a {target_gap * 100:.0f}-point gap would need about {math.ceil(needed):,} pairs."
         )
         if gap > 0.05:

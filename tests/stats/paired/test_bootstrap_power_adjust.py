@@ -34,9 +34,10 @@ def test_adjustment_matches_statsmodels(method):
     assert adjust_p_values(p, method=method) == pytest.approx(list(multipletests(p, method=method)[1]))
 
 
-def test_power_formula_achieves_its_power_in_simulation():
+@pytest.mark.parametrize("alpha", [0.05, 0.01])
+def test_power_formula_achieves_its_power_in_simulation(alpha):
     n, psi = 400, 0.15
-    statement = power_statement(n, int(psi * n))
+    statement = power_statement(n, int(psi * n), alpha=alpha)
     gap = statement.detectable_gap
     rng = np.random.default_rng(2026)
     p_only_a, p_only_b = (psi + gap) / 2, (psi - gap) / 2
@@ -44,15 +45,20 @@ def test_power_formula_achieves_its_power_in_simulation():
     for _ in range(2000):
         outcome = rng.choice(3, size=n, p=[p_only_a, p_only_b, 1 - psi])
         only_a, only_b = int((outcome == 0).sum()), int((outcome == 1).sum())
-        rejections += mcnemar(only_a, only_b, n_pairs=n, variant="mid-p").p_value < 0.05
+        rejections += mcnemar(only_a, only_b, n_pairs=n, variant="mid-p").p_value < alpha
     assert rejections / 2000 == pytest.approx(0.80, abs=0.06)
-    assert pairs_needed(gap, psi) == pytest.approx(n, rel=1e-6)
+    assert pairs_needed(gap, psi, alpha=alpha) == pytest.approx(n, rel=1e-6)
+    assert f"at α = {alpha:g}" in statement.sentence
+
+
+def test_a_stricter_alpha_needs_a_larger_gap():
+    assert power_statement(400, 60, alpha=0.01).detectable_gap > power_statement(400, 60, alpha=0.05).detectable_gap
 
 
 def test_a_study_with_six_discordant_pairs_says_it_cannot_tell():
-    statement = power_statement(200, 6)
+    statement = power_statement(200, 6, alpha=0.05)
     assert "cannot tell" in statement.sentence
     assert (
-        statement.pairs_needed_for_target == pytest.approx(pairs_needed(0.02, 0.03))
+        statement.pairs_needed_for_target == pytest.approx(pairs_needed(0.02, 0.03, alpha=0.05))
         and statement.pairs_needed_for_target > 500
     )
