@@ -40,6 +40,11 @@ class VerdictPolicy:
         return ADJUSTMENT_NAMES[self.method]
 
 
+def is_significant(p_adjusted: float, alpha: float) -> bool:
+    """The one rule of every verdict: an adjusted p strictly below alpha (p = alpha is not significant)."""
+    return p_adjusted < alpha
+
+
 def verdict_policy(settings: dict, *, default_alpha: float = 0.05, where: str = "study config") -> VerdictPolicy:
     """The policy of a study's ``[verdicts]`` table (``adjustment = "holm"|"bh"``, ``alpha``).
 
@@ -204,4 +209,4 @@ def adjust_family(p_values, *, method: AdjustMethod = "holm", alpha: float = 0.0
         raise ValueError(f"unknown adjustment method {method!r}; expected one of {sorted(METHOD_NAMES)}")
     raw = tuple(float(p) for p in p_values)
     adjusted = tuple(adjust_p_values(raw, method=method))
-    return AdjustedPValues(method, alpha, len(raw), raw, adjusted, tuple(p < alpha for p in adjusted))
+    return AdjustedPValues(method, alpha, len(raw), raw, adjusted, tuple(is_significant(p, alpha) for p in adjusted))

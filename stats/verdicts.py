@@ -3,9 +3,9 @@
 Every analysis step that decides significance passes its tests through :func:`with_verdicts`,
 which adds to each row the family it belongs to, the family's size, the p-value adjusted
 within the family (Holm by default, Benjamini-Hochberg when the study's ``[verdicts]
-adjustment = "bh"``; :class:`stats.multiple_comparisons.VerdictPolicy`) and
-``is_significant`` (adjusted p < alpha). Cards and pages read those columns and say the
-family and its size with :func:`significance_count`.
+adjustment = "bh"``; :class:`stats.multiple_comparisons.VerdictPolicy`), the alpha it was
+judged at and ``is_significant`` (adjusted p < alpha). Cards and pages read those columns and
+say the family, its size, the adjustment and alpha with :func:`significance_count`.
 
 A "highest" (or "lowest") claim needs a test between the two: :func:`compare_rates` gives
 Fisher's exact test and the Newcombe interval of the difference of two rates, and
@@ -21,9 +21,9 @@ from typing import Callable, Literal
 import polars as pl
 from scipy.stats import fisher_exact
 
-from stats.multiple_comparisons import VerdictPolicy, adjust_p_values
+from stats.multiple_comparisons import VerdictPolicy, adjust_p_values, is_significant
 
-VERDICT_COLUMNS = ("family", "family_size", "p_adjusted", "adjustment", "is_significant")
+VERDICT_COLUMNS = ("family", "family_size", "p_adjusted", "adjustment", "alpha", "is_significant")
 
 
 def with_verdicts(
@@ -51,12 +51,12 @@ def with_verdicts(
         The raw p-value column.
     member
         Which rows are tests of a family (default: every row with a p-value); the
-        others get no family, no adjusted p and ``is_significant = false``.
+        others get no family, no adjusted p and ``is_significant = false`` (and the policy's alpha).
 
     Returns
     -------
     polars.DataFrame
-        ``frame`` with ``family``, ``family_size``, ``p_adjusted``, ``adjustment`` and
+        ``frame`` with ``family``, ``family_size``, ``p_adjusted``, ``adjustment``, ``alpha`` and
         ``is_significant``.
     """
     member = pl.col(p_column).is_not_null() if member is None else (member & pl.col(p_column).is_not_null())
@@ -66,10 +66,10 @@ def with_verdicts(
         name = family_name(dict(zip(by, key)))
         adjusted = adjust_p_values(group[p_column].to_list(), method=policy.method)
         for row, p in zip(group["_verdict_row"].to_list(), adjusted):
-            found[row] = (name, group.height, p, policy.name, p < policy.alpha)
+            found[row] = (name, group.height, p, policy.name, policy.alpha, is_significant(p, policy.alpha))
     columns = {name: [] for name in VERDICT_COLUMNS}
     for row in range(indexed.height):
-        values = found.get(row, (None, None, None, None, False))
+        values = found.get(row, (None, None, None, None, policy.alpha, False))
         for name, value in zip(VERDICT_COLUMNS, values):
             columns[name].append(value)
     schema = {
@@ -77,15 +77,25 @@ def with_verdicts(
         "family_size": pl.Int64,
         "p_adjusted": pl.Float64,
         "adjustment": pl.String,
+        "alpha": pl.Float64,
         "is_significant": pl.Boolean,
     }
     verdicts = pl.DataFrame(columns, schema=schema)
     return pl.concat([frame.drop([c for c in VERDICT_COLUMNS if c in frame.columns]), verdicts], how="horizontal")
 
 
-def significance_count(n_significant: int, family_size: int, *, noun: str, adjustment: str, family: str) -> str:
-    """E.g. "2 of 30 WEAT tests significant after Holm within embedding glove"."""
-    return f"{n_significant} of {family_size} {noun} significant after {adjustment} within {family}"
+def alpha_text(alpha: float) -> str:
+    """Alpha as every card and legend says it: "α = 0.05"."""
+    return f"α = {alpha:g}"
+
+
+def significance_count(
+    n_significant: int, family_size: int, *, noun: str, adjustment: str, family: str, alpha: float
+) -> str:
+    """E.g. "2 of 30 WEAT tests significant after Holm within embedding glove, α = 0.05"."""
+    return (
+        f"{n_significant} of {family_size} {noun} significant after {adjustment} within {family}, {alpha_text(alpha)}"
+    )
 
 
 @dataclass(frozen=True)

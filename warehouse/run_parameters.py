@@ -21,10 +21,15 @@ from warehouse.settings import DBT_PROJECT_DIR
 
 # dbt vars that steer a build rather than shape results.
 BUILD_VARIABLES = frozenset({"rebuild_run_ids"})
+# Run parameters a study sets elsewhere in its config, never in [parameters]: name -> where.
+SET_ELSEWHERE = {"verdicts_alpha": "[verdicts] alpha"}
+# Parameters that are gone: name -> what to write instead.
+RETIRED = {"recsys_alpha": "[verdicts] alpha"}  # one alpha for every family's verdicts
 # The range of each numeric run parameter (of each item, for lists); any other number must be finite.
 PARAMETER_RANGES = {
     "snippet_chars": COUNT,
-    "recsys_alpha": OPEN_SHARE,
+    "verdicts_alpha": OPEN_SHARE,
+    "recsys_published_alpha": OPEN_SHARE,
     "recsys_marker_one_star": SHARE,
     "recsys_marker_two_stars": SHARE,
     "recsys_marker_three_stars": SHARE,
@@ -58,7 +63,12 @@ def resolve_parameters(overrides: dict | None, *, where: str = "[parameters]") -
     numbers (NaN and infinities too) are refused, every one at once (one line each)."""
     defaults = parameter_defaults()
     overrides = dict(overrides or {})
-    problems = []
+    problems = [
+        f"{where} {name}: set {instead} instead"
+        for name, instead in {**SET_ELSEWHERE, **RETIRED}.items()
+        if name in overrides
+    ]
+    overrides = {name: value for name, value in overrides.items() if name not in SET_ELSEWHERE and name not in RETIRED}
     unknown = sorted(set(overrides) - set(defaults))
     if unknown:
         named = ", ".join(name + suggestion(name, defaults) for name in unknown)

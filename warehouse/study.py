@@ -103,6 +103,9 @@ def load_study(
     except UserError as exc:
         problems += str(exc).splitlines()
         run_parameters = parameter_defaults()
+    # the verdict policy's alpha, recorded with the run so its SQL verdicts (recsys) read the same level
+    alpha = (cleaned.get("verdicts") or {}).get("alpha", run_parameters["verdicts_alpha"])
+    run_parameters = {**run_parameters, "verdicts_alpha": float(alpha)}
     if "name" in head and "seed" in head:
         draft = _study(path, cleaned, limit=limit, run_parameters=run_parameters)
         problems += [problem for check in CONFIG_CHECKS.values() for problem in _check(check, draft)]

@@ -80,7 +80,9 @@ def evaluation_analysis(con, study, run_id: str) -> None:
     """Intervals of every metric and the alerts of the series that study run ``run_id`` produced."""
     settings = study.settings.get("evaluation", {})
     n_resamples = int(settings.get("bootstrap_resamples", 2000))
-    alpha = float(settings.get("alpha", 0.05))
+    # one alpha for alerts and system comparisons: [verdicts] alpha, else the older [evaluation] alpha
+    policy = verdict_policy(study.settings, default_alpha=float(settings.get("alpha", 0.05)), where=str(study.path))
+    alpha = policy.alpha
     runs = [
         r[0]
         for r in con.execute(
@@ -98,7 +100,7 @@ def evaluation_analysis(con, study, run_id: str) -> None:
         query_metrics, seed=derive_seed(study.seed, "evaluation", "bootstrap"), n_resamples=n_resamples
     )
     alerts = series_alerts(con, run_id, seed=study.seed, alpha=alpha, n_resamples=n_resamples)
-    alerts = alert_verdicts(alerts, policy=verdict_policy(study.settings, default_alpha=alpha, where=str(study.path)))
+    alerts = alert_verdicts(alerts, policy=policy)
     compare = dict(settings.get("compare") or {})
     metric, k = compare.get("metric", "ndcg"), compare.get("k", 10)
     if metric not in METRICS or not isinstance(k, int):

@@ -4,8 +4,12 @@ It runs between the two dbt builds: it reads the post-level mart and the publish
 results, writes ``raw.recsys_computed_results`` and ``raw.recsys_p_adjustments`` under the
 study's run id, and the second build normalises and aggregates them in SQL. Options come
 from the study's ``[recsys]`` table: ``pool`` (non_recommended | all_shown), ``p_adjust``
-(holm | fdr_bh; default: the study's ``[verdicts] adjustment``, Holm), ``yates`` (true) and
-``min_group_size`` (10). The family of an adjustment is one result set (every feature × condition).
+(holm | fdr_bh: an older spelling of the study's ``[verdicts] adjustment``, refused when it
+differs, so every family has one policy), ``yates`` (true) and ``min_group_size`` (10). The
+family of an adjustment is one result set (every feature × condition); the verdict
+(``significant_adjusted``, in dbt) is its adjusted p below ``[verdicts] alpha``. The raw
+``significant`` column keeps the original's meaning, raw p below the paper's level (run
+parameter ``recsys_published_alpha``), for the "as published" views.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import pyarrow as pa
 
 from compute.recsys.config_section import RECSYS
 from compute.recsys.result import MIN_GROUP_SIZE
-from stats.multiple_comparisons import METHOD_NAMES, adjust_family, verdict_policy
+from stats.multiple_comparisons import ADJUSTMENT_NAMES, METHOD_NAMES, adjust_family, verdict_policy
 from warehouse.config_schema import suggestion
 from warehouse.contracts import register_contract_relations
 from warehouse.errors import UserError
@@ -33,8 +37,6 @@ if TYPE_CHECKING:
 register_config_section("recsys", RECSYS)
 
 DEFAULTS = {"pool": "non_recommended", "p_adjust": "holm", "yates": True, "min_group_size": MIN_GROUP_SIZE}
-# The original's level; dbt's markers use the same one (var recsys_alpha), so it is not an option here.
-ALPHA = 0.05
 _KEY = ("feature", "dataset", "provider", "prompt_style")
 
 
@@ -46,8 +48,8 @@ def check_recsys_options(study) -> None:
 
 
 def recsys_options(study) -> dict:
-    """The study's ``[recsys]`` options over the defaults, checked."""
-    # [recsys] p_adjust overrides; otherwise the study's one verdict policy ([verdicts] adjustment) decides
+    """The study's ``[recsys]`` options over the defaults, checked; ``alpha`` is the verdict policy's."""
+    # one verdict policy: [recsys] p_adjust may only repeat the study's [verdicts] adjustment
     policy = verdict_policy(study.settings, where=str(study.path))
     options = {**DEFAULTS, "p_adjust": policy.method, **study.settings.get("recsys", {})}
     unknown = set(options) - set(DEFAULTS)
@@ -59,7 +61,13 @@ def recsys_options(study) -> dict:
     if options["p_adjust"] not in METHOD_NAMES:
         close = suggestion(str(options["p_adjust"]), METHOD_NAMES)
         raise UserError(f"{study.path}: [recsys] p_adjust must be one of {sorted(METHOD_NAMES)}{close}")
-    return options
+    if options["p_adjust"] != policy.method:
+        raise UserError(
+            f"{study.path}: [recsys] p_adjust = {options['p_adjust']!r} differs from the study's verdict policy "
+            f"({ADJUSTMENT_NAMES[policy.method]}); set [verdicts] adjustment instead (one policy for every family)"
+        )
+    published_alpha = float(study.run_parameters["recsys_published_alpha"])
+    return {**options, "alpha": policy.alpha, "published_alpha": published_alpha}
 
 
 def _has(con, schema: str, name: str) -> bool:
@@ -71,7 +79,7 @@ def _has(con, schema: str, name: str) -> bool:
     )
 
 
-def _computed_row(run_id, now, post_set, version, item: ConditionResult, alpha: float) -> dict:
+def _computed_row(run_id, now, post_set, version, item: ConditionResult, published_alpha: float) -> dict:
     r = item.result
     low, high = r.interval if r.interval else (None, None)
     return {
@@ -88,7 +96,7 @@ def _computed_row(run_id, now, post_set, version, item: ConditionResult, alpha: 
         "bias": r.bias,
         "p_value": r.p_value,
         "metric": r.metric,
-        "significant": r.p_value < alpha,
+        "significant": r.p_value < published_alpha,  # the original's column: raw p, as published
         "status": r.status,
         "message": r.message,
         "test_variant": r.test_variant,
@@ -105,7 +113,7 @@ def _computed_row(run_id, now, post_set, version, item: ConditionResult, alpha: 
 
 
 def _adjustment_rows(run_id, now, source: str, result_set: str, keyed_p: list[tuple], options: dict) -> list[dict]:
-    adjusted = adjust_family([p for *_, p in keyed_p], method=options["p_adjust"], alpha=ALPHA)
+    adjusted = adjust_family([p for *_, p in keyed_p], method=options["p_adjust"], alpha=options["alpha"])
     return [
         {
             "run_id": run_id,
@@ -157,7 +165,7 @@ def _computed(con, run_id, now, options) -> tuple[list[dict], list[dict]]:
         results = pool_vs_recommended(
             values, pool=options["pool"], min_group_size=int(options["min_group_size"]), yates=bool(options["yates"])
         )
-        rows = [_computed_row(run_id, now, post_set, version, item, ALPHA) for item in results]
+        rows = [_computed_row(run_id, now, post_set, version, item, options["published_alpha"]) for item in results]
         computed += rows
         adjustments += _adjustment_rows(
             run_id, now, "computed", post_set, [(*(r[k] for k in _KEY), r["p_value"]) for r in rows], options

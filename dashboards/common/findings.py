@@ -28,7 +28,6 @@ from dashboards.common.queries import relation_exists
 from dashboards.common.runs import RunsIn, data_badge
 from warehouse.data_kind import DATA_KINDS
 
-ALPHA = 0.05
 # The at-a-glance list's groups: findings on research data first.
 GLANCE_HEADINGS = {"real": "Research data", "synthetic": "Synthetic data", "demo": "Demo data (not research findings)"}
 

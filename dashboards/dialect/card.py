@@ -9,7 +9,8 @@ from dashboards.common.format import fixed, p_value, points
 from dashboards.common.html import text
 from dashboards.common.queries import query_dicts
 from dashboards.common.runs import RunsIn
-from stats.verdicts import significance_count
+from dashboards.common.verdict_policy import run_alpha
+from stats.verdicts import alpha_text, significance_count
 
 # the dialect study runs: the card's and the page's (dashboards.common.runs)
 RUNS = RunsIn("analysis.dialect_paired_tests")
@@ -34,20 +35,25 @@ def headline_k(rows: list[dict]) -> int:
     return max(rows, key=lambda r: abs(r["delta_pp"] or 0))["k"]
 
 
-def dialect_finding(rows: list[dict], power: dict) -> str:
+def dialect_finding(rows: list[dict], power: dict, *, alpha: float) -> str:
     """The lead sentence of one pair set: a direction only for a comparison significant under the
     verdict policy (``is_significant``); otherwise no evidence of a difference, with the largest gap,
     its interval and what the study could detect. It names the family and its size.
 
     ``rows`` are the highlighted-k rows of ``analysis.dialect_paired_tests``; ``power`` maps
-    (retriever, k) to the detectable gap in points.
+    (retriever, k) to the detectable gap in points (at ``alpha``, the verdict policy's).
     """
     if not rows:
         return '<p class="verdict">No paired comparison at the highlighted k.</p>'
     adjustment, family = _family(rows)
     significant = [r for r in rows if r.get("is_significant")]
     count = significance_count(
-        len(significant), len(rows), noun="highlighted comparisons", adjustment=adjustment, family=family
+        len(significant),
+        len(rows),
+        noun="highlighted comparisons",
+        adjustment=adjustment,
+        family=family,
+        alpha=alpha,
     )
     if significant:
         best = min(significant, key=lambda r: r["p_adjusted"])
@@ -63,10 +69,10 @@ def dialect_finding(rows: list[dict], power: dict) -> str:
         largest = max(rows, key=lambda r: abs(r["delta_pp"] or 0))
         gaps = [g for g in power.values() if g is not None]
         could = (
-            f" A gap was detectable (80% power) in {len(gaps)} of {len(power)} comparisons, and only from "
-            f"{fixed(min(gaps), 1)} to {fixed(max(gaps), 1)} points up."
+            f" A gap was detectable (80% power, {alpha_text(alpha)}) in {len(gaps)} of {len(power)} comparisons, "
+            f"and only from {fixed(min(gaps), 1)} to {fixed(max(gaps), 1)} points up."
             if gaps
-            else " No gap this data allows was detectable with 80% power."
+            else f" No gap this data allows was detectable with 80% power at {alpha_text(alpha)}."
         )
         sentence = (
             f"<b>No evidence of a difference</b> between {text(largest['variant_a'])} and "
@@ -99,7 +105,8 @@ def dialect_card(con, run_id: str | None = None, n_runs: int = 1) -> str | None:
             f"select retriever, k, {REACHABLE_GAP} from analysis.dialect_power where run_id = ?", [run_id]
         ).fetchall()
     }
-    verdict = re.search(r'<p class="verdict">(.*)</p>', dialect_finding(rows, power), flags=re.S).group(1)
+    finding = dialect_finding(rows, power, alpha=run_alpha(con, run_id, rows))
+    verdict = re.search(r'<p class="verdict">(.*)</p>', finding, flags=re.S).group(1)
     k = headline_k(rows)
     adjustment, _ = _family(rows)
     headline = [

@@ -10,12 +10,15 @@ RANK_BIN_ORDER = ["1", "2-5", "6-10", "11-20", "21-50", "51+", "not found"]
 
 
 PAGE_WIDTH = 900  # pixels the facets of one row share
+# The recall axis pads its data by this share of their range, and by at least the minimum (recall units).
+AXIS_PADDING_SHARE = 0.05
+MIN_AXIS_PADDING = 0.01
 
 
 def recall_domain(df) -> list[float]:
     """The y range of the recall chart: the data and their interval bands, padded, within [0, 1]."""
     low, high = float(df["recall_ci_low"].min()), float(df["recall_ci_high"].max())
-    pad = max(0.01, 0.05 * (high - low))
+    pad = max(MIN_AXIS_PADDING, AXIS_PADDING_SHARE * (high - low))
     return [max(0.0, round(low - pad, 3)), min(1.0, round(high + pad, 3))]
 
 

@@ -7,9 +7,10 @@ import altair as alt
 from dashboards.common.format import COUNT_TOOLTIP, NUMBER_TOOLTIP, POINTS_TOOLTIP
 
 
-def feature_effects_chart(df) -> alt.FacetChart:
-    """Recall difference (reference minus variant, points) per rule with its 95% bootstrap interval,
-    one facet per highlighted k; rules sorted by their effect at the first k, all rules together on top."""
+def feature_effects_chart(df, *, legend: str) -> alt.FacetChart:
+    """Recall difference (reference minus variant, points) per rule with its 95% score interval,
+    one facet per highlighted k; rules sorted by their effect at the first k, all rules together on top.
+    Colour: the verdict policy's ``significant`` column, titled ``legend`` (the policy in words)."""
     order = df.sort_values(["is_all_rules", "delta_pp"], ascending=[False, False])["rule"].drop_duplicates().tolist()
     # layers take their rows from the facet (a layer holding its own data would not be split by k)
     base = alt.Chart().encode(y=alt.Y("rule:N", title="rule", sort=order))
@@ -21,7 +22,7 @@ def feature_effects_chart(df) -> alt.FacetChart:
         x="delta_pp:Q",
         color=alt.Color(
             "significant:N",
-            title="Holm p < 0.05",
+            title=legend,
             scale=alt.Scale(domain=["yes", "no"], range=["#c0392b", "#7f8c8d"]),
         ),
         tooltip=[
@@ -31,7 +32,7 @@ def feature_effects_chart(df) -> alt.FacetChart:
             alt.Tooltip("delta_pp:Q", title="difference, points", format=POINTS_TOOLTIP),
             alt.Tooltip("ci_low:Q", title="CI low, points", format=POINTS_TOOLTIP),
             alt.Tooltip("ci_high:Q", title="CI high, points", format=POINTS_TOOLTIP),
-            alt.Tooltip("p_holm:Q", title="Holm p", format=NUMBER_TOOLTIP),
+            alt.Tooltip("p_adjusted:Q", title="adjusted p", format=NUMBER_TOOLTIP),
         ],
     )
     return (

@@ -8,11 +8,13 @@ from dashboards.common.format import fixed, interval, points, sample_size, share
 from dashboards.common.html import chart, table, text
 from dashboards.common.queries import id_order, query_dicts, query_rows, relation_exists
 from dashboards.common.site import register_page
+from dashboards.common.verdict_policy import policy_phrase, run_alpha
 from dashboards.dialect.card import REACHABLE_GAP, RUNS
 from dashboards.dialect.card import dialect_finding as finding
 from dashboards.dialect.charts import rank_distribution_chart, recall_at_k_chart
 from dashboards.dialect.parity import parity_section
 from dashboards.dialect.power_sentences import power_sentences, reachable_gap
+from stats.verdicts import alpha_text
 
 RANK_BINS = """case when not is_found_within_depth then 'not found'
     when rank_of_gold = 1 then '1' when rank_of_gold <= 5 then '2-5' when rank_of_gold <= 10 then '6-10'
@@ -21,7 +23,7 @@ RANK_BINS = """case when not is_found_within_depth then 'not found'
 SECTION = "run_id = ? and pair_set = ?"
 
 
-def _summary(con, run_id: str, pair_set: str) -> str:
+def _summary(con, run_id: str, pair_set: str, policy: str) -> str:
     rows = query_dicts(
         con,
         f"""
@@ -43,13 +45,14 @@ def _summary(con, run_id: str, pair_set: str) -> str:
         '<h3>Paired comparison at the highlighted k</h3><p class="note">McNemar three ways on the discordant '
         "pairs (only_a: only variant A found the gold document within k; mid-p and χ² are under Discordant "
         "pairs); p_adjusted adjusts p_exact within each retriever over the highlighted k (the family, of "
-        "family_size tests), by the study's verdict policy; is_significant: p_adjusted &lt; alpha. The interval "
-        "is a seeded paired "
-        "bootstrap of the recall difference, in points.</p>" + table(columns, shown, data=rows)
+        "family_size tests), by the study's verdict policy (" + text(policy) + "); is_significant: p_adjusted "
+        "&lt; alpha. The interval of the recall difference, in points, is Newcombe's hybrid score interval for "
+        "paired proportions (method 10, 1998): unlike a bootstrap it does not collapse onto 0 when few pairs "
+        "are discordant, so it agrees with the exact test there.</p>" + table(columns, shown, data=rows)
     )
 
 
-def _power(con, run_id: str, pair_set: str) -> str:
+def _power(con, run_id: str, pair_set: str, alpha: float) -> str:
     rows = query_dicts(
         con,
         f"""select retriever, variant_a, variant_b, k, n_pairs, n_discordant, discordance_rate, detectable_gap_pp,
@@ -72,13 +75,14 @@ def _power(con, run_id: str, pair_set: str) -> str:
     ]
     columns = ["pair_set", "retriever", "comparison", "n_pairs", *[f"k = {k}" for k in ks], "pairs_needed_for_2pp"]
     n_pairs = max((r["n_pairs"] for r in rows), default=0)
-    policy = {"alpha": rows[0]["alpha"], "power": rows[0]["power"]} if rows else {}
+    planning = power_sentences(n_pairs, alpha=rows[0]["alpha"], power=rows[0]["power"]) if rows else ""
     return (
         '<h3>What this study can detect</h3><p class="note">Per highlighted k: the smallest recall gap '
-        "in points (detectable_gap_pp) a two-sided exact McNemar test at α = 0.05 detects with 80% power, with "
+        f"in points (detectable_gap_pp) a two-sided exact McNemar test at {alpha_text(alpha)} (the verdict "
+        "policy's) detects with 80% power, with "
         'the discordant pairs it rests on (n_discordant) in brackets; "none": no gap the observed discordance '
         "allows is detectable. Pairs a 2-point gap would need at the discordance of the largest k (Connor "
-        f"1987).</p>{power_sentences(n_pairs, **policy)}" + table(columns, body, data=rows)
+        f"1987).</p>{planning}" + table(columns, body, data=rows)
     )
 
 
@@ -187,11 +191,19 @@ def _pair_set_section(con, run_id: str, pair_set: str) -> str:
         ).fetchall()
     }
     figures = _pair_set_charts(con, run_id, pair_set)
+    alpha = run_alpha(con, run_id, tests)
+    sizes = sorted({r["family_size"] for r in tests if r.get("family_size")})
+    policy = policy_phrase(
+        next((r["adjustment"] for r in tests if r.get("adjustment")), None),
+        sizes[-1] if sizes else len(tests),
+        alpha,
+        family="each retriever over the highlighted k",
+    )
     parts = [
         f'<section id="pair-set-{text(pair_set)}"><h2>Pair set {text(pair_set)}</h2>',
-        finding(tests, power),
-        _power(con, run_id, pair_set),
-        _summary(con, run_id, pair_set),
+        finding(tests, power, alpha=alpha),
+        _power(con, run_id, pair_set, alpha),
+        _summary(con, run_id, pair_set, policy),
     ]
     if "recall_at_k" in figures:
         parts += [

@@ -8,13 +8,14 @@ import duckdb
 from dashboards.common.format import fixed, interval, p_value, percent, points
 from dashboards.common.html import chart, table, text
 from dashboards.common.provenance import provenance_section
-from dashboards.common.queries import query_rows
+from dashboards.common.queries import query_dicts, query_rows
 from dashboards.common.site import register_page
-from dashboards.dialect.card_features import RUNS, feature_finding, fired_rules
+from dashboards.common.verdict_policy import adjustment_name
+from dashboards.dialect.card_features import RUNS, feature_finding, fired_rules, judged, rules_policy
 from dashboards.dialect.charts_features import feature_effects_chart
 from dashboards.dialect.power_sentences import reachable_gap
+from stats.verdicts import alpha_text
 
-ALPHA = 0.05
 COLUMNS = [
     "rule",
     "rule_source",
@@ -25,19 +26,30 @@ COLUMNS = [
     "ci_95_pp",
     "n_discordant",
     "p_exact",
-    "p_holm",
+    "p_adjusted",
+    "significant",
     "detectable_gap_pp",
 ]
 
 
 def _frame(con, run_id: str, pair_set: str, retriever: str):
-    """The rules that changed at least one question (a rule that fired nowhere has nothing to show)."""
-    return con.execute(
-        "select *, case when p_holm < ? then 'yes' else 'no' end as significant"
-        " from analysis.dialect_feature_effects where run_id = ? and pair_set = ? and retriever = ? and n_pairs > 0"
-        " order by k, is_all_rules desc, delta_pp desc, rule",
-        [ALPHA, run_id, pair_set, retriever],
-    ).df()
+    """The rules that changed at least one question (a rule that fired nowhere has nothing to show),
+    with the verdict policy's columns (a run analysed before they were stored: Holm at the default alpha)."""
+    import pandas as pd
+
+    rows = [
+        judged(row)
+        for row in query_dicts(
+            con,
+            "select * from analysis.dialect_feature_effects where run_id = ? and pair_set = ? and retriever = ?"
+            " and n_pairs > 0 order by k, is_all_rules desc, delta_pp desc, rule",
+            [run_id, pair_set, retriever],
+        )
+    ]
+    frame = pd.DataFrame(rows)
+    if len(frame):
+        frame["significant"] = ["yes" if r.get("is_significant") else "no" for r in rows]
+    return frame
 
 
 def charts(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, alt.TopLevelMixin]:
@@ -51,7 +63,7 @@ def charts(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, alt.TopLeve
     for pair_set, retriever in sections:
         frame = _frame(con, run_id, pair_set, retriever)
         if len(frame):
-            found[f"{pair_set}:{retriever}"] = feature_effects_chart(frame)
+            found[f"{pair_set}:{retriever}"] = feature_effects_chart(frame, legend=_legend(frame.to_dict("records")))
     return found
 
 
@@ -61,6 +73,12 @@ def _gap(row) -> str:
     rate = row.n_discordant / row.n_pairs if row.n_pairs else None
     gap = reachable_gap({"detectable_gap_pp": row.detectable_gap_pp, "discordance_rate": rate})
     return "none" if gap is None else fixed(gap, 1)
+
+
+def _legend(rows: list[dict]) -> str:
+    """The chart's colour legend: the rule it colours by, e.g. "Holm p < 0.05 (within each k's rules)"."""
+    first = next(r for r in rows if r.get("alpha") is not None)
+    return f"{adjustment_name(first.get('adjustment'))} p < {first['alpha']:g} (within each k's rules)"
 
 
 def _section(con, run_id: str, pair_set: str, retriever: str, figure) -> str:
@@ -81,7 +99,8 @@ def _section(con, run_id: str, pair_set: str, retriever: str, figure) -> str:
             interval(r.ci_low, r.ci_high, unit="points"),
             int(r.n_discordant),
             p_value(r.p_exact),
-            p_value(r.p_holm) if not r.is_all_rules else "–",
+            p_value(r.p_adjusted) if not r.is_all_rules else "–",
+            r.significant,
             _gap(r),
         ]
         for r in frame.itertuples()
@@ -125,15 +144,20 @@ def render(con: duckdb.DuckDBPyConnection, run_id: str | None = None) -> str:
         [run_id],
     )
     figures = charts(con, run_id)
+    fired = fired_rules(con, run_id)
+    policy = rules_policy(fired) if fired else ""
+    alpha = next((r["alpha"] for r in fired if r.get("alpha") is not None), None)
     return "".join(
         [
-            f'<p class="verdict">{feature_finding(fired_rules(con, run_id))}</p>',
+            f'<p class="verdict">{feature_finding(fired)}</p>',
             '<p class="note">One row per rule (ingest/dialect/rules.py, each a documented feature): recall with '
             "the SAE question (recall A) and with the variant that rule alone made (recall B), over the pairs "
             "where it changed the question; the difference SAE minus variant in points (positive: the feature "
-            "costs recall) with a seeded paired-bootstrap 95% interval; McNemar exact p, and Holm over the "
-            "single rules per (retriever, k); detectable gap: the smallest difference, in points, these pairs "
-            "detect with 80% power at α = 0.05 (Connor 1987). aae_rules: every rule together, over all pairs.</p>",
+            "costs recall) with Newcombe's hybrid score 95% interval for paired proportions (method 10, 1998); "
+            "McNemar exact p, adjusted over the single rules per (retriever, k) by the study's verdict policy "
+            f"({text(policy)}); significant: adjusted p below alpha; detectable gap: the smallest difference, in "
+            f"points, these pairs detect with 80% power at {alpha_text(alpha) if alpha else 'the same alpha'} "
+            "(Connor 1987). aae_rules: every rule together, over all pairs.</p>",
             *(_section(con, run_id, p, r, figures.get(f"{p}:{r}")) for p, r in sections),
             provenance_section(con, run_id),
         ]

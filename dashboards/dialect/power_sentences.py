@@ -27,8 +27,9 @@ def reachable_gap(row: dict) -> float | None:
     return gap
 
 
-def power_sentences(n_pairs: int, *, alpha: float = 0.05, power: float = 0.8) -> str:
-    """The note that tells planning power from power at the observed discordance, one sentence each."""
+def power_sentences(n_pairs: int, *, alpha: float, power: float = 0.8) -> str:
+    """The note that tells planning power from power at the observed discordance, one sentence each
+    (``alpha``: the study's verdict policy's, as its power table)."""
     if not n_pairs:
         return ""
     gaps = [100 * detectable_gap(n_pairs, rate, alpha=alpha, power=power) for rate in PLANNING_DISCORDANCE]

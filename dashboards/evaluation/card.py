@@ -7,6 +7,8 @@ from dashboards.common.format import floor_note, p_value, plural
 from dashboards.common.html import text
 from dashboards.common.queries import number, query_dicts, relation_exists
 from dashboards.common.runs import RunsIn
+from dashboards.common.verdict_policy import run_alpha
+from stats.verdicts import alpha_text
 
 # every series, alerts or not (a series without a breach is a finding too); the page shows the same runs
 RUNS = RunsIn("marts.dim_evaluation_runs", "series_run_id")
@@ -44,7 +46,8 @@ def evaluation_card(con, run_id: str | None = None, n_runs: int = 1) -> str | No
     # the family: the series' tested breaches, adjusted by the study's verdict policy
     tested = [a for a in alerts if a.get("p_adjusted") is not None]
     adjustment = next((a["adjustment"] for a in tested if a.get("adjustment")), "Holm")
-    family = f"{plural(len(tested), 'tested breach', 'tested breaches')} of the series, {adjustment}-adjusted"
+    alpha = alpha_text(run_alpha(con, run_id, alerts))
+    family = f"{plural(len(tested), 'tested breach', 'tested breaches')} of the series, {adjustment}-adjusted, {alpha}"
     if significant:
         top = significant[0]
         which = _which(significant)

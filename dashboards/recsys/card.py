@@ -2,7 +2,8 @@
 
 The family of a test is its result set (every feature × condition of one recommendation
 run, adjusted together by the ``recsys_bias`` job, as the page reports). The card counts
-tests significant after that adjustment (``significant_adjusted``), never raw p < 0.05.
+tests significant after that adjustment at the study's ``[verdicts] alpha``
+(``significant_adjusted``), never the original's raw p.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from dashboards.common.findings import card, card_body, interval, pct
 from dashboards.common.html import text
 from dashboards.common.queries import number, query_dicts
 from dashboards.common.runs import RunsIn
+from dashboards.common.verdict_policy import adjustment_name, recorded_policy, run_parameters
 from stats.effect_sizes import magnitude, scale_note
 from stats.multiple_comparisons import ADJUSTMENT_NAMES
-from stats.verdicts import significance_count
+from stats.verdicts import alpha_text, significance_count
+from warehouse.run_parameters import parameter_defaults
 
 # The recommendation marts the card and the page read (named once: dbt may rename them).
 SUMMARY = "marts.fct_recsys_pool_vs_recommended"
@@ -47,9 +50,25 @@ order by e.r_squared_mean desc nulls last, f.n_significant_adjusted desc, f.feat
 """
 
 
-def recsys_verdict(rows: list[dict]) -> str:
-    """The card's sentence: features significant (after adjustment within their result set) in most
-    conditions, then each result set's count of significant tests with its family size."""
+def published_alpha(con, run_id: str) -> float:
+    """The paper's level behind the "as published" raw-p markers of run ``run_id`` (its run parameter)."""
+    default = parameter_defaults()["recsys_published_alpha"]
+    return float(run_parameters(con, run_id).get("recsys_published_alpha", default))
+
+
+def verdict_rule(con, run_id: str, method: str | None = None) -> str:
+    """What "significant" means on the run's page, e.g. "significant after Holm within the result set, α = 0.05"
+    (``method``: the stored adjustment; by default the run's own)."""
+    if method is None:
+        found = con.execute(f"select any_value(adjustment_method) from {SUMMARY} where run_id = ?", [run_id]).fetchone()
+        method = found[0] if found else None
+    alpha = recorded_policy(con, run_id).alpha
+    return f"significant after {adjustment_name(method)} within the result set, {alpha_text(alpha)}"
+
+
+def recsys_verdict(rows: list[dict], *, alpha: float) -> str:
+    """The card's sentence: features significant (after adjustment within their result set, at ``alpha``) in
+    most conditions, then each result set's count of significant tests with its family size."""
     if not rows:
         return "<b>No adjusted tests</b>: run the <code>recsys_bias</code> job."
     counts = []
@@ -62,6 +81,7 @@ def recsys_verdict(rows: list[dict]) -> str:
                 noun="tests",
                 adjustment=ADJUSTMENT_NAMES.get(members[0]["adjustment_method"], members[0]["adjustment_method"]),
                 family=f"result set {result_set}",
+                alpha=alpha,
             )
         )
     flagged = [r for r in rows if r["n_significant_adjusted"] > r["n_conditions"] / 2]
@@ -105,9 +125,9 @@ def recsys_card(con, run_id: str | None = None, n_runs: int = 1) -> str | None:
             ]
         )
     return card_body(
-        recsys_verdict(rows),
+        recsys_verdict(rows, alpha=recorded_policy(con, run_id).alpha),
         "Features by mean R² (Cohen's d → d²/(d²+4), Cramér's V → V²; "
-        f"{scale_note('r_squared')}) over all conditions; significant: after adjustment within the result set",
+        f"{scale_note('r_squared')}) over all conditions; {verdict_rule(con, run_id)}",
         ["result set", "feature", "mean R²", "magnitude", "significant", "share", "95% CI (Wilson)"],
         table_rows,
         run_id,

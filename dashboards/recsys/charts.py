@@ -1,7 +1,11 @@
 """Charts of the recommendation-bias page: one function per chart, explicit field types.
 
 Every chart takes a pandas DataFrame already shaped for it (the page does the querying);
-a cell's ``label`` column holds the value and its significance marker as plain text.
+a cell's ``label`` column holds the value and its significance marker as plain text. The
+default views read the verdicts (``share_significant`` and ``marker`` there are the shares
+significant after the study's adjustment within the result set, at its alpha) and say so with
+``rule``, e.g. "significant after Holm within the result set, α = 0.05"; the original's views
+are titled "as published" and count raw p as the paper did, ``rule`` = :func:`as_published`.
 """
 
 from __future__ import annotations
@@ -19,7 +23,12 @@ MARKER_LEVELS = {
 }
 
 
-def _heatmap(df, *, x_field: str, x_title: str, title: str, width: int) -> alt.LayerChart:
+def as_published(alpha: float) -> str:
+    """The rule of the original's markers: "as published (raw p < 0.05)"."""
+    return f"as published (raw p < {alpha:g})"
+
+
+def _heatmap(df, *, x_field: str, x_title: str, title: str, width: int, rule: str) -> alt.LayerChart:
     base = alt.Chart(df).encode(
         x=alt.X(f"{x_field}:N", title=x_title, axis=alt.Axis(labelAngle=-40)),
         y=alt.Y("feature:N", title="feature"),
@@ -31,7 +40,7 @@ def _heatmap(df, *, x_field: str, x_title: str, title: str, width: int) -> alt.L
             alt.Tooltip(f"{x_field}:N", title=x_title),
             alt.Tooltip("value:Q", title="normalised bias", format=".3f"),
             alt.Tooltip("bias_mean:Q", title="raw bias (mean)", format=".3f"),
-            alt.Tooltip("share_significant:Q", title="share p < 0.05", format=".0%"),
+            alt.Tooltip("share_significant:Q", title=f"share {rule}", format=".0%"),
             alt.Tooltip("n_conditions:Q", title="conditions"),
         ],
     )
@@ -42,27 +51,31 @@ def _heatmap(df, *, x_field: str, x_title: str, title: str, width: int) -> alt.L
     return (cells + labels).properties(title=title, width=width, height=alt.Step(18))
 
 
-def condition_heatmap_chart(df, *, prompt_style: str) -> alt.LayerChart:
-    """As published: min-max normalised bias per feature × (dataset, model) under one prompt style; * = p < 0.05."""
+def condition_heatmap_chart(df, *, prompt_style: str, published_alpha: float) -> alt.LayerChart:
+    """As published: min-max normalised bias per feature × (dataset, model) under one prompt style;
+    * = raw p below the paper's level."""
+    rule = as_published(published_alpha)
     return _heatmap(
         df,
         x_field="dataset_model",
         x_title="dataset · model",
-        title=f"As published · prompt style: {prompt_style} (min-max normalised bias; * = p < 0.05)",
+        title=f"Prompt style: {prompt_style}, {rule} (min-max normalised bias; * = p < {published_alpha:g})",
         width=420,
+        rule=rule,
     )
 
 
-def aggregated_heatmap_chart(df, *, by: str) -> alt.LayerChart:
-    """As published: mean min-max normalised bias per feature × group, markers from the share of significant
-    conditions."""
+def aggregated_heatmap_chart(df, *, by: str, published_alpha: float) -> alt.LayerChart:
+    """As published: mean min-max normalised bias per feature × group, markers from the share of conditions
+    with raw p below the paper's level."""
+    rule = as_published(published_alpha)
     return _heatmap(
         df,
         x_field="group_value",
         x_title=by,
-        title=f"As published · by {by} (mean min-max normalised bias; * > 50 %, ** > 60 %, *** > 75 %"
-        " of conditions p < 0.05)",
+        title=f"By {by}, {rule} (mean min-max normalised bias; * > 50 %, ** > 60 %, *** > 75 % of conditions)",
         width=max(140, 60 * df["group_value"].nunique()),
+        rule=rule,
     )
 
 
@@ -71,7 +84,7 @@ SIGNIFICANT_CELL = "datum.share_significant > 0.5"
 MUTED = "#e8e8e8"
 
 
-def _signed_heatmap(df, *, x_field: str, x_title: str, title: str, width: int) -> alt.LayerChart:
+def _signed_heatmap(df, *, x_field: str, x_title: str, title: str, width: int, rule: str) -> alt.LayerChart:
     base = alt.Chart(df).encode(
         x=alt.X(f"{x_field}:N", title=x_title, axis=alt.Axis(labelAngle=-40)),
         y=alt.Y("feature:N", title="feature"),
@@ -91,7 +104,7 @@ def _signed_heatmap(df, *, x_field: str, x_title: str, title: str, width: int) -
             alt.Tooltip(f"{x_field}:N", title=x_title),
             alt.Tooltip("signed_normalized_bias_mean:Q", title="signed normalised bias", format=".3f"),
             alt.Tooltip("bias_mean:Q", title="raw bias (mean)", format=".3f"),
-            alt.Tooltip("share_significant:Q", title="share p < 0.05", format=".0%"),
+            alt.Tooltip("share_significant:Q", title=f"share {rule}", format=".0%"),
             alt.Tooltip("n_conditions:Q", title="conditions"),
         ],
     )
@@ -111,36 +124,41 @@ def _signed_heatmap(df, *, x_field: str, x_title: str, title: str, width: int) -
     return (cells + labels).resolve_scale(color="independent").properties(title=title, width=width, height=alt.Step(18))
 
 
-def signed_condition_heatmap_chart(df, *, prompt_style: str) -> alt.LayerChart:
+def signed_condition_heatmap_chart(df, *, prompt_style: str, rule: str) -> alt.LayerChart:
     """Signed bias per feature × (dataset, model) under one prompt style, on a diverging scale around 0;
-    a cell without p < 0.05 is grey."""
+    a cell not significant by ``rule`` (the verdict policy in words) is grey."""
     return _signed_heatmap(
         df,
         x_field="dataset_model",
         x_title="dataset · model",
-        title=f"Prompt style: {prompt_style} (signed bias; grey: p ≥ 0.05)",
+        title=f"Prompt style: {prompt_style} (signed bias; grey: not {rule})",
         width=420,
+        rule=rule,
     )
 
 
-def signed_aggregated_heatmap_chart(df, *, by: str) -> alt.LayerChart:
+def signed_aggregated_heatmap_chart(df, *, by: str, rule: str) -> alt.LayerChart:
     """Mean signed bias per feature × group on a diverging scale; grey when at most half the group's
-    conditions have p < 0.05."""
+    conditions are significant by ``rule``."""
     return _signed_heatmap(
         df,
         x_field="group_value",
         x_title=by,
-        title=f"By {by} (mean signed bias; grey: at most half the conditions p < 0.05)",
+        title=f"By {by} (mean signed bias; grey: at most half the conditions {rule})",
         width=max(140, 60 * df["group_value"].nunique()),
+        rule=rule,
     )
 
 
-def condition_interval_chart(df) -> alt.LayerChart:
-    """Hedges' g with its 95% interval for every condition of each numerical feature (a forest plot)."""
+def condition_interval_chart(df, *, rule: str) -> alt.LayerChart:
+    """Hedges' g with its 95% interval for every condition of each numerical feature (a forest plot),
+    coloured by the verdict (``significance``: "significant" or "not significant", by ``rule``)."""
     base = alt.Chart(df).encode(
         y=alt.Y("condition:N", title="dataset · model · prompt style"),
         color=alt.Color(
-            "significance:N", title=None, scale=alt.Scale(domain=["p < 0.05", "p ≥ 0.05"], range=["#cf222e", "#8c959f"])
+            "significance:N",
+            title=rule,
+            scale=alt.Scale(domain=["significant", "not significant"], range=["#cf222e", "#8c959f"]),
         ),
     )
     zero = alt.Chart(df).mark_rule(color="#999", strokeDash=[3, 3]).encode(x=alt.datum(0))
@@ -153,7 +171,8 @@ def condition_interval_chart(df) -> alt.LayerChart:
             alt.Tooltip("hedges_g:Q", format=".3f"),
             alt.Tooltip("ci_low:Q", format=".3f"),
             alt.Tooltip("ci_high:Q", format=".3f"),
-            alt.Tooltip("p_value:Q", format=".3g"),
+            alt.Tooltip("p_value:Q", title="raw p", format=".3g"),
+            alt.Tooltip("p_value_adjusted:Q", title="adjusted p", format=".3g"),
         ],
     )
     return (
@@ -164,34 +183,36 @@ def condition_interval_chart(df) -> alt.LayerChart:
     )
 
 
-def fully_aggregated_bar_chart(df) -> alt.LayerChart:
-    """As published: mean min-max normalised bias per feature over all conditions, coloured by significance level."""
+def fully_aggregated_bar_chart(df, *, published_alpha: float) -> alt.LayerChart:
+    """As published: mean min-max normalised bias per feature over all conditions, coloured by the share of
+    conditions with raw p below the paper's level."""
+    rule = as_published(published_alpha)
     order = df.sort_values("normalized_bias_mean", ascending=False)["feature"].tolist()
     base = alt.Chart(df).encode(y=alt.Y("feature:N", title="feature", sort=order))
     bars = base.mark_bar().encode(
         x=alt.X("normalized_bias_mean:Q", title="mean normalised bias (0-1)", scale=alt.Scale(domain=[0, 1])),
         color=alt.Color(
             "significance:N",
-            title="conditions with p < 0.05",
+            title=f"conditions {rule}",
             scale=alt.Scale(domain=SIGNIFICANCE_LEVELS, range=SIGNIFICANCE_COLOURS),
         ),
         tooltip=[
             alt.Tooltip("feature:N"),
             alt.Tooltip("normalized_bias_mean:Q", format=".3f"),
             alt.Tooltip("bias_mean:Q", title="raw bias (mean)", format=".3f"),
-            alt.Tooltip("share_significant:Q", title="share p < 0.05", format=".0%"),
+            alt.Tooltip("share_significant:Q", title=f"share {rule}", format=".0%"),
             alt.Tooltip("n_conditions:Q", title="conditions"),
         ],
     )
     markers = base.mark_text(align="left", dx=3).encode(x=alt.X("normalized_bias_mean:Q"), text=alt.Text("marker:N"))
     return (bars + markers).properties(
-        title="Overall bias as published (min-max normalised, fully aggregated)", width=420, height=alt.Step(18)
+        title=f"Overall bias, {rule} (min-max normalised, fully aggregated)", width=420, height=alt.Step(18)
     )
 
 
-def signed_bias_bar_chart(df) -> alt.Chart:
+def signed_bias_bar_chart(df, *, rule: str) -> alt.Chart:
     """Mean signed-normalised bias per feature, the direction min-max normalisation hides; a feature with at
-    most half its conditions p < 0.05 is drawn grey."""
+    most half its conditions significant by ``rule`` is drawn grey."""
     return (
         alt.Chart(df)
         .mark_bar()
@@ -215,14 +236,14 @@ def signed_bias_bar_chart(df) -> alt.Chart:
                 alt.Tooltip("feature:N"),
                 alt.Tooltip("signed_normalized_bias_mean:Q", format=".3f"),
                 alt.Tooltip("bias_mean:Q", title="raw bias (mean)", format=".3f"),
-                alt.Tooltip("share_significant:Q", title="share p < 0.05", format=".0%"),
+                alt.Tooltip("share_significant:Q", title=f"share {rule}", format=".0%"),
             ],
         )
         .transform_calculate(
             direction="datum.signed_normalized_bias_mean >= 0 ? 'favoured (> 0)' : 'disfavoured (< 0)'"
         )
         .properties(
-            title="Overall signed bias (grey: at most half the conditions p < 0.05; Cramér's V has no sign)",
+            title=f"Overall signed bias (grey: at most half the conditions {rule}; Cramér's V has no sign)",
             width=420,
             height=alt.Step(18),
         )

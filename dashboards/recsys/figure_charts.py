@@ -19,21 +19,22 @@ def diverging_scale(values) -> alt.Scale:
     return alt.Scale(scheme="redblue", reverse=True, domain=[-largest, largest], domainMid=0)
 
 
-def r_squared_bar_chart(df) -> alt.LayerChart:
-    """Figure 01: mean R² per feature over its conditions, coloured by the share of significant conditions."""
+def r_squared_bar_chart(df, *, rule: str) -> alt.LayerChart:
+    """Figure 01: mean R² per feature over its conditions, coloured by the share of conditions significant
+    by ``rule`` (the verdict policy's, or "as published (raw p < 0.05)")."""
     order = df.sort_values("r_squared_mean", ascending=False)["feature"].tolist()
     base = alt.Chart(df).encode(y=alt.Y("feature:N", title="feature", sort=order))
     bars = base.mark_bar().encode(
         x=alt.X("r_squared_mean:Q", title="mean R² (variance explained)"),
         color=alt.Color(
             "significance:N",
-            title="conditions with p < 0.05",
+            title=f"conditions {rule}",
             scale=alt.Scale(domain=SIGNIFICANCE_LEVELS, range=SIGNIFICANCE_COLOURS),
         ),
         tooltip=[
             alt.Tooltip("feature:N"),
             alt.Tooltip("r_squared_mean:Q", title="mean R²", format=".4f"),
-            alt.Tooltip("share_significant:Q", title="share p < 0.05", format=".0%"),
+            alt.Tooltip("share_significant:Q", title=f"share {rule}", format=".0%"),
             alt.Tooltip("n_conditions:Q", title="conditions"),
         ],
     )

@@ -12,8 +12,17 @@ import duckdb
 from dashboards.common.format import p_value
 from dashboards.common.html import chart, text
 from dashboards.common.queries import query_dicts, relation_exists
-from dashboards.recsys.card import DIRECTIONAL, EFFECT_SIZES, FEATURES, IMPORTANCE, recsys_verdict
-from dashboards.recsys.charts import MARKER_LEVELS
+from dashboards.common.verdict_policy import recorded_policy, run_parameters
+from dashboards.recsys.card import (
+    DIRECTIONAL,
+    EFFECT_SIZES,
+    FEATURES,
+    IMPORTANCE,
+    published_alpha,
+    recsys_verdict,
+    verdict_rule,
+)
+from dashboards.recsys.charts import MARKER_LEVELS, as_published
 from dashboards.recsys.figure_charts import (
     demographic_bar_chart,
     directional_heatmap_chart,
@@ -22,12 +31,11 @@ from dashboards.recsys.figure_charts import (
     r_squared_bar_chart,
 )
 from stats.effect_sizes import magnitude
-from stats.multiple_comparisons import adjust_p_values
+from stats.multiple_comparisons import VerdictPolicy, adjust_p_values, is_significant
 from stats.ordering import friedman, paired_wilcoxon
+from warehouse.run_parameters import parameter_defaults
 from warehouse.seeds import derive_seed
 
-# The ordering claims' alpha: the verdict policy's default (the recsys job adjusts with the study's own).
-ALPHA = 0.05
 CONTENT_SAFETY = ("polarization_score", "sentiment_polarity", "toxicity")
 RAW_BIAS = ("avg_word_length", "polarization_score", "sentiment_polarity", "toxicity")
 
@@ -48,19 +56,36 @@ def _rows(con, mart: str, run_id: str, result_set: str, level: str, where: str =
     ).df()
 
 
-def _claim(result, adjusted_p: float) -> str:
+def _marker(share: float, thresholds: dict) -> str:
+    """The original's marker of a share of significant conditions (dbt's significance_marker, the run's thresholds)."""
+    for marker, name in (("***", "three_stars"), ("**", "two_stars"), ("*", "one_star")):
+        if share > thresholds[name]:
+            return marker
+    return ""
+
+
+def _marker_thresholds(con, run_id: str) -> dict:
+    defaults, recorded = parameter_defaults(), run_parameters(con, run_id)
+    return {
+        name: float(recorded.get(f"recsys_marker_{name}", defaults[f"recsys_marker_{name}"]))
+        for name in ("one_star", "two_stars", "three_stars")
+    }
+
+
+def _claim(result, adjusted_p: float, adjustment: str) -> str:
     """A test behind an ordering claim, as every p-value is shown: test, n, effect with interval, adjusted p."""
     return (
         f"{result.test.replace('wilcoxon', 'Wilcoxon signed-rank').replace('friedman', 'Friedman')} over "
         f"{result.n} {'conditions' if result.test == 'wilcoxon' else 'feature × dataset × model blocks'}, "
         f"{result.effect_name.split(' (')[0]} {result.effect_size:.2f} [{result.ci_low:.2f}, {result.ci_high:.2f}], "
-        f"Holm p {p_value(adjusted_p, equals=True)}"
+        f"{adjustment} p {p_value(adjusted_p, equals=True)}"
     )
 
 
-def _ordering_claims(overall, conditions, *, result_set: str) -> str:
+def _ordering_claims(overall, conditions, *, result_set: str, policy: VerdictPolicy) -> str:
     """Which feature explains the most variance and which prompt style biases selection most, each
-    said only as far as its test carries it. The family: these two claims of the result set (Holm)."""
+    said only as far as its test carries it. The family: these two claims of the result set (the
+    study's verdict policy)."""
     tests, sentences = {}, {}
     per_condition = conditions.pivot_table(
         index=["dataset", "provider", "prompt_style"], columns="feature", values="r_squared_mean"
@@ -76,25 +101,26 @@ def _ordering_claims(overall, conditions, *, result_set: str) -> str:
     ).dropna()
     if by_style.shape[1] >= 3 and len(by_style) >= 2:
         tests["prompt"] = friedman(by_style.to_numpy(), seed=derive_seed(0, result_set, "prompt styles"))
-    adjusted = dict(zip(tests, adjust_p_values([t.p_value for t in tests.values()], method="holm")))
+    adjusted = dict(zip(tests, adjust_p_values([t.p_value for t in tests.values()], method=policy.method)))
     if "feature" in tests:
         test, p = tests["feature"], adjusted["feature"]
-        larger = p < ALPHA and test.effect_size > 0
+        larger = is_significant(p, policy.alpha) and test.effect_size > 0
         sentences["feature"] = (
             f"<b>{text(top)}</b> explains more variance than the runner-up {text(runner_up)}"
             if larger
             else f"No evidence that {text(top)} (largest observed mean R²) explains more variance than "
             f"{text(runner_up)}"
-        ) + f" ({_claim(test, p)})."
+        ) + f" ({_claim(test, p, policy.name)})."
     if "prompt" in tests:
         test, p = tests["prompt"], adjusted["prompt"]
         means = by_style.mean().sort_values()
         sentences["prompt"] = (
             "Prompt styles differ in how much they bias selection"
-            if p < ALPHA
+            if is_significant(p, policy.alpha)
             else "No evidence that prompt styles differ in how much they bias selection"
         ) + (
-            f" ({_claim(test, p)}; observed mean R² highest for {text(means.index[-1])}, {means.iloc[-1]:.4f}, "
+            f" ({_claim(test, p, policy.name)}; observed mean R² highest for {text(means.index[-1])}, "
+            f"{means.iloc[-1]:.4f}, "
             f"lowest for {text(means.index[0])}, {means.iloc[0]:.4f})."
         )
     return " ".join(sentences.values())
@@ -104,19 +130,36 @@ def _effect_size_figures(con, run_id: str, result_set: str) -> list[str]:
     overall = _rows(con, EFFECT_SIZES, run_id, result_set, "all").sort_values("r_squared_mean", ascending=False)
     if overall.empty:
         return []
+    policy = recorded_policy(con, run_id)
+    features = [r for r in query_dicts(con, FEATURES, [run_id, run_id]) if r["result_set"] == result_set]
+    # as published: the original's markers (raw p below the paper's level), beside the verdicts' own
+    published = overall.assign(significance=overall["marker"].map(MARKER_LEVELS))
+    # the default markers are the verdicts': the share of a feature's conditions significant after the
+    # adjustment, the very counts the headline names a feature by (more than half: at least '*')
+    thresholds = _marker_thresholds(con, run_id)
+    adjusted = {r["feature"]: r["n_significant_adjusted"] / r["n_conditions"] for r in features if r["n_conditions"]}
+    overall = overall.assign(share_significant=[adjusted.get(f, 0.0) for f in overall["feature"]])
+    overall["marker"] = [_marker(share, thresholds) for share in overall["share_significant"]]
     overall["significance"] = overall["marker"].map(MARKER_LEVELS)
     by_prompt = _rows(con, EFFECT_SIZES, run_id, result_set, "prompt")
     conditions = _rows(con, EFFECT_SIZES, run_id, result_set, "dataset_model_prompt")
-    verdict = recsys_verdict([r for r in query_dicts(con, FEATURES, [run_id, run_id]) if r["result_set"] == result_set])
+    verdict = recsys_verdict(features, alpha=policy.alpha)
+    rule = verdict_rule(con, run_id)
     largest = overall["r_squared_mean"].max()
     size = f"The largest mean R² is {largest:.1%} of variance ({magnitude(largest, statistic='r_squared')}). "
     # the card's verdict names the largest effect when features are flagged
     lead = f"{verdict} {'' if 'largest observed effect' in verdict else size}"
-    lead += _ordering_claims(overall, conditions, result_set=result_set)
+    lead += _ordering_claims(overall, conditions, result_set=result_set, policy=policy)
+    paper_rule = as_published(published_alpha(con, run_id))
     return [
         f'<p class="verdict">{lead}</p>',
         "<h4>Figure 01: effect size per feature</h4>",
-        chart(r_squared_bar_chart(overall)),
+        chart(r_squared_bar_chart(overall, rule=rule)),
+        f"<details><summary>Figure 01 {text(paper_rule)}</summary>",
+        '<p class="note">The paper\'s markers count raw p, unadjusted, so they flag more features than the '
+        "verdict above, which counts only tests significant after the adjustment.</p>",
+        chart(r_squared_bar_chart(published, rule=paper_rule)),
+        "</details>",
         "<h4>Figures 02 and 03: by prompt style</h4>",
         chart(
             prompt_heatmap_chart(

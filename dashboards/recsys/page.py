@@ -8,10 +8,11 @@ from dashboards.common.html import chart, table, text
 from dashboards.common.provenance import provenance_section
 from dashboards.common.queries import relation_exists
 from dashboards.common.site import register_page
-from dashboards.recsys.card import AGGREGATED, RUNS, SUMMARY
+from dashboards.recsys.card import AGGREGATED, RUNS, SUMMARY, published_alpha, verdict_rule
 from dashboards.recsys.charts import (
     MARKER_LEVELS,
     aggregated_heatmap_chart,
+    as_published,
     condition_heatmap_chart,
     condition_interval_chart,
     fully_aggregated_bar_chart,
@@ -20,7 +21,6 @@ from dashboards.recsys.charts import (
     signed_condition_heatmap_chart,
 )
 from dashboards.recsys.figures import paper_figures_section
-from stats.multiple_comparisons import ADJUSTMENT_NAMES
 
 AGGREGATED_LEVELS = {"prompt": "prompt style", "dataset": "dataset", "model": "model (provider)"}
 RESULT_COLUMNS = [
@@ -42,19 +42,23 @@ RESULT_COLUMNS = [
     "status",
     "message",
 ]
-INTRO = (
-    '<p class="note">Each condition (dataset × model × prompt style) compares the posts a model recommended '
-    "with the pool it was shown. Numerical features: Cohen's d (recommended minus pool, pooled SD) and Welch's "
-    "t-test; categorical and binary features: Cramér's V and the chi-square test (Yates' correction on 2×2 "
-    "tables). The heatmaps colour the signed bias (bias / max |bias| per feature, -1 to 1: red, the model "
-    "favours higher values or the category mix differs; blue, lower) on a diverging scale around 0, and grey out "
-    "cells whose conditions are not mostly significant, so noise is not painted. The original's min-max views, "
-    'which stretch noise over 0-1, stay available below each result set, labelled "as published". '
-    "Markers give the share of the underlying conditions with p &lt; 0.05: * above 50 %, ** above 60 %, "
-    "*** above 75 % (raw p, as the original; the table also gives the adjusted p). The verdict above the "
-    "charts counts only tests significant after the adjustment within the result set (the family: every "
-    "feature × condition of one recommendation run; Holm unless the study configures BH).</p>"
-)
+
+
+def _intro(rule: str, published: str) -> str:
+    """What the page's markers and grey cells mean, with the run's verdict policy (``rule``) and the
+    original's raw-p rule (``published``)."""
+    return (
+        '<p class="note">Each condition (dataset × model × prompt style) compares the posts a model recommended '
+        "with the pool it was shown. Numerical features: Cohen's d (recommended minus pool, pooled SD) and "
+        "Welch's t-test; categorical and binary features: Cramér's V and the chi-square test (Yates' correction "
+        "on 2×2 tables). The heatmaps colour the signed bias (bias / max |bias| per feature, -1 to 1: red, the "
+        "model favours higher values or the category mix differs; blue, lower) on a diverging scale around 0, "
+        "and grey out cells whose conditions are not mostly significant, so noise is not painted. The verdicts, "
+        "the markers (* above 50 %, ** above 60 %, *** above 75 % of the conditions) and the grey cells all "
+        f"count tests {text(rule)} (the family: every feature × condition of one recommendation run). The "
+        "original's min-max views, which stretch noise over 0-1, stay available below each result set, "
+        f"labelled {text(published)}: their markers count raw p, as the paper did.</p>"
+    )
 
 
 def _label(value: float, marker: str) -> str:
@@ -83,11 +87,15 @@ def _lead(overall, adjusted: dict[str, int], family: str) -> str:
     )
 
 
-def _levels(con, run_id: str, source: str, result_set: str, level: str):
-    """One aggregation level of a result set; ``value`` is what the heatmaps colour."""
+def _levels(con, run_id: str, source: str, result_set: str, level: str, *, published: bool):
+    """One aggregation level of a result set; ``value`` is what the heatmaps colour. ``share_significant``
+    and ``marker`` are the verdicts' (adjusted, at the policy's alpha), or the original's raw-p ones
+    when ``published``."""
+    share, marker = ("share_significant", "marker") if published else ("share_significant_adjusted", "marker_adjusted")
     return con.execute(
         "select feature, group_value, dataset, provider, prompt_style, normalized_bias_mean as value, bias_mean,"
-        " share_significant, n_conditions, marker, normalized_bias_mean, signed_normalized_bias_mean"
+        f" coalesce({share}, 0) as share_significant, n_conditions, coalesce({marker}, '') as marker,"
+        " normalized_bias_mean, signed_normalized_bias_mean"
         f" from {AGGREGATED} where run_id = ? and result_source = ? and result_set = ? and level = ?"
         " order by feature, group_value",
         [run_id, source, result_set, level],
@@ -112,25 +120,23 @@ def _synthetic_post_sets(con) -> set[str]:
 def _result_set_section(con, run_id: str, source: str, result_set: str, *, synthetic: bool) -> str:
     label = "SYNTHETIC data, simulated with injected biases; " if synthetic else ""
     parts = [f'<h2>{text(result_set)} <span class="note">({text(label + source)} results)</span></h2>']
+    published = published_alpha(con, run_id)
     summary = con.execute(
-        "select count(*), count(distinct feature), count(*) filter (where p_value < 0.05),"
+        "select count(*), count(distinct feature), count(*) filter (where p_value < ?),"
         " count(*) filter (where significant_adjusted), any_value(adjustment_method), any_value(pool_definition),"
         " count(*) filter (where status = 'error')"
         f" from {SUMMARY} where run_id = ? and result_source = ? and result_set = ?",
-        [run_id, source, result_set],
+        [published, run_id, source, result_set],
     ).fetchone()
     n, n_features, n_sig, n_sig_adj, method, pool, n_error = summary
+    rule = verdict_rule(con, run_id, method)
     pool_note = f" Pool: {pool}." if pool else ""
-    adjusted = (
-        f"; {n_sig_adj:,} stay significant after {method} adjustment over the {n:,} tests"
-        if method
-        else "; no adjusted p-values (run the recsys_bias job)"
-    )
+    adjusted = f"{n_sig_adj:,} {rule}" if method else "no adjusted p-values (run the recsys_bias job)"
     parts.append(
-        f"<p>{text(f'{n:,} tests over {n_features} features: {n_sig:,} with raw p < 0.05{adjusted}.')}"
+        f"<p>{text(f'{n:,} tests over {n_features} features: {adjusted}; {as_published(published)}: {n_sig:,}.')}"
         f"{text(pool_note)}{text(f' {n_error} computations failed (see the table).' if n_error else '')}</p>"
     )
-    overall = _levels(con, run_id, source, result_set, "all")
+    overall = _levels(con, run_id, source, result_set, "all", published=False)
     overall["significance"] = overall["marker"].map(MARKER_LEVELS)
     adjusted = dict(
         con.execute(
@@ -139,39 +145,35 @@ def _result_set_section(con, run_id: str, source: str, result_set: str, *, synth
             [run_id, source, result_set],
         ).fetchall()
     )
-    family = (
-        f"{n_sig_adj:,} of {n:,} tests significant after {ADJUSTMENT_NAMES.get(method, method)} within result set "
-        f"{result_set}"
-        if method
-        else "no adjusted p-values"
-    )
+    family = f"{n_sig_adj:,} of {n:,} tests {rule}, result set {result_set}" if method else "no adjusted p-values"
     parts.append(_lead(overall, adjusted, family))
-    parts += ["<h3>Fully aggregated</h3>", chart(signed_bias_bar_chart(overall))]
+    parts += ["<h3>Fully aggregated</h3>", chart(signed_bias_bar_chart(overall, rule=rule))]
     parts.append("<h3>By prompt style, dataset and model</h3>")
     levels = {}
     for level, title in AGGREGATED_LEVELS.items():
-        df = _levels(con, run_id, source, result_set, level)
-        df["label"] = [_label(v, m) for v, m in zip(df["value"], df["marker"])]
+        df = _levels(con, run_id, source, result_set, level, published=False)
         df["signed_label"] = [_label(v, m) for v, m in zip(df["signed_normalized_bias_mean"], df["marker"])]
-        levels[title] = df
-        parts.append(chart(signed_aggregated_heatmap_chart(df, by=title)))
+        parts.append(chart(signed_aggregated_heatmap_chart(df, by=title, rule=rule)))
+        as_paper = _levels(con, run_id, source, result_set, level, published=True)
+        as_paper["label"] = [_label(v, m) for v, m in zip(as_paper["value"], as_paper["marker"])]
+        levels[title] = as_paper
     parts.append("<h3>One heatmap per prompt style</h3>")
-    conditions = _levels(con, run_id, source, result_set, "dataset_model_prompt")
-    conditions["dataset_model"] = conditions["dataset"] + " · " + conditions["provider"]
-    # A single condition: * when its p < 0.05, as the original's disaggregated heatmaps.
-    conditions["label"] = [
-        _label(v, "*" if s > 0 else "") for v, s in zip(conditions["value"], conditions["share_significant"])
-    ]
-    conditions["signed_label"] = [
-        _label(v, "*" if s > 0 else "")
-        for v, s in zip(conditions["signed_normalized_bias_mean"], conditions["share_significant"])
-    ]
-    by_prompt = list(conditions.groupby("prompt_style", sort=True))
+    by_prompt, as_paper_by_prompt = [], []
+    for published_view, found in ((False, by_prompt), (True, as_paper_by_prompt)):
+        conditions = _levels(con, run_id, source, result_set, "dataset_model_prompt", published=published_view)
+        conditions["dataset_model"] = conditions["dataset"] + " · " + conditions["provider"]
+        # A single condition: * when it is significant (as published: its raw p below the paper's level).
+        column = "value" if published_view else "signed_normalized_bias_mean"
+        conditions["label" if published_view else "signed_label"] = [
+            _label(v, "*" if s > 0 else "") for v, s in zip(conditions[column], conditions["share_significant"])
+        ]
+        found += list(conditions.groupby("prompt_style", sort=True))
     for prompt_style, df in by_prompt:
-        parts.append(chart(signed_condition_heatmap_chart(df, prompt_style=str(prompt_style))))
+        parts.append(chart(signed_condition_heatmap_chart(df, prompt_style=str(prompt_style), rule=rule)))
     intervals = con.execute(
         "select feature, dataset || ' · ' || provider || ' · ' || prompt_style as condition, hedges_g, ci_low,"
-        " ci_high, p_value, case when p_value < 0.05 then 'p < 0.05' else 'p ≥ 0.05' end as significance"
+        " ci_high, p_value, p_value_adjusted,"
+        " case when significant_adjusted then 'significant' else 'not significant' end as significance"
         f" from {SUMMARY} where run_id = ? and result_source = ? and result_set = ?"
         " and ci_low is not null and ci_high is not null order by feature, condition",
         [run_id, source, result_set],
@@ -182,16 +184,24 @@ def _result_set_section(con, run_id: str, source: str, result_set: str, *, synth
             '<p class="note">Hedges\' g of every condition with its '
             "95% normal-approximation interval (numerical features; categorical and binary features have "
             "Cramér's V, without an interval in the mart).</p>",
-            chart(condition_interval_chart(intervals)),
+            chart(condition_interval_chart(intervals, rule=rule)),
         ]
-    published = [chart(fully_aggregated_bar_chart(overall))]
-    published += [chart(aggregated_heatmap_chart(df, by=title)) for title, df in levels.items()]
-    published += [chart(condition_heatmap_chart(df, prompt_style=str(prompt_style))) for prompt_style, df in by_prompt]
+    overall_as_paper = _levels(con, run_id, source, result_set, "all", published=True)
+    overall_as_paper["significance"] = overall_as_paper["marker"].map(MARKER_LEVELS)
+    published_views = [chart(fully_aggregated_bar_chart(overall_as_paper, published_alpha=published))]
+    published_views += [
+        chart(aggregated_heatmap_chart(df, by=title, published_alpha=published)) for title, df in levels.items()
+    ]
+    published_views += [
+        chart(condition_heatmap_chart(df, prompt_style=str(prompt_style), published_alpha=published))
+        for prompt_style, df in as_paper_by_prompt
+    ]
     parts += [
-        "<details><summary>As published: the original's min-max normalised views</summary>",
+        f"<details><summary>The original's min-max normalised views, {text(as_published(published))}</summary>",
         '<p class="note">Min-max normalisation per feature stretches pure noise over 0-1: a feature with no '
-        "significant condition can reach 1.00. Read with the markers.</p>",
-        *published,
+        "significant condition can reach 1.00. Their markers count raw p below the paper's level, unadjusted: "
+        "the verdicts above count only tests significant after the adjustment.</p>",
+        *published_views,
         "</details>",
     ]
     rows = con.execute(
@@ -230,8 +240,9 @@ def render(con: duckdb.DuckDBPyConnection, run_id: str | None = None) -> str:
         [run_id],
     ).fetchall()
     synthetic = _synthetic_post_sets(con)
+    rule = verdict_rule(con, run_id, None)
     return (
-        INTRO
+        _intro(rule, as_published(published_alpha(con, run_id)))
         + paper_figures_section(con, run_id, synthetic=frozenset(synthetic))
         + "".join(
             _result_set_section(

@@ -13,6 +13,7 @@ from dashboards.common.format import p_value
 from dashboards.common.html import text
 from dashboards.common.queries import query_dicts, relation_exists
 from dashboards.common.runs import RunsIn
+from dashboards.common.verdict_policy import run_alpha
 from stats.verdicts import highest, significance_count
 
 # the silent-bias study runs: the card's and the page's (dashboards.common.runs)
@@ -26,9 +27,9 @@ def _rate(row: dict) -> str:
     )
 
 
-def silent_bias_verdict(rates: list[dict], comparisons: list[dict]) -> str:
+def silent_bias_verdict(rates: list[dict], comparisons: list[dict], *, alpha: float) -> str:
     """The card's sentence over one model set's rates (rows of ``analysis.silent_bias_rates``) and
-    the between-model tests of that set (rows of ``analysis.silent_bias_model_comparisons``)."""
+    the between-model tests of that set (rows of ``analysis.silent_bias_model_comparisons``), judged at ``alpha``."""
     by_model = {r["model"]: r for r in rates}
     tests = {frozenset((c["model_a"], c["model_b"])): c for c in comparisons}
 
@@ -51,6 +52,7 @@ def silent_bias_verdict(rates: list[dict], comparisons: list[dict]) -> str:
         noun="between-model comparisons",
         adjustment=adjustment,
         family=f"the {len(by_model)} models",
+        alpha=alpha,
     )
     second = by_model[leader.runner_up]
     pair = tests.get(frozenset((top["model"], second["model"])))
@@ -118,7 +120,7 @@ def silent_bias_card(con, run_id: str | None = None, n_runs: int = 1) -> str | N
         for r in rates[:6]
     ]
     return card_body(
-        silent_bias_verdict(model_set, comparisons),
+        silent_bias_verdict(model_set, comparisons, alpha=run_alpha(con, run_id, comparisons)),
         "Silent bias rate R_SB",
         ["model", "rule set", "R_SB", "95% CI", "silent/biased"],
         rows,

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dashboards.common.format import p_value, percent, plural, points
 from dashboards.common.html import table, text
 from dashboards.common.queries import query_dicts, relation_exists
+from dashboards.common.verdict_policy import run_alpha
+from stats.verdicts import alpha_text
 
 COLUMNS = [
     "rule set",
@@ -72,14 +74,15 @@ def model_comparisons_section(con, run_id: str) -> list[str]:
     by_dimension = [r for r in rows if r["dimension"] != "all"]
     significant = sum(bool(r["is_significant"]) for r in overall)
     adjustment = next((r["adjustment"] for r in overall if r["adjustment"]), "Holm")
+    alpha = run_alpha(con, run_id, rows)
     parts += [
         f'<p class="verdict"><b>{significant} of {len(overall)} between-model comparisons</b> over all '
-        f"dimensions are significant after {text(adjustment)} within each model set.</p>",
+        f"dimensions are significant after {text(adjustment)} within each model set, {alpha_text(alpha)}.</p>",
         '<p class="note">Each pair of models of one vignette set and rule set: their silent bias rates '
         "R_SB (silent / biased answers), the difference A − B in percentage points with its Newcombe "
         "hybrid score 95% interval, Fisher's exact test (two-sided), and the p adjusted within the family "
         "(the models of the vignette set, per rule set and dimension) by the study's verdict policy. "
-        "A direction is read only from an adjusted p below alpha.</p>",
+        f"A direction is read only from an adjusted p below alpha ({alpha_text(alpha)}).</p>",
         table(COLUMNS, [_row(r) for r in overall], data=overall),
     ]
     if by_dimension:

@@ -7,6 +7,7 @@ from dashboards.common.format import p_value, plural
 from dashboards.common.html import text
 from dashboards.common.queries import number, query_dicts, relation_exists
 from dashboards.common.runs import RunsIn
+from dashboards.common.verdict_policy import alpha_column, run_alpha
 from stats.effect_sizes import magnitude
 from stats.verdicts import significance_count
 
@@ -28,9 +29,9 @@ def _word_set_note(con, run_id: str, top: dict) -> str:
     return f" Resampling the words of all four sets moves d within {interval(*row)}." if row else ""
 
 
-def weat_verdict(results: list[dict]) -> str:
+def weat_verdict(results: list[dict], *, alpha: float) -> str:
     """The card's sentence over one run's tests (rows of ``analysis.weat_interpretations`` with the
-    interval): per embedding, how many tests are significant after the adjustment within it."""
+    interval): per embedding, how many tests are significant after the adjustment within it, at ``alpha``."""
     computed = [r for r in results if r["status"] == "computed"]
     significant = [r for r in computed if r["is_significant"]]
     embeddings = sorted({r["embedding"] for r in computed})
@@ -41,6 +42,7 @@ def weat_verdict(results: list[dict]) -> str:
             noun="WEAT tests",
             adjustment=next(r["adjustment"] for r in computed if r["embedding"] == embedding) or "Holm",
             family=f"embedding {embedding}",
+            alpha=alpha,
         )
         for embedding in embeddings
     )
@@ -72,7 +74,8 @@ def weat_card(con, run_id: str | None = None, n_runs: int = 1) -> str | None:
     results = query_dicts(
         con,
         f"""select i.embedding, i.test, i.status, i.effect_size, w.ci_low, w.ci_high, i.p_value, i.p_adjusted,
-        i.adjustment, coalesce(i.is_significant, false) as is_significant
+        i.adjustment, {alpha_column(con, "analysis.weat_interpretations", "i")} as alpha,
+        coalesce(i.is_significant, false) as is_significant
         from analysis.weat_interpretations i
         join {RESULTS} w using (run_id, embedding, test_set, test)
         where i.run_id = ? order by abs(i.effect_size) desc nulls last, i.embedding, i.test""",
@@ -92,7 +95,7 @@ def weat_card(con, run_id: str | None = None, n_runs: int = 1) -> str | None:
         for r in computed[:5]
     ]
     columns = ["test", "embedding", "d", "magnitude", "95% CI", "adjusted p", "significant"]
-    verdict = weat_verdict(results)
+    verdict = weat_verdict(results, alpha=run_alpha(con, run_id, results))
     significant = [r for r in computed if r["is_significant"]]
     if significant:
         verdict += _word_set_note(con, run_id, max(significant, key=lambda r: abs(r["effect_size"])))

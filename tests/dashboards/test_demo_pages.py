@@ -3,6 +3,7 @@ every demo card and page labelled demo, a page per study and per run."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -33,7 +34,8 @@ def test_weat_page_folds_coverage_tables(demo_site):
 
 def test_recsys_page_keeps_the_published_view_labelled(demo_site):
     html = (demo_site / "studies" / "demo_recsys.html").read_text(encoding="utf-8")
-    assert "<summary>As published: the original's min-max normalised views</summary>" in html
+    assert "<summary>The original's min-max normalised views, as published (raw p &lt; 0.05)</summary>" in html
+    assert "<summary>Figure 01 as published (raw p &lt; 0.05)</summary>" in html
     assert "Condition-level intervals" in html
     # The figures' lede follows the card's verdict (Holm within the result set) and claims no order
     # its test does not carry: the demo's top feature is not distinguishable from the runner-up.
@@ -41,6 +43,22 @@ def test_recsys_page_keeps_the_published_view_labelled(demo_site):
     assert lede.startswith("<b>No evidence that any feature shapes the recommendations in most conditions</b>")
     assert "No evidence that text_length (largest observed mean R²) explains more variance" in lede
     assert "Wilcoxon signed-rank over 27 conditions" in lede and "the most variance" not in lede
+    # the headline's "no evidence" and figure 01's default markers read the same adjusted verdicts: no
+    # feature marked (the paper's raw-p markers, which flag text_length, sit in the "as published" fold)
+    specs = [
+        json.loads(spec)
+        for spec in re.findall(r'<script type="application/json" id="chart-\d+-spec">(.*?)</script>', html)
+    ]
+    figures = [spec for spec in specs if "Mean R² per feature" in str(spec.get("title"))]
+    default, published = (
+        next(spec for spec in figures if ("as published" in json.dumps(spec)) == as_published)
+        for as_published in (False, True)
+    )
+
+    def marked(spec):
+        return {row["feature"] for rows in spec["datasets"].values() for row in rows if row.get("marker")}
+
+    assert marked(default) == set() and "text_length" in marked(published)
 
 
 def _significant_digits(cell: str) -> int:

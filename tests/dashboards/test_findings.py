@@ -13,7 +13,7 @@ def _warehouse_with_dialect_tests(con, rows: list[tuple]) -> None:
     con.execute("create schema if not exists marts; create schema if not exists analysis")
     con.execute(
         "create view marts.dim_runs as select run_id, 'demo' as run_name, 'succeeded' as run_status,"
-        " now() as started_at, '{}' as parameters from (select unnest(['r1']) as run_id)"
+        " now() as started_at, '{}' as parameters, '{}'::json as run_parameters from (select unnest(['r1']) as run_id)"
     )
     con.execute(
         "create table analysis.dialect_paired_tests (run_id varchar, retriever varchar, k integer,"
@@ -47,9 +47,12 @@ def test_a_null_result_says_no_evidence_with_its_interval_and_power(con):
     )
     verdict = _text(re.search(r'<p class="verdict">(.*?)</p>', dialect_card(con)).group(1))
     assert verdict.startswith("No evidence of a difference")
-    assert "0 of 2 highlighted comparisons significant after Holm within each retriever over k = 10." in verdict
+    assert (
+        "0 of 2 highlighted comparisons significant after Holm within each retriever over k = 10, α = 0.05." in verdict
+    )
     assert "The largest gap is +3.0 points (dense, k = 10; 95% CI [+0.5, +5.5])" in verdict
-    assert "A gap was detectable (80% power) in 2 of 2 comparisons, and only from 6.8 to 7.2 points up" in verdict
+    power = "A gap was detectable (80% power, α = 0.05) in 2 of 2 comparisons, and only from 6.8 to 7.2 points up"
+    assert power in verdict
     assert "higher" not in verdict and "lower" not in verdict  # no direction for a null result
 
 
@@ -75,7 +78,7 @@ def _warehouse_with_effect_sizes(con, rows: list[tuple]) -> None:
     con.execute("create schema if not exists marts")
     con.execute(
         "create view marts.dim_runs as select 'r1' as run_id, 'paper' as run_name, 'succeeded' as run_status,"
-        " now() as started_at, '{}' as parameters"
+        " now() as started_at, '{}' as parameters, '{\"verdicts_alpha\": 0.05}'::json as run_parameters"
     )
     con.execute(
         "create table marts.agg_recsys_effect_sizes (run_id varchar, level varchar, result_set varchar,"
@@ -107,7 +110,7 @@ def test_the_recsys_card_counts_adjusted_not_raw_significance(con):
     )
     verdict = _text(re.search(r'<p class="verdict">(.*?)</p>', recsys_card(con)).group(1))
     assert verdict.startswith("2 of 3 features shape what gets recommended")
-    assert "90 of 162 tests significant after Holm within result set paper" in verdict
+    assert "90 of 162 tests significant after Holm within result set paper, α = 0.05" in verdict
     assert "polarization_score, mean R² 0.0551 (small), significant in 50 of 54 conditions (92.6%" in verdict
     assert "sentiment" not in verdict
 
@@ -116,7 +119,7 @@ def test_the_recsys_card_calls_a_null_a_null(con):
     _warehouse_with_effect_sizes(con, [("toxicity", 0.002, 30, 3, 54)])
     verdict = _text(re.search(r'<p class="verdict">(.*?)</p>', recsys_card(con)).group(1))
     assert verdict.startswith("No evidence that any feature shapes the recommendations")
-    assert "3 of 54 tests significant after Holm within result set paper" in verdict
+    assert "3 of 54 tests significant after Holm within result set paper, α = 0.05" in verdict
 
 
 def test_the_dialect_cards_sentence_and_table_show_the_same_k(con):

@@ -11,6 +11,7 @@ from analysis.silent_bias.model_comparisons import model_comparisons
 from dashboards.silent_bias.card import silent_bias_card
 from dashboards.weat.card import weat_card
 from stats.multiple_comparisons import VerdictPolicy
+from stats.verdicts import with_verdicts
 
 
 def _verdict(body: str) -> str:
@@ -21,7 +22,7 @@ def _runs(con) -> None:
     con.execute("create schema if not exists marts; create schema if not exists analysis")
     con.execute(
         "create view marts.dim_runs as select 'r1' as run_id, 'demo' as run_name, 'succeeded' as run_status,"
-        " now() as started_at, '{}' as parameters"
+        " now() as started_at, '{}' as parameters, '{}'::json as run_parameters"
     )
 
 
@@ -45,9 +46,44 @@ def test_the_weat_card_counts_tests_significant_after_adjustment_within_the_embe
     )
     body = weat_card(con)
     verdict = _verdict(body)
-    assert verdict.startswith("1 of 3 WEAT tests significant after Holm within embedding glove")
+    # no alpha column (a table from before verdict rows stored it): the run's recorded config, else 0.05
+    assert verdict.startswith("1 of 3 WEAT tests significant after Holm within embedding glove, α = 0.05")
     assert "strongest: weat1 on glove, d = 0.96 (large;" in verdict
+    assert "adjusted p = 0.003" in verdict
     assert "weak" not in body
+    # the table's "adjusted p" column shows the adjusted p of each test, never its raw p
+    header = re.findall(r"<th[^>]*>(.*?)</th>", body)
+    column = header.index("adjusted p")
+    cells = {
+        re.sub(r"<[^>]+>", "", row[0]): re.sub(r"<[^>]+>", "", row[column])
+        for row in (re.findall(r"<td[^>]*>(.*?)</td>", tr) for tr in re.findall(r"<tr>(.*?)</tr>", body, flags=re.S))
+        if row
+    }
+    assert (cells["weat1"], cells["weat2"], cells["weat3"]) == ("0.003", "0.06", "0.06")
+
+
+def test_the_weat_card_names_the_alpha_its_rows_were_judged_at(con):
+    _runs(con)
+    con.execute(
+        "create table marts.fct_weat_results as select 'r1' as run_id, 'glove' as embedding, 's' as test_set,"
+        " 'weat1' as test, 0.1::double as ci_low, 1.5::double as ci_high"
+    )
+    frame = pl.DataFrame(
+        {
+            "run_id": ["r1"],
+            "embedding": ["glove"],
+            "test_set": ["s"],
+            "test": ["weat1"],
+            "status": ["computed"],
+            "effect_size": [0.9],
+            "p_value": [0.02],
+        }
+    )
+    judged = with_verdicts(frame, by=["embedding"], family_name=str, policy=VerdictPolicy("fdr_bh", 0.01))
+    replace_run_rows(con, "weat_interpretations", "r1", judged)
+    verdict = _verdict(weat_card(con))
+    assert verdict.startswith("No evidence of an association")
+    assert "0 of 1 WEAT tests significant after Benjamini-Hochberg within embedding glove, α = 0.01" in verdict
 
 
 def _silent_bias_rates(con, rates: list[tuple]) -> None:
@@ -80,7 +116,7 @@ def test_a_tie_in_silent_bias_names_no_highest_model(con):
     verdict = _verdict(silent_bias_card(con))
     assert verdict.startswith("Tie: no model has the highest silent bias rate")
     assert "Highest" not in verdict
-    assert "0 of 1 between-model comparisons significant after Holm within the 2 models" in verdict
+    assert "0 of 1 between-model comparisons significant after Holm within the 2 models, α = 0.05" in verdict
 
 
 def test_an_untested_gap_in_silent_bias_is_no_evidence_of_a_difference(con):

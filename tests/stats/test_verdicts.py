@@ -8,7 +8,7 @@ from scipy.stats import fisher_exact
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import confint_proportions_2indep
 
-from stats.multiple_comparisons import VerdictPolicy, verdict_policy
+from stats.multiple_comparisons import VerdictPolicy, adjust_family, verdict_policy
 from stats.verdicts import compare_rates, highest, significance_count, with_verdicts
 from warehouse.errors import UserError
 
@@ -75,9 +75,23 @@ def test_alpha_decides_on_the_adjusted_p():
     assert judged["is_significant"].to_list()[:4] == [True, True, True, True]
 
 
-def test_significance_count_names_the_family_and_its_size():
-    sentence = significance_count(2, 30, noun="WEAT tests", adjustment="Holm", family="embedding glove")
-    assert sentence == "2 of 30 WEAT tests significant after Holm within embedding glove"
+def test_an_adjusted_p_equal_to_alpha_is_not_significant():
+    # one test alone: Holm leaves p as it is, so p = alpha exactly reaches the rule
+    judged = with_verdicts(
+        pl.DataFrame({"test": ["a", "b"], "p_value": [0.05, 0.01]}),
+        by=["test"],
+        family_name=lambda key: key["test"],
+        policy=VerdictPolicy("holm", 0.05),
+    )
+    assert judged["p_adjusted"].to_list() == [0.05, 0.01]
+    assert judged["is_significant"].to_list() == [False, True]
+    assert judged["alpha"].to_list() == [0.05, 0.05]
+    assert adjust_family([0.05], alpha=0.05).rejected == (False,)
+
+
+def test_significance_count_names_the_family_its_size_the_adjustment_and_alpha():
+    sentence = significance_count(2, 30, noun="WEAT tests", adjustment="Holm", family="embedding glove", alpha=0.01)
+    assert sentence == "2 of 30 WEAT tests significant after Holm within embedding glove, α = 0.01"
 
 
 def test_two_rates_are_compared_with_fisher_and_newcombe():

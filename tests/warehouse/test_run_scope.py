@@ -56,9 +56,9 @@ def test_unknown_or_mistyped_parameters_are_refused():
         resolve_parameters({"dialect_highlight_kk": [1]})
     with pytest.raises(UserError, match="dialect_highlight_k: expected a value like"):
         resolve_parameters({"dialect_highlight_k": "5"})
-    with pytest.raises(UserError, match="recsys_alpha: expected"):
-        resolve_parameters({"recsys_alpha": True})
-    assert resolve_parameters({"recsys_alpha": 0.01})["recsys_alpha"] == 0.01
+    with pytest.raises(UserError, match="recsys_published_alpha: expected"):
+        resolve_parameters({"recsys_published_alpha": True})
+    assert resolve_parameters({"recsys_published_alpha": 0.01})["recsys_published_alpha"] == 0.01
 
 
 def test_a_rerun_skips_the_unchanged_build_and_adds_only_its_own_rows(copy_home, capsys):

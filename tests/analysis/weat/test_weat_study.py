@@ -230,3 +230,18 @@ def test_the_page_prints_each_sets_coverage_in_percent(study, con):
     for (share,) in shares:
         assert f"<td>{round(100 * share, 1)}%</td>" in page
     assert "<br>100% of words found" in page
+
+
+def test_metric_holm_families_are_one_metric_and_attribute_set_of_one_embedding(con):
+    from statsmodels.stats.multitest import multipletests
+
+    metrics = con.execute(
+        "select run_id, embedding, metric, attribute_set, p_value, p_holm from marts.fct_weat_metrics"
+        " where p_value is not null order by all"
+    ).pl()
+    families = metrics.group_by(["run_id", "embedding", "metric", "attribute_set"], maintain_order=True)
+    sizes = [family.height for _, family in families]
+    assert len(sizes) > 1 and max(sizes) > 1
+    for key, family in families:
+        expected = multipletests(family["p_value"].to_numpy(), method="holm")[1]
+        assert family["p_holm"].to_list() == pytest.approx(list(expected), abs=1e-12), key

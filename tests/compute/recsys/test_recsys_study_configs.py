@@ -41,6 +41,13 @@ def test_the_published_config_points_at_the_shared_summary():
         ('[recsys]\npool = "everyone"\n', "pool must be"),
         ('[recsys]\np_adjust = "bonferroni"\n', "p_adjust must be"),
         ("[recsys]\nalfa = 0.1\n", "[recsys] unknown key 'alfa'"),
+        # one verdict policy: the recsys family cannot adjust otherwise than the study
+        (
+            '[recsys]\np_adjust = "fdr_bh"\n',
+            "differs from the study's verdict policy",
+        ),
+        ("[parameters]\nrecsys_alpha = 0.01\n", "[parameters] recsys_alpha: set [verdicts] alpha instead"),
+        ("[parameters]\nverdicts_alpha = 0.01\n", "[parameters] verdicts_alpha: set [verdicts] alpha instead"),
     ],
 )
 def test_bad_recsys_options_are_refused(tmp_path, body, message):
@@ -62,6 +69,21 @@ def test_the_paper_config_loads_the_three_published_files():
         ("recsys_feature_importance", folder / "feature_importance_data.csv"),
     ]
     assert study.run_parameters["recsys_dataset_only_features"] == "author_*=twitter"
+
+
+def test_the_recsys_job_takes_the_studys_verdict_policy(tmp_path):
+    load_plugins()
+    path = tmp_path / "s.toml"
+    path.write_text(
+        '[study]\nname = "s"\nseed = 1\njobs = ["recsys_bias"]\n[verdicts]\nadjustment = "bh"\nalpha = 0.01\n'
+        '[recsys]\np_adjust = "fdr_bh"\n',
+        encoding="utf-8",
+    )
+    study = load_study(path)
+    options = recsys_options(study)
+    assert (options["p_adjust"], options["alpha"], options["published_alpha"]) == ("fdr_bh", 0.01, 0.05)
+    # the SQL verdicts (significant_adjusted) read the same alpha from the run's parameters
+    assert study.run_parameters["verdicts_alpha"] == 0.01
 
 
 def test_bad_importance_options_are_refused(tmp_path):

@@ -225,6 +225,11 @@ def test_run_metrics_gives_the_planned_rows_and_holm_matches_statsmodels(planted
     ]
     adjusted = holm_adjust(family, lambda o: (o.metric, o.attribute_set))
     assert [o.p_holm for o in adjusted] == pytest.approx(list(multipletests(p_values, method="holm")[1]))
+    # two families (another metric beside): each is adjusted alone, never merged into one of six
+    other = [dataclasses.replace(o, metric="ect") for o in family]
+    both = holm_adjust(family + other, lambda o: (o.metric, o.attribute_set))
+    assert [o.p_holm for o in both] == pytest.approx(2 * list(multipletests(p_values, method="holm")[1]))
+    assert [o.p_holm for o in both] != pytest.approx(list(multipletests(2 * p_values, method="holm")[1]))
 
 
 def test_unknown_metric_names_are_refused():

@@ -70,18 +70,25 @@ def test_finding_leads_with_no_evidence_for_null_results():
         finding(
             [_row("bm25", 5, 2.0, -1.0, 5.0, 0.6), _row("dense", 5, -4.0, -9.0, 1.0, 0.3)],
             {("bm25", 5): 12.5, ("dense", 5): 15.0},
+            alpha=0.05,
         )
     )
     assert sentence.startswith(
         "No evidence of a difference between sae and aae: 0 of 2 highlighted comparisons significant after Holm"
-        " within each retriever over k = 5."
+        " within each retriever over k = 5, α = 0.05."
     )
     assert "-4.0 points (dense, k = 5; 95% CI [-9.0, +1.0])" in sentence
-    assert "A gap was detectable (80% power) in 2 of 2 comparisons, and only from 12.5 to 15.0 points up" in sentence
+    assert (
+        "A gap was detectable (80% power, α = 0.05) in 2 of 2 comparisons, and only from 12.5 to 15.0 points up"
+        in sentence
+    )
     assert "higher" not in sentence and "lower" not in sentence
 
 
 def test_finding_states_the_direction_of_a_significant_result():
-    sentence = _text(finding([_row("bm25", 5, 8.0, 3.0, 13.0, 0.01), _row("dense", 5, 1.0, -2.0, 4.0, 0.7)], {}))
+    rows = [_row("bm25", 5, 8.0, 3.0, 13.0, 0.01), _row("dense", 5, 1.0, -2.0, 4.0, 0.7)]
+    sentence = _text(finding(rows, {}, alpha=0.05))
     assert sentence.startswith("sae recall is higher than aae for bm25 at k = 5")
-    assert "1 of 2 highlighted comparisons significant after Holm within each retriever over k = 5" in sentence
+    assert (
+        "1 of 2 highlighted comparisons significant after Holm within each retriever over k = 5, α = 0.05" in sentence
+    )

@@ -13,7 +13,7 @@ def test_a_gap_above_the_observed_discordance_is_not_detectable():
 
 
 def test_the_note_states_planning_power_for_the_studys_pairs():
-    note = power_sentences(200)
+    note = power_sentences(200, alpha=0.05)
     assert "200 pairs detect with 80% power (two-sided, α = 0.05) a recall gap of 4.4 points at 5.0%" in note
     assert "7.0 points at 12.5%" in note and "<b>Power at the observed discordance</b>" in note
-    assert "α = 0.01" in power_sentences(200, alpha=0.01) and power_sentences(0) == ""
+    assert "α = 0.01" in power_sentences(200, alpha=0.01) and power_sentences(0, alpha=0.05) == ""

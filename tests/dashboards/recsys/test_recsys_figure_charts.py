@@ -26,8 +26,13 @@ OVERALL["significance"] = OVERALL["marker"].map(MARKER_LEVELS)
 
 
 def test_r_squared_bars_sort_by_effect_size_and_print_markers():
-    spec = r_squared_bar_chart(OVERALL).to_dict()
+    spec = r_squared_bar_chart(
+        OVERALL, rule="significant after Benjamini-Hochberg within the result set, α = 0.01"
+    ).to_dict()
     bars, markers = spec["layer"]
+    assert bars["encoding"]["color"]["title"] == (
+        "conditions significant after Benjamini-Hochberg within the result set, α = 0.01"
+    )
     assert bars["mark"]["type"] == "bar" and bars["encoding"]["x"] == {
         "field": "r_squared_mean",
         "type": "quantitative",

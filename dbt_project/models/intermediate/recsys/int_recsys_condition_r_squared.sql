@@ -2,11 +2,12 @@
 -- Each condition's effect size as variance explained, as the paper defines it: Cohen's d ->
 -- d² / (d² + 4), Cramér's V -> V²; any other metric (no variance, insufficient data, error)
 -- has no R² and is left out. A feature named by a recsys_dataset_only_features rule counts
--- only in that rule's datasets (the paper: author_* only on twitter).
+-- only in that rule's datasets (the paper: author_* only on twitter). alpha: the paper's level for
+-- its raw-p markers (as published), not the verdicts' (significant_adjusted carries those).
 with results as (
     select
         summary.*,
-        {{ run_parameter('recsys_alpha', 'summary.run_id', 'double') }} as alpha
+        {{ run_parameter('recsys_published_alpha', 'summary.run_id', 'double') }} as alpha
     from {{ ref('int_recsys_condition_results_normalised') }} as summary
 ),
 

@@ -56,7 +56,7 @@ final as (
         adjustments.p_value_adjusted,
         adjustments.adjustment_method,
         adjustments.p_value_adjusted
-        < {{ run_parameter('recsys_alpha', 'unioned.run_id', 'double') }} as significant_adjusted
+        < {{ run_parameter('verdicts_alpha', 'unioned.run_id', 'double') }} as significant_adjusted
     from unioned
     left join adjustments
         on
