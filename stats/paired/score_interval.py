@@ -69,8 +69,7 @@ def _phi(both: int, only_a: int, only_b: int, neither: int) -> float:
 
 
 def _square_and_add(distance_a: float, distance_b: float, phi: float) -> float:
-    """The half-width on one side: the two rates' distances to their Wilson limits, squared, added
-    and corrected for their correlation."""
+    """One side's half-width: the rates' distances to their Wilson limits, squared, added, correlation-corrected."""
     return math.sqrt(max(0.0, distance_a**2 - 2 * phi * distance_a * distance_b + distance_b**2))
 
 
@@ -81,12 +80,26 @@ def paired_difference_interval(
 
     Parameters
     ----------
-    both, only_a, only_b, neither : the paired 2x2 table (counts, at least one pair in all).
-    confidence : the interval's level, in (0, 1).
+    both : int
+        Pairs where both variants hit.
+    only_a : int
+        Pairs where only A hit.
+    only_b : int
+        Pairs where only B hit.
+    neither : int
+        Pairs where neither hit (the four counts: at least one pair in all).
+    confidence : float
+        The interval's level, in (0, 1).
 
     Returns
     -------
-    PairedDifferenceInterval with the difference (only_a - only_b) / n and its interval.
+    PairedDifferenceInterval
+        The difference (only_a - only_b) / n and its interval.
+
+    Raises
+    ------
+    ValueError
+        When a count is negative, there are no pairs, or ``confidence`` is outside (0, 1).
     """
     counts = (both, only_a, only_b, neither)
     if min(counts) < 0:
