@@ -8,6 +8,7 @@ import polars as pl
 
 from analysis.common.store import replace_run_rows
 from analysis.silent_bias.model_comparisons import model_comparisons
+from dashboards.common.format import p_value
 from dashboards.silent_bias.card import silent_bias_card
 from dashboards.weat.card import weat_card
 from stats.multiple_comparisons import VerdictPolicy
@@ -49,7 +50,7 @@ def test_the_weat_card_counts_tests_significant_after_adjustment_within_the_embe
     # no alpha column (a table from before verdict rows stored it): the run's recorded config, else 0.05
     assert verdict.startswith("1 of 3 WEAT tests significant after Holm within embedding glove, α = 0.05")
     assert "strongest: weat1 on glove, d = 0.96 (large;" in verdict
-    assert "adjusted p = 0.003" in verdict
+    assert f"adjusted p {p_value(0.003, equals=True)}" in verdict
     assert "weak" not in body
     # the table's "adjusted p" column shows the adjusted p of each test, never its raw p
     header = re.findall(r"<th[^>]*>(.*?)</th>", body)
@@ -59,7 +60,8 @@ def test_the_weat_card_counts_tests_significant_after_adjustment_within_the_embe
         for row in (re.findall(r"<td[^>]*>(.*?)</td>", tr) for tr in re.findall(r"<tr>(.*?)</tr>", body, flags=re.S))
         if row
     }
-    assert (cells["weat1"], cells["weat2"], cells["weat3"]) == ("0.003", "0.06", "0.06")
+    assert (cells["weat1"], cells["weat2"], cells["weat3"]) == (p_value(0.003), p_value(0.06), p_value(0.06))
+    assert p_value(0.003) != p_value(0.001)  # the raw p of weat1 would read otherwise
 
 
 def test_the_weat_card_names_the_alpha_its_rows_were_judged_at(con):
