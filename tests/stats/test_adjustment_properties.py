@@ -30,6 +30,12 @@ def test_a_smaller_raw_p_never_gets_a_larger_adjusted_p(p_values, method):
 @given(p_values=families, method=st.sampled_from(sorted(METHOD_NAMES)), alpha=st.floats(0.001, 0.2))
 def test_a_family_rejects_exactly_the_tests_whose_adjusted_p_is_below_alpha(p_values, method, alpha):
     family = adjust_family(p_values, method=method, alpha=alpha)
+    assert (family.method, family.alpha, family.n_tests, family.p_values) == (
+        method,
+        alpha,
+        len(p_values),
+        tuple(p_values),
+    )
     assert family.rejected == tuple(q < alpha for q in family.p_values_adjusted)
     # Adjusting never rejects a test its raw p would keep.
     assert all(p < alpha for p, rejected in zip(p_values, family.rejected) if rejected)
