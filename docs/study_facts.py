@@ -1,0 +1,139 @@
+"""What the docs say about each study: its kind of data, what it reads, its time and headline
+finding. The kind and inputs come from ``studies/*.toml``; the time and finding from a run,
+recorded in ``docs/study_results.json`` by ``python -m docs.generate record``.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+from warehouse.settings import REPOSITORY_ROOT
+
+STUDIES = REPOSITORY_ROOT / "studies"
+RESULTS = REPOSITORY_ROOT / "docs" / "study_results.json"
+SHARED = "../../shared/data/"
+_KINDS = ("demo", "synthetic", "real")
+
+
+def study_files() -> list[Path]:
+    """Every study config, by name."""
+    return sorted(STUDIES.glob("*.toml"))
+
+
+def _config(path: Path) -> dict:
+    return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+def study_name(path: Path) -> str:
+    """The study's ``[study] name`` (the name its runs carry)."""
+    return _config(path)["study"]["name"]
+
+
+def study_kind(path: Path) -> str:
+    """``demo``, ``synthetic`` or ``real``: the config's ``[study] data`` where it says, else what
+    its inputs are (a file under ../shared/data is real; a description saying synthetic is)."""
+    config = _config(path)
+    declared = config["study"].get("data")
+    if declared in _KINDS:
+        return declared
+    paths = [str(step.get("path", "")) for step in config.get("ingest", [])]
+    if any(p.startswith(SHARED) for p in paths):
+        return "real"
+    return "synthetic" if "synthetic" in config["study"].get("description", "").lower() else "demo"
+
+
+def study_inputs(path: Path) -> list[str]:
+    """What the study reads, one entry per source folder or named input, in config order."""
+    seen: list[str] = []
+    for step in _config(path).get("ingest", []):
+        where = str(step.get("path", ""))
+        if where.startswith(SHARED):
+            shown = "../shared/data/" + where.removeprefix(SHARED).split("/")[0]
+        elif where.startswith(("hf:", "builtin:")):
+            shown = where
+        elif where == "generated":
+            shown = "generated from " + str(step.get("squad_split", "the study's questions"))
+        else:
+            shown = "studies/" + where.split("/")[0]
+        if shown not in seen:
+            seen.append(shown)
+    return seen
+
+
+def load_results() -> dict[str, dict]:
+    """The recorded runs: study name -> {kind, seconds, verdicts}."""
+    return json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() else {}
+
+
+def read_run_facts(home: Path, names: list[str]) -> dict[str, dict]:
+    """The latest succeeded run of each study in ``names`` in the warehouse at ``home``: its wall
+    seconds and the verdict sentences of its findings cards."""
+    import biaswh
+
+    warehouse = biaswh.open(home)
+    findings = warehouse.findings()
+    runs = warehouse.sql(
+        "select name, arg_max(epoch(finished_at) - epoch(started_at), started_at) as seconds from raw.runs"
+        " where kind = 'study' and status = 'succeeded' group by name"
+    )
+    seconds = dict(zip(runs["name"].to_list(), runs["seconds"].to_list()))
+    facts = {}
+    for name in names:
+        if name not in seconds:
+            raise ValueError(f"{home}: no succeeded run of the study {name}")
+        verdicts = [row["verdict"] for row in findings.frame.iter_rows(named=True) if row["study"] == name]
+        facts[name] = {"seconds": round(seconds[name]), "verdicts": verdicts}
+    return facts
+
+
+def record(home: Path, names: list[str]) -> None:
+    """Store the facts of the studies ``names`` from the warehouse at ``home`` in the results file."""
+    results = load_results()
+    results.update(read_run_facts(home, names))
+    RESULTS.write_text(json.dumps(dict(sorted(results.items())), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def benchmark_seconds() -> dict[str, float]:
+    """Each demo study's wall seconds in ``make bench``'s timed ``make demo`` (a quiet machine)."""
+    path = REPOSITORY_ROOT / "benchmarks" / "results" / "demo.json"
+    if not path.exists():
+        return {}
+    per_study = json.loads(path.read_text(encoding="utf-8")).get("per_study", {})
+    return {file_name: entry["seconds"] for file_name, entry in per_study.items()}
+
+
+def _duration(seconds: float) -> str:
+    return f"{round(seconds)} s" if seconds < 120 else f"{round(seconds / 60)} min"
+
+
+def _verdict(name: str, results: dict) -> str:
+    if name not in results:
+        raise ValueError(f"no recorded run of the study {name}: python -m docs.generate record --warehouse HOME {name}")
+    return " ".join(results[name]["verdicts"]) or "no finding card"
+
+
+def studies_table() -> str:
+    """The README's table: one row per study config.
+
+    A study's time is its run in ``make bench``'s timed demo where it has one (measured on a
+    quiet machine), else the recorded run's.
+    """
+    results = load_results()
+    timed = benchmark_seconds()
+    lines = ["| study | data | needs | time (2 cores) | headline finding |", "|---|---|---|---|---|"]
+    for path in study_files():
+        name = study_name(path)
+        inputs = ", ".join(f"`{i}`" for i in study_inputs(path))
+        seconds = timed.get(path.name, results.get(name, {}).get("seconds"))
+        time = _duration(seconds) if seconds is not None else "–"
+        cell = _verdict(name, results).replace("|", "\\|")
+        lines.append(f"| `{path.name}` | {study_kind(path)} | {inputs} | {time} | {cell} |")
+    return "\n".join(lines)
+
+
+def findings(names: list[str]) -> str:
+    """The recorded headline finding of each study in ``names``, as a list."""
+    results = load_results()
+    return "\n".join(f"- **`{name}`**: {_verdict(name, results)}" for name in names)

@@ -1,0 +1,45 @@
+"""The generated regions of README.md and docs/ are what `python -m docs.generate` gives now, and
+the README stays a front door."""
+
+from __future__ import annotations
+
+from docs import generate, regions, study_facts
+from tests.conftest import REPOSITORY_ROOT
+
+
+def test_every_generated_region_is_up_to_date():
+    stale = generate.stale_files()
+    assert not stale, "stale generated regions (run python -m docs.generate): " + ", ".join(
+        str(p.relative_to(REPOSITORY_ROOT)) for p in stale
+    )
+
+
+def test_the_readme_is_short_and_holds_the_study_table():
+    text = (REPOSITORY_ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 150
+    assert "studies" in regions.region_names(text)
+
+
+def test_the_table_has_a_row_and_a_recorded_finding_for_every_study_config():
+    table = study_facts.studies_table()
+    results = study_facts.load_results()
+    for path in study_facts.study_files():
+        assert f"| `{path.name}` |" in table
+        name = study_facts.study_name(path)
+        assert results[name]["verdicts"], f"{name}: no recorded finding"
+        assert isinstance(results[name]["seconds"], int)
+
+
+def test_the_kind_of_data_follows_the_inputs():
+    kinds = {p.name: study_facts.study_kind(p) for p in study_facts.study_files()}
+    assert kinds["demo.toml"] == "demo"
+    assert kinds["demo_recsys.toml"] == "synthetic"
+    assert kinds["squad_dialect.toml"] == "real"
+    assert all(kind == "real" for name, kind in kinds.items() if name.startswith(("squad_", "recsys_p")))
+
+
+def test_a_region_is_filled_between_its_markers_only():
+    text = "before\n<!-- generated:x -->\nold\n<!-- /generated:x -->\nafter\n"
+    assert regions.fill(text, lambda name: f"new {name}") == (
+        "before\n<!-- generated:x -->\nnew x\n<!-- /generated:x -->\nafter\n"
+    )
