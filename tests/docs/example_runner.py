@@ -99,7 +99,11 @@ def _environment(values: dict[str, str]):
 
 
 def prepare_workdir(workdir: Path) -> Path:
-    """A working folder that looks like the checkout to the examples: ``studies/`` is the repository's."""
+    """A working folder that looks like the checkout to the examples: ``studies/`` is the
+    repository's, and ``../shared`` the shared data beside it (where it exists)."""
     workdir.mkdir(parents=True, exist_ok=True)
     (workdir / "studies").symlink_to(REPOSITORY_ROOT / "studies")
+    shared = REPOSITORY_ROOT.parent / "shared"
+    if shared.exists() and not (workdir.parent / "shared").exists():
+        (workdir.parent / "shared").symlink_to(shared)
     return workdir

@@ -10,8 +10,19 @@ import pytest
 from docs.examples import RUNNABLE, blocks
 from tests.conftest import REPOSITORY_ROOT, copy_warehouse, shared_file
 from tests.docs.example_runner import ExampleRunner, matches, prepare_workdir
+from tests.docs.test_findings import assert_recorded
 
 WALKTHROUGH_PAGES = ("getting-started.md", "bring-your-own-data.md")
+# The real studies the examples run whole: their findings must be the ones the docs state.
+REAL_STUDIES_RUN_WHOLE = (
+    "internal_docs_evaluation",
+    "recsys_paper",
+    "recsys_published",
+    "silent_bias",
+    "squad_dialect_seed_compatible",
+    "squad_rule_variants",
+    "weat_word2vec",
+)
 LANGUAGES = {*RUNNABLE, "text", "toml", "yaml", "json"}
 MARKS = {None, "real_data", "endpoint", "setup", "not run"}
 
@@ -68,6 +79,7 @@ def test_every_real_data_and_endpoint_example_runs(demo_warehouse, tmp_path, cap
     with capsys.disabled():
         print(f"\ndocs real-data and endpoint examples: {runner.count} run")
     assert runner.count >= 10
+    assert_recorded(home, REAL_STUDIES_RUN_WHOLE)
 
 
 def test_the_output_check_stands_for_any_text_only_where_the_page_says_so():
