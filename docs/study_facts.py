@@ -108,9 +108,12 @@ def _duration(seconds: float) -> str:
     return f"{round(seconds)} s" if seconds < 120 else f"{round(seconds / 60)} min"
 
 
+NOT_RECORDED = "no recorded run yet (run it, then `python -m docs.generate record`)"
+
+
 def _verdict(name: str, results: dict) -> str:
     if name not in results:
-        raise ValueError(f"no recorded run of the study {name}: python -m docs.generate record --warehouse HOME {name}")
+        return NOT_RECORDED
     return " ".join(results[name]["verdicts"]) or "no finding card"
 
 
