@@ -1,8 +1,9 @@
-"""Study results the README and the docs state, read from their text, for tests against real runs.
+"""Study results the docs state in prose, read from their text, for tests against real runs.
 
-A README number about a study is either generated from the warehouse or checked by a test
-against a run (issue 49): each function here finds one claim's sentence and returns its numbers,
-so a test compares them with the run at the precision the text gives. A sentence that is
+A number the docs state about a study is either generated from the warehouse (the README's table,
+``python -m docs.generate``) or checked by a test against a run: each function here finds one
+claim's sentence and returns its numbers, so a test compares them with the run at the precision
+the text gives. A sentence that is
 rewritten without its numbers fails the test that reads it, which then says where to look.
 """
 
@@ -12,7 +13,6 @@ import re
 
 from tests.conftest import REPOSITORY_ROOT
 
-README = REPOSITORY_ROOT / "README.md"
 FORMATS_DOC = REPOSITORY_ROOT / "docs" / "formats-and-exports.md"
 NUMBER = r"(-?\d+(?:\.\d+)?)"
 
@@ -22,32 +22,6 @@ def _sentence(text: str, start: str, where) -> str:
     if position < 0:
         raise AssertionError(f"{where} no longer says {start!r}: update tests/readme_claims.py with the new text")
     return " ".join(text[position : position + 900].split())
-
-
-def rule_variant_measurements() -> dict[str, float]:
-    """README, "Measured (2,000 pairs, BM25, k = 10)": the rule-variant study's headline numbers."""
-    text = _sentence(README.read_text(encoding="utf-8"), "Measured (2,000 pairs, BM25, k = 10)", README.name)
-    patterns = {
-        "all_delta": rf"every rule together costs {NUMBER} points",
-        "all_low": rf"95% interval {NUMBER} to",
-        "all_high": rf"95% interval -?\d+(?:\.\d+)? to {NUMBER}",
-        "all_p": rf"exact p {NUMBER}",
-        "all_gap": rf"detectable gap {NUMBER} points",
-        "g_dropping_delta": rf"`g_dropping` costs {NUMBER}",
-        "g_dropping_pairs": r"over its ([\d,]+) pairs",
-        "g_dropping_low": rf"pairs \({NUMBER} to",
-        "g_dropping_high": rf"pairs \(-?\d+(?:\.\d+)? to {NUMBER}",
-        "g_dropping_holm": rf"Holm p {NUMBER}",
-        "zero_past_tense_delta": rf"`zero_past_tense` {NUMBER}",
-        "zero_past_tense_pairs": r"(\d+)\s+pairs, not significant",
-        "within": rf"within ±{NUMBER} points",
-    }
-    found = {}
-    for name, pattern in patterns.items():
-        match = re.search(pattern, text)
-        assert match, f"README's rule-variant measurements lost {name!r} ({pattern}): {text[:300]}"
-        found[name] = float(match.group(1).replace(",", ""))
-    return found
 
 
 def decimals_of(claim: float, text_value: str | None = None) -> int:

@@ -14,7 +14,6 @@ from statsmodels.stats.multitest import multipletests
 
 from ingest.dialect.rules import RULE_ORDER
 from tests.conftest import REPOSITORY_ROOT, run_study_here, shared_file
-from tests.readme_claims import rule_variant_measurements
 
 pytestmark = [pytest.mark.real_data, pytest.mark.dbt]
 STUDY = REPOSITORY_ROOT / "studies" / "squad_rule_variants.toml"
@@ -84,27 +83,3 @@ def test_the_dashboard_shows_one_row_per_rule_with_its_source(study):
     for rule in RULE_ORDER:
         assert page.count(f"<td>{rule}</td>") == 3  # one row per highlighted k
     assert "eWAVE 228" in page and "Holm" in page
-
-
-def test_the_readme_measurements_are_this_runs_numbers(study):
-    """README, "Measured (2,000 pairs, BM25, k = 10)": each number equals the run at the digits printed."""
-    _, con = study
-    claims = rule_variant_measurements()
-    effects = {e["rule"]: e for e in _effects(con) if e["k"] == 10 and e["retriever"] == "bm25"}
-    every, g_dropping, past = effects["aae_rules"], effects["g_dropping"], effects["zero_past_tense"]
-    assert round(every["delta_pp"], 2) == claims["all_delta"]
-    assert (round(every["ci_low"], 2), round(every["ci_high"], 2)) == (claims["all_low"], claims["all_high"])
-    assert round(every["p_exact"], 3) == claims["all_p"] and round(every["detectable_gap_pp"], 2) == claims["all_gap"]
-    assert round(g_dropping["delta_pp"], 1) == claims["g_dropping_delta"]
-    assert g_dropping["n_pairs"] == claims["g_dropping_pairs"]
-    assert (round(g_dropping["ci_low"], 1), round(g_dropping["ci_high"], 1)) == (
-        claims["g_dropping_low"],
-        claims["g_dropping_high"],
-    )
-    assert round(g_dropping["p_holm"], 3) == claims["g_dropping_holm"]
-    assert (
-        round(past["delta_pp"], 1) == claims["zero_past_tense_delta"]
-        and past["n_pairs"] == claims["zero_past_tense_pairs"]
-    )
-    for rule in ("copula_deletion", "no_inversion", "third_singular_s_absence"):
-        assert abs(effects[rule]["delta_pp"]) <= claims["within"], rule
