@@ -24,6 +24,8 @@ def feature_effects_chart(df, *, legend: str) -> alt.FacetChart:
             "significant:N",
             title=legend,
             scale=alt.Scale(domain=["yes", "no"], range=["#c0392b", "#7f8c8d"]),
+            # below the facets: the policy's legend title is long, and three facets fill the text column
+            legend=alt.Legend(orient="bottom"),
         ),
         tooltip=[
             "rule:N",
@@ -37,6 +39,6 @@ def feature_effects_chart(df, *, legend: str) -> alt.FacetChart:
     )
     return (
         alt.layer(zero, interval, point)
-        .properties(width=260, height=alt.Step(18))
+        .properties(width=240, height=alt.Step(18))
         .facet(column=alt.Column("k:O", title="k"), data=df)
     )

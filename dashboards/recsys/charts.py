@@ -159,6 +159,8 @@ def condition_interval_chart(df, *, rule: str) -> alt.LayerChart:
             "significance:N",
             title=rule,
             scale=alt.Scale(domain=["significant", "not significant"], range=["#cf222e", "#8c959f"]),
+            # below the facets: the policy's legend title is long, and the facets fill the text column
+            legend=alt.Legend(orient="bottom"),
         ),
     )
     zero = alt.Chart(df).mark_rule(color="#999", strokeDash=[3, 3]).encode(x=alt.datum(0))
@@ -177,7 +179,7 @@ def condition_interval_chart(df, *, rule: str) -> alt.LayerChart:
     )
     return (
         alt.layer(zero, interval, point)
-        .properties(width=250, height=alt.Step(11))
+        .properties(width=220, height=alt.Step(11))
         .facet(column=alt.Column("feature:N", title=None))
         .properties(title="Condition-level effects of the numerical features with their intervals")
     )

@@ -137,4 +137,4 @@ def test_no_page_scrolls_sideways_no_chart_leaves_the_text_column_and_no_word_br
             return [document.documentElement.scrollWidth - document.documentElement.clientWidth, wide.length,
                     letters.map(td => td.textContent.slice(0, 30))];"""
         )
-        assert found == [0, 0, []], (page.name, found)
+        assert found == [0, 0, []], (str(page), found)

@@ -10,7 +10,7 @@ import pytest
 from docs.examples import RUNNABLE, blocks
 from tests.conftest import REPOSITORY_ROOT, copy_warehouse, shared_file
 from tests.docs.example_runner import ExampleRunner, matches, prepare_workdir
-from tests.docs.test_findings import assert_recorded
+from tests.docs.test_recorded_findings import assert_recorded
 
 WALKTHROUGH_PAGES = ("getting-started.md", "bring-your-own-data.md")
 # The real studies the examples run whole: their findings must be the ones the docs state.
