@@ -32,6 +32,7 @@ SCHEMAS = {
         "family_size": pl.Int64,
         "p_adjusted": pl.Float64,
         "adjustment": pl.String,
+        "alpha": pl.Float64,
         "is_significant": pl.Boolean,
         "magnitude": pl.String,
         "bias_level": pl.String,
@@ -133,7 +134,7 @@ def report_weat(con, study, run_id: str) -> None:
             magnitude, level, direction = None, "not computed", f"Not computed: {row['status']}."
         interpretations.append(
             {key: row[key] for key in ("embedding", "test_set", "test", "status", "effect_size", "p_value")}
-            | {key: row[key] for key in ("family", "family_size", "p_adjusted", "adjustment")}
+            | {key: row[key] for key in ("family", "family_size", "p_adjusted", "adjustment", "alpha")}
             | {
                 "run_id": report_run,
                 "is_significant": level not in ("not significant", "not computed"),

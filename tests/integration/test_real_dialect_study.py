@@ -164,7 +164,7 @@ def test_planning_power_and_power_at_the_observed_discordance_are_explained_with
     this run's 1 to 6 discordant pairs make no gap detectable (every formula gap exceeds its discordance)."""
     home, con, _ = study
     claims = power_explanation()
-    assert round(100 * detectable_gap(200, claims["planning_rate"]), 1) == claims["planning_gap"]
+    assert round(100 * detectable_gap(200, claims["planning_rate"], alpha=0.05), 1) == claims["planning_gap"]
     power = con.execute(
         "select n_pairs, n_discordant, discordance_rate, detectable_gap_pp from analysis.dialect_power"
     ).fetchall()
@@ -175,7 +175,7 @@ def test_planning_power_and_power_at_the_observed_discordance_are_explained_with
     assert (round(min(gaps), 2), round(max(gaps), 2)) == (claims["smallest_formula_gap"], claims["largest_formula_gap"])
     rows = [{"detectable_gap_pp": g, "discordance_rate": rate} for _, _, rate, g in power]
     assert all(reachable_gap(row) is None for row in rows)
-    page = (home / "site" / "dialect.html").read_text(encoding="utf-8")
+    page = (home / "site" / "studies" / "squad_dialect.html").read_text(encoding="utf-8")
     assert "<b>Planning power</b> (before the data): 200 pairs detect" in page
     assert "<b>Power at the observed discordance</b>" in page and "none (6)" in page
-    assert "No gap this data allows was detectable with 80% power." in page
+    assert "No gap this data allows was detectable with 80% power at α = 0.05." in page
