@@ -64,6 +64,8 @@ CASES = [
         "[parameters] recsys_published_alpha must be a number in (0, 1)",
     ),
     ("demo.toml", "parameters", "recsys_marker_one_star", "2.0", "[parameters] recsys_marker_one_star must be"),
+    ("demo.toml", "verdicts", "alpha", "0", "[verdicts] alpha must be a number in (0, 0.5], got 0"),
+    ("demo.toml", "verdicts", "alpha", "0.6", "[verdicts] alpha must be a number in (0, 0.5], got 0.6"),
     ("demo_evaluation.toml", "evaluation", "sample", "0", "[evaluation] sample must be an integer >= 1, got 0"),
     ("demo_evaluation.toml", "evaluation", "tune_share", "1.0", "[evaluation] tune_share must be a number in (0, 1)"),
     ("demo_evaluation.toml", "evaluation", "tune_share", "nan", "[evaluation] tune_share must be a number in (0, 1)"),

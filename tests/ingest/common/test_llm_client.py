@@ -10,8 +10,9 @@ from __future__ import annotations
 import pytest
 
 from ingest.common.llm.client import MAX_REPLY_DEPTH, EndpointClient, nesting_depth
-from ingest.common.llm.settings import EndpointSettings
+from ingest.common.llm.settings import EndpointSettings, public_url, redact
 from tests.ingest.chat_stand_in import ChatStandIn
+from warehouse.errors import UserError
 
 CAP = 50_000
 
@@ -67,3 +68,49 @@ def test_a_drip_past_the_deadline_has_one_reason_whichever_thread_sees_it():
     with ChatStandIn(misbehave="drip", drip_seconds=0.05) as server:
         answers = [_chat(server, timeout_seconds=0.3, max_retries=0) for _ in range(3)]
     assert {answer.failure for answer in answers} == {"no complete reply within the 0.3 s deadline"}
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        # an infinite or huge deadline passed "finite" checks and died in threading (OverflowError)
+        ("timeout_seconds", float("inf"), "timeout_seconds (--timeout) must be a number in (0, 86400]"),
+        ("timeout_seconds", 1e300, "timeout_seconds (--timeout) must be a number in (0, 86400], not 1e+300"),
+        ("timeout_seconds", 0, "timeout_seconds (--timeout) must be a number in (0, 86400], not 0"),
+        ("concurrency", 0, "concurrency (--concurrency) must be an integer in [1, 256], not 0"),
+        ("max_retries", -1, "max_retries (--max-retries) must be an integer in [0, 100], not -1"),
+        ("backoff_seconds", float("nan"), "backoff_seconds (--backoff) must be a number in [0, 3600], not nan"),
+        ("max_reply_bytes", 0, "max_reply_bytes (--max-reply-bytes) must be an integer >= 1, not 0"),
+        ("base_url", "ftp://127.0.0.1/v1", "base_url (--base-url) must be an http:// or https:// URL"),
+    ],
+)
+def test_settings_built_from_python_refuse_what_the_cli_refuses(field, value, message):
+    with pytest.raises(UserError) as refused:
+        EndpointSettings(**{"base_url": "http://127.0.0.1:9/v1", field: value})
+    assert str(refused.value).startswith(message)
+
+
+def test_settings_at_the_edges_of_their_ranges_are_accepted():
+    settings = EndpointSettings(
+        base_url="https://example.org/v1", timeout_seconds=86_400, concurrency=256, max_retries=0, backoff_seconds=0
+    )
+    assert settings.timeout_seconds == 86_400 and settings.concurrency == 256
+
+
+def test_a_recorded_reason_shows_neither_the_key_nor_anything_shaped_like_one():
+    key = "hunter2-secret-key"
+    assert redact(f"401: bad key {key} ({key})", key) == "401: bad key *** (***)"
+    assert redact("the body echoed sk-AbC_12-*x and sk-xy", None) == "the body echoed sk-*** and sk-xy"
+    assert redact("sk-abcd1234 is here", "") == "sk-*** is here"
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("https://user:sk-secret@api.example.org:8443/v1?key=sk-other#frag", "https://api.example.org:8443/v1"),
+        ("http://127.0.0.1/v1/", "http://127.0.0.1/v1/"),
+        ("http://LOCALHOST:80/v1", "http://localhost:80/v1"),
+    ],
+)
+def test_the_url_a_record_names_drops_user_info_query_and_fragment(url, shown):
+    assert public_url(url) == shown
