@@ -9,12 +9,14 @@ import io
 import os
 import shutil
 
+import duckdb
 import pytest
 
 from biaswh.cli import main
 from biaswh.sql_shell import shell
 from tests.conftest import seeded_squad_warehouse
-from warehouse.sandbox import SCRATCH_PREFIX
+from warehouse.errors import UserError
+from warehouse.sandbox import SCRATCH_PREFIX, refuse_file_statements
 
 PERMISSION = "Permission Error"
 NOT_ALLOWED = "is not allowed: biaswh sql only reads the warehouse"
@@ -169,3 +171,31 @@ def test_an_empty_query_is_one_line_and_exit_2(query, loaded_home, capsys):
     assert main(["sql", query]) == 2
     error = capsys.readouterr().err
     assert error.startswith("biaswh: error: sql: the query") and error.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("query", "name"),
+    [
+        ("select * from \"ENABLE_LOGGING\"(storage = 'file')", "enable_logging"),
+        ("call Disable_Profiling()", "disable_profiling"),
+        ("select 1; select * from \"Query\"('select 2')", "query"),
+    ],
+)
+def test_a_refused_function_is_named_however_it_is_quoted_or_cased(query, name):
+    with pytest.raises(UserError, match=rf"^sql: {name}\(\) is not allowed"):
+        refuse_file_statements(duckdb.connect(), query)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        'select 1 as "ENABLE_LOGGINGX"',  # a longer name that only starts like a refused one
+        "select 'enable_logging()' as said",  # a string, not a name
+        "select 1 as query",  # query() is refused only when called
+        "select query from (select 1 as query)",
+    ],
+)
+def test_a_name_that_only_resembles_a_refused_function_runs(query):
+    con = duckdb.connect()
+    refuse_file_statements(con, query)
+    assert con.execute(query).fetchall() != []
