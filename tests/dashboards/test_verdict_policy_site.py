@@ -1,8 +1,12 @@
-"""The site read in a real browser on copies of the demo warehouse whose studies set another verdict policy.
+"""The site read in a real browser on copies of the demo warehouse judged under another verdict policy.
 
-Four demo studies (dialect features, WEAT, silent bias, recommendation bias) run again on a copy of
-the session's demo site with ``[verdicts] alpha = 0.01``, and on another copy with ``adjustment =
-"bh"``. Every card's verdict and every study page's verdicts and chart legends then follow the
+On a copy of the session's demo site, four demo studies (dialect features, WEAT, silent bias,
+recommendation bias) are judged again with ``[verdicts] alpha = 0.01``, and on another copy with
+``adjustment = "bh"``: the three whose verdicts their analysis steps judge through `biaswh
+analyze` on their latest run (the product's path for re-judging a run; no ingest, job or build
+changes a verdict of theirs), the recommendation study by a whole run (its job adjusts the
+p-values, its build compares them with the run's recorded alpha), whose dashboards step writes
+the site. Every card's verdict and every study page's verdicts and chart legends then follow the
 copy's policy and name it, and no headline contradicts its chart's default markers: the features
 the recommendation headline counts are those figure 01 marks, and a rule the dialect-features
 headline says costs recall is the one its chart colours significant.
@@ -16,19 +20,21 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPOSITORY_ROOT, copy_warehouse
+from tests.conftest import REPOSITORY_ROOT, copy_warehouse, run_here, run_study_here
 from tests.dashboards.conftest import open_page
-from warehouse.settings import HOME_VARIABLE
 
 pytestmark = pytest.mark.dbt
 STUDIES = REPOSITORY_ROOT / "studies"
-# the configs run again, by the study each names (its page: studies/<study>.html, its latest run)
+# the configs judged again, by the study each names (its page: studies/<study>.html, its latest run)
 RERUN = {
     "demo_rule_variants.toml": "demo_rule_variants",
     "demo_weat.toml": "demo_weat",
     "demo_silent_bias.toml": "demo_silent_bias",
     "demo_recsys.toml": "demo_recsys",
 }
+# The recommendation study's verdicts are judged in its job and build (compute/recsys/steps.py,
+# int_recsys_condition_results.sql): it runs again whole; the others' in their analysis steps.
+RUN_WHOLE = "demo_recsys.toml"
 POLICIES = {
     "alpha": ("[verdicts]\nalpha = 0.01\n", "α = 0.01", "Holm"),
     "bh": ('[verdicts]\nadjustment = "bh"\n', "α = 0.05", "Benjamini-Hochberg"),
@@ -48,19 +54,14 @@ def _config(name: str, verdicts: str, folder: Path) -> Path:
 
 @pytest.fixture(scope="module", params=sorted(POLICIES))
 def policy_site(request, demo_site, tmp_path_factory):
-    """(policy name, the copy's site folder) after the four studies ran again under that policy."""
-    from biaswh.pipeline import run_studies
-
+    """(policy name, the copy's site folder) after the four studies were judged again under that policy."""
     verdicts = POLICIES[request.param][0]
     root = tmp_path_factory.mktemp(f"verdicts-{request.param}")
     home = copy_warehouse(demo_site.parent, root / "warehouse")
-    configs = [str(_config(name, verdicts, root)) for name in RERUN]
-    cache = demo_site.parent.parent / "embeddings"  # a prebuilt site's own (its texts already embedded)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(HOME_VARIABLE, str(home))
-        if cache.is_dir():
-            patch.setenv("BIASWH_EMBEDDING_CACHE", str(cache))
-        run_studies(configs)
+    for name in RERUN:
+        if name != RUN_WHOLE:  # `biaswh analyze CONFIG`: the study's latest succeeded run, judged again
+            run_here("analyze", str(_config(name, verdicts, root)), home=home)
+    run_study_here(str(_config(RUN_WHOLE, verdicts, root)), home=home)  # writes the site last
     return request.param, home / "site"
 
 
