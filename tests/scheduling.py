@@ -25,6 +25,16 @@ if PREBUILT:
     SHARED_GROUPS = {"ray_local": "ray", "browser": "browser"}
 else:
     SHARED_GROUPS = {"demo_warehouse": "demo", "demo_site": "demo", "browser": "demo", "ray_local": "demo"}
+# Shared groups whose start is cheap (Chromium: a few seconds): a module of theirs measured longer
+# than OWN_GROUP_SECONDS starts its own instead of holding the others on one worker behind it
+# (the verdict-policy site test and the browser tests ran back to back on one worker, after the
+# demo site was built, while the other worker had the Spark build).
+CHEAP_START_GROUPS = {"browser"}
+OWN_GROUP_SECONDS = 120.0
+# While the demo warehouses are built beside them, the workers run at this niceness: the build
+# holds up every test reading the demo site (the last minutes of a run), the workers' tests until
+# then have time to spare. On two cores the build then gets a core of its own, not two thirds of one.
+WORKER_NICENESS = 3
 
 
 def _asked_group(item: pytest.Item) -> str | None:
@@ -48,12 +58,17 @@ def _module(item: pytest.Item) -> str:
 
 def _groups(items: list[pytest.Item]) -> dict[str, str]:
     """One group per module: the first any of its tests asks for, else the module's own. A module
-    whose tests ran on two workers, or in two stretches of one, would build its module fixtures twice."""
+    whose tests ran on two workers, or in two stretches of one, would build its module fixtures twice.
+    A long module of a group whose start is cheap (:data:`CHEAP_START_GROUPS`) keeps its own."""
     groups: dict[str, str] = {}
     for item in items:
         module = _module(item)
         if groups.get(module, module) == module:
             groups[module] = _asked_group(item) or module
+    measured = durations.load()
+    for module, group in groups.items():
+        if group in CHEAP_START_GROUPS and measured.get(module, 0.0) > OWN_GROUP_SECONDS:
+            groups[module] = module
     return groups
 
 
@@ -69,6 +84,8 @@ def pytest_configure(config: pytest.Config) -> None:
         folder = Path(tempfile.mkdtemp(prefix="biaswh-test-prebuilt-"))
         os.environ[prebuilt.FOLDER_VARIABLE] = str(folder)  # the workers, started after this, inherit it
         config.stash[_PREBUILD] = (folder, prebuilt.start(folder))
+    if os.environ.get(prebuilt.PREBUILD_VARIABLE) and PREBUILT and hasattr(config, "workerinput"):
+        os.nice(WORKER_NICENESS)  # a worker beside the prebuild (its subprocesses inherit it)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -92,11 +109,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     ``-m "not dbt"`` leave it out), before ``-m`` selects. Under xdist the groups go out longest
     first (seconds from tests/durations.json) and those under :data:`FILLER_SECONDS` last, so a
     run ends on short modules on both workers; with the demo warehouses prebuilt, the Ray and
-    Spark groups go first (started early, the other worker fills in beside them) and the groups
-    reading a demo warehouse after the other long ones (the build has the time they take); a
-    group's tests stay together, in their order."""
+    Spark groups go first (started early, the other worker fills in beside them), then the other
+    long groups, then those reading the demo warehouse (built first), then those reading the demo
+    site (built last, after the six other demo studies); a group's tests stay together, in their order."""
     groups = _groups(items)
-    heavy, reads_demo = set(), set()  # groups, and (in reads_demo) modules too
+    heavy, reads_demo, reads_site = set(), set(), set()  # groups, and (in reads_demo) modules too
     for item in items:
         group = groups[_module(item)]
         item.add_marker(pytest.mark.xdist_group(group))
@@ -105,6 +122,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if DEMO_FIXTURES & set(item.fixturenames):
             item.add_marker(pytest.mark.dbt)
             reads_demo |= {group, _module(item)}
+        if "demo_site" in item.fixturenames:
+            reads_site.add(group)
         if item.get_closest_marker("spark") or item.get_closest_marker("ray"):
             heavy.add(group)
     if not getattr(config.option, "loadgroup", False):
@@ -112,15 +131,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     cost = _group_seconds(items, groups)
     first = heavy if PREBUILT else set()
     late = reads_demo if PREBUILT else set()
+    last = reads_site if PREBUILT else set()
 
     def tier(group: str) -> int:
-        """Ray and Spark; the long groups; those reading a demo warehouse; the short ones, to even
-        out the end (a worker is handed its next group while it still runs one)."""
+        """Ray and Spark; the long groups; those reading the demo warehouse, then the demo site;
+        the short ones, to even out the end (a worker is handed its next group while it still runs one)."""
         if group in first:
             return 0
+        if group in last:
+            return 3
         if group in late:
             return 2
-        return 3 if cost[group] < FILLER_SECONDS else 1
+        return 4 if cost[group] < FILLER_SECONDS else 1
 
     items.sort(
         key=lambda item: (

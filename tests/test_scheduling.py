@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
-from tests import durations
-from tests.scheduling import _group_seconds
+from tests import durations, scheduling
+from tests.scheduling import _group_seconds, _groups
 
 JUNIT = """<?xml version="1.0" encoding="utf-8"?>
 <testsuites><testsuite name="pytest" tests="4">
@@ -48,6 +48,30 @@ def test_a_group_costs_its_modules_seconds_and_an_unmeasured_module_its_tests(mo
     items += [SimpleNamespace(nodeid=f"tests/new.py::test_{n}") for n in range(3)]
     groups = {"tests/a.py": "spark", "tests/b.py": "spark", "tests/new.py": "tests/new.py"}
     assert _group_seconds(items, groups) == {"spark": 35.0, "tests/new.py": 3 * durations.SECONDS_PER_UNKNOWN_TEST}
+
+
+def _item(module: str, fixtures: list[str]) -> SimpleNamespace:
+    return SimpleNamespace(
+        nodeid=f"{module}::test_it",
+        fixturenames=fixtures,
+        get_closest_marker=lambda name: None,
+        _fixtureinfo=SimpleNamespace(name2fixturedefs={}),
+    )
+
+
+def test_a_long_module_starts_its_own_browser_and_keeps_ray_shared(monkeypatch):
+    seconds = {"tests/long_pages.py": 300.0, "tests/pages.py": 20.0, "tests/long_ray.py": 300.0, "tests/ray.py": 9.0}
+    monkeypatch.setattr(durations, "load", lambda: seconds)
+    monkeypatch.setattr(scheduling, "SHARED_GROUPS", {"browser": "browser", "ray_local": "ray"})
+    items = [_item("tests/long_pages.py", ["browser"]), _item("tests/pages.py", ["tmp_path", "browser"])]
+    items += [_item("tests/long_ray.py", ["ray_local"]), _item("tests/ray.py", ["ray_local"]), _item("tests/x.py", [])]
+    assert _groups(items) == {
+        "tests/long_pages.py": "tests/long_pages.py",  # Chromium starts in seconds: not worth the wait
+        "tests/pages.py": "browser",
+        "tests/long_ray.py": "ray",  # one Ray instance for every Ray test
+        "tests/ray.py": "ray",
+        "tests/x.py": "tests/x.py",
+    }
 
 
 def test_every_measured_module_still_exists():
