@@ -17,6 +17,11 @@ _CHECKER = doctest.OutputChecker()
 TIMEOUT_SECONDS = 1800  # a whole real study on a busy machine
 
 
+def example_pages() -> list[Path]:
+    """The pages whose examples run: README.md and every page under docs/, in order."""
+    return [REPOSITORY_ROOT / "README.md", *sorted((REPOSITORY_ROOT / "docs").rglob("*.md"))]
+
+
 def matches(expected: str, got: str) -> bool:
     """Whether ``got`` is what ``expected`` shows (``...`` stands for any text)."""
     return _CHECKER.check_output(expected.strip() + "\n", got.strip() + "\n", FLAGS)

@@ -1,6 +1,6 @@
 """The findings the docs state (docs/study_results.json, shown in the README's table and on each
 study page) are what a run of the study gives now. The real studies' findings are checked
-after their examples run (tests/docs/test_examples.py)."""
+after their examples run (tests/docs/test_real_data_examples.py)."""
 
 from __future__ import annotations
 
