@@ -110,6 +110,7 @@ def test_a_recorded_reason_shows_neither_the_key_nor_anything_shaped_like_one():
         ("https://user:sk-secret@api.example.org:8443/v1?key=sk-other#frag", "https://api.example.org:8443/v1"),
         ("http://127.0.0.1/v1/", "http://127.0.0.1/v1/"),
         ("http://LOCALHOST:80/v1", "http://localhost:80/v1"),
+        ("http://user:sk-secret@/v1", "http:///v1"),  # no host: none made up, the user info still dropped
     ],
 )
 def test_the_url_a_record_names_drops_user_info_query_and_fragment(url, shown):
