@@ -8,6 +8,7 @@ import hashlib
 import io
 import os
 import shutil
+import tempfile
 
 import duckdb
 import pytest
@@ -16,7 +17,8 @@ from biaswh.cli import main
 from biaswh.sql_shell import shell
 from tests.conftest import seeded_squad_warehouse
 from warehouse.errors import UserError
-from warehouse.sandbox import SCRATCH_PREFIX, refuse_file_statements
+from warehouse.sandbox import SCRATCH_PREFIX, _scratch_folders, open_sandbox, refuse_file_statements
+from warehouse.settings import warehouse_paths
 
 PERMISSION = "Permission Error"
 NOT_ALLOWED = "is not allowed: biaswh sql only reads the warehouse"
@@ -166,6 +168,39 @@ def test_a_stale_private_folder_of_a_dead_process_is_removed(loaded_home, capsys
     assert not stale.exists()
 
 
+def test_only_private_folders_of_dead_processes_are_removed_and_a_planted_link_is_not_followed(
+    loaded_home, tmp_path, capsys
+):
+    kept = [f"{SCRATCH_PREFIX}1-init", f"{SCRATCH_PREFIX}{os.getpid()}-mine", f"{SCRATCH_PREFIX}notapid-x"]
+    for name in kept:  # pid 1 is alive; this process is alive; a name without a pid is nobody's
+        (loaded_home / name).mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep.txt").write_text("not the sandbox's", encoding="utf-8")
+    (loaded_home / f"{SCRATCH_PREFIX}999999999-link").symlink_to(elsewhere, target_is_directory=True)
+    assert main(["sql", "select 1 as a", "--csv"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["a", "1"]
+    assert all((loaded_home / name).is_dir() for name in kept)
+    assert (elsewhere / "keep.txt").read_text(encoding="utf-8") == "not the sandbox's"
+
+
+def test_a_private_folder_is_sought_only_in_folders_that_exist_on_the_warehouse_file_system(loaded_home, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(loaded_home / "no-such-folder"))
+    paths = warehouse_paths()
+    assert _scratch_folders(paths, paths.duckdb_file.resolve()) == [loaded_home.resolve()]
+
+
+def test_without_a_folder_to_link_in_a_writable_warehouse_is_not_opened(loaded_home, monkeypatch):
+    # as with a bind-mounted warehouse file: no folder on its file system at all
+    monkeypatch.setattr("warehouse.sandbox._scratch_folders", lambda paths, real: [])
+    with pytest.raises(UserError) as refused, open_sandbox():
+        pass
+    assert str(refused.value).endswith(
+        "making a hard link beside it failed (no folder on the warehouse's file system to link it in);"
+        " put BIASWH_HOME on a file system with hard links"
+    )
+
+
 @pytest.mark.parametrize("query", ["", "   ", ";", "-- only a comment"])
 def test_an_empty_query_is_one_line_and_exit_2(query, loaded_home, capsys):
     assert main(["sql", query]) == 2
@@ -182,8 +217,28 @@ def test_an_empty_query_is_one_line_and_exit_2(query, loaded_home, capsys):
     ],
 )
 def test_a_refused_function_is_named_however_it_is_quoted_or_cased(query, name):
-    with pytest.raises(UserError, match=rf"^sql: {name}\(\) is not allowed"):
+    with pytest.raises(UserError) as refused:
         refuse_file_statements(duckdb.connect(), query)
+    assert str(refused.value) == (
+        f"sql: {name}() is not allowed: biaswh sql cannot change logging or profiling, or run SQL"
+        " from a string (it reads the warehouse's tables)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("query", "name"),
+    [
+        ("select 1; COPY (select 1) TO 'x.csv'", "COPY"),
+        ("detach database other", "DETACH"),
+        ("pragma enable_checkpoint_on_shutdown", "a PRAGMA that changes the session"),
+    ],
+)
+def test_a_refused_statement_is_named_with_what_to_do_instead(query, name):
+    with pytest.raises(UserError) as refused:
+        refuse_file_statements(duckdb.connect(), query)
+    assert str(refused.value) == (
+        f"sql: {name} is not allowed: biaswh sql only reads the warehouse (write a result with --out FILE)"
+    )
 
 
 @pytest.mark.parametrize(
