@@ -17,7 +17,7 @@ from biaswh.cli import main
 from biaswh.sql_shell import shell
 from tests.conftest import seeded_squad_warehouse
 from warehouse.errors import UserError
-from warehouse.sandbox import SCRATCH_PREFIX, _scratch_folders, open_sandbox, refuse_file_statements
+from warehouse.sandbox import SCRATCH_PREFIX, _scratch_folders, open_sandbox
 from warehouse.settings import warehouse_paths
 
 PERMISSION = "Permission Error"
@@ -184,6 +184,19 @@ def test_only_private_folders_of_dead_processes_are_removed_and_a_planted_link_i
     assert (elsewhere / "keep.txt").read_text(encoding="utf-8") == "not the sandbox's"
 
 
+def test_a_wal_left_by_a_crashed_writer_is_read_through_the_private_link(loaded_home, capsys):
+    con = duckdb.connect(str(loaded_home / "warehouse.duckdb"))
+    con.execute("pragma disable_checkpoint_on_shutdown")  # committed rows stay in the WAL, as after a crash
+    con.execute("set wal_autocheckpoint = '1TB'")
+    con.execute("create table main.left_in_the_wal as select 42 as answer")
+    con.close()
+    before = _state(loaded_home)
+    assert "warehouse.duckdb.wal" in before[0]
+    assert main(["sql", "select answer from main.left_in_the_wal", "--csv"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["answer", "42"]
+    assert _state(loaded_home) == before
+
+
 def test_a_private_folder_is_sought_only_in_folders_that_exist_on_the_warehouse_file_system(loaded_home, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(loaded_home / "no-such-folder"))
     paths = warehouse_paths()
@@ -208,49 +221,26 @@ def test_an_empty_query_is_one_line_and_exit_2(query, loaded_home, capsys):
     assert error.startswith("biaswh: error: sql: the query") and error.count("\n") == 1
 
 
-@pytest.mark.parametrize(
-    ("query", "name"),
-    [
-        ("select * from \"ENABLE_LOGGING\"(storage = 'file')", "enable_logging"),
-        ("call Disable_Profiling()", "disable_profiling"),
-        ("select 1; select * from \"Query\"('select 2')", "query"),
-    ],
-)
-def test_a_refused_function_is_named_however_it_is_quoted_or_cased(query, name):
-    with pytest.raises(UserError) as refused:
-        refuse_file_statements(duckdb.connect(), query)
-    assert str(refused.value) == (
-        f"sql: {name}() is not allowed: biaswh sql cannot change logging or profiling, or run SQL"
-        " from a string (it reads the warehouse's tables)"
-    )
+def test_the_private_links_are_gone_while_the_warehouse_is_open(loaded_home):
+    with open_sandbox() as con:
+        (scratch,) = loaded_home.glob(f"{SCRATCH_PREFIX}*")
+        assert [p.name for p in scratch.iterdir() if not p.is_dir()] == []  # nothing there leads to the warehouse
+        assert con.execute("select count(*) from raw.squad_questions").fetchone() == (64,)
+    assert not list(loaded_home.glob(f"{SCRATCH_PREFIX}*"))
 
 
-@pytest.mark.parametrize(
-    ("query", "name"),
-    [
-        ("select 1; COPY (select 1) TO 'x.csv'", "COPY"),
-        ("detach database other", "DETACH"),
-        ("pragma enable_checkpoint_on_shutdown", "a PRAGMA that changes the session"),
-    ],
-)
-def test_a_refused_statement_is_named_with_what_to_do_instead(query, name):
-    with pytest.raises(UserError) as refused:
-        refuse_file_statements(duckdb.connect(), query)
-    assert str(refused.value) == (
-        f"sql: {name} is not allowed: biaswh sql only reads the warehouse (write a result with --out FILE)"
-    )
+def test_without_a_folder_to_link_in_a_warehouse_this_user_cannot_write_is_opened_read_only(loaded_home, monkeypatch):
+    monkeypatch.setattr("warehouse.sandbox._scratch_folders", lambda paths, real: [])
+    monkeypatch.setattr(os, "access", lambda path, mode, **options: False)  # as for another user's file
+    with open_sandbox() as con:
+        assert con.execute("select count(*) from raw.squad_questions").fetchone() == (64,)
+        with pytest.raises(duckdb.Error, match="read-only"):
+            con.execute("create table main.written (a int)")
+    assert not list(loaded_home.glob(f"{SCRATCH_PREFIX}*"))
 
 
-@pytest.mark.parametrize(
-    "query",
-    [
-        'select 1 as "ENABLE_LOGGINGX"',  # a longer name that only starts like a refused one
-        "select 'enable_logging()' as said",  # a string, not a name
-        "select 1 as query",  # query() is refused only when called
-        "select query from (select 1 as query)",
-    ],
-)
-def test_a_name_that_only_resembles_a_refused_function_runs(query):
-    con = duckdb.connect()
-    refuse_file_statements(con, query)
-    assert con.execute(query).fetchall() != []
+def test_a_damaged_warehouse_is_named_by_its_own_path_not_the_private_link(loaded_home, capsys):
+    (loaded_home / "warehouse.duckdb").write_bytes(b"not a database " * 1000)
+    assert main(["sql", "select 1 as a"]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"biaswh: error: {loaded_home / 'warehouse.duckdb'} is not a DuckDB database file"), error

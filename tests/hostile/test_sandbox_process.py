@@ -14,10 +14,13 @@ import subprocess
 import sys
 import textwrap
 
+import duckdb
 import pytest
 
 from tests.conftest import REPOSITORY_ROOT, run_cli, run_main, seeded_squad_warehouse
 from tests.hostile.warehouse_state import warehouse_state
+from warehouse.errors import UserError
+from warehouse.sandbox import refuse_file_statements
 
 CRASHING = "call enable_logging(storage = 'file', storage_path = '{logs}'); select 1"
 FORMS = {
@@ -89,3 +92,51 @@ def test_a_notebook_process_survives_and_reads_on(home, tmp_path):
 def test_a_column_named_query_is_still_a_column(home, capsys):
     code, out, _ = run_main(["sql", "select query from (select 'x' as query)", "--csv"], capsys)
     assert code == 0 and out.splitlines() == ["query", "x"]
+
+
+@pytest.mark.parametrize(
+    ("query", "name"),
+    [
+        ("select * from \"ENABLE_LOGGING\"(storage = 'file')", "enable_logging"),
+        ("call Disable_Profiling()", "disable_profiling"),
+        ("select 1; select * from \"Query\"('select 2')", "query"),
+    ],
+)
+def test_a_refused_function_is_named_however_it_is_quoted_or_cased(query, name):
+    with pytest.raises(UserError) as refused:
+        refuse_file_statements(duckdb.connect(), query)
+    assert str(refused.value) == (
+        f"sql: {name}() is not allowed: biaswh sql cannot change logging or profiling, or run SQL"
+        " from a string (it reads the warehouse's tables)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("query", "name"),
+    [
+        ("select 1; COPY (select 1) TO 'x.csv'", "COPY"),
+        ("detach database other", "DETACH"),
+        ("pragma enable_checkpoint_on_shutdown", "a PRAGMA that changes the session"),
+    ],
+)
+def test_a_refused_statement_is_named_with_what_to_do_instead(query, name):
+    with pytest.raises(UserError) as refused:
+        refuse_file_statements(duckdb.connect(), query)
+    assert str(refused.value) == (
+        f"sql: {name} is not allowed: biaswh sql only reads the warehouse (write a result with --out FILE)"
+    )
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        'select 1 as "ENABLE_LOGGINGX"',  # a longer name that only starts like a refused one
+        "select 'enable_logging()' as said",  # a string, not a name
+        "select 1 as query",  # query() is refused only when called
+        "select query from (select 1 as query)",
+    ],
+)
+def test_a_name_that_only_resembles_a_refused_function_runs(query):
+    con = duckdb.connect()
+    refuse_file_statements(con, query)
+    assert con.execute(query).fetchall() != []
