@@ -71,8 +71,8 @@ def _parser() -> argparse.ArgumentParser:
 
     build = commands.add_parser("build", help="run `dbt build` (models, data tests, unit tests)")
     build.epilog = (
-        "Any further arguments (e.g. --select marts.dialect) are passed to dbt build. dbt's per-node"
-        " output goes to $BIASWH_HOME/dbt/logs/dbt-build.log; -v shows it here."
+        "Any further arguments (e.g. --select tag:dialect, a study family's models) are passed to dbt build."
+        " dbt's per-node output goes to $BIASWH_HOME/dbt/logs/dbt-build.log; -v shows it here."
     )
     build.add_argument("-v", "--verbose", action="store_true", help="show dbt's own output")
     rebuild = commands.add_parser("rebuild", help="recompute one run's rows in every run-keyed mart, on purpose")

@@ -60,7 +60,7 @@ HELP: dict[str, tuple[str, str, str]] = {
     "ingest weat-tests": ("Load WEAT test definitions.", "biaswh ingest weat-tests builtin:caliskan2017", _LOADS),
     "build": (
         "Build the dbt project: every model, data test and unit test.",
-        "biaswh build --select marts.dialect",
+        "biaswh build --select tag:dialect",
         f"Writes the staging, intermediate and marts schemas of {_HOME}; dbt's log goes to"
         " $BIASWH_HOME/dbt/logs/dbt-build.log.",
     ),

@@ -1,8 +1,8 @@
 """``biaswh rebuild --run ID``: recompute one run's rows in the run-keyed marts, on purpose.
 
 Run-keyed marts never recompute a run they hold; this is the one way to ask for it (after
-fixing a model, say). It selects the run-keyed models of the run's study type (the marts
-folder whose registered table, :func:`warehouse.study.register_rebuild_table`, holds the run,
+fixing a model, say). It selects the run-keyed models of the run's study type (the dbt tag
+of the family whose registered table, :func:`warehouse.study.register_rebuild_table`, holds the run,
 or, for a drift series, its evaluation runs) and passes
 the run ids as ``rebuild_run_ids``, which ``is_new_run`` treats as new; its data tests check
 those runs only. A failed or interrupted run has no results to rebuild (biaswh/withdrawal.py).
@@ -25,7 +25,7 @@ from warehouse.study import REBUILD_TABLES
 
 def _families_holding(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> list[str]:
     found = []
-    for family, (table, _) in REBUILD_TABLES.items():
+    for family, table in REBUILD_TABLES.items():
         exists = con.execute(
             "select count(*) from information_schema.tables where table_schema = 'marts' and table_name = ?", [table]
         ).fetchone()[0]
@@ -52,8 +52,7 @@ def rebuild_run(run_id: str) -> BuildSummary:
         families = _families_holding(con, ids)
     if not families:
         raise UserError(f"run {run_id} has no rows in any run-keyed mart: nothing to rebuild")
-    selection = " ".join(f"tag:run_keyed,path:models/marts/{family}" for family in families)
-    selection += "".join(f" {REBUILD_TABLES[family][1]}" for family in families if REBUILD_TABLES[family][1])
+    selection = " ".join(f"tag:run_keyed,tag:{family}" for family in families)
     return dbt_build(
         [
             *STUDY_BUILD_ARGS,

@@ -7,6 +7,7 @@ run the warehouse holds; on the ``spark`` target Spark builds what it can and Du
 from __future__ import annotations
 
 from biaswh.withdrawal import built_run_ids
+from warehouse.build_selection import site_selection
 from warehouse.build_state import is_up_to_date, mark_built
 from warehouse.connection import open_warehouse
 from warehouse.view_state import record_views, selection_nodes, unchanged_views, view_fingerprint
@@ -36,7 +37,7 @@ def selected_build(
         run_ids = built_run_ids(con, run_id)
     args = list(STUDY_BUILD_ARGS)
     if selection and label == "sources":
-        selection += " +dim_runs +dim_source_versions"  # views: the dashboards' runs and their sources
+        selection += f" {site_selection()}"  # views: the dashboards' runs and their sources
     if selection:
         # Cautious: a test runs only when every model it reads was selected (and so exists).
         args += ["--select", selection, "--indirect-selection", "cautious"]

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from warehouse.build_selection import StepDeclaration, declared_relations, family_of, study_selections
 from warehouse.config_schema import Table
 from warehouse.errors import UserError
 from warehouse.run_parameters import parameter_defaults, resolve_parameters
@@ -161,25 +162,34 @@ STUDY_INGESTERS: dict[str, Callable] = {}
 
 # step name -> the headline query a finished run prints (``{run}`` is the run id).
 FIRST_QUERIES: dict[str, str] = {}
-# study family (its folder under models/marts) -> (a run-keyed mart every run of it fills,
-# the extra dbt models ``biaswh rebuild`` selects with that folder).
-REBUILD_TABLES: dict[str, tuple[str, str]] = {}
+# study family (its dbt tag) -> a run-keyed mart every run of it fills (``biaswh rebuild``).
+REBUILD_TABLES: dict[str, str] = {}
 
-# (job | analysis, step name) -> (dbt selector built before the jobs, dbt selector built after them).
-STEP_SELECTIONS: dict[tuple[str, str], tuple[str | None, str | None]] = {}
+# (job | analysis, step name) -> what the step declares (warehouse/build_selection.py).
+STEP_DECLARATIONS: dict[tuple[str, str], StepDeclaration] = {}
 
 
-def register_job(name: str, *, before: str | None = None, after: str | None = None, first_query: str | None = None):
+def register_job(
+    name: str,
+    *,
+    writes: tuple[str, ...] = (),
+    reads: tuple[str, ...] = (),
+    first_query: str | None = None,
+):
     """Decorator: a study job ``fn(con, study, run_id)`` run between the two dbt builds.
 
-    ``before``: the dbt models the job reads (built before it runs); ``after``: the models
-    that turn its raw output into marts (built after it). Both are dbt selectors.
+    ``writes``: the raw tables it writes (``raw.retrieval_results``); the build after the jobs
+    selects what dbt derives from them for the study's families. ``reads``: the relations it
+    reads (``marts.fct_query_variants``), built with their ancestors before it runs. The job's
+    family is the folder it is registered from (:mod:`warehouse.build_selection`).
     ``first_query``: the headline query printed after a run (``{run}``: the run id).
     """
+    writes = declared_relations(writes, kind=f"job {name}: writes", schemas=("raw",))
+    reads = declared_relations(reads, kind=f"job {name}: reads", schemas=("staging", "marts"))
 
     def decorate(fn: Callable) -> Callable:
         STUDY_JOBS[name] = fn
-        STEP_SELECTIONS[("job", name)] = (before, after)
+        STEP_DECLARATIONS[("job", name)] = StepDeclaration(family_of(fn.__module__), writes, reads)
         if first_query is not None:
             FIRST_QUERIES[name] = first_query
         return fn
@@ -187,16 +197,17 @@ def register_job(name: str, *, before: str | None = None, after: str | None = No
     return decorate
 
 
-def register_analysis(name: str, *, before: str | None = None, first_query: str | None = None):
+def register_analysis(name: str, *, first_query: str | None = None):
     """Decorator: an analysis step ``fn(con, study, run_id)`` run after the final dbt build.
 
-    ``before``: dbt models the step reads that no job of its study builds (a dbt selector).
-    ``first_query``: the headline query printed after a run (``{run}``: the run id).
+    It reads the models of its family (the folder it is registered from), which the study's
+    builds select by the family's dbt tag. ``first_query``: the headline query printed after
+    a run (``{run}``: the run id).
     """
 
     def decorate(fn: Callable) -> Callable:
         ANALYSIS_STEPS[name] = fn
-        STEP_SELECTIONS[("analysis", name)] = (before, None)
+        STEP_DECLARATIONS[("analysis", name)] = StepDeclaration(family_of(fn.__module__))
         if first_query is not None:
             FIRST_QUERIES[name] = first_query
         return fn
@@ -204,35 +215,31 @@ def register_analysis(name: str, *, before: str | None = None, first_query: str 
     return decorate
 
 
-def register_rebuild_table(family: str, table: str, *, also_select: str = "") -> None:
+def register_rebuild_table(family: str, table: str) -> None:
     """Declare the run-keyed mart that tells ``biaswh rebuild`` a run belongs to ``family``.
 
     Parameters
     ----------
-    family : the study family, i.e. its folder under ``models/marts``.
-    table : a run-keyed mart in that folder which every run of the family fills.
-    also_select : dbt models built with the folder (e.g. a base mart outside it).
+    family : the study family; ``biaswh rebuild`` selects the run-keyed models of its dbt tag.
+    table : a run-keyed mart of that family which every run of the family fills.
     """
-    REBUILD_TABLES[family] = (table, also_select)
+    REBUILD_TABLES[family] = table
 
 
 def build_selections(study: "Study") -> dict[str, str | None]:
-    """The dbt selectors of a study's two builds: ``[study] dbt_select``, else its steps' own.
+    """The dbt selectors of a study's two builds: ``[study] dbt_select``, else derived from its steps.
 
-    ``None`` means the whole project (a study whose steps declare nothing).
+    ``None`` means the whole project (a study whose steps declare nothing); ``""`` no build.
     """
     if study.dbt_select is not None:
         chosen = study.dbt_select
         if isinstance(chosen, dict):
             return {"sources": chosen.get("sources"), "results": chosen.get("results")}
         return {"sources": chosen, "results": chosen}
-    steps = [STEP_SELECTIONS.get(("job", name), (None, None)) for name in study.jobs]
-    steps += [STEP_SELECTIONS.get(("analysis", name), (None, None)) for name in study.analysis]
-    before = " ".join(dict.fromkeys(b for b, _ in steps if b))
-    after = " ".join(dict.fromkeys(a for _, a in steps if a))
-    if not before and not after:
-        return {"sources": None, "results": None}
-    return {"sources": before or "", "results": after or ""}
+    return study_selections(
+        [STEP_DECLARATIONS[("job", name)] for name in study.jobs if ("job", name) in STEP_DECLARATIONS],
+        [STEP_DECLARATIONS[("analysis", name)] for name in study.analysis if ("analysis", name) in STEP_DECLARATIONS],
+    )
 
 
 def register_ingester(source: str, *, options: Table | None = None):

@@ -18,7 +18,7 @@ register_config_section("dialect", Table({"bootstrap_resamples": RESAMPLES}))
 register_contract_relations("marts", dialect_recall_at_k="agg_dialect_recall_at_k")
 register_contract_relations("analysis", "dialect_paired_tests")
 # The dialect marts derive from the one retrieval-metric chain: its base is rebuilt with them.
-register_rebuild_table("dialect", "fct_dialect_gold_ranks", also_select="fct_retrieval_relevant_ranks")
+register_rebuild_table("dialect", "fct_dialect_gold_ranks")
 
 
 @register_analysis(

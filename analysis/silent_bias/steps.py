@@ -196,8 +196,6 @@ register_contract_relations("analysis", "silent_bias_rates")
     "silent_bias",
     first_query="select model, rule_set, silent_bias_rate, ci_low, ci_high from silent_bias_rates"
     " where run_id = '{run}' and dimension = 'all'",
-    before="path:models/staging/silent_bias path:seeds/silent_bias"
-    " path:models/intermediate/silent_bias path:models/marts/silent_bias",
 )
 def run_silent_bias_analysis(con: duckdb.DuckDBPyConnection, study, run_id: str) -> None:
     """Rates with Wilson intervals, counterfactual McNemar tests, between-model tests, and the JSON export."""

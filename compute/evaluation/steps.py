@@ -41,7 +41,7 @@ from compute.retrieval.external_runs import read_external_run
 from compute.retrieval.query_sets import corpus_query_rows, load_corpora, pin_read_versions
 from compute.retrieval.runner import Query, run_retrievers
 from compute.retrieval.steps import drop_documents, prepare_dense
-from compute.retrieval.writer import write_outputs
+from compute.retrieval.writer import RETRIEVAL_TABLES, write_outputs
 from ingest.common.versions import IngestResult
 from ingest.evaluation.thresholds import max_achievable, read_thresholds
 from ingest.retrieval.qrels import check_qrels_ids, load_qrels, query_set_table_name
@@ -197,9 +197,20 @@ register_rebuild_table("evaluation", "fct_retrieval_query_metrics")
 
 @register_job(
     "evaluation",
-    before="+fct_squad_questions +dim_corpus_documents +fct_query_variants +fct_corpus_queries +fct_retrieval_qrels",
-    after="path:models/staging/retrieval path:models/staging/evaluation path:models/staging/warehouse"
-    " path:models/intermediate/retrieval path:seeds/evaluation path:models/marts/evaluation",
+    writes=(
+        *RETRIEVAL_TABLES,
+        "raw.run_parameters",
+        "raw.evaluation_runs",
+        "raw.evaluation_query_folds",
+        "raw.evaluation_thresholds",
+    ),
+    reads=(
+        "marts.fct_squad_questions",
+        "marts.dim_corpus_documents",
+        "marts.fct_query_variants",
+        "marts.fct_corpus_queries",
+        "marts.fct_retrieval_qrels",
+    ),
 )
 def evaluation_job(con, study, run_id: str) -> None:
     """Run every configured evaluation run and write ``raw.retrieval_*`` and ``raw.evaluation_*``."""

@@ -209,9 +209,8 @@ register_rebuild_table("recsys", "fct_recsys_pool_vs_recommended")
     "recsys_bias",
     first_query="select feature, r_squared_mean, share_significant, marker, n_conditions"
     " from recsys_effect_sizes_aggregated where run_id = '{run}' and level = 'all' order by r_squared_mean desc",
-    before="+fct_recsys_post_values +stg_recsys__published_results",
-    after="path:models/staging/recsys path:models/staging/warehouse path:models/intermediate/recsys"
-    " path:models/marts/recsys",
+    writes=("raw.recsys_computed_results", "raw.recsys_p_adjustments"),
+    reads=("marts.fct_recsys_post_values", "staging.stg_recsys__published_results"),
 )
 def recsys_bias_job(con: duckdb.DuckDBPyConnection, study, run_id: str) -> None:
     """Test every feature × condition of every loaded post set; adjust p-values per result set."""

@@ -96,9 +96,8 @@ def _rows(run_id, now, post_set, version, condition, seed, values, options) -> l
 
 @register_job(
     "recsys_feature_importance",
-    before="+fct_recsys_post_values",
-    after="path:models/staging/recsys path:models/staging/warehouse path:models/intermediate/recsys"
-    " path:models/marts/recsys",
+    writes=("raw.recsys_computed_feature_importance",),
+    reads=("marts.fct_recsys_post_values",),
 )
 def recsys_feature_importance_job(con: duckdb.DuckDBPyConnection, study, run_id: str) -> None:
     """Fit a seeded, cross-validated random forest per condition of every pinned post set."""

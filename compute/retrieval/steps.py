@@ -33,6 +33,7 @@ from compute.retrieval.query_sets import load_corpora, load_query_sets, pin_read
 from compute.retrieval.runner import Corpus, Query
 from compute.retrieval.shards import check_shardable
 from compute.retrieval.writer import (
+    RETRIEVAL_TABLES,
     ResultSpool,
     insert_rows,
     query_rows,
@@ -220,10 +221,15 @@ def check_retrieval_settings(study) -> None:
 
 @register_job(
     "retrieval",
-    before="+fct_query_variants +fct_pair_gold_judgments +fct_squad_questions +dim_corpus_documents"
-    " +fct_corpus_queries +fct_retrieval_qrels",
-    after="path:models/staging/retrieval path:models/staging/warehouse path:models/intermediate/retrieval"
-    " path:models/intermediate/dialect fct_retrieval_relevant_ranks path:models/marts/dialect",
+    writes=RETRIEVAL_TABLES,
+    reads=(
+        "marts.fct_query_variants",
+        "marts.fct_pair_gold_judgments",
+        "marts.fct_squad_questions",
+        "marts.dim_corpus_documents",
+        "marts.fct_corpus_queries",
+        "marts.fct_retrieval_qrels",
+    ),
 )
 def retrieval_job(con, study, run_id: str) -> None:
     """Run the study's ``[retrieval]`` configuration and write ``raw.retrieval_*`` for run ``run_id``."""

@@ -18,6 +18,19 @@ from ingest.common.embedding_cache import text_sha256
 from warehouse.transactions import registered, streaming_memory
 
 RESULT_COLUMNS = ("run_id", "query_set", "retriever", "query_id", "variant", "corpus_split", "rank", "doc_id", "score")
+# The raw tables a retrieval run writes (its results, with the run's records): what its job
+# declares, and dbt derives the models to build after it from (warehouse/build_selection.py).
+RETRIEVAL_TABLES = (
+    "raw.retrieval_runs",
+    "raw.retrieval_queries",
+    "raw.retrieval_results",
+    "raw.retrieval_query_stats",
+    "raw.retrieval_relevant_documents",
+    "raw.retrieval_judgments",
+    "raw.runs",
+    "raw.run_inputs",
+    "raw.run_sources",
+)
 
 
 def insert_rows(con, table: str, rows: pa.Table) -> None:

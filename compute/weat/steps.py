@@ -127,8 +127,8 @@ register_rebuild_table("weat", "fct_weat_results")
 
 @register_job(
     "weat",
-    before="+dim_weat_embeddings +dim_weat_test_words +dim_weat_tests",
-    after="path:models/staging/weat path:models/staging/warehouse path:models/marts/weat",
+    writes=("raw.weat_word_coverage", "raw.weat_test_statistics", "raw.weat_metric_results"),
+    reads=("marts.dim_weat_embeddings", "marts.dim_weat_test_words", "marts.dim_weat_tests"),
 )
 def run_weat(con, study, run_id: str) -> None:
     """Run every selected test and metric on every selected embedding and store the outcomes under ``run_id``."""
