@@ -24,6 +24,7 @@ import re
 import pytest
 
 from tests.conftest import REPOSITORY_ROOT
+from tests.test_no_literal_alpha import _docstrings  # docstrings may name a node
 
 PRODUCT = ("warehouse", "stats", "ingest", "compute", "analysis", "dashboards", "biaswh", "benchmarks")
 SELECTION_KEYWORDS = {"before", "after", "select", "selection", "exclude", "also_select"}
@@ -35,16 +36,6 @@ NAME = r"[a-z][a-z0-9]*_[a-z0-9_]*"
 GRAPH_OPERATOR = re.compile(rf"(?:^|[\s,])(?:\d*\+|@){NAME}(?=$|[\s,+])|(?:^|[\s,]){NAME}\+\d*(?=$|[\s,])")
 NAMED_SOURCE = re.compile(r"source:[a-z]")
 SELECT_IN_TEXT = re.compile(r"--select(?:=|\s+)(?!tag:[a-z_]+\b)(\S+)")
-
-
-def _docstrings(tree: ast.AST) -> set[int]:
-    found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
-                found.add(id(first.value))
-    return found
 
 
 def _texts(node: ast.AST) -> list[ast.Constant]:
