@@ -5,6 +5,11 @@ dbt's ``models/<layer>/<family>/``). A family registers itself from modules with
 names: ``steps.py`` (or ``steps_<part>.py``) in ``ingest/``, ``compute/`` and ``analysis/``,
 and ``page.py`` (or ``page_<part>.py``) in ``dashboards/``. Adding a study type adds such
 modules; no list here or elsewhere names the families.
+
+A family may also live outside the project, in a folder named by ``BIASWH_PLUGINS``
+(:mod:`warehouse.plugin_roots`) with the same layout: its ``<layer>/<family>/`` folders join
+the layer packages (``ingest.<family>.steps`` imports from there), so its modules register
+exactly as the project's own do.
 """
 
 from __future__ import annotations
@@ -13,8 +18,18 @@ import importlib
 import pkgutil
 from types import ModuleType
 
+from warehouse.plugin_roots import plugin_folders
+
 # layer package -> the module name (or prefix before "_") that registers on import
 PLUGIN_MODULES: dict[str, str] = {"ingest": "steps", "compute": "steps", "analysis": "steps", "dashboards": "page"}
+
+
+def _join_plugin_folders(package: ModuleType, layer: str) -> None:
+    """Add each plugin folder's ``<layer>/`` to the layer package's search path (once)."""
+    for folder in plugin_folders():
+        extra = str(folder / layer)
+        if (folder / layer).is_dir() and extra not in package.__path__:
+            package.__path__.append(extra)
 
 
 def plugin_module_names(layer: str) -> list[str]:
@@ -27,6 +42,7 @@ def plugin_module_names(layer: str) -> list[str]:
     stem = PLUGIN_MODULES[layer]
     names = []
     package = importlib.import_module(layer)
+    _join_plugin_folders(package, layer)
     for family in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
         if not family.ispkg:
             continue

@@ -11,17 +11,20 @@ from __future__ import annotations
 
 import duckdb
 
+from biaswh.plugins import load_plugins
 from warehouse.connection import open_warehouse
 from warehouse.errors import UserError
+from warehouse.sub_runs import sub_run_ids
 from warehouse.transactions import transaction
 
 
 def built_run_ids(con: duckdb.DuckDBPyConnection, run_id: str) -> list[str]:
-    """``run_id`` and the evaluation runs of its drift series: the runs a study's build computes."""
-    children = con.execute(
-        "select run_id from raw.evaluation_runs where series_run_id = ? order by position", [run_id]
-    ).fetchall()
-    return [run_id] + [child for (child,) in children]
+    """``run_id`` and its sub-runs (:mod:`warehouse.sub_runs`): the runs a study's build computes.
+
+    The families are loaded first: a sub-run kind left unregistered would stay in the marts.
+    """
+    load_plugins()
+    return [run_id, *sub_run_ids(con, run_id)]
 
 
 def mart_tables_with_runs(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -36,7 +39,7 @@ def mart_tables_with_runs(con: duckdb.DuckDBPyConnection) -> list[str]:
 
 
 def withdraw_run(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, int]:
-    """Delete ``run_id``'s rows (and its evaluation runs') from every mart table, in one transaction.
+    """Delete ``run_id``'s rows (and its sub-runs') from every mart table, in one transaction.
 
     Returns the rows deleted per table (tables that held none are left out).
     """

@@ -6,7 +6,6 @@ import re
 import sys
 import time
 from contextlib import contextmanager
-from importlib import resources
 from typing import Iterator
 
 import duckdb
@@ -16,19 +15,16 @@ from warehouse.busy import BUSY_ADVICE, busy_error
 from warehouse.errors import UserError, WarehouseBusyError
 from warehouse.layout import check_layout, record_layout
 from warehouse.pending_failures import apply_pending_failures
+from warehouse.plugin_roots import raw_ddl_files
 from warehouse.renamed_marts import carry_over_renamed_marts
 from warehouse.runs import mark_interrupted_runs
 from warehouse.settings import duckdb_memory_limit, warehouse_paths
 
 
 def raw_schema_ddl() -> str:
-    """All DDL files in ``warehouse/raw_schema/``, in name order (00_core.sql first).
-
-    Each study's ingest adds its own file, so no two sources edit the same DDL.
-    """
-    folder = resources.files("warehouse").joinpath("raw_schema")
-    files = sorted((f for f in folder.iterdir() if f.name.endswith(".sql")), key=lambda f: f.name)
-    return "\n".join(f.read_text(encoding="utf-8") for f in files)
+    """The raw schema's DDL: the kernel's (``warehouse/raw_schema/``), then each family's own files
+    (:func:`warehouse.plugin_roots.raw_ddl_files`), so no two families edit the same DDL."""
+    return "\n".join(path.read_text(encoding="utf-8") for path in raw_ddl_files())
 
 
 _DROP_NOT_NULL = re.compile(r"(?im)^alter table (\w+)\.(\w+) alter column (\w+) drop not null;[^\n]*$")

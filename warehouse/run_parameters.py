@@ -1,7 +1,10 @@
 """Per-run parameters and pinned inputs: what a study run's results depend on, recorded in ``raw``.
 
 The documented defaults are the ``vars`` of ``dbt_project/dbt_project.yml`` (each with a
-one-line comment there). A study overrides them in its ``[parameters]`` table (``[dbt_vars]``
+one-line comment there), and those a family declares with :func:`register_run_parameters`
+(a family from a plugin folder: its runs record them, so its models read them with
+``run_parameter()`` and dbt needs no var). Each family declares the ranges of its numeric
+parameters there too. A study overrides them in its ``[parameters]`` table (``[dbt_vars]``
 is read as an older spelling). At the start of a run the resolved set is written to
 ``raw.run_parameters``; run-keyed models read it per run, so a later study, a changed
 default or a plain ``dbt build`` never changes an earlier run's rows.
@@ -15,7 +18,7 @@ from functools import lru_cache
 import duckdb
 import yaml
 
-from warehouse.config_schema import COUNT, CUTOFF, NUMBER, OPEN_SHARE, SHARE, suggestion
+from warehouse.config_schema import NUMBER, OPEN_SHARE, Number, suggestion
 from warehouse.errors import UserError
 from warehouse.settings import DBT_PROJECT_DIR
 
@@ -23,29 +26,42 @@ from warehouse.settings import DBT_PROJECT_DIR
 BUILD_VARIABLES = frozenset({"rebuild_run_ids"})
 # Run parameters a study sets elsewhere in its config, never in [parameters]: name -> where.
 SET_ELSEWHERE = {"verdicts_alpha": "[verdicts] alpha"}
-# Parameters that are gone: name -> what to write instead.
-RETIRED = {"recsys_alpha": "[verdicts] alpha"}  # one alpha for every family's verdicts
+# Parameters that are gone: name -> what to write instead (families register theirs).
+RETIRED: dict[str, str] = {}
 # The range of each numeric run parameter (of each item, for lists); any other number must be finite.
-PARAMETER_RANGES = {
-    "snippet_chars": COUNT,
-    "verdicts_alpha": OPEN_SHARE,
-    "recsys_published_alpha": OPEN_SHARE,
-    "recsys_marker_one_star": SHARE,
-    "recsys_marker_two_stars": SHARE,
-    "recsys_marker_three_stars": SHARE,
-    "dialect_highlight_k": CUTOFF,
-    "evaluation_k": CUTOFF,
-    "evaluation_overlap_k": CUTOFF,
-    "evaluation_select_k": CUTOFF,
-}
+# The verdict policy's is the kernel's; each family registers its own (register_run_parameters).
+PARAMETER_RANGES: dict[str, Number] = {"verdicts_alpha": OPEN_SHARE}
+# name -> default of the run parameters families declare beside dbt_project.yml's vars.
+DECLARED_DEFAULTS: dict[str, object] = {}
+
+
+def register_run_parameters(
+    ranges: dict[str, Number] | None = None, *, defaults: dict | None = None, retired: dict[str, str] | None = None
+) -> None:
+    """Declare a family's run parameters.
+
+    Parameters
+    ----------
+    ranges : the range of each numeric parameter (of each item, for a list); others must be finite.
+    defaults : the default of each parameter dbt_project.yml's ``vars`` does not hold (a plugin
+        family's); a study overrides them in ``[parameters]`` like any other.
+    retired : parameters that are gone, each with what to write instead.
+    """
+    PARAMETER_RANGES.update(ranges or {})
+    RETIRED.update(retired or {})
+    DECLARED_DEFAULTS.update(defaults or {})
 
 
 @lru_cache(maxsize=1)
-def parameter_defaults() -> dict:
-    """The documented default of every run parameter (dbt_project.yml ``vars``)."""
+def _dbt_defaults() -> dict:
     with open(DBT_PROJECT_DIR / "dbt_project.yml", encoding="utf-8") as handle:
         project = yaml.safe_load(handle)
     return {k: v for k, v in (project.get("vars") or {}).items() if k not in BUILD_VARIABLES}
+
+
+def parameter_defaults() -> dict:
+    """The documented default of every run parameter (dbt_project.yml ``vars``, then the families' declared ones)."""
+    return {**DECLARED_DEFAULTS, **_dbt_defaults()}
 
 
 def _same_kind(default, value) -> bool:

@@ -28,6 +28,7 @@ from warehouse.dbt_runner import BUILD_RUN_IDS_VARIABLE, FAILED_STATUSES, BuildS
 from warehouse.errors import UserError
 from warehouse.settings import DBT_PROJECT_DIR, HOME_VARIABLE, warehouse_paths
 from warehouse.spark_jvm import start_jvm_quietly
+from warehouse.sub_runs import SUB_RUN_KINDS, withdrawn_sub_runs_sql
 
 # Where the raw Parquet goes; on a cluster, object storage every executor reads
 # (s3a://bucket/raw with DuckDB's httpfs writing it). Default: $BIASWH_HOME/spark/raw.
@@ -192,26 +193,21 @@ def withdrawn_run_ids() -> list[str] | None:
     """The runs Spark's raw tables hold as withdrawn (macro withdrawn_run_ids), read from the exported Parquet.
 
     The same query as the macro's, on the same rows: the failed or interrupted runs and the
-    evaluation runs of such a series. None when the raw Parquet is not a local folder (object
-    storage): the macro then asks Spark.
+    sub-runs of such a run (:mod:`warehouse.sub_runs`). None when the raw Parquet is not a local
+    folder (object storage): the macro then asks Spark.
     """
     folder = Path(raw_location())
-    runs, series = folder / "runs", folder / "evaluation_runs"
-    if not any(runs.glob("run_id=*/*.parquet")):
+    if not any((folder / "runs").glob("run_id=*/*.parquet")):
         return None
     withdrawn = "status in ('failed', 'interrupted')"
 
-    def parquet(table: Path) -> str:
-        files = f"{table}/run_id=*/*.parquet".replace("'", "''")
+    def parquet(table: str) -> str:
+        files = f"{folder / table}/run_id=*/*.parquet".replace("'", "''")
         return f"read_parquet('{files}', hive_partitioning = true, hive_types = {{'run_id': varchar}})"
 
-    query = f"select run_id from {parquet(runs)} where {withdrawn}"
-    if any(series.glob("run_id=*/*.parquet")):
-        query += (
-            f" union all select evaluation.run_id from {parquet(series)} as evaluation"
-            f" inner join {parquet(runs)} as series_run on evaluation.series_run_id = series_run.run_id"
-            f" where series_run.{withdrawn}"
-        )
+    exported = {kind.table for kind in SUB_RUN_KINDS.values() if any((folder / kind.table).glob("run_id=*/*.parquet"))}
+    query = f"select run_id from {parquet('runs')} where {withdrawn}"
+    query += withdrawn_sub_runs_sql(parquet, f"parent.{withdrawn}", tables=exported)
     with duckdb.connect() as connection:
         return sorted({row[0] for row in connection.execute(query).fetchall()})
 

@@ -6,14 +6,16 @@ from analysis.common.store import replace_run_rows
 from analysis.dialect.feature_effects import feature_effects
 from analysis.dialect.paired_statistics import paired_tests, power_rows, rank_tests
 from stats.multiple_comparisons import verdict_policy
-from warehouse.config_schema import Table
+from warehouse.config_schema import COUNT, CUTOFF, Table
 from warehouse.contracts import register_contract_relations
 from warehouse.errors import UserError
+from warehouse.run_parameters import register_run_parameters
 from warehouse.study import register_analysis, register_rebuild_table
 from warehouse.study_schema import RESAMPLES, register_config_section
 from warehouse.transactions import transaction
 
 register_config_section("dialect", Table({"bootstrap_resamples": RESAMPLES}))
+register_run_parameters({"snippet_chars": COUNT, "dialect_highlight_k": CUTOFF})
 
 register_contract_relations("marts", dialect_recall_at_k="agg_dialect_recall_at_k")
 register_contract_relations("analysis", "dialect_paired_tests")

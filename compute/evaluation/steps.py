@@ -45,17 +45,19 @@ from compute.retrieval.writer import RETRIEVAL_TABLES, write_outputs
 from ingest.common.versions import IngestResult
 from ingest.evaluation.thresholds import max_achievable, read_thresholds
 from ingest.retrieval.qrels import check_qrels_ids, load_qrels, query_set_table_name
-from warehouse.config_schema import STRING
+from warehouse.config_schema import CUTOFF, STRING
 from warehouse.errors import UserError
-from warehouse.run_parameters import record_run_parameters
+from warehouse.run_parameters import record_run_parameters, register_run_parameters
 from warehouse.runs import file_sha256, start_run
 from warehouse.seeds import derive_seed
 from warehouse.settings import warehouse_paths
 from warehouse.study import register_ingester, register_job, register_rebuild_table
 from warehouse.study_schema import ingest_step, register_config_section
+from warehouse.sub_runs import register_sub_runs
 from warehouse.transactions import registered, transaction
 
 register_config_section("evaluation", EVALUATION)
+register_run_parameters({"evaluation_k": CUTOFF, "evaluation_overlap_k": CUTOFF, "evaluation_select_k": CUTOFF})
 
 _KEYS = {"query_set", "sample", "tune_share", "runs", "bootstrap_resamples", "alpha", "thresholds", "compare"}
 
@@ -193,6 +195,8 @@ def _external_output(con, child, run: dict, queries, split: str, depth: int, res
 
 
 register_rebuild_table("evaluation", "fct_retrieval_query_metrics")
+# Each run of a drift series is a sub-run of its study run: built, tested and withdrawn with it.
+register_sub_runs("evaluation", table="evaluation_runs", parent_column="series_run_id", order_column="position")
 
 
 @register_job(

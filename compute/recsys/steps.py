@@ -23,10 +23,10 @@ import pyarrow as pa
 from compute.recsys.config_section import RECSYS
 from compute.recsys.result import MIN_GROUP_SIZE
 from stats.multiple_comparisons import ADJUSTMENT_NAMES, METHOD_NAMES, adjust_family, verdict_policy
-from warehouse.config_schema import suggestion
+from warehouse.config_schema import OPEN_SHARE, SHARE, suggestion
 from warehouse.contracts import register_contract_relations
 from warehouse.errors import UserError
-from warehouse.run_parameters import pinned_inputs
+from warehouse.run_parameters import pinned_inputs, register_run_parameters
 from warehouse.study import register_config_check, register_job, register_rebuild_table
 from warehouse.study_schema import register_config_section
 from warehouse.transactions import registered, transaction
@@ -35,6 +35,15 @@ if TYPE_CHECKING:
     from compute.recsys.conditions import ConditionResult
 
 register_config_section("recsys", RECSYS)
+register_run_parameters(
+    {
+        "recsys_published_alpha": OPEN_SHARE,
+        "recsys_marker_one_star": SHARE,
+        "recsys_marker_two_stars": SHARE,
+        "recsys_marker_three_stars": SHARE,
+    },
+    retired={"recsys_alpha": "[verdicts] alpha"},  # one alpha for every family's verdicts
+)
 
 DEFAULTS = {"pool": "non_recommended", "p_adjust": "holm", "yates": True, "min_group_size": MIN_GROUP_SIZE}
 _KEY = ("feature", "dataset", "provider", "prompt_style")

@@ -1,7 +1,8 @@
 -- The raw schema: written only by ingest/ (sources loaded from files and services) and compute/
--- (the jobs between the two dbt builds: retrievals, evaluation runs, WEAT statistics, recsys
--- tests); read only by dbt staging models.
+-- (the jobs between the two dbt builds); read only by dbt staging models.
 -- Every row carries the run that loaded it and the sha256 of its source file.
+-- This file holds the kernel's tables (runs, sources, parameters, build state); each study
+-- family's tables are in its own <layer>/<family>/raw_schema/NN_<name>.sql (warehouse/plugin_roots.py).
 
 create schema if not exists raw;
 
@@ -43,38 +44,6 @@ create table if not exists raw.source_versions (
     n_rows bigint not null,
     loaded_at timestamp not null,
     primary key (dataset, source_name, version)
-);
-
-create table if not exists raw.squad_questions (
-    run_id varchar not null,
-    source_sha256 varchar not null,
-    source_version integer not null,
-    split varchar not null,
-    row_idx integer not null,       -- position in the Hugging Face order; pairs reference it
-    squad_id varchar,
-    title varchar,
-    context varchar not null,
-    question varchar not null,
-    answer_texts varchar[],
-    answer_starts integer[]
-);
-
--- Long form: one row per (pair, variant), so a study can compare any number of variants.
-create table if not exists raw.query_pair_variants (
-    run_id varchar not null,
-    source_sha256 varchar not null,
-    source_version integer not null,
-    pair_set varchar not null,
-    pair_id varchar not null,
-    source_row integer not null,
-    squad_split varchar,            -- SQuAD pairs only (other gold kinds: 16_pairs_any_corpus.sql)
-    squad_idx integer,
-    variant varchar not null,
-    source_column varchar not null,
-    query_text_raw varchar not null,
-    query_text varchar not null,
-    cleanup varchar not null,       -- 'none' or the clean-up rule set applied
-    attributes json                 -- every other column of the source row
 );
 
 -- Which (dataset, source name, version) a study run read: its pinned inputs. A later ingest

@@ -1,8 +1,11 @@
 {#
     A query of the runs whose rows no build computes or tests: runs that failed or were
-    interrupted, and the evaluation runs of such a drift series (they finish one by one, before
-    their series fails). A failed run's raw rows stay for forensics; this keeps them out of
-    every run-keyed mart and every data test.
+    interrupted, and the sub-runs of such a run (they finish one by one, before their study
+    run fails). A family declares a raw table of sub-runs in its sources yml with
+    `config: {meta: {parent_run_column: <column naming the study run>}}`; every such table
+    joins here (warehouse/sub_runs.py is the same declaration for Python).
+    A failed run's raw rows stay for forensics; this keeps them out of every run-keyed mart
+    and every data test.
     Reads the raw tables through the graph, not source(), so a model or test using it gains no
     dependency (unit tests need no fixture for it, `--indirect-selection cautious` is unchanged).
 #}
@@ -11,14 +14,17 @@
         {%- do return('select null as run_id') -%}
     {%- endif -%}
     {%- set runs = graph.sources['source.bias_warehouse.warehouse.runs'].relation_name -%}
-    {%- set series = graph.sources['source.bias_warehouse.evaluation.evaluation_runs'].relation_name -%}
-    {%- do return(
-        "select withdrawn.run_id from " ~ runs ~ " as withdrawn"
-        ~ " where withdrawn.status in ('failed', 'interrupted')"
-        ~ " union all select evaluation.run_id from " ~ series ~ " as evaluation"
-        ~ " inner join " ~ runs ~ " as series_run on evaluation.series_run_id = series_run.run_id"
-        ~ " where series_run.status in ('failed', 'interrupted')"
-    ) -%}
+    {%- set query = ["select withdrawn.run_id from " ~ runs ~ " as withdrawn"
+        ~ " where withdrawn.status in ('failed', 'interrupted')"] -%}
+    {%- for source in graph.sources.values() | sort(attribute='unique_id') -%}
+        {%- set parent_column = ((source.config or {}).meta or source.meta or {}).get('parent_run_column') -%}
+        {%- if parent_column -%}
+            {%- do query.append("select child.run_id from " ~ source.relation_name ~ " as child"
+                ~ " inner join " ~ runs ~ " as parent on child." ~ parent_column ~ " = parent.run_id"
+                ~ " where parent.status in ('failed', 'interrupted')") -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- do return(query | join(' union all ')) -%}
 {%- endmacro %}
 
 
