@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
+from warehouse.dbt_project_dir import dbt_project_dir
 from warehouse.errors import UserError
 from warehouse.settings import DBT_PROJECT_DIR
 
@@ -52,7 +53,7 @@ def full_args(args: Sequence[str], *, log_path: Path, target_path: Path, console
         "--no-write-json",
         command,
         "--project-dir",
-        str(DBT_PROJECT_DIR),
+        str(dbt_project_dir()),
         "--profiles-dir",
         str(DBT_PROJECT_DIR),
         "--target-path",

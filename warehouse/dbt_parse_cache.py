@@ -29,6 +29,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Sequence
 
+from warehouse.dbt_project_dir import dbt_project_dir
 from warehouse.settings import DBT_PROJECT_DIR, user_cache_dir
 
 CACHE_VARIABLE = "BIASWH_DBT_CACHE"
@@ -48,7 +49,7 @@ def shared_state_file(parse_args: Sequence[str]) -> Path:
     """The shared state for this checkout's project, this dbt version and these parse options."""
     from dbt.version import __version__
 
-    key = "\0".join([str(DBT_PROJECT_DIR), __version__, *parse_args])
+    key = "\0".join([str(dbt_project_dir()), __version__, *parse_args])
     return parse_cache_dir() / f"partial_parse-{hashlib.sha256(key.encode()).hexdigest()[:16]}.msgpack"
 
 
@@ -78,7 +79,7 @@ def share_partial_parse(target_path: Path, parse_args: Sequence[str], since_ns: 
 
 def _parsed_file_and_key(digest: str, parse_args: Sequence[str]) -> tuple[Path, str]:
     """The pickle for this checkout and these parse options, and the key its content must carry."""
-    slot = hashlib.sha256("\0".join([str(DBT_PROJECT_DIR), *parse_args]).encode()).hexdigest()[:16]
+    slot = hashlib.sha256("\0".join([str(dbt_project_dir()), *parse_args]).encode()).hexdigest()[:16]
     profile = (DBT_PROJECT_DIR / "profiles.yml").read_bytes()
     key = hashlib.sha256(
         "\0".join([digest, *dbt_versions(), sys.version, *parse_args]).encode() + b"\0" + profile

@@ -23,6 +23,7 @@ from warehouse.busy import busy_error, is_lock_conflict
 from warehouse.dbt_checks import describe_failed_checks, failing_checks
 from warehouse.dbt_invoke import dbt_folder, invoke_dbt, parsed_nodes
 from warehouse.dbt_options import target_name
+from warehouse.dbt_project_dir import dbt_project_dir
 from warehouse.errors import UserError
 from warehouse.processes import DIE_WITH_PARENT
 from warehouse.progress import node_progress
@@ -145,7 +146,7 @@ def _run_subprocess(command: list[str], env: dict, log, target: Path, *, quiet: 
         str(Path(log.name).parent),
         "build",
         "--project-dir",
-        str(DBT_PROJECT_DIR),
+        str(dbt_project_dir()),
         "--profiles-dir",
         str(DBT_PROJECT_DIR),
         "--target-path",
@@ -161,7 +162,7 @@ def _run_subprocess(command: list[str], env: dict, log, target: Path, *, quiet: 
         completed = subprocess.run(
             full,
             env={**os.environ, **env},
-            cwd=DBT_PROJECT_DIR,
+            cwd=dbt_project_dir(),
             preexec_fn=DIE_WITH_PARENT,
             stdout=log if quiet else None,
             stderr=subprocess.STDOUT if quiet else None,

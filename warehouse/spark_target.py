@@ -24,6 +24,7 @@ from typing import Sequence
 import duckdb
 
 from warehouse.dbt_invoke import close_dbt_log_files, environment
+from warehouse.dbt_project_dir import dbt_project_dir
 from warehouse.dbt_runner import BUILD_RUN_IDS_VARIABLE, FAILED_STATUSES, BuildSummary
 from warehouse.errors import UserError
 from warehouse.settings import DBT_PROJECT_DIR, HOME_VARIABLE, warehouse_paths
@@ -157,7 +158,7 @@ def _invoke(arguments: list[str]):
     command = [
         *arguments[:1],
         "--project-dir",
-        str(DBT_PROJECT_DIR),
+        str(dbt_project_dir()),
         "--profiles-dir",
         str(DBT_PROJECT_DIR),
         "--target",
