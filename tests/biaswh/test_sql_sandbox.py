@@ -224,6 +224,7 @@ def test_an_empty_query_is_one_line_and_exit_2(query, loaded_home, capsys):
 def test_the_private_links_are_gone_while_the_warehouse_is_open(loaded_home):
     with open_sandbox() as con:
         (scratch,) = loaded_home.glob(f"{SCRATCH_PREFIX}*")
+        assert scratch.name.startswith(f"{SCRATCH_PREFIX}{os.getpid()}-")  # whose it is, for a later clean-up
         assert [p.name for p in scratch.iterdir() if not p.is_dir()] == []  # nothing there leads to the warehouse
         assert con.execute("select count(*) from raw.squad_questions").fetchone() == (64,)
     assert not list(loaded_home.glob(f"{SCRATCH_PREFIX}*"))
