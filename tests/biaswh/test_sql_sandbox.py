@@ -4,6 +4,7 @@ Every refused case is one line, exit code 2, and leaves the warehouse folder as 
 same files (no WAL, no leftover private folder) and the same sha256 of ``warehouse.duckdb``.
 """
 
+import errno
 import hashlib
 import io
 import os
@@ -245,3 +246,23 @@ def test_a_damaged_warehouse_is_named_by_its_own_path_not_the_private_link(loade
     assert main(["sql", "select 1 as a"]) == 2
     error = capsys.readouterr().err
     assert error.startswith(f"biaswh: error: {loaded_home / 'warehouse.duckdb'} is not a DuckDB database file"), error
+
+
+@pytest.mark.parametrize(
+    ("call", "error"),
+    [
+        ("tempfile.mkdtemp", OSError(errno.EACCES, "Permission denied")),  # no private folder can be made
+        ("os.link", OSError(errno.EXDEV, "Invalid cross-device link")),  # no hard link can be made
+    ],
+)
+def test_when_no_link_can_be_made_the_reason_is_named_and_nothing_is_left(call, error, loaded_home, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(f"warehouse.sandbox.{call}", refuse)
+    with pytest.raises(UserError) as refused, open_sandbox():
+        pass
+    assert str(refused.value).endswith(
+        f"making a hard link beside it failed ({error.strerror}); put BIASWH_HOME on a file system with hard links"
+    )
+    assert not list(loaded_home.glob(f"{SCRATCH_PREFIX}*"))
