@@ -10,6 +10,7 @@ import io
 import os
 import shutil
 import tempfile
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -266,3 +267,26 @@ def test_when_no_link_can_be_made_the_reason_is_named_and_nothing_is_left(call, 
         f"making a hard link beside it failed ({error.strerror}); put BIASWH_HOME on a file system with hard links"
     )
     assert not list(loaded_home.glob(f"{SCRATCH_PREFIX}*"))
+
+
+@pytest.mark.parametrize("call", ["tempfile.mkdtemp", "os.link"])
+def test_when_the_warehouse_folder_refuses_the_link_the_next_folder_on_its_file_system_is_used(
+    call, loaded_home, tmp_path, monkeypatch, capsys
+):
+    spare = tmp_path / "spare"  # the temporary folder, on the warehouse's file system here
+    spare.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spare))
+    module, name = call.split(".")
+    original = getattr(tempfile if module == "tempfile" else os, name)
+
+    def refuse_in_the_warehouse_folder(*args, **kwargs):
+        target = Path(kwargs.get("dir") or args[-1])
+        if loaded_home.resolve() in (target, *target.parents):
+            raise OSError(errno.EACCES, "Permission denied")
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(f"warehouse.sandbox.{call}", refuse_in_the_warehouse_folder)
+    with open_sandbox() as con:
+        assert con.execute("select count(*) from raw.squad_questions").fetchone() == (64,)
+        assert [p.name.startswith(SCRATCH_PREFIX) for p in spare.iterdir()] == [True]
+    assert not list(loaded_home.glob(f"{SCRATCH_PREFIX}*")) and list(spare.iterdir()) == []
