@@ -74,7 +74,9 @@ def test_staging_uses_the_latest_version_and_unmapped_pairs_keep_a_reason(built,
     smaller = tmp_path / "squad_demo.json"
     smaller.write_text(json.dumps(document), encoding="utf-8")
     run_here("ingest", "squad", str(smaller), home=built)
-    run_here("build", home=built)
+    # What the new SQuAD version and the new run change, with their data tests (the fixture's
+    # build ran every model, data test and unit test once; the rest reads unchanged rows).
+    run_here("build", "--select", "source:squad+", "+fct_pair_gold_documents", "+dim_runs", home=built)
     assert _query(built, "select count(*), max(source_version) from staging.stg_squad__questions") == [(12, 2)]
     statuses = dict(_query(built, "select mapping_status, count(*) from marts.fct_pair_gold_documents group by 1"))
     assert statuses == {"mapped": 9, "squad_idx_not_in_split": 33}
