@@ -73,7 +73,8 @@ def study_selections(jobs: list[StepDeclaration], analyses: list[StepDeclaration
         return {"sources": None, "results": None}
     reads = dict.fromkeys(name for job in jobs for name in job.reads)
     if jobs:
-        before = _ancestors(reads)
+        # jobs that read no mart still need the site's views (built with the first build)
+        before = _ancestors(reads) or _ancestors(SITE_READS)
     else:
         before = [f"+tag:{family}" for family in families]
     if not jobs:
