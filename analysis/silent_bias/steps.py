@@ -19,8 +19,9 @@ import pyarrow as pa
 
 from analysis.common.store import replace_run_rows
 from analysis.silent_bias.model_comparisons import model_comparisons
-from analysis.silent_bias.rate_statistics import mcnemar_exact, wilson_interval
 from stats.multiple_comparisons import verdict_policy
+from stats.paired.mcnemar_flips import mcnemar_exact
+from stats.wilson import wilson_interval
 from warehouse.config_schema import Table
 from warehouse.contracts import register_contract_relations
 from warehouse.output_files import write_text_atomically

@@ -8,7 +8,6 @@ tests significant after that adjustment at the study's ``[verdicts] alpha``
 
 from __future__ import annotations
 
-from analysis.silent_bias.rate_statistics import wilson_interval
 from dashboards.common.findings import card, card_body, interval, pct
 from dashboards.common.html import text
 from dashboards.common.queries import number, query_dicts
@@ -17,6 +16,7 @@ from dashboards.common.verdict_policy import adjustment_name, recorded_policy, r
 from stats.effect_sizes import magnitude, scale_note
 from stats.multiple_comparisons import ADJUSTMENT_NAMES
 from stats.verdicts import alpha_text, significance_count
+from stats.wilson import wilson_interval
 from warehouse.run_parameters import parameter_defaults
 
 # The recommendation marts the card and the page read (named once: dbt may rename them).

@@ -1,4 +1,4 @@
-"""Cohen's d, Hedges' g and Welch's t-test, checked against scipy and the definitions."""
+"""The recommendation-bias test of numerical features: the original's rules around stats.cohens_d."""
 
 from __future__ import annotations
 

@@ -1,0 +1,57 @@
+"""Cramér's V and the chi-square test, checked against scipy and Bergsma's definition."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import chi2_contingency
+from scipy.stats.contingency import association
+
+from stats.cramers_v import bias_corrected_cramers_v, contingency_table, cramers_v_chi_square
+
+THREE_BY_TWO = np.array([[50, 15], [30, 20], [20, 15]])
+TWO_BY_TWO = np.array([[70, 20], [30, 20]])
+
+
+def test_contingency_table_has_values_as_rows_and_groups_as_columns_in_order():
+    table = contingency_table([["a", "a", "c"], ["b", "a", "b"]])
+    assert table.tolist() == [[2, 1], [0, 2], [1, 0]]  # rows a, b, c
+
+
+@pytest.mark.parametrize("table", [THREE_BY_TWO, TWO_BY_TWO])
+@pytest.mark.parametrize("yates", [False, True])
+def test_v_is_scipys_cramer_association_and_p_is_chi2_contingency(table, yates):
+    result = cramers_v_chi_square(table, yates=yates)
+    assert result.v == pytest.approx(association(table, method="cramer", correction=yates))
+    reference = chi2_contingency(table, correction=yates)
+    assert (result.statistic, result.degrees_of_freedom, result.p_value) == pytest.approx(
+        (reference.statistic, reference.dof, reference.pvalue)
+    )
+    assert result.n == table.sum()
+
+
+def test_yates_applies_only_to_two_by_two_tables():
+    corrected, plain = cramers_v_chi_square(TWO_BY_TWO), cramers_v_chi_square(TWO_BY_TWO, yates=False)
+    assert corrected.yates_applied is True and plain.yates_applied is False
+    assert corrected.v < plain.v and corrected.p_value > plain.p_value
+    assert cramers_v_chi_square(THREE_BY_TWO).yates_applied is False
+    assert cramers_v_chi_square(THREE_BY_TWO).v == pytest.approx(cramers_v_chi_square(THREE_BY_TWO, yates=False).v)
+    assert "Yates" in corrected.variant and "no continuity correction" in plain.variant
+
+
+def test_yates_turns_a_tiny_two_by_two_difference_into_exactly_v_0_and_p_1():
+    # |observed - expected| <= 0.5 in every cell: the corrected chi-square is 0.
+    result = cramers_v_chi_square(np.array([[91, 45], [9, 5]]))
+    assert (result.v, result.p_value) == (0.0, 1.0)
+
+
+def test_bias_corrected_v_follows_bergsma_and_is_smaller():
+    result = cramers_v_chi_square(THREE_BY_TWO, yates=False)
+    n, r, k = 150, 3, 2
+    phi2 = max(0.0, result.statistic / n - (r - 1) * (k - 1) / (n - 1))
+    expected = math.sqrt(phi2 / min(k - (k - 1) ** 2 / (n - 1) - 1, r - (r - 1) ** 2 / (n - 1) - 1))
+    assert result.bias_corrected_v == pytest.approx(expected)
+    assert result.bias_corrected_v < result.v
+    assert bias_corrected_cramers_v(0.0, np.array([[10, 10], [10, 10]])) == 0.0
