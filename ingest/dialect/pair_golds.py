@@ -18,7 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ingest.retrieval.query_set_members import latest_version
+from ingest.common.versions import latest_version
+from ingest.retrieval.qrels import LATEST_QRELS, latest_qrels
 from warehouse.errors import InputError, UserError
 
 
@@ -92,14 +93,14 @@ def _squad_idx(path: Path, row: int, value, column: str, n_rows: int) -> int:
 
 
 def _squad_source(con, column: str, split: str) -> GoldSource:
-    row = con.execute(
-        "select n_rows from raw.source_versions where dataset = 'squad' and source_name = ?"
-        " order by version desc limit 1",
-        [split],
-    ).fetchone()
-    if row is None:
+    version = latest_version(con, "squad", split)
+    if version is None:
         raise UserError(f"SQuAD split '{split}' is not in the warehouse: run `biaswh ingest squad` first")
-    return GoldSource("squad_question", column, split, n_squad_rows=row[0])
+    n_rows = con.execute(
+        "select n_rows from raw.source_versions where dataset = 'squad' and source_name = ? and version = ?",
+        [split, version],
+    ).fetchone()[0]
+    return GoldSource("squad_question", column, split, n_squad_rows=n_rows)
 
 
 def _document_source(con, path: Path, column: str, corpus: str) -> GoldSource:
@@ -128,17 +129,18 @@ def _query_source(con, path: Path, column: str, query_set: str) -> GoldSource:
     corpus, *_ = con.execute(
         "select corpus from raw.corpus_queries where query_set = ? and source_version = ? limit 1", [name, version]
     ).fetchone()
+    pinned = latest_qrels(con, f"queries_{name}")
     judged = con.execute(
-        """
+        f"""
         select distinct q.query_id
         from raw.corpus_queries q
         inner join raw.evaluation_qrels j
             on j.query_set = 'queries_' || q.query_set and j.query_id = q.query_id
+        inner join {LATEST_QRELS} as latest_qrels
+            on j.qrels_name = latest_qrels.qrels_name and j.source_version = latest_qrels.source_version
         where q.query_set = ? and q.source_version = ? and j.relevance > 0
-          and j.source_version = (select max(version) from raw.source_versions
-                                  where dataset = 'qrels' and source_name = j.qrels_name)
         """,
-        [name, version],
+        [list(pinned), list(pinned.values()), name, version],
     ).fetchall()
     return GoldSource("query_judgments", column, corpus, query_set=name, known_ids=frozenset(r[0] for r in judged))
 

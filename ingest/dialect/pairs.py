@@ -13,12 +13,11 @@ import duckdb
 import pyarrow as pa
 
 from ingest.common.readers import is_blank, read_records
-from ingest.common.versions import IngestResult, ingest_version, unchanged_result
+from ingest.common.versions import IngestResult, SourceFile, unchanged_result, write_version
 from ingest.dialect.pair_golds import GoldSource, gold_source
 from ingest.dialect.text_cleanup import cleanup_named
 from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256
-from warehouse.transactions import registered
 
 DEFAULT_VARIANTS = {"sae": "sae_query", "aae": "aave_query"}
 
@@ -122,14 +121,7 @@ def load_pairs(
         **({"allow_missing_variants": True} if allow_missing_variants else {}),
     }
     if path.is_file():
-        unchanged = unchanged_result(
-            con,
-            dataset="query_pairs",
-            source_name=pair_set,
-            source_path=path,
-            source_sha256=file_sha256(path),
-            parameters=parameters,
-        )
+        unchanged = unchanged_result(con, SourceFile("query_pairs", pair_set, path, file_sha256(path), parameters))
         if unchanged is not None:
             return unchanged
     records = read_records(path, allowed=("json", "jsonl", "csv"))
@@ -147,28 +139,13 @@ def load_pairs(
         cleanup=cleanup_function,
         allow_missing_variants=allow_missing_variants,
     )
+    constants = {
+        "pair_set": pair_set,
+        "cleanup": cleanup_label,
+        "gold_kind": gold.kind,
+        "corpus": gold.corpus,
+        "gold_query_set": gold.query_set,
+    }
+    source = SourceFile("query_pairs", pair_set, path, file_sha256(path), parameters)
     table = pa.Table.from_pylist(rows)
-    sha256 = file_sha256(path)
-
-    def write_rows(run, version: int) -> int:
-        with registered(con, "incoming_pairs", table):
-            con.execute(
-                "insert into raw.query_pair_variants (run_id, source_sha256, source_version, pair_set, pair_id,"
-                " source_row, squad_split, squad_idx, variant, source_column, query_text_raw, query_text, cleanup,"
-                " attributes, gold_kind, corpus, gold_source_doc_id, gold_query_set, gold_query_id)"
-                " select ?, ?, ?, ?, pair_id, source_row, squad_split, squad_idx, variant, source_column,"
-                " query_text_raw, query_text, ?, attributes, ?, ?, gold_source_doc_id, ?, gold_query_id"
-                " from incoming_pairs",
-                [run.run_id, sha256, version, pair_set, cleanup_label, gold.kind, gold.corpus, gold.query_set],
-            )
-        return table.num_rows
-
-    return ingest_version(
-        con,
-        dataset="query_pairs",
-        source_name=pair_set,
-        source_path=path,
-        source_sha256=sha256,
-        parameters=parameters,
-        write_rows=write_rows,
-    )
+    return write_version(con, source, table, raw_table="query_pair_variants", constants=constants)

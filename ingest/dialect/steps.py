@@ -27,7 +27,7 @@ writes the same bytes and the pairs ingest is a no-op; it is loaded with
 
 from __future__ import annotations
 
-from ingest.common.versions import IngestResult
+from ingest.common.versions import IngestResult, latest_version
 from ingest.dialect.pairs import load_pairs
 from ingest.dialect.question_sample import SampleProtocol, sample_questions
 from ingest.dialect.rule_variants import rule_variant_records, variant_columns, write_records
@@ -42,9 +42,8 @@ from warehouse.study_schema import ingest_step
 
 def _questions(con, split: str) -> list[str]:
     rows = con.execute(
-        "select row_idx, question from raw.squad_questions where split = ? and source_version ="
-        " (select max(source_version) from raw.squad_questions where split = ?) order by row_idx",
-        [split, split],
+        "select row_idx, question from raw.squad_questions where split = ? and source_version = ? order by row_idx",
+        [split, latest_version(con, "squad", split)],
     ).fetchall()
     if not rows:
         raise UserError(f"[[ingest]] rule_variants: SQuAD dataset {split!r} is not in the warehouse: ingest it first")

@@ -23,10 +23,9 @@ import duckdb
 import pyarrow as pa
 
 from ingest.common.readers import read_records
-from ingest.common.versions import IngestResult, ingest_version
+from ingest.common.versions import IngestResult, SourceFile, write_version
 from warehouse.errors import InputError
 from warehouse.runs import file_sha256
-from warehouse.transactions import registered
 
 CONDITION = ("dataset", "provider", "prompt_style")
 DIRECTIONAL_COLUMNS = (
@@ -137,25 +136,9 @@ def _load(con, path, *, name, dataset: str, table_name: str, columns, key, parse
     table = _checked(path, read_records(path, allowed=("csv",)), columns, key, parse)
     result_set = name or path.stem
     sha256 = file_sha256(path)
-    names = ", ".join(["source_row", *columns])
-
-    def write_rows(run, version: int) -> int:
-        with registered(con, "incoming_recsys_paper", table):
-            con.execute(
-                f"insert into raw.{table_name} select ?, ?, ?, ?, {names} from incoming_recsys_paper",
-                [run.run_id, sha256, version, result_set],
-            )
-        return table.num_rows
-
-    return ingest_version(
-        con,
-        dataset=dataset,
-        source_name=result_set,
-        source_path=path,
-        source_sha256=sha256,
-        parameters={},
-        write_rows=write_rows,
-    )
+    rows = table.select(["source_row", *columns])
+    source = SourceFile(dataset, result_set, path, sha256)
+    return write_version(con, source, rows, raw_table=table_name, constants={"result_set": result_set})
 
 
 def load_recsys_directional_bias(

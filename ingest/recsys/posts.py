@@ -17,10 +17,9 @@ import duckdb
 import pyarrow as pa
 
 from ingest.common.readers import read_records
-from ingest.common.versions import IngestResult, ingest_version
+from ingest.common.versions import IngestResult, SourceFile, ingest_version, insert_version_rows
 from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256
-from warehouse.transactions import registered
 
 FEATURE_TYPES = ("numerical", "categorical", "binary")
 DEFAULT_CONDITION_COLUMNS = {
@@ -232,19 +231,20 @@ def load_recsys_posts(
 
     def write_rows(run, version: int) -> int:
         run.add_source(features_path, features_sha256)
-        with (
-            registered(con, "incoming_recsys_posts", table),
-            registered(con, "incoming_recsys_features", feature_table),
-        ):
-            con.execute(
-                "insert into raw.recsys_post_values select ?, ?, ?, ?, * from incoming_recsys_posts",
-                [run.run_id, sha256, version, post_set],
-            )
-            con.execute(
-                "insert into raw.recsys_feature_types select ?, ?, ?, ?, source_row, feature, feature_type"
-                " from incoming_recsys_features",
-                [run.run_id, features_sha256, version, post_set],
-            )
+        names = {"post_set": post_set}
+        insert_version_rows(
+            con, "recsys_post_values", table, run=run, source_sha256=sha256, version=version, constants=names
+        )
+        feature_rows = feature_table.select(["source_row", "feature", "feature_type"])
+        insert_version_rows(
+            con,
+            "recsys_feature_types",
+            feature_rows,
+            run=run,
+            source_sha256=features_sha256,  # the feature table's own file
+            version=version,
+            constants=names,
+        )
         return table.num_rows
 
     # The feature table's sha256 is a load parameter: a changed table makes a new version.
@@ -257,12 +257,4 @@ def load_recsys_posts(
         "item_id_column": item_id_column,
         "provenance": provenance or {},
     }
-    return ingest_version(
-        con,
-        dataset="recsys_posts",
-        source_name=post_set,
-        source_path=path,
-        source_sha256=sha256,
-        parameters=parameters,
-        write_rows=write_rows,
-    )
+    return ingest_version(con, SourceFile("recsys_posts", post_set, path, sha256, parameters), write_rows=write_rows)

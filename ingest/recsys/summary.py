@@ -16,10 +16,9 @@ import duckdb
 import pyarrow as pa
 
 from ingest.common.readers import read_records
-from ingest.common.versions import IngestResult, ingest_version
+from ingest.common.versions import IngestResult, SourceFile, write_version
 from warehouse.errors import InputError
 from warehouse.runs import file_sha256
-from warehouse.transactions import registered
 
 SUMMARY_COLUMNS = ("feature", "dataset", "provider", "prompt_style", "bias", "p_value", "metric", "significant")
 _TEXT_COLUMNS = ("feature", "dataset", "provider", "prompt_style", "metric")
@@ -109,21 +108,5 @@ def load_recsys_summary(
     result_set = name or path.stem
     sha256 = file_sha256(path)
 
-    def write_rows(run, version: int) -> int:
-        with registered(con, "incoming_recsys_summary", table):
-            con.execute(
-                "insert into raw.recsys_published_results select ?, ?, ?, ?, source_row, feature, dataset,"
-                " provider, prompt_style, bias, p_value, metric, significant from incoming_recsys_summary",
-                [run.run_id, sha256, version, result_set],
-            )
-        return table.num_rows
-
-    return ingest_version(
-        con,
-        dataset="recsys_summary",
-        source_name=result_set,
-        source_path=path,
-        source_sha256=sha256,
-        parameters={},
-        write_rows=write_rows,
-    )
+    source = SourceFile("recsys_summary", result_set, path, sha256)
+    return write_version(con, source, table, raw_table="recsys_published_results", constants={"result_set": result_set})

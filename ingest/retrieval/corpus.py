@@ -15,11 +15,10 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ingest.common.versions import IngestResult, ingest_version
+from ingest.common.versions import IngestResult, SourceFile, write_version
 from ingest.retrieval.corpus_readers import TEXT_SUFFIXES, Entry, read_documents, read_queries
 from warehouse.errors import UserError
 from warehouse.runs import file_sha256
-from warehouse.transactions import registered
 
 
 def source_sha256(path: Path) -> str:
@@ -38,11 +37,6 @@ def _source_file(path: Path) -> Path:
         if path.is_dir() and (path / name).is_file():
             return path / name
     return path
-
-
-def _insert(con, table: str, columns: dict) -> None:
-    with registered(con, "_corpus_rows", pa.table(columns)):
-        con.execute(f"insert into raw.{table} by name select * from _corpus_rows")
 
 
 def _refuse_squad_name(con, name: str) -> None:
@@ -72,35 +66,19 @@ def load_corpus(
     sha = source_sha256(source)
     is_text = path.is_dir() or path.suffix.lower() in TEXT_SUFFIXES
 
-    def write_rows(run, version: int) -> int:
-        n = len(documents)
-        _insert(
-            con,
-            "corpus_documents",
-            {
-                "run_id": [run.run_id] * n,
-                "source_sha256": [sha] * n,
-                "source_version": pa.array([version] * n, pa.int32()),
-                "corpus": [name] * n,
-                "source_row": pa.array([d.row for d in documents], pa.int32()),
-                "source_file": [d.source_file for d in documents],
-                "doc_id": pa.array(range(n), pa.int32()),
-                "source_doc_id": [d.source_id for d in documents],
-                "title": [d.title for d in documents],
-                "document_text": [d.text for d in documents],
-            },
-        )
-        return n
-
-    return ingest_version(
-        con,
-        dataset="corpus",
-        source_name=name,
-        source_path=source,
-        source_sha256=sha,
-        parameters={"unit": unit if is_text else None, "id_column": id_column, "text_column": text_column},
-        write_rows=write_rows,
+    rows = pa.table(
+        {
+            "source_row": pa.array([d.row for d in documents], pa.int32()),
+            "source_file": [d.source_file for d in documents],
+            "doc_id": pa.array(range(len(documents)), pa.int32()),
+            "source_doc_id": [d.source_id for d in documents],
+            "title": [d.title for d in documents],
+            "document_text": [d.text for d in documents],
+        }
     )
+    parameters = {"unit": unit if is_text else None, "id_column": id_column, "text_column": text_column}
+    version_source = SourceFile("corpus", name, source, sha, parameters=parameters)
+    return write_version(con, version_source, rows, raw_table="corpus_documents", constants={"corpus": name})
 
 
 def load_corpus_queries(
@@ -132,39 +110,21 @@ def load_corpus_queries(
             f'{path}: the query set {name!r} asks corpus {corpus!r}, which is not ingested: add a source = "corpus"'
             " [[ingest]] step for it before this one"
         )
-    source = _source_file(path)
-    sha = file_sha256(source)
-
-    def write_rows(run, version: int) -> int:
-        n = len(queries)
-        _insert(
-            con,
-            "corpus_queries",
-            {
-                "run_id": [run.run_id] * n,
-                "source_sha256": [sha] * n,
-                "source_version": pa.array([version] * n, pa.int32()),
-                "query_set": [name] * n,
-                "corpus": [corpus] * n,
-                "source_row": pa.array([q.row for q in queries], pa.int32()),
-                "query_id": [q.source_id for q in queries],
-                "query_text": [q.text for q in queries],
-            },
-        )
-        return n
-
-    return ingest_version(
-        con,
-        dataset="corpus_queries",
-        source_name=name,
-        source_path=source,
-        source_sha256=sha,
-        parameters={
-            "corpus": corpus,
-            "id_column": id_column,
-            "text_column": text_column,
-            **({"format": format} if format else {}),
-            **({"topic_field": topic_field} if topic_field != "title" else {}),
-        },
-        write_rows=write_rows,
+    rows = pa.table(
+        {
+            "source_row": pa.array([q.row for q in queries], pa.int32()),
+            "query_id": [q.source_id for q in queries],
+            "query_text": [q.text for q in queries],
+        }
     )
+    parameters = {
+        "corpus": corpus,
+        "id_column": id_column,
+        "text_column": text_column,
+        **({"format": format} if format else {}),
+        **({"topic_field": topic_field} if topic_field != "title" else {}),
+    }
+    query_file = _source_file(path)
+    source = SourceFile("corpus_queries", name, query_file, file_sha256(query_file), parameters)
+    constants = {"query_set": name, "corpus": corpus}
+    return write_version(con, source, rows, raw_table="corpus_queries", constants=constants)

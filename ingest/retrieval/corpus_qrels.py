@@ -11,17 +11,17 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from ingest.common.versions import latest_version
 from warehouse.errors import InputError, UserError
 
 
 def map_corpus_judgments(con, path: Path, judgments: list, query_set: str) -> list:
     """``judgments`` with each document's source id replaced by its ``doc_id``; unknown ids refused."""
     name = query_set.split(":", 1)[1]
+    version = latest_version(con, "corpus_queries", name)
     latest = con.execute(
-        "select corpus, source_version from raw.corpus_queries where query_set = ? and source_version ="
-        " (select max(version) from raw.source_versions where dataset = 'corpus_queries' and source_name = ?)"
-        " limit 1",
-        [name, name],
+        "select corpus, source_version from raw.corpus_queries where query_set = ? and source_version = ? limit 1",
+        [name, version],
     ).fetchone()
     if latest is None:
         raise UserError(
@@ -37,9 +37,8 @@ def map_corpus_judgments(con, path: Path, judgments: list, query_set: str) -> li
     }
     documents = dict(
         con.execute(
-            "select source_doc_id, doc_id from raw.corpus_documents where corpus = ? and source_version ="
-            " (select max(version) from raw.source_versions where dataset = 'corpus' and source_name = ?)",
-            [corpus, corpus],
+            "select source_doc_id, doc_id from raw.corpus_documents where corpus = ? and source_version = ?",
+            [corpus, latest_version(con, "corpus", corpus)],
         ).fetchall()
     )
     mapped = []

@@ -24,13 +24,12 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ingest.common.versions import IngestResult, ingest_version
+from ingest.common.versions import IngestResult, SourceFile, latest_version, write_version
 from ingest.retrieval.corpus_qrels import map_corpus_judgments
 from ingest.retrieval.qrels_readers import TREC_SUFFIXES, Judgment, read_qrels
 from ingest.retrieval.query_set_members import query_set_members
 from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256
-from warehouse.transactions import registered
 
 __all__ = ["TREC_SUFFIXES", "Judgment", "check_judgment_ids", "check_qrels_ids", "load_qrels", "read_qrels"]
 
@@ -74,35 +73,33 @@ def load_qrels(con, path: str | Path, *, query_set: str, name: str | None = None
     else:
         judgments = read_qrels(path)
         check_judgment_ids(con, path, judgments, query_set)
-    sha = file_sha256(path)
-
-    def write_rows(run, version: int) -> int:
-        table = pa.table(
-            {
-                "run_id": [run.run_id] * len(judgments),
-                "source_sha256": [sha] * len(judgments),
-                "source_version": pa.array([version] * len(judgments), pa.int32()),
-                "qrels_name": [name or path.stem] * len(judgments),
-                "query_set": [stored_set] * len(judgments),
-                "source_row": pa.array([j.row for j in judgments], pa.int32()),
-                "query_id": [j.query_id for j in judgments],
-                "doc_id": pa.array([j.doc_id for j in judgments], pa.int32()),
-                "relevance": pa.array([j.relevance for j in judgments], pa.int32()),
-            }
-        )
-        with registered(con, "_qrels_rows", table):
-            con.execute("insert into raw.evaluation_qrels by name select * from _qrels_rows")
-        return len(judgments)
-
-    return ingest_version(
-        con,
-        dataset="qrels",
-        source_name=name or path.stem,
-        source_path=path,
-        source_sha256=sha,
-        parameters={"query_set": stored_set},
-        write_rows=write_rows,
+    rows = pa.table(
+        {
+            "source_row": pa.array([j.row for j in judgments], pa.int32()),
+            "query_id": [j.query_id for j in judgments],
+            "doc_id": pa.array([j.doc_id for j in judgments], pa.int32()),
+            "relevance": pa.array([j.relevance for j in judgments], pa.int32()),
+        }
     )
+    qrels_name = name or path.stem
+    source = SourceFile("qrels", qrels_name, path, file_sha256(path), parameters={"query_set": stored_set})
+    constants = {"qrels_name": qrels_name, "query_set": stored_set}
+    return write_version(con, source, rows, raw_table="evaluation_qrels", constants=constants)
+
+
+def latest_qrels(con, query_set: str) -> dict[str, int]:
+    """Each qrels file judging ``query_set`` (stored name) with its latest version, by qrels name.
+
+    As SQL parameters ``[list(latest), list(latest.values())]`` they fill :data:`LATEST_QRELS`.
+    """
+    names = con.execute(
+        "select distinct qrels_name from raw.evaluation_qrels where query_set = ? order by qrels_name", [query_set]
+    ).fetchall()
+    return {name: latest_version(con, "qrels", name) for (name,) in names}
+
+
+# The relation (qrels_name, source_version) of latest_qrels(), for a join in SQL.
+LATEST_QRELS = "(select unnest(?) as qrels_name, unnest(?) as source_version)"
 
 
 def check_qrels_ids(con, query_set: str) -> int:
@@ -126,16 +123,17 @@ def check_qrels_ids(con, query_set: str) -> int:
             " where pair_set = ?"
         )
         parameter = query_set
+    pinned = latest_qrels(con, query_set)
     rows = con.execute(
         f"""
         with latest as (
             select q.*, v.source_path
             from raw.evaluation_qrels q
+            inner join {LATEST_QRELS} as latest_qrels
+                on q.qrels_name = latest_qrels.qrels_name and q.source_version = latest_qrels.source_version
             inner join raw.source_versions v
                 on v.dataset = 'qrels' and v.source_name = q.qrels_name and v.version = q.source_version
             where q.query_set = ?
-              and q.source_version = (select max(version) from raw.source_versions
-                                      where dataset = 'qrels' and source_name = q.qrels_name)
         ),
         queries as ({known_queries}),
         splits as (select distinct split from queries)
@@ -148,7 +146,7 @@ def check_qrels_ids(con, query_set: str) -> int:
             on documents.doc_id = latest.doc_id and documents.split in (select split from splits)
         order by latest.source_path, latest.source_row
         """,
-        [query_set, parameter],
+        [list(pinned), list(pinned.values()), query_set, parameter],
     ).fetchall()
     for source_path, row, query_id, doc_id, unknown_query, unknown_document in rows:
         if unknown_query:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import jinja2
 
+from ingest.common.versions import latest_version
 from warehouse.errors import InputError, UserError
 from warehouse.settings import DBT_PROJECT_DIR
 
@@ -68,13 +69,6 @@ def normalised_context_sql() -> str:
     """
     macros = (DBT_PROJECT_DIR / "macros" / "portability" / "text.sql").read_text(encoding="utf-8")
     return jinja2.Environment().from_string(macros + "{{ default__normalise_text('context') }}").render().strip()
-
-
-def latest_version(con, dataset: str, source_name: str) -> int | None:
-    """The newest version of source ``source_name`` of ``dataset``, or None when never ingested."""
-    return con.execute(
-        "select max(version) from raw.source_versions where dataset = ? and source_name = ?", [dataset, source_name]
-    ).fetchone()[0]
 
 
 def _missing(path: Path, query_set: str, what: str, hint: str) -> UserError:

@@ -14,11 +14,10 @@ import duckdb
 import pyarrow as pa
 
 from ingest.common.readers import file_format, int32_value, is_blank, parse_json, read_jsonl, read_parquet, read_utf8
-from ingest.common.versions import IngestResult, ingest_version, unchanged_result
+from ingest.common.versions import IngestResult, SourceFile, unchanged_result, write_version
 from warehouse.errors import InputError, UserError
 from warehouse.progress import counted
 from warehouse.runs import file_sha256
-from warehouse.transactions import registered
 
 HF_PREFIX = "hf:"
 _SCHEMA = pa.schema(
@@ -185,18 +184,10 @@ def load_squad(
     else:
         path = Path(source).expanduser().resolve()
         sha256, source_path = (file_sha256(path) if path.is_file() else ""), str(path)
-        unchanged = (
-            unchanged_result(
-                con,
-                dataset="squad",
-                source_name=stored,
-                source_path=source_path,
-                source_sha256=sha256,
-                parameters={"split": split},
-            )
-            if sha256
-            else None
-        )
+        records = None
+    version_source = SourceFile("squad", stored, source_path, sha256, parameters={"split": split})
+    if records is None:
+        unchanged = unchanged_result(con, version_source) if sha256 else None
         if unchanged is not None:
             return unchanged
         records = _local_records(path)
@@ -205,21 +196,4 @@ def load_squad(
     rows = [_validated_row(path, i, r) for i, r in enumerate(counted(records, "validating SQuAD rows", unit="rows"))]
     table = pa.Table.from_pylist(rows, schema=_SCHEMA)
 
-    def write_rows(run, version: int) -> int:
-        with registered(con, "incoming_squad", table):
-            con.execute(
-                "insert into raw.squad_questions select ?, ?, ?, ?, row_idx, squad_id, title,"
-                " context, question, answer_texts, answer_starts from incoming_squad",
-                [run.run_id, sha256, version, stored],
-            )
-        return table.num_rows
-
-    return ingest_version(
-        con,
-        dataset="squad",
-        source_name=stored,
-        source_path=source_path,
-        source_sha256=sha256,
-        parameters={"split": split},
-        write_rows=write_rows,
-    )
+    return write_version(con, version_source, table, raw_table="squad_questions", constants={"split": stored})

@@ -16,10 +16,9 @@ import duckdb
 import pyarrow as pa
 
 from ingest.common.readers import file_format, read_utf8
-from ingest.common.versions import IngestResult, ingest_version
+from ingest.common.versions import IngestResult, SourceFile, write_version
 from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256
-from warehouse.transactions import registered
 
 DATASET = "silent_bias_generations"
 _KNOWN = {
@@ -133,26 +132,9 @@ def load_generations(
     table = pa.Table.from_pylist([_row(n, r) for n, r in read_generation_lines(path)])
     sha256 = file_sha256(path)
 
-    def write_rows(run, version: int) -> int:
-        with registered(con, "incoming_generations", table):
-            con.execute(
-                "insert into raw.silent_bias_generations select ?, ?, ?, ?, ?, source_line, case_id, prompt_sent,"
-                " output_text, status, error_message, generated_at, generation_run_id, model_name_in_file,"
-                " bias_feature_in_file, bias_label_in_file, prompt_template, sampling, attributes"
-                " from incoming_generations",
-                [run.run_id, sha256, version, vignette_set, model],
-            )
-        return table.num_rows
-
-    return ingest_version(
-        con,
-        dataset=DATASET,
-        source_name=f"{vignette_set}/{model}",
-        source_path=path,
-        source_sha256=sha256,
-        parameters={"vignette_set": vignette_set, "model": model},
-        write_rows=write_rows,
-    )
+    names = {"vignette_set": vignette_set, "model": model}
+    source = SourceFile(DATASET, f"{vignette_set}/{model}", path, sha256, parameters=names)
+    return write_version(con, source, table, raw_table="silent_bias_generations", constants=names)
 
 
 def generation_files(path: str | Path) -> list[Path]:

@@ -14,10 +14,9 @@ import duckdb
 import pyarrow as pa
 
 from ingest.common.readers import file_format, parse_json, read_jsonl, read_utf8
-from ingest.common.versions import IngestResult, ingest_version
+from ingest.common.versions import IngestResult, SourceFile, write_version
 from warehouse.errors import InputError
 from warehouse.runs import file_sha256
-from warehouse.transactions import registered
 
 DATASET = "silent_bias_vignettes"
 _TEXT_FIELDS = ("id", "prompt", "bias_feature", "bias_label")
@@ -101,21 +100,7 @@ def load_vignettes(con: duckdb.DuckDBPyConnection, path: str | Path, *, name: st
     vignette_set = name or path.stem
     sha256 = file_sha256(path)
 
-    def write_rows(run, version: int) -> int:
-        with registered(con, "incoming_vignettes", table):
-            con.execute(
-                "insert into raw.silent_bias_vignettes select ?, ?, ?, ?, source_row, case_id, prompt,"
-                " bias_feature, bias_label, dimension, metadata from incoming_vignettes",
-                [run.run_id, sha256, version, vignette_set],
-            )
-        return table.num_rows
-
-    return ingest_version(
-        con,
-        dataset=DATASET,
-        source_name=vignette_set,
-        source_path=path,
-        source_sha256=sha256,
-        parameters={},
-        write_rows=write_rows,
+    source = SourceFile(DATASET, vignette_set, path, sha256)
+    return write_version(
+        con, source, table, raw_table="silent_bias_vignettes", constants={"vignette_set": vignette_set}
     )

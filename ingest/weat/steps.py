@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ingest.common.versions import IngestResult
+from ingest.common.versions import IngestResult, latest_version
 from ingest.weat.sentence_vectors import DEFAULT_TEMPLATES
 from ingest.weat.weat_tests import load_weat_tests
 from ingest.weat.word_vectors import load_word_vectors
@@ -21,26 +21,20 @@ def ingest_weat_tests(con, study, step: dict) -> IngestResult:
 
 def _words_of_test_sets(con, test_sets: list[str]) -> list[str]:
     """Every listed word of the latest version of each named test set (for sentence encoders)."""
-    rows = con.execute(
-        "with latest as (select source_name, max(version) as version from raw.source_versions"
-        " where dataset = 'weat_tests' group by source_name)"
-        " select distinct w.word from raw.weat_test_words w join latest"
-        " on w.test_set = latest.source_name and w.source_version = latest.version"
-        " where w.test_set in (select unnest(?)) order by w.word",
-        [test_sets],
-    ).fetchall()
-    loaded = {
-        r[0]
-        for r in con.execute(
-            "select distinct source_name from raw.source_versions where dataset = 'weat_tests'"
-        ).fetchall()
-    }
-    missing = sorted(set(test_sets) - loaded)
+    latest = {name: latest_version(con, "weat_tests", name) for name in test_sets}
+    missing = sorted(name for name, version in latest.items() if version is None)
     if missing:
         raise UserError(
             f"words_from names test set(s) not loaded yet: {', '.join(missing)}"
             ' (put their [[ingest]] source = "weat_tests" steps first)'
         )
+    rows = con.execute(
+        "select distinct w.word from raw.weat_test_words w"
+        " inner join (select unnest(?) as test_set, unnest(?) as source_version) as latest"
+        " on w.test_set = latest.test_set and w.source_version = latest.source_version"
+        " order by w.word",
+        [list(latest), list(latest.values())],
+    ).fetchall()
     return [r[0] for r in rows]
 
 

@@ -28,11 +28,10 @@ import pyarrow as pa
 import yaml
 
 from ingest.common.readers import read_utf8
-from ingest.common.versions import IngestResult, ingest_version
+from ingest.common.versions import IngestResult, SourceFile, write_version
 from warehouse.config_schema import suggestion
 from warehouse.errors import InputError
 from warehouse.runs import file_sha256
-from warehouse.transactions import registered
 
 ROLES = ("target_x", "target_y", "attribute_a", "attribute_b")
 # The keys each level of a definition file may hold (another key is a typo, refused with its line).
@@ -193,21 +192,5 @@ def load_weat_tests(con: duckdb.DuckDBPyConnection, path: str | Path, *, name: s
     sha256 = file_sha256(resolved)
     table = pa.Table.from_pylist(records)
 
-    def write_rows(run, version: int) -> int:
-        with registered(con, "incoming_weat_words", table):
-            con.execute(
-                "insert into raw.weat_test_words select ?, ?, ?, ?, test, test_title, set_role, set_label,"
-                " position, word, excluded_by_definition, reference from incoming_weat_words",
-                [run.run_id, sha256, version, test_set],
-            )
-        return table.num_rows
-
-    return ingest_version(
-        con,
-        dataset="weat_tests",
-        source_name=test_set,
-        source_path=resolved,
-        source_sha256=sha256,
-        parameters={},
-        write_rows=write_rows,
-    )
+    source = SourceFile("weat_tests", test_set, resolved, sha256)
+    return write_version(con, source, table, raw_table="weat_test_words", constants={"test_set": test_set})

@@ -16,7 +16,7 @@ from typing import Literal
 import duckdb
 import pyarrow as pa
 
-from ingest.common.versions import IngestResult, ingest_version
+from ingest.common.versions import IngestResult, SourceFile, ingest_version
 from ingest.weat.sentence_vectors import DEFAULT_TEMPLATES, encode_words, model_sha256, resolve_model_path
 from ingest.weat.word_vector_format import WordVectors, content_sha256
 from ingest.weat.word_vector_readers import SUFFIX_FORMATS, read_word_vectors
@@ -142,12 +142,5 @@ def load_word_vectors(
         )
         return len(loaded.words)
 
-    return ingest_version(
-        con,
-        dataset="weat_embeddings",
-        source_name=name,
-        source_path=source_path,
-        source_sha256=sha256,
-        parameters={"format": format, **options},
-        write_rows=write_rows,
-    )
+    source = SourceFile("weat_embeddings", name, source_path, sha256, parameters={"format": format, **options})
+    return ingest_version(con, source, write_rows=write_rows)

@@ -32,8 +32,7 @@ def _wait_forever(point: str) -> None:
 def _patch(point: str) -> None:
     import biaswh.pipeline
     import compute.retrieval.steps
-    import ingest.dialect.pairs
-    import ingest.retrieval.squad
+    import ingest.common.versions
 
     # dbt_build (pipeline) opens the warehouse first, then calls run_dbt_build: pause before that open.
     real_dbt_build = biaswh.pipeline.dbt_build
@@ -50,18 +49,18 @@ def _patch(point: str) -> None:
     biaswh.pipeline.dbt_build = dbt_build
 
     if point == "ingest":
-        for module in (ingest.retrieval.squad, ingest.dialect.pairs):
-            real_version = module.ingest_version
+        # Every table-shaped ingest (write_version) writes through ingest_version.
+        real_version = ingest.common.versions.ingest_version
 
-            def paused_version(*args, _real=real_version, write_rows, **kwargs):
-                def write_then_wait(run, version):
-                    rows = write_rows(run, version)
-                    _wait_forever("ingest")
-                    return rows
+        def paused_version(*args, write_rows, **kwargs):
+            def write_then_wait(run, version):
+                rows = write_rows(run, version)
+                _wait_forever("ingest")
+                return rows
 
-                return _real(*args, write_rows=write_then_wait, **kwargs)
+            return real_version(*args, write_rows=write_then_wait, **kwargs)
 
-            module.ingest_version = paused_version
+        ingest.common.versions.ingest_version = paused_version
     if point == "jobs":
         real_relevant = compute.retrieval.steps.write_relevant_documents
 

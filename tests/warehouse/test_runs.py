@@ -160,14 +160,14 @@ def test_a_full_disk_during_an_ingest_rolls_it_back_and_ends_in_one_line(warehou
     """An OSError (ENOSPC) after the raw rows are written: nothing stays, the CLI says so in one line."""
     import errno
 
-    import ingest.retrieval.squad
+    import ingest.common.versions
     from biaswh.cli import main
     from tests.fingerprints import raw_fingerprint
 
     connect().close()
     with open_warehouse(read_only=True) as con:
         before = raw_fingerprint(con)
-    real = ingest.retrieval.squad.ingest_version
+    real = ingest.common.versions.ingest_version
 
     def full_disk(*args, write_rows, **kwargs):
         def write_then_fail(run, version):
@@ -176,7 +176,7 @@ def test_a_full_disk_during_an_ingest_rolls_it_back_and_ends_in_one_line(warehou
 
         return real(*args, write_rows=write_then_fail, **kwargs)
 
-    monkeypatch.setattr(ingest.retrieval.squad, "ingest_version", full_disk)
+    monkeypatch.setattr(ingest.common.versions, "ingest_version", full_disk)
     assert main(["ingest", "squad", str(DEMO_DATA / "squad_demo.json")]) == 1
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and os.strerror(errno.ENOSPC) in error and "rolled back" in error
