@@ -1,11 +1,12 @@
 {#
     The evaluation scope of a run-keyed evaluation mart, as two CTEs to follow `with`:
-    evaluation_runs (the runs being built and their query set) and ranks (the rank of every
-    relevant document of those runs' judged queries, from fct_retrieval_relevant_ranks).
+    evaluation_runs (the runs being built and their query set) and, named `name`, the rows of
+    the model `rows` that belong to those runs and query sets (default: ranks, the rank of
+    every relevant document of the runs' judged queries, from fct_retrieval_relevant_ranks).
     rankings_only: leave out hybrid_union, which has no ordering within a rank (ranks
     repeat), so it is not a ranking to evaluate.
 #}
-{% macro evaluation_scope(rankings_only=false) -%}
+{% macro evaluation_scope(rows='fct_retrieval_relevant_ranks', name='ranks', rankings_only=false) -%}
 evaluation_runs as (
     select
         run_id,
@@ -14,13 +15,13 @@ evaluation_runs as (
     where {{ is_new_run('run_id') }}
 ),
 
-ranks as (
-    select relevant_ranks.*
-    from {{ ref('fct_retrieval_relevant_ranks') }} as relevant_ranks
+{{ name }} as (
+    select scoped.*
+    from {{ ref(rows) }} as scoped
     inner join evaluation_runs
         on
-            relevant_ranks.run_id = evaluation_runs.run_id
-            and relevant_ranks.query_set = evaluation_runs.query_set
-    {% if rankings_only %}where relevant_ranks.retriever_family <> 'hybrid_union'{% endif %}
+            scoped.run_id = evaluation_runs.run_id
+            and scoped.query_set = evaluation_runs.query_set
+    {% if rankings_only %}where scoped.retriever_family <> 'hybrid_union'{% endif %}
 )
 {%- endmacro %}

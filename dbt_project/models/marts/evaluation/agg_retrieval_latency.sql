@@ -1,17 +1,8 @@
 {{ config(**run_keyed_config()) }}
 -- Latency percentiles per (run, retriever) over the run's queries (batch-timed runs record
 -- the batch time divided by the number of queries; see stg_retrieval__query_stats.timing).
-with evaluation_runs as (
-    select
-        run_id,
-        query_set
-    from {{ ref('stg_evaluation__runs') }}
-    where {{ is_new_run('run_id') }}
-),
-
-stats as (
-    select * from {{ ref('stg_retrieval__query_stats') }}
-),
+-- The runs being built and their query latencies (macro evaluation_scope).
+with {{ evaluation_scope(rows='stg_retrieval__query_stats', name='stats') }},
 
 final as (
     select
@@ -24,10 +15,6 @@ final as (
         {{ continuous_quantile('stats.latency_ms', 0.95) }} as latency_p95_ms,
         avg(stats.latency_ms) as latency_mean_ms
     from stats
-    inner join evaluation_runs
-        on
-            stats.run_id = evaluation_runs.run_id
-            and stats.query_set = evaluation_runs.query_set
     group by stats.run_id, stats.query_set, stats.retriever
     -- a run written elsewhere (retriever family external) has no latencies: no row
     having count(stats.latency_ms) > 0

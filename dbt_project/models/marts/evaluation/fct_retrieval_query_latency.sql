@@ -3,17 +3,8 @@
 -- test compares (agg_retrieval_latency holds the percentiles). Batch-timed runs record the batch
 -- time divided by the number of queries (stg_retrieval__query_stats.timing); a run written
 -- elsewhere has no latencies, so no rows.
-with evaluation_runs as (
-    select
-        run_id,
-        query_set
-    from {{ ref('stg_evaluation__runs') }}
-    where {{ is_new_run('run_id') }}
-),
-
-stats as (
-    select * from {{ ref('stg_retrieval__query_stats') }}
-),
+-- The runs being built and their query latencies (macro evaluation_scope).
+with {{ evaluation_scope(rows='stg_retrieval__query_stats', name='stats') }},
 
 final as (
     select
@@ -25,10 +16,6 @@ final as (
         stats.timing,
         stats.latency_ms
     from stats
-    inner join evaluation_runs
-        on
-            stats.run_id = evaluation_runs.run_id
-            and stats.query_set = evaluation_runs.query_set
     where stats.latency_ms is not null
 )
 

@@ -1,17 +1,8 @@
 {{ config(**run_keyed_config()) }}
 -- The top (rank 1) score of each query for the scored base retrievers: a falling mean top
 -- score is an early sign of drift (an index or embedding change) even before recall moves.
-with evaluation_runs as (
-    select
-        run_id,
-        query_set
-    from {{ ref('stg_evaluation__runs') }}
-    where {{ is_new_run('run_id') }}
-),
-
-results as (
-    select * from {{ ref('stg_retrieval__results') }}
-),
+-- The runs being built and their results (macro evaluation_scope).
+with {{ evaluation_scope(rows='stg_retrieval__results', name='results') }},
 
 final as (
     select
@@ -22,10 +13,6 @@ final as (
         results.variant,
         results.score as top_score
     from results
-    inner join evaluation_runs
-        on
-            results.run_id = evaluation_runs.run_id
-            and results.query_set = evaluation_runs.query_set
     where
         results.rank = 1
         and results.retriever in ('bm25', 'dense')
