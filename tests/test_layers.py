@@ -1,7 +1,7 @@
 """The house's layers, checked over the import graph and over the SQL each layer runs.
 
 Layers in the order data flows: the kernel (``warehouse/``: settings, connection, errors, runs,
-transactions, seeds, registries) < ``stats/`` (statistics without database access: numpy,
+transactions, random seeds, registries) < ``stats/`` (statistics without database access: numpy,
 scipy, statsmodels, polars and the kernel) < ``ingest/`` < ``compute/`` (the jobs between the two dbt
 builds) < ``analysis/`` < ``dashboards/`` < ``biaswh/`` (the CLI and pipeline that chain them).
 

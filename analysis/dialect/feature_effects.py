@@ -24,7 +24,7 @@ from stats.paired.mcnemar import mcnemar
 from stats.paired.power import power_statement
 from stats.paired.score_interval import paired_difference_interval
 from stats.verdicts import with_verdicts
-from warehouse.seeds import derive_seed
+from warehouse.random_seeds import derive_seed
 
 ALL_RULES = "aae_rules"
 DEFAULT_POLICY = VerdictPolicy()  # Holm at 0.05, as a study without [verdicts]

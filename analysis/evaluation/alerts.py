@@ -7,7 +7,7 @@ import polars as pl
 
 from analysis.evaluation.intervals import TEST_SCHEMA, paired_change, stored_test_columns
 from stats.paired.mean_difference import is_significant
-from warehouse.seeds import derive_seed
+from warehouse.random_seeds import derive_seed
 
 
 def _per_query(con, metric_name: str, k, run_id: str, query_set: str, retriever: str) -> dict[tuple, float]:

@@ -22,7 +22,7 @@ import polars as pl
 from analysis.evaluation.intervals import TEST_SCHEMA, paired_change, stored_test_columns
 from stats.multiple_comparisons import adjust_p_values
 from stats.paired.mean_difference import is_significant
-from warehouse.seeds import derive_seed
+from warehouse.random_seeds import derive_seed
 
 SCHEMA = {
     "run_id": pl.String,

@@ -23,7 +23,7 @@ from stats.verdicts import with_verdicts
 from warehouse.config_schema import suggestion
 from warehouse.contracts import register_contract_relations
 from warehouse.errors import UserError
-from warehouse.seeds import derive_seed
+from warehouse.random_seeds import derive_seed
 from warehouse.study import register_analysis, register_config_check
 from warehouse.transactions import transaction
 

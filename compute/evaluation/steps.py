@@ -47,9 +47,9 @@ from ingest.evaluation.thresholds import max_achievable, read_thresholds
 from ingest.retrieval.qrels import check_qrels_ids, load_qrels, query_set_table_name
 from warehouse.config_schema import CUTOFF, STRING
 from warehouse.errors import UserError
+from warehouse.random_seeds import derive_seed
 from warehouse.run_parameters import record_run_parameters, register_run_parameters
 from warehouse.runs import file_sha256, start_run
-from warehouse.seeds import derive_seed
 from warehouse.settings import warehouse_paths
 from warehouse.study import register_ingester, register_job, register_rebuild_table
 from warehouse.study_schema import ingest_step, register_config_section

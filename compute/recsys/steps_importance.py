@@ -18,8 +18,8 @@ import polars as pl
 from compute.recsys.config_section import RECSYS_IMPORTANCE
 from compute.recsys.steps import _has, _insert
 from warehouse.errors import UserError
+from warehouse.random_seeds import derive_seed
 from warehouse.run_parameters import pinned_inputs
-from warehouse.seeds import derive_seed
 from warehouse.study import register_job
 from warehouse.study_schema import register_config_section
 from warehouse.transactions import transaction

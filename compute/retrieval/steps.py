@@ -42,7 +42,7 @@ from compute.retrieval.writer import (
 )
 from ingest.common.embedding_cache import shared_embedding_cache, text_sha256
 from warehouse.errors import UserError
-from warehouse.seeds import derive_seed
+from warehouse.random_seeds import derive_seed
 from warehouse.settings import warehouse_paths
 from warehouse.study import register_config_check, register_job
 from warehouse.study_schema import register_config_section

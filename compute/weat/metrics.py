@@ -23,7 +23,7 @@ from compute.weat.rnd import relative_norm_distance
 from compute.weat.rnsb import relative_negative_sentiment
 from compute.weat.sensitivity import word_set_sensitivity
 from stats.multiple_comparisons import adjust_p_values
-from warehouse.seeds import derive_seed
+from warehouse.random_seeds import derive_seed
 
 ATTRIBUTE_ROLES = ("attribute_a", "attribute_b")
 

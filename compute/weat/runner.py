@@ -24,7 +24,7 @@ from compute.weat.coverage import (
 )
 from compute.weat.effect_size import EFFECT_SIZE_SD, weat_effect_size
 from compute.weat.permutation import EXACT_LIMIT, RANDOM_PERMUTATIONS, weat_permutation_test
-from warehouse.seeds import derive_seed
+from warehouse.random_seeds import derive_seed
 
 ROLES = ("target_x", "target_y", "attribute_a", "attribute_b")
 Status = Literal["computed", "insufficient coverage", "undefined"]

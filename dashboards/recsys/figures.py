@@ -33,8 +33,8 @@ from dashboards.recsys.figure_charts import (
 from stats.effect_sizes import magnitude
 from stats.multiple_comparisons import VerdictPolicy, adjust_p_values, is_significant
 from stats.ordering import friedman, paired_wilcoxon
+from warehouse.random_seeds import derive_seed
 from warehouse.run_parameters import parameter_defaults
-from warehouse.seeds import derive_seed
 
 CONTENT_SAFETY = ("polarization_score", "sentiment_polarity", "toxicity")
 RAW_BIAS = ("avg_word_length", "polarization_score", "sentiment_polarity", "toxicity")

@@ -19,7 +19,7 @@ from pathlib import Path
 from ingest.dialect.rules import RULE_ORDER, RULES, transform
 from ingest.dialect.text_distance import token_edit_distance
 from warehouse.output_files import write_text_atomically
-from warehouse.seeds import derive_seed
+from warehouse.random_seeds import derive_seed
 
 ALL_RULES_COLUMN = "aae_rules_query"
 

@@ -34,7 +34,7 @@ from ingest.dialect.rule_variants import rule_variant_records, variant_columns, 
 from ingest.dialect.rules import RULE_ORDER
 from warehouse.config_schema import BOOLEAN, POSITIVE_INTEGER, SEED, SHARE, STRING, STRING_MAP, STRINGS, Choice, OneOf
 from warehouse.errors import UserError
-from warehouse.seeds import derive_seed
+from warehouse.random_seeds import derive_seed
 from warehouse.settings import warehouse_paths
 from warehouse.study import register_ingester
 from warehouse.study_schema import ingest_step

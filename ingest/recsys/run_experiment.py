@@ -30,7 +30,7 @@ from ingest.recsys.parse_reply import parse_reply
 from ingest.recsys.text_features import with_text_features
 from warehouse.errors import InputError, UserError
 from warehouse.output_files import atomic_output, name_in_folder
-from warehouse.seeds import derive_seed
+from warehouse.random_seeds import derive_seed
 
 DEFAULT_PROMPT_STYLES = Path(__file__).with_name("prompt_styles.toml")
 USABLE = ("ok", "partial")

@@ -36,7 +36,7 @@ from warehouse.config_schema import (
 )
 from warehouse.errors import UserError
 from warehouse.output_files import OutputRefused, name_in_folder, write_text_atomically
-from warehouse.seeds import derive_seed
+from warehouse.random_seeds import derive_seed
 from warehouse.settings import warehouse_paths
 from warehouse.study import register_config_check, register_ingester
 from warehouse.study_schema import ingest_step

@@ -23,7 +23,7 @@ from scipy import stats
 
 from stats.paired.result import TestResult
 from stats.paired.sign_flip import MIN_RESAMPLES, sign_flip_test
-from warehouse.seeds import derive_seed
+from warehouse.random_seeds import derive_seed
 
 MIN_PAIRED_QUERIES = 6
 TestStatus = Literal["tested", "too few queries", "not testable"]

@@ -14,7 +14,7 @@ from scipy import stats
 
 from analysis.evaluation.intervals import METRICS
 from tests.conftest import DEMO_DATA
-from warehouse.seeds import derive_seed
+from warehouse.random_seeds import derive_seed
 from warehouse.settings import REPOSITORY_ROOT
 
 pytestmark = pytest.mark.dbt

@@ -16,7 +16,7 @@ from analysis.evaluation.intervals import (
     stored_test_columns,
 )
 from stats.paired.mean_difference import is_significant
-from warehouse.seeds import derive_seed
+from warehouse.random_seeds import derive_seed
 
 
 def _frame(n_queries: int, seed: int) -> pl.DataFrame:

@@ -9,7 +9,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from analysis.evaluation.comparisons import system_comparisons
-from warehouse.seeds import derive_seed
+from warehouse.random_seeds import derive_seed
 
 SEED = 20261122
 N_QUERIES = 12

@@ -19,7 +19,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from tests.conftest import REPOSITORY_ROOT, SHARED_DATA, run_study_printed, shared_file
-from warehouse.seeds import derive_seed
+from warehouse.random_seeds import derive_seed
 
 pytestmark = pytest.mark.dbt
 

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from stats.paired.mean_difference import MIN_PAIRED_QUERIES, is_significant, paired_mean_difference, paired_status
-from warehouse.seeds import derive_seed
+from warehouse.random_seeds import derive_seed
 
 N_SIMULATIONS = 200
 TRUE_DIFFERENCE = 0.1
