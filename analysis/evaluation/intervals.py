@@ -7,28 +7,11 @@ import math
 import numpy as np
 import polars as pl
 
+from stats.mean_bootstrap import mean_intervals, resample_counts
 from stats.paired.mean_difference import paired_mean_difference, paired_status
 from stats.paired.result import TestResult
 
 METRICS = ("recall", "precision", "f1", "hit_rate", "mrr", "ndcg", "map", "r_precision")
-
-
-def resample_counts(n_queries: int, *, seed: int, n_resamples: int) -> np.ndarray:
-    """(resamples x queries) counts of how often each query is drawn, with replacement."""
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, n_queries, size=(n_resamples, n_queries))
-    counts = np.zeros((n_resamples, n_queries))
-    np.add.at(counts, (np.arange(n_resamples)[:, None], draws), 1.0)
-    return counts
-
-
-def mean_intervals(
-    values: np.ndarray, counts: np.ndarray, *, confidence: float = 0.95
-) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile bootstrap interval of each column's mean; ``values`` is (queries x columns)."""
-    means = counts @ values / values.shape[0]
-    tail = (1 - confidence) / 2
-    return np.quantile(means, tail, axis=0), np.quantile(means, 1 - tail, axis=0)
 
 
 def metrics_with_intervals(

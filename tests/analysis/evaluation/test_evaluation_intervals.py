@@ -9,10 +9,8 @@ from scipy import stats
 
 from analysis.evaluation.intervals import (
     METRICS,
-    mean_intervals,
     metrics_with_intervals,
     paired_change,
-    resample_counts,
     stored_test_columns,
 )
 from stats.paired.mean_difference import is_significant
@@ -36,16 +34,6 @@ def _frame(n_queries: int, seed: int) -> pl.DataFrame:
                 }
             )
     return pl.DataFrame(rows)
-
-
-def test_intervals_match_an_explicit_resampling_loop():
-    values = np.random.default_rng(1).random((40, 3))
-    counts = resample_counts(40, seed=5, n_resamples=2000)
-    low, high = mean_intervals(values, counts)
-    draws = np.random.default_rng(5).integers(0, 40, size=(2000, 40))
-    means = np.array([values[row].mean(axis=0) for row in draws])
-    np.testing.assert_allclose(low, np.quantile(means, 0.025, axis=0))
-    np.testing.assert_allclose(high, np.quantile(means, 0.975, axis=0))
 
 
 def test_every_metric_and_k_gets_the_mean_inside_its_interval():
