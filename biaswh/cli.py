@@ -273,11 +273,11 @@ def _dispatch(args, extra: list[str]) -> None:
     from biaswh import pipeline
 
     if args.command == "ingest" and args.source == "squad":
-        print(pipeline.ingest_squad(args.path, split=args.split, name=args.name).message)
+        print(ingest_cli.ingest_squad(args.path, split=args.split, name=args.name).message)
     elif args.command == "ingest" and args.source == "vectors":
-        print(pipeline.ingest_word_vectors(args.path, name=args.name, format=args.format, table=args.table).message)
+        print(ingest_cli.ingest_word_vectors(args.path, name=args.name, format=args.format, table=args.table).message)
     elif args.command == "ingest" and args.source == "weat-tests":
-        print(pipeline.ingest_weat_tests(args.path, name=args.name).message)
+        print(ingest_cli.ingest_weat_tests(args.path, name=args.name).message)
     elif args.command == "build":
         print(pipeline.dbt_build(extra, quiet=not args.verbose).line)
     elif args.command == "rebuild":

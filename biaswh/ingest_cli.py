@@ -1,4 +1,5 @@
-"""``biaswh ingest pairs | corpus | corpus-queries | qrels``: pairs, any corpus, its queries and judgments.
+"""``biaswh ingest pairs | corpus | corpus-queries | qrels``: pairs, any corpus, its queries and judgments;
+and the loaders ``biaswh ingest squad | vectors | weat-tests`` call (:func:`ingest_squad` and the like).
 
 The same loaders as the study sources ``pairs``, ``corpus``, ``corpus_queries`` and ``qrels``
 (ingest/dialect/pairs.py, ingest/retrieval/corpus.py, ingest/retrieval/qrels.py), for loading by hand before a study or
@@ -150,3 +151,30 @@ def dispatch(args: argparse.Namespace) -> bool:
             result = load_qrels(con, args.path, query_set=args.query_set, name=args.name)
     print(result.message)
     return True
+
+
+def ingest_squad(source: str, *, split: str = "train", name: str | None = None):
+    """Load a SQuAD dataset (file or ``hf:squad``) into the warehouse."""
+    from ingest.retrieval.squad import load_squad
+    from warehouse.connection import open_warehouse
+
+    with open_warehouse() as con:
+        return load_squad(con, source, split=split, name=name)
+
+
+def ingest_word_vectors(path: str, **options):
+    """Load a word-vector file into the warehouse (options as :func:`ingest.weat.word_vectors.load_word_vectors`)."""
+    from ingest.weat.word_vectors import load_word_vectors
+    from warehouse.connection import open_warehouse
+
+    with open_warehouse() as con:
+        return load_word_vectors(con, path, **{k: v for k, v in options.items() if v is not None})
+
+
+def ingest_weat_tests(path: str, *, name: str | None = None):
+    """Load WEAT test definitions (a YAML/JSON file or ``builtin:<name>``) into the warehouse."""
+    from ingest.weat.weat_tests import load_weat_tests
+    from warehouse.connection import open_warehouse
+
+    with open_warehouse() as con:
+        return load_weat_tests(con, path, name=name)

@@ -34,30 +34,6 @@ from warehouse.study import (
 from warehouse.transactions import transaction
 
 
-def ingest_squad(source: str, *, split: str = "train", name: str | None = None):
-    """Load a SQuAD dataset (file or ``hf:squad``) into the warehouse."""
-    from ingest.retrieval.squad import load_squad
-
-    with open_warehouse() as con:
-        return load_squad(con, source, split=split, name=name)
-
-
-def ingest_word_vectors(path: str, **options):
-    """Load a word-vector file into the warehouse (options as :func:`ingest.weat.word_vectors.load_word_vectors`)."""
-    from ingest.weat.word_vectors import load_word_vectors
-
-    with open_warehouse() as con:
-        return load_word_vectors(con, path, **{k: v for k, v in options.items() if v is not None})
-
-
-def ingest_weat_tests(path: str, *, name: str | None = None):
-    """Load WEAT test definitions (a YAML/JSON file or ``builtin:<name>``) into the warehouse."""
-    from ingest.weat.weat_tests import load_weat_tests
-
-    with open_warehouse() as con:
-        return load_weat_tests(con, path, name=name)
-
-
 def dbt_build(
     extra_args: list[str] | None = None,
     *,
