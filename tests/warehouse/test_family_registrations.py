@@ -1,0 +1,88 @@
+"""Each family declares its run parameters' ranges and its sub-runs; the kernel only applies them.
+
+The ranges are checked by :func:`warehouse.run_parameters.resolve_parameters` once the families
+are loaded; a sub-run kind is declared twice, for Python (:mod:`warehouse.sub_runs`) and for dbt
+(its raw table's source ``meta: {parent_run_column: ...}``), and the two must agree; Spark's
+list of withdrawn runs, read from the exported Parquet, follows the registered kinds.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+import yaml
+
+from biaswh.plugins import load_plugins
+from warehouse.errors import UserError
+from warehouse.run_parameters import resolve_parameters
+from warehouse.settings import DBT_PROJECT_DIR
+from warehouse.spark_target import RAW_LOCATION_VARIABLE, withdrawn_run_ids
+from warehouse.sub_runs import SUB_RUN_KINDS, SubRunKind
+
+
+@pytest.fixture(scope="module", autouse=True)
+def families():
+    load_plugins()
+
+
+@pytest.mark.parametrize(
+    ("overrides", "problem"),
+    [
+        ({"dialect_highlight_k": [5, 0]}, "dialect_highlight_k item 2 "),
+        ({"evaluation_overlap_k": 0}, "evaluation_overlap_k "),
+        ({"recsys_marker_two_stars": 1.5}, "recsys_marker_two_stars "),
+        ({"snippet_chars": -1}, "snippet_chars "),
+        ({"recsys_alpha": 0.1}, "recsys_alpha: set [verdicts] alpha instead"),
+    ],
+)
+def test_a_family_parameter_out_of_its_declared_range_is_refused(overrides, problem):
+    with pytest.raises(UserError) as refused:
+        resolve_parameters(overrides)
+    assert problem in str(refused.value)
+
+
+def test_in_range_family_parameters_pass():
+    resolved = resolve_parameters({"dialect_highlight_k": [1, 3], "recsys_marker_two_stars": 0.6})
+    assert resolved["dialect_highlight_k"] == [1, 3] and resolved["recsys_marker_two_stars"] == 0.6
+
+
+def _dbt_sub_run_tables() -> set[tuple[str, str]]:
+    declared = set()
+    for path in (DBT_PROJECT_DIR / "models").rglob("*.yml"):
+        for source in (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("sources") or []:
+            for table in source.get("tables") or []:
+                meta = (table.get("config") or {}).get("meta") or table.get("meta") or {}
+                if "parent_run_column" in meta:
+                    declared.add((table["name"], meta["parent_run_column"]))
+    return declared
+
+
+def test_python_and_dbt_declare_the_same_sub_runs():
+    registered = {(kind.table, kind.parent_column) for kind in SUB_RUN_KINDS.values()}
+    assert registered == _dbt_sub_run_tables()
+    assert SUB_RUN_KINDS["evaluation"] == SubRunKind("evaluation_runs", "series_run_id", "position")
+
+
+def test_spark_withdraws_the_sub_runs_of_a_failed_run(tmp_path, monkeypatch):
+    monkeypatch.setenv(RAW_LOCATION_VARIABLE, str(tmp_path))
+    with duckdb.connect() as con:
+        con.execute(
+            f"copy (select * from (values ('failed-series', 'failed'), ('kept', 'succeeded'))"
+            f" as t(run_id, status)) to '{tmp_path / 'runs'}' (format parquet, partition_by (run_id))"
+        )
+        con.execute(
+            "copy (select * from (values ('child-0', 'failed-series', 0), ('child-1', 'failed-series', 1),"
+            " ('other-0', 'kept', 0)) as t(run_id, series_run_id, position))"
+            f" to '{tmp_path / 'evaluation_runs'}' (format parquet, partition_by (run_id))"
+        )
+    assert withdrawn_run_ids() == ["child-0", "child-1", "failed-series"]
+
+
+def test_spark_reads_no_sub_run_table_that_was_not_exported(tmp_path, monkeypatch):
+    monkeypatch.setenv(RAW_LOCATION_VARIABLE, str(tmp_path))
+    with duckdb.connect() as con:
+        con.execute(
+            f"copy (select * from (values ('failed-run', 'failed')) as t(run_id, status))"
+            f" to '{tmp_path / 'runs'}' (format parquet, partition_by (run_id))"
+        )
+    assert withdrawn_run_ids() == ["failed-run"]
