@@ -290,3 +290,21 @@ def test_when_the_warehouse_folder_refuses_the_link_the_next_folder_on_its_file_
         assert con.execute("select count(*) from raw.squad_questions").fetchone() == (64,)
         assert [p.name.startswith(SCRATCH_PREFIX) for p in spare.iterdir()] == [True]
     assert not list(loaded_home.glob(f"{SCRATCH_PREFIX}*")) and list(spare.iterdir()) == []
+
+
+@pytest.mark.parametrize("wal_writable", [True, False])
+def test_without_a_folder_to_link_in_a_writable_wal_is_refused_like_a_writable_warehouse(
+    wal_writable, loaded_home, monkeypatch
+):
+    con = duckdb.connect(str(loaded_home / "warehouse.duckdb"))
+    con.execute("pragma disable_checkpoint_on_shutdown")  # a WAL left beside the file, as after a crash
+    con.execute("create table main.left_in_the_wal as select 42 as answer")
+    con.close()
+    monkeypatch.setattr("warehouse.sandbox._scratch_folders", lambda paths, real: [])
+    monkeypatch.setattr(os, "access", lambda path, mode, **options: wal_writable and str(path).endswith(".wal"))
+    if wal_writable:
+        with pytest.raises(UserError, match="making a hard link beside it failed"), open_sandbox():
+            pass
+    else:
+        with open_sandbox() as con:
+            assert con.execute("select answer from main.left_in_the_wal").fetchone() == (42,)
