@@ -50,7 +50,7 @@ def peek(study_path: str, pair_id: str, *, k: int = 5) -> str:
             else [
                 r[0]
                 for r in con.execute(
-                    "select doc_id from staging.stg_retrieval__judgments where run_id = ? and query_set = ?"
+                    "select doc_id from intermediate.int_retrieval_judgments_pinned where run_id = ? and query_set = ?"
                     " and query_id = ? and relevance > 0 order by relevance desc, doc_id",
                     [run_id, pair_set, pair_id],
                 ).fetchall()

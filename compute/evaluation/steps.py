@@ -203,6 +203,7 @@ register_sub_runs("evaluation", table="evaluation_runs", parent_column="series_r
     "evaluation",
     writes=(
         *RETRIEVAL_TABLES,
+        "raw.retrieval_judgments",
         "raw.run_parameters",
         "raw.evaluation_runs",
         "raw.evaluation_query_folds",

@@ -106,6 +106,21 @@ def load_query_sets(
     return sets, kinds
 
 
+def gold_query_sets(con, pair_sets: list[str]) -> list[str]:
+    """The stored names (``queries_<name>``) of the corpus query sets whose queries are these pairs' gold.
+
+    Such a pair (``gold_kind = 'query_judgments'``) is judged by its gold query's qrels; dbt pins
+    them per run (``int_retrieval_pair_judgments_pinned``), and the run records the version of
+    each gold query set it read (:func:`pin_read_versions`).
+    """
+    rows = con.execute(
+        "select distinct gold_query_set from marts.fct_pair_gold_documents"
+        " where list_contains(?, pair_set) and gold_kind = 'query_judgments' order by 1",
+        [pair_sets],
+    ).fetchall()
+    return [f"queries_{r[0]}" for r in rows]
+
+
 def pin_read_versions(
     con, run_id: str, *, pair_sets: list[str], corpus_splits: set[str], query_sets: tuple[str, ...] = ()
 ) -> None:

@@ -28,8 +28,7 @@ from compute.retrieval.chunks import ChunkResult, prefetched_vectors, retrieve_c
 from compute.retrieval.config import RetrievalConfig, config_from_settings
 from compute.retrieval.config_section import RETRIEVAL
 from compute.retrieval.embeddings import LocalProvider, provider_from_settings
-from compute.retrieval.pair_judgments import gold_query_sets, record_pair_judgments
-from compute.retrieval.query_sets import load_corpora, load_query_sets, pin_read_versions
+from compute.retrieval.query_sets import gold_query_sets, load_corpora, load_query_sets, pin_read_versions
 from compute.retrieval.runner import Corpus, Query
 from compute.retrieval.shards import check_shardable
 from compute.retrieval.writer import (
@@ -224,7 +223,7 @@ def check_retrieval_settings(study) -> None:
     writes=RETRIEVAL_TABLES,
     reads=(
         "marts.fct_query_variants",
-        "marts.fct_pair_gold_judgments",
+        "marts.fct_pair_gold_documents",
         "marts.fct_squad_questions",
         "marts.dim_corpus_documents",
         "marts.fct_corpus_queries",
@@ -293,7 +292,6 @@ def retrieval_job(con, study, run_id: str) -> None:
                 + f"; {written:,} result rows"
             )
         write_relevant_documents(con, run_id=run_id, query_sets=query_sets, corpora=corpora_all)
-        record_pair_judgments(con, run_id=run_id, query_sets=query_sets, pair_sets=pair_sets)
         con.execute(
             "update raw.runs set parameters = json_merge_patch(parameters, ?) where run_id = ?",
             [json.dumps({"retrieval_resolved": record}, default=str), run_id],

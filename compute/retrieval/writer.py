@@ -26,7 +26,6 @@ RETRIEVAL_TABLES = (
     "raw.retrieval_results",
     "raw.retrieval_query_stats",
     "raw.retrieval_relevant_documents",
-    "raw.retrieval_judgments",
     "raw.runs",
     "raw.run_inputs",
     "raw.run_sources",

@@ -12,8 +12,11 @@ from types import SimpleNamespace
 import duckdb
 import pytest
 
-from tests.conftest import DEMO_DATA, run_cli, run_study_here
-from warehouse.settings import REPOSITORY_ROOT
+from biaswh.pipeline import dbt_build
+from biaswh.rebuild import rebuild_run
+from biaswh.study_builds import STUDY_BUILD_ARGS
+from tests.conftest import DEMO_DATA, copy_warehouse, run_cli, run_study_here
+from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
 
 pytestmark = pytest.mark.dbt
 BEIR = DEMO_DATA / "beir_demo"
@@ -85,13 +88,90 @@ def test_gold_ranks_follow_the_hand_checked_rankings(study):
     }
 
 
-def test_the_run_recorded_the_gold_querys_qrels_as_its_judgments(study):
-    judgments = study.con.execute(
-        "select query_id, d.source_doc_id, relevance from raw.retrieval_judgments j"
+def _pinned(con) -> list[tuple]:
+    """The judgments the run is evaluated with for the judged-query pairs, by source document id."""
+    return con.execute(
+        "select query_id, d.source_doc_id, relevance, judgment_source"
+        " from intermediate.int_retrieval_judgments_pinned j"
         " join marts.dim_corpus_documents d on d.split = 'helpdesk_demo' and d.doc_id = j.doc_id"
         " where j.query_set = 'helpdesk_pairs_by_query' order by all"
     ).fetchall()
-    assert judgments == [("p1", "kb-001", 2), ("p1", "kb-002", 1), ("p5", "kb-007", 1), ("p5", "kb-008", 2)]
+
+
+PINNED = [
+    ("p1", "kb-001", 2, "file:test"),
+    ("p1", "kb-002", 1, "file:test"),
+    ("p5", "kb-007", 1, "file:test"),
+    ("p5", "kb-008", 2, "file:test"),
+]
+
+
+def test_the_run_pinned_the_gold_querys_qrels_in_dbt_and_copied_nothing_into_raw(study):
+    assert _pinned(study.con) == PINNED
+    copied = study.con.execute(
+        "select count(*) from raw.retrieval_judgments where query_set = 'helpdesk_pairs_by_query'"
+    ).fetchone()[0]
+    assert copied == 0
+    texts = study.con.execute(
+        "select query_id, count(*) filter (where document_text is not null)"
+        " from intermediate.int_retrieval_pair_judgments_pinned group by all order by all"
+    ).fetchall()
+    assert texts == [("p1", 2), ("p5", 2)]  # every relevant document's text, for the error examples
+
+
+GOLD_RANKS = "select * from marts.fct_dialect_gold_ranks order by all"
+
+
+def _building(home, work):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(HOME_VARIABLE, str(home))
+        return work()
+
+
+def test_a_later_qrels_version_changes_the_gold_but_never_a_finished_runs_judgments(study, tmp_path):
+    home = copy_warehouse(study.home, tmp_path / "warehouse")
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+        ranks_before = con.execute(GOLD_RANKS).fetchall()
+        run_id = con.execute("select distinct run_id from marts.fct_dialect_gold_ranks").fetchone()[0]
+    # a new version of the qrels: q1 now judges kb-003 relevant, and kb-001 and kb-002 not
+    qrels = tmp_path / "test.tsv"
+    qrels.write_text(
+        (BEIR / "qrels" / "test.tsv")
+        .read_text(encoding="utf-8")
+        .replace("q1\tkb-001\t2\nq1\tkb-002\t1", "q1\tkb-003\t2"),
+        encoding="utf-8",
+    )
+    assert "q1\tkb-003" in qrels.read_text(encoding="utf-8")
+    run_cli("ingest", "qrels", str(qrels), "--query-set", "queries:helpdesk_demo_test", "--name", "test", home=home)
+    _building(home, lambda: dbt_build(STUDY_BUILD_ARGS))
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+        gold = con.execute(
+            "select pair_id, d.source_doc_id from marts.fct_pair_gold_judgments g"
+            " join marts.dim_corpus_documents d on d.split = g.corpus_split and d.doc_id = g.doc_id"
+            " where pair_id = 'p1' order by all"
+        ).fetchall()
+        assert gold == [("p1", "kb-003")]  # the marts decide the new gold ...
+        assert _pinned(con) == PINNED  # ... the finished run keeps the judgments it was built with
+    # not even a rebuild of the run recomputes its pin (its marts are recomputed from it)
+    _building(home, lambda: rebuild_run(run_id))
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+        assert _pinned(con) == PINNED
+        assert con.execute(GOLD_RANKS).fetchall() == ranks_before
+
+
+def test_a_warehouse_whose_raw_judgments_hold_the_copied_gold_still_builds_with_the_same_judgments(study, tmp_path):
+    """Before issue 51 the retrieval job copied the pairs' gold into raw.retrieval_judgments."""
+    home = copy_warehouse(study.home, tmp_path / "warehouse")
+    with duckdb.connect(str(home / "warehouse.duckdb")) as con:
+        con.execute(
+            "insert into raw.retrieval_judgments select run_id, query_set, query_id, doc_id, relevance, qrels_source"
+            " from intermediate.int_retrieval_pair_judgments_pinned"
+        )
+        con.execute("drop table intermediate.int_retrieval_pair_judgments_pinned")  # a warehouse from before the pin
+    _building(home, lambda: dbt_build(STUDY_BUILD_ARGS))
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+        assert _pinned(con) == PINNED  # the copied rows, once each
+        assert con.execute("select count(*) from intermediate.int_retrieval_pair_judgments_pinned").fetchone()[0] == 0
 
 
 def test_recall_and_mcnemar_over_the_corpus_are_the_hand_computed_ones(study):

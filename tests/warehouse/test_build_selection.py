@@ -56,6 +56,18 @@ HAND_WRITTEN = {
 }
 
 
+# Issue 51 moved one mart between the builds: the retrieval job no longer reads
+# fct_pair_gold_judgments (it copied it into raw.retrieval_judgments); the run-keyed pin that
+# replaced the copy (int_retrieval_pair_judgments_pinned, in the retrieval chain) reads it, so the
+# build after the jobs of every study running that chain builds it first.
+MOVED_TO_RESULTS = {
+    "demo.toml": "fct_pair_gold_judgments",
+    "demo_rule_variants.toml": "fct_pair_gold_judgments",
+    "demo_evaluation.toml": "fct_pair_gold_judgments",
+    "demo_external_runs.toml": "fct_pair_gold_judgments",
+}
+
+
 def _nodes(selection: str) -> set[str]:
     if selection == "":
         return set()
@@ -68,10 +80,11 @@ def test_the_derived_selections_build_the_nodes_the_hand_written_ones_did(config
     derived = build_selections(load_study(REPOSITORY_ROOT / "studies" / config))
     before, after = HAND_WRITTEN[config]
     # the first build also selects what the site reads (the old code appended "+dim_runs +dim_source_versions")
+    moved = _nodes(MOVED_TO_RESULTS.get(config, ""))
     old_sources = _nodes(f"{before} +dim_runs +dim_source_versions")
     new_sources = _nodes(f"{derived['sources']} {site_selection()}")
-    assert new_sources == old_sources and old_sources
-    assert _nodes(derived["results"]) == _nodes(after)
+    assert new_sources == old_sources - moved and old_sources
+    assert _nodes(derived["results"]) == _nodes(after) | moved
 
 
 def _manifest(resource_type: str) -> list[dict]:

@@ -1,7 +1,7 @@
 -- The gold of every mapped pair whose gold is a judged query (gold_kind 'query_judgments', decided
 -- in fct_pair_gold_documents): one row per (pair, judged document), the qrels of its gold query.
--- The retrieval job copies these rows verbatim into the run's judgments
--- (compute/retrieval/pair_judgments.py), so a later qrels version never changes a finished run.
+-- Each run asking the pair pins these rows as its judgments when it is first built
+-- (int_retrieval_pair_judgments_pinned), so a later qrels version never changes a finished run.
 with pairs as (
     select * from {{ ref('fct_pair_gold_documents') }}
     where gold_kind = 'query_judgments' and mapping_status = 'mapped'

@@ -1,9 +1,15 @@
--- The relevance judgments each run is evaluated with, as the run recorded them: its pinned
--- qrels (raw.retrieval_judgments) where it recorded any for a query set, otherwise the gold
--- document it recorded for each query (raw.retrieval_queries.relevant_doc_id), which is a
--- qrel with one relevant document (grade 1). A later qrels or corpus version never changes them.
+-- The relevance judgments each run is evaluated with, as the run pinned them: the qrels it
+-- recorded (raw.retrieval_judgments) where it recorded any for a query set, else the gold
+-- judgments of the judged-query pairs it asked (int_retrieval_pair_judgments_pinned, pinned when
+-- the run was first built), otherwise the gold document it recorded for each query
+-- (raw.retrieval_queries.relevant_doc_id), which is a qrel with one relevant document (grade 1).
+-- A later qrels or corpus version never changes them.
 with recorded as (
     select * from {{ ref('stg_retrieval__judgments') }}
+),
+
+pair_judgments as (
+    select * from {{ ref('int_retrieval_pair_judgments_pinned') }}
 ),
 
 queries as (
@@ -11,11 +17,32 @@ queries as (
     where relevant_doc_id is not null
 ),
 
+-- a run's judgments of a query set come from one of the two pins, never both
+pinned as (
+    select
+        run_id,
+        query_set,
+        query_id,
+        doc_id,
+        relevance,
+        qrels_source as judgment_source
+    from recorded
+    union all
+    select
+        run_id,
+        query_set,
+        query_id,
+        doc_id,
+        relevance,
+        qrels_source as judgment_source
+    from pair_judgments
+),
+
 recorded_sets as (
     select distinct
         run_id,
         query_set
-    from recorded
+    from pinned
 ),
 
 gold_documents as (
@@ -34,19 +61,8 @@ gold_documents as (
     where recorded_sets.run_id is null
 ),
 
-from_recorded as (
-    select
-        run_id,
-        query_set,
-        query_id,
-        doc_id,
-        relevance,
-        qrels_source as judgment_source
-    from recorded
-),
-
 final as (
-    select * from from_recorded
+    select * from pinned
     union all
     select * from gold_documents
 )

@@ -12,8 +12,23 @@ ranks as (
     where {{ is_new_run('run_id') }}
 ),
 
+-- the text of each relevant document as the run pinned it: its gold documents (raw), and the
+-- relevant documents of its judged-query pairs (int_retrieval_pair_judgments_pinned)
 documents as (
-    select * from {{ ref('stg_retrieval__relevant_documents') }}
+    select
+        run_id,
+        corpus_split,
+        doc_id,
+        document_text
+    from {{ ref('stg_retrieval__relevant_documents') }}
+    union
+    select
+        run_id,
+        corpus_split,
+        doc_id,
+        document_text
+    from {{ ref('int_retrieval_pair_judgments_pinned') }}
+    where document_text is not null
 ),
 
 -- The run's parameters once per run, not once per row (a correlated lookup per row is slow on Spark).
