@@ -59,7 +59,8 @@ def selected_build(
     if target == SPARK_TARGET:
         from warehouse.spark_marts import build_on_spark_into_duckdb
 
-        spark_summary, built_on_spark = build_on_spark_into_duckdb(args, label=label, run_ids=run_ids)
+        spark_args = [_with_view_ancestors(arg) if selection and arg == selection else arg for arg in args]
+        spark_summary, built_on_spark = build_on_spark_into_duckdb(spark_args, label=label, run_ids=run_ids)
         lines.append(spark_summary.line)
         if built_on_spark:
             args += ["--exclude", *built_on_spark]
@@ -73,3 +74,10 @@ def selected_build(
         record_views(con, views, fingerprint)
     kept_line = f", {len(kept)} unchanged views kept" if kept else ""
     return "; ".join([*lines, summary.line + kept_line])
+
+
+def _with_view_ancestors(selection: str) -> str:
+    """``selection`` and the views its models read: Spark's session holds only the views its own
+    builds created, while DuckDB keeps every view in the warehouse file from earlier builds."""
+    plain = [part for part in selection.split() if "," not in part]
+    return " ".join([selection, *(f"+{part.lstrip('+')},config.materialized:view" for part in plain)])
