@@ -7,14 +7,11 @@ It reads through the sandboxed read-only connection, as ``biaswh sql`` does.
 
 from __future__ import annotations
 
+from biaswh.command_registry import register_command
 from warehouse.errors import UserError
 
 
-def add_parser(commands) -> None:
-    """Add ``biaswh diff`` to the command tree."""
-    diff = commands.add_parser(
-        "diff", help="what differs between two runs (config, inputs, code, stored results), or 'identical'"
-    )
+def _arguments(diff) -> None:
     diff.add_argument("run_a", metavar="RUN_A", help="a run id, or a unique start of one (as pages show 12 characters)")
     diff.add_argument("run_b", metavar="RUN_B", help="the run to compare it with")
 
@@ -47,3 +44,14 @@ def diff_lines(run_a: str, run_b: str) -> list[str]:
             raise UserError("diff: this warehouse has no marts.dim_runs yet (run `biaswh build` or a study first)")
         a, b = _resolve(con, run_a), _resolve(con, run_b)
         return [difference.line() for difference in compare_runs(con, a, b)] or ["identical"]
+
+
+@register_command(
+    "diff",
+    summary="what differs between two runs (config, inputs, code, stored results), or 'identical'",
+    arguments=_arguments,
+    order=90,
+)
+def diff(args) -> None:
+    """``biaswh diff RUN_A RUN_B``: print :func:`diff_lines`."""
+    print("\n".join(diff_lines(args.run_a, args.run_b)))

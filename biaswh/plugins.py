@@ -3,8 +3,9 @@
 Every Python layer holds one folder per study family (``<layer>/<family>/``, mirroring
 dbt's ``models/<layer>/<family>/``). A family registers itself from modules with fixed
 names: ``steps.py`` (or ``steps_<part>.py``) in ``ingest/``, ``compute/`` and ``analysis/``,
-and ``page.py`` (or ``page_<part>.py``) in ``dashboards/``. Adding a study type adds such
-modules; no list here or elsewhere names the families.
+``page.py`` (or ``page_<part>.py``) in ``dashboards/``, and ``cli.py`` (or ``cli_<part>.py``) in
+``biaswh/`` for its ``biaswh`` subcommands (:mod:`biaswh.command_registry`). Adding a study type
+adds such modules; no list here or elsewhere names the families.
 
 A family may also live outside the project, in a folder named by ``BIASWH_PLUGINS``
 (:mod:`warehouse.plugin_roots`) with the same layout: its ``<layer>/<family>/`` folders join
@@ -21,7 +22,15 @@ from types import ModuleType
 from warehouse.plugin_roots import plugin_folders
 
 # layer package -> the module name (or prefix before "_") that registers on import
-PLUGIN_MODULES: dict[str, str] = {"ingest": "steps", "compute": "steps", "analysis": "steps", "dashboards": "page"}
+PLUGIN_MODULES: dict[str, str] = {
+    "ingest": "steps",
+    "compute": "steps",
+    "analysis": "steps",
+    "dashboards": "page",
+    "biaswh": "cli",
+}
+# The layers a study run needs registered (the command line loads ``biaswh``'s own when it builds its tree).
+STUDY_LAYERS = ("ingest", "compute", "analysis", "dashboards")
 
 
 def _join_plugin_folders(package: ModuleType, layer: str) -> None:
@@ -53,11 +62,11 @@ def plugin_module_names(layer: str) -> list[str]:
     return names
 
 
-def load_plugins(layers: tuple[str, ...] = tuple(PLUGIN_MODULES)) -> list[ModuleType]:
+def load_plugins(layers: tuple[str, ...] = STUDY_LAYERS) -> list[ModuleType]:
     """Import every registering module of ``layers`` so its registrations take effect.
 
     Parameters
     ----------
-    layers : the layer packages to search (default: all of :data:`PLUGIN_MODULES`).
+    layers : the layer packages to search (default: :data:`STUDY_LAYERS`).
     """
     return [importlib.import_module(name) for layer in layers for name in plugin_module_names(layer)]

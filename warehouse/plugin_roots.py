@@ -1,8 +1,8 @@
 """Where study families live: the project's own folders and the plugin folders ``BIASWH_PLUGINS`` names.
 
 A plugin folder has the project's layout for the families it adds: ``ingest/<family>/``,
-``compute/<family>/``, ``analysis/<family>/``, ``dashboards/<family>/`` (Python, found by
-``biaswh/plugins.py``), ``<layer>/<family>/raw_schema/NN_<name>.sql`` (raw DDL, applied in
+``compute/<family>/``, ``analysis/<family>/``, ``dashboards/<family>/``, ``biaswh/<family>/``
+(Python, found by ``biaswh/plugins.py``), ``<layer>/<family>/raw_schema/NN_<name>.sql`` (raw DDL, applied in
 file-name order with every other family's) and ``dbt_project/models/<layer>/<family>/`` (dbt
 models, added to the project's model paths; dbt_project.yml reads the same variable). Several
 folders are separated as in ``PATH`` (``:``; ``;`` on Windows).

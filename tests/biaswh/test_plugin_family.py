@@ -2,9 +2,10 @@
 
 ``tests/fixtures/toy_family/`` holds the family ``score_gap`` in the project's layout: an ingest
 source, raw DDL, a job starting one sub-run per score set, a parameter with its default and
-range, a config table, dbt staging and mart models, an analysis step (Welch's t-test) and a
-page. ``biaswh run`` on its study, with ``BIASWH_PLUGINS`` naming the folder, loads, builds,
-analyses and draws it in a scratch warehouse; nothing is copied into the project.
+range, a config table, dbt staging and mart models, an analysis step (Welch's t-test), a page
+and a command (``biaswh ingest score-gap-scores``). ``biaswh run`` on its study, with
+``BIASWH_PLUGINS`` naming the folder, loads, builds, analyses and draws it in a scratch
+warehouse; nothing is copied into the project.
 """
 
 from __future__ import annotations
@@ -49,8 +50,8 @@ def _project_status() -> str:
     ).stdout
 
 
-def _biaswh(home: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, HOME_VARIABLE: str(home), PLUGINS_VARIABLE: str(PLUGIN)}
+def _biaswh(home: Path, *args: str, plugins: str = str(PLUGIN)) -> subprocess.CompletedProcess:
+    env = {**os.environ, HOME_VARIABLE: str(home), PLUGINS_VARIABLE: plugins}
     return subprocess.run(
         [sys.executable, "-m", "biaswh.cli", *args], env=env, cwd=REPOSITORY_ROOT, capture_output=True, text=True
     )
@@ -139,3 +140,24 @@ def test_the_plugin_page_joins_the_site_and_the_project_has_no_trace_of_it(toy_h
     assert "score_gap.html" in (toy_home / "site" / "index.html").read_text(encoding="utf-8")
     assert not (REPOSITORY_ROOT / "dbt_project" / "plugin_models").exists()
     assert (toy_home / "dbt" / "project" / "plugin_models" / "0").resolve() == PLUGIN / "dbt_project" / "models"
+
+
+def test_the_plugin_family_adds_its_command_to_biaswh_ingest(tmp_path):
+    listed = _biaswh(tmp_path, "ingest", "--help")
+    assert listed.returncode == 0 and "score-gap-scores" in listed.stdout
+    scores = PLUGIN / "studies" / "data" / "exam_scores.csv"
+    loaded = _biaswh(tmp_path, "ingest", "score-gap-scores", str(scores), "--name", "by_hand")
+    assert loaded.returncode == 0, loaded.stderr[-3000:]
+    rows = _query(tmp_path, "select group_label, count(*), sum(score) from raw.score_gap_scores group by 1 order by 1")
+    with scores.open(encoding="utf-8") as handle:
+        expected = {}
+        for row in csv.DictReader(handle):
+            count, total = expected.get(row["group_label"], (0, 0.0))
+            expected[row["group_label"]] = (count + 1, total + float(row["score"]))
+    assert [(label, n, pytest.approx(total)) for label, n, total in rows] == [
+        (label, n, total) for label, (n, total) in sorted(expected.items())
+    ]
+    assert _query(tmp_path, "select distinct score_set from raw.score_gap_scores") == [("by_hand",)]
+    # without the plugin folder the command is not there: argparse's one line, exit 2
+    missing = _biaswh(tmp_path, "ingest", "score-gap-scores", str(scores), plugins="")
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "invalid choice" in missing.stderr

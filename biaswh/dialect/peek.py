@@ -1,26 +1,16 @@
-"""Looking inside a study: ``biaswh peek`` (one pair, as stored) and ``biaswh search`` (by hand).
+"""``biaswh peek``: one pair of a study's latest succeeded run, as stored.
 
-Both read what the warehouse holds. ``peek`` only reads marts; ``search`` rebuilds the
-study's retrievers over its corpus with the study's own ``[retrieval]`` settings (and the
-embedding cache, so known texts are not embedded again).
+Its variants, each retriever's top k and where the gold document sits; it only reads the
+warehouse.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import textwrap
-
+from biaswh.common.snippets import snippet
 from warehouse.connection import open_warehouse
 from warehouse.errors import UserError
 from warehouse.runs import latest_succeeded_study_run
-from warehouse.settings import warehouse_paths
 from warehouse.study import load_study
-
-SNIPPET = 110
-
-
-def _snippet(text: str | None) -> str:
-    return textwrap.shorten(text or "", SNIPPET, placeholder=" …")
 
 
 def peek(study_path: str, pair_id: str, *, k: int = 5) -> str:
@@ -64,7 +54,7 @@ def peek(study_path: str, pair_id: str, *, k: int = 5) -> str:
             gold_text = con.execute(
                 "select document_text from marts.dim_corpus_documents where split = ? and doc_id = ?", [split, doc_id]
             ).fetchone()
-            lines.append(f"gold document {doc_id}: {_snippet(gold_text[0] if gold_text else None)}")
+            lines.append(f"gold document {doc_id}: {snippet(gold_text[0] if gold_text else None)}")
         lines.append("")
         for _, variant, raw, cleaned, *_ in variants:
             lines.append(f"  {variant}: {cleaned}" + (f"   (raw: {raw})" if raw != cleaned else ""))
@@ -89,62 +79,5 @@ def peek(study_path: str, pair_id: str, *, k: int = 5) -> str:
                 for rank, doc_id, score, text in hits:
                     mark = "*" if doc_id in golds else " "
                     score_text = "" if score is None else f"{score:9.4f}"
-                    lines.append(f"   {mark}{rank:>3} doc {doc_id:<6} {score_text:>9}  {_snippet(text)}")
-    return "\n".join(lines)
-
-
-SEARCH_RETRIEVERS = {
-    "bm25": "bm25",
-    "dense": "dense",
-    "hybrid": "hybrid_minmax",
-    "hybrid_minmax": "hybrid_minmax",
-    "hybrid_rrf": "hybrid_rrf",
-    "hybrid_union": "hybrid_union",
-}
-
-
-def search(study_path: str, query: str, *, retriever: str = "bm25", k: int = 10, split: str | None = None) -> str:
-    """Search a study's corpus by hand with one of its retrievers, using the study's settings."""
-    from compute.retrieval.config import config_from_settings
-    from compute.retrieval.embeddings import provider_from_settings
-    from compute.retrieval.runner import Query, run_retrievers
-    from compute.retrieval.steps import load_corpora
-    from ingest.common.embedding_cache import EmbeddingCache
-
-    if retriever not in SEARCH_RETRIEVERS:
-        raise UserError(f"unknown retriever {retriever!r}; choose from {', '.join(SEARCH_RETRIEVERS)}")
-    study = load_study(study_path, check_steps=False)
-    config = config_from_settings(study.settings.get("retrieval"), resolve=study.resolve)
-    config = dataclasses.replace(
-        config, retrievers=(SEARCH_RETRIEVERS[retriever],), depth=k, sweep_weights=(), sweep_rrf_k=(), precomputed=()
-    )
-    split = split or next((s["split"] for s in study.ingest if s.get("source") == "squad" and "split" in s), "train")
-    with open_warehouse(read_only=True) as con:
-        corpora = load_corpora(con, {split})
-        provider = cache = None
-        if "dense" in config.needs:
-            provider = provider_from_settings({**config.embedding})
-            provider.check()
-            cache = EmbeddingCache(warehouse_paths().lancedb_dir, provider.model_id)
-        output = run_retrievers(
-            corpora,
-            [Query("search", "search", split, query)],
-            config,
-            provider=provider,
-            cache=cache,
-            lancedb_dir=warehouse_paths().lancedb_dir,
-        )[0]
-        hits = output.hits[0]
-        if hits.reason:
-            return f"no hits: {hits.reason}"
-        texts = dict(
-            con.execute(
-                "select doc_id, document_text from marts.dim_corpus_documents where split = ?"
-                " and doc_id in (select unnest(?))",
-                [split, [int(d) for d in hits.doc_ids]],
-            ).fetchall()
-        )
-    lines = [f"{output.retriever} over {study.name} ({split}, {len(corpora[split].doc_ids):,} documents): {query}"]
-    for rank, (doc_id, score) in enumerate(zip(hits.doc_ids, hits.scores), start=1):
-        lines.append(f"  {rank:>3} doc {int(doc_id):<6} {float(score):9.4f}  {_snippet(texts.get(int(doc_id)))}")
+                    lines.append(f"   {mark}{rank:>3} doc {doc_id:<6} {score_text:>9}  {snippet(text)}")
     return "\n".join(lines)

@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 from biaswh.arguments import MAX_TOKENS, add_endpoint_options, endpoint_pool, endpoint_settings, number
+from biaswh.command_registry import register_command
 from warehouse.config_schema import (
     COUNT,
     POSITIVE_INTEGER,
@@ -26,9 +27,8 @@ from warehouse.errors import UserError
 from warehouse.output_files import write_text_atomically
 
 
-def add_variants_parser(commands) -> None:
-    """Add ``biaswh variants rules|llm`` and their options to the CLI's subcommands."""
-    variants = commands.add_parser("variants", help="dialect variants of questions: offline rules or an LLM")
+def _arguments(variants) -> None:
+    """Add ``biaswh variants rules|llm`` and their options."""
     kinds = variants.add_subparsers(dest="variants_command", required=True)
     rules = kinds.add_parser(
         "rules",
@@ -139,6 +139,31 @@ def _run_llm(args) -> None:
         print(f"wrote {n:,} accepted pairs to {args.pairs_out}")
 
 
+@register_command(
+    "variants",
+    summary="dialect variants of questions: offline rules or an LLM",
+    arguments=_arguments,
+    order=150,
+    explained={
+        "variants": (
+            "Make dialect variants of questions: offline rules, or an LLM behind an endpoint.",
+            "biaswh variants rules --squad train.parquet --sample 2000 --out rules.jsonl",
+            "Writes the files its --out options name.",
+        ),
+        "variants rules": (
+            "Turn SAE questions into AAE variants with the offline rules (each a documented eWAVE"
+            " feature); or compare the rules with human-checked variants (--pairs, --report).",
+            "biaswh variants rules --squad train.parquet --sample 2000 --out rules.jsonl",
+            "Writes --out (a pairs file for `biaswh ingest pairs`) and --report.",
+        ),
+        "variants llm": (
+            "Convert sampled SQuAD questions into AAE with an LLM, as the original study did.",
+            "biaswh variants llm --squad train.parquet --sample 200 --model gpt-4.1-mini"
+            " --base-url https://api.openai.com/v1 --out conversions.jsonl --pairs-out llm_pairs.json",
+            "Writes --out (the resumable conversions cache) and --pairs-out.",
+        ),
+    },
+)
 def run_variants(args) -> None:
     """Run ``biaswh variants``: write rule-based or LLM-converted variants of a questions file."""
     if args.variants_command == "llm":

@@ -9,18 +9,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from biaswh.arguments import MAX_TOKENS, add_endpoint_options, endpoint_pool, endpoint_settings, number
+from biaswh.command_registry import register_command
 from warehouse.config_schema import POSITIVE_INTEGER, SEED, TEMPERATURE, TOP_P
 from warehouse.errors import UserError
 
 
-def add_parser(commands) -> None:
-    """Add ``biaswh generate`` and its options to the command tree."""
+def _arguments(generate) -> None:
+    """Add the options of ``biaswh generate``."""
     from ingest.silent_bias.generation_settings import DEFAULT_PROMPT_TEMPLATE
     from ingest.silent_bias.generation_settings import GenerationSettings as Defaults
 
-    generate = commands.add_parser(
-        "generate", help="ask an OpenAI-compatible endpoint to answer vignettes (resumable; writes JSONL)"
-    )
     generate.add_argument("vignettes", help="vignette file (JSON with a 'cases' array, or JSONL)")
     generate.add_argument("--model", required=True, help="model name the endpoint serves; also the record's model_name")
     generate.add_argument(
@@ -58,7 +56,23 @@ def add_parser(commands) -> None:
     generate.add_argument("--limit", type=number(POSITIVE_INTEGER), help="only the first N vignettes")
 
 
-def generate_answers(args):
+@register_command(
+    "generate",
+    summary="ask an OpenAI-compatible endpoint to answer vignettes (resumable; writes JSONL)",
+    arguments=_arguments,
+    order=80,
+    explained={
+        "generate": (
+            "Answer vignettes with a model behind an OpenAI-compatible endpoint (OpenAI, vLLM, Ollama,"
+            " LM Studio). Resumable: a rerun sends only what is missing or failed.",
+            "biaswh generate vignettes.json --model qwq --base-url http://localhost:1234/v1"
+            " --out generations/qwq.jsonl",
+            "Writes the JSONL of --out (prompt, settings, answer or failure per vignette); the"
+            " silent_bias_generations ingest source loads it.",
+        )
+    },
+)
+def generate_answers(args) -> None:
     """``biaswh generate``: answer vignettes through an OpenAI-compatible endpoint (ingest/silent_bias/)."""
     from ingest.silent_bias.generate_answers import DEFAULT_PROMPT_TEMPLATE, GenerationSettings, generate
 
@@ -70,4 +84,5 @@ def generate_answers(args):
             raise UserError(f"{args.template_file}: cannot read the prompt template ({exc.strerror})") from None
     settings = GenerationSettings(prompt_template=template, **endpoint_settings(args))
     with endpoint_pool(args):
-        return generate(args.vignettes, args.out, settings, limit=args.limit)
+        result = generate(args.vignettes, args.out, settings, limit=args.limit)
+    print(result.message)

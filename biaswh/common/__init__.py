@@ -1,0 +1,1 @@
+"""What the families' commands share."""

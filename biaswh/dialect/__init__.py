@@ -1,0 +1,1 @@
+"""The dialect family's commands: ``biaswh ingest pairs``, ``variants``, ``peek``."""

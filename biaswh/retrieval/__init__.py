@@ -1,0 +1,1 @@
+"""The retrieval family's commands: ``biaswh ingest squad | corpus | corpus-queries | qrels``, ``trec``, ``search``."""

@@ -1,0 +1,1 @@
+"""The silent-bias family's command: ``biaswh generate``."""

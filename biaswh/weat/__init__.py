@@ -1,0 +1,1 @@
+"""The WEAT family's commands: ``biaswh ingest vectors | weat-tests``."""
