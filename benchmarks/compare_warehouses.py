@@ -3,7 +3,8 @@
 For a refactor that must not change results: build the same studies into two homes, one with
 the code before and one after, then compare. Every ``marts.*`` and ``analysis.*`` table is
 hashed over its rows in sorted order, leaving out what differs between any two builds (run
-ids, timestamps, paths, durations, run fingerprints, latencies), floats to 12 digits and then
+ids, timestamps, paths, durations, run fingerprints, latencies, rows marked
+``depends_on_machine``), floats to 12 digits and then
 within 1e-9: the rules of :mod:`analysis.common.result_rows`, which ``biaswh diff`` applies
 to two runs of one warehouse. A mart renamed in between
 (:data:`warehouse.renamed_marts.RENAMED_MARTS`) is compared under its new name. Not a speed
@@ -17,7 +18,15 @@ import sys
 
 import duckdb
 
-from analysis.common.result_rows import TOLERANCE, cell_text, kept_column, result_tables, rows_close, table_columns
+from analysis.common.result_rows import (
+    TOLERANCE,
+    cell_text,
+    kept_column,
+    machine_rows_left_out,
+    result_tables,
+    rows_close,
+    table_columns,
+)
 from warehouse.renamed_marts import RENAMED_MARTS
 
 
@@ -44,7 +53,8 @@ def _table_rows(con, schema: str, table: str, labels: dict[str, str]) -> tuple[b
     if not kept:
         return has_runs, []
     run = "run_id" if has_runs else "null"
-    rows = con.execute(f'select {run}, {", ".join(kept)} from {schema}."{table}"').fetchall()
+    kept_rows = machine_rows_left_out([name for name, _ in columns])
+    rows = con.execute(f'select {run}, {", ".join(kept)} from {schema}."{table}" where {kept_rows}').fetchall()
     return has_runs, [(labels.get(row[0], "") if has_runs else "", row[1:]) for row in rows]
 
 

@@ -6,7 +6,8 @@ two runs of one warehouse) and ``benchmarks/compare_warehouses.py`` (two warehou
 - every base table of ``marts`` and ``analysis`` takes part; a run's rows are those whose
   ``run_id`` (or ``series_run_id``, an evaluation series) is the run or one of its evaluation runs;
 - what differs between any two runs of one config is left out: run ids, timestamps, paths,
-  durations, run fingerprints, measured latencies (:func:`kept_column`);
+  durations, run fingerprints, measured latencies (:func:`kept_column`), and the rows whose
+  ``depends_on_machine`` is true (the latency alerts and checks: :func:`machine_rows_left_out`);
 - floats are equal to :data:`DIGITS` significant digits, or else within :data:`TOLERANCE`
   (DuckDB sums in parallel, so a mean's last bits follow the order its threads finished in).
 
@@ -31,12 +32,20 @@ RUN_COLUMNS = ("run_id", "series_run_id")
 BOUNDS = ("ci_low", "ci_high")
 FLOAT_TYPES = ("DOUBLE", "FLOAT", "REAL")
 MOST_ROWS_READ = 50_000  # differing rows of one table read to say which columns changed
+# A result row computed from a measurement of the machine (a latency alert) says so in this column.
+MACHINE_COLUMN = "depends_on_machine"
 
 
 def kept_column(column: str, data_type: str) -> bool:
     """Whether a column takes part: not a run id, time, path, or a measured latency (wall clock)."""
     volatile = "run_id" in column or column.endswith("_at") or "path" in column or column in _VOLATILE
     return not (volatile or "latency" in column or "TIMESTAMP" in data_type.upper())
+
+
+def machine_rows_left_out(column_names) -> str:
+    """A SQL condition keeping a table's rows that do not depend on the machine (``true`` when it has
+    no :data:`MACHINE_COLUMN`): a latency alert can fire in one run and not the next."""
+    return f'not coalesce("{MACHINE_COLUMN}", false)' if MACHINE_COLUMN in column_names else "true"
 
 
 def cell_text(value) -> str:
@@ -75,12 +84,14 @@ def table_columns(con: duckdb.DuckDBPyConnection, schema: str, table: str) -> li
 
 @dataclass(frozen=True)
 class ResultTable:
-    """A run-keyed result table: its name, the columns compared, which of them are floats, its run columns."""
+    """A run-keyed result table: its name, the columns compared, which of them are floats, its run
+    columns, and the condition its compared rows meet (:func:`machine_rows_left_out`)."""
 
     name: str
     kept: tuple[str, ...]
     floats: frozenset[str]
     run_columns: tuple[str, ...]
+    rows_kept: str = "true"
 
     def rows(self, family: list[str], *, rounded: bool) -> tuple[str, list]:
         """SQL (and its parameters) of the kept cells of a run's rows; floats as text to :data:`DIGITS`
@@ -90,7 +101,8 @@ class ResultTable:
         )
         where = " or ".join(f'list_contains(?, "{c}")' for c in self.run_columns)
         schema, table = self.name.split(".", 1)
-        return f'select {cells} from {schema}."{table}" where {where}', [family] * len(self.run_columns)
+        sql = f'select {cells} from {schema}."{table}" where ({where}) and {self.rows_kept}'
+        return sql, [family] * len(self.run_columns)
 
 
 def run_keyed_tables(con: duckdb.DuckDBPyConnection) -> list[ResultTable]:
@@ -102,7 +114,8 @@ def run_keyed_tables(con: duckdb.DuckDBPyConnection) -> list[ResultTable]:
         kept = [(name, data_type) for name, data_type in columns if kept_column(name, data_type)]
         if run_columns and kept:
             floats = frozenset(name for name, data_type in kept if data_type.upper() in FLOAT_TYPES)
-            found.append(ResultTable(f"{schema}.{table}", tuple(n for n, _ in kept), floats, run_columns))
+            rows_kept = machine_rows_left_out([name for name, _ in columns])
+            found.append(ResultTable(f"{schema}.{table}", tuple(n for n, _ in kept), floats, run_columns, rows_kept))
     return found
 
 

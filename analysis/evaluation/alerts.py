@@ -1,4 +1,10 @@
-"""The breached threshold checks of a drift series, with a paired test of each per-query change."""
+"""The breached threshold checks of a drift series, with a paired test of each per-query change.
+
+Each test's Monte Carlo seed derives from the study seed and what is tested (the evaluation
+run's label and position in the series, query set, retriever, metric), never from a run id:
+the same config gives the same alerts in every run. Only the latency checks
+(``depends_on_machine``) may differ, since they measure the machine that ran them.
+"""
 
 from __future__ import annotations
 
@@ -33,6 +39,12 @@ def _per_query(con, metric_name: str, k, run_id: str, query_set: str, retriever:
     return {(q, v): float(x) for q, v, x in con.execute(sql, params).fetchall()}
 
 
+def alert_seed(study_seed: int, check: dict) -> int:
+    """The seed of one check's test: the study seed and the check's identity in its series."""
+    identity = (check["label"], check["position"], check["query_set"], check["retriever"], check["metric"])
+    return derive_seed(study_seed, "evaluation", "alert", *identity)
+
+
 def series_alerts(con, series_run_id: str, *, seed: int, alpha: float = 0.05, n_resamples: int = 2000) -> pl.DataFrame:
     """One row per breached check of the series ``series_run_id``, with ``is_significant``.
 
@@ -60,7 +72,7 @@ def series_alerts(con, series_run_id: str, *, seed: int, alpha: float = 0.05, n_
             result = paired_change(
                 np.array([run[q] for q in common]),
                 np.array([base[q] for q in common]),
-                seed=derive_seed(seed, "evaluation", "alert", check["run_id"], check["retriever"], check["metric"]),
+                seed=alert_seed(seed, check),
                 n_resamples=n_resamples,
             )
         rows.append(
@@ -80,6 +92,7 @@ def series_alerts(con, series_run_id: str, *, seed: int, alpha: float = 0.05, n_
                 # Without a paired query there is no change to judge, so no alert to rank.
                 "severity": check["severity"] if common else None,
                 "description": check["description"],
+                "depends_on_machine": check["depends_on_machine"],
                 "is_significant": is_significant(result, alpha=alpha),
                 "test": None if result is None else result.test,
                 "test_variant": None if result is None else result.variant,
@@ -109,6 +122,7 @@ def series_alerts(con, series_run_id: str, *, seed: int, alpha: float = 0.05, n_
         "direction": pl.String,
         "severity": pl.String,
         "description": pl.String,
+        "depends_on_machine": pl.Boolean,
         "is_significant": pl.Boolean,
         "test": pl.String,
         "test_variant": pl.String,

@@ -55,14 +55,18 @@ def check_evaluation_analysis(study) -> None:
 
 
 def alert_verdicts(alerts: pl.DataFrame, *, policy: VerdictPolicy) -> pl.DataFrame:
-    """The verdict columns of the alerts: the family is the series (its breached checks with a test),
-    adjusted by the study's policy. An alert stays significant only if its test called it so (its own
-    rules, e.g. a minimum n) and its adjusted p is below alpha."""
+    """The verdict columns of the alerts: a family is the series' breached checks with a test,
+    adjusted by the study's policy; the latency checks (``depends_on_machine``) are a family of
+    their own, so how many of them the machine breached never moves another alert's verdict. An
+    alert stays significant only if its test called it so (its own rules, e.g. a minimum n) and
+    its adjusted p is below alpha."""
     tested = alerts["is_significant"]
     judged = with_verdicts(
         alerts,
-        by=["series_run_id"],
-        family_name=lambda key: f"the alert series {key['series_run_id'][:12]}",
+        by=["series_run_id", "depends_on_machine"],
+        family_name=lambda key: (
+            "the series' latency breaches (machine-dependent)" if key["depends_on_machine"] else "the series' breaches"
+        ),
         policy=policy,
     )
     return judged.with_columns((pl.col("is_significant") & tested).alias("is_significant"))

@@ -17,7 +17,7 @@ PARAMETERS = {"name": "s", "seed": 1, "settings": {"dialect": {"bootstrap_resamp
 
 def _warehouse(home) -> str:
     """Runs a and b of one config with equal results (floats apart in their 15th digit, latencies
-    apart); run c with another seed, a newer input and one estimate outside run a's interval."""
+    and a latency alert apart); run c with another seed, a newer input and one estimate outside run a's interval."""
     home.mkdir()
     file = str(home / "warehouse.duckdb")
     with duckdb.connect(file) as con:
@@ -52,6 +52,11 @@ def _warehouse(home) -> str:
             ("c", 5, 0.9, 0.6, 1.0, 5.0),
         ]
         con.executemany("insert into analysis.gaps values (?, ?, ?, ?, ?, ?)", rows)
+        # A latency alert fires in run a and not in run b: it measured the machine (depends_on_machine).
+        con.execute("create table analysis.alerts (run_id varchar, metric varchar, p double, depends_on_machine bool)")
+        alerts = [("a", "recall@5", 0.01, False), ("a", "latency_p95_ms", 0.02, True), ("b", "recall@5", 0.01, False)]
+        alerts.append(("c", "recall@5", 0.01, False))
+        con.executemany("insert into analysis.alerts values (?, ?, ?, ?)", alerts)
     return file
 
 
@@ -66,6 +71,14 @@ def test_two_runs_of_one_config_are_identical_despite_float_noise_and_latencies(
     _, file = warehouse
     with duckdb.connect(file, read_only=True) as con:
         assert compare_runs(con, "a", "b") == []
+
+
+def test_only_the_rows_that_depend_on_the_machine_are_left_out(warehouse):
+    _, file = warehouse
+    with duckdb.connect(file) as con:
+        con.execute("insert into analysis.alerts values ('b', 'mrr@10', 0.04, false), ('b', 'recall@5', 0.5, null)")
+        lines = [d.line() for d in compare_runs(con, "a", "b")]
+    assert lines == ["analysis.alerts: 1 vs 3 rows; 0 only in A, 2 only in B"]
 
 
 def test_a_changed_run_names_its_config_key_input_and_the_estimate_beyond_its_interval(warehouse):

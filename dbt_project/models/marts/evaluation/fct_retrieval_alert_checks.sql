@@ -1,6 +1,8 @@
 {{ config(**run_keyed_config()) }}
 -- Every threshold check of every evaluation run against the thresholds its series recorded, with the
 -- series baseline's value; is_breached marks the alerts (significance: analysis step).
+-- depends_on_machine marks the latency checks: they measure the machine, so two runs of one
+-- config may differ there and nowhere else (the run comparison leaves those rows out).
 with all_evaluation_runs as (
     select * from {{ ref('stg_evaluation__runs') }}
 ),
@@ -79,7 +81,8 @@ checks as (
         thresholds.threshold,
         thresholds.severity,
         thresholds.description,
-        thresholds.max_achievable
+        thresholds.max_achievable,
+        thresholds.metric like 'latency%' as depends_on_machine
     from main_values
     inner join evaluation_runs
         on main_values.run_id = evaluation_runs.run_id
