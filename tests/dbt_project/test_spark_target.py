@@ -180,3 +180,25 @@ def test_a_second_build_in_the_same_process_keeps_the_session_and_every_run(spar
     assert summary.failures == [] and summary.counts.get("success", 0) == 1, summary.line
     assert SparkSession.getActiveSession() is session
     assert session.table("marts.agg_dialect_recall_at_k").count() == before > 0
+
+
+def test_every_seed_loads_on_spark_with_its_declared_types(warehouse_home):
+    # Spark refuses a bare varchar (DATATYPE_MISSING_SIZE): each seed names Spark's string there.
+    require_spark()
+    from pyspark.sql import SparkSession
+
+    from warehouse import spark_target
+
+    summary, _ = spark_target.build_on_spark(["--select", "resource_type:seed"], label="seeds")
+    assert summary.failures == [] and summary.counts.get("success", 0) == 3, summary.line
+    thresholds = SparkSession.builder.getOrCreate().table("staging.retrieval_alert_thresholds")
+    assert dict(thresholds.dtypes) == {
+        "metric": "string",
+        "k": "int",
+        "retriever": "string",
+        "direction": "string",
+        "threshold": "double",
+        "severity": "string",
+        "description": "string",
+    }
+    assert thresholds.count() == 7
