@@ -49,7 +49,7 @@ test: setup browser ray spark lint
 
 # ruff (lint and format check) over the Python, sqlfluff over dbt's models and macros; the
 # settings live in pyproject.toml [tool.ruff] and .sqlfluff. `make format` applies the fixes.
-PUBLIC_API := biaswh/api.py biaswh/findings_view.py stats
+PUBLIC_API := biaswh/api.py biaswh/api_warehouse.py biaswh/findings_view.py stats
 lint: setup
 	$(BIN)/ruff check --quiet .
 	$(BIN)/ruff check --quiet --preview --select DOC102,DOC201,DOC202,DOC402,DOC403,DOC501 $(PUBLIC_API)

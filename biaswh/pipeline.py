@@ -7,9 +7,8 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-import duckdb
-
 from biaswh.plugins import load_plugins
+from biaswh.run_outcome import finish_or_fail as _finish_or_fail  # (the name tests/warehouse/test_busy_status.py calls)
 from biaswh.study_builds import LOCAL_TARGET, SPARK_TARGET, selected_build
 from biaswh.withdrawal import withdrawn_if_failing
 from compute.common.engine import chat_pool, compute_settings, with_compute
@@ -18,7 +17,6 @@ from warehouse.connection import open_warehouse
 from warehouse.contracts import publish_contract_views
 from warehouse.dbt_runner import BuildSummary, run_dbt_build
 from warehouse.errors import UserError
-from warehouse.pending_failures import record_pending_failure
 from warehouse.run_parameters import record_run_inputs, record_run_parameters
 from warehouse.runs import check_study_run, latest_succeeded_study_run, start_run
 from warehouse.settings import warehouse_paths
@@ -113,44 +111,6 @@ def analyze(study_path: str, *, run_id: str | None = None) -> str:
         ).run_id
     _finish_or_fail(analysis_run, lambda: _run_registered(study, target, study.analysis, ANALYSIS_STEPS))
     return target
-
-
-def _finish_or_fail(run_id: str, work) -> None:
-    """Run ``work``; mark the run succeeded, or failed with the error's message (then re-raise).
-
-    If marking it failed is impossible at once (:func:`_record_failure`), the failure is left
-    for the next writer to record; the original error is raised either way.
-    """
-    try:
-        work()
-    except BaseException as exc:
-        _record_failure(run_id, str(exc)[:2000] or type(exc).__name__)
-        raise
-    with open_warehouse() as con:
-        con.execute("update raw.runs set status = 'succeeded', finished_at = now() where run_id = ?", [run_id])
-
-
-def _record_failure(run_id: str, message: str) -> None:
-    """Mark the run ``failed`` with ``message`` now, without waiting for the warehouse.
-
-    When that cannot be written now (a reader still holds the file, a full disk), the failure
-    goes to a side file that the next process opening the warehouse for writing records
-    (:mod:`warehouse.pending_failures`), so the run ends ``failed`` with its reason, not
-    ``interrupted``. Waiting here would only repeat the wait that just failed.
-    """
-    try:
-        with open_warehouse(wait=False) as con:
-            con.execute(
-                "update raw.runs set status = 'failed', finished_at = now(), message = ? where run_id = ?",
-                [message, run_id],
-            )
-        return
-    except (UserError, OSError, duckdb.Error):
-        pass
-    try:
-        record_pending_failure(run_id, message)
-    except OSError:
-        pass  # nowhere to write: the next writer marks the run interrupted
 
 
 def run_study(
