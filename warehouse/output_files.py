@@ -175,11 +175,6 @@ def write_text_atomically(path: Path, text: str) -> Path:
     return path
 
 
-def write_output(given: str | os.PathLike, text: str, *, option: str) -> Path:
-    """:func:`checked_output` then :func:`write_text_atomically`: a user-named text file."""
-    return write_text_atomically(checked_output(given, option=option), text)
-
-
 def refuse_link(path: Path, *, what: str) -> None:
     """Refuse a file that is a symbolic link, has other names (hard links), or is a warehouse file."""
     try:
