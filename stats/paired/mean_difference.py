@@ -1,9 +1,10 @@
 """A paired mean difference as the warehouse reports it: sign-flip p, t-test p, BCa interval, and what n allows.
 
 The p-value is the sign-flip randomization test's (stats/paired/sign_flip.py), exact
-wherever feasible; the bootstrap makes the interval only, as BCa (scipy.stats.bootstrap,
-seeded). BCa needs spread in the data: where it is degenerate (every difference equal, fewer
-than 2 queries, or an undefined acceleration) the percentile interval is used and named so.
+wherever feasible; the bootstrap makes the interval only, as BCa (scipy.stats.bootstrap's,
+seeded, its jackknife in closed form: :mod:`stats.bca_mean`). BCa needs spread in the data:
+where it is degenerate (every difference equal, fewer than 2 queries, or an undefined
+acceleration) the percentile interval is used and named so.
 
 The minimum-n rule: a change is flagged significant only when it was tested on at least
 ``MIN_PAIRED_QUERIES`` paired queries and its p is below alpha. Six is the smallest n at which
@@ -14,13 +15,13 @@ with its interval but never flagged. With no paired query there is nothing to te
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import replace
 from typing import Literal
 
 import numpy as np
 from scipy import stats
 
+from stats.bca_mean import bca_mean_interval
 from stats.paired.result import TestResult
 from stats.paired.sign_flip import MIN_RESAMPLES, sign_flip_test
 from warehouse.random_seeds import derive_seed
@@ -47,24 +48,25 @@ def _interval(differences: np.ndarray, *, seed: int, n_resamples: int, confidenc
         # Every resample has the same mean: the percentile interval is that one point.
         value = float(differences.mean())
         return value, value, "percentile bootstrap (BCa degenerate: every difference equal)"
-    for method in ("BCa", "percentile"):
-        with warnings.catch_warnings():
-            # scipy warns (DegenerateDataWarning) and returns NaN where BCa's acceleration is undefined.
-            warnings.simplefilter("ignore", stats.DegenerateDataWarning)
-            result = stats.bootstrap(
-                (differences,),
-                np.mean,
-                n_resamples=n_resamples,
-                confidence_level=confidence,
-                method=method,
-                vectorized=True,
-                rng=np.random.default_rng(seed),
-            )
+    # scipy.stats.bootstrap's BCa, its jackknife in closed form (stats/bca_mean.py)
+    low, high = bca_mean_interval(
+        differences, rng=np.random.default_rng(seed), n_resamples=n_resamples, confidence=confidence
+    )
+    name = "BCa bootstrap"
+    if not (math.isfinite(low) and math.isfinite(high)):
+        # scipy returns NaN where BCa's acceleration is undefined; the percentile interval instead
+        result = stats.bootstrap(
+            (differences,),
+            np.mean,
+            n_resamples=n_resamples,
+            confidence_level=confidence,
+            method="percentile",
+            vectorized=True,
+            rng=np.random.default_rng(seed),
+        )
         low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
-        if math.isfinite(low) and math.isfinite(high):
-            name = "BCa bootstrap" if method == "BCa" else "percentile bootstrap (BCa degenerate)"
-            return low, high, f"{name}, {n_resamples:,} resamples, seed {seed}"
-    raise AssertionError("a percentile bootstrap of finite differences is always finite")
+        name = "percentile bootstrap (BCa degenerate)"
+    return low, high, f"{name}, {n_resamples:,} resamples, seed {seed}"
 
 
 def paired_mean_difference(
