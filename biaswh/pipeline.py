@@ -9,7 +9,7 @@ from typing import Sequence
 
 from biaswh.plugins import load_plugins
 from biaswh.run_outcome import finish_or_fail as _finish_or_fail  # (the name tests/warehouse/test_busy_status.py calls)
-from biaswh.study_builds import LOCAL_TARGET, SPARK_TARGET, selected_build
+from biaswh.study_builds import LOCAL_TARGET, SPARK_TARGET, run_record, selected_build
 from biaswh.withdrawal import withdrawn_if_failing
 from compute.common.engine import chat_pool, compute_settings, with_compute
 from warehouse.command_lock import exclusive_command
@@ -189,8 +189,9 @@ def _run_study(
         address=ray_address,
         corpus_shards=corpus_shards,
     )
+    parameters, engines = run_record(study, target=target)
     with open_warehouse() as con, transaction(con):
-        run_id = start_run(con, kind="study", name=study.name, parameters=study.parameters()).run_id
+        run_id = start_run(con, kind="study", name=study.name, parameters=parameters, engines=engines).run_id
         record_run_parameters(con, run_id, study.run_parameters)
     stages: dict[str, float] = {"load plugins and config": time.perf_counter() - started}
     selections = build_selections(study)

@@ -7,9 +7,11 @@ run the warehouse holds; on the ``spark`` target Spark builds what it can and Du
 from __future__ import annotations
 
 from biaswh.withdrawal import built_run_ids
+from compute.common.engine import compute_settings
 from warehouse.build_selection import site_selection
 from warehouse.build_state import is_up_to_date, mark_built
 from warehouse.connection import open_warehouse
+from warehouse.runs import ENGINE_PACKAGES
 from warehouse.view_state import record_views, selection_nodes, unchanged_views, view_fingerprint
 
 # The dbt profile targets a study can build on (dbt_project/profiles.yml).
@@ -18,6 +20,17 @@ SPARK_TARGET = "spark"
 # Study builds leave dbt's unit tests out: they test the SQL, not the data, and run once in
 # `make test` / `biaswh build`.
 STUDY_BUILD_ARGS = ["--exclude-resource-type", "unit_test"]
+
+
+def run_record(study, *, target: str = LOCAL_TARGET) -> tuple[dict, tuple[str, ...]]:
+    """What a study run records of where it ran: its parameters (with ``build_target`` when dbt
+    builds on another target than DuckDB; the compute engine is in its ``[compute]`` settings) and
+    the engines whose package versions it records besides the tracked ones (Ray, Spark)."""
+    parameters = study.parameters()
+    if target != LOCAL_TARGET:
+        parameters["build_target"] = target
+    used = (compute_settings(study.settings).engine, target)
+    return parameters, tuple(engine for engine in used if engine in ENGINE_PACKAGES)
 
 
 def selected_build(

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
+from typing import Sequence
 
 import duckdb
 
@@ -41,6 +42,8 @@ TRACKED_PACKAGES = (
     "statsmodels",
     "altair",
 )
+# The packages of an engine a run used besides DuckDB (Ray's compute, Spark's dbt build).
+ENGINE_PACKAGES = {"ray": ("ray",), "spark": ("pyspark", "dbt-spark")}
 
 
 def file_sha256(path: str | Path) -> str:
@@ -79,10 +82,11 @@ def code_version() -> str:
             return "unknown"
 
 
-def package_versions() -> dict[str, str]:
-    """Installed versions of the packages whose behaviour shapes results."""
+def package_versions(engines: Sequence[str] = ()) -> dict[str, str]:
+    """Installed versions of the packages whose behaviour shapes results, with those of ``engines``
+    (names in :data:`ENGINE_PACKAGES`: the engines the run used)."""
     versions = {}
-    for name in TRACKED_PACKAGES:
+    for name in [*TRACKED_PACKAGES, *(p for engine in engines for p in ENGINE_PACKAGES[engine])]:
         try:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
@@ -102,6 +106,7 @@ class Run:
     kind: str
     name: str
     parameters: dict
+    engines: tuple[str, ...] = ()
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     row_counts: dict = field(default_factory=dict)
 
@@ -115,7 +120,7 @@ class Run:
                 self.name,
                 json.dumps(self.parameters, sort_keys=True),
                 code_version(),
-                json.dumps(package_versions(), sort_keys=True),
+                json.dumps(package_versions(self.engines), sort_keys=True),
                 _now(),
                 os.getpid(),
                 socket.gethostname(),
@@ -143,9 +148,12 @@ class Run:
         self._close("failed", message)
 
 
-def start_run(con: duckdb.DuckDBPyConnection, *, kind: str, name: str, parameters: dict) -> Run:
-    """Register a new run (status ``running``) on ``con`` and return it."""
-    return Run(con=con, kind=kind, name=name, parameters=parameters).start()
+def start_run(
+    con: duckdb.DuckDBPyConnection, *, kind: str, name: str, parameters: dict, engines: Sequence[str] = ()
+) -> Run:
+    """Register a new run (status ``running``) on ``con`` and return it; ``engines``: the engines
+    besides DuckDB it uses (:data:`ENGINE_PACKAGES`), whose package versions it records too."""
+    return Run(con=con, kind=kind, name=name, parameters=parameters, engines=tuple(engines)).start()
 
 
 def latest_succeeded_study_run(con: duckdb.DuckDBPyConnection, study) -> tuple[str, datetime]:

@@ -41,6 +41,36 @@ def test_every_raw_row_and_run_is_traceable(con):
     ]
 
 
+def test_a_study_run_records_the_engines_it_used_and_their_package_versions(con):
+    from importlib import metadata
+
+    from biaswh.plugins import load_plugins
+    from biaswh.study_builds import run_record
+    from compute.common.engine import with_compute
+    from warehouse.study import load_study
+
+    load_plugins()
+    study = load_study(REPOSITORY_ROOT / "studies" / "demo.toml")
+    plain, plain_engines = run_record(study)
+    spark, spark_engines = run_record(study, target="spark")
+    _, ray_engines = run_record(with_compute(study, engine="ray"), target="spark")
+    assert "build_target" not in plain and plain_engines == ()
+    assert spark == {**plain, "build_target": "spark"} and spark_engines == ("spark",)
+    assert ray_engines == ("ray", "spark")
+    run_id = start_run(con, kind="study", name="demo", parameters=spark, engines=spark_engines).run_id
+    parameters, packages = con.execute(
+        "select parameters, package_versions from raw.runs where run_id = ?", [run_id]
+    ).fetchone()
+    assert json.loads(parameters)["build_target"] == "spark"
+    recorded = json.loads(packages)
+    for package in ("pyspark", "dbt-spark"):
+        try:
+            assert recorded[package] == metadata.version(package)
+        except metadata.PackageNotFoundError:
+            assert recorded[package] == "not installed"
+    assert "pyspark" not in package_versions() and recorded["duckdb"] == package_versions()["duckdb"]
+
+
 def test_sha256_matches_hashlib(tmp_path):
     import hashlib
 
