@@ -9,6 +9,9 @@ The section leads with the finding (the best system, and which pairs differ beyo
 
 from __future__ import annotations
 
+import re
+from collections import Counter
+
 from dashboards.common.format import fixed, floor_notes, interval, p_value, shared_decimals
 from dashboards.common.html import table, text
 from dashboards.common.queries import number, query_dicts, relation_exists
@@ -81,6 +84,19 @@ def _finding(rows: list[dict], measure: str) -> str:
     return lead + (f"{len(significant)} of {len(rows)} pairs differ beyond noise: " + "; ".join(shown) + more + ".")
 
 
+def _without_seed(method: str) -> str:
+    """A method's name without its seed (each pair has its own; the table's CSV holds them)."""
+    return re.sub(r", seed \d+", "", method)
+
+
+def _methods(tested: list[dict]) -> str:
+    """The tests of the pairs, each named once with how many pairs it decided (seeds left out)."""
+    counts = Counter(_without_seed(r["test"] or "") for r in tested)
+    if len(counts) == 1:
+        return text(next(iter(counts)))
+    return "; ".join(f"{text(name)} for {count:,} pairs" for name, count in sorted(counts.items())) or "–"
+
+
 def comparison_section(con, series_run_id: str) -> str:
     """The "Systems compared" section of a series ('' when the series has no comparison rows)."""
     if not relation_exists(con, "analysis", "retrieval_system_comparisons"):
@@ -95,8 +111,10 @@ def comparison_section(con, series_run_id: str) -> str:
         return ""
     measure = f"{METRIC_LABELS.get(rows[0]['metric'], rows[0]['metric'])}@{rows[0]['k']}"
     tested = [r for r in rows if r["p_value"] is not None]
-    ci_method = (tested[0].get("ci_method") if tested else None) or "bootstrap"
-    tests = ", ".join(sorted({r["test"] for r in tested})) or "–"
+    ci_method = _without_seed((tested[0].get("ci_method") if tested else None) or "bootstrap")
+    tests = _methods(tested)
+    seeded = any("seed " in f"{r['test']} {r.get('ci_method')}" for r in tested)
+    seeds = "; each pair is seeded on its own, its seeds in the CSV" if seeded else ""
     body = [
         [
             r["system_a"],
@@ -121,7 +139,7 @@ def comparison_section(con, series_run_id: str) -> str:
         f'<p class="note">Every system of the series (<code>label:retriever</code>: our retrievers and runs '
         f"written elsewhere) against every other, on the queries both evaluated. Values A and B are the mean "
         f"{text(measure)}; the difference is A − B with a 95% interval ({text(ci_method)}); p is two-sided, "
-        f"from {text(tests)}, Holm-adjusted over the {len(tested)} tested pairs at "
+        f"from {tests}{seeds}, Holm-adjusted over the {len(tested)} tested pairs at "
         f"alpha {text(number(rows[0]['alpha']))}; fewer than 6 paired queries are never flagged significant. "
         f"{text(floor_notes(tested))} Rows: significant first, then by the size of the difference. "
         "SQL: analysis.retrieval_system_comparisons.</p>" + table(COLUMNS, body, data=rows, css_class="tall")

@@ -77,3 +77,35 @@ def test_p_at_the_floor_of_six_queries_says_so_and_untestable_pairs_say_so(con):
     assert "<td>not testable</td><td>not testable</td>" in html
     assert "Holm-adjusted over the 1 tested pairs" in html
     assert "smallest Holm-adjusted p 0.062, w1:prod vs w2:prod" in html
+
+
+def test_the_note_names_each_test_once_with_its_count_and_no_seed(con):
+    _comparisons(
+        con,
+        [
+            ("a:bm25", "b:bm25", 0.5, 0.4, 0.1, 0.05, 0.15, 0.001, 0.002, True),
+            ("a:bm25", "c:bm25", 0.5, 0.45, 0.05, 0.01, 0.09, 0.01, 0.02, True),
+            ("b:bm25", "c:bm25", 0.4, 0.45, -0.05, -0.09, -0.01, 0.02, 0.02, True),
+        ],
+    )
+    con.execute("alter table analysis.retrieval_system_comparisons add column ci_method varchar")
+    con.execute(
+        "update analysis.retrieval_system_comparisons set ci_method = 'BCa bootstrap, 2,000 resamples, seed 1' ||"
+        " ascii(system_b), test = case when system_b = 'c:bm25' then 'sign-flip randomization (monte carlo B=10000, seed '"
+        " || ascii(system_a) || ')' else 'sign-flip randomization (exact enumeration)' end"
+    )
+    html = comparison_section(con, "s")
+    note = re.search(r'<p class="note">(.*?)</p>', html).group(1)
+    assert "95% interval (BCa bootstrap, 2,000 resamples);" in note
+    assert (
+        "from sign-flip randomization (exact enumeration) for 1 pairs; sign-flip randomization (monte carlo"
+        " B=10000) for 2 pairs; each pair is seeded on its own, its seeds in the CSV, Holm-adjusted" in note
+    )
+    assert "seed 1" not in note
+    # one test for every pair, no seed: named once, and no seeds mentioned
+    con.execute(
+        "update analysis.retrieval_system_comparisons set test = 'sign-flip randomization (exact enumeration)',"
+        " ci_method = 'BCa bootstrap (degenerate)'"
+    )
+    note = re.search(r'<p class="note">(.*?)</p>', comparison_section(con, "s")).group(1)
+    assert "from sign-flip randomization (exact enumeration), Holm-adjusted" in note and "seed" not in note
