@@ -10,7 +10,8 @@ import json
 import os
 import socket
 import subprocess
-from datetime import datetime, timedelta
+import time
+from datetime import datetime, timedelta, timezone
 from importlib import metadata
 from types import SimpleNamespace
 
@@ -88,6 +89,68 @@ def test_without_git_the_code_version_is_the_package_version(monkeypatch):
 
     monkeypatch.setattr(runs.subprocess, "run", no_git)
     assert code_version() == f"bias-warehouse {metadata.version('bias-warehouse')}"
+
+
+def test_the_code_version_is_read_from_the_checkout_wherever_the_command_runs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # not a git checkout: git must still ask the project's
+    head, dirty = _git("rev-parse", "HEAD"), _git("status", "--porcelain", "--untracked-files=no")
+    assert code_version() == (f"{head}-dirty" if dirty else head)
+
+
+def test_a_clean_checkout_is_its_commit_and_a_changed_tracked_file_makes_it_dirty(tmp_path, monkeypatch):
+    def git(*args: str) -> str:
+        command = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t", *args]
+        return subprocess.run(command, check=True, capture_output=True, text=True).stdout.strip()
+
+    git("init", "-q")
+    (tmp_path / "code.py").write_text("x = 1\n", encoding="utf-8")
+    git("add", "code.py")
+    git("commit", "-q", "-m", "first")
+    monkeypatch.setattr(runs, "REPOSITORY_ROOT", tmp_path)
+    head = git("rev-parse", "HEAD")
+    (tmp_path / "notes.txt").write_text("untracked", encoding="utf-8")
+    assert code_version() == head  # an untracked file leaves the code as committed
+    (tmp_path / "code.py").write_text("x = 2\n", encoding="utf-8")
+    assert code_version() == f"{head}-dirty"
+
+
+def _checkout_without_a_readable_state(tmp_path, broken: str):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    if broken == "status":  # a commit, then an index git cannot read: HEAD is known, the status is not
+        subprocess.run(["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t", "commit",
+                        "-q", "--allow-empty", "-m", "first"], check=True)  # fmt: skip
+        (tmp_path / ".git" / "index").write_bytes(b"not an index")
+    return tmp_path
+
+
+@pytest.mark.parametrize("broken", ["HEAD", "status"])
+def test_a_checkout_whose_commit_or_status_git_cannot_read_gives_the_package_version(broken, tmp_path, monkeypatch):
+    """A commit without its status may be dirty code: neither is recorded as the code version."""
+    monkeypatch.setattr(runs, "REPOSITORY_ROOT", _checkout_without_a_readable_state(tmp_path, broken))
+    assert code_version() == f"bias-warehouse {metadata.version('bias-warehouse')}"
+
+
+def test_without_git_or_an_installed_package_the_code_version_is_unknown(tmp_path, monkeypatch):
+    def not_installed(name):
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(runs, "REPOSITORY_ROOT", tmp_path)  # no checkout here
+    monkeypatch.setattr(runs.metadata, "version", not_installed)
+    assert code_version() == "unknown"
+
+
+def test_run_times_are_utc_whatever_the_machines_time_zone(con, monkeypatch):
+    monkeypatch.setenv("TZ", "Etc/GMT+5")  # five hours behind UTC
+    time.tzset()
+    try:
+        run = start_run(con, kind="study", name="s", parameters={})
+        run.finish()
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    utc_now = datetime.now(timezone.utc).replace(tzinfo=None)
+    for recorded in _row(con, run.run_id)["started_at"], _row(con, run.run_id)["finished_at"]:
+        assert abs(recorded - utc_now) < timedelta(minutes=10)
 
 
 def test_a_package_that_is_not_installed_says_so(monkeypatch):
