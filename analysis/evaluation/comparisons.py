@@ -5,25 +5,27 @@ our retrievers, and runs written elsewhere (``run_file``) under their system's n
 is compared on the queries both evaluated, at one metric and cutoff (``[evaluation] compare``,
 default nDCG@10), by the paired sign-flip randomization test of the mean per-query difference
 with a BCa bootstrap interval (as the alerts are; stats/paired/mean_difference.py), the paired
-t-test beside it, and Holm's correction over the tested pairs of the series: the table ranx's
-``compare`` and trec_eval-based tools print. A pair with no query in common is kept as ``not
-testable`` (no difference, no p, never significant, outside Holm's family); a pair with fewer
-than six paired queries is tested but never flagged significant.
+t-test beside it, and the study's verdict policy (Holm by default, or Benjamini-Hochberg; its
+alpha) over the tested pairs of the series, one family: the table ranx's ``compare`` and
+trec_eval-based tools print. A pair with no query in common is kept as ``not testable`` (no
+difference, no p, never significant, outside the family); a pair with fewer than six paired
+queries is tested but never flagged significant.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from itertools import combinations
 
 import numpy as np
 import polars as pl
 
 from analysis.evaluation.intervals import TEST_SCHEMA, paired_change, stored_test_columns
-from stats.multiple_comparisons import adjust_p_values
-from stats.paired.mean_difference import is_significant
+from stats.multiple_comparisons import VerdictPolicy
+from stats.paired.mean_difference import MIN_PAIRED_QUERIES
+from stats.verdicts import with_verdicts
 from warehouse.random_seeds import derive_seed
 
+HOLM = VerdictPolicy()  # the default policy: Holm at alpha 0.05
 SCHEMA = {
     "run_id": pl.String,
     "metric": pl.String,
@@ -37,10 +39,7 @@ SCHEMA = {
     "difference_ci_high": pl.Float64,
     "n_paired_queries": pl.Int64,
     "p_value": pl.Float64,
-    "p_holm": pl.Float64,
-    "is_significant": pl.Boolean,
     "test": pl.String,
-    "alpha": pl.Float64,
     **TEST_SCHEMA,
 }
 
@@ -52,7 +51,7 @@ def system_comparisons(
     metric: str = "ndcg",
     k: int = 10,
     seed: int,
-    alpha: float = 0.05,
+    policy: VerdictPolicy = HOLM,
     n_resamples: int = 2000,
 ) -> pl.DataFrame:
     """One row per pair of systems of the series ``series_run_id`` (a before b in series order)."""
@@ -69,7 +68,7 @@ def system_comparisons(
     systems: dict[str, dict[tuple, float]] = {}
     for system, query_id, variant, value in rows:
         systems.setdefault(system, {})[(query_id, variant)] = float(value)
-    out, results = [], []
+    out = []
     for a, b in combinations(systems, 2):
         common = sorted(set(systems[a]) & set(systems[b]))
         result = None
@@ -80,7 +79,6 @@ def system_comparisons(
                 seed=derive_seed(seed, "evaluation", "compare", a, b),
                 n_resamples=n_resamples,
             )
-        results.append(result)
         out.append(
             {
                 "run_id": series_run_id,
@@ -97,16 +95,12 @@ def system_comparisons(
                 "n_paired_queries": len(common),
                 "p_value": None if result is None else result.p_value,
                 "test": None if result is None else f"{result.test} ({result.variant})",
-                "alpha": alpha,
                 **stored_test_columns(result, len(common)),
             }
         )
-    tested = [i for i, result in enumerate(results) if result is not None]
-    holm = adjust_p_values([out[i]["p_value"] for i in tested], method="holm") if tested else []
-    for row in out:
-        row["p_holm"], row["is_significant"] = None, False
-    for i, p_holm in zip(tested, holm):
-        out[i]["p_holm"] = p_holm
-        # The minimum-n rule applies to the adjusted p: enough paired queries and p_holm < alpha.
-        out[i]["is_significant"] = is_significant(replace(results[i], p_value=p_holm), alpha=alpha)
-    return pl.DataFrame(out, schema=SCHEMA)
+    judged = with_verdicts(
+        pl.DataFrame(out, schema=SCHEMA), by=["run_id"], family_name=lambda _: "the series' system pairs", policy=policy
+    )
+    # The minimum-n rule applies to the adjusted p too: enough paired queries and adjusted p < alpha.
+    enough = pl.col("n_paired_queries") >= MIN_PAIRED_QUERIES
+    return judged.with_columns((pl.col("is_significant") & enough).alias("is_significant"))

@@ -110,7 +110,7 @@ def evaluation_analysis(con, study, run_id: str) -> None:
     if metric not in METRICS or not isinstance(k, int):
         raise UserError(f"[evaluation] compare: metric must be one of {', '.join(METRICS)} and k an integer")
     comparisons = system_comparisons(
-        con, run_id, metric=metric, k=k, seed=study.seed, alpha=alpha, n_resamples=n_resamples
+        con, run_id, metric=metric, k=k, seed=study.seed, policy=policy, n_resamples=n_resamples
     )
     with transaction(con):
         for evaluation_run in runs:

@@ -3,7 +3,8 @@
 Reads ``analysis.retrieval_system_comparisons`` (analysis/evaluation/comparisons.py): one row per
 pair of systems (``<label>:<retriever>``, ours and runs written elsewhere) at the series' compare
 metric and k, with the paired sign-flip test of the mean per-query difference, its BCa interval
-and Holm's correction; a pair with no query in common reads "not testable".
+and the study's adjustment (Holm or Benjamini-Hochberg); a pair with no query in common reads
+"not testable".
 The section leads with the finding (the best system, and which pairs differ beyond noise).
 """
 
@@ -15,6 +16,7 @@ from collections import Counter
 from dashboards.common.format import fixed, floor_notes, interval, p_value, shared_decimals
 from dashboards.common.html import table, text
 from dashboards.common.queries import number, query_dicts, relation_exists
+from dashboards.common.verdict_policy import adjustment_name
 
 METRIC_LABELS = {
     "ndcg": "nDCG",
@@ -34,7 +36,7 @@ COLUMNS = [
     "mean_difference",
     "difference_ci_95",
     "p_value",
-    "p_holm",
+    "p_adjusted",
     "is_significant",
     "n_paired_queries",
 ]
@@ -50,6 +52,14 @@ def _interval(low, high, like) -> str:
     return "–" if low is None else interval(low, high, like=like)
 
 
+def _judged(row: dict) -> dict:
+    """``row`` with ``p_adjusted`` and ``adjustment`` (a run analysed before they were stored has
+    ``p_holm``: Holm's, as it was then)."""
+    if "p_adjusted" in row and (row["p_adjusted"] is not None or row.get("p_holm") is None):
+        return {**row, "adjustment": adjustment_name(row.get("adjustment"))}
+    return {**row, "p_adjusted": row.get("p_holm"), "adjustment": "Holm"}
+
+
 def _finding(rows: list[dict], measure: str) -> str:
     """One sentence or two: the best system, then the significant pairs (largest difference first)."""
     values: dict[str, float] = {}
@@ -59,14 +69,15 @@ def _finding(rows: list[dict], measure: str) -> str:
     best = max(values, key=lambda s: values[s])
     lead = f"Highest {measure}: <b>{text(best)}</b> ({text(number(values[best]))}) of {len(values)} systems. "
     significant = sorted((r for r in rows if r["is_significant"]), key=lambda r: -abs(r["mean_difference"]))
-    tested = [r for r in rows if r["p_holm"] is not None]
+    tested = [r for r in rows if r["p_adjusted"] is not None]
     if not tested:
         return lead + "No pair of systems has a query in common: nothing is testable."
+    adjustment = tested[0]["adjustment"]
     if not significant:
-        smallest = min(tested, key=lambda r: r["p_holm"])
+        smallest = min(tested, key=lambda r: r["p_adjusted"])
         return lead + (
-            f"No pair of systems differs beyond noise after Holm's correction (smallest Holm-adjusted p "
-            f"{text(_p(smallest, 'p_holm'))}, {text(smallest['system_a'])} vs {text(smallest['system_b'])})."
+            f"No pair of systems differs beyond noise after {adjustment}'s correction (smallest {adjustment}-adjusted"
+            f" p {text(_p(smallest, 'p_adjusted'))}, {text(smallest['system_a'])} vs {text(smallest['system_b'])})."
         )
     shown = []
     for row in significant[:3]:
@@ -78,7 +89,7 @@ def _finding(rows: list[dict], measure: str) -> str:
             f"<b>{text(higher)}</b> over {text(lower)} by "
             f"{text(fixed(size, shared_decimals(size, row['difference_ci_low'], row['difference_ci_high'])))} "
             f"(A − B 95% CI {text(_interval(row['difference_ci_low'], row['difference_ci_high'], size))}, "
-            f"Holm-adjusted p {text(_p(row, 'p_holm'))})"
+            f"{row['adjustment']}-adjusted p {text(_p(row, 'p_adjusted'))})"
         )
     more = f"; and {len(significant) - 3} more" if len(significant) > 3 else ""
     return lead + (f"{len(significant)} of {len(rows)} pairs differ beyond noise: " + "; ".join(shown) + more + ".")
@@ -109,6 +120,7 @@ def comparison_section(con, series_run_id: str) -> str:
     )
     if not rows:
         return ""
+    stored, rows = rows, [_judged(r) for r in rows]  # the download holds the stored rows
     measure = f"{METRIC_LABELS.get(rows[0]['metric'], rows[0]['metric'])}@{rows[0]['k']}"
     tested = [r for r in rows if r["p_value"] is not None]
     ci_method = _without_seed((tested[0].get("ci_method") if tested else None) or "bootstrap")
@@ -127,7 +139,7 @@ def comparison_section(con, series_run_id: str) -> str:
             ),
             _interval(r["difference_ci_low"], r["difference_ci_high"], r["mean_difference"]),
             _p(r, "p_value"),
-            _p(r, "p_holm"),
+            _p(r, "p_adjusted"),
             "yes" if r["is_significant"] else "no",
             r["n_paired_queries"],
         ]
@@ -139,8 +151,8 @@ def comparison_section(con, series_run_id: str) -> str:
         f'<p class="note">Every system of the series (<code>label:retriever</code>: our retrievers and runs '
         f"written elsewhere) against every other, on the queries both evaluated. Values A and B are the mean "
         f"{text(measure)}; the difference is A − B with a 95% interval ({text(ci_method)}); p is two-sided, "
-        f"from {tests}{seeds}, Holm-adjusted over the {len(tested)} tested pairs at "
+        f"from {tests}{seeds}, {rows[0]['adjustment']}-adjusted over the {len(tested)} tested pairs at "
         f"alpha {text(number(rows[0]['alpha']))}; fewer than 6 paired queries are never flagged significant. "
         f"{text(floor_notes(tested))} Rows: significant first, then by the size of the difference. "
-        "SQL: analysis.retrieval_system_comparisons.</p>" + table(COLUMNS, body, data=rows, css_class="tall")
+        "SQL: analysis.retrieval_system_comparisons.</p>" + table(COLUMNS, body, data=stored, css_class="tall")
     )

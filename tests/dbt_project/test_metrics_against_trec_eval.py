@@ -141,7 +141,7 @@ def test_an_external_systems_dated_runs_drift_alert_and_compare(warehouse):
     assert ("prod_2026-01-12", "prod", "mrr@10", 0.03125, 2, 0.0625, False) in alerts
     assert ("prod_2026-01-19", "prod", "mrr@10", 0.03125, 2, 0.0625, False) in alerts
     pairs = con.execute(
-        "select system_a, system_b, mean_difference, p_holm >= p_value, n_paired_queries"
+        "select system_a, system_b, mean_difference, p_adjusted >= p_value, n_paired_queries"
         " from analysis.retrieval_system_comparisons order by system_a, system_b"
     ).fetchall()
     systems = ["prod_2026-01-05:prod", "prod_2026-01-12:prod", "prod_2026-01-19:prod", "ours:bm25"]

@@ -1,4 +1,4 @@
-"""Evaluation alerts: the family is the series (latency apart); an alert is significant only if its test and the adjustment agree."""
+"""Evaluation alerts: one family per series (latency apart); significant only if its test and adjustment agree."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""System comparisons against scipy and statsmodels: difference, BCa interval, exact p, and Holm (not BH)."""
+"""System comparisons against scipy and statsmodels: difference, BCa interval, exact p, the policy's adjustment."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from analysis.evaluation.comparisons import system_comparisons
+from stats.multiple_comparisons import VerdictPolicy
 from warehouse.random_seeds import derive_seed
 
 SEED = 20261122
@@ -84,18 +85,21 @@ def test_difference_interval_and_p_equal_scipy(comparisons):
         assert row["p_method"] == "sign-flip randomization (exact enumeration)"
 
 
-def test_holm_over_the_tested_pairs_not_bh_and_untestable_pairs_stay_outside(comparisons):
+@pytest.mark.parametrize("policy", [VerdictPolicy(), VerdictPolicy("fdr_bh", 0.05), VerdictPolicy("holm", 0.01)])
+def test_the_policy_adjusts_the_tested_pairs_and_untestable_pairs_stay_outside(comparisons, policy):
     con, _ = comparisons
-    out = system_comparisons(con, "s", seed=SEED, alpha=0.05)
+    out = system_comparisons(con, "s", seed=SEED, policy=policy)
     tested = out.filter(out["status"] == "tested")
     p_values = tested["p_value"].to_numpy()
-    holm = multipletests(p_values, method="holm")[1]
-    bh = multipletests(p_values, method="fdr_bh")[1]
-    np.testing.assert_allclose(tested["p_holm"].to_numpy(), holm, rtol=0, atol=1e-12)
-    assert tested["is_significant"].to_list() == list(holm < 0.05)
-    # The data make the two corrections disagree on a verdict, so a Holm -> BH swap fails here.
+    adjusted = multipletests(p_values, method=policy.method)[1]
+    np.testing.assert_allclose(tested["p_adjusted"].to_numpy(), adjusted, rtol=0, atol=1e-12)
+    assert tested["is_significant"].to_list() == list(adjusted < policy.alpha)
+    assert set(tested["adjustment"]) == {policy.name} and set(tested["alpha"]) == {policy.alpha}
+    assert set(tested["family"]) == {"the series' system pairs"} and set(tested["family_size"]) == {3}
+    # The data make the two corrections disagree on a verdict, so a Holm <-> BH swap fails here.
+    holm, bh = (multipletests(p_values, method=m)[1] for m in ("holm", "fdr_bh"))
     assert list(holm < 0.05) != list(bh < 0.05)
     untestable = out.filter(out["status"] == "not testable")
     assert untestable.height == 3 and set(untestable["system_b"]) == {"elsewhere:prod"}
-    assert untestable["p_value"].null_count() == untestable["p_holm"].null_count() == 3
+    assert untestable["p_value"].null_count() == untestable["p_adjusted"].null_count() == 3
     assert not untestable["is_significant"].any() and untestable["mean_difference"].null_count() == 3

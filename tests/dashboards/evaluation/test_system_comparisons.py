@@ -91,8 +91,9 @@ def test_the_note_names_each_test_once_with_its_count_and_no_seed(con):
     con.execute("alter table analysis.retrieval_system_comparisons add column ci_method varchar")
     con.execute(
         "update analysis.retrieval_system_comparisons set ci_method = 'BCa bootstrap, 2,000 resamples, seed 1' ||"
-        " ascii(system_b), test = case when system_b = 'c:bm25' then 'sign-flip randomization (monte carlo B=10000, seed '"
-        " || ascii(system_a) || ')' else 'sign-flip randomization (exact enumeration)' end"
+        " ascii(system_b), test = case when system_b = 'c:bm25'"
+        " then 'sign-flip randomization (monte carlo B=10000, seed ' || ascii(system_a) || ')'"
+        " else 'sign-flip randomization (exact enumeration)' end"
     )
     html = comparison_section(con, "s")
     note = re.search(r'<p class="note">(.*?)</p>', html).group(1)
@@ -109,3 +110,26 @@ def test_the_note_names_each_test_once_with_its_count_and_no_seed(con):
     )
     note = re.search(r'<p class="note">(.*?)</p>', comparison_section(con, "s")).group(1)
     assert "from sign-flip randomization (exact enumeration), Holm-adjusted" in note and "seed" not in note
+
+
+def test_a_run_judged_by_benjamini_hochberg_says_so_everywhere(con):
+    _comparisons(
+        con,
+        [
+            ("a:bm25", "b:bm25", 0.5, 0.4, 0.1, 0.05, 0.15, 0.01, None, True),
+            ("a:bm25", "c:bm25", 0.5, 0.45, 0.05, -0.01, 0.09, 0.04, None, False),
+        ],
+    )
+    con.execute("alter table analysis.retrieval_system_comparisons add column p_adjusted double")
+    con.execute("alter table analysis.retrieval_system_comparisons add column adjustment varchar")
+    con.execute(
+        "update analysis.retrieval_system_comparisons set adjustment = 'Benjamini-Hochberg',"
+        " p_adjusted = case when system_b = 'b:bm25' then 0.02 else 0.04 end"
+    )
+    html = comparison_section(con, "s")
+    assert "Benjamini-Hochberg-adjusted p 0.020)" in html  # the finding
+    assert "Benjamini-Hochberg-adjusted over the 2 tested pairs" in html  # the note
+    assert "<td>0.010</td><td>0.020</td><td>yes</td>" in html and "<td>0.040</td><td>0.040</td><td>no</td>" in html
+    assert "Holm" not in html
+    # the download holds the stored rows as they are (p_holm empty, no value made up)
+    assert "b:bm25,0.5,0.4,0.1,0.05,0.15,6,0.01,,True,paired bootstrap,0.05,0.02,Benjamini-Hochberg" in html
