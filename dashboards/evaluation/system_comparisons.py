@@ -96,8 +96,10 @@ def _finding(rows: list[dict], measure: str) -> str:
 
 
 def _without_seed(method: str) -> str:
-    """A method's name without its seed (each pair has its own; the table's CSV holds them)."""
-    return re.sub(r", seed \d+", "", method)
+    """A method's name without its seed (each pair has its own; the table's CSV holds them), its
+    number of draws written as a count ("B = 10,000")."""
+    method = re.sub(r", seed \d+", "", method)
+    return re.sub(r"\bB=(\d+)", lambda draws: f"B = {int(draws.group(1)):,}", method)
 
 
 def _methods(tested: list[dict]) -> str:

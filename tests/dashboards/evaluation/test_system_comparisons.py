@@ -100,7 +100,7 @@ def test_the_note_names_each_test_once_with_its_count_and_no_seed(con):
     assert "95% interval (BCa bootstrap, 2,000 resamples);" in note
     assert (
         "from sign-flip randomization (exact enumeration) for 1 pairs; sign-flip randomization (monte carlo"
-        " B=10000) for 2 pairs; each pair is seeded on its own, its seeds in the CSV, Holm-adjusted" in note
+        " B = 10,000) for 2 pairs; each pair is seeded on its own, its seeds in the CSV, Holm-adjusted" in note
     )
     assert "seed 1" not in note
     # one test for every pair, no seed: named once, and no seeds mentioned
