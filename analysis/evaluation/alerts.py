@@ -39,6 +39,13 @@ def _per_query(con, metric_name: str, k, run_id: str, query_set: str, retriever:
     return {(q, v): float(x) for q, v, x in con.execute(sql, params).fetchall()}
 
 
+def _depends_on_machine(check: dict) -> bool:
+    """Whether a check measures the machine (latency): the mart's column, or for a series whose
+    marts were built before the column existed (re-analysed by `biaswh analyze`), the mart's rule."""
+    stored = check.get("depends_on_machine")
+    return str(check["metric"]).startswith("latency") if stored is None else bool(stored)
+
+
 def alert_seed(study_seed: int, check: dict) -> int:
     """The seed of one check's test: the study seed and the check's identity in its series."""
     identity = (check["label"], check["position"], check["query_set"], check["retriever"], check["metric"])
@@ -92,7 +99,7 @@ def series_alerts(con, series_run_id: str, *, seed: int, alpha: float = 0.05, n_
                 # Without a paired query there is no change to judge, so no alert to rank.
                 "severity": check["severity"] if common else None,
                 "description": check["description"],
-                "depends_on_machine": check["depends_on_machine"],
+                "depends_on_machine": _depends_on_machine(check),
                 "is_significant": is_significant(result, alpha=alpha),
                 "test": None if result is None else result.test,
                 "test_variant": None if result is None else result.variant,

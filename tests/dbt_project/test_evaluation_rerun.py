@@ -12,7 +12,7 @@ import pytest
 
 from analysis.common.result_rows import rows_close
 from analysis.common.run_comparison import compare_runs, results_identical
-from tests.conftest import copy_warehouse, run_study_here
+from tests.conftest import copy_warehouse, run_here, run_study_here
 from tests.dbt_project.conftest import EVALUATION_STUDY
 
 pytestmark = pytest.mark.dbt
@@ -22,6 +22,9 @@ ALERTS = (
     " family_size, p_value, p_adjusted, change_ci_low, change_ci_high, p_method, ci_method"
     " from analysis.retrieval_alerts where series_run_id = ? and not depends_on_machine order by all"
 )
+
+
+MACHINE = "select count(*) from analysis.retrieval_alerts where depends_on_machine"
 
 
 @pytest.fixture(scope="module")
@@ -51,3 +54,19 @@ def test_biaswh_diff_finds_no_result_that_differs_between_the_two_runs(rerun):
     con, (first, second) = rerun
     differences = compare_runs(con, first, second)
     assert results_identical(differences), [d.line() for d in differences]
+
+
+def test_a_series_built_before_depends_on_machine_existed_is_analysed_again(demo, tmp_path):
+    # marts built by an older version lack the column: `biaswh analyze` applies the mart's rule
+    home = copy_warehouse(demo[0], tmp_path / "warehouse")
+    with duckdb.connect(str(home / "warehouse.duckdb")) as con:
+        (run,) = con.execute("select run_id from raw.runs where kind = 'study'").fetchone()
+        before = con.execute(ALERTS.replace("not depends_on_machine", "true"), [run]).fetchall()
+        machine = con.execute(MACHINE).fetchone()
+        con.execute("alter table marts.fct_retrieval_alert_checks drop column depends_on_machine")
+    analysed = run_here("analyze", str(EVALUATION_STUDY), home=home)
+    assert analysed.returncode == 0 and run[:12] in analysed.stdout
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+        after = con.execute(ALERTS.replace("not depends_on_machine", "true"), [run]).fetchall()
+        assert con.execute(MACHINE).fetchone() == machine
+    assert len(after) == len(before) > 0 and all(rows_close(a, b) for a, b in zip(before, after))
