@@ -40,6 +40,9 @@ class VerdictPolicy:
         return ADJUSTMENT_NAMES[self.method]
 
 
+DEFAULT_POLICY = VerdictPolicy()  # Holm at 0.05: a study without [verdicts]
+
+
 def is_significant(p_adjusted: float, alpha: float) -> bool:
     """The one rule of every verdict: an adjusted p strictly below alpha (p = alpha is not significant)."""
     return p_adjusted < alpha

@@ -18,7 +18,7 @@ import numpy as np
 import polars as pl
 
 from ingest.dialect.rules import RULES
-from stats.multiple_comparisons import VerdictPolicy, adjust_p_values
+from stats.multiple_comparisons import DEFAULT_POLICY, VerdictPolicy, adjust_p_values
 from stats.paired.bootstrap import paired_recall_difference_grid
 from stats.paired.mcnemar import mcnemar
 from stats.paired.power import power_statement
@@ -27,7 +27,6 @@ from stats.verdicts import with_verdicts
 from warehouse.random_seeds import derive_seed
 
 ALL_RULES = "aae_rules"
-DEFAULT_POLICY = VerdictPolicy()  # Holm at 0.05, as a study without [verdicts]
 RULE_PREFIX = "rule_"
 
 

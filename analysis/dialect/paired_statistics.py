@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from stats.multiple_comparisons import VerdictPolicy
+from stats.multiple_comparisons import DEFAULT_POLICY, VerdictPolicy
 from stats.paired.bootstrap import paired_recall_difference_grid
 from stats.paired.mcnemar import mcnemar
 from stats.paired.power import power_statement
@@ -22,8 +22,6 @@ from stats.paired.score_interval import paired_difference_interval
 from stats.paired.wilcoxon import wilcoxon_rank_of_gold
 from stats.verdicts import with_verdicts
 from warehouse.random_seeds import derive_seed
-
-DEFAULT_POLICY = VerdictPolicy()  # Holm at 0.05, as a study without [verdicts]
 
 OUTCOME_COLUMNS = [
     "run_id",

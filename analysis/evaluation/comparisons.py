@@ -20,12 +20,11 @@ import numpy as np
 import polars as pl
 
 from analysis.evaluation.intervals import TEST_SCHEMA, paired_change, stored_test_columns
-from stats.multiple_comparisons import VerdictPolicy
+from stats.multiple_comparisons import DEFAULT_POLICY, VerdictPolicy
 from stats.paired.mean_difference import MIN_PAIRED_QUERIES
 from stats.verdicts import with_verdicts
 from warehouse.random_seeds import derive_seed
 
-HOLM = VerdictPolicy()  # the default policy: Holm at alpha 0.05
 SCHEMA = {
     "run_id": pl.String,
     "metric": pl.String,
@@ -51,7 +50,7 @@ def system_comparisons(
     metric: str = "ndcg",
     k: int = 10,
     seed: int,
-    policy: VerdictPolicy = HOLM,
+    policy: VerdictPolicy = DEFAULT_POLICY,
     n_resamples: int = 2000,
 ) -> pl.DataFrame:
     """One row per pair of systems of the series ``series_run_id`` (a before b in series order)."""
