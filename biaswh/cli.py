@@ -46,11 +46,11 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _refuse_before_work(args, extra: list[str]) -> None:
+def _refuse_before_work(parser: argparse.ArgumentParser, args, extra: list[str]) -> None:
     """The checks that need no warehouse: outputs that would reach it, dbt options that would rewrite it."""
-    from biaswh.output_options import check_output_options
+    from biaswh.output_options import check_output_options, command_path
 
-    check_output_options(args)
+    check_output_options(args, command_path(parser, args))
     if args.command == "build":
         from warehouse.dbt_options import refuse_rewriting_options
 
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     from warehouse.command_lock import exclusive_command
 
     try:
-        _refuse_before_work(args, extra)
+        _refuse_before_work(parser, args, extra)
         writes = command.writes_for(args)
         with exclusive_command(f"biaswh {' '.join(argv)}") if writes else contextlib.nullcontext():
             if writes:

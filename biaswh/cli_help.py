@@ -3,13 +3,18 @@ results go. :func:`teach` adds it to the argument tree that ``biaswh.cli`` build
 definitions stay where they are and every page of help reads the same way.
 
 :data:`HELP` holds the kernel's commands; a family's commands add theirs as they register
-(:func:`biaswh.command_registry.register_command`, through :func:`add_help`).
+(:func:`biaswh.command_registry.register_command`, through :func:`add_help`). The texts name no
+study family: ``{family}``, ``{families}`` and ``{subcommands}`` in them are filled as the tree is
+taught, from the families found (:func:`warehouse.plugin_roots.family_names`) and the command's
+registered subcommands.
 """
 
 from __future__ import annotations
 
 import argparse
 import textwrap
+
+from warehouse.plugin_roots import family_names
 
 HOME = "the warehouse in $BIASWH_HOME (default: .warehouse/ in the checkout)"
 SITE = "$BIASWH_HOME/site/index.html"
@@ -26,22 +31,22 @@ dot commands:
 
 # The build command's epilog: what it passes to dbt, where dbt's output goes.
 BUILD_EPILOG = (
-    "Any further arguments (e.g. --select tag:dialect, a study family's models) are passed to dbt build."
+    "Any further arguments (e.g. --select tag:{family}, a study family's models; the families: {families})"
+    " are passed to dbt build."
     " dbt's per-node output goes to $BIASWH_HOME/dbt/logs/dbt-build.log; -v shows it here."
 )
 
 # command path -> (what it does, an example, where results go); families' commands join as they register
 HELP: dict[str, tuple[str, str, str]] = {
     "ingest": (
-        "Load one source (SQuAD, pairs, a corpus, queries, judgments, word vectors, WEAT tests)"
-        " into the raw schema, named and versioned. Studies load their own inputs; this is for"
-        " loading by hand.",
+        "Load one source ({subcommands}) into the raw schema, named and versioned. Studies load"
+        " their own inputs; this is for loading by hand.",
         "biaswh ingest corpus my-corpus --name my_corpus",
         LOADS,
     ),
     "build": (
         "Build the dbt project: every model, data test and unit test.",
-        "biaswh build --select tag:dialect",
+        "biaswh build --select tag:{family}",
         f"Writes the staging, intermediate and marts schemas of {HOME}; dbt's log goes to"
         " $BIASWH_HOME/dbt/logs/dbt-build.log.",
     ),
@@ -65,7 +70,7 @@ HELP: dict[str, tuple[str, str, str]] = {
         " (one column per number, with run_id and study); latex (booktabs, with tables.tex to"
         " compile) and markdown hold the page's display with significance marks and the verdict"
         " policy in each caption.",
-        "biaswh export studies/demo_weat.toml --format latex --out exports/",
+        "biaswh export studies/demo.toml --format latex --out exports/",
         f"Reads {HOME}; writes OUT/<study>-<run>/ (default OUT: ./exports), one file per table.",
     ),
     "run": (
@@ -118,14 +123,28 @@ def teach(parser: argparse.ArgumentParser) -> None:
     where its results go (:data:`HELP`)."""
     parser.epilog = TOP_EPILOG
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    families = family_names()
     for path, command in _subcommands(parser):
         if path not in HELP:
             raise KeyError(f"biaswh {path}: no help text in biaswh/cli_help.py")
-        description, example, results = HELP[path]
+        description, example, results = (filled(text, command, families) for text in HELP[path])
         command.description = "\n\n".join(_wrap(part) for part in description.split("\n\n"))
-        extra = f"\n\n{command.epilog}" if command.epilog else ""
+        extra = f"\n\n{filled(command.epilog, command, families)}" if command.epilog else ""
         command.epilog = f"example:\n  {example}\n\n" + textwrap.fill(f"results: {results}", width=88) + extra
         command.formatter_class = argparse.RawDescriptionHelpFormatter
+
+
+def filled(text: str, command: argparse.ArgumentParser, families: list[str]) -> str:
+    """``text`` with its placeholders filled: ``{family}`` (the first of ``families``, for an
+    example), ``{families}`` (all of them) and ``{subcommands}`` (``command``'s own, in listing order)."""
+    subcommands = [
+        name for action in command._actions if isinstance(action, argparse._SubParsersAction) for name in action.choices
+    ]
+    return (
+        text.replace("{families}", ", ".join(families))
+        .replace("{family}", families[0] if families else "FAMILY")
+        .replace("{subcommands}", ", ".join(subcommands))
+    )
 
 
 def _wrap(paragraph: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from biaswh.arguments import number, ray_address
 from biaswh.cli_help import BUILD_EPILOG
 from biaswh.command_registry import register_command, register_command_group
+from biaswh.output_options import register_output_options
 from warehouse.config_schema import POSITIVE_INTEGER
 
 register_command_group(
@@ -68,6 +69,11 @@ def analyze(args) -> None:
     from biaswh import pipeline
 
     print(f"analysed study run {pipeline.analyze(args.study, run_id=args.run)}")
+
+
+register_output_options("dashboards", "out", folder=True)
+register_output_options("export", "out", folder=True)
+register_output_options("sql", "out", creates_folder=False)
 
 
 @register_command(

@@ -20,8 +20,6 @@ GRID_LAYERS = ("ingest", "compute", "analysis", "dashboards")
 # Kernel files that still name families, and why; each must still do so (the list only shrinks).
 LEFT = {
     "warehouse/renamed_marts.py": "the old mart names kept as views for one release (applied before any plugin loads)",
-    "biaswh/cli_help.py": "the kernel commands' help names examples: WEAT tests among ingest's sources,"
-    " `build --select tag:dialect`, `export studies/demo_weat.toml`",
 }
 
 

@@ -2,15 +2,17 @@
 
 A job declares the raw tables it writes and the relations it reads; the pipeline derives each
 build's selection from dbt's graph (warehouse/build_selection.py). A hand-written selector in
-Python breaks at run time when a model is renamed or moved, so this test reads every product
-Python file (docstrings and comments aside) and fails on
+Python breaks at run time when a model is renamed or moved, so this test reads every Python file
+of the project outside ``tests/`` (the plugin fixtures in ``tests/fixtures/`` included: a family's
+code like any other), docstrings and comments aside, and fails on
 
 - a dbt path, anywhere: ``path:``, ``models/<folder>``, ``seeds/<folder>``;
 - a node named with a graph operator, anywhere: ``+fct_x``, ``fct_x+``, ``@fct_x``, ``2+fct_x``;
 - a source selector naming its source (``source:retrieval.x``; ``source:*.<table>`` is derived);
 - any literal text passed as a selection: a ``before``/``after``/``select``/``selection``/
   ``exclude``/``also_select`` argument, the item after ``--select``/``--exclude``/``--selector``
-  in an argument list, or ``--select <x>`` inside a string (except a ``tag:<family>``).
+  in an argument list, or ``--select <x>`` inside a string (except a ``tag:<family>``, or
+  ``tag:{family}`` in a help text).
 
 SQL that reads a mart (``from marts.fct_dialect_gold_ranks``) and a relation a job declares
 (``reads=("marts.fct_query_variants",)``) are the table contract, not selections: allowed.
@@ -20,13 +22,15 @@ from __future__ import annotations
 
 import ast
 import re
+from pathlib import Path
 
 import pytest
 
 from tests.conftest import REPOSITORY_ROOT
 from tests.test_no_literal_alpha import _docstrings  # docstrings may name a node
 
-PRODUCT = ("warehouse", "stats", "ingest", "compute", "analysis", "dashboards", "biaswh", "benchmarks")
+# Tests may name nodes (they check what dbt built); a fixture is code a study runs.
+TESTS, FIXTURES = "tests", "tests/fixtures"
 SELECTION_KEYWORDS = {"before", "after", "select", "selection", "exclude", "also_select"}
 SELECTION_FLAGS = {"--select", "-s", "--exclude", "--selector", "--models"}
 # a folder of the dbt project (a file in it, e.g. a yml a page cites, is no selection)
@@ -35,7 +39,8 @@ PATH = re.compile(r"path:|\b(models/(staging|intermediate|marts|analysis)|seeds/
 NAME = r"[a-z][a-z0-9]*_[a-z0-9_]*"
 GRAPH_OPERATOR = re.compile(rf"(?:^|[\s,])(?:\d*\+|@){NAME}(?=$|[\s,+])|(?:^|[\s,]){NAME}\+\d*(?=$|[\s,])")
 NAMED_SOURCE = re.compile(r"source:[a-z]")
-SELECT_IN_TEXT = re.compile(r"--select(?:=|\s+)(?!tag:[a-z_]+\b)(\S+)")
+# a family's tag (or the help texts' {family}, filled with one) is how a family is selected
+SELECT_IN_TEXT = re.compile(r"--select(?:=|\s+)(?!tag:(?:[a-z_]+\b|\{family\}))(\S+)")
 
 
 def _texts(node: ast.AST) -> list[ast.Constant]:
@@ -70,11 +75,29 @@ def dbt_selectors(source: str) -> list[str]:
     return found
 
 
-def test_no_product_python_file_spells_a_dbt_selection():
+def project_python_files() -> list[Path]:
+    """Every Python file of the project but the tests: each top-level folder's (hidden ones, such as a
+    virtual environment or a warehouse, aside) and the fixtures'."""
+    folders = [
+        folder
+        for folder in sorted(REPOSITORY_ROOT.iterdir())
+        if folder.is_dir() and not folder.name.startswith(".") and folder.name != TESTS
+    ]
+    return [path for folder in [*folders, REPOSITORY_ROOT / FIXTURES] for path in sorted(folder.rglob("*.py"))]
+
+
+def test_every_python_file_outside_the_tests_is_read():
+    read = {path.relative_to(REPOSITORY_ROOT).parts[0] for path in project_python_files()}
+    assert {"warehouse", "biaswh", "ingest", "compute", "analysis", "dashboards", "docs", "lint", "studies"} <= read
+    fixtures = [p for p in project_python_files() if p.is_relative_to(REPOSITORY_ROOT / FIXTURES)]
+    assert any(p.name == "steps.py" for p in fixtures)  # the toy family's jobs
+    assert not any(p.is_relative_to(REPOSITORY_ROOT / TESTS / "biaswh") for p in project_python_files())
+
+
+def test_no_project_python_file_spells_a_dbt_selection():
     found = []
-    for layer in PRODUCT:
-        for path in sorted((REPOSITORY_ROOT / layer).rglob("*.py")):
-            found += [f"{path.relative_to(REPOSITORY_ROOT)}: {hit}" for hit in dbt_selectors(path.read_text("utf-8"))]
+    for path in project_python_files():
+        found += [f"{path.relative_to(REPOSITORY_ROOT)}: {hit}" for hit in dbt_selectors(path.read_text("utf-8"))]
     assert not found, "Python names a dbt node or path (declare writes=/reads=, tag the models in dbt):\n" + "\n".join(
         found
     )
@@ -109,6 +132,7 @@ def test_a_spelled_selection_is_found(code):
         'after = [f"source:*.{table}+,+tag:{family}" for table in written]',
         'selection = " ".join(f"tag:run_keyed,tag:{family}" for family in families)',
         'HELP = "e.g. biaswh build --select tag:dialect"',
+        'HELP = "e.g. biaswh build --select tag:{family}, a study family\'s models"',
         'NOTE = "the k grid (dbt_project/models/marts/evaluation/_evaluation__models.yml)"',
         'handle = os.fdopen(descriptor, "r+")',
         'subprocess.run([sys.executable, "-m", "biaswh.cli", "run"])',

@@ -64,3 +64,23 @@ def family_ddl_files() -> list[Path]:
 def raw_ddl_files() -> list[Path]:
     """The kernel's DDL files, then every family's: the whole raw schema."""
     return [*sorted(CORE_DDL_FOLDER.glob("*.sql")), *family_ddl_files()]
+
+
+# The Python layers whose ``<layer>/<family>/`` folders make the grid.
+GRID_LAYERS = ("ingest", "compute", "analysis", "dashboards")
+# The grid folder shared by every family, itself none.
+SHARED_FOLDER = "common"
+
+
+def family_names() -> list[str]:
+    """Every study family, in name order: the ``<layer>/<family>/`` packages of the grid layers,
+    in the project and in each plugin folder (:func:`family_roots`); ``common`` is none."""
+    return sorted(
+        {
+            folder.name
+            for root in family_roots()
+            for layer in GRID_LAYERS
+            for folder in (root / layer).glob("*/")
+            if (folder / "__init__.py").exists() and folder.name != SHARED_FOLDER
+        }
+    )

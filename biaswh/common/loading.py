@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Callable
 
 
-def load_by_hand(load: Callable, path: str, **options) -> None:
-    """Run ``load(con, path, **options)`` on the warehouse in one connection and print what it loaded.
+def load_by_hand(load: Callable, path: str, **options):
+    """Run ``load(con, path, **options)`` on the warehouse in one connection, print what it loaded
+    and return it (the loader's :class:`ingest.common.versions.IngestResult`).
 
     Options given as None are left out, so the loader's own defaults apply.
     """
@@ -15,3 +16,4 @@ def load_by_hand(load: Callable, path: str, **options) -> None:
     with open_warehouse() as con:
         result = load(con, path, **{name: value for name, value in options.items() if value is not None})
     print(result.message)
+    return result

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from biaswh.arguments import MAX_TOKENS, add_endpoint_options, endpoint_pool, endpoint_settings, number
 from biaswh.command_registry import register_command
+from biaswh.output_options import register_output_options
 from warehouse.config_schema import (
     COUNT,
     POSITIVE_INTEGER,
@@ -137,6 +138,10 @@ def _run_llm(args) -> None:
         finished = [records[i[0]] for i in items if i[0] in records]
         n = write_pairs(finished, args.pairs_out, settings, protocol.describe())
         print(f"wrote {n:,} accepted pairs to {args.pairs_out}")
+
+
+register_output_options("variants rules", "out", "report")
+register_output_options("variants llm", "out", "pairs_out", "report")
 
 
 @register_command(

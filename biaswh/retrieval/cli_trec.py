@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from biaswh.cli_help import HOME
 from biaswh.command_registry import register_command
+from biaswh.output_options import register_output_options
+
+register_output_options("trec export", "out", positional=True)
 
 
 def _arguments(trec) -> None:

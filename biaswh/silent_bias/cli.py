@@ -10,6 +10,7 @@ from pathlib import Path
 
 from biaswh.arguments import MAX_TOKENS, add_endpoint_options, endpoint_pool, endpoint_settings, number
 from biaswh.command_registry import register_command
+from biaswh.output_options import register_output_options
 from warehouse.config_schema import POSITIVE_INTEGER, SEED, TEMPERATURE, TOP_P
 from warehouse.errors import UserError
 
@@ -54,6 +55,9 @@ def _arguments(generate) -> None:
     generate.add_argument("--seed", type=number(SEED), help="sampling seed sent to the endpoint (where supported)")
     add_endpoint_options(generate, Defaults)
     generate.add_argument("--limit", type=number(POSITIVE_INTEGER), help="only the first N vignettes")
+
+
+register_output_options("generate", "out")
 
 
 @register_command(

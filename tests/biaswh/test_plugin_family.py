@@ -3,7 +3,7 @@
 ``tests/fixtures/toy_family/`` holds the family ``score_gap`` in the project's layout: an ingest
 source, raw DDL, a job starting one sub-run per score set, a parameter with its default and
 range, a config table, dbt staging and mart models, an analysis step (Welch's t-test), a page
-and a command (``biaswh ingest score-gap-scores``). ``biaswh run`` on its study, with
+and a command (``biaswh ingest score-gap-scores``, with an output option). ``biaswh run`` on its study, with
 ``BIASWH_PLUGINS`` naming the folder, loads, builds, analyses and draws it in a scratch
 warehouse; nothing is copied into the project.
 """
@@ -161,3 +161,24 @@ def test_the_plugin_family_adds_its_command_to_biaswh_ingest(tmp_path):
     # without the plugin folder the command is not there: argparse's one line, exit 2
     missing = _biaswh(tmp_path, "ingest", "score-gap-scores", str(scores), plugins="")
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "invalid choice" in missing.stderr
+
+
+def test_the_plugin_familys_output_option_is_guarded_and_its_names_join_the_help(tmp_path):
+    home, elsewhere = tmp_path / "home", tmp_path / "elsewhere"
+    home.mkdir()
+    elsewhere.mkdir()
+    scores = str(PLUGIN / "studies" / "data" / "exam_scores.csv")
+    aimed = str(home / "warehouse.duckdb")
+    refused = _biaswh(home, "ingest", "score-gap-scores", scores, "--report", aimed)
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    assert "ingest score-gap-scores --report" in refused.stderr and aimed in refused.stderr
+    assert list(home.iterdir()) == []  # refused before the warehouse was opened
+    report = elsewhere / "report.json"
+    loaded = _biaswh(home, "ingest", "score-gap-scores", scores, "--report", str(report))
+    assert loaded.returncode == 0, loaded.stderr[-3000:]
+    assert json.loads(report.read_text(encoding="utf-8")) == {"rows": 12, "score_set": "exam_scores", "version": 1}
+    # the kernel's help names the families and sources it finds, the plugin's among them
+    assert "score-gap-scores" in _biaswh(home, "ingest", "--help").stdout.split("positional arguments")[0]
+    build_help = " ".join(_biaswh(home, "build", "--help").stdout.split())
+    assert "the families: dialect, evaluation, recsys, retrieval, score_gap, silent_bias, weat)" in build_help
+    assert "score_gap" not in _biaswh(home, "build", "--help", plugins="").stdout
