@@ -115,6 +115,14 @@ def load_study(
     return _study(path, config, limit=limit, run_parameters=run_parameters)
 
 
+def check_study(study: Study) -> None:
+    """Run every registered config check on ``study`` again (e.g. after the command line changed its
+    ``[compute]`` table); raise one :class:`UserError` naming every problem."""
+    problems = [problem for check in CONFIG_CHECKS.values() for problem in _check(check, study)]
+    if problems:
+        raise UserError("\n".join(dict.fromkeys(problems)))
+
+
 def _check(check: Callable, study: Study) -> list[str]:
     """The problem a config check finds (as ``<config>: ...`` lines), or none."""
     try:

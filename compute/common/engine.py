@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from warehouse.errors import UserError
+from warehouse.study import check_study
 
 ENGINES = ("local", "ray")
 # What ray.init takes: auto, local, a head's host:port (GCS), or ray://host:port (a Ray client).
@@ -114,7 +115,8 @@ def with_compute(study, *, engine: str | None = None, address: str | None = None
 
     A Ray address alone implies the Ray engine; the local engine drops the Ray address and
     (unless given too) the corpus shards. The result is recorded with the run's settings;
-    the study's ``[compute]`` table is checked either way, before the run starts.
+    the study's ``[compute]`` table is checked either way, before the run starts, and a
+    changed study passes the families' config checks again.
     """
     if engine is None and address is None and corpus_shards is None:
         compute_settings(study.settings)
@@ -130,7 +132,9 @@ def with_compute(study, *, engine: str | None = None, address: str | None = None
         table["corpus_shards"] = corpus_shards
     settings = {**study.settings, "compute": table}
     compute_settings(settings, where="--compute/--ray-address" + ("/--corpus-shards" if corpus_shards else ""))
-    return dataclasses.replace(study, settings=settings)
+    changed = dataclasses.replace(study, settings=settings)
+    check_study(changed)  # what the families check against [compute] (e.g. retrievers that cannot shard)
+    return changed
 
 
 def ensure_ray(settings: ComputeSettings):

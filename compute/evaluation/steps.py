@@ -22,7 +22,9 @@ Each run of the series is its own ``raw.runs`` row (kind ``evaluation_run``) who
 are written to ``raw.retrieval_*`` like any retrieval run, and is listed in
 ``raw.evaluation_runs`` with its position and whether it is the baseline. All runs share
 one query sample and one tune/report split (both seeded from the study seed), so their
-per-query metrics pair up.
+per-query metrics pair up. Each run retrieves as the ``retrieval`` job does
+(:mod:`compute.retrieval.query_set_retrieval`): chunk by chunk, on Ray workers (and corpus shards)
+under ``[compute] engine = "ray"``.
 """
 
 from __future__ import annotations
@@ -31,15 +33,15 @@ import json
 from datetime import datetime, timezone
 from pathlib import Path
 
-import numpy as np
 import pyarrow as pa
 
 from compute.common.engine import compute_settings
 from compute.evaluation.config_section import EVALUATION
+from compute.evaluation.series import sample_queries, series_settings, tune_report_folds
 from compute.retrieval.config import config_from_settings
 from compute.retrieval.external_runs import read_external_run
-from compute.retrieval.query_sets import corpus_query_rows, load_corpora, pin_read_versions
-from compute.retrieval.runner import Query, run_retrievers
+from compute.retrieval.query_set_retrieval import compute_pool, retrieve_query_set
+from compute.retrieval.query_sets import load_corpora, pin_read_versions
 from compute.retrieval.steps import drop_documents, prepare_dense
 from compute.retrieval.writer import RETRIEVAL_TABLES, write_outputs
 from ingest.common.versions import IngestResult
@@ -50,7 +52,6 @@ from warehouse.errors import UserError
 from warehouse.random_seeds import derive_seed
 from warehouse.run_parameters import record_run_parameters, register_run_parameters
 from warehouse.runs import file_sha256, start_run
-from warehouse.settings import warehouse_paths
 from warehouse.study import register_ingester, register_job, register_rebuild_table
 from warehouse.study_schema import ingest_step, register_config_section
 from warehouse.sub_runs import register_sub_runs
@@ -59,8 +60,6 @@ from warehouse.transactions import registered, transaction
 register_config_section("evaluation", EVALUATION)
 register_run_parameters({"evaluation_k": CUTOFF, "evaluation_overlap_k": CUTOFF, "evaluation_select_k": CUTOFF})
 
-_KEYS = {"query_set", "sample", "tune_share", "runs", "bootstrap_resamples", "alpha", "thresholds", "compare"}
-
 
 @register_ingester("qrels", options=ingest_step({"query_set": STRING, "name": STRING}, required=("query_set",)))
 def ingest_qrels(con, study, step: dict) -> IngestResult:
@@ -68,89 +67,6 @@ def ingest_qrels(con, study, step: dict) -> IngestResult:
     if "query_set" not in step:
         raise UserError(f'{study.path}: [[ingest]] source = "qrels" needs a query_set')
     return load_qrels(con, study.resolve(step["path"]), query_set=step["query_set"], name=step.get("name"))
-
-
-def _merged(base: dict, override: dict) -> dict:
-    """``base`` with ``override`` applied key by key (nested tables merged, not replaced)."""
-    out = dict(base)
-    for key, value in override.items():
-        out[key] = _merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
-    return out
-
-
-def series_settings(study) -> tuple[dict, list[dict]]:
-    """The checked ``[evaluation]`` table and its runs (label, baseline flag, merged ``[retrieval]``)."""
-    settings = dict(study.settings.get("evaluation") or {})
-    unknown = set(settings) - _KEYS
-    if unknown:
-        raise UserError(f"[evaluation] has unknown key(s): {', '.join(sorted(unknown))}")
-    if not str(settings.get("query_set", "")).startswith(("squad_questions:", "queries:")):
-        raise UserError("[evaluation] query_set must be 'squad_questions:<split>' or 'queries:<corpus query set>'")
-    sample = settings.get("sample")
-    if sample is not None and (not isinstance(sample, int) or isinstance(sample, bool) or sample < 1):
-        raise UserError(f"[evaluation] sample must be a positive number of queries, got {sample!r}")
-    share = settings.get("tune_share", 0.5)
-    if not isinstance(share, (int, float)) or not 0 < share < 1:
-        raise UserError(f"[evaluation] tune_share must be between 0 and 1, got {share!r}")
-    runs = settings.get("runs") or [{"label": "baseline"}]
-    labels = [r.get("label") for r in runs]
-    if not all(isinstance(x, str) and x for x in labels) or len(set(labels)) != len(labels):
-        raise UserError("[[evaluation.runs]] each run needs a unique label")
-    baselines = [r["label"] for r in runs if r.get("baseline")]
-    if len(baselines) > 1:
-        raise UserError(f"[[evaluation.runs]] only one run can be the baseline, not {', '.join(baselines)}")
-    base = dict(study.settings.get("retrieval") or {})
-    resolved = []
-    for position, run in enumerate(runs):
-        extra = set(run) - {"label", "baseline", "retrieval", "run_file", "system"}
-        if extra:
-            raise UserError(f"[[evaluation.runs]] {run['label']}: unknown key(s) {', '.join(sorted(extra))}")
-        retrieval = _merged(base, run.get("retrieval", {}))
-        retrieval["query_sets"] = [settings["query_set"]]
-        resolved.append(
-            {
-                "label": run["label"],
-                "position": position,
-                "is_baseline": run["label"] == (baselines[0] if baselines else labels[0]),
-                "retrieval": retrieval,
-                "run_file": run.get("run_file"),
-                "system": run.get("system"),
-            }
-        )
-    return settings, resolved
-
-
-def sample_queries(con, split: str, *, sample: int | None, limit: int | None, seed: int) -> list[Query]:
-    """The split's questions (relevant document: their own context), a seeded sample when asked.
-
-    ``split`` is a SQuAD split, or ``queries:<name>``: a corpus query set (its judgments: its qrels).
-    """
-    if split.startswith("queries:"):
-        rows = [(q, text, None, corpus) for q, text, corpus in corpus_query_rows(con, split.split(":", 1)[1])]
-    else:
-        rows = [
-            (row_idx, question, doc_id, split)
-            for row_idx, question, doc_id in con.execute(
-                "select row_idx, question, doc_id from marts.fct_squad_questions where split = ? order by row_idx",
-                [split],
-            ).fetchall()
-        ]
-    if not rows:
-        raise UserError(f"[evaluation] no SQuAD questions for split {split!r}: ingest that split first")
-    if sample is not None and sample < len(rows):
-        chosen = np.sort(np.random.default_rng(seed).choice(len(rows), size=sample, replace=False))
-        rows = [rows[i] for i in chosen]
-    rows = rows[:limit] if limit is not None else rows
-    return [Query(str(i), "question", corpus, q, d) for i, q, d, corpus in rows]
-
-
-def tune_report_folds(query_ids: list[str], *, share: float, seed: int) -> list[str]:
-    """A seeded split of the queries: ``round(share * n)`` of them are 'tune', the rest 'report'."""
-    order = np.random.default_rng(seed).permutation(len(query_ids))
-    n_tune = int(round(share * len(query_ids)))
-    folds = np.array(["report"] * len(query_ids), dtype=object)
-    folds[order[:n_tune]] = "tune"
-    return folds.tolist()
 
 
 def _record_thresholds(con, run_id: str, thresholds: list[tuple], query_set: str, query_ids: list[str]) -> None:
@@ -179,19 +95,33 @@ def _snapshot_judgments(con, run_id: str, query_set: str, queries) -> None:
         )
 
 
-def _external_output(con, child, run: dict, queries, split: str, depth: int, resolve):
-    """A run written elsewhere (``run_file``) as the output of retriever ``system`` (default: the label)."""
+def _write_external_run(
+    con, child, run: dict, queries, query_set: str, config, resolve, *, record: dict, created
+) -> list:
+    """A run written elsewhere (``run_file``), written as the output of retriever ``system`` (default: the label)."""
     path = Path(resolve(run["run_file"]))
+    split = queries[0].corpus_split
     doc_ids = dict(
         con.execute("select source_doc_id, doc_id from marts.dim_corpus_documents where split = ?", [split]).fetchall()
     )
     output = read_external_run(
-        path, system=run["system"] or run["label"], queries=queries, doc_ids=doc_ids, depth=depth
+        path, system=run["system"] or run["label"], queries=queries, doc_ids=doc_ids, depth=config.depth
     )
     sha = file_sha256(path)
     child.add_source(path, sha)
     output.details["external_run_sha256"] = sha
-    return output
+    record["external_run"] = output.details
+    write_outputs(
+        con,
+        run_id=child.run_id,
+        query_set=query_set,
+        queries=queries,
+        outputs=[output],
+        config=config,
+        record=record,
+        created_at=created,
+    )
+    return [output]
 
 
 register_rebuild_table("evaluation", "fct_retrieval_query_metrics")
@@ -237,6 +167,7 @@ def evaluation_job(con, study, run_id: str) -> None:
     split = queries[0].corpus_split
     corpora_all = load_corpora(con, {split})
     thresholds = read_thresholds(study.resolve(settings["thresholds"]) if settings.get("thresholds") else None)
+    engine = compute_settings(study.settings)
     with transaction(con):
         pin_read_versions(con, run_id, pair_sets=[], corpus_splits={split}, query_sets=(query_set,))
         _record_thresholds(con, run_id, thresholds, query_set, [q.query_id for q in queries])
@@ -262,9 +193,7 @@ def evaluation_job(con, study, run_id: str) -> None:
             _snapshot_judgments(con, child.run_id, query_set, queries)
             provider = cache = None
             if "dense" in config.needs and not run["run_file"]:
-                provider, cache = prepare_dense(
-                    con, config, child.run_id, corpora, {query_set: queries}, engine=compute_settings(study.settings)
-                )
+                provider, cache = prepare_dense(con, config, child.run_id, corpora, {query_set: queries}, engine=engine)
             created = datetime.now(timezone.utc).replace(tzinfo=None)
             record = config.record() | {
                 "seed": study.seed,
@@ -273,22 +202,26 @@ def evaluation_job(con, study, run_id: str) -> None:
                 "embedding": provider.describe() if provider else None,
             }
             if run["run_file"]:
-                outputs = [_external_output(con, child, run, queries, split, config.depth, study.resolve)]
-                record["external_run"] = outputs[0].details
-            else:
-                outputs = run_retrievers(
-                    corpora, queries, config, provider=provider, cache=cache, lancedb_dir=warehouse_paths().lancedb_dir
+                outputs = _write_external_run(
+                    con, child, run, queries, query_set, config, study.resolve, record=record, created=created
                 )
-            write_outputs(
-                con,
-                run_id=child.run_id,
-                query_set=query_set,
-                queries=queries,
-                outputs=outputs,
-                config=config,
-                record=record,
-                created_at=created,
-            )
+            else:  # the retrieval job's path: chunk by chunk, on Ray workers when the engine is Ray
+                with compute_pool(engine, corpora, config) as ray_pool:
+                    _, outputs = retrieve_query_set(
+                        con,
+                        run_id=child.run_id,
+                        query_set=query_set,
+                        queries=queries,
+                        corpora=corpora,
+                        config=config,
+                        provider=provider,
+                        cache=cache,
+                        bm25_indexes={},
+                        query_set_kind="questions",
+                        ray_pool=ray_pool,
+                        record=record,
+                        created_at=created,
+                    )
             con.execute(
                 "insert into raw.evaluation_runs values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [

@@ -4,15 +4,17 @@ Registered with :func:`warehouse.study.register_config_check`, so ``biaswh run``
 problems with every other mistake of the config before it ingests or builds anything: the
 ``[evaluation]`` table and its runs (each run's merged ``[retrieval]`` resolves), the cutoffs
 ``evaluation_k``, ``evaluation_overlap_k`` and ``evaluation_select_k`` within every run's depth,
-and the thresholds file's rows.
+every run's retrievers shardable when ``[compute] corpus_shards`` asks for shards, and the
+thresholds file's rows.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from compute.evaluation.steps import series_settings
+from compute.evaluation.series import series_settings
 from compute.retrieval.config import config_from_settings
+from compute.retrieval.shards import check_shardable
 from ingest.evaluation.thresholds import read_thresholds
 from warehouse.errors import UserError
 from warehouse.study import register_config_check
@@ -27,9 +29,14 @@ def check_evaluation_settings(study) -> None:
         return
     settings, runs = series_settings(study)
     problems, depths = [], {}
+    compute = study.settings.get("compute") or {}
+    shards = compute.get("corpus_shards", 1) if compute.get("engine") == "ray" else 1
     for run in runs:
         try:
-            depths[run["label"]] = config_from_settings(run["retrieval"], resolve=study.resolve).depth
+            config = config_from_settings(run["retrieval"], resolve=study.resolve)
+            depths[run["label"]] = config.depth
+            if not run["run_file"]:
+                check_shardable(config, shards)
         except UserError as exc:
             problems += [f"[[evaluation.runs]] {run['label']}: {line}" for line in str(exc).splitlines()]
     if depths:

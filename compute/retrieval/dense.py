@@ -27,8 +27,10 @@ ANN_INDEXES = ("none", "ivf_flat", "ivf_hnsw_sq", "ivf_pq")
 # document vectors, cut from the first query and the first document. A float32 matrix
 # product's last bits depend on the shapes BLAS is given, so a score depends only on its
 # query, its document and the tiles they fall in, not on how many documents the index holds.
-# Corpus shards start at a multiple of DOC_TILE (compute/retrieval/shards.py), so each shard
-# multiplies the very tiles the unsharded index multiplies and its scores are the same bits.
+# A corpus shard (compute/retrieval/shards.py) may start and stop inside a tile: its index also
+# holds the vectors of the other documents of its first and last tiles (``own`` marks its own
+# rows), so it multiplies the very tiles the unsharded index multiplies, ranks only its own
+# documents, and its scores are the same bits.
 # The bits depend on BLAS's thread count too (OpenBLAS's float32 products on two threads and on
 # one differ in the last bit on some CPUs): tiles are multiplied on one BLAS thread, the count a
 # Ray worker runs with, whatever cores the machine has.
@@ -74,13 +76,20 @@ class DenseIndex:
         One id per document; ties are broken by the lower id.
     vectors
         Document vectors, one row each (normalised here).
+    own
+        ``(start, stop)``: the rows of ``vectors`` that are the documents of ``doc_ids``; the
+        others are scored with them (the rest of a corpus shard's first and last tiles, whose
+        first row starts a tile of the whole corpus) and never ranked. Default: every row.
     """
 
-    def __init__(self, doc_ids, vectors: np.ndarray) -> None:
+    def __init__(self, doc_ids, vectors: np.ndarray, *, own: tuple[int, int] | None = None) -> None:
         if len(doc_ids) == 0:
             raise UserError("the corpus has no documents: dense search needs at least one")
         self.doc_ids = np.asarray(doc_ids, dtype=np.int64)
         self.vectors = _unit(vectors)
+        self.own = own or (0, len(self.vectors))
+        if self.own[1] - self.own[0] != len(self.doc_ids) or not 0 <= self.own[0] <= self.own[1] <= len(self.vectors):
+            raise ValueError(f"own rows {self.own} do not match {len(self.doc_ids)} document ids")
 
     def search(
         self, query_vectors: np.ndarray, *, depth: int = 100, query_texts: list[str] | None = None
@@ -102,14 +111,17 @@ class DenseIndex:
     def _rank_tile(self, queries: np.ndarray, depth: int) -> list[tuple[np.ndarray, np.ndarray]]:
         """Each query's top ``depth``, the documents scored a block of whole tiles at a time and merged."""
         best: list | None = None
-        n_docs = len(self.doc_ids)
-        for first in range(0, n_docs, BLOCK_DOCS):
-            last = min(n_docs, first + BLOCK_DOCS)
-            tiles = [
-                queries @ self.vectors[tile : min(last, tile + DOC_TILE)].T for tile in range(first, last, DOC_TILE)
-            ]
-            scores = np.concatenate(tiles, axis=1).astype(np.float64)
-            ranked = top_k_rows(scores, None, self.doc_ids[first:last], depth)
+        start, stop = self.own
+        for first in range(0, stop, BLOCK_DOCS):
+            last = min(stop, first + BLOCK_DOCS)
+            kept = max(first, start)
+            if kept >= last:
+                continue
+            # Whole tiles to the end of the block's last tile: only the other documents of a tile run past ``stop``.
+            end = min(len(self.vectors), -(-last // DOC_TILE) * DOC_TILE)
+            tiles = [queries @ self.vectors[tile : min(end, tile + DOC_TILE)].T for tile in range(first, end, DOC_TILE)]
+            scores = np.concatenate(tiles, axis=1)[:, kept - first : last - first].astype(np.float64)
+            ranked = top_k_rows(scores, None, self.doc_ids[kept - start : last - start], depth)
             best = ranked if best is None else [merge_top_k([a, b], depth) for a, b in zip(best, ranked)]
         return best
 
@@ -126,6 +138,8 @@ class DenseIndex:
         """Search through a LanceDB ANN index and measure its recall@depth against exact search."""
         from lancedb.index import HnswSq, IvfFlat, IvfPq
 
+        if self.own != (0, len(self.vectors)):
+            raise ValueError("an ANN index covers whole corpora, not a shard's documents")
         if index not in ANN_INDEXES or index == "none":
             raise UserError(f"unknown ANN index {index!r}; choose one of {', '.join(ANN_INDEXES[1:])}")
         n_partitions = n_partitions or max(1, int(np.sqrt(len(self.doc_ids))))

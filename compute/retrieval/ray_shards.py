@@ -18,7 +18,6 @@ from pathlib import Path
 
 from compute.common.engine import ComputeSettings, ensure_ray, in_order, ray_workers
 from compute.common.ray_shelf import fetch, shelve
-from compute.retrieval.bm25 import BM25Index, BM25Parameters
 from compute.retrieval.chunks import ChunkResult, PrefetchedVectors, chunk_result
 from compute.retrieval.config import RetrievalConfig
 from compute.retrieval.runner import Corpus, Query, RetrieverOutput, run_retrievers
@@ -28,9 +27,9 @@ from compute.retrieval.shards import (
     check_shardable,
     corpus_statistics,
     merged_outputs,
+    shard_bm25_indexes,
     shard_corpora,
     term_counts,
-    tokenizer_of,
 )
 from compute.retrieval.writer import parquet_bytes
 from warehouse.errors import UserError
@@ -42,17 +41,7 @@ class ShardWorker:
     def __init__(self, shelf: str, config: RetrievalConfig, lancedb_dir: str) -> None:
         corpora, statistics = fetch(shelf)  # by the shelf's name: see compute.common.ray_shelf
         self.corpora, self.config, self.lancedb_dir = corpora, base_config(config), Path(lancedb_dir)
-        tokenizer = tokenizer_of(config)
-        self.bm25_indexes = {
-            key: BM25Index(
-                corpora[key[0]].texts,
-                doc_ids=corpora[key[0]].doc_ids,
-                tokenizer=tokenizer,
-                parameters=BM25Parameters(**dict(key[1])),
-                statistics=shard_statistics,
-            )
-            for key, shard_statistics in statistics.items()
-        }
+        self.bm25_indexes = shard_bm25_indexes(corpora, statistics, config)
 
     def retrieve(self, queries: list[Query], vectors: PrefetchedVectors | None) -> list[RetrieverOutput]:
         built = set(self.bm25_indexes)
@@ -78,6 +67,7 @@ class RayShardedRetrieval:
         self, settings: ComputeSettings, corpora: dict[str, Corpus], config: RetrievalConfig, *, lancedb_dir: Path
     ) -> None:
         check_shardable(config, settings.corpus_shards)
+        self.shards = shard_corpora(corpora, settings.corpus_shards)  # refused here, before Ray starts
         self.ray = ensure_ray(settings)
         workers = ray_workers(self.ray, settings)
         if workers < settings.corpus_shards:  # one actor per shard: fewer CPUs would leave one unscheduled
@@ -85,7 +75,6 @@ class RayShardedRetrieval:
                 f"{SHARDS_KEY}: {settings.corpus_shards} needs as many Ray workers; the cluster offers {workers}"
             )
         self.n_groups = workers // settings.corpus_shards
-        self.shards = shard_corpora(corpora, settings.corpus_shards)
         self.config, self.lancedb_dir = config, str(lancedb_dir)
         self._groups: list[list] = []
         self._refs: list = []
@@ -123,7 +112,11 @@ class RayShardedRetrieval:
         if vectors is not None:
             asked = [q.text for chunk in chunks for q in chunk if q.text.strip()]
             vector_refs = [
-                self.ray.put(vectors.restricted_to([t for c in shard.values() for t in c.texts] + asked))
+                self.ray.put(
+                    vectors.restricted_to(
+                        [t for c in shard.values() for t in (*c.tile_before, *c.texts, *c.tile_after)] + asked
+                    )
+                )
                 for shard in self.shards
             ]
         yield from in_order(

@@ -36,10 +36,17 @@ class Query:
 
 @dataclass(frozen=True)
 class Corpus:
-    """One split's documents (ids ascending)."""
+    """One split's documents (ids ascending).
+
+    A corpus shard (:func:`compute.retrieval.shards.shard_corpora`) also carries ``tile_before``
+    and ``tile_after``: the texts of the other documents of its first and last dense tiles, which
+    exact dense search scores beside its own (so every score has the unsharded bits) and never ranks.
+    """
 
     doc_ids: list[int]
     texts: list[str]
+    tile_before: tuple[str, ...] = ()
+    tile_after: tuple[str, ...] = ()
 
 
 @dataclass
@@ -139,12 +146,14 @@ def _dense_for_split(
     lancedb_dir: Path,
     out: dict,
 ) -> tuple[list, list, float]:
-    document_vectors, n_docs_embedded = cache.vectors_for(corpus.texts, provider)
+    scored = [*corpus.tile_before, *corpus.texts, *corpus.tile_after]
+    document_vectors, n_docs_embedded = cache.vectors_for(scored, provider)
     blank = [not t.strip() for t in texts]
     asked = [t for t, b in zip(texts, blank) if not b]
     query_vectors, n_queries_embedded = cache.vectors_for(asked, provider)
     out["n_embedded"] = out.get("n_embedded", 0) + n_docs_embedded + n_queries_embedded
-    index = DenseIndex(corpus.doc_ids, document_vectors)
+    own = len(corpus.tile_before)
+    index = DenseIndex(corpus.doc_ids, document_vectors, own=(own, own + len(corpus.texts)))
     position = {text: i for i, text in enumerate(asked)}
     if config.ann_index == "none":
         search = lambda batch: index.search(query_vectors[[position[t] for t in batch]], depth=config.depth)  # noqa: E731

@@ -1,8 +1,10 @@
 """Retrieval over corpus shards, merged to exactly the unsharded ranking (``[compute] corpus_shards``).
 
-A corpus too large for one worker is cut into contiguous document ranges, each starting at a
-multiple of :data:`compute.retrieval.dense.DOC_TILE` (so exact dense search scores every
-document in the tile it has unsharded). Each shard counts its terms; the driver adds the
+A corpus too large for one worker is cut into contiguous document ranges of nearly equal size.
+Exact dense search multiplies fixed tiles of :data:`compute.retrieval.dense.DOC_TILE` documents,
+and a float32 product's last bits depend on its shapes, so a shard also carries the texts of the
+other documents of its first and last tiles: it scores each tile whole, as the unsharded index
+does, and ranks only its own documents. Each shard counts its terms; the driver adds the
 counts up into the whole corpus's BM25 statistics (:func:`corpus_statistics`: document
 frequencies in the whole corpus's first-occurrence order, idf, average length), so every
 shard's weights, and so every score, equal the unsharded index's bit for bit. Each shard
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from compute.retrieval.bm25 import CorpusStatistics, idf_values
+from compute.retrieval.bm25 import BM25Index, BM25Parameters, CorpusStatistics, idf_values
 from compute.retrieval.config import SEED_COMPATIBLE_BM25, RetrievalConfig
 from compute.retrieval.dense import DOC_TILE
 from compute.retrieval.ranking import merge_query_hits
@@ -47,23 +49,30 @@ def check_shardable(config: RetrievalConfig, shards: int) -> None:
 
 
 def shard_bounds(n_docs: int, shards: int, *, split: str) -> list[tuple[int, int]]:
-    """``shards`` contiguous (start, stop) document ranges, each starting at a multiple of DOC_TILE."""
-    tiles = -(-n_docs // DOC_TILE)
-    if tiles < shards:
+    """``shards`` contiguous (start, stop) document ranges of nearly equal size, none empty."""
+    if n_docs < shards:
         raise UserError(
-            f"{SHARDS_KEY}: {shards} is more shards than split {split!r} fills ({n_docs:,} documents; "
-            f"a shard holds whole blocks of {DOC_TILE} documents): use at most {tiles}"
+            f"{SHARDS_KEY}: {shards} is more shards than split {split!r} has documents ({n_docs:,}): "
+            f"use at most {max(1, n_docs)}"
         )
-    cuts = [min(n_docs, round(number * tiles / shards) * DOC_TILE) for number in range(shards + 1)]
+    cuts = [number * n_docs // shards for number in range(shards + 1)]
     return list(zip(cuts[:-1], cuts[1:]))
 
 
 def shard_corpora(corpora: dict[str, Corpus], shards: int) -> list[dict[str, Corpus]]:
-    """Each shard's part of every split (shard ``n`` holds the ``n``-th document range of each)."""
+    """Each shard's part of every split (shard ``n`` holds the ``n``-th document range of each), with
+    the texts of the rest of its first and last dense tiles."""
     parts: list[dict[str, Corpus]] = [{} for _ in range(shards)]
     for split, corpus in sorted(corpora.items()):
-        for number, (start, stop) in enumerate(shard_bounds(len(corpus.doc_ids), shards, split=split)):
-            parts[number][split] = Corpus(corpus.doc_ids[start:stop], corpus.texts[start:stop])
+        n_docs = len(corpus.doc_ids)
+        for number, (start, stop) in enumerate(shard_bounds(n_docs, shards, split=split)):
+            first_tile, past_last_tile = start // DOC_TILE * DOC_TILE, min(n_docs, -(-stop // DOC_TILE) * DOC_TILE)
+            parts[number][split] = Corpus(
+                corpus.doc_ids[start:stop],
+                corpus.texts[start:stop],
+                tile_before=tuple(corpus.texts[first_tile:start]),
+                tile_after=tuple(corpus.texts[stop:past_last_tile]),
+            )
     return parts
 
 
@@ -118,6 +127,23 @@ def corpus_statistics(shard_counts: list[dict], config: RetrievalConfig) -> list
                     idf={term: by_term[term] for term in counts[split][0]},
                 )
     return statistics
+
+
+def shard_bm25_indexes(
+    corpora: dict[str, Corpus], statistics: dict[tuple, CorpusStatistics], config: RetrievalConfig
+) -> dict[tuple, BM25Index]:
+    """One shard's BM25 indexes (one per split and BM25 setting), weighted by the whole corpus's statistics."""
+    tokenizer = tokenizer_of(config)
+    return {
+        key: BM25Index(
+            corpora[key[0]].texts,
+            doc_ids=corpora[key[0]].doc_ids,
+            tokenizer=tokenizer,
+            parameters=BM25Parameters(**dict(key[1])),
+            statistics=shard_statistics,
+        )
+        for key, shard_statistics in statistics.items()
+    }
 
 
 def base_config(config: RetrievalConfig) -> RetrievalConfig:

@@ -4,11 +4,10 @@ Reads ``marts.dim_corpus_documents`` and the query sets (``marts.fct_query_varia
 pairs, ``marts.fct_squad_questions`` for SQuAD questions, ``marts.fct_corpus_queries`` for a
 corpus query set: :mod:`compute.retrieval.query_sets`), runs BM25, dense and hybrid
 retrieval (``compute/retrieval/``), and writes ``raw.retrieval_*`` in one transaction; BM25-only
-configurations are retrieved and written chunk by chunk (:data:`QUERY_CHUNK` queries at a time),
-so their memory does not grow with the query set. With ``[compute] engine = "ray"``
-(:mod:`compute.common.engine`) the same chunks run on Ray workers (:mod:`compute.retrieval.ray_retrieval`;
-with ``corpus_shards`` each worker holds one shard of the corpus: :mod:`compute.retrieval.ray_shards`)
-and the driver writes what they return.
+configurations are retrieved and written chunk by chunk,
+so their memory does not grow with the query set. With ``[compute] engine = "ray"`` the same
+chunks run on Ray workers (:mod:`compute.retrieval.query_set_retrieval`) and the driver writes
+what they return.
 Everything that can be wrong with the configuration (unknown model, missing API key,
 missing embeddings file, empty corpus) is reported before any retrieval starts.
 """
@@ -16,44 +15,29 @@ missing embeddings file, empty corpus) is reported before any retrieval starts.
 from __future__ import annotations
 
 import json
-import tempfile
-from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
 from compute.common.engine import ComputeSettings, compute_settings
-from compute.retrieval.chunks import ChunkResult, prefetched_vectors, retrieve_chunk
 from compute.retrieval.config import RetrievalConfig, config_from_settings
 from compute.retrieval.config_section import RETRIEVAL
 from compute.retrieval.embeddings import LocalProvider, provider_from_settings
+from compute.retrieval.query_set_retrieval import compute_pool, retrieve_query_set
 from compute.retrieval.query_sets import gold_query_sets, load_corpora, load_query_sets, pin_read_versions
-from compute.retrieval.runner import Corpus, Query
+from compute.retrieval.runner import Corpus
 from compute.retrieval.shards import check_shardable
 from compute.retrieval.writer import (
     RETRIEVAL_TABLES,
-    ResultSpool,
-    insert_rows,
-    query_rows,
     write_relevant_documents,
-    write_retriever_runs,
 )
 from ingest.common.embedding_cache import shared_embedding_cache, text_sha256
 from warehouse.errors import UserError
 from warehouse.random_seeds import derive_seed
-from warehouse.settings import warehouse_paths
 from warehouse.study import register_config_check, register_job
 from warehouse.study_schema import register_config_section
 from warehouse.transactions import transaction
-
-# Queries retrieved and written at a time: their hits (x retrievers x depth) are all that is
-# held in memory, about 1 M result rows per retriever at depth 100.
-QUERY_CHUNK = 10_000
-# On Ray a chunk's hits come back through the object store as one object (about 20 MB of
-# Parquet for 2,000 queries x 5 BM25 settings at depth 100): smaller pieces keep the store's
-# pages the driver maps small, and both workers busy until the last chunk.
-RAY_QUERY_CHUNK = 2_000
 
 register_config_section("retrieval", RETRIEVAL)
 
@@ -72,97 +56,6 @@ def drop_documents(corpora: dict[str, Corpus], fraction: float, *, seed: int) ->
             raise UserError(f"drop_documents_fraction {fraction} leaves split {split!r} without documents")
         kept[split] = Corpus([corpus.doc_ids[i] for i in keep], [corpus.texts[i] for i in keep])
     return kept
-
-
-def _retrieve_in_chunks(
-    con,
-    *,
-    run_id: str,
-    query_set: str,
-    queries: list[Query],
-    corpora: dict,
-    config: RetrievalConfig,
-    provider,
-    cache,
-    bm25_indexes: dict,
-    query_set_kind: str,
-    ray_pool=None,
-) -> tuple[int, list, dict[str, int]]:
-    """Retrieve and write one query set chunk by chunk, so only one chunk's hits are held in memory.
-
-    The result rows of all chunks are inserted at the end with one statement from a Parquet
-    spool in the warehouse folder (see :class:`ResultSpool`). Returns the result rows
-    written, each retriever's output (hits dropped; wall time summed
-    over the chunks; settings and index timings of the first chunk) and, per retriever, how
-    many queries got a hit. Only BM25 is chunked: a dense retriever's embeddings and an ANN
-    index are prepared per search, over the whole query set. With ``ray_pool``
-    (:class:`compute.retrieval.ray_retrieval.RayRetrieval`) chunks of :data:`RAY_QUERY_CHUNK` run on Ray workers.
-    """
-    size = max(1, len(queries)) if "dense" in config.needs else QUERY_CHUNK if ray_pool is None else RAY_QUERY_CHUNK
-    chunks = [queries[first : first + size] for first in range(0, len(queries), size)]
-    written, totals, answered = 0, {}, {}
-    home = warehouse_paths().home
-    with tempfile.TemporaryDirectory(dir=home, prefix="retrieval-spool-") as folder:
-        spool = ResultSpool(Path(folder))
-        if ray_pool is None:
-            results = (
-                retrieve_chunk(
-                    chunk,
-                    corpora,
-                    config,
-                    run_id=run_id,
-                    query_set=query_set,
-                    provider=provider,
-                    cache=cache,
-                    lancedb_dir=warehouse_paths().lancedb_dir,
-                    bm25_indexes=bm25_indexes,
-                    add_results=spool.add,
-                )
-                for chunk in chunks
-            )
-        else:
-            vectors = prefetched_vectors(queries, corpora, config, provider, cache)
-            results = ray_pool.map(
-                chunks, run_id=run_id, query_set=query_set, bm25_indexes=bm25_indexes, vectors=vectors
-            )
-        for chunk, result in zip(chunks, results):
-            for encoded in result.parquet:
-                spool.add_parquet(encoded)
-            insert_rows(con, "retrieval_queries", query_rows(run_id, query_set, chunk, query_set_kind))
-            if result.stats is not None:
-                insert_rows(con, "retrieval_query_stats", result.stats)
-            written += result.n_results
-            _add_up(result, totals, answered)
-        spool.insert(con)
-    return written, list(totals.values()), answered
-
-
-def _add_up(result: ChunkResult, totals: dict, answered: dict) -> None:
-    """Add one chunk's outputs to the query set's totals."""
-    for output in result.outputs:
-        answered[output.retriever] = answered.get(output.retriever, 0) + result.answered[output.retriever]
-        if output.retriever in totals:
-            totals[output.retriever].seconds += output.seconds
-        else:
-            totals[output.retriever] = output
-
-
-@contextmanager
-def _compute_pool(engine: ComputeSettings, corpora: dict, config: RetrievalConfig):
-    """Ray workers for the job when the study's engine is Ray (ended with it), else None."""
-    if engine.engine != "ray":
-        yield None
-        return
-    if engine.corpus_shards > 1:
-        from compute.retrieval.ray_shards import RayShardedRetrieval as RayRetrieval  # imports Ray
-    else:
-        from compute.retrieval.ray_retrieval import RayRetrieval  # imports Ray: only when asked for
-
-    pool = RayRetrieval(engine, corpora, config, lancedb_dir=warehouse_paths().lancedb_dir)
-    try:
-        yield pool
-    finally:
-        pool.close()
 
 
 def prepare_dense(
@@ -241,7 +134,7 @@ def retrieval_job(con, study, run_id: str) -> None:
     )
     pair_sets = [n for n, k in kinds.items() if k == "pairs"]
     engine = compute_settings(study.settings)
-    with transaction(con), _compute_pool(engine, corpora, config) as ray_pool:
+    with transaction(con), compute_pool(engine, corpora, config) as ray_pool:
         pin_read_versions(
             con,
             run_id,
@@ -261,7 +154,7 @@ def retrieval_job(con, study, run_id: str) -> None:
         }
         bm25_indexes: dict = {}  # built once per (split, BM25 setting), shared by the query sets and chunks
         for name, queries in query_sets.items():
-            written, outputs, answered = _retrieve_in_chunks(
+            written, outputs = retrieve_query_set(
                 con,
                 run_id=run_id,
                 query_set=name,
@@ -273,16 +166,6 @@ def retrieval_job(con, study, run_id: str) -> None:
                 bm25_indexes=bm25_indexes,
                 query_set_kind=kinds[name],
                 ray_pool=ray_pool,
-            )
-            write_retriever_runs(
-                con,
-                run_id=run_id,
-                query_set=name,
-                corpus_splits={q.corpus_split for q in queries},
-                n_queries=len(queries),
-                outputs=outputs,
-                n_answered=answered,
-                config=config,
                 record=record,
                 created_at=created,
             )

@@ -69,9 +69,9 @@ def test_the_local_engine_never_imports_ray():
         "import sys\n"
         "from biaswh.pipeline import load_plugins\n"
         "load_plugins()\n"
-        "import compute.retrieval.steps as job\n"
+        "from compute.retrieval.query_set_retrieval import compute_pool\n"
         "from compute.common.engine import compute_settings\n"
-        "with job._compute_pool(compute_settings({}), {}, None) as pool:\n"
+        "with compute_pool(compute_settings({}), {}, None) as pool:\n"
         "    assert pool is None\n"
         "print(sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.')))\n"
     )

@@ -50,10 +50,13 @@ def both_runs(tmp_path_factory, ray_local, demo_warehouse):
         patch.setenv("BIASWH_EMBEDDING_CACHE", str(caches["ray"]))
         for study in (DEMO_STUDY, EVALUATION_STUDY):  # the Ray runs reuse the local runs' sources builds
             biaswh.open(home, read_only=False).run(study, compute="ray")  # the Python API's option, as a notebook
+        # The demo's 28 documents in 2 shards: each cut falls inside the one dense tile.
+        biaswh.open(home, read_only=False).run(DEMO_STUDY, compute="ray", corpus_shards=2)
         connection = connect()
         runs = connection.execute(
-            "select name, coalesce(parameters->>'$.settings.compute.engine', 'local'), run_id from raw.runs"
-            " where kind = 'study' and status = 'succeeded' order by started_at"
+            "select name, coalesce(parameters->>'$.settings.compute.engine', 'local')"
+            " || coalesce(' shards ' || (parameters->>'$.settings.compute.corpus_shards'), ''), run_id"
+            " from raw.runs where kind = 'study' and status = 'succeeded' order by started_at"
         ).fetchall()
         connection.close()
         yield home, {(name, engine): run_id for name, engine, run_id in runs}, caches
@@ -70,24 +73,32 @@ def parity_con(both_runs, monkeypatch):
 
 
 def test_the_second_runs_ran_on_ray(both_runs):
-    assert sorted(both_runs[1]) == [(s, e) for s in ("demo", "demo_evaluation") for e in ("local", "ray")]
+    assert sorted(both_runs[1]) == [
+        ("demo", "local"),
+        ("demo", "ray"),
+        ("demo", "ray shards 2"),
+        ("demo_evaluation", "local"),
+        ("demo_evaluation", "ray"),
+    ]
 
 
-def test_retrieval_results_are_bit_identical(both_runs, parity_con):
+@pytest.mark.parametrize("engine", ["ray", "ray shards 2"])
+def test_retrieval_results_are_bit_identical(both_runs, parity_con, engine):
     runs = both_runs[1]
     local_rows = parity_con.execute(RESULT_ROWS, [runs["demo", "local"]]).fetchall()
-    ray_rows = parity_con.execute(RESULT_ROWS, [runs["demo", "ray"]]).fetchall()
+    ray_rows = parity_con.execute(RESULT_ROWS, [runs["demo", engine]]).fetchall()
     # Named, not diffed: pytest's own diff of two lists this long takes hours.
     differing = [(here, there) for here, there in zip(local_rows, ray_rows) if here != there]
     assert local_rows and len(local_rows) == len(ray_rows), (len(local_rows), len(ray_rows))
     assert not differing, f"{len(differing)} of {len(local_rows)} rows differ, e.g. (local, ray): {differing[:3]}"
 
 
-def test_every_run_keyed_mart_of_the_dialect_study_is_identical(both_runs, parity_con):
+@pytest.mark.parametrize("engine", ["ray", "ray shards 2"])
+def test_every_run_keyed_mart_of_the_dialect_study_is_identical(both_runs, parity_con, engine):
     runs = both_runs[1]
     expected = run_content_fingerprints(parity_con, runs["demo", "local"])
     assert expected["marts.fct_dialect_gold_ranks"][0] > 0 and expected["analysis.dialect_paired_tests"][0] > 0
-    assert run_content_fingerprints(parity_con, runs["demo", "ray"]) == expected
+    assert run_content_fingerprints(parity_con, runs["demo", engine]) == expected
 
 
 # What differs between any two runs of the series, on either engine, and is left out: measured
@@ -162,11 +173,12 @@ def test_the_ray_runs_embedded_the_local_vectors(both_runs):
 
 def test_chunks_fanned_out_over_workers_write_the_local_rows(both_runs, parity_con, monkeypatch):
     """BM25 in chunks of 3 queries: many chunks per query set, spread over both workers, written in order."""
+    import compute.retrieval.query_set_retrieval as chunked
     import compute.retrieval.steps as job
     from tests.compute.retrieval.test_retrieval_job import _pin_like_the_study, _study
 
-    monkeypatch.setattr(job, "QUERY_CHUNK", 3)
-    monkeypatch.setattr(job, "RAY_QUERY_CHUNK", 3)
+    monkeypatch.setattr(chunked, "QUERY_CHUNK", 3)
+    monkeypatch.setattr(chunked, "RAY_QUERY_CHUNK", 3)
     study = dataclasses.replace(_study(retrievers=["bm25", "bm25@k1=0.9,b=0.4"], hybrid={}), limit=None)
     for run_id, engine in (("chunks-local", "local"), ("chunks-ray", "ray")):
         _pin_like_the_study(parity_con, run_id)

@@ -130,7 +130,7 @@ def test_the_schema_lists_what_each_consumer_reads():
     import dataclasses
     import inspect
 
-    from compute.evaluation import steps as evaluation
+    from compute.evaluation import series as evaluation
     from compute.evaluation.config_section import EVALUATION
     from compute.recsys.steps import DEFAULTS
     from compute.retrieval import config

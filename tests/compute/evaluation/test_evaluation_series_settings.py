@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from compute.evaluation.steps import series_settings, tune_report_folds
+from compute.evaluation.series import series_settings, tune_report_folds
 from warehouse.errors import UserError
 
 

@@ -13,15 +13,24 @@ import pytest
 from compute.common.engine import ComputeSettings, compute_settings, with_compute
 from compute.retrieval.chunks import PrefetchedVectors, retrieve_chunk
 from compute.retrieval.config import config_from_settings
-from compute.retrieval.dense import DOC_TILE
-from compute.retrieval.runner import Corpus, Query
-from compute.retrieval.shards import check_shardable, shard_bounds
+from compute.retrieval.dense import DOC_TILE, DenseIndex
+from compute.retrieval.runner import Corpus, Query, run_retrievers
+from compute.retrieval.shards import (
+    base_config,
+    check_shardable,
+    corpus_statistics,
+    merged_outputs,
+    shard_bm25_indexes,
+    shard_bounds,
+    shard_corpora,
+    term_counts,
+)
 from ingest.common.embedding_cache import EmbeddingCache
 from tests.conftest import DEMO_STUDY, assert_refused, run_main
 from warehouse.errors import UserError
 
 WORDS = "river bank money loan water fish boat interest rate flood account tree the of a".split()
-N_DOCS = DOC_TILE + DOC_TILE // 2 + 77  # two shards: a whole tile, then the rest
+N_DOCS = DOC_TILE + DOC_TILE // 2 + 77  # two shards: cut inside the first tile
 TWIN_AT = (5, DOC_TILE + 100)  # one in each shard
 TWIN = "heron marsh heron"  # words no other text has
 
@@ -126,10 +135,78 @@ def test_queries_without_hits_keep_their_reasons_and_the_stats_match(compared):
     assert {index.describe()["n_docs"] for index in indexes.values()} == {N_DOCS}
 
 
-def test_shards_start_at_whole_tiles_and_too_many_are_refused():
-    assert shard_bounds(N_DOCS, 2, split="train") == [(0, DOC_TILE), (DOC_TILE, N_DOCS)]
-    with pytest.raises(UserError, match=r"\[compute\] corpus_shards: 5 .* split 'train'"):
-        shard_bounds(N_DOCS, 5, split="train")
+def test_shards_cut_evenly_carry_their_tiles_neighbours_and_too_many_are_refused():
+    assert shard_bounds(N_DOCS, 2, split="train") == [(0, N_DOCS // 2), (N_DOCS // 2, N_DOCS)]
+    assert shard_bounds(28, 3, split="train") == [(0, 9), (9, 18), (18, 28)]
+    assert shard_bounds(3, 3, split="train") == [(0, 1), (1, 2), (2, 3)]
+    corpora, _ = _corpus_and_queries()
+    first, second = (shard["train"] for shard in shard_corpora(corpora, 2))
+    texts, middle = corpora["train"].texts, N_DOCS // 2
+    # Both shards' cut falls in the first tile: the first scores the tile's rest, the second its start.
+    assert (first.tile_before, first.tile_after) == ((), tuple(texts[middle:DOC_TILE]))
+    assert (second.tile_before, second.tile_after) == (tuple(texts[:middle]), ())
+    assert first.doc_ids + second.doc_ids == corpora["train"].doc_ids
+    refused = r"\[compute\] corpus_shards: 5 is more shards than split 'train' has documents \(4\)"
+    with pytest.raises(UserError, match=refused):
+        shard_bounds(4, 5, split="train")
+
+
+def _hits(outputs) -> dict[str, list]:
+    """Per retriever, each query's ids with its scores (a union hybrid: the ranks at which ids join) and reason."""
+    return {
+        o.retriever: [
+            (h.doc_ids.tolist(), getattr(h, "scores", getattr(h, "ranks", None)).tolist(), h.reason) for h in o.hits
+        ]
+        for o in outputs
+    }
+
+
+def _merged_over_shards(corpora, queries, config, shards, vectors) -> list:
+    """The shards' outputs, each retrieved as a shard worker does (without Ray), merged and fused."""
+    parts = shard_corpora(corpora, shards)
+    statistics = corpus_statistics([term_counts(part, config) for part in parts], config)
+    outputs = [
+        run_retrievers(
+            part,
+            queries,
+            base_config(config),
+            provider=None,
+            cache=vectors,
+            lancedb_dir=None,
+            bm25_indexes=shard_bm25_indexes(part, shard_statistics, config),
+        )
+        for part, shard_statistics in zip(parts, statistics)
+    ]
+    return merged_outputs(outputs, config)
+
+
+@pytest.mark.parametrize("n_docs", [28, 41, N_DOCS])
+def test_shards_cut_inside_a_tile_score_and_rank_the_unsharded_bits(tmp_path, n_docs):
+    """The demo's corpus (28 documents) and others cut into 2, 3 and 7 shards: every hit's id and
+    score equal the unsharded index's, dense scores to the last bit (float32 tiles of other shapes
+    would differ in it)."""
+    corpora, queries = _corpus_and_queries()
+    corpus = corpora["train"]
+    corpora = {"train": Corpus(corpus.doc_ids[:n_docs], corpus.texts[:n_docs])}
+    config = config_from_settings(RETRIEVAL)
+    provider, cache = HashProvider(), EmbeddingCache(tmp_path / "cache", HashProvider.model_id)
+    unsharded = run_retrievers(corpora, queries, config, provider=provider, cache=cache, lancedb_dir=tmp_path)
+    vectors = PrefetchedVectors(cache, provider, corpora["train"].texts + [q.text for q in queries if q.text.strip()])
+    expected = _hits(unsharded)
+    assert sum(len(ids) for ids, _, _ in expected["dense"]) > 100
+    for shards in (2, 3, 7):
+        merged = _merged_over_shards(corpora, queries, config, shards, vectors)
+        assert _hits(merged) == expected
+
+
+def test_a_shards_dense_index_ranks_only_its_own_rows():
+    vectors = np.eye(4, dtype=np.float32)
+    index = DenseIndex([20, 21], vectors, own=(1, 3))
+    hits = index.search(np.eye(4, dtype=np.float32), depth=4)
+    assert [h.doc_ids.tolist() for h in hits] == [[20, 21], [20, 21], [21, 20], [20, 21]]
+    assert [h.scores.tolist()[0] for h in hits] == [0.0, 1.0, 1.0, 0.0]
+    with pytest.raises(ValueError, match="own rows"):
+        DenseIndex([20], vectors, own=(1, 3))
 
 
 @pytest.mark.parametrize(
@@ -200,14 +277,25 @@ def test_shards_on_the_command_line_without_ray_are_refused(capsys):
 
 @pytest.mark.ray
 def test_the_retrieval_job_takes_the_sharded_pool_when_shards_are_asked_for(ray_local, warehouse_home):
+    from compute.retrieval.query_set_retrieval import compute_pool
     from compute.retrieval.ray_shards import RayShardedRetrieval
-    from compute.retrieval.steps import _compute_pool
 
     corpora, _ = _corpus_and_queries()
     config = config_from_settings(RETRIEVAL)
-    with _compute_pool(ComputeSettings("ray", corpus_shards=2), corpora, config) as pool:
+    with compute_pool(ComputeSettings("ray", corpus_shards=2), corpora, config) as pool:
         assert isinstance(pool, RayShardedRetrieval)
-        assert [len(shard["train"].doc_ids) for shard in pool.shards] == [DOC_TILE, N_DOCS - DOC_TILE]
+        assert [len(shard["train"].doc_ids) for shard in pool.shards] == [N_DOCS // 2, N_DOCS - N_DOCS // 2]
     with pytest.raises(UserError, match=r"corpus_shards: 3 needs as many Ray workers; the cluster offers 2"):
-        with _compute_pool(ComputeSettings("ray", corpus_shards=3), corpora, config):
+        with compute_pool(ComputeSettings("ray", corpus_shards=3), corpora, config):
             pass
+
+
+def test_an_evaluation_run_that_cannot_shard_is_refused_before_the_run(con, capsys):
+    """The evaluation demo's ANN run (an override of [retrieval] in one [[evaluation.runs]]) is named
+    when shards are asked for, before anything is ingested or Ray starts."""
+    from warehouse.settings import REPOSITORY_ROOT
+
+    study = REPOSITORY_ROOT / "studies" / "demo_evaluation.toml"
+    code, _, error = run_main(["run", str(study), "--compute", "ray", "--corpus-shards", "2"], capsys)
+    assert_refused(code, error, ["[[evaluation.runs]] dense_ivf_flat", "corpus_shards: 2 cannot shard the ANN index"])
+    assert con.execute("select count(*) from raw.runs").fetchone() == (0,)

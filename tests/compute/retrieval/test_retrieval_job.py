@@ -250,15 +250,16 @@ def test_trec_round_trip_through_the_cli(demo_home, tmp_path):
 
 
 def test_chunked_bm25_retrieval_writes_the_same_rows(demo_con, monkeypatch):
+    import compute.retrieval.query_set_retrieval as chunked
     import compute.retrieval.steps as job
 
     study = _study(retrievers=["bm25", "bm25@k1=0.9,b=0.4"], hybrid={})
     study = dataclasses.replace(study, limit=None)
-    monkeypatch.setattr(job, "QUERY_CHUNK", 3)  # several chunks per query set
+    monkeypatch.setattr(chunked, "QUERY_CHUNK", 3)  # several chunks per query set
     _pin_like_the_study(demo_con, "chunked")
     job.retrieval_job(demo_con, study, "chunked")
     _pin_like_the_study(demo_con, "one-chunk")
-    monkeypatch.setattr(job, "QUERY_CHUNK", 10_000)
+    monkeypatch.setattr(chunked, "QUERY_CHUNK", 10_000)
     job.retrieval_job(demo_con, study, "one-chunk")
 
     def rows(run_id: str, query: str) -> list:

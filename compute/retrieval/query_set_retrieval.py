@@ -1,0 +1,172 @@
+"""One query set retrieved chunk by chunk on either compute engine, its rows written to ``raw.retrieval_*``.
+
+What the ``retrieval`` job (:mod:`compute.retrieval.steps`) and the evaluation job
+(:mod:`compute.evaluation.steps`) both run: BM25-only configurations are retrieved and written
+:data:`QUERY_CHUNK` queries at a time, so their memory does not grow with the query set; with
+``[compute] engine = "ray"`` (:mod:`compute.common.engine`) the same chunks run on Ray workers
+(:mod:`compute.retrieval.ray_retrieval`; with ``corpus_shards`` each worker holds one shard of
+the corpus: :mod:`compute.retrieval.ray_shards`) and the driver writes what they return, so both
+engines write the same rows by construction.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+
+from compute.common.engine import ComputeSettings
+from compute.retrieval.chunks import ChunkResult, prefetched_vectors, retrieve_chunk
+from compute.retrieval.config import RetrievalConfig
+from compute.retrieval.runner import Query
+from compute.retrieval.writer import ResultSpool, insert_rows, query_rows, write_retriever_runs
+from warehouse.settings import warehouse_paths
+
+# Queries retrieved and written at a time: their hits (x retrievers x depth) are all that is
+# held in memory, about 1 M result rows per retriever at depth 100.
+QUERY_CHUNK = 10_000
+# On Ray a chunk's hits come back through the object store as one object (about 20 MB of
+# Parquet for 2,000 queries x 5 BM25 settings at depth 100): smaller pieces keep the store's
+# pages the driver maps small, and both workers busy until the last chunk.
+RAY_QUERY_CHUNK = 2_000
+
+
+def _retrieve_in_chunks(
+    con,
+    *,
+    run_id: str,
+    query_set: str,
+    queries: list[Query],
+    corpora: dict,
+    config: RetrievalConfig,
+    provider,
+    cache,
+    bm25_indexes: dict,
+    query_set_kind: str,
+    ray_pool=None,
+) -> tuple[int, list, dict[str, int]]:
+    """Retrieve and write one query set chunk by chunk, so only one chunk's hits are held in memory.
+
+    The result rows of all chunks are inserted at the end with one statement from a Parquet
+    spool in the warehouse folder (see :class:`ResultSpool`). Returns the result rows
+    written, each retriever's output (hits dropped; wall time summed
+    over the chunks; settings and index timings of the first chunk) and, per retriever, how
+    many queries got a hit. Only BM25 is chunked: a dense retriever's embeddings and an ANN
+    index are prepared per search, over the whole query set. With ``ray_pool``
+    (:class:`compute.retrieval.ray_retrieval.RayRetrieval`) chunks of :data:`RAY_QUERY_CHUNK` run on Ray workers.
+    """
+    size = max(1, len(queries)) if "dense" in config.needs else QUERY_CHUNK if ray_pool is None else RAY_QUERY_CHUNK
+    chunks = [queries[first : first + size] for first in range(0, len(queries), size)]
+    written, totals, answered = 0, {}, {}
+    home = warehouse_paths().home
+    with tempfile.TemporaryDirectory(dir=home, prefix="retrieval-spool-") as folder:
+        spool = ResultSpool(Path(folder))
+        if ray_pool is None:
+            results = (
+                retrieve_chunk(
+                    chunk,
+                    corpora,
+                    config,
+                    run_id=run_id,
+                    query_set=query_set,
+                    provider=provider,
+                    cache=cache,
+                    lancedb_dir=warehouse_paths().lancedb_dir,
+                    bm25_indexes=bm25_indexes,
+                    add_results=spool.add,
+                )
+                for chunk in chunks
+            )
+        else:
+            vectors = prefetched_vectors(queries, corpora, config, provider, cache)
+            results = ray_pool.map(
+                chunks, run_id=run_id, query_set=query_set, bm25_indexes=bm25_indexes, vectors=vectors
+            )
+        for chunk, result in zip(chunks, results):
+            for encoded in result.parquet:
+                spool.add_parquet(encoded)
+            insert_rows(con, "retrieval_queries", query_rows(run_id, query_set, chunk, query_set_kind))
+            if result.stats is not None:
+                insert_rows(con, "retrieval_query_stats", result.stats)
+            written += result.n_results
+            _add_up(result, totals, answered)
+        spool.insert(con)
+    return written, list(totals.values()), answered
+
+
+def _add_up(result: ChunkResult, totals: dict, answered: dict) -> None:
+    """Add one chunk's outputs to the query set's totals."""
+    for output in result.outputs:
+        answered[output.retriever] = answered.get(output.retriever, 0) + result.answered[output.retriever]
+        if output.retriever in totals:
+            totals[output.retriever].seconds += output.seconds
+        else:
+            totals[output.retriever] = output
+
+
+@contextmanager
+def compute_pool(engine: ComputeSettings, corpora: dict, config: RetrievalConfig):
+    """Ray workers for the job when the study's engine is Ray (ended with it), else None."""
+    if engine.engine != "ray":
+        yield None
+        return
+    if engine.corpus_shards > 1:
+        from compute.retrieval.ray_shards import RayShardedRetrieval as RayRetrieval  # imports Ray
+    else:
+        from compute.retrieval.ray_retrieval import RayRetrieval  # imports Ray: only when asked for
+
+    pool = RayRetrieval(engine, corpora, config, lancedb_dir=warehouse_paths().lancedb_dir)
+    try:
+        yield pool
+    finally:
+        pool.close()
+
+
+def retrieve_query_set(
+    con,
+    *,
+    run_id: str,
+    query_set: str,
+    queries: list[Query],
+    corpora: dict,
+    config: RetrievalConfig,
+    provider,
+    cache,
+    bm25_indexes: dict,
+    query_set_kind: str,
+    ray_pool,
+    record: dict,
+    created_at: datetime,
+) -> tuple[int, list]:
+    """Retrieve ``queries`` (chunk by chunk, on ``ray_pool`` when given) and write every ``raw.retrieval_*``
+    row of the query set, its per-retriever ``raw.retrieval_runs`` rows included.
+
+    Returns the result rows written and each retriever's output (hits dropped, wall time summed).
+    """
+    written, outputs, answered = _retrieve_in_chunks(
+        con,
+        run_id=run_id,
+        query_set=query_set,
+        queries=queries,
+        corpora=corpora,
+        config=config,
+        provider=provider,
+        cache=cache,
+        bm25_indexes=bm25_indexes,
+        query_set_kind=query_set_kind,
+        ray_pool=ray_pool,
+    )
+    write_retriever_runs(
+        con,
+        run_id=run_id,
+        query_set=query_set,
+        corpus_splits={q.corpus_split for q in queries},
+        n_queries=len(queries),
+        outputs=outputs,
+        n_answered=answered,
+        config=config,
+        record=record,
+        created_at=created_at,
+    )
+    return written, outputs
