@@ -8,6 +8,7 @@ import re
 import yaml
 
 from warehouse.settings import REPOSITORY_ROOT
+from warehouse.subjects import SUBJECT_COLUMN_DOCS, SUBJECT_VIEW_COLUMNS, SUBJECT_VIEW_COMMENTS
 
 MODELS = REPOSITORY_ROOT / "dbt_project" / "models"
 _DOC_BLOCK = re.compile(r"{%\s*docs\s+(\w+)\s*%}(.*?){%\s*enddocs\s*%}", re.S)
@@ -73,6 +74,9 @@ def contract_reference() -> str:
         parts.append(
             f"### `{view}`\n\nShows `{schema}.{relation}`. {entry['description']}\n\n{_columns(entry['columns'])}\n"
         )
+    for view, description in SUBJECT_VIEW_COMMENTS.items():  # across families: warehouse/subjects.py
+        columns = [(name, SUBJECT_COLUMN_DOCS[name]) for name in SUBJECT_VIEW_COLUMNS[view]]
+        parts.append(f"### `{view}`\n\n{description}\n\n{_columns(columns)}\n")
     return "\n".join(parts)
 
 

@@ -18,8 +18,8 @@ _KINDS = ("demo", "synthetic", "real")
 
 
 def study_files() -> list[Path]:
-    """Every study config, by name."""
-    return sorted(STUDIES.glob("*.toml"))
+    """Every study config, by name (``audit_*.toml`` are audit configs: ``biaswh audit``, not a study)."""
+    return sorted(path for path in STUDIES.glob("*.toml") if not path.name.startswith("audit_"))
 
 
 def _config(path: Path) -> dict:

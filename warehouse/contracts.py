@@ -10,6 +10,7 @@ from __future__ import annotations
 import duckdb
 
 from warehouse.column_docs import copy_comments
+from warehouse.subjects import publish_subject_views
 
 # contract view name -> (the schema it lives in, the relation there); each study family
 # registers its own (its steps module).
@@ -34,7 +35,11 @@ def register_contract_relations(schema: str, *names: str, **views: str) -> None:
 
 
 def publish_contract_views(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Create ``main.<relation>`` views for every contract relation that exists; return their names."""
+    """Create ``main.<relation>`` views for every contract relation that exists; return their names.
+
+    The subjects' views (``subject_findings``, ``dim_subjects``; :mod:`warehouse.subjects`) are
+    published with them.
+    """
     existing = {
         (s, t) for s, t in con.execute("select table_schema, table_name from information_schema.tables").fetchall()
     }
@@ -44,4 +49,4 @@ def publish_contract_views(con: duckdb.DuckDBPyConnection) -> list[str]:
             con.execute(f"create or replace view main.{name} as select * from {schema}.{relation}")
             copy_comments(con, source=f"{schema}.{relation}", view=f"main.{name}")  # the same docs, unqualified
             published.append(name)
-    return published
+    return published + publish_subject_views(con)

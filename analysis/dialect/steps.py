@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from analysis.common.store import replace_run_rows
+from analysis.dialect import subject_findings  # noqa: F401 - registers the retrievers' findings
 from analysis.dialect.feature_effects import feature_effects
 from analysis.dialect.paired_statistics import paired_tests, power_rows, rank_tests
 from stats.multiple_comparisons import verdict_policy

@@ -18,6 +18,7 @@ import duckdb
 import pyarrow as pa
 
 from analysis.common.store import replace_run_rows
+from analysis.silent_bias import subject_findings  # noqa: F401 - registers the models' findings
 from analysis.silent_bias.model_comparisons import model_comparisons
 from stats.multiple_comparisons import verdict_policy
 from stats.paired.mcnemar_flips import mcnemar_exact

@@ -10,6 +10,7 @@ import dataclasses
 import polars as pl
 
 from analysis.common.store import replace_run_rows
+from analysis.weat import subject_findings  # noqa: F401 - registers the embeddings' findings
 from analysis.weat.interpretation import interpret, level_counts
 from analysis.weat.ranking import Ranked, rank_embeddings
 from stats.multiple_comparisons import verdict_policy

@@ -88,3 +88,24 @@ create table if not exists raw.dbt_view_state (
     definition_sha256 varchar not null,
     built_at timestamp not null
 );
+
+-- What each audit did with each subject and study type (biaswh audit; warehouse/subjects.py):
+-- who the subject is (kind, name, version, the sha256 of its configuration, subject_id from the
+-- four); status 'measured' names the study run and the name its results give the subject
+-- (measured_as: its retriever, embedding or model column), 'does not apply' and 'not run' say
+-- why not. The subject_findings and dim_subjects views read it.
+create table if not exists raw.audit_subjects (
+    audit_run_id varchar not null,  -- the audit run (raw.runs, kind 'audit')
+    subject_id varchar not null,
+    subject_kind varchar not null,  -- retriever, embedding or llm
+    subject_name varchar not null,
+    subject_version varchar not null,
+    config_hash varchar not null,
+    configuration json not null,
+    study_type varchar not null,
+    status varchar not null,        -- measured, does not apply, not run
+    run_id varchar,                 -- the study run that measured it (status measured)
+    measured_as varchar,
+    reason varchar,                 -- why it does not apply, or what to provide to run it
+    primary key (audit_run_id, subject_id, study_type)
+);

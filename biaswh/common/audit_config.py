@@ -1,0 +1,181 @@
+"""An audit config (TOML): the subjects audited, one seed and one verdict policy for all of them.
+
+```toml
+[audit]
+name = "audit_demo"
+seed = 20261122
+data = "demo"                 # what the studies run on: the families' demo data
+
+[verdicts]                    # the audit is the family: every finding adjusted together
+adjustment = "holm"
+alpha = 0.05
+
+[[subjects]]
+kind = "retriever"            # retriever, embedding or llm
+name = "bm25"
+version = "k1-1.5"            # optional
+retriever = "bm25"            # the retrieval job's retriever: bm25, dense, hybrid_rrf, ...
+```
+
+Each kind's keys are in :data:`SUBJECT_KEYS`. Every problem is one line naming the file, the
+subject (``[[subjects]] #2``) and the key, as a study config's are (:mod:`warehouse.config_schema`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from stats.multiple_comparisons import VerdictPolicy, verdict_policy
+from warehouse.config_schema import FILE, NON_NEGATIVE, SEED, SHARE, STRING, STRINGS, Checker, Choice, Table, suggestion
+from warehouse.errors import UserError
+from warehouse.subjects import SUBJECT_KINDS, subject_id
+
+_COMMON = {"kind": Choice(SUBJECT_KINDS), "name": STRING, "version": STRING, "description": STRING}
+# The keys each kind of subject takes besides kind, name, version and description.
+SUBJECT_KEYS: dict[str, dict] = {
+    # a retriever of the retrieval job; dense and hybrid retrievers embed with `embedding`
+    "retriever": {
+        "retriever": STRING,
+        "bm25": Table({"k1": NON_NEGATIVE, "b": SHARE, "epsilon": NON_NEGATIVE}),
+        "embedding": Table({"provider": STRING, "model": STRING}),
+    },
+    # word vectors (a file) or a sentence encoder (hf:...), as a WEAT study's word_vectors step
+    "embedding": {"path": FILE, "format": STRING, "templates": STRINGS},
+    # an LLM known by its recorded generations of the silent-bias vignettes (a .jsonl file)
+    "llm": {"generations": FILE},
+}
+_REQUIRED = {"retriever": ("retriever",), "embedding": ("path",), "llm": ("generations",)}
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+# The tables besides [[subjects]] (checked per kind in load_audit).
+AUDIT_TABLES = {
+    "audit": Table(
+        {"name": STRING, "seed": SEED, "description": STRING, "data": Choice(("demo",))},
+        required=("name", "seed"),
+    ),
+    "verdicts": Table({"adjustment": Choice(("holm", "bh")), "alpha": SHARE}),
+}
+
+
+@dataclass(frozen=True)
+class Subject:
+    """One audited subject: who it is (kind, name, version, configuration) and its stable id."""
+
+    kind: str
+    name: str
+    version: str
+    configuration: dict
+
+    @property
+    def config_hash(self) -> str:
+        """sha256 of the configuration as canonical JSON (files by their content's sha256)."""
+        return hashlib.sha256(json.dumps(self.configuration, sort_keys=True).encode("utf-8")).hexdigest()
+
+    @property
+    def subject_id(self) -> str:
+        return subject_id(self.kind, self.name, self.version, self.config_hash)
+
+    @property
+    def label(self) -> str:
+        """How the subject is named in a study's results and pages: its name, with its version if any."""
+        return f"{self.name}-{self.version}" if self.version else self.name
+
+
+@dataclass(frozen=True)
+class Audit:
+    """A parsed audit config."""
+
+    path: Path
+    name: str
+    seed: int
+    description: str
+    data: str
+    policy: VerdictPolicy
+    subjects: tuple[Subject, ...]
+
+    def resolve(self, relative: str) -> str:
+        """A path of the config, relative to its folder (``hf:`` ids pass through)."""
+        return relative if relative.startswith("hf:") else str((self.path.parent / relative).resolve())
+
+
+def _configuration(audit_path: Path, kind: str, table: dict) -> dict:
+    """What identifies the subject's configuration: its keys, a local file by its content's sha256."""
+    configuration = {}
+    for key, value in table.items():
+        if key in _COMMON:
+            continue
+        if SUBJECT_KEYS[kind].get(key) is FILE and not str(value).startswith(("hf:", "builtin:")):
+            file = (audit_path.parent / value).resolve()
+            value = {"path": str(value), "sha256": hashlib.sha256(file.read_bytes()).hexdigest()}
+        configuration[key] = value
+    return configuration
+
+
+def load_audit(path: str | Path) -> Audit:
+    """Parse and check an audit config whole; raise :class:`UserError` listing every problem, one line each."""
+    path = Path(path).expanduser().resolve()
+    if not path.is_file():
+        raise UserError(f"{path}: no such audit config")
+    try:
+        config = tomllib.loads(path.read_text(encoding="utf-8-sig"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: not valid TOML ({exc})") from None
+    checker = Checker(path, check_files=True)
+    head: dict = {}
+    for name, value in config.items():
+        if name == "subjects":
+            continue
+        if name not in AUDIT_TABLES:
+            known = ", ".join([*(f"[{t}]" for t in AUDIT_TABLES), "[[subjects]]"])
+            checker.problems.append(
+                f"{path}: unknown table [{name}]{suggestion(name, AUDIT_TABLES, brackets=True)}; known: {known}"
+            )
+        elif not isinstance(value, dict):
+            checker.problems.append(f"{path}: [{name}] must be a table, got {value!r}")
+        else:
+            head[name] = checker.table(AUDIT_TABLES[name], value, f"[{name}]")
+    if "audit" not in config:
+        checker.problems.append(f"{path}: [audit] needs a name and a seed")
+    raw_subjects = config.get("subjects")
+    if raw_subjects is None:
+        checker.fail("[[subjects]]", "none: name at least one subject to audit")
+    elif not isinstance(raw_subjects, list) or not all(isinstance(s, dict) for s in raw_subjects):
+        checker.fail("[[subjects]]", "must be an array of tables ([[subjects]])")
+        raw_subjects = []
+    subjects, seen = [], {}
+    for number, table in enumerate(raw_subjects or [], start=1):
+        where = f"[[subjects]] #{number}"
+        kind = table.get("kind")
+        if kind not in SUBJECT_KINDS:
+            checker.fail(where, f"kind must be one of {', '.join(map(repr, SUBJECT_KINDS))}, got {kind!r}")
+            continue
+        cleaned = checker.table(
+            Table({**_COMMON, **SUBJECT_KEYS[kind]}, required=("name", *_REQUIRED[kind])), table, where
+        )
+        name, version = cleaned.get("name"), cleaned.get("version", "")
+        if name is None or any(key not in cleaned for key in _REQUIRED[kind]):
+            continue
+        for key, value in (("name", name), ("version", version)):
+            if value and not _NAME.match(value):
+                checker.fail(where, f"{key} {value!r}: use letters, digits, '.', '_' and '-' (it names files and runs)")
+        subject = Subject(kind, name, version, _configuration(path, kind, cleaned))
+        if (kind, subject.label) in seen:
+            checker.fail(where, f"{kind} {subject.label!r} is already subject #{seen[kind, subject.label]}")
+        seen[kind, subject.label] = number
+        subjects.append(subject)
+    if checker.problems:
+        raise UserError("\n".join(dict.fromkeys(checker.problems)))
+    audit = head["audit"]
+    return Audit(
+        path=path,
+        name=audit["name"],
+        seed=audit["seed"],
+        description=audit.get("description", ""),
+        data=audit.get("data", "demo"),
+        policy=verdict_policy(config, where=str(path)),
+        subjects=tuple(subjects),
+    )

@@ -1,0 +1,264 @@
+"""Which study types an audit runs for each kind of subject, and the study config each one gets.
+
+Every study type names the kinds it measures (:data:`STUDY_TYPES`, a dict registry); for the
+others it says why it does not apply. A planned study is an ordinary study config (TOML) over the
+family's demo data, written into the audit's folder, with the audit's seed and verdict policy,
+and the subjects it measures under the names its results give them (``measured_as``). Subjects
+whose names would collide in one run (two versions of ``bm25``) go to separate runs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from biaswh.common.audit_config import Audit, Subject
+from warehouse.settings import REPOSITORY_ROOT
+
+DEMO_DATA = REPOSITORY_ROOT / "studies" / "demo_data"
+A_KIND = {"retriever": "a retriever", "embedding": "an embedding", "llm": "an LLM"}
+
+
+@dataclass(frozen=True)
+class PlannedStudy:
+    """One study run of an audit: its type, config (a TOML table tree) and the subjects it measures."""
+
+    study_type: str
+    name: str
+    config: dict
+    members: tuple[tuple[Subject, str], ...]  # (subject, measured_as)
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A subject and study type the audit does not run: ``does not apply`` or ``not run``, and why."""
+
+    subject: Subject
+    study_type: str
+    status: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class StudyType:
+    """A study type's kinds, its config builder and, for every other kind, why it does not apply."""
+
+    kinds: tuple[str, ...]
+    build: Callable[[Audit, list[Subject]], list[PlannedStudy]] | None
+    not_applicable: str
+    # for a study type the audit cannot run from what a subject gives: what to provide instead
+    missing: Callable[[Subject], str] | None = None
+
+
+def _head(audit: Audit, suffix: str, description: str, *, jobs: list[str], analysis: list[str]) -> dict:
+    return {
+        "study": {
+            "name": f"{audit.name}__{suffix}",
+            "description": f"Audit {audit.name}: {description} (demo data, not research data)",
+            "data": audit.data,
+            "seed": audit.seed,
+            "jobs": jobs,
+            "analysis": analysis,
+        },
+        "verdicts": {"adjustment": "bh" if audit.policy.method == "fdr_bh" else "holm", "alpha": audit.policy.alpha},
+    }
+
+
+def _batches(subjects: list[Subject], key: Callable[[Subject], str], shared: tuple[str, ...]) -> list[list[Subject]]:
+    """Subjects grouped so that no run holds two with one ``key`` or differing ``shared`` settings."""
+    batches: list[list[Subject]] = []
+    for subject in subjects:
+        for batch in batches:
+            clash = any(key(other) == key(subject) for other in batch) or any(
+                name in subject.configuration
+                and name in other.configuration
+                and subject.configuration[name] != other.configuration[name]
+                for other in batch
+                for name in shared
+            )
+            if not clash:
+                batch.append(subject)
+                break
+        else:
+            batches.append([subject])
+    return batches
+
+
+def _suffix(base: str, number: int, total: int) -> str:
+    return base if total == 1 else f"{base}_{number}"
+
+
+def dialect_studies(audit: Audit, subjects: list[Subject]) -> list[PlannedStudy]:
+    """Retrievers on the demo SAE/AAE pairs (``studies/demo.toml``'s data and retrieval settings)."""
+    batches = _batches(subjects, key=lambda s: s.configuration["retriever"], shared=("bm25", "embedding"))
+    planned = []
+    for number, batch in enumerate(batches, start=1):
+        config = _head(
+            audit,
+            _suffix("dialect", number, len(batches)),
+            "dialect retrieval bias of " + ", ".join(s.label for s in batch),
+            jobs=["retrieval"],
+            analysis=["dialect_tests"],
+        )
+        config["ingest"] = [
+            {"source": "squad", "path": str(DEMO_DATA / "squad_demo.json"), "split": "train", "name": "demo_train"},
+            {
+                "source": "pairs",
+                "path": str(DEMO_DATA / "dialect_pairs_demo.csv"),
+                "name": "dialect_pairs_demo",
+                "variants": {"sae": "sae_query", "aae": "aave_query"},
+                "squad_split": "demo_train",
+                "cleanup": True,
+            },
+        ]
+        retrieval: dict = {"retrievers": [s.configuration["retriever"] for s in batch], "depth": 20}
+        retrieval["query_sets"] = ["pairs"]
+        for name in ("bm25", "embedding"):
+            chosen = next((s.configuration[name] for s in batch if name in s.configuration), None)
+            if chosen is not None:
+                retrieval[name] = chosen
+        retrieval.setdefault("embedding", {"provider": "local", "model": "all-MiniLM-L6-v2"})
+        config["retrieval"] = retrieval
+        config["parameters"] = {"dialect_highlight_k": [1, 3, 5], "dialect_reference_variant": "sae"}
+        config["dialect"] = {"bootstrap_resamples": 2000}
+        members = tuple((s, s.configuration["retriever"]) for s in batch)
+        planned.append(PlannedStudy("dialect retrieval bias", config["study"]["name"], config, members))
+    return planned
+
+
+def weat_studies(audit: Audit, subjects: list[Subject]) -> list[PlannedStudy]:
+    """Embeddings on the Caliskan et al. (2017) tests and the demo user tests (``studies/demo_weat.toml``)."""
+    config = _head(
+        audit,
+        "weat",
+        "WEAT of " + ", ".join(s.label for s in subjects),
+        jobs=["weat"],
+        analysis=["weat_report"],
+    )
+    config["ingest"] = [
+        {"source": "weat_tests", "path": "builtin:caliskan2017"},
+        {"source": "weat_tests", "path": str(DEMO_DATA / "weat" / "demo_user_tests.yaml")},
+    ]
+    for subject in subjects:
+        settings = subject.configuration
+        step = {"source": "word_vectors", "path": audit.resolve(_path_of(settings["path"])), "name": subject.label}
+        if "format" in settings:
+            step["format"] = settings["format"]
+        if settings.get("format") == "sentence_encoder":
+            step["words_from"] = ["caliskan2017", "demo_user_tests"]
+            step["templates"] = settings.get("templates", ["This is {word}.", "That is {word}.", "{word} is here."])
+        config["ingest"].append(step)
+    config["weat"] = {
+        "match_policy": "casefold",
+        "min_coverage": 0.8,
+        "min_words": 2,
+        "n_permutations": 100000,
+        "bootstrap_resamples": 2000,
+    }
+    members = tuple((s, s.label) for s in subjects)
+    return [PlannedStudy("word-embedding association (WEAT)", config["study"]["name"], config, members)]
+
+
+def silent_bias_studies(audit: Audit, subjects: list[Subject]) -> list[PlannedStudy]:
+    """LLMs' recorded answers to the demo vignettes (``studies/demo_silent_bias.toml``)."""
+    config = _head(
+        audit,
+        "silent_bias",
+        "silent bias of " + ", ".join(s.label for s in subjects),
+        jobs=[],
+        analysis=["silent_bias"],
+    )
+    config["ingest"] = [
+        {"source": "silent_bias_vignettes", "path": str(DEMO_DATA / "silent_bias" / "vignettes_demo.json")},
+    ]
+    config["ingest"][0]["name"] = "silent_bias_demo"
+    for subject in subjects:
+        path = audit.resolve(_path_of(subject.configuration["generations"]))
+        step = {"source": "silent_bias_generations", "path": path, "vignette_set": "silent_bias_demo"}
+        config["ingest"].append({**step, "model": subject.label})
+    config["silent_bias"] = {"confidence": 0.95}
+    members = tuple((s, s.label) for s in subjects)
+    return [PlannedStudy("silent bias", config["study"]["name"], config, members)]
+
+
+def _path_of(value) -> str:
+    """A configuration's file value: the path (files are recorded with their sha256)."""
+    return value["path"] if isinstance(value, dict) else value
+
+
+def _no_endpoint(subject: Subject) -> str:
+    return (
+        f"{subject.label} "
+        "needs an OpenAI-compatible endpoint serving the model: the recommendation runner asks it to pick"
+        " posts (recorded silent-bias generations hold no recommendations); run it with a recommendation"
+        ' study ([[ingest]] source = "recsys_experiment", docs/studies/recsys.md)'
+    )
+
+
+# study type -> what it measures and how the audit runs it (the order the audit runs them in).
+STUDY_TYPES: dict[str, StudyType] = {
+    "dialect retrieval bias": StudyType(
+        ("retriever",), dialect_studies, "it measures how a retriever ranks documents for paired SAE/AAE questions"
+    ),
+    "word-embedding association (WEAT)": StudyType(
+        ("embedding",), weat_studies, "it measures associations between word or sentence vectors"
+    ),
+    "silent bias": StudyType(("llm",), silent_bias_studies, "it measures an LLM's answers to clinical vignettes"),
+    "recommendation bias": StudyType(
+        ("llm",), None, "it measures which posts an LLM recommends from a pool", missing=_no_endpoint
+    ),
+}
+
+
+def plan_audit(audit: Audit) -> tuple[list[PlannedStudy], list[Skipped]]:
+    """The study runs of ``audit`` and the subject and study type pairs it does not run, with why."""
+    planned, skipped = [], []
+    for study_type, spec in STUDY_TYPES.items():
+        applies = [s for s in audit.subjects if s.kind in spec.kinds]
+        for subject in audit.subjects:
+            if subject.kind not in spec.kinds:
+                reason = f"{A_KIND[subject.kind]} is not what {study_type} examines: {spec.not_applicable}"
+                skipped.append(Skipped(subject, study_type, "does not apply", reason))
+        if spec.build is None:
+            skipped += [Skipped(s, study_type, "not run", spec.missing(s)) for s in applies]
+        elif applies:
+            planned += spec.build(audit, applies)
+    return planned, skipped
+
+
+def write_config(config: dict, path: Path) -> Path:
+    """Write a study config tree as TOML (tables, arrays of tables, inline values), for ``biaswh run`` too."""
+    lines = []
+    for table, values in config.items():
+        if isinstance(values, list):
+            for item in values:
+                lines += [f"[[{table}]]", *(f"{k} = {_value(v)}" for k, v in item.items()), ""]
+            continue
+        lines.append(f"[{table}]")
+        lines += [f"{k} = {_value(v)}" for k, v in values.items()]
+        lines.append("")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def _value(value) -> str:
+    """A TOML inline value: strings and keys as JSON strings (a subset of TOML's basic strings)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        items = (f"{k if _BARE_KEY.match(k) else json.dumps(k)} = {_value(v)}" for k, v in value.items())
+        return "{ " + ", ".join(items) + " }"
+    raise TypeError(f"no TOML spelling for {value!r}")

@@ -1,0 +1,104 @@
+"""``biaswh audit``'s config and plan: refusals in one line (exit 2), the study types each kind gets.
+
+No warehouse is built here: the shipped ``studies/audit_demo.toml`` is planned and each study
+config it generates is checked as ``biaswh run`` would check it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from biaswh.common.audit_config import load_audit
+from biaswh.common.audit_studies import plan_audit, write_config
+from tests.conftest import REPOSITORY_ROOT, assert_refused, run_main
+
+AUDIT_DEMO = REPOSITORY_ROOT / "studies" / "audit_demo.toml"
+HEAD = '[audit]\nname = "a"\nseed = 1\n'
+
+
+def _write(tmp_path, text: str):
+    path = tmp_path / "audit.toml"
+    path.write_text(HEAD + text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("subjects", "names"),
+    [
+        ('[[subjects]]\nkind = "retriever"\nname = "x"\nretriever = "bm25"\n'
+         '[[subjects]]\nkind = "robot"\nname = "y"\n', ["[[subjects]] #2", "kind must be one of", "'robot'"]),
+        ('[[subjects]]\nkind = "retriever"\nname = "x"\nretriever = "bm25"\nbm52 = { k1 = 1.0 }\n',
+         ["[[subjects]] #1", "unknown key 'bm52'", "did you mean 'bm25'"]),
+        ('[[subjects]]\nkind = "llm"\nname = "m"\ngenerations = "nowhere.jsonl"\n',
+         ["[[subjects]] #1", "generations: no such file or folder 'nowhere.jsonl'"]),
+        ("", ["[[subjects]]", "none: name at least one subject"]),
+        ('[[subjects]]\nkind = "retriever"\nname = "x"\nretriever = "bm25"\n'
+         '[[subjects]]\nkind = "retriever"\nname = "x"\nretriever = "dense"\n',
+         ["[[subjects]] #2", "retriever 'x' is already subject #1"]),
+        ('[[subjects]]\nkind = "embedding"\nname = "bad name"\npath = "hf:x/y"\n',
+         ["[[subjects]] #1", "name 'bad name'"]),
+        ('[verdicts]\nadjustment = "bonferroni"\n[[subjects]]\nkind = "retriever"\nname = "x"\nretriever = "bm25"\n',
+         ["[verdicts] adjustment must be one of"]),
+    ],
+)  # fmt: skip
+def test_a_bad_audit_config_is_refused_in_one_line_naming_file_subject_and_key(tmp_path, capsys, subjects, names):
+    path = _write(tmp_path, subjects)
+    code, _, error = run_main(["audit", str(path)], capsys)
+    assert_refused(code, error, [str(path), *names])
+
+
+def test_the_demo_audit_plans_each_kinds_study_types_and_says_why_not_the_others(tmp_path):
+    from biaswh.plugins import load_plugins
+    from warehouse.study import load_study
+
+    load_plugins()
+    audit = load_audit(AUDIT_DEMO)
+    planned, skipped = plan_audit(audit)
+    measured = {(study.study_type, subject.label, name) for study in planned for subject, name in study.members}
+    assert measured == {
+        ("dialect retrieval bias", "bm25-k1-1.5-b-0.75", "bm25"),
+        ("dialect retrieval bias", "dense-minilm", "dense"),
+        ("word-embedding association (WEAT)", "minilm-all-MiniLM-L6-v2", "minilm-all-MiniLM-L6-v2"),
+        ("silent bias", "demo-model-a", "demo-model-a"),
+        ("silent bias", "demo-model-b", "demo-model-b"),
+    }
+    not_run = {(s.subject.label, s.study_type) for s in skipped if s.status == "not run"}
+    assert not_run == {("demo-model-a", "recommendation bias"), ("demo-model-b", "recommendation bias")}
+    assert all("OpenAI-compatible endpoint" in s.reason for s in skipped if s.status == "not run")
+    # 5 subjects x 4 study types, 5 measured and 2 not run: the other 13 do not apply, each with its reason
+    not_applicable = [s for s in skipped if s.status == "does not apply"]
+    assert len(not_applicable) == 13
+    articles = {"retriever": "a retriever is not", "embedding": "an embedding is not", "llm": "an LLM is not"}
+    assert all(s.reason.startswith(articles[s.subject.kind]) for s in not_applicable)
+    # one seed and one policy in every generated study, each config as `biaswh run` checks it
+    for study in planned:
+        config = load_study(write_config(study.config, tmp_path / f"{study.name}.toml"), check_files=True)
+        assert config.seed == audit.seed == 20261122 and config.data == "demo"
+        assert config.settings["verdicts"] == {"adjustment": "holm", "alpha": 0.05}
+
+
+def test_two_versions_of_one_retriever_go_to_separate_runs_and_differ_in_id(tmp_path):
+    path = _write(
+        tmp_path,
+        '[[subjects]]\nkind = "retriever"\nname = "bm25"\nversion = "a"\nretriever = "bm25"\nbm25 = { k1 = 1.2 }\n'
+        '[[subjects]]\nkind = "retriever"\nname = "bm25"\nversion = "b"\nretriever = "bm25"\nbm25 = { k1 = 0.9 }\n'
+        '[[subjects]]\nkind = "retriever"\nname = "dense"\nretriever = "dense"\n',
+    )
+    audit = load_audit(path)
+    planned, _ = plan_audit(audit)
+    runs = [sorted(subject.label for subject, _ in study.members) for study in planned]
+    assert runs == [["bm25-a", "dense"], ["bm25-b"]]
+    assert [study.config["retrieval"]["bm25"] for study in planned] == [{"k1": 1.2}, {"k1": 0.9}]
+    first, second, _ = audit.subjects
+    assert first.subject_id != second.subject_id and first.config_hash != second.config_hash
+
+
+def test_a_subjects_recorded_file_enters_its_configuration_hash_by_content(tmp_path):
+    generations = tmp_path / "answers.jsonl"
+    generations.write_text('{"case_id": "1"}\n', encoding="utf-8")
+    path = _write(tmp_path, '[[subjects]]\nkind = "llm"\nname = "m"\ngenerations = "answers.jsonl"\n')
+    before = load_audit(path).subjects[0]
+    generations.write_text('{"case_id": "2"}\n', encoding="utf-8")
+    after = load_audit(path).subjects[0]
+    assert before.configuration["generations"]["path"] == "answers.jsonl"
+    assert before.config_hash != after.config_hash and before.subject_id != after.subject_id

@@ -1,0 +1,147 @@
+"""``biaswh audit`` end to end on a copy of the demo warehouse: one subject of each kind.
+
+What it measured matches the families' own tables, every tested finding is adjusted with the
+audit's other findings as one Holm family (checked against statsmodels), what was not run says
+why, and the demo study's earlier run keeps its rows and its own verdicts.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+from statsmodels.stats.multitest import multipletests
+
+from biaswh.common.audit_config import load_audit
+from tests.conftest import DEMO_DATA, copy_warehouse, run_here
+
+AUDIT = f"""
+[audit]
+name = "small_audit"
+seed = 7
+data = "demo"
+
+[[subjects]]
+kind = "retriever"
+name = "bm25"
+version = "v1"
+retriever = "bm25"
+bm25 = {{ k1 = 1.5, b = 0.75, epsilon = 0.25 }}
+
+[[subjects]]
+kind = "embedding"
+name = "demo_vectors"
+path = "{DEMO_DATA / "weat" / "demo_vectors.npz"}"
+format = "npz"
+
+[[subjects]]
+kind = "llm"
+name = "stand-in"
+generations = "{DEMO_DATA / "silent_bias" / "generations" / "demo-model-a.jsonl"}"
+"""
+
+
+@pytest.fixture(scope="module")
+def audited(demo_warehouse, tmp_path_factory):
+    """The demo warehouse after the small audit: (home, audit config, what it printed, demo run's rows before)."""
+    folder = tmp_path_factory.mktemp("audit")
+    home = copy_warehouse(demo_warehouse.home, folder / "warehouse")
+    config = folder / "small_audit.toml"
+    config.write_text(AUDIT, encoding="utf-8")
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+        before = _rows(con.execute("select * from analysis.dialect_paired_tests order by all").fetchall())
+    printed = run_here("audit", str(config), home=home).stdout
+    return home, config, printed, before
+
+
+def _rows(rows: list[tuple]) -> list[tuple]:
+    """Rows comparable as values (a NaN statistic equals itself)."""
+    return [tuple(repr(value) for value in row) for row in rows]
+
+
+def _query(home, sql: str, parameters=()):
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+        return con.execute(sql, list(parameters)).fetchall()
+
+
+def test_each_subject_is_measured_by_its_kinds_study_and_the_rest_say_why_not(audited):
+    home, config, printed, _ = audited
+    rows = _query(
+        home,
+        "select subject_name, subject_version, study_type, status, reason is not null from raw.audit_subjects"
+        " order by subject_name, study_type",
+    )
+    measured = [(name, study) for name, _, study, status, _ in rows if status == "measured"]
+    assert measured == [
+        ("bm25", "dialect retrieval bias"),
+        ("demo_vectors", "word-embedding association (WEAT)"),
+        ("stand-in", "silent bias"),
+    ]
+    assert [(n, s) for n, _, s, status, _ in rows if status == "not run"] == [("stand-in", "recommendation bias")]
+    assert len(rows) == 12 and all(has_reason for *_, status, has_reason in rows if status != "measured")
+    assert "stand-in: recommendation bias: not run (stand-in needs an OpenAI-compatible endpoint" in printed
+    assert "retriever bm25 v1: dialect retrieval bias:" in printed
+
+
+def test_the_audits_findings_are_the_families_own_numbers_under_one_holm_family(audited):
+    home, config, _, _ = audited
+    (audit_run,) = _query(home, "select run_id from raw.runs where kind = 'audit' and status = 'succeeded'")[0]
+    tested = _query(
+        home,
+        "select study_type, subject_name, run_id, finding, p_value, p_adjusted, verdict, policy from subject_findings"
+        " where audit_run_id = ? and p_value is not null order by study_type, subject_id, finding",
+        [audit_run],
+    )
+    # 3 highlighted k of bm25 + 5 computed WEAT tests of the demo vectors + 2 rule sets' counterfactual tests
+    assert len(tested) == 10
+    reject, expected, *_ = multipletests([row[4] for row in tested], alpha=0.05, method="holm")
+    assert [row[5] for row in tested] == pytest.approx(list(expected), abs=1e-12)
+    assert [row[6] == "significant" for row in tested] == list(reject)
+    assert {row[7] for row in tested} == {"Holm over the 10 tested findings of audit small_audit, α = 0.05"}
+    # the effects and raw p are the families' own
+    dialect_run = {row[2] for row in tested if row[0] == "dialect retrieval bias"}.pop()
+    family = _query(
+        home,
+        "select delta_pp, p_exact from analysis.dialect_paired_tests where run_id = ? and is_highlighted_k order by k",
+        [dialect_run],
+    )
+    audited_rows = _query(
+        home,
+        "select effect, p_value from subject_findings where run_id = ? order by finding",
+        [dialect_run],
+    )
+    assert audited_rows == family and len(family) == 3
+    # the demo vectors' WEAT effects, as the README's demo reports them: 4 of 5 significant within the study
+    weat = _query(
+        home,
+        "select count(*) filter (where verdict = 'significant'), count(*) filter (where verdict = 'not computed')"
+        " from subject_findings where audit_run_id = ? and study_type like 'word-embedding%'",
+        [audit_run],
+    )
+    assert weat[0][1] == 7 and 1 <= weat[0][0] <= 5
+
+
+def test_everything_about_the_audited_subject_is_one_query_apart_from_the_demos_unversioned_bm25(audited):
+    home, config, _, before = audited
+    bm25 = load_audit(config).subjects[0]
+    dim = _query(
+        home,
+        "select subject_id, subject_version, config_hash, n_runs from dim_subjects where subject_name = 'bm25'"
+        " order by subject_version nulls first",
+    )
+    assert [row[0] for row in dim][1] == bm25.subject_id and dim[1][1:] == ("v1", bm25.config_hash, 1)
+    assert dim[0][1] is None and dim[0][0] != bm25.subject_id  # the demo run's bm25: no audit, no version
+    about = _query(
+        home,
+        "select distinct study, audit_run_id is not null from subject_findings where subject_id = ?",
+        [bm25.subject_id],
+    )
+    assert about == [("small_audit__dialect", True)]
+    demo = _query(home, "select distinct policy from subject_findings where study = 'demo' and subject_name = 'bm25'")
+    assert len(demo) == 1 and demo[0][0].startswith("Holm within bm25 over the highlighted k")
+    # run isolation: the demo run's paired tests are as they were before the audit
+    after = _query(
+        home,
+        "select * from analysis.dialect_paired_tests where run_id in (select run_id from raw.runs where name = 'demo')"
+        " order by all",
+    )
+    assert _rows(after) == before

@@ -1,0 +1,150 @@
+"""Subjects as rows: ``subject_findings`` and ``dim_subjects`` checked against the families' own tables.
+
+On a copy of the warehouse every demo study built (``make demo``'s), with the views published
+afresh: each family's findings appear once per subject with the family's own numbers and
+verdict, a failed run's findings leave, and the subject id is the same in Python and SQL.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from tests.conftest import copy_warehouse
+from warehouse.subjects import SUBJECT_COLUMN_DOCS, SUBJECT_VIEW_COLUMNS, subject_id, subject_id_sql
+
+
+@pytest.fixture(scope="module")
+def site_copy(demo_site, tmp_path_factory):
+    """A writable copy of the demo site's warehouse with the subjects' views published by this code."""
+    from biaswh.plugins import load_plugins
+    from warehouse.contracts import publish_contract_views
+
+    home = copy_warehouse(demo_site.parent, tmp_path_factory.mktemp("subjects") / "warehouse")
+    load_plugins()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("BIASWH_HOME", str(home))
+        from warehouse.connection import open_warehouse
+
+        with open_warehouse() as con:
+            published = publish_contract_views(con)
+    assert {"subject_findings", "dim_subjects"} <= set(published)
+    return home
+
+
+def _connect(home) -> duckdb.DuckDBPyConnection:
+    return duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
+
+
+def test_the_subject_id_is_the_same_in_python_and_sql_and_changes_with_each_part():
+    con = duckdb.connect()
+    parts = ("retriever", "bm25", "v2", "ab12")
+    sql_id = con.execute(f"select {subject_id_sql(*(repr(p) for p in parts))}").fetchone()[0]
+    assert sql_id == subject_id(*parts)
+    assert len({subject_id(*parts), *(subject_id(*parts[:i], "x", *parts[i + 1 :]) for i in range(4))}) == 5
+    # the separator keeps ("a", "bc") and ("ab", "c") apart
+    assert subject_id("retriever", "a", "bc") != subject_id("retriever", "ab", "c")
+
+
+def test_dialect_findings_are_the_highlighted_paired_tests_of_each_retriever(site_copy):
+    with _connect(site_copy) as con:
+        family = con.execute(
+            "select run_id, retriever, k, delta_pp, ci_low, ci_high, p_exact, p_adjusted, is_significant"
+            " from analysis.dialect_paired_tests where is_highlighted_k order by all"
+        ).fetchall()
+        subject = con.execute(
+            "select run_id, subject_name, cast(regexp_extract(finding, 'recall@([0-9]+)', 1) as bigint), effect,"
+            " ci_low, ci_high, p_value, p_adjusted, verdict = 'significant' from subject_findings"
+            " where study_type = 'dialect retrieval bias' order by all"
+        ).fetchall()
+        rules = con.execute(
+            "select run_id, retriever, 'dialect feature: ' || rule, delta_pp, p_exact, p_adjusted from"
+            " analysis.dialect_feature_effects order by all"
+        ).fetchall()
+        rule_findings = con.execute(
+            "select run_id, subject_name, dimension, effect, p_value, p_adjusted from subject_findings"
+            " where study_type = 'dialect feature effects' order by all"
+        ).fetchall()
+    assert len(family) >= 15 and subject == family
+    assert len(rules) == 18 and rule_findings == rules
+
+
+def test_weat_findings_carry_d_its_interval_and_the_studys_adjusted_verdict(site_copy):
+    with _connect(site_copy) as con:
+        family = con.execute(
+            "select r.run_id, r.embedding, r.test_set || '/' || r.test, r.effect_size, r.ci_low, r.ci_high,"
+            " r.p_value, i.p_adjusted, if(r.effect_size is null, null, i.is_significant)"  # not computed: no verdict
+            " from marts.fct_weat_results as r"
+            " join analysis.weat_interpretations as i using (run_id, embedding, test_set, test) order by all"
+        ).fetchall()
+        subject = con.execute(
+            "select run_id, subject_name, finding, effect, ci_low, ci_high, p_value, p_adjusted,"
+            " case verdict when 'significant' then true when 'no evidence' then false end"
+            " from subject_findings where subject_kind = 'embedding' order by all"
+        ).fetchall()
+        verdicts = dict(
+            con.execute(
+                "select verdict, count(*) from subject_findings where subject_kind = 'embedding' group by verdict"
+            ).fetchall()
+        )
+    assert subject == family
+    # the demo: 4 + 5 significant (README's study table), and tests too sparse to compute
+    assert verdicts["significant"] == 9 and verdicts["not computed"] == 7
+
+
+def test_silent_bias_findings_are_rates_as_described_and_counterfactual_tests_unjudged(site_copy):
+    with _connect(site_copy) as con:
+        rates = con.execute(
+            "select run_id, model, silent_bias_rate, ci_low, ci_high from analysis.silent_bias_rates order by all"
+        ).fetchall()
+        described = con.execute(
+            "select run_id, subject_name, effect, ci_low, ci_high from subject_findings"
+            " where subject_kind = 'llm' and dimension like 'silent bias: %' order by all"
+        ).fetchall()
+        tests = con.execute(
+            "select run_id, model, flip_rate, p_value from analysis.silent_bias_counterfactual_tests order by all"
+        ).fetchall()
+        tested = con.execute(
+            "select run_id, subject_name, effect, p_value from subject_findings"
+            " where subject_kind = 'llm' and p_value is not null order by all"
+        ).fetchall()
+        verdicts = con.execute(
+            "select distinct verdict from subject_findings where subject_kind = 'llm' and p_value is not null"
+        ).fetchall()
+    assert described == rates and tested == tests and len(tests) == 4
+    assert verdicts == [("not judged",)]  # the study adjusts none; only an audit judges them
+
+
+def test_everything_about_one_subject_is_one_query_and_dim_subjects_lists_each_once(site_copy):
+    with _connect(site_copy) as con:
+        bm25 = con.execute(
+            "select distinct study, study_type from subject_findings where subject_name = 'bm25' order by all"
+        ).fetchall()
+        ids = con.execute("select distinct subject_id, subject_kind, subject_name from subject_findings").fetchall()
+        dim = con.execute("select subject_id, subject_kind, subject_name, n_runs from dim_subjects").fetchall()
+    # bm25 is measured by the dialect demo and by the rule-variant demo (per dialect rule)
+    assert bm25 == [("demo", "dialect retrieval bias"), ("demo_rule_variants", "dialect feature effects")]
+    assert sorted(row[:3] for row in dim) == sorted(ids)
+    assert all(sid == subject_id(kind, name) for sid, kind, name in ids)  # no audit: version and hash empty
+    assert dict((row[2], row[3]) for row in dim if row[1] == "retriever")["bm25"] == 2
+
+
+def test_a_failed_runs_findings_leave_subject_findings(site_copy, tmp_path, monkeypatch):
+    home = copy_warehouse(site_copy, tmp_path / "warehouse")
+    with duckdb.connect(str(home / "warehouse.duckdb")) as con:
+        (run_id,) = con.execute("select run_id from raw.runs where kind = 'study' and name = 'demo'").fetchone()
+        before = con.execute("select count(*) from subject_findings where run_id = ?", [run_id]).fetchone()[0]
+        con.execute("update raw.runs set status = 'failed' where run_id = ?", [run_id])
+        after = con.execute("select count(*) from subject_findings where run_id = ?", [run_id]).fetchone()[0]
+    assert before == 15 and after == 0
+
+
+def test_the_views_have_the_documented_columns_each_with_its_comment(site_copy):
+    with _connect(site_copy) as con:
+        for view, documented in SUBJECT_VIEW_COLUMNS.items():
+            columns = con.execute(
+                "select column_name, comment from duckdb_columns() where schema_name = 'main' and table_name = ?"
+                " order by column_index",
+                [view],
+            ).fetchall()
+            assert columns == [(name, SUBJECT_COLUMN_DOCS[name]) for name in documented], view
