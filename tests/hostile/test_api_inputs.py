@@ -77,7 +77,8 @@ def test_module_functions_check_their_arguments(home, call, message):
 def _public_calls():
     """Every public method of Warehouse and function of the module, with its parameters (not self)."""
     for name, member in inspect.getmembers(api.Warehouse, inspect.isfunction):
-        if not name.startswith("_"):
+        # mutmut (`make mutants`) adds each method's mutants to the class as xǁWarehouseǁNAME__mutmut_N
+        if not name.startswith("_") and "ǁ" not in name:
             yield f"Warehouse.{name}", name, [p for p in inspect.signature(member).parameters if p != "self"]
     for name in ("open", "run_study"):
         yield name, None, list(inspect.signature(getattr(api, name)).parameters)
