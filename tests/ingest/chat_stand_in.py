@@ -168,7 +168,12 @@ class ChatStandIn:
                 prompt = body["messages"][-1]["content"]
                 with stand_in.lock:
                     stand_in.requests.append(
-                        {"prompt": prompt, "body": body, "authorization": self.headers.get("Authorization")}
+                        {
+                            "prompt": prompt,
+                            "body": body,
+                            "authorization": self.headers.get("Authorization"),
+                            "path": self.path,
+                        }
                     )
                 if stand_in.redirect_to:
                     self._land()

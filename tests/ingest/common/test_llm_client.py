@@ -7,6 +7,10 @@ the refusal to follow a redirect, and the nesting-depth check.
 
 from __future__ import annotations
 
+import socket
+import threading
+import time
+
 import pytest
 
 from ingest.common.llm.client import MAX_REPLY_DEPTH, EndpointClient, nesting_depth
@@ -68,6 +72,36 @@ def test_a_drip_past_the_deadline_has_one_reason_whichever_thread_sees_it():
     with ChatStandIn(misbehave="drip", drip_seconds=0.05) as server:
         answers = [_chat(server, timeout_seconds=0.3, max_retries=0) for _ in range(3)]
     assert {answer.failure for answer in answers} == {"no complete reply within the 0.3 s deadline"}
+
+
+def test_headers_dripped_one_byte_at_a_time_are_cut_at_the_deadline():
+    """No single read waits past the read timeout, so only the waiting thread's deadline ends this."""
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        stop = threading.Event()
+
+        def drip_headers() -> None:
+            connection, _ = listener.accept()
+            with connection:
+                connection.recv(65536)
+                for byte in b"HTTP/1.1 200 OK\r\nX-Padding: " + b"x" * 200:
+                    if stop.is_set():
+                        return
+                    try:
+                        connection.sendall(bytes([byte]))
+                    except OSError:  # the client gave up
+                        return
+                    time.sleep(0.05)
+
+        server = threading.Thread(target=drip_headers, daemon=True)
+        server.start()
+        base_url = f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+        started = time.monotonic()
+        with EndpointClient(EndpointSettings(base_url=base_url, timeout_seconds=0.5, max_retries=0)) as client:
+            answer = client.chat(model="m", prompt="q", sampling={})
+        elapsed = time.monotonic() - started
+        stop.set()
+    assert answer.failure == "no complete reply within the 0.5 s deadline" and answer.attempts == 1
+    assert elapsed < 5  # the headers alone would take 10 s
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,161 @@
+"""The LLM client against exact bytes on the wire: a raw socket on 127.0.0.1 sends one canned HTTP reply.
+
+The stand-in server (tests/ingest/chat_stand_in.py) cannot send a reply of an exact size, a
+redirect without a ``Location``, or nothing at all; this one can. Beside them, the waits between
+retries, recorded from the client's clock, and the nesting check's cheap first count.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+import types
+
+import pytest
+
+import ingest.common.llm.client as client_module
+from ingest.common.llm.client import AttemptFailed, EndpointClient, _detail, _json_object
+from ingest.common.llm.settings import EndpointSettings
+
+CAP = 1_000
+
+
+class CannedServer:
+    """Answers every connection on 127.0.0.1 with ``reply`` (raw bytes), then closes it; None: sends nothing."""
+
+    def __init__(self, reply: bytes | None) -> None:
+        self.reply = reply
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.listener.settimeout(0.2)
+        self.stop = threading.Event()
+        self.released = threading.Event()  # the client closed a connection this server left silent
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.listener.getsockname()[1]}/v1"
+
+    def __enter__(self) -> CannedServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop.set()
+        self.thread.join()
+        self.listener.close()
+
+    def _serve(self) -> None:
+        while not self.stop.is_set():
+            try:
+                connection, _ = self.listener.accept()
+            except TimeoutError:
+                continue
+            with connection:
+                connection.recv(65536)
+                if self.reply is not None:
+                    connection.sendall(self.reply)
+                    continue
+                connection.settimeout(0.1)
+                while not self.stop.is_set():
+                    try:
+                        if connection.recv(1) == b"":
+                            self.released.set()
+                            break
+                    except TimeoutError:
+                        continue
+                    except OSError:
+                        self.released.set()
+                        break
+
+
+def _response(status: str, body: bytes, *headers: str, sized: bool = True) -> bytes:
+    lines = [f"HTTP/1.1 {status}", *headers, "Connection: close"]
+    if sized:
+        lines.append(f"Content-Length: {len(body)}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+
+
+def _completion(size: int) -> bytes:
+    """A chat completion of exactly ``size`` bytes."""
+    shell = b'{"choices": [{"message": {"content": "%s"}}]}'
+    return shell % (b"a" * (size - len(shell) + 2))
+
+
+def _chat(base_url: str, **changes):
+    options = {"max_retries": 0, "backoff_seconds": 0.01, "timeout_seconds": 5.0, "max_reply_bytes": CAP}
+    with EndpointClient(EndpointSettings(base_url=base_url, **{**options, **changes})) as client:
+        return client.chat(model="m", prompt="q", sampling={})
+
+
+@pytest.mark.parametrize("sized", [True, False])
+def test_a_reply_of_exactly_the_cap_is_read_and_one_byte_more_is_refused(sized):
+    with CannedServer(_response("200 OK", _completion(CAP), sized=sized)) as server:
+        assert _chat(server.base_url).ok
+    with CannedServer(_response("200 OK", _completion(CAP + 1), sized=sized)) as server:
+        answer = _chat(server.base_url)
+    assert answer.failure == f"the reply is larger than {CAP:,} bytes (--max-reply-bytes)"
+
+
+def test_a_declared_size_over_the_cap_is_refused_before_the_body_is_read():
+    # The body never comes (the connection closes after the headers): only the declared length tells.
+    with CannedServer(b"HTTP/1.1 200 OK\r\nContent-Length: 1001\r\n\r\n") as server:
+        answer = _chat(server.base_url)
+    assert answer.failure == f"the reply is larger than {CAP:,} bytes (--max-reply-bytes)"
+
+
+def test_a_reply_the_server_calls_html_is_named_so_whatever_its_first_character():
+    with CannedServer(_response("200 OK", b"Bad gateway", "Content-Type: text/html")) as server:
+        answer = _chat(server.base_url)
+    assert answer.failure == "the reply is HTML, not JSON (Expecting value); it starts 'Bad gateway'"
+
+
+@pytest.mark.parametrize(
+    ("status", "failure"),
+    [
+        ("300 Multiple Choices", "HTTP 300: the endpoint redirects to nowhere; redirects are not followed"),
+        ("399 Odd", "HTTP 399: the endpoint redirects to nowhere; redirects are not followed"),
+        ("299 Odd", "the reply is not JSON (Expecting value); it starts ''"),
+    ],
+)
+def test_a_3xx_without_a_location_is_a_redirect_to_nowhere(status, failure):
+    with CannedServer(_response(status, b"")) as server:
+        answer = _chat(server.base_url, max_retries=2)
+    assert answer.failure.startswith(failure) and answer.attempts == 1
+
+
+def test_an_abandoned_attempt_lets_go_of_its_connection_at_its_read_timeout():
+    with CannedServer(None) as server:
+        with EndpointClient(EndpointSettings(base_url=server.base_url, timeout_seconds=0.5, max_retries=0)) as client:
+            answer = client.chat(model="m", prompt="q", sampling={})
+            assert answer.failure == "no complete reply within the 0.5 s deadline"
+            # the client is still open: only the attempt's own read timeout can close the connection
+            assert server.released.wait(10)
+
+
+def test_the_waits_between_retries_double_from_the_backoff(monkeypatch):
+    waits = []
+    clock = types.SimpleNamespace(monotonic=time.monotonic, sleep=waits.append)
+    monkeypatch.setattr(client_module, "time", clock)
+    with CannedServer(_response("500 Internal Server Error", b"down")) as server:
+        answer = _chat(server.base_url, max_retries=3, backoff_seconds=0.25)
+    assert answer.failure == "HTTP 500 InternalServerError: down" and answer.attempts == 4
+    assert waits == [0.25, 0.5, 1.0]
+
+
+def test_many_flat_brackets_are_not_deep_nesting():
+    body = b'{"a": [' + b"[], " * 100 + b"[]]}"
+    assert _json_object(body, "application/json") == {"a": [[]] * 101}
+
+
+def test_an_error_body_is_read_as_json_within_its_first_4000_bytes_only():
+    def error_body(size: int) -> bytes:
+        return b'{"error": "' + b"m" * (size - 13) + b'"}'
+
+    assert len(error_body(4000)) == 4000 and _detail(error_body(4000)) == "m" * 200
+    assert _detail(error_body(4001)) == error_body(4001)[:200].decode()
+
+
+def test_an_attempt_failure_is_one_attempt_until_counted():
+    failure = AttemptFailed("why", retryable=True)
+    assert (failure.reason, failure.retryable, failure.attempts, str(failure)) == ("why", True, 1, "why")
