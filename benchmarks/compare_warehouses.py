@@ -6,8 +6,8 @@ hashed over its rows in sorted order, leaving out what differs between any two b
 ids, timestamps, paths, durations, run fingerprints, latencies, rows marked
 ``depends_on_machine``), floats to 12 digits and then
 within 1e-9: the rules of :mod:`analysis.common.result_rows`, which ``biaswh diff`` applies
-to two runs of one warehouse. A mart renamed in between
-(:data:`warehouse.renamed_marts.RENAMED_MARTS`) is compared under its new name. Not a speed
+to two runs of one warehouse. A mart or analysis table renamed in between
+(:data:`warehouse.renamed_marts.RENAMED_RELATIONS`) is compared under its new name. Not a speed
 measurement: not in ``make bench``. Exit code 1 when any table differs.
 """
 
@@ -27,7 +27,7 @@ from analysis.common.result_rows import (
     rows_close,
     table_columns,
 )
-from warehouse.renamed_marts import RENAMED_MARTS
+from warehouse.renamed_marts import RENAMED_RELATIONS
 
 
 def _run_labels(con) -> dict[str, str]:
@@ -61,7 +61,8 @@ def _table_rows(con, schema: str, table: str, labels: dict[str, str]) -> tuple[b
 def table_digests(path: str) -> dict[str, tuple[int, str, dict[str, str]]]:
     """``schema.table`` -> (rows, digest of the sorted rows' kept columns, {run label: digest of its rows}).
 
-    Marts under their new names; the per-run digests (tables with a ``run_id``) tell which runs differ.
+    Renamed marts and analysis tables under their new names; the per-run digests (tables with a
+    ``run_id``) tell which runs differ.
     """
     out = {}
     with duckdb.connect(path, read_only=True) as con:
@@ -73,7 +74,7 @@ def table_digests(path: str) -> dict[str, tuple[int, str, dict[str, str]]]:
             by_run: dict[str, list[str]] = {}
             for label, cells in rows:
                 by_run.setdefault(label, []).append("(" + ", ".join(cell_text(v) for v in cells) + ")")
-            name = RENAMED_MARTS.get(table, table) if schema == "marts" else table
+            name = RENAMED_RELATIONS.get(schema, {}).get(table, table)
             runs = {label: _digest(group) for label, group in by_run.items()} if has_runs else {}
             out[f"{schema}.{name}"] = (len(rows), _digest([r for group in by_run.values() for r in group]), runs)
     return out
@@ -86,7 +87,7 @@ def equal_within_tolerance(before: str, after: str, name: str) -> bool:
     found = []
     for path, wanted in ((before, table), (after, table)):
         with duckdb.connect(path, read_only=True) as con:
-            old = {new: old for old, new in RENAMED_MARTS.items()} if schema == "marts" else {}
+            old = {new: old for old, new in RENAMED_RELATIONS.get(schema, {}).items()}
             names = {t for _, t in result_tables(con)}
             real = wanted if wanted in names else old.get(wanted, wanted)
             _, rows = _table_rows(con, schema, real, _run_labels(con))

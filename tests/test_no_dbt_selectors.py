@@ -108,8 +108,8 @@ def test_no_project_python_file_spells_a_dbt_selection():
     [
         '@register_job("x", after="path:models/staging/retrieval path:models/marts/dialect")\ndef f(): pass',
         '@register_job("x", before="+fct_query_variants +fct_squad_questions")\ndef f(): pass',
-        'SELECTION = "fct_retrieval_relevant_ranks+ stg_x"',
-        'register_rebuild_table("dialect", "fct_dialect_gold_ranks", also_select="fct_retrieval_relevant_ranks")',
+        'SELECTION = "fct_evaluation_relevant_ranks+ stg_x"',
+        'register_rebuild_table("dialect", "fct_dialect_gold_ranks", also_select="fct_evaluation_relevant_ranks")',
         'selection = " ".join(f"tag:run_keyed,path:models/marts/{family}" for family in families)',
         'args = ["build", "--select", "marts.dialect"]',
         'args = ["build", "--exclude", "fct_dialect_gold_ranks"]',

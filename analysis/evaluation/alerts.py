@@ -20,19 +20,19 @@ def _per_query(con, metric_name: str, k, run_id: str, query_set: str, retriever:
     """Per-query values behind one checked metric of one run (keys: query_id, variant)."""
     if metric_name == "top_score":
         sql = (
-            "select query_id, variant, top_score from marts.fct_retrieval_top_scores"
+            "select query_id, variant, top_score from marts.fct_evaluation_top_scores"
             " where run_id = ? and query_set = ? and retriever = ?"
         )
         params = [run_id, query_set, retriever]
     elif metric_name == "latency_p95_ms":
         sql = (
-            "select query_id, variant, latency_ms from marts.fct_retrieval_query_latency"
+            "select query_id, variant, latency_ms from marts.fct_evaluation_query_latency"
             " where run_id = ? and query_set = ? and retriever = ?"
         )
         params = [run_id, query_set, retriever]
     else:
         sql = (
-            f"select query_id, variant, {metric_name} from marts.fct_retrieval_query_metrics"
+            f"select query_id, variant, {metric_name} from marts.fct_evaluation_query_metrics"
             " where run_id = ? and query_set = ? and retriever = ? and k = ?"
         )
         params = [run_id, query_set, retriever, k]
@@ -63,7 +63,7 @@ def series_alerts(con, series_run_id: str, *, seed: int, alpha: float = 0.05, n_
     severity; with fewer than six paired queries it is shown but never significant.
     """
     checks = con.execute(
-        "select * from marts.fct_retrieval_alert_checks where series_run_id = ? and is_breached"
+        "select * from marts.fct_evaluation_alert_checks where series_run_id = ? and is_breached"
         " order by position, retriever, metric",
         [series_run_id],
     ).pl()

@@ -57,7 +57,7 @@ def system_comparisons(
     rows = con.execute(
         f"""
         select r.label || ':' || m.retriever as system, m.query_id, m.variant, m.{metric} as value
-        from marts.fct_retrieval_query_metrics m
+        from marts.fct_evaluation_query_metrics m
         join marts.dim_evaluation_runs r using (run_id)
         where r.series_run_id = ? and m.k = ? and m.retriever not like '%@%'  -- sweep points are not systems
         order by r.position, m.retriever

@@ -19,7 +19,7 @@ def metrics_with_intervals(
 ) -> pl.DataFrame:
     """Mean of every metric at every k per (run, query set, retriever), with bootstrap intervals.
 
-    ``query_metrics`` has marts.fct_retrieval_query_metrics' columns. Queries are resampled
+    ``query_metrics`` has marts.fct_evaluation_query_metrics' columns. Queries are resampled
     with replacement (every metric and k of a query together); one set of resamples per
     number of queries, seeded by ``seed``.
     """

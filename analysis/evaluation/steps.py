@@ -1,12 +1,12 @@
 """Analysis step ``evaluation``: bootstrap intervals and alerts of a drift series into ``analysis.*``.
 
-Writes the contract relations ``analysis.retrieval_metrics_at_k`` (run_id, retriever, k,
-metric, value, ci_low, ci_high, n_queries, ...) and ``analysis.retrieval_alerts`` (run_id,
+Writes the contract relations ``analysis.evaluation_metrics_at_k`` (run_id, retriever, k,
+metric, value, ci_low, ci_high, n_queries, ...) and ``analysis.evaluation_alerts`` (run_id,
 baseline_run_id, retriever, metric, value, baseline_value, threshold, severity,
 is_significant, family, family_size, p_adjusted, adjustment, ...), one set of rows per evaluation
 run of the study run's series; an alert's family is its series (``[verdicts]``, Holm by default).
 Options (``[evaluation]``): ``bootstrap_resamples`` (2000), ``alpha`` (0.05), ``compare``
-(``{metric = "ndcg", k = 10}``): the metric of ``analysis.retrieval_system_comparisons``, every
+(``{metric = "ndcg", k = 10}``): the metric of ``analysis.evaluation_system_comparisons``, every
 system of the series (our retrievers, runs written elsewhere) against every other.
 """
 
@@ -72,12 +72,17 @@ def alert_verdicts(alerts: pl.DataFrame, *, policy: VerdictPolicy) -> pl.DataFra
     return judged.with_columns((pl.col("is_significant") & tested).alias("is_significant"))
 
 
-register_contract_relations("analysis", "retrieval_metrics_at_k", "retrieval_alerts")
+register_contract_relations("analysis", "evaluation_metrics_at_k", "evaluation_alerts")
+# The contract names from before the family's tables took its name, kept until 0.2
+# (warehouse/renamed_marts.py carries an older warehouse's tables over).
+register_contract_relations(
+    "analysis", retrieval_metrics_at_k="evaluation_metrics_at_k", retrieval_alerts="evaluation_alerts"
+)
 
 
 @register_analysis(
     "evaluation",
-    first_query="select label, retriever, metric, value, baseline_value, is_significant from retrieval_alerts"
+    first_query="select label, retriever, metric, value, baseline_value, is_significant from evaluation_alerts"
     " where series_run_id = '{run}'",
 )
 def evaluation_analysis(con, study, run_id: str) -> None:
@@ -96,7 +101,7 @@ def evaluation_analysis(con, study, run_id: str) -> None:
     if not runs:
         raise UserError(f"run {run_id} has no evaluation runs: does the study run the `evaluation` job?")
     query_metrics = con.execute(
-        "select m.* from marts.fct_retrieval_query_metrics m join marts.dim_evaluation_runs r using (run_id)"
+        "select m.* from marts.fct_evaluation_query_metrics m join marts.dim_evaluation_runs r using (run_id)"
         " where r.series_run_id = ?",
         [run_id],
     ).pl()
@@ -115,13 +120,15 @@ def evaluation_analysis(con, study, run_id: str) -> None:
     with transaction(con):
         for evaluation_run in runs:
             replace_run_rows(
-                con, "retrieval_metrics_at_k", evaluation_run, metrics.filter(pl.col("run_id") == evaluation_run)
+                con, "evaluation_metrics_at_k", evaluation_run, metrics.filter(pl.col("run_id") == evaluation_run)
             )
-            replace_run_rows(con, "retrieval_alerts", evaluation_run, alerts.filter(pl.col("run_id") == evaluation_run))
-        replace_run_rows(con, "retrieval_system_comparisons", run_id, comparisons)
+            replace_run_rows(
+                con, "evaluation_alerts", evaluation_run, alerts.filter(pl.col("run_id") == evaluation_run)
+            )
+        replace_run_rows(con, "evaluation_system_comparisons", run_id, comparisons)
     print(
-        f"  analysis.retrieval_metrics_at_k: {metrics.height:,} rows; analysis.retrieval_alerts: "
+        f"  analysis.evaluation_metrics_at_k: {metrics.height:,} rows; analysis.evaluation_alerts: "
         f"{alerts.height:,} alerts ({alerts['is_significant'].sum()} significant); "
-        f"analysis.retrieval_system_comparisons: {comparisons.height:,} pairs at {metric}@{k}",
+        f"analysis.evaluation_system_comparisons: {comparisons.height:,} pairs at {metric}@{k}",
         flush=True,
     )

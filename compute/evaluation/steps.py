@@ -89,7 +89,7 @@ def _snapshot_judgments(con, run_id: str, query_set: str, queries) -> None:
     with registered(con, "_asked", pa.table({"query_id": sorted({q.query_id for q in queries})})):
         con.execute(
             "insert into raw.retrieval_judgments select ?, q.query_set, q.query_id, q.doc_id, q.relevance,"
-            " q.qrels_source from marts.fct_retrieval_qrels q inner join _asked using (query_id)"
+            " q.qrels_source from marts.fct_evaluation_qrels q inner join _asked using (query_id)"
             " where q.query_set = ?",
             [run_id, query_set],
         )
@@ -124,7 +124,7 @@ def _write_external_run(
     return [output]
 
 
-register_rebuild_table("evaluation", "fct_retrieval_query_metrics")
+register_rebuild_table("evaluation", "fct_evaluation_query_metrics")
 # Each run of a drift series is a sub-run of its study run: built, tested and withdrawn with it.
 register_sub_runs("evaluation", table="evaluation_runs", parent_column="series_run_id", order_column="position")
 
@@ -144,7 +144,7 @@ register_sub_runs("evaluation", table="evaluation_runs", parent_column="series_r
         "marts.dim_corpus_documents",
         "marts.fct_query_variants",
         "marts.fct_corpus_queries",
-        "marts.fct_retrieval_qrels",
+        "marts.fct_evaluation_qrels",
     ),
 )
 def evaluation_job(con, study, run_id: str) -> None:

@@ -120,7 +120,7 @@ def check_retrieval_settings(study) -> None:
         "marts.fct_squad_questions",
         "marts.dim_corpus_documents",
         "marts.fct_corpus_queries",
-        "marts.fct_retrieval_qrels",
+        "marts.fct_evaluation_qrels",
     ),
 )
 def retrieval_job(con, study, run_id: str) -> None:

@@ -30,12 +30,12 @@ def _which(significant: list[dict]) -> str:
 def evaluation_card(con, run_id: str | None = None, n_runs: int = 1) -> str | None:
     """The card of one study run (``run_id``; default: the latest run holding results)."""
     latest = (run_id, n_runs) if run_id else RUNS.latest(con)
-    if latest is None or not relation_exists(con, "analysis", "retrieval_alerts"):
+    if latest is None or not relation_exists(con, "analysis", "evaluation_alerts"):
         return None
     run_id, n_runs = latest
     alerts = query_dicts(
         con,
-        """select * from analysis.retrieval_alerts where series_run_id = ?
+        """select * from analysis.evaluation_alerts where series_run_id = ?
         order by is_significant desc, case severity when 'high' then 0 when 'medium' then 1 else 2 end,
         abs(mean_change) desc nulls last""",
         [run_id],

@@ -41,11 +41,11 @@ def system_metrics(con, series: str) -> pd.DataFrame:
     return con.execute(
         f"""with runs as (select run_id, label, position, is_baseline from marts.dim_evaluation_runs
             where series_run_id = ?),
-        in_baseline as (select distinct retriever from analysis.retrieval_metrics_at_k
+        in_baseline as (select distinct retriever from analysis.evaluation_metrics_at_k
             where run_id in (select run_id from runs where is_baseline))
         select r.label || ':' || m.retriever as retriever, r.position, m.k, m.metric, m.value, m.ci_low,
             m.ci_high, m.n_queries
-        from analysis.retrieval_metrics_at_k m join runs r on r.run_id = m.run_id
+        from analysis.evaluation_metrics_at_k m join runs r on r.run_id = m.run_id
         where {MAIN_RETRIEVERS.replace("retriever", "m.retriever")}
           and (r.is_baseline or m.retriever not in (select retriever from in_baseline))
         order by r.position, m.retriever, m.metric, m.k""",
@@ -57,7 +57,7 @@ def drift_checks(con, series: str) -> pd.DataFrame:
     """Alert checks of the retrievers present in two or more runs of the series, with values."""
     # Relative checks are drawn as a percentage of the baseline (BM25 and dense scores differ in scale).
     return con.execute(
-        """with repeated as (select retriever from marts.fct_retrieval_alert_checks where series_run_id = ?
+        """with repeated as (select retriever from marts.fct_evaluation_alert_checks where series_run_id = ?
             group by retriever having count(distinct run_id) >= 2)
         select c.label, c.position, c.retriever,
         case when c.direction = 'drop_pct' then c.metric || ' (% of baseline)' else c.metric end as metric,
@@ -65,7 +65,7 @@ def drift_checks(con, series: str) -> pd.DataFrame:
         c.baseline_value, case when c.direction = 'drop_pct' then 'below' else c.direction end as direction,
         case when c.direction = 'drop_pct' then 100 - c.threshold else c.threshold end as threshold,
         c.severity, c.is_breached, case when a.is_significant then 'yes' else 'no' end as significant
-        from marts.fct_retrieval_alert_checks c left join analysis.retrieval_alerts a
+        from marts.fct_evaluation_alert_checks c left join analysis.evaluation_alerts a
             on a.run_id = c.run_id and a.query_set = c.query_set and a.retriever = c.retriever and a.metric = c.metric
         where c.series_run_id = ? and c.retriever in (select retriever from repeated) and c.value is not null
         order by c.position, c.retriever, metric""",
@@ -83,8 +83,8 @@ def overlap_frame(con, series: str) -> pd.DataFrame:
     """Who finds the relevant documents, for runs that have both a dense and a BM25 retriever."""
     return con.execute(
         """select e.label, e.position, o.found_by, o.share, o.n_documents
-        from marts.agg_retrieval_overlap o join marts.dim_evaluation_runs e using (run_id)
-        where e.series_run_id = ? and o.run_id in (select run_id from analysis.retrieval_metrics_at_k
+        from marts.agg_evaluation_overlap o join marts.dim_evaluation_runs e using (run_id)
+        where e.series_run_id = ? and o.run_id in (select run_id from analysis.evaluation_metrics_at_k
             group by run_id having bool_or(retriever = 'bm25') and bool_or(retriever = 'dense'))""",
         [series],
     ).df()
@@ -95,7 +95,7 @@ def latency_frame(con, series: str) -> pd.DataFrame:
     return (
         con.execute(
             f"""unpivot (select e.label, e.position, l.retriever, l.latency_p50_ms as p50,
-        l.latency_p95_ms as p95 from marts.agg_retrieval_latency l join marts.dim_evaluation_runs e using (run_id)
+        l.latency_p95_ms as p95 from marts.agg_evaluation_latency l join marts.dim_evaluation_runs e using (run_id)
         where e.series_run_id = ? and {MAIN_RETRIEVERS.replace("retriever", "l.retriever")})
         on p50, p95 into name percentile value latency_ms""",
             [series],
@@ -108,7 +108,7 @@ def latency_frame(con, series: str) -> pd.DataFrame:
 def sweep_frame(con, baseline: str) -> pd.DataFrame:
     """The fusion sweep rows (hybrid retrievers, ``a@w`` names) of evaluation run ``baseline``."""
     return con.execute(
-        "select s.* from marts.agg_retrieval_fusion_sweep s where s.run_id = ? and s.retriever like '%@%'",
+        "select s.* from marts.agg_evaluation_fusion_sweep s where s.run_id = ? and s.retriever like '%@%'",
         [baseline],
     ).df()
 

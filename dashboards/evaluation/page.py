@@ -59,7 +59,7 @@ def _alerts(con, series: str) -> str:
     found = query_dicts(
         con,
         """
-        select * from analysis.retrieval_alerts where series_run_id = ?
+        select * from analysis.evaluation_alerts where series_run_id = ?
         order by is_significant desc nulls last, case severity when 'high' then 0 when 'medium' then 1 else 2 end,
                  abs(mean_change) desc nulls last, position, retriever, metric""",
         [series],
@@ -137,7 +137,7 @@ def _fusion_choice(con, series: str) -> str:
         """
         select e.label, c.retriever_family, c.chosen_retriever, c.chosen_parameter, c.metric, c.k,
                c.tune_value, c.report_value, c.n_tune_queries, c.n_report_queries
-        from marts.fct_retrieval_fusion_choice c join marts.dim_evaluation_runs e using (run_id)
+        from marts.fct_evaluation_fusion_choice c join marts.dim_evaluation_runs e using (run_id)
         where e.series_run_id = ? order by e.position, c.retriever_family""",
         [series],
     )

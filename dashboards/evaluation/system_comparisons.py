@@ -1,6 +1,6 @@
 """The evaluation page's comparison of systems: every system of a drift series against every other.
 
-Reads ``analysis.retrieval_system_comparisons`` (analysis/evaluation/comparisons.py): one row per
+Reads ``analysis.evaluation_system_comparisons`` (analysis/evaluation/comparisons.py): one row per
 pair of systems (``<label>:<retriever>``, ours and runs written elsewhere) at the series' compare
 metric and k, with the paired sign-flip test of the mean per-query difference, its BCa interval
 and the study's adjustment (Holm or Benjamini-Hochberg); a pair with no query in common reads
@@ -112,11 +112,11 @@ def _methods(tested: list[dict]) -> str:
 
 def comparison_section(con, series_run_id: str) -> str:
     """The "Systems compared" section of a series ('' when the series has no comparison rows)."""
-    if not relation_exists(con, "analysis", "retrieval_system_comparisons"):
+    if not relation_exists(con, "analysis", "evaluation_system_comparisons"):
         return ""
     rows = query_dicts(
         con,
-        """select * from analysis.retrieval_system_comparisons where run_id = ?
+        """select * from analysis.evaluation_system_comparisons where run_id = ?
         order by is_significant desc, abs(mean_difference) desc, system_a, system_b""",
         [series_run_id],
     )
@@ -156,5 +156,5 @@ def comparison_section(con, series_run_id: str) -> str:
         f"from {tests}{seeds}, {rows[0]['adjustment']}-adjusted over the {len(tested)} tested pairs at "
         f"alpha {text(number(rows[0]['alpha']))}; fewer than 6 paired queries are never flagged significant. "
         f"{text(floor_notes(tested))} Rows: significant first, then by the size of the difference. "
-        "SQL: analysis.retrieval_system_comparisons.</p>" + table(COLUMNS, body, data=stored, css_class="tall")
+        "SQL: analysis.evaluation_system_comparisons.</p>" + table(COLUMNS, body, data=stored, css_class="tall")
     )

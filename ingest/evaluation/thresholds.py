@@ -81,7 +81,7 @@ def max_achievable(con, query_set: str, query_ids: list[str], metric: str, k: in
         value = con.execute(
             f"""select avg(least(n_relevant, {int(k)}) / {"n_relevant" if metric == "recall" else int(k)})
             from (select q.query_id, count(*) filter (where q.relevance > 0) as n_relevant
-                  from marts.fct_retrieval_qrels q join _threshold_queries using (query_id)
+                  from marts.fct_evaluation_qrels q join _threshold_queries using (query_id)
                   where q.query_set = ? group by q.query_id) where n_relevant > 0""",
             [query_set],
         ).fetchone()[0]

@@ -107,9 +107,9 @@ def test_every_run_keyed_mart_of_the_dialect_study_is_identical(both_runs, parit
 # itself is kept). An alert's tests are seeded by the check's identity, not a run id, so its
 # interval and p are compared (analysis/evaluation/alerts.py).
 # Doubles are compared to 1e-9: a hash of rounded values can straddle a rounding step.
-WALL_CLOCK_TABLES = ("marts.agg_retrieval_latency", "marts.fct_retrieval_query_latency")
+WALL_CLOCK_TABLES = ("marts.agg_evaluation_latency", "marts.fct_evaluation_query_latency")
 LEFT_OUT_COLUMNS = {
-    "marts.fct_retrieval_fusion_choice": ("chosen_retriever", "chosen_parameter", "report_value"),
+    "marts.fct_evaluation_fusion_choice": ("chosen_retriever", "chosen_parameter", "report_value"),
 }
 
 
@@ -154,7 +154,7 @@ def _series_rows(connection, study_run_id: str) -> dict:
 def test_every_run_keyed_mart_of_the_evaluation_study_is_identical(both_runs, parity_con):
     runs = both_runs[1]
     expected = _series_rows(parity_con, runs["demo_evaluation", "local"])
-    assert len({label for label, _ in expected}) == 5 and expected["baseline", "marts.agg_retrieval_fusion_sweep"]
+    assert len({label for label, _ in expected}) == 5 and expected["baseline", "marts.agg_evaluation_fusion_sweep"]
     found = _series_rows(parity_con, runs["demo_evaluation", "ray"])
     assert [key for key in expected if not _same_rows(found.get(key, []), expected[key])] == []
 

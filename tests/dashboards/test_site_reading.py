@@ -84,7 +84,7 @@ def test_index_numbers_equal_the_warehouse(browser, demo_site, warehouse):
         run_id = cards[study].get_attribute("data-run")
         # a breach with no query paired with the baseline is not testable, and not counted
         significant, total = warehouse.execute(
-            "select count(*) filter (where is_significant), count(*) from analysis.retrieval_alerts"
+            "select count(*) filter (where is_significant), count(*) from analysis.evaluation_alerts"
             " where series_run_id = ? and coalesce(status, '') <> 'not testable'",
             [run_id],
         ).fetchone()

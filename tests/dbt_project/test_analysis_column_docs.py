@@ -56,7 +56,7 @@ def undocumented(columns: dict[tuple[str, str], list], descriptions: dict) -> li
 
 def test_every_analysis_column_has_a_description(documented):
     analysis_tables = {table for schema, table in documented["columns"] if schema == "analysis"}
-    assert {"dialect_paired_tests", "retrieval_metrics_at_k", "silent_bias_rates", "weat_interpretations"} <= (
+    assert {"dialect_paired_tests", "evaluation_metrics_at_k", "silent_bias_rates", "weat_interpretations"} <= (
         analysis_tables
     )
     missing = undocumented(documented["columns"], analysis_descriptions())

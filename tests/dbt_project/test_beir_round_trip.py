@@ -38,7 +38,7 @@ def _export_beir(con, folder) -> None:
     with (folder / "qrels" / "test.tsv").open("w", encoding="utf-8") as handle:
         handle.write("query-id\tcorpus-id\tscore\n")
         for query_id, doc_id, relevance in con.execute(
-            "select query_id, doc_id, relevance from marts.fct_retrieval_qrels"
+            "select query_id, doc_id, relevance from marts.fct_evaluation_qrels"
             " where query_set = 'squad_questions_demo_validation' order by query_id, doc_id"
         ).fetchall():
             handle.write(f"{query_id}\t{doc_id}\t{relevance}\n")
@@ -87,7 +87,7 @@ def test_squad_through_beir_gives_the_squad_paths_metrics(tmp_path, demo):
             """
             select r.series_name, r.label, m.retriever, m.query_id, m.k,
                 [m.recall, m.precision, m.f1, m.hit_rate, m.mrr, m.ndcg, m.map, m.r_precision]
-            from marts.fct_retrieval_query_metrics m join marts.dim_evaluation_runs r using (run_id)
+            from marts.fct_evaluation_query_metrics m join marts.dim_evaluation_runs r using (run_id)
             """
         ).fetchall()
         corpus = con.execute(

@@ -24,13 +24,13 @@ THRESHOLDS = REPOSITORY_ROOT / "dbt_project" / "seeds" / "evaluation" / "retriev
 def test_fusion_choice_is_the_best_on_the_tune_fold(demo):
     _, con = demo
     sweep = con.execute(
-        "select run_id, retriever_family, retriever, parameter, fold, value from marts.agg_retrieval_fusion_sweep"
+        "select run_id, retriever_family, retriever, parameter, fold, value from marts.agg_evaluation_fusion_sweep"
     ).fetchall()
     folds = {f for *_, f, _ in sweep}
     assert folds == {"tune", "report"}
     for run_id, family, chosen, tune_value, report_value in con.execute(
         "select run_id, retriever_family, chosen_retriever, tune_value, report_value"
-        " from marts.fct_retrieval_fusion_choice"
+        " from marts.fct_evaluation_fusion_choice"
     ).fetchall():
         # Best value first (equal to 12 decimals is a tie: a parallel sum's last bit decides nothing);
         # ties: the smaller parameter, then the retriever name.
@@ -49,13 +49,13 @@ def test_overlap_shares_and_latency(demo):
     _, con = demo
     shares = con.execute(
         "select run_id, sum(share), sum(n_documents), any_value(n_relevant) from"
-        " marts.agg_retrieval_overlap group by run_id"
+        " marts.agg_evaluation_overlap group by run_id"
     ).fetchall()
     assert len(shares) == 4
     for _, total, n, n_relevant in shares:
         assert total == pytest.approx(1.0) and n == n_relevant == 86
     latency = con.execute(
-        "select count(*), count(*) filter (where latency_p50_ms <= latency_p95_ms) from marts.agg_retrieval_latency"
+        "select count(*), count(*) filter (where latency_p50_ms <= latency_p95_ms) from marts.agg_evaluation_latency"
     ).fetchone()
     assert latency[0] == 4 * 20 and latency[1] == latency[0]
 
@@ -123,7 +123,7 @@ def test_page_escapes_labels_and_descriptions(demo, tmp_path):
     try:
         con.execute("update raw.evaluation_runs set label = ? where position = 2", [hostile])
         con.execute(
-            "update analysis.retrieval_alerts set label = ?, description = ? where position = 2", [hostile, hostile]
+            "update analysis.evaluation_alerts set label = ?, description = ? where position = 2", [hostile, hostile]
         )
         from dashboards.evaluation.page import render
 

@@ -81,7 +81,7 @@ def test_metrics_match_an_independent_computation(demo):
     ours = {
         (r, ret, k, m): (v, n)
         for r, ret, k, m, v, n in con.execute(
-            "select run_id, retriever, k, metric, value, n_queries from analysis.retrieval_metrics_at_k"
+            "select run_id, retriever, k, metric, value, n_queries from analysis.evaluation_metrics_at_k"
         ).fetchall()
     }
     # 4 runs x 20 rankings (4 retrievers, 11 min-max weights, 5 RRF constants) x 5 k x 8 metrics
@@ -105,9 +105,9 @@ def test_contract_relations_have_the_agreed_columns(demo):
         ]
 
     for name, wanted in (
-        ("retrieval_metrics_at_k", ["run_id", "retriever", "k", "metric", "value", "ci_low", "ci_high", "n_queries"]),
+        ("evaluation_metrics_at_k", ["run_id", "retriever", "k", "metric", "value", "ci_low", "ci_high", "n_queries"]),
         (
-            "retrieval_alerts",
+            "evaluation_alerts",
             [
                 "run_id",
                 "baseline_run_id",
@@ -124,7 +124,7 @@ def test_contract_relations_have_the_agreed_columns(demo):
         assert set(wanted) <= set(columns(name)), name
     intervals = con.execute(
         "select count(*), count(*) filter (where ci_low - 1e-9 <= value and value <= ci_high + 1e-9)"
-        " from analysis.retrieval_metrics_at_k"
+        " from analysis.evaluation_metrics_at_k"
     ).fetchone()
     assert intervals[0] > 0 and intervals[0] == intervals[1]
 
@@ -148,10 +148,10 @@ def test_metric_intervals_equal_a_scipy_bootstrap_over_the_per_query_metrics(dem
     ours = {
         (r, ret, k, m): (low, high)
         for r, ret, k, m, low, high in con.execute(
-            "select run_id, retriever, k, metric, ci_low, ci_high from analysis.retrieval_metrics_at_k"
+            "select run_id, retriever, k, metric, ci_low, ci_high from analysis.evaluation_metrics_at_k"
         ).fetchall()
     }
-    per_query = con.execute("select * from marts.fct_retrieval_query_metrics").pl()
+    per_query = con.execute("select * from marts.fct_evaluation_query_metrics").pl()
     checked = 0
     for (run_id, retriever), group in per_query.group_by(["run_id", "retriever"]):
         for k in group["k"].unique().to_list():
@@ -168,7 +168,7 @@ def test_metric_intervals_equal_a_scipy_bootstrap_over_the_per_query_metrics(dem
 
 def _per_query_values(con, metric: str, run_id: str, query_set: str, retriever: str) -> dict[tuple, float]:
     if metric == "top_score":
-        sql, extra = "select query_id, variant, top_score from marts.fct_retrieval_top_scores where true", []
+        sql, extra = "select query_id, variant, top_score from marts.fct_evaluation_top_scores where true", []
     elif metric == "latency_p95_ms":
         sql, extra = (
             ("select query_id, variant, latency_ms from raw.retrieval_query_stats where latency_ms is not null"),
@@ -176,7 +176,7 @@ def _per_query_values(con, metric: str, run_id: str, query_set: str, retriever: 
         )
     else:
         name, k = metric.split("@")
-        sql, extra = f"select query_id, variant, {name} from marts.fct_retrieval_query_metrics where k = ?", [int(k)]
+        sql, extra = f"select query_id, variant, {name} from marts.fct_evaluation_query_metrics where k = ?", [int(k)]
     rows = con.execute(
         sql + " and run_id = ? and query_set = ? and retriever = ?", [*extra, run_id, query_set, retriever]
     ).fetchall()
@@ -207,7 +207,7 @@ def test_alert_significance_equals_scipy_sign_flip_test_and_bca_interval(demo):
     alerts = con.execute(
         "select run_id, baseline_run_id, query_set, retriever, metric, change_ci_low, change_ci_high,"
         " p_value, min_p, is_significant, alpha, status, ci_method, p_adjusted, label, position"
-        " from analysis.retrieval_alerts"
+        " from analysis.evaluation_alerts"
         " where run_id <> baseline_run_id"
     ).fetchall()
     assert alerts
@@ -277,7 +277,7 @@ def _expected_alerts(con) -> set[tuple]:
     values = {
         (r, ret, f"{m}@{k}"): v
         for r, ret, k, m, v in con.execute(
-            "select run_id, retriever, k, metric, value from analysis.retrieval_metrics_at_k"
+            "select run_id, retriever, k, metric, value from analysis.evaluation_metrics_at_k"
         ).fetchall()
     }
     for r, ret, scores in con.execute(
@@ -313,12 +313,12 @@ def _expected_alerts(con) -> set[tuple]:
 
 def test_alerts_are_exactly_the_breached_thresholds(demo):
     _, con = demo
-    ours = set(con.execute("select run_id, retriever, metric, severity from analysis.retrieval_alerts").fetchall())
+    ours = set(con.execute("select run_id, retriever, metric, severity from analysis.evaluation_alerts").fetchall())
     assert ours == _expected_alerts(con)
     # The demo series drifts for real: the incomplete index and the ANN index raise significant alerts.
     significant = dict(
         con.execute(
-            "select label, count(*) filter (where is_significant) from analysis.retrieval_alerts group by label"
+            "select label, count(*) filter (where is_significant) from analysis.evaluation_alerts group by label"
         ).fetchall()
     )
     assert significant.get("baseline", 0) == 0

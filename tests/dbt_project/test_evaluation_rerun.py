@@ -20,11 +20,11 @@ pytestmark = pytest.mark.dbt
 ALERTS = (
     "select label, position, query_set, retriever, metric, value, baseline_value, is_significant, family,"
     " family_size, p_value, p_adjusted, change_ci_low, change_ci_high, p_method, ci_method"
-    " from analysis.retrieval_alerts where series_run_id = ? and not depends_on_machine order by all"
+    " from analysis.evaluation_alerts where series_run_id = ? and not depends_on_machine order by all"
 )
 
 
-MACHINE = "select count(*) from analysis.retrieval_alerts where depends_on_machine"
+MACHINE = "select count(*) from analysis.evaluation_alerts where depends_on_machine"
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +63,7 @@ def test_a_series_built_before_depends_on_machine_existed_is_analysed_again(demo
         (run,) = con.execute("select run_id from raw.runs where kind = 'study'").fetchone()
         before = con.execute(ALERTS.replace("not depends_on_machine", "true"), [run]).fetchall()
         machine = con.execute(MACHINE).fetchone()
-        con.execute("alter table marts.fct_retrieval_alert_checks drop column depends_on_machine")
+        con.execute("alter table marts.fct_evaluation_alert_checks drop column depends_on_machine")
     analysed = run_here("analyze", str(EVALUATION_STUDY), home=home)
     assert analysed.returncode == 0 and run[:12] in analysed.stdout
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:

@@ -100,14 +100,14 @@ def test_intermediate_models_read_only_staging_intermediate_and_seeds(manifest):
 
 
 def test_the_dialect_marts_derive_from_the_one_retrieval_metric_chain(manifest):
-    """The gold ranks and the evaluation metrics both read fct_retrieval_relevant_ranks, nothing else reads results."""
+    """The gold ranks and the evaluation metrics both read fct_evaluation_relevant_ranks, nothing else reads results."""
     models = {node["name"]: node for node in manifest["nodes"].values() if node["resource_type"] == "model"}
     parents = {name: {uid.rsplit(".", 1)[-1] for uid in node["depends_on"]["nodes"]} for name, node in models.items()}
-    assert "fct_retrieval_relevant_ranks" in parents["fct_dialect_gold_ranks"]
-    assert "fct_retrieval_relevant_ranks" in parents["fct_retrieval_query_metrics"]
+    assert "fct_evaluation_relevant_ranks" in parents["fct_dialect_gold_ranks"]
+    assert "fct_evaluation_relevant_ranks" in parents["fct_evaluation_query_metrics"]
     reading_results_with_judgments = sorted(
         name
         for name, read in parents.items()
         if "stg_retrieval__results" in read and ({"stg_retrieval__judgments", "int_retrieval_judgments_pinned"} & read)
     )
-    assert reading_results_with_judgments == ["fct_retrieval_relevant_ranks"]
+    assert reading_results_with_judgments == ["fct_evaluation_relevant_ranks"]

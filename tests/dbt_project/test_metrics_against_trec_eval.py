@@ -1,7 +1,7 @@
 """The per-query metrics of the one retrieval-metric chain against trec_eval itself.
 
-Two drift series are evaluated twice: by our SQL (``marts.fct_retrieval_query_metrics``,
-built on ``marts.fct_retrieval_relevant_ranks``) and by trec_eval's own C code through
+Two drift series are evaluated twice: by our SQL (``marts.fct_evaluation_query_metrics``,
+built on ``marts.fct_evaluation_relevant_ranks``) and by trec_eval's own C code through
 ``pytrec_eval`` (the provider ``ir-measures`` uses), fed the run's raw results and the
 judgments the run recorded. Every metric of every query, retriever, run and k must agree.
 The series: the demo over SQuAD-style demo data with a graded qrels file, and the
@@ -87,7 +87,7 @@ def test_every_query_metric_is_trec_evals(warehouse):
         rankings[(run_id, retriever)][query_id].append((rank, doc_id))
     ours = con.execute(
         "select run_id, retriever, query_id, k, recall, precision, ndcg, map, mrr, hit_rate, r_precision"
-        " from marts.fct_retrieval_query_metrics"
+        " from marts.fct_evaluation_query_metrics"
     ).fetchall()
     assert ours
     expected: dict[tuple, dict] = {}
@@ -123,7 +123,7 @@ def test_the_internal_documents_keep_their_source_ids_and_alerts_fire(warehouse)
         " join marts.dim_corpus_documents d on d.split = 'internal_docs' and d.doc_id = j.doc_id"
         " where e.is_baseline and j.query_id = '3' and j.relevance = 2 order by d.doc_id limit 1"
     ).fetchone() == ("internal_docs.md:50",)
-    labels = {r[0] for r in con.execute("select distinct label from analysis.retrieval_alerts").fetchall()}
+    labels = {r[0] for r in con.execute("select distinct label from analysis.evaluation_alerts").fetchall()}
     assert "index_missing_10pct" in labels
 
 
@@ -134,7 +134,7 @@ def test_an_external_systems_dated_runs_drift_alert_and_compare(warehouse):
     # weeks 2 and 3 of "prod" (a TREC file and a JSON file) rank worse than week 1, the baseline
     alerts = con.execute(
         "select label, retriever, metric, p_value, family_size, p_adjusted, is_significant"
-        " from analysis.retrieval_alerts where retriever = 'prod' order by label, metric"
+        " from analysis.evaluation_alerts where retriever = 'prod' order by label, metric"
     ).fetchall()
     # Each drop is the strongest 6 paired queries allow (exact p = 2/2^6), but the series' family
     # holds both breaches, so Holm doubles it past alpha: shown, not called significant.
@@ -142,7 +142,7 @@ def test_an_external_systems_dated_runs_drift_alert_and_compare(warehouse):
     assert ("prod_2026-01-19", "prod", "mrr@10", 0.03125, 2, 0.0625, False) in alerts
     pairs = con.execute(
         "select system_a, system_b, mean_difference, p_adjusted >= p_value, n_paired_queries"
-        " from analysis.retrieval_system_comparisons order by system_a, system_b"
+        " from analysis.evaluation_system_comparisons order by system_a, system_b"
     ).fetchall()
     systems = ["prod_2026-01-05:prod", "prod_2026-01-12:prod", "prod_2026-01-19:prod", "ours:bm25"]
     assert len(pairs) == 6 and {p[0] for p in pairs} | {p[1] for p in pairs} == set(systems)
@@ -158,16 +158,16 @@ def test_six_paired_queries_never_read_below_what_six_allow(warehouse):
         pytest.skip("the external-runs demo only")
     # Weeks 2 and 3 lose 0.5 MRR on all 6 queries: the exact two-sided sign-flip p is 2 / 2^6, not 0.
     changes = con.execute(
-        "select p_value, min_p, n_paired_queries, status, severity from analysis.retrieval_alerts"
+        "select p_value, min_p, n_paired_queries, status, severity from analysis.evaluation_alerts"
         " where retriever = 'prod' and metric = 'mrr@10'"
     ).fetchall()
     assert changes == [(0.03125, 0.03125, 6, "tested", "medium")] * 2
     # "ours" (bm25) has no query paired with the baseline (prod): not testable, and no severity.
     ours = con.execute(
-        "select distinct status, severity, is_significant, p_value from analysis.retrieval_alerts where label = 'ours'"
+        "select distinct status, severity, is_significant, p_value from analysis.evaluation_alerts where label = 'ours'"
     ).fetchall()
     assert ours == [("not testable", None, False, None)]
-    smallest = con.execute("select min(p_value), min(min_p) from analysis.retrieval_system_comparisons").fetchone()
+    smallest = con.execute("select min(p_value), min(min_p) from analysis.evaluation_system_comparisons").fetchone()
     assert smallest == (0.03125, 0.03125)
 
 
@@ -183,7 +183,7 @@ def test_a_grade_0_judgment_on_a_retrieved_document_is_not_relevant(warehouse):
     ).fetchall()
     assert ranked[:2] == [("kb-011", 1), ("kb-003", 2)]
     metrics = con.execute(
-        "select m.k, m.precision, m.recall, m.map from marts.fct_retrieval_query_metrics m"
+        "select m.k, m.precision, m.recall, m.map from marts.fct_evaluation_query_metrics m"
         " join raw.evaluation_runs e using (run_id) where e.label = 'prod_2026-01-05' and m.query_id = 'q6'"
         " and m.k in (1, 3) order by m.k"
     ).fetchall()

@@ -65,7 +65,7 @@ def test_the_run_keyed_marts_are_sparks_rows(spark_study, both):
     assert "dbt build (results, Spark)" in printed and "dbt build (sources, Spark)" in printed, printed
     (run_id,) = both.execute("select run_id from raw.runs where kind = 'study'").fetchone()
     assert both.execute("select status from raw.runs where run_id = ?", [run_id]).fetchone() == ("succeeded",)
-    for mart in ("agg_dialect_recall_at_k", "fct_dialect_gold_ranks", "fct_retrieval_relevant_ranks"):
+    for mart in ("agg_dialect_recall_at_k", "fct_dialect_gold_ranks", "fct_evaluation_relevant_ranks"):
         location = table_location(SparkTable(mart, "marts", mart, "incremental"))
         spark_rows = f"read_parquet('{location}/run_id={run_id}/*.parquet')"
         ours = f"(select * from marts.{mart} where run_id = '{run_id}')"

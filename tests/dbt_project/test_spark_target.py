@@ -33,10 +33,10 @@ PORTED_MARTS = [
     "+fct_query_variants",
     "+fct_pair_gold_documents",
     "+dim_corpus_documents",
-    "+fct_retrieval_qrels",
-    "+fct_retrieval_fusion_choice",
-    "+fct_retrieval_alert_checks",
-    "+agg_retrieval_overlap",
+    "+fct_evaluation_qrels",
+    "+fct_evaluation_fusion_choice",
+    "+fct_evaluation_alert_checks",
+    "+agg_evaluation_overlap",
 ]
 # The WEAT marts (ordered list aggregates, any_value of a group): from demo_weat (word vectors
 # and a sentence encoder, missing words).
@@ -123,10 +123,10 @@ def test_every_spark_mart_equals_duckdbs(spark_build):
             counts[mart] = assert_equal(connection, f"marts.{mart}", _these_runs(connection, f"spark_{mart}"))
         dialect = ["agg_dialect_recall_at_k", "agg_dialect_paired_outcomes", "fct_dialect_error_examples"]
         assert all(counts[mart] > 0 for mart in dialect), counts
-        assert counts["fct_retrieval_query_metrics"] > 0 and counts["dim_corpus_documents"] > 0, counts
+        assert counts["fct_evaluation_query_metrics"] > 0 and counts["dim_corpus_documents"] > 0, counts
         assert counts["fct_query_variants"] > 0 and counts["fct_pair_gold_documents"] > 0, counts
-        evaluation = ["agg_retrieval_latency", "agg_retrieval_overlap", "fct_retrieval_fusion_choice"]
-        assert all(counts[mart] > 0 for mart in [*evaluation, "fct_retrieval_alert_checks"]), counts
+        evaluation = ["agg_evaluation_latency", "agg_evaluation_overlap", "fct_evaluation_fusion_choice"]
+        assert all(counts[mart] > 0 for mart in [*evaluation, "fct_evaluation_alert_checks"]), counts
         weat = ["fct_weat_results", "fct_weat_metrics", "agg_weat_set_coverage", "dim_weat_tests"]
         assert all(counts[mart] > 0 for mart in weat), counts
         silent_bias = [

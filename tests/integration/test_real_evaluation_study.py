@@ -47,7 +47,7 @@ def test_recall_matches_the_squad_gold_context(series):
     ours = dict(
         ((r, k), v)
         for r, k, v in con.execute(
-            "select m.retriever, m.k, m.value from analysis.retrieval_metrics_at_k m join raw.evaluation_runs e"
+            "select m.retriever, m.k, m.value from analysis.evaluation_metrics_at_k m join raw.evaluation_runs e"
             " using (run_id) where e.is_baseline and m.metric = 'recall' and m.retriever in ('bm25', 'dense')"
         ).fetchall()
     )
@@ -69,20 +69,20 @@ def test_real_drift_raises_significant_alerts(series):
     home, con = series
     significant = dict(
         con.execute(
-            "select label, count(*) filter (where is_significant) from analysis.retrieval_alerts group by label"
+            "select label, count(*) filter (where is_significant) from analysis.evaluation_alerts group by label"
         ).fetchall()
     )
     assert significant.get("baseline", 0) == 0
     assert significant["index_missing_10pct"] >= 1 and significant["dense_ivf_flat_32x2"] >= 1
     drop = con.execute(
-        "select value, baseline_value from analysis.retrieval_alerts where label ="
+        "select value, baseline_value from analysis.evaluation_alerts where label ="
         " 'index_missing_10pct' and retriever = 'bm25' and metric = 'mrr@10'"
     ).fetchone()
     assert drop is not None and drop[0] < drop[1]
     csv = run_cli(
         "sql",
         "select run_id, baseline_run_id, retriever, metric, value, baseline_value, threshold,"
-        " severity, is_significant from retrieval_alerts limit 1",
+        " severity, is_significant from evaluation_alerts limit 1",
         "--csv",
         home=home,
     )

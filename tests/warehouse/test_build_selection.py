@@ -23,14 +23,14 @@ pytestmark = pytest.mark.dbt
 
 _RETRIEVAL_AFTER = (
     "path:models/staging/retrieval path:models/staging/warehouse path:models/intermediate/retrieval"
-    " path:models/intermediate/dialect fct_retrieval_relevant_ranks path:models/marts/dialect"
+    " path:models/intermediate/dialect fct_evaluation_relevant_ranks path:models/marts/dialect"
 )
 _RETRIEVAL_BEFORE = (
     "+fct_query_variants +fct_pair_gold_judgments +fct_squad_questions +dim_corpus_documents"
-    " +fct_corpus_queries +fct_retrieval_qrels"
+    " +fct_corpus_queries +fct_evaluation_qrels"
 )
 _EVALUATION = (
-    "+fct_squad_questions +dim_corpus_documents +fct_query_variants +fct_corpus_queries +fct_retrieval_qrels",
+    "+fct_squad_questions +dim_corpus_documents +fct_query_variants +fct_corpus_queries +fct_evaluation_qrels",
     "path:models/staging/retrieval path:models/staging/evaluation path:models/staging/warehouse"
     " path:models/intermediate/retrieval path:seeds/evaluation path:models/marts/evaluation",
 )

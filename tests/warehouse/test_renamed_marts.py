@@ -64,3 +64,21 @@ def test_a_failed_carry_over_leaves_the_warehouse_as_it_was(old_warehouse):
 def test_every_new_name_is_prefixed_and_no_two_old_names_share_one():
     assert all(new.startswith(("fct_", "dim_", "agg_")) for new in RENAMED_MARTS.values())
     assert len(set(RENAMED_MARTS.values())) == len(RENAMED_MARTS)
+
+
+def test_analysis_tables_move_and_a_mart_without_runs_gives_way_to_its_rebuilt_table():
+    con = duckdb.connect()
+    con.execute("create schema marts")
+    con.execute("create schema analysis")
+    con.execute("create table analysis.retrieval_alerts as select 'r1' as run_id, 'bm25' as retriever")
+    con.execute("create view main.retrieval_alerts as select * from analysis.retrieval_alerts")
+    # Both qrels marts exist (a build under the new name ran first); neither has runs.
+    con.execute("create table marts.fct_retrieval_qrels as select 'q1' as query_id, 1 as relevance")
+    con.execute("create table marts.fct_evaluation_qrels as select 'q1' as query_id, 2 as relevance")
+
+    assert carry_over_renamed_marts(con) == ["fct_retrieval_qrels", "analysis.retrieval_alerts"]
+    assert _relations(con, "analysis") == {"evaluation_alerts"}
+    assert _relations(con, "marts") == {"fct_evaluation_qrels"}
+    assert con.execute("select * from marts.fct_evaluation_qrels").fetchall() == [("q1", 2)]
+    assert con.execute("select * from retrieval_alerts").fetchall() == [("r1", "bm25")]
+    assert con.execute("select * from fct_retrieval_qrels").fetchall() == [("q1", 2)], "the old mart name answers"

@@ -2,11 +2,11 @@
     The evaluation scope of a run-keyed evaluation mart, as two CTEs to follow `with`:
     evaluation_runs (the runs being built and their query set) and, named `name`, the rows of
     the model `rows` that belong to those runs and query sets (default: ranks, the rank of
-    every relevant document of the runs' judged queries, from fct_retrieval_relevant_ranks).
+    every relevant document of the runs' judged queries, from fct_evaluation_relevant_ranks).
     rankings_only: leave out hybrid_union, which has no ordering within a rank (ranks
     repeat), so it is not a ranking to evaluate.
 #}
-{% macro evaluation_scope(rows='fct_retrieval_relevant_ranks', name='ranks', rankings_only=false) -%}
+{% macro evaluation_scope(rows='fct_evaluation_relevant_ranks', name='ranks', rankings_only=false) -%}
 evaluation_runs as (
     select
         run_id,

@@ -15,7 +15,7 @@ documents as (
 ),
 
 qrels as (
-    select * from {{ ref('fct_retrieval_qrels') }}
+    select * from {{ ref('fct_evaluation_qrels') }}
 ),
 
 corpus_queries as (

@@ -8,7 +8,7 @@ with pairs as (
 ),
 
 qrels as (
-    select * from {{ ref('fct_retrieval_qrels') }}
+    select * from {{ ref('fct_evaluation_qrels') }}
 ),
 
 final as (

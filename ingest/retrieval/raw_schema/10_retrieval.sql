@@ -73,7 +73,7 @@ create table if not exists raw.retrieval_query_stats (
     reason varchar                       -- e.g. 'empty query'; null when there are hits
 );
 
--- The relevance judgments a run was evaluated with (a snapshot of marts.fct_retrieval_qrels
+-- The relevance judgments a run was evaluated with (a snapshot of marts.fct_evaluation_qrels
 -- for its queries at the time it ran): a later qrels version never changes its metrics.
 create table if not exists raw.retrieval_judgments (
     run_id varchar not null,

@@ -27,7 +27,7 @@ def comparisons() -> tuple[duckdb.DuckDBPyConnection, dict[str, np.ndarray]]:
         "create table marts.dim_evaluation_runs (run_id varchar, label varchar, series_run_id varchar, position int)"
     )
     con.execute(
-        "create table marts.fct_retrieval_query_metrics (run_id varchar, retriever varchar, query_id varchar,"
+        "create table marts.fct_evaluation_query_metrics (run_id varchar, retriever varchar, query_id varchar,"
         " variant varchar, k int, ndcg double)"
     )
     rng = np.random.default_rng(3)
@@ -38,13 +38,13 @@ def comparisons() -> tuple[duckdb.DuckDBPyConnection, dict[str, np.ndarray]]:
         values[system] = np.round(base + shift + rng.normal(0, 0.1, N_QUERIES), 12)
         con.execute("insert into marts.dim_evaluation_runs values (?, ?, 's', ?)", [label, label, position])
         con.executemany(
-            "insert into marts.fct_retrieval_query_metrics values (?, ?, ?, 'question', 10, ?)",
+            "insert into marts.fct_evaluation_query_metrics values (?, ?, ?, 'question', 10, ?)",
             [[label, retriever, f"q{q}", float(v)] for q, v in enumerate(values[system])],
         )
     # A system that ran other queries: nothing in common with the others, so nothing to test.
     con.execute("insert into marts.dim_evaluation_runs values ('elsewhere', 'elsewhere', 's', 9)")
     con.executemany(
-        "insert into marts.fct_retrieval_query_metrics values ('elsewhere', 'prod', ?, 'question', 10, 0.5)",
+        "insert into marts.fct_evaluation_query_metrics values ('elsewhere', 'prod', ?, 'question', 10, 0.5)",
         [[f"other{q}"] for q in range(N_QUERIES)],
     )
     return con, values

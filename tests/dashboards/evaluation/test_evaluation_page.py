@@ -10,7 +10,7 @@ from dashboards.evaluation.page import _alerts
 def test_alerts_sort_by_significance_severity_and_size_of_change(con):
     con.execute("create schema if not exists analysis")
     con.execute(
-        "create table analysis.retrieval_alerts (series_run_id varchar, position integer, label varchar,"
+        "create table analysis.evaluation_alerts (series_run_id varchar, position integer, label varchar,"
         " retriever varchar, metric varchar, value double, baseline_value double, direction varchar,"
         " threshold double, severity varchar, is_significant boolean, mean_change double,"
         " change_ci_low double, change_ci_high double, p_value double, n_paired_queries integer)"
@@ -23,7 +23,7 @@ def test_alerts_sort_by_significance_severity_and_size_of_change(con):
         (3, "sig-medium", "medium", True, 0.90, 0.03),
     ]
     con.executemany(
-        "insert into analysis.retrieval_alerts values ('s', ?, ?, 'bm25', 'recall@5', 0.7, 0.8,"
+        "insert into analysis.evaluation_alerts values ('s', ?, ?, 'bm25', 'recall@5', 0.7, 0.8,"
         " 'below', 0.75, ?, ?, ?, -0.3, -0.01, ?, 64)",
         rows,
     )
@@ -37,14 +37,14 @@ def test_alerts_sort_by_significance_severity_and_size_of_change(con):
 def test_alerts_name_the_floor_of_few_queries_and_untestable_checks(con):
     con.execute("create schema if not exists analysis")
     con.execute(
-        "create table analysis.retrieval_alerts (series_run_id varchar, position integer, label varchar,"
+        "create table analysis.evaluation_alerts (series_run_id varchar, position integer, label varchar,"
         " retriever varchar, metric varchar, value double, baseline_value double, direction varchar,"
         " threshold double, severity varchar, is_significant boolean, mean_change double,"
         " change_ci_low double, change_ci_high double, p_value double, n_paired_queries integer,"
         " status varchar, min_p double, n_nonzero integer)"
     )
     con.execute(
-        "insert into analysis.retrieval_alerts values"
+        "insert into analysis.evaluation_alerts values"
         " ('s', 1, 'week-2', 'prod', 'mrr@10', 0.5, 1.0, 'below', 0.6, 'medium', true, -0.5, -0.5, -0.5,"
         " 0.03125, 6, 'tested', 0.03125, 6),"
         " ('s', 3, 'ours', 'bm25', 'mrr@10', 0.8, null, 'below', 0.9, null, false, null, null, null,"

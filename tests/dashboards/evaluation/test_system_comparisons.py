@@ -1,4 +1,4 @@
-"""The evaluation page's "Systems compared" section (analysis.retrieval_system_comparisons)."""
+"""The evaluation page's "Systems compared" section (analysis.evaluation_system_comparisons)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from dashboards.evaluation.system_comparisons import comparison_section
 def _comparisons(con, rows) -> None:
     con.execute("create schema if not exists analysis")
     con.execute(
-        "create table analysis.retrieval_system_comparisons (run_id varchar, metric varchar, k bigint,"
+        "create table analysis.evaluation_system_comparisons (run_id varchar, metric varchar, k bigint,"
         " system_a varchar, system_b varchar, value_a double, value_b double, mean_difference double,"
         " difference_ci_low double, difference_ci_high double, n_paired_queries bigint, p_value double,"
         " p_holm double, is_significant boolean, test varchar, alpha double)"
     )
     con.executemany(
-        "insert into analysis.retrieval_system_comparisons values ('s', 'ndcg', 10, ?, ?, ?, ?, ?, ?, ?, 6, ?, ?, ?,"
+        "insert into analysis.evaluation_system_comparisons values ('s', 'ndcg', 10, ?, ?, ?, ?, ?, ?, ?, 6, ?, ?, ?,"
         " 'paired bootstrap', 0.05)",
         rows,
     )
@@ -63,11 +63,11 @@ def test_p_at_the_floor_of_six_queries_says_so_and_untestable_pairs_say_so(con):
             ("w1:prod", "ours:bm25", 1.0, 0.77, None, None, None, None, None, False),
         ],
     )
-    con.execute("alter table analysis.retrieval_system_comparisons add column status varchar")
-    con.execute("alter table analysis.retrieval_system_comparisons add column min_p double")
-    con.execute("alter table analysis.retrieval_system_comparisons add column n_nonzero bigint")
+    con.execute("alter table analysis.evaluation_system_comparisons add column status varchar")
+    con.execute("alter table analysis.evaluation_system_comparisons add column min_p double")
+    con.execute("alter table analysis.evaluation_system_comparisons add column n_nonzero bigint")
     con.execute(
-        "update analysis.retrieval_system_comparisons set status = case when p_value is null then 'not testable'"
+        "update analysis.evaluation_system_comparisons set status = case when p_value is null then 'not testable'"
         " else 'tested' end, min_p = case when p_value is not null then 0.03125 end, n_nonzero = 6"
     )
     html = comparison_section(con, "s")
@@ -88,9 +88,9 @@ def test_the_note_names_each_test_once_with_its_count_and_no_seed(con):
             ("b:bm25", "c:bm25", 0.4, 0.45, -0.05, -0.09, -0.01, 0.02, 0.02, True),
         ],
     )
-    con.execute("alter table analysis.retrieval_system_comparisons add column ci_method varchar")
+    con.execute("alter table analysis.evaluation_system_comparisons add column ci_method varchar")
     con.execute(
-        "update analysis.retrieval_system_comparisons set ci_method = 'BCa bootstrap, 2,000 resamples, seed 1' ||"
+        "update analysis.evaluation_system_comparisons set ci_method = 'BCa bootstrap, 2,000 resamples, seed 1' ||"
         " ascii(system_b), test = case when system_b = 'c:bm25'"
         " then 'sign-flip randomization (monte carlo B=10000, seed ' || ascii(system_a) || ')'"
         " else 'sign-flip randomization (exact enumeration)' end"
@@ -105,7 +105,7 @@ def test_the_note_names_each_test_once_with_its_count_and_no_seed(con):
     assert "seed 1" not in note
     # one test for every pair, no seed: named once, and no seeds mentioned
     con.execute(
-        "update analysis.retrieval_system_comparisons set test = 'sign-flip randomization (exact enumeration)',"
+        "update analysis.evaluation_system_comparisons set test = 'sign-flip randomization (exact enumeration)',"
         " ci_method = 'BCa bootstrap (degenerate)'"
     )
     note = re.search(r'<p class="note">(.*?)</p>', comparison_section(con, "s")).group(1)
@@ -120,10 +120,10 @@ def test_a_run_judged_by_benjamini_hochberg_says_so_everywhere(con):
             ("a:bm25", "c:bm25", 0.5, 0.45, 0.05, -0.01, 0.09, 0.04, None, False),
         ],
     )
-    con.execute("alter table analysis.retrieval_system_comparisons add column p_adjusted double")
-    con.execute("alter table analysis.retrieval_system_comparisons add column adjustment varchar")
+    con.execute("alter table analysis.evaluation_system_comparisons add column p_adjusted double")
+    con.execute("alter table analysis.evaluation_system_comparisons add column adjustment varchar")
     con.execute(
-        "update analysis.retrieval_system_comparisons set adjustment = 'Benjamini-Hochberg',"
+        "update analysis.evaluation_system_comparisons set adjustment = 'Benjamini-Hochberg',"
         " p_adjusted = case when system_b = 'b:bm25' then 0.02 else 0.04 end"
     )
     html = comparison_section(con, "s")

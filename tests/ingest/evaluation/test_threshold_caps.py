@@ -12,11 +12,11 @@ def judged(con):
     """Query 1 has 1 relevant document, query 2 has 2, query 3 only a grade-0 judgment (not evaluated)."""
     con.execute("create schema if not exists marts")
     con.execute(
-        "create table marts.fct_retrieval_qrels (query_set varchar, query_id varchar, doc_id integer,"
+        "create table marts.fct_evaluation_qrels (query_set varchar, query_id varchar, doc_id integer,"
         " relevance integer)"
     )
     con.execute(
-        "insert into marts.fct_retrieval_qrels values ('qs', '1', 10, 1), ('qs', '2', 20, 2),"
+        "insert into marts.fct_evaluation_qrels values ('qs', '1', 10, 1), ('qs', '2', 20, 2),"
         " ('qs', '2', 21, 1), ('qs', '3', 30, 0), ('other', '1', 99, 1)"
     )
     return con

@@ -1,10 +1,10 @@
 {{ config(**run_keyed_config()) }}
 -- Where the gold document landed for each query of a pair set; a miss is explicit, never a
--- silent null. Read from the one retrieval-metric chain (fct_retrieval_relevant_ranks): the gold
+-- silent null. Read from the one retrieval-metric chain (fct_evaluation_relevant_ranks): the gold
 -- document is the run's judgment of the pair, a qrel with one relevant document. Where a pair
 -- has several relevant documents, its gold is the best-ranked one (smallest id among misses).
 with ranks as (
-    select * from {{ ref('fct_retrieval_relevant_ranks') }}
+    select * from {{ ref('fct_evaluation_relevant_ranks') }}
     where
         query_set_kind = 'pairs'
         and {{ is_new_run('run_id') }}

@@ -1,7 +1,7 @@
 {{ config(**run_keyed_config()) }}
 -- Share of relevant documents found by dense only, BM25 only, both or neither, per run.
 with overlap as (
-    select * from {{ ref('fct_retrieval_overlap') }}
+    select * from {{ ref('fct_evaluation_overlap') }}
     where {{ is_new_run('run_id') }}
 ),
 

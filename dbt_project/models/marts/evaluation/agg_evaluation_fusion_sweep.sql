@@ -3,7 +3,7 @@
 -- Mean selection metric (var evaluation_select_metric at evaluation_select_k) of every
 -- min-max weight and RRF constant, on each fold of the run's seeded tune/report split.
 with query_metrics as (
-    select * from {{ ref('fct_retrieval_query_metrics') }}
+    select * from {{ ref('fct_evaluation_query_metrics') }}
     where {{ is_new_run('run_id') }}
 ),
 

@@ -1,6 +1,6 @@
 {{ config(**run_keyed_config()) }}
 -- Where each relevant document of each judged query landed, per retriever: the one place a
--- run's results meet its judgments. Every retrieval metric (fct_retrieval_query_metrics) and the
+-- run's results meet its judgments. Every retrieval metric (fct_evaluation_query_metrics) and the
 -- dialect study's gold ranks (fct_dialect_gold_ranks) are computed from these rows. A relevant
 -- document the retriever did not return within depth has a null rank, never a missing row.
 with queries as (

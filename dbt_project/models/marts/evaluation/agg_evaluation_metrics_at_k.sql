@@ -1,8 +1,8 @@
 {{ config(**run_keyed_config()) }}
 -- Mean of each per-query metric over a run's queries (the bootstrap intervals are added by
--- the analysis step in analysis.retrieval_metrics_at_k).
+-- the analysis step in analysis.evaluation_metrics_at_k).
 with query_metrics as (
-    select * from {{ ref('fct_retrieval_query_metrics') }}
+    select * from {{ ref('fct_evaluation_query_metrics') }}
     where {{ is_new_run('run_id') }}
 ),
 

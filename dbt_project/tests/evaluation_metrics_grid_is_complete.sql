@@ -4,7 +4,7 @@
 -- mean over a grid with holes would only average the queries that found something.
 -- One row per missing (run, query set, retriever, variant, query, k) cell.
 with metrics as (
-    select * from {{ ref('fct_retrieval_query_metrics') }}
+    select * from {{ ref('fct_evaluation_query_metrics') }}
 ),
 
 evaluated as (
@@ -30,7 +30,7 @@ judged_queries as (
         ranks.retriever,
         ranks.variant,
         ranks.query_id
-    from {{ ref('fct_retrieval_relevant_ranks') }} as ranks
+    from {{ ref('fct_evaluation_relevant_ranks') }} as ranks
     inner join evaluated
         on
             ranks.run_id = evaluated.run_id

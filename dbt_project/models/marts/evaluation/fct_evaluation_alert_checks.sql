@@ -32,7 +32,7 @@ metric_values as (
         metric,
         k,
         value
-    from {{ ref('agg_retrieval_metrics_at_k') }}
+    from {{ ref('agg_evaluation_metrics_at_k') }}
     union all
     select
         run_id,
@@ -41,7 +41,7 @@ metric_values as (
         'top_score' as metric,
         null as k,
         avg(top_score) as value
-    from {{ ref('fct_retrieval_top_scores') }}
+    from {{ ref('fct_evaluation_top_scores') }}
     group by run_id, query_set, retriever
     union all
     select
@@ -51,7 +51,7 @@ metric_values as (
         'latency_p95_ms' as metric,
         null as k,
         latency_p95_ms as value
-    from {{ ref('agg_retrieval_latency') }}
+    from {{ ref('agg_evaluation_latency') }}
 ),
 
 -- The main retrievers and external systems only: sweep points (hybrid_minmax@0.3) are studied

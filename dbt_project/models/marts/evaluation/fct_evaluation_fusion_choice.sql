@@ -3,7 +3,7 @@
 -- smaller parameter, then the retriever name) and its value on the report fold, which played no part in the choice.
 -- Means equal to 12 decimals are ties: a parallel sum's last bit must not pick the setting.
 with sweep as (
-    select * from {{ ref('agg_retrieval_fusion_sweep') }}
+    select * from {{ ref('agg_evaluation_fusion_sweep') }}
     where {{ is_new_run('run_id') }}
 ),
 
