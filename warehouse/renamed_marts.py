@@ -48,8 +48,15 @@ RENAMED_ANALYSIS_TABLES: dict[str, str] = {
     "retrieval_system_comparisons": "evaluation_system_comparisons",
 }
 
+# old seed -> new name (a seed is loaded whole by every build that selects it; the old copy goes).
+RENAMED_SEEDS: dict[str, str] = {"retrieval_alert_thresholds": "evaluation_alert_thresholds"}
+
 # schema -> {old name: new name}
-RENAMED_RELATIONS: dict[str, dict[str, str]] = {"marts": RENAMED_MARTS, "analysis": RENAMED_ANALYSIS_TABLES}
+RENAMED_RELATIONS: dict[str, dict[str, str]] = {
+    "marts": RENAMED_MARTS,
+    "analysis": RENAMED_ANALYSIS_TABLES,
+    "staging": RENAMED_SEEDS,
+}
 
 
 def _kind(con: duckdb.DuckDBPyConnection, schema: str, name: str) -> str | None:
@@ -82,7 +89,7 @@ def _move(con: duckdb.DuckDBPyConnection, schema: str, old: str, new: str) -> No
 
 def carry_over_renamed_marts(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Move each renamed relation's rows from its old table to its new name; return the old names
-    moved (``schema.name`` for an analysis table, the bare name for a mart).
+    moved (``schema.name`` for an analysis table or a seed, the bare name for a mart).
 
     An old table is renamed when the new one does not exist yet. When both exist (the new one
     was built by code that did not carry the old one over), the old table's runs that the new

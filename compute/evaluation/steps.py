@@ -45,8 +45,9 @@ from compute.retrieval.query_sets import load_corpora, pin_read_versions
 from compute.retrieval.steps import drop_documents, prepare_dense
 from compute.retrieval.writer import RETRIEVAL_TABLES, write_outputs
 from ingest.common.versions import IngestResult
+from ingest.evaluation.qrels import check_qrels_ids, load_qrels
 from ingest.evaluation.thresholds import max_achievable, read_thresholds
-from ingest.retrieval.qrels import check_qrels_ids, load_qrels, query_set_table_name
+from ingest.retrieval.query_set_members import query_set_table_name
 from warehouse.config_schema import CUTOFF, STRING
 from warehouse.errors import UserError
 from warehouse.random_seeds import derive_seed

@@ -15,8 +15,7 @@ import pyarrow as pa
 
 from compute.retrieval.trec import TrecRow, read_run, write_run
 from ingest.common.readers import int32_value
-from ingest.retrieval.qrels import query_set_table_name
-from ingest.retrieval.query_set_members import QuerySetMembers, query_set_members
+from ingest.retrieval.query_set_members import QuerySetMembers, query_set_members, query_set_table_name
 from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256, start_run
 from warehouse.transactions import registered, transaction

@@ -99,7 +99,7 @@ def _alerts(con, series: str) -> str:
     floors = floor_notes([a for a in found if a.get("min_p") is not None])
     return (
         "<h2>Alerts</h2>" + lead + '<p class="note">Sorted by significance, then severity, then the size of '
-        "the change. Thresholds from the seed retrieval_alert_thresholds (edit it to change them). "
+        "the change. Thresholds from the seed evaluation_alert_thresholds (edit it to change them). "
         "is_significant: the paired sign-flip randomization test of the per-query change against the baseline "
         "(exact where feasible), p &lt; alpha, on the queries both runs evaluated; the interval is a BCa "
         "bootstrap. A change on fewer than 6 paired queries is shown but never flagged significant; a check "

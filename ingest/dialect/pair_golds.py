@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ingest.common.versions import latest_version
-from ingest.retrieval.qrels import LATEST_QRELS, latest_qrels
+from ingest.evaluation.qrels import LATEST_QRELS, latest_qrels
 from warehouse.errors import InputError, UserError
 
 

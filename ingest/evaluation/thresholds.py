@@ -1,6 +1,6 @@
 """Alert thresholds of a drift series: a CSV (``metric,k,retriever,direction,threshold,severity,description``).
 
-The documented default is dbt_project/seeds/evaluation/retrieval_alert_thresholds.csv; a
+The documented default is dbt_project/seeds/evaluation/evaluation_alert_thresholds.csv; a
 study names its own with ``[evaluation] thresholds = "my_thresholds.csv"``. The evaluation
 job records the thresholds with the series (``raw.evaluation_thresholds``), so editing a
 file later never changes a finished series' alerts.
@@ -19,7 +19,7 @@ from warehouse.errors import InputError, UserError
 from warehouse.settings import DBT_PROJECT_DIR
 from warehouse.transactions import registered
 
-DEFAULT_THRESHOLDS = DBT_PROJECT_DIR / "seeds" / "evaluation" / "retrieval_alert_thresholds.csv"
+DEFAULT_THRESHOLDS = DBT_PROJECT_DIR / "seeds" / "evaluation" / "evaluation_alert_thresholds.csv"
 COLUMNS = ("metric", "k", "retriever", "direction", "threshold", "severity", "description")
 METRICS = {"recall", "precision", "f1", "hit_rate", "mrr", "ndcg", "map", "r_precision", "top_score", "latency_p95_ms"}
 DIRECTIONS = {"below", "above", "drop_pct"}

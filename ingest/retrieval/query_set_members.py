@@ -1,6 +1,6 @@
 """The queries, variants and corpus documents of a query set, as a file naming them must find them.
 
-Qrels (:mod:`ingest.retrieval.qrels`) and imported TREC runs (:mod:`compute.retrieval.trec_warehouse`)
+Qrels (:mod:`ingest.evaluation.qrels`) and imported TREC runs (:mod:`compute.retrieval.trec_warehouse`)
 name queries and documents of a query set; both are checked here, against the raw rows of the
 latest version of the query set's dataset and of its corpus (in a study the ``[[ingest]]``
 steps run before any ``dbt build``, so the marts may not hold that version yet). Document ids
@@ -48,6 +48,20 @@ class QuerySetMembers:
                 row=row,
                 field=field,
             )
+
+
+def query_set_table_name(query_set: str) -> str:
+    """The name the retrieval job stores a configured query set under (``squad_questions:validation`` ->
+    ``squad_questions_validation``, ``pairs:<name>`` -> ``<name>``, ``queries:<name>`` -> ``queries_<name>``)."""
+    if query_set.startswith("squad_questions:"):
+        return "squad_questions_" + query_set.split(":", 1)[1]
+    if query_set.startswith("pairs:"):
+        return query_set.split(":", 1)[1]
+    if query_set.startswith("queries:"):
+        return "queries_" + query_set.split(":", 1)[1]
+    raise UserError(
+        f"qrels query_set must be 'squad_questions:<split>', 'pairs:<name>' or 'queries:<name>', got {query_set!r}"
+    )
 
 
 def config_query_set(name: str) -> str:

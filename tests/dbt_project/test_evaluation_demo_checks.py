@@ -18,7 +18,7 @@ pytestmark = pytest.mark.dbt
 STUDY = REPOSITORY_ROOT / "studies" / "demo_evaluation.toml"
 SETTINGS = tomllib.loads(STUDY.read_text(encoding="utf-8"))
 QRELS = DEMO_DATA / "evaluation" / "demo_qrels.csv"
-THRESHOLDS = REPOSITORY_ROOT / "dbt_project" / "seeds" / "evaluation" / "retrieval_alert_thresholds.csv"
+THRESHOLDS = REPOSITORY_ROOT / "dbt_project" / "seeds" / "evaluation" / "evaluation_alert_thresholds.csv"
 
 
 def test_fusion_choice_is_the_best_on_the_tune_fold(demo):
@@ -74,7 +74,7 @@ def test_qrels_with_unknown_ids_are_refused_before_anything_runs(demo, tmp_path,
     copy = tmp_path / "warehouse"
     shutil.copytree(home, copy, ignore=shutil.ignore_patterns("site"))
     monkeypatch.setenv(HOME_VARIABLE, str(copy))
-    import ingest.retrieval.qrels
+    import ingest.evaluation.qrels
     from compute.evaluation.steps import evaluation_job
     from warehouse.connection import connect
     from warehouse.study import load_study
@@ -90,7 +90,7 @@ def test_qrels_with_unknown_ids_are_refused_before_anything_runs(demo, tmp_path,
             versions = con.execute("select count(*) from raw.source_versions where dataset = 'qrels'").fetchone()
             before = raw_fingerprint(con)
             with pytest.raises(InputError) as caught:
-                ingest.retrieval.qrels.load_qrels(
+                ingest.evaluation.qrels.load_qrels(
                     con, bad, query_set="squad_questions:demo_validation", name="demo_qrels"
                 )
             assert (caught.value.row, caught.value.field) == (row, field)
@@ -101,8 +101,8 @@ def test_qrels_with_unknown_ids_are_refused_before_anything_runs(demo, tmp_path,
             )
             # Stored anyway (as by code older than the ingest check): the job still refuses before it runs.
             with monkeypatch.context() as unchecked:
-                unchecked.setattr(ingest.retrieval.qrels, "check_judgment_ids", lambda *args: None)
-                ingest.retrieval.qrels.load_qrels(
+                unchecked.setattr(ingest.evaluation.qrels, "check_judgment_ids", lambda *args: None)
+                ingest.evaluation.qrels.load_qrels(
                     con, bad, query_set="squad_questions:demo_validation", name="demo_qrels"
                 )
             before = raw_fingerprint(con)

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.dbt
 STUDY = REPOSITORY_ROOT / "studies" / "demo_evaluation.toml"
 SETTINGS = tomllib.loads(STUDY.read_text(encoding="utf-8"))
 QRELS = DEMO_DATA / "evaluation" / "demo_qrels.csv"
-THRESHOLDS = REPOSITORY_ROOT / "dbt_project" / "seeds" / "evaluation" / "retrieval_alert_thresholds.csv"
+THRESHOLDS = REPOSITORY_ROOT / "dbt_project" / "seeds" / "evaluation" / "evaluation_alert_thresholds.csv"
 
 
 def reference_metrics(ranking: list[int], judged: dict[int, int], k: int) -> dict[str, float]:

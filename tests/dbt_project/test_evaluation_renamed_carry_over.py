@@ -36,6 +36,7 @@ def _put_back_the_old_names(path) -> None:
             con.execute(f"drop view if exists main.{name}")
         for old in ("retrieval_metrics_at_k", "retrieval_alerts"):
             con.execute(f"create view main.{old} as select * from analysis.{old}")
+        con.execute("alter table staging.evaluation_alert_thresholds rename to retrieval_alert_thresholds")
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +46,8 @@ def carried_over(demo, tmp_path_factory):
     _put_back_the_old_names(home / "warehouse.duckdb")
     run_study_here(str(EVALUATION_STUDY), home=home)
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
-    first, second = [r for (r,) in con.execute("select run_id from raw.runs where kind = 'study' order by started_at")]
+    runs = con.execute("select run_id from raw.runs where kind = 'study' order by started_at").fetchall()
+    (first,), (second,) = runs
     yield con, first, second
     con.close()
 
@@ -93,3 +95,6 @@ def test_the_old_names_are_gone_from_their_schemas_and_answer_as_views(carried_o
         assert ("main", old) in tables, f"main.{old} answers"
         n_new = con.execute(f"select count(*) from {schema}.{new}").fetchone()[0]
         assert con.execute(f"select count(*) from {old}").fetchone()[0] == n_new > 0
+    # the seed under its new name only (the build loaded it again)
+    assert ("staging", "retrieval_alert_thresholds") not in tables
+    assert con.execute("select count(*) from staging.evaluation_alert_thresholds").fetchone()[0] > 0

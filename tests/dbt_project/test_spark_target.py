@@ -191,7 +191,7 @@ def test_every_seed_loads_on_spark_with_its_declared_types(warehouse_home):
 
     summary, _ = spark_target.build_on_spark(["--select", "resource_type:seed"], label="seeds")
     assert summary.failures == [] and summary.counts.get("success", 0) == 3, summary.line
-    thresholds = SparkSession.builder.getOrCreate().table("staging.retrieval_alert_thresholds")
+    thresholds = SparkSession.builder.getOrCreate().table("staging.evaluation_alert_thresholds")
     assert dict(thresholds.dtypes) == {
         "metric": "string",
         "k": "int",

@@ -96,5 +96,5 @@ def test_a_selection_lists_the_seeds_its_data_tests_read(demo_warehouse, monkeyp
     nodes = selection_nodes(["--select", selection, "--indirect-selection", "cautious"])
     seeds = {node.name for node in nodes if node.resource_type == "seed"}
     tested = {node.unique_id.split(".")[2] for node in nodes if node.resource_type == "test"}
-    assert "retrieval_alert_thresholds" in seeds
-    assert any("retrieval_alert_thresholds" in name for name in tested)
+    assert "evaluation_alert_thresholds" in seeds
+    assert any("evaluation_alert_thresholds" in name for name in tested)

@@ -38,7 +38,7 @@ create table if not exists raw.evaluation_query_folds (
 );
 
 -- The alert thresholds a drift series was checked against, recorded by the evaluation job
--- from `[evaluation] thresholds` (a CSV like dbt_project/seeds/evaluation/retrieval_alert_thresholds.csv,
+-- from `[evaluation] thresholds` (a CSV like dbt_project/seeds/evaluation/evaluation_alert_thresholds.csv,
 -- the documented default): a later edit of the seed never changes a finished series' alerts.
 create table if not exists raw.evaluation_thresholds (
     series_run_id varchar not null,

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from ingest.dialect.pairs import load_pairs
-from ingest.retrieval.qrels import load_qrels, query_set_table_name, read_qrels
+from ingest.evaluation.qrels import load_qrels, read_qrels
+from ingest.retrieval.query_set_members import query_set_table_name
 from ingest.retrieval.squad import load_squad
 from tests.conftest import DEMO_DATA
 from tests.fingerprints import raw_fingerprint

@@ -8,9 +8,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from ingest.evaluation.qrels import load_qrels
 from ingest.retrieval.corpus import load_corpus, load_corpus_queries
 from ingest.retrieval.corpus_readers import read_documents, read_queries
-from ingest.retrieval.qrels import load_qrels
 from tests.fingerprints import raw_fingerprint
 from warehouse.errors import InputError, UserError
 

@@ -2,8 +2,8 @@
 
 import pytest
 
+from ingest.evaluation.qrels import load_qrels
 from ingest.retrieval.corpus import load_corpus, load_corpus_queries
-from ingest.retrieval.qrels import load_qrels
 from tests.conftest import DEMO_DATA
 from tests.fingerprints import raw_fingerprint
 from warehouse.errors import InputError

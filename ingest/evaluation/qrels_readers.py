@@ -1,4 +1,4 @@
-"""Read qrels files: TREC, BEIR TSV, CSV and JSON (the formats are described in :mod:`ingest.retrieval.qrels`)."""
+"""Read qrels files: TREC, BEIR TSV, CSV and JSON (the formats are described in :mod:`ingest.evaluation.qrels`)."""
 
 from __future__ import annotations
 

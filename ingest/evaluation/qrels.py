@@ -25,27 +25,13 @@ from pathlib import Path
 import pyarrow as pa
 
 from ingest.common.versions import IngestResult, SourceFile, latest_version, write_version
-from ingest.retrieval.corpus_qrels import map_corpus_judgments
-from ingest.retrieval.qrels_readers import TREC_SUFFIXES, Judgment, read_qrels
-from ingest.retrieval.query_set_members import query_set_members
-from warehouse.errors import InputError, UserError
+from ingest.evaluation.corpus_qrels import map_corpus_judgments
+from ingest.evaluation.qrels_readers import TREC_SUFFIXES, Judgment, read_qrels
+from ingest.retrieval.query_set_members import query_set_members, query_set_table_name
+from warehouse.errors import InputError
 from warehouse.runs import file_sha256
 
 __all__ = ["TREC_SUFFIXES", "Judgment", "check_judgment_ids", "check_qrels_ids", "load_qrels", "read_qrels"]
-
-
-def query_set_table_name(query_set: str) -> str:
-    """The name the retrieval job stores a configured query set under (``squad_questions:validation`` ->
-    ``squad_questions_validation``, ``pairs:<name>`` -> ``<name>``, ``queries:<name>`` -> ``queries_<name>``)."""
-    if query_set.startswith("squad_questions:"):
-        return "squad_questions_" + query_set.split(":", 1)[1]
-    if query_set.startswith("pairs:"):
-        return query_set.split(":", 1)[1]
-    if query_set.startswith("queries:"):
-        return "queries_" + query_set.split(":", 1)[1]
-    raise UserError(
-        f"qrels query_set must be 'squad_questions:<split>', 'pairs:<name>' or 'queries:<name>', got {query_set!r}"
-    )
 
 
 def check_judgment_ids(con, path: Path, judgments: list[Judgment], query_set: str) -> None:
