@@ -1,1 +1,1 @@
-"""The retrieval family's commands: ``biaswh ingest squad | corpus | corpus-queries | qrels``, ``trec``, ``search``."""
+"""The retrieval family's commands: ``biaswh ingest squad | corpus | corpus-queries``, ``trec``, ``search``."""

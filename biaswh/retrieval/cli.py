@@ -1,7 +1,8 @@
-"""``biaswh ingest squad | corpus | corpus-queries | qrels``: SQuAD, any corpus, its queries and judgments.
+"""``biaswh ingest squad | corpus | corpus-queries``: SQuAD, any corpus and its queries.
 
-The same loaders as the study sources ``squad``, ``corpus``, ``corpus_queries`` and ``qrels``
-(ingest/retrieval/), for loading by hand before a study or ``biaswh sql``.
+The same loaders as the study sources ``squad``, ``corpus`` and ``corpus_queries``
+(ingest/retrieval/), for loading by hand before a study or ``biaswh sql``; the judgments
+(``biaswh ingest qrels``) are the evaluation family's (biaswh/evaluation/cli.py).
 """
 
 from __future__ import annotations
@@ -116,30 +117,3 @@ def ingest_corpus_queries(args) -> None:
     columns = {"id_column": args.id_column, "text_column": args.text_column}
     topics = {"format": args.format, "topic_field": args.topic_field}
     load_by_hand(load_corpus_queries, args.path, corpus=args.corpus, name=args.name, **columns, **topics)
-
-
-def _qrels_arguments(qrels) -> None:
-    qrels.add_argument("path", help="BEIR qrels .tsv, TREC qrels, CSV or JSON")
-    qrels.add_argument("--query-set", required=True, help="queries:<name>, squad_questions:<split> or pairs:<name>")
-    qrels.add_argument("--name", help="qrels name (default: the file name without suffix)")
-
-
-@register_command(
-    "ingest qrels",
-    summary="relevance judgments: BEIR qrels .tsv, TREC qrels, CSV or JSON",
-    arguments=_qrels_arguments,
-    order=50,
-    writes=True,
-    explained={
-        "ingest qrels": (
-            "Load relevance judgments; every query and document id is checked first.",
-            "biaswh ingest qrels my-corpus/qrels/test.tsv --query-set queries:my_queries",
-            LOADS,
-        )
-    },
-)
-def ingest_qrels(args) -> None:
-    """Load relevance judgments of a query set into the warehouse."""
-    from ingest.evaluation.qrels import load_qrels
-
-    load_by_hand(load_qrels, args.path, query_set=args.query_set, name=args.name)

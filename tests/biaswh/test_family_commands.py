@@ -31,7 +31,7 @@ def test_the_project_families_register_their_commands_from_their_folders():
         "ingest squad": "retrieval",
         "ingest corpus": "retrieval",
         "ingest corpus-queries": "retrieval",
-        "ingest qrels": "retrieval",
+        "ingest qrels": "evaluation",
         "trec": "retrieval",
         "search": "retrieval",
         "ingest pairs": "dialect",

@@ -1,0 +1,1 @@
+"""The evaluation family's commands: ``biaswh ingest qrels``."""
