@@ -8,7 +8,7 @@ import re
 import yaml
 
 from warehouse.settings import REPOSITORY_ROOT
-from warehouse.subjects import SUBJECT_COLUMN_DOCS, SUBJECT_VIEW_COLUMNS, SUBJECT_VIEW_COMMENTS
+from warehouse.subject_docs import SUBJECT_COLUMN_DOCS, SUBJECT_VIEW_COLUMNS, SUBJECT_VIEW_COMMENTS
 
 MODELS = REPOSITORY_ROOT / "dbt_project" / "models"
 _DOC_BLOCK = re.compile(r"{%\s*docs\s+(\w+)\s*%}(.*?){%\s*enddocs\s*%}", re.S)

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import duckdb
 
+from warehouse.subject_docs import SUBJECT_COLUMN_DOCS, SUBJECT_VIEW_COMMENTS
+
 SUBJECT_KINDS = ("retriever", "embedding", "llm")
 # What each family's select yields, in this order (one row per measured subject and finding).
 MEASURE_COLUMNS = (
@@ -207,57 +209,28 @@ select
     any_value(config_hash) as config_hash,
     any_value(configuration) filter (where configuration is not null) as configuration,
     count(distinct run_id) as n_runs,
-    list(distinct run_id order by run_id) as run_ids
+    list(distinct run_id order by run_id) filter (where run_id is not null) as run_ids
 from every_row
 group by subject_id
 """
 
-SUBJECT_VIEW_COMMENTS = {
-    "subject_findings": "One row per subject, study run and finding: effect, interval, raw and adjusted p, verdict,"
-    " the policy that judged it (the audit's, when an audit ran it), the run (warehouse/subjects.py).",
-    "dim_subjects": "One row per subject (kind, name, version, configuration hash; subject_id from the four),"
-    " with the study runs that measured it (warehouse/subjects.py).",
-}
-# Each view's columns, in order (the docs' SQL reference lists them so).
-SUBJECT_VIEW_COLUMNS = {
-    "subject_findings": (
-        "subject_id", "subject_kind", "subject_name", "subject_version", "config_hash", "study_type", "study",
-        "dimension", "finding", "effect_name", "effect", "ci_low", "ci_high", "p_value", "p_adjusted", "verdict",
-        "policy", "run_id", "audit_run_id", "data", "measured_as",
-    ),
-    "dim_subjects": (
-        "subject_id", "subject_kind", "subject_name", "subject_version", "config_hash", "configuration", "n_runs",
-        "run_ids",
-    ),
-}  # fmt: skip
-# The views' column descriptions (DuckDB comments; docs/sql-reference.md's subjects section).
-SUBJECT_COLUMN_DOCS = {
-    "subject_id": "The subject's stable id: sha256 over kind, name, version and configuration hash, 16 hex digits.",
-    "subject_kind": "What the subject is: retriever, embedding or llm.",
-    "subject_name": "The subject's name: an audit's [[subjects]] name, else the retriever, embedding or model.",
-    "subject_version": "The version an audit gave the subject (empty for none); null outside an audit.",
-    "config_hash": "sha256 of the subject's configuration as the audit declared it (files by content); null outside.",
-    "configuration": "The subject's configuration as the audit declared it (JSON); null outside an audit.",
-    "study_type": "The study type that measured it, as its family declares it.",
-    "study": "The study (its config's name) whose run measured it.",
-    "dimension": "The bias dimension, in words, as the family names it.",
-    "finding": "What was measured, unique within a run, study type and subject.",
-    "effect_name": "What effect means, with its scale.",
-    "effect": "The effect on the scale effect_name says; null when it could not be computed.",
-    "ci_low": "Lower bound of the effect's 95% interval (the study's method).",
-    "ci_high": "Upper bound of the effect's 95% interval (the study's method).",
-    "p_value": "The raw p-value of the finding's test; null for a descriptive finding.",
-    "p_adjusted": "The p-value adjusted within the family that policy names (an audit's: all its tested findings).",
-    "verdict": "significant, no evidence (adjusted p not below alpha), not judged (no adjustment),"
-    " descriptive (no test) or not computed.",
-    "policy": "The adjustment, family and alpha that judged the finding, in words.",
-    "run_id": "The study run that measured the finding (raw.runs, dim_runs).",
-    "audit_run_id": "The audit run that started the study run; null outside an audit.",
-    "data": "The data the run stands on, as its config states: real, synthetic or demo.",
-    "measured_as": "The subject's name in the study's own tables (its retriever, embedding or model column).",
-    "n_runs": "How many study runs measured the subject (or an audit recorded it for).",
-    "run_ids": "Those runs.",
-}
+AUDIT_COVERAGE_SQL = """
+select
+    subjects.audit_run_id,
+    audits.name as audit,
+    audits.status as audit_status,
+    audits.started_at as audit_started_at,
+    subjects.subject_id,
+    subjects.subject_kind,
+    subjects.subject_name,
+    subjects.subject_version,
+    subjects.study_type,
+    subjects.status,
+    subjects.reason,
+    subjects.run_id
+from raw.audit_subjects as subjects
+inner join raw.runs as audits on subjects.audit_run_id = audits.run_id
+"""
 
 
 def _quoted(text: str) -> str:
@@ -265,17 +238,22 @@ def _quoted(text: str) -> str:
 
 
 def publish_subject_views(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Create ``main.subject_findings`` and ``main.dim_subjects`` over what exists; return the names made."""
+    """Create ``main.subject_findings``, ``main.dim_subjects`` and ``main.audit_coverage``; return the names made.
+
+    ``subject_findings`` and ``dim_subjects`` wait until a family that declares findings has run.
+    """
     existing = _existing(con)
-    select = subject_findings_sql(existing)
-    if select is None or "raw.audit_subjects" not in existing:
+    if "raw.audit_subjects" not in existing:
         return []
-    con.execute(f"create or replace view main.subject_findings as {select}")
-    con.execute(f"create or replace view main.dim_subjects as {DIM_SUBJECTS_SQL}")
-    for view, comment in SUBJECT_VIEW_COMMENTS.items():
-        con.execute(f"comment on view main.{view} is {_quoted(comment)}")
+    views = {"audit_coverage": AUDIT_COVERAGE_SQL}
+    select = subject_findings_sql(existing)
+    if select is not None:
+        views = {"subject_findings": select, "dim_subjects": DIM_SUBJECTS_SQL, **views}
+    for view, sql in views.items():
+        con.execute(f"create or replace view main.{view} as {sql}")
+        con.execute(f"comment on view main.{view} is {_quoted(SUBJECT_VIEW_COMMENTS[view])}")
         for (column,) in con.execute(
             "select column_name from duckdb_columns() where schema_name = 'main' and table_name = ?", [view]
         ).fetchall():
             con.execute(f"comment on column main.{view}.{column} is {_quoted(SUBJECT_COLUMN_DOCS[column])}")
-    return list(SUBJECT_VIEW_COMMENTS)
+    return list(views)

@@ -20,7 +20,8 @@ RECALL_GAP = """
         p_exact as p_value,
         p_adjusted,
         is_significant,
-        adjustment || ' within ' || family || ' (' || family_size || ' tests), alpha = ' || alpha as policy"""
+        adjustment || ' within ' || family || ' (' || family_size || if(family_size = 1, ' test', ' tests')
+        || '), α = ' || alpha as policy"""
 
 register_subject_findings(
     STUDY_TYPE,

@@ -28,8 +28,8 @@ register_subject_findings(
         results.p_value,
         verdicts.p_adjusted,
         verdicts.is_significant,
-        verdicts.adjustment || ' within ' || verdicts.family || ' (' || verdicts.family_size || ' tests), alpha = '
-        || verdicts.alpha as policy
+        verdicts.adjustment || ' within ' || verdicts.family || ' (' || verdicts.family_size
+        || if(verdicts.family_size = 1, ' test', ' tests') || '), α = ' || verdicts.alpha as policy
     from marts.fct_weat_results as results
     left join marts.dim_weat_tests as tests
         on results.test_set = tests.test_set and results.test = tests.test

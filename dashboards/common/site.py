@@ -14,15 +14,24 @@ from typing import Callable
 
 import duckdb
 
-from dashboards.common.addresses import run_file
+from dashboards.common.addresses import depth_of, run_file
 from dashboards.common.findings import findings_body, load_cards
 from dashboards.common.html import page, restart_chart_ids, table, text
-from dashboards.common.runs import RunsIn
+from dashboards.common.runs import BADGES, RunsIn, data_badge
 from dashboards.common.study_pages import DRAWN_FOLDER, StudyType, type_page_body, write_study_pages
 from dashboards.common.vendor import write_bundle
 from warehouse.output_files import write_text_atomically
 
-__all__ = ["DRAWN_FOLDER", "PAGES", "RUN_LISTS", "STUDIES", "build_site", "register_page"]
+__all__ = [
+    "DRAWN_FOLDER",
+    "PAGES",
+    "PAGE_SETS",
+    "RUN_LISTS",
+    "STUDIES",
+    "build_site",
+    "register_page",
+    "register_page_set",
+]
 # page file name -> (title, callable(con) -> HTML body); each study family registers its pages.
 PAGES: dict[str, tuple[str, Callable[[duckdb.DuckDBPyConnection], str]]] = {}
 # page file name -> callable(con) -> [(run_id, label)], newest first: pages drawn once per run
@@ -30,6 +39,15 @@ PAGES: dict[str, tuple[str, Callable[[duckdb.DuckDBPyConnection], str]]] = {}
 RUN_LISTS: dict[str, Callable[[duckdb.DuckDBPyConnection], list[tuple[str, str]]]] = {}
 # page file name -> the studies/*.toml that fill it (named on the page while nothing has run)
 STUDIES: dict[str, tuple[str, ...]] = {}
+# callable(con) -> [(file name in a folder, title, body, data kind)]: pages one per thing, not per run
+# (dashboards/common/page_subjects.py: one profile per subject).
+PAGE_SETS: list[Callable[[duckdb.DuckDBPyConnection], list[tuple[str, str, str, str]]]] = []
+
+
+def register_page_set(pages: Callable) -> Callable:
+    """Decorator: ``pages(con)`` lists pages to write in a folder of the site, each with its data kind."""
+    PAGE_SETS.append(pages)
+    return pages
 
 
 def register_page(file_name: str, title: str, *, runs: RunsIn | None = None, studies: tuple[str, ...] = ()):
@@ -188,4 +206,10 @@ def build_site(con: duckdb.DuckDBPyConnection, out_dir: Path) -> Path:
     for file_name, (title, render) in PAGES.items():
         if file_name not in RUN_LISTS:
             _write_page(out_dir, file_name, title, render, nav, con)
+    for pages in PAGE_SETS:
+        for file_name, title, body, data in pages(con):
+            badge = (BADGES[data], data_badge(data)) if data in BADGES else None
+            (out_dir / file_name).parent.mkdir(parents=True, exist_ok=True)
+            html = page(title, body, nav=nav, base="../" * depth_of(file_name), badge=badge)
+            write_text_atomically(out_dir / file_name, html)
     return out_dir

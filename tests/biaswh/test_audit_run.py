@@ -145,3 +145,74 @@ def test_everything_about_the_audited_subject_is_one_query_apart_from_the_demos_
         " order by all",
     )
     assert _rows(after) == before
+
+
+def _page(home, file_name: str) -> str:
+    return (home / "site" / file_name).read_text(encoding="utf-8")
+
+
+def _cells(html: str) -> list[list[str]]:
+    """The rows of a page's first table as plain cell texts."""
+    import re
+    from html import unescape
+
+    body = html.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    return [
+        [unescape(re.sub(r"<[^>]+>", "", cell)).strip() for cell in re.findall(r"<td>(.*?)</td>", row, flags=re.S)]
+        for row in re.findall(r"<tr>(.*?)</tr>", body, flags=re.S)
+    ]
+
+
+def test_each_audited_subject_has_a_profile_linked_from_the_subjects_page(audited):
+    from dashboards.common.page_subjects import subject_file
+
+    home, config, _, _ = audited
+    listed = _page(home, "subjects.html")
+    for subject in load_audit(config).subjects:
+        assert f'href="{subject_file(subject.subject_id)}"' in listed
+        assert (home / "site" / subject_file(subject.subject_id)).is_file()
+
+
+def test_a_profile_has_a_line_per_dimension_with_interval_verdict_data_and_links_and_says_what_was_not_measured(
+    audited,
+):
+    from dashboards.common.page_subjects import subject_file
+
+    home, config, _, _ = audited
+    bm25, vectors, stand_in = load_audit(config).subjects
+    (run_id,) = _query(home, "select run_id from raw.runs where name = 'small_audit__dialect'")[0]
+    (p_adjusted, ci_low, ci_high) = _query(
+        home,
+        "select p_adjusted, ci_low, ci_high from subject_findings where subject_id = ?"
+        " order by p_adjusted, abs(effect) desc, finding limit 1",
+        [bm25.subject_id],
+    )[0]
+    html = _page(home, subject_file(bm25.subject_id))
+    assert "Demo data" in html.split("</h1>")[0]  # the page's badge: demo data, labelled
+    lines = _cells(html)
+    assert len(lines) == 1  # one dimension: aae vs sae
+    study_type, dimension, effect, shown_interval, shown_p, verdict, data, study_and_run = lines[0]
+    assert (study_type, data, study_and_run) == (
+        "dialect retrieval bias",
+        "demo data",
+        f"small_audit__dialectrun {run_id[:12]}",
+    )
+    assert dimension.startswith("dialect: aae vs sae") and "effect: recall gap, points" in dimension
+    assert shown_interval.startswith("[") and verdict.startswith(("no evidence (", "significant ("))
+    assert "of 3 significant" in verdict and shown_p != "–" and p_adjusted is not None and ci_low < ci_high
+    for link in ("studies/small_audit__dialect.html", f"runs/{run_id}.html"):
+        assert f'href="{link}"' in html and (home / "site" / link).is_file()
+    # the three study types that are not a retriever's, each with why
+    missing = _cells(html.split("<h2>Not measured</h2>", 1)[1])
+    assert [row[:2] for row in missing] == [
+        ["recommendation bias", "does not apply"],
+        ["silent bias", "does not apply"],
+        ["word-embedding association (WEAT)", "does not apply"],
+    ]
+    llm = _cells(_page(home, subject_file(stand_in.subject_id)).split("<h2>Not measured</h2>", 1)[1])
+    assert [row[:2] for row in llm] == [
+        ["dialect retrieval bias", "does not apply"],
+        ["recommendation bias", "not run"],
+        ["word-embedding association (WEAT)", "does not apply"],
+    ]
+    assert "OpenAI-compatible endpoint" in llm[1][2]

@@ -11,7 +11,8 @@ import duckdb
 import pytest
 
 from tests.conftest import copy_warehouse
-from warehouse.subjects import SUBJECT_COLUMN_DOCS, SUBJECT_VIEW_COLUMNS, subject_id, subject_id_sql
+from warehouse.subject_docs import SUBJECT_COLUMN_DOCS, SUBJECT_VIEW_COLUMNS
+from warehouse.subjects import subject_id, subject_id_sql
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +29,7 @@ def site_copy(demo_site, tmp_path_factory):
 
         with open_warehouse() as con:
             published = publish_contract_views(con)
-    assert {"subject_findings", "dim_subjects"} <= set(published)
+    assert {"subject_findings", "dim_subjects", "audit_coverage"} <= set(published)
     return home
 
 

@@ -1,0 +1,168 @@
+"""The subjects' pages: ``subjects.html`` lists every subject, ``subjects/<subject id>.html`` profiles one.
+
+A profile has one line per bias dimension a study measured: the dimension's strongest finding
+(the smallest adjusted p, else the smallest raw p, else the largest effect), its effect and
+interval, its verdict with how many of the dimension's findings are significant, the data it
+stands on (demo, synthetic or real), and links to its study's page and its run's page. Below it,
+one "not measured" line per study type an audit did not run for the subject, with why; then
+every finding. All of it reads ``subject_findings`` and ``audit_coverage`` (warehouse/subjects.py).
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+from dashboards.common.addresses import run_file, safe_name, study_file
+from dashboards.common.format import interval, number
+from dashboards.common.html import table, text
+from dashboards.common.queries import relation_exists
+from dashboards.common.runs import BADGES
+from dashboards.common.site import register_page, register_page_set
+
+SUBJECT_FOLDER = "subjects"
+_STRONGEST_FIRST = (
+    "coalesce(p_adjusted, p_value, 2) asc, abs(coalesce(effect, 0)) desc, finding asc"  # ties: the finding's name
+)
+
+
+def subject_file(subject_id: str) -> str:
+    """The address of one subject's profile (site-relative)."""
+    return f"{SUBJECT_FOLDER}/{safe_name(subject_id)}.html"
+
+
+def _label(name: str, version: str | None) -> str:
+    return f"{name} {version}" if version else name
+
+
+def _rows(con: duckdb.DuckDBPyConnection, sql: str, parameters=()) -> list[dict]:
+    cursor = con.execute(sql, list(parameters))
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+def _data(kind: str | None) -> str:
+    return BADGES.get(kind or "real", "real data").lower()
+
+
+@register_page("subjects.html", "Subjects")
+def subjects_page(con: duckdb.DuckDBPyConnection) -> str:
+    """Every subject a study or an audit measured, linked to its profile."""
+    if not relation_exists(con, "main", "dim_subjects"):
+        return '<p class="note">No subject measured yet: run a study, or an audit (biaswh audit AUDIT.toml).</p>'
+    subjects = _rows(
+        con,
+        "select d.subject_id, d.subject_kind, d.subject_name, d.subject_version, d.n_runs,"
+        " count(f.finding) filter (where f.verdict = 'significant') as n_significant, count(f.finding) as n_findings"
+        " from dim_subjects as d left join subject_findings as f using (subject_id)"
+        " group by all order by d.subject_kind, d.subject_name, d.subject_version nulls first",
+    )
+    rows = [
+        [
+            f'<a href="{text(subject_file(s["subject_id"]))}">'
+            f"{text(_label(s['subject_name'], s['subject_version']))}</a>",
+            s["subject_kind"],
+            s["n_runs"],
+            f"{s['n_significant']} of {s['n_findings']}",
+        ]
+        for s in subjects
+    ]
+    intro = (
+        '<p class="note">Every subject (a retriever, an embedding, an LLM) a study or an audit measured. A subject'
+        " an audit declared has a version and a configuration hash; one a study named outside an audit is known by"
+        " its kind and name only. Everything about one subject is one query:"
+        " <code>select * from subject_findings where subject_id = '...'</code>.</p>"
+    )
+    columns = ["subject", "kind", "runs", "findings significant"]
+    return intro + table(columns, rows, raw_columns=frozenset({"subject"}))
+
+
+def _dimension_lines(findings: list[dict]) -> tuple[list[list], list[dict]]:
+    """The profile's lines (display cells) and the stored values behind them (for the download)."""
+    lines, stored = [], []
+    seen: dict[tuple[str, str], list[dict]] = {}
+    for finding in findings:  # strongest first within each dimension (the query's order)
+        seen.setdefault((finding["study_type"], finding["dimension"]), []).append(finding)
+    for (study_type, dimension), group in sorted(seen.items()):
+        top = group[0]
+        significant = sum(f["verdict"] == "significant" for f in group)
+        tested = sum(f["verdict"] in ("significant", "no evidence") for f in group)
+        verdict = top["verdict"] if not tested else f"{top['verdict']} ({significant} of {tested} significant)"
+        lines.append(
+            [
+                study_type,
+                f'{text(dimension)}<br><span class="note">{text(top["finding"])}; effect: {text(top["effect_name"])}'
+                "</span>",
+                number(top["effect"]) if top["effect"] is not None else "not computed",
+                interval(top["ci_low"], top["ci_high"], like=top["effect"]),
+                top["p_adjusted"],
+                verdict,
+                _data(top["data"]),
+                f'<a href="{text(study_file(top["study"]))}">{text(top["study"])}</a><br>'
+                f'<a href="{text(run_file(top["run_id"]))}">run <code>{text(top["run_id"][:12])}</code></a>',
+            ]
+        )
+        keys = ("study_type", "dimension", "finding", "effect_name", "effect", "ci_low", "ci_high", "p_adjusted")
+        stored.append({**{k: top[k] for k in keys}, "verdict": verdict, "data": top["data"], "study": top["study"],
+                       "run_id": top["run_id"]})  # fmt: skip
+    return lines, stored
+
+
+def _not_measured(con: duckdb.DuckDBPyConnection, subject_id: str) -> list[list]:
+    if not relation_exists(con, "main", "audit_coverage"):
+        return []
+    rows = _rows(
+        con,
+        "select study_type, status, reason, audit from audit_coverage where subject_id = ? and status <> 'measured'"
+        " and audit_status = 'succeeded' qualify row_number() over (partition by study_type"
+        " order by audit_started_at desc) = 1 order by study_type",
+        [subject_id],
+    )
+    return [[r["study_type"], r["status"], r["reason"], r["audit"]] for r in rows]
+
+
+def profile_body(con: duckdb.DuckDBPyConnection, subject: dict) -> tuple[str, str]:
+    """One subject's profile and the data kind its findings stand on (``demo`` when any is demo data)."""
+    findings = _rows(
+        con,
+        f"select * from subject_findings where subject_id = ? order by study_type, dimension, {_STRONGEST_FIRST}",
+        [subject["subject_id"]],
+    )
+    kinds = {f["data"] or "real" for f in findings}
+    data = "demo" if "demo" in kinds else "synthetic" if "synthetic" in kinds else "real"
+    version = subject["subject_version"] or "none"
+    intro = (
+        f'<p class="note">{text(subject["subject_kind"])} <b>{text(subject["subject_name"])}</b>, version'
+        f" {text(version)}, configuration hash <code>{text((subject['config_hash'] or 'none')[:16])}</code>,"
+        f" subject id <code>{text(subject['subject_id'])}</code>. One line per bias dimension: its strongest"
+        " finding (smallest adjusted p), under the policy that judged it (an audit's when an audit ran it).</p>"
+    )
+    columns = ["study type", "dimension", "effect", "95% interval", "p_adjusted", "verdict", "data", "study and run"]
+    lines, stored = _dimension_lines(findings)
+    body = intro + table(columns, lines, data=stored, raw_columns=frozenset({"dimension", "study and run"}))
+    missing = _not_measured(con, subject["subject_id"])
+    if missing:
+        body += "<h2>Not measured</h2>" + table(["study type", "status", "why", "audit"], missing)
+    every = [
+        [f["study_type"], f["finding"], f["effect"], f["ci_low"], f["ci_high"], f["p_value"], f["p_adjusted"],
+         f["verdict"], f["policy"]]
+        for f in findings
+    ]  # fmt: skip
+    every_columns = ["study type", "finding", "effect", "ci_low", "ci_high", "p_value", "p_adjusted", "verdict"]
+    body += (
+        f"<details><summary>every finding ({len(findings)})</summary>"
+        f"{table([*every_columns, 'policy'], every, data=findings)}</details>"
+    )
+    return body, data
+
+
+@register_page_set
+def subject_pages(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str, str]]:
+    """One profile per subject of ``dim_subjects``: (file name, title, body, data kind)."""
+    if not relation_exists(con, "main", "dim_subjects"):
+        return []
+    pages = []
+    for subject in _rows(con, "select * from dim_subjects order by subject_id"):
+        body, data = profile_body(con, subject)
+        title = f"{subject['subject_kind']} {_label(subject['subject_name'], subject['subject_version'])}"
+        pages.append((subject_file(subject["subject_id"]), title, body, data))
+    return pages
