@@ -209,7 +209,8 @@ def _run_study(
             for step in study.ingest:
                 result = _ingest_step(con, study, step)
                 results.append(result)
-                print(f"[{study.name}] {result.message}", flush=True)
+                for line in result.message.splitlines():  # a source that loads several files: a line each
+                    print(f"[{study.name}] {line}", flush=True)
             record_run_inputs(con, run_id, results)
 
     def chain() -> None:

@@ -11,7 +11,7 @@ import pytest
 from scipy.stats import binomtest
 from statsmodels.stats.proportion import proportion_confint
 
-from tests.conftest import DEMO_DATA, REPOSITORY_ROOT, run_cli, run_study_here, shared_file
+from tests.conftest import DEMO_DATA, REPOSITORY_ROOT, run_cli, run_study_printed, shared_file
 
 CONTRACT = [
     "run_id",
@@ -79,15 +79,25 @@ def studies(tmp_path_factory):
         lines += ["", "[[ingest]]"] + [f"{k} = {_toml_value(v)}" for k, v in step.items()]
     study = home / "study.toml"
     study.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    run_study_here(str(study), home=home)
+    printed = run_study_printed(str(study), home=home)
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
-    yield home, con
+    yield home, con, printed
     con.close()
 
 
 @pytest.fixture(scope="module")
 def demo(studies):
-    return studies
+    return studies[:2]
+
+
+@pytest.mark.dbt
+def test_each_generations_file_loaded_prints_its_own_line_under_the_study_name(studies):
+    """A generations step loads one file per model: every line it prints carries the study's prefix."""
+    printed = studies[2]
+    loaded = [line for line in printed.splitlines() if "rows into silent_bias_generations" in line]
+    models = {line.split("/")[-1].split("'")[0] for line in loaded}
+    assert len(loaded) >= 2 and {"demo-model-a", "demo-model-b"} <= models
+    assert all(line.startswith("[silent_bias_tests] loaded ") for line in loaded), loaded
 
 
 def _rates(con, vignette_set: str, where: str = "true") -> dict[tuple, dict]:
@@ -206,7 +216,7 @@ def test_demo_dashboard_page(demo):
 def test_all_eight_real_models_are_scored_under_both_rule_sets(studies):
     shared_file("silent-bias/biased_vignettes_58.json")
     generations = shared_file("silent-bias/generations")
-    home, con = studies
+    home, con, _ = studies
     rates = _rates(con, REAL_SET, "dimension = 'all'")
     expected = original_tooling_counts(generations)
     assert len(expected) == 8 and len(rates) == 16
