@@ -25,6 +25,8 @@ one query sample and one tune/report split (both seeded from the study seed), so
 per-query metrics pair up. Each run retrieves as the ``retrieval`` job does
 (:mod:`compute.retrieval.query_set_retrieval`): chunk by chunk, on Ray workers (and corpus shards)
 under ``[compute] engine = "ray"``.
+Each run's judgments are its query set's qrels, pinned by dbt when the run is first built
+(``int_evaluation_judgments_pinned``); the job copies no mart into raw.
 """
 
 from __future__ import annotations
@@ -85,17 +87,6 @@ def _record_thresholds(con, run_id: str, thresholds: list[tuple], query_set: str
     con.executemany("insert into raw.evaluation_thresholds values (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
 
 
-def _snapshot_judgments(con, run_id: str, query_set: str, queries) -> None:
-    """Copy the judgments of the run's queries into ``raw.retrieval_judgments`` (its pinned qrels)."""
-    with registered(con, "_asked", pa.table({"query_id": sorted({q.query_id for q in queries})})):
-        con.execute(
-            "insert into raw.retrieval_judgments select ?, q.query_set, q.query_id, q.doc_id, q.relevance,"
-            " q.qrels_source from marts.fct_evaluation_qrels q inner join _asked using (query_id)"
-            " where q.query_set = ?",
-            [run_id, query_set],
-        )
-
-
 def _write_external_run(
     con, child, run: dict, queries, query_set: str, config, resolve, *, record: dict, created
 ) -> list:
@@ -134,7 +125,6 @@ register_sub_runs("evaluation", table="evaluation_runs", parent_column="series_r
     "evaluation",
     writes=(
         *RETRIEVAL_TABLES,
-        "raw.retrieval_judgments",
         "raw.run_parameters",
         "raw.evaluation_runs",
         "raw.evaluation_query_folds",
@@ -191,7 +181,6 @@ def evaluation_job(con, study, run_id: str) -> None:
                 },
             )
             record_run_parameters(con, child.run_id, study.run_parameters)
-            _snapshot_judgments(con, child.run_id, query_set, queries)
             provider = cache = None
             if "dense" in config.needs and not run["run_file"]:
                 provider, cache = prepare_dense(con, config, child.run_id, corpora, {query_set: queries}, engine=engine)

@@ -2,8 +2,9 @@
 
 Two drift series are evaluated twice: by our SQL (``marts.fct_evaluation_query_metrics``,
 built on ``marts.fct_evaluation_relevant_ranks``) and by trec_eval's own C code through
-``pytrec_eval`` (the provider ``ir-measures`` uses), fed the run's raw results and the
-judgments the run recorded. Every metric of every query, retriever, run and k must agree.
+``pytrec_eval`` (the provider ``ir-measures`` uses), fed the run's raw results and the qrels
+of its query set for the queries it asked. Every metric of every query, retriever, run and k
+must agree, and the judgments dbt pinned for each run are exactly those qrels.
 The series: the demo over SQuAD-style demo data with a graded qrels file, and the
 internal-documents study (a corpus of one-line notes from ../shared/data, its Markdown gold
 questions and our BEIR-layout judgments naming documents by their source ids).
@@ -71,11 +72,35 @@ def _trec_eval(qrels: list, rankings: dict, k: int | None) -> dict[tuple[str, st
     }
 
 
+# The qrels of each evaluation run's query set, for the queries the run asked (as the evaluation
+# job once copied them into raw.retrieval_judgments).
+ASKED_QRELS = """
+    select e.run_id, q.query_set, q.query_id, q.doc_id, q.relevance, q.qrels_source
+    from raw.evaluation_runs e
+    join marts.fct_evaluation_qrels q on q.query_set = e.query_set
+    where q.query_id in (
+        select a.query_id from raw.retrieval_queries a where a.run_id = e.run_id and a.query_set = e.query_set
+    )
+"""
+
+
+def test_each_evaluation_run_is_judged_by_its_query_sets_qrels_pinned_in_dbt(warehouse):
+    con, _, _ = warehouse
+    asked = con.execute(f"select * from ({ASKED_QRELS}) order by all").fetchall()
+    pinned = con.execute(
+        "select run_id, query_set, query_id, doc_id, relevance, judgment_source"
+        " from intermediate.int_retrieval_judgments_pinned"
+        " where run_id in (select run_id from raw.evaluation_runs) order by all"
+    ).fetchall()
+    assert asked and pinned == asked
+    assert con.execute("select count(*) from raw.retrieval_judgments").fetchone() == (0,)  # no mart copied into raw
+
+
 def test_every_query_metric_is_trec_evals(warehouse):
     con, expected_count, _ = warehouse
     qrels: dict[str, list] = defaultdict(list)
     for run_id, query_id, doc_id, relevance in con.execute(
-        "select run_id, query_id, doc_id, relevance from raw.retrieval_judgments"
+        f"select run_id, query_id, doc_id, relevance from ({ASKED_QRELS})"
     ).fetchall():
         qrels[run_id].append(ir_measures.Qrel(query_id, str(doc_id), relevance))
     rankings: dict[tuple[str, str], dict[str, list]] = defaultdict(lambda: defaultdict(list))
@@ -119,7 +144,8 @@ def test_the_internal_documents_keep_their_source_ids_and_alerts_fire(warehouse)
     )
     # the gold document of question 3 (the PostgreSQL migration heading) is line 50 of the notes
     assert con.execute(
-        "select d.source_doc_id from raw.retrieval_judgments j join raw.evaluation_runs e using (run_id)"
+        "select d.source_doc_id from intermediate.int_evaluation_judgments_pinned j"
+        " join raw.evaluation_runs e using (run_id)"
         " join marts.dim_corpus_documents d on d.split = 'internal_docs' and d.doc_id = j.doc_id"
         " where e.is_baseline and j.query_id = '3' and j.relevance = 2 order by d.doc_id limit 1"
     ).fetchone() == ("internal_docs.md:50",)

@@ -73,8 +73,9 @@ create table if not exists raw.retrieval_query_stats (
     reason varchar                       -- e.g. 'empty query'; null when there are hits
 );
 
--- The relevance judgments a run was evaluated with (a snapshot of marts.fct_evaluation_qrels
--- for its queries at the time it ran): a later qrels version never changes its metrics.
+-- The relevance judgments a run was evaluated with, as the evaluation job once copied them from
+-- marts.fct_evaluation_qrels; kept for the runs that hold them. A run now pins its judgments in
+-- dbt when it is first built (int_evaluation_judgments_pinned), so nothing writes here any more.
 create table if not exists raw.retrieval_judgments (
     run_id varchar not null,
     query_set varchar not null,

@@ -1,7 +1,8 @@
 -- The relevance judgments each run is evaluated with, as the run pinned them: the qrels it
--- recorded (raw.retrieval_judgments) where it recorded any for a query set, else the gold
--- judgments of the judged-query pairs it asked (int_retrieval_pair_judgments_pinned, pinned when
--- the run was first built), otherwise the gold document it recorded for each query
+-- recorded (raw.retrieval_judgments) where it recorded any for a query set, else, pinned when the
+-- run was first built, the gold judgments of the judged-query pairs it asked
+-- (int_retrieval_pair_judgments_pinned) or an evaluation run's query set qrels
+-- (int_evaluation_judgments_pinned), otherwise the gold document it recorded for each query
 -- (raw.retrieval_queries.relevant_doc_id), which is a qrel with one relevant document (grade 1).
 -- A later qrels or corpus version never changes them.
 with recorded as (
@@ -9,7 +10,18 @@ with recorded as (
 ),
 
 pair_judgments as (
-    select * from {{ ref('int_retrieval_pair_judgments_pinned') }}
+    select
+        run_id,
+        query_set,
+        query_id,
+        doc_id,
+        relevance,
+        qrels_source
+    from {{ ref('int_retrieval_pair_judgments_pinned') }}
+),
+
+evaluation_judgments as (
+    select * from {{ ref('int_evaluation_judgments_pinned') }}
 ),
 
 queries as (
@@ -17,7 +29,7 @@ queries as (
     where relevant_doc_id is not null
 ),
 
--- a run's judgments of a query set come from one of the two pins, never both
+-- a run's judgments of a query set come from one of the pins, never two (the same six columns)
 pinned as (
     select
         run_id,
@@ -28,14 +40,9 @@ pinned as (
         qrels_source as judgment_source
     from recorded
     union all
-    select
-        run_id,
-        query_set,
-        query_id,
-        doc_id,
-        relevance,
-        qrels_source as judgment_source
-    from pair_judgments
+    select * from pair_judgments
+    union all
+    select * from evaluation_judgments
 ),
 
 recorded_sets as (
