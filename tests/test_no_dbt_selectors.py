@@ -40,6 +40,8 @@ NAME = r"[a-z][a-z0-9]*_[a-z0-9_]*"
 GRAPH_OPERATOR = re.compile(rf"(?:^|[\s,])(?:\d*\+|@){NAME}(?=$|[\s,+])|(?:^|[\s,]){NAME}\+\d*(?=$|[\s,])")
 NAMED_SOURCE = re.compile(r"source:[a-z]")
 # a family's tag (or the help texts' {family}, filled with one) is how a family is selected
+# a SQL statement given as a keyword argument (``register_subject_findings(select="select ...")``) is no selection
+SQL_STATEMENT = re.compile(r"\s*(select|with)\s", re.IGNORECASE)
 SELECT_IN_TEXT = re.compile(r"--select(?:=|\s+)(?!tag:(?:[a-z_]+\b|\{family\}))(\S+)")
 
 
@@ -66,7 +68,11 @@ def dbt_selectors(source: str) -> list[str]:
                 if hit:
                     found.append(f"line {node.lineno}: {what} {hit.group(0).strip()!r}")
         elif isinstance(node, ast.keyword) and node.arg in SELECTION_KEYWORDS:
-            found += [f"line {c.lineno}: {node.arg}={c.value!r}" for c in _texts(node.value) if c.value.strip()]
+            found += [
+                f"line {c.lineno}: {node.arg}={c.value!r}"
+                for c in _texts(node.value)
+                if c.value.strip() and not SQL_STATEMENT.match(c.value)
+            ]
         elif isinstance(node, (ast.List, ast.Tuple)):
             items = node.elts
             for flag, item in zip(items, items[1:]):
@@ -117,6 +123,7 @@ def test_no_project_python_file_spells_a_dbt_selection():
         'selection = "source:retrieval.retrieval_results+"',
         'folder = "dbt_project/seeds/evaluation"',
         'selection = "source:retrieval"',
+        'register_findings("x", select="stg_x__runs fct_x_results")',
     ],
 )
 def test_a_spelled_selection_is_found(code):
@@ -136,6 +143,7 @@ def test_a_spelled_selection_is_found(code):
         'NOTE = "the k grid (dbt_project/models/marts/evaluation/_evaluation__models.yml)"',
         'handle = os.fdopen(descriptor, "r+")',
         'subprocess.run([sys.executable, "-m", "biaswh.cli", "run"])',
+        'register_findings("x", select="""\n    select run_id, effect\n    from analysis.x_tests\n""")',
         'def f():\n    """Builds ``+fct_x`` (a docstring may name a node)."""',
     ],
 )
