@@ -184,10 +184,13 @@ def test_a_reply_that_is_not_a_json_object_fails_with_its_reason_and_is_not_retr
     assert failed.value.reason == reason and failed.value.retryable is False
 
 
-def test_nesting_at_the_limit_is_read_and_one_deeper_is_refused():
-    assert _json_object(b'{"a": ' + b"[" * 63 + b"]" * 63 + b"}", "") == {"a": _nested(63)}
-    with pytest.raises(AttemptFailed, match="nests deeper than 64 levels"):
+def test_nesting_at_the_limit_is_read_and_one_deeper_is_refused_for_good():
+    # 64 levels deep with more than 64 brackets in all: the depth is counted, and it is not too deep
+    at_limit = b'{"a": ' + b"[" * 63 + b"]" * 63 + b', "b": []}'
+    assert _json_object(at_limit, "") == {"a": _nested(63), "b": []}
+    with pytest.raises(AttemptFailed) as failed:
         _json_object(b'{"a": ' + b"[" * 64 + b"]" * 64 + b"}", "")
+    assert failed.value.reason == "the reply's JSON nests deeper than 64 levels" and failed.value.retryable is False
 
 
 def _nested(depth: int) -> list:

@@ -7,6 +7,7 @@ retries, recorded from the client's clock, and the nesting check's cheap first c
 
 from __future__ import annotations
 
+import random
 import socket
 import threading
 import time
@@ -17,6 +18,7 @@ import pytest
 import ingest.common.llm.client as client_module
 from ingest.common.llm.client import AttemptFailed, EndpointClient, _detail, _json_object
 from ingest.common.llm.settings import EndpointSettings
+from tests.ingest.chat_stand_in import ChatStandIn
 
 CAP = 1_000
 
@@ -97,6 +99,18 @@ def test_a_reply_of_exactly_the_cap_is_read_and_one_byte_more_is_refused(sized):
     assert answer.failure == f"the reply is larger than {CAP:,} bytes (--max-reply-bytes)"
 
 
+def test_an_answer_longer_than_one_read_is_read_whole():
+    with ChatStandIn(misbehave="huge", huge_bytes=300_000) as server:
+        answer = _chat(server.base_url, max_reply_bytes=1_000_000)
+    assert answer.ok and answer.content == "What" + " y'all" * 50_000 + "?"
+
+
+def test_the_request_goes_under_the_base_urls_path_whatever_its_last_letter():
+    with ChatStandIn() as server:
+        assert _chat(server.base_url.removesuffix("/v1") + "/X/").ok
+    assert server.requests[0]["path"] == "/X/chat/completions"
+
+
 def test_a_declared_size_over_the_cap_is_refused_before_the_body_is_read():
     # The body never comes (the connection closes after the headers): only the declared length tells.
     with CannedServer(b"HTTP/1.1 200 OK\r\nContent-Length: 1001\r\n\r\n") as server:
@@ -130,7 +144,14 @@ def test_an_abandoned_attempt_lets_go_of_its_connection_at_its_read_timeout():
             answer = client.chat(model="m", prompt="q", sampling={})
             assert answer.failure == "no complete reply within the 0.5 s deadline"
             # the client is still open: only the attempt's own read timeout can close the connection
-            assert server.released.wait(10)
+            assert server.released.wait(3)  # its read timeout is 0.5 s; httpx's default would be 5 s
+
+
+def test_a_reply_past_its_deadline_is_asked_again():
+    with ChatStandIn(misbehave="drip", drip_seconds=0.05) as server:
+        answer = _chat(server.base_url, timeout_seconds=0.3, max_retries=1)
+    assert answer.failure == "no complete reply within the 0.3 s deadline" and answer.attempts == 2
+    assert len(server.requests) == 2
 
 
 def test_the_waits_between_retries_double_from_the_backoff(monkeypatch):
@@ -141,6 +162,14 @@ def test_the_waits_between_retries_double_from_the_backoff(monkeypatch):
         answer = _chat(server.base_url, max_retries=3, backoff_seconds=0.25)
     assert answer.failure == "HTTP 500 InternalServerError: down" and answer.attempts == 4
     assert waits == [0.25, 0.5, 1.0]
+
+
+def test_a_jittered_wait_is_the_doubled_backoff_scaled_by_a_seeded_factor_in_half_to_one():
+    draws = random.Random(3)
+    expected = [0.25 * 2**attempt * (0.5 + draws.random() / 2) for attempt in range(4)]
+    settings = EndpointSettings(base_url="http://127.0.0.1:9/v1", backoff_seconds=0.25, jitter_seed=3)
+    with EndpointClient(settings) as client:
+        assert [client.backoff(attempt) for attempt in range(4)] == expected
 
 
 def test_many_flat_brackets_are_not_deep_nesting():
