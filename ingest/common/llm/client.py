@@ -168,7 +168,15 @@ class EndpointClient:
 
     def __init__(self, settings: EndpointSettings, *, refused_hint: str | None = None) -> None:
         self.settings = settings
-        self.key = os.environ.get(settings.api_key_env) or None
+        # A key pasted with its newline went out as an illegal header, and the error recorded with
+        # each failure showed it escaped, where redaction cannot find it; a non-ASCII one crashed.
+        key = (os.environ.get(settings.api_key_env) or "").strip()
+        if key and not (key.isascii() and key.isprintable()):
+            raise UserError(
+                f"${settings.api_key_env} holds a character an HTTP header cannot carry"
+                " (a control character or a non-ASCII letter); set it to the key alone"
+            )
+        self.key = key or None
         self.base_url = public_url(settings.base_url)
         self.refused_hint = refused_hint or f"check the base URL, the model and ${settings.api_key_env}"
         headers = {"Authorization": f"Bearer {self.key}"} if self.key else {}

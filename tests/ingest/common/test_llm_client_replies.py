@@ -22,6 +22,7 @@ from ingest.common.llm.client import (
 )
 from ingest.common.llm.settings import EndpointSettings
 from tests.ingest.chat_stand_in import ChatStandIn
+from warehouse.errors import UserError
 
 KEY_VARIABLE = "STAND_IN_TEST_KEY"
 KEY = "hunter2-not-shaped-like-a-key"
@@ -60,6 +61,21 @@ def test_a_refusal_names_the_callers_hint_and_no_key_means_no_authorization_head
             with pytest.raises(EndpointRefused, match=r"^.*\(HTTP 401 AuthenticationError\): check --model: refused$"):
                 client.chat(model="m", prompt="q", sampling={})
     assert server.requests[0]["authorization"] is None
+
+
+def test_a_key_pasted_with_its_newline_is_sent_without_it_and_one_no_header_can_carry_is_refused(monkeypatch):
+    monkeypatch.setenv(KEY_VARIABLE, f" {KEY}\n")
+    with ChatStandIn() as server:
+        assert _chat(server).ok
+    assert server.requests[0]["authorization"] == f"Bearer {KEY}"
+    for key in ("hunter\u00e42secret", "hunter2\nsecret", "hunter2\tsecret"):
+        monkeypatch.setenv(KEY_VARIABLE, key)
+        with pytest.raises(UserError) as refused:
+            EndpointClient(_settings("http://127.0.0.1:9/v1"))
+        assert str(refused.value) == (
+            f"${KEY_VARIABLE} holds a character an HTTP header cannot carry (a control character or a non-ASCII"
+            " letter); set it to the key alone"
+        )
 
 
 @pytest.mark.parametrize(
