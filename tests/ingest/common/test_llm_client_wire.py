@@ -57,6 +57,7 @@ class CannedServer:
                 connection.recv(65536)
                 if self.reply is not None:
                     connection.sendall(self.reply)
+                    self._drain(connection)
                     continue
                 connection.settimeout(0.1)
                 while not self.stop.is_set():
@@ -69,6 +70,18 @@ class CannedServer:
                     except OSError:
                         self.released.set()
                         break
+
+    @staticmethod
+    def _drain(connection: socket.socket) -> None:
+        """End the reply, then read what is left of the request: closing with unread bytes sends a
+        reset, which the client may see before the reply's last bytes (a flaky unsized reply)."""
+        connection.shutdown(socket.SHUT_WR)
+        connection.settimeout(2)
+        try:
+            while connection.recv(65536):
+                pass
+        except OSError:
+            pass
 
 
 def _response(status: str, body: bytes, *headers: str, sized: bool = True) -> bytes:
