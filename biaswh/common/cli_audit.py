@@ -20,7 +20,8 @@ def _audit_arguments(audit) -> None:
             "Run every study type that applies to each subject of an audit config (retrievers, embeddings,"
             " LLMs) on the families' demo data, in this warehouse, and adjust all their findings together.",
             "biaswh audit studies/audit_demo.toml",
-            "subject_findings and dim_subjects (biaswh sql), the subjects' profile pages on the dashboard site",
+            "subject_findings and dim_subjects (biaswh sql), the subjects' profile pages on the dashboard site;"
+            " the study configs it ran in $BIASWH_HOME/audits/<audit>/",
         )
     },
 )

@@ -40,6 +40,7 @@ def test_the_project_families_register_their_commands_from_their_folders():
         "ingest vectors": "weat",
         "ingest weat-tests": "weat",
         "generate": "silent_bias",
+        "audit": "common",  # every family's studies at once: the shared folder's command
     }
     kernel = {"build", "rebuild", "analyze", "dashboards", "export", "run", "sql", "shell", "diff"}
     assert set(_registered_in(1)) == kernel
