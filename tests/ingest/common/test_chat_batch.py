@@ -97,6 +97,7 @@ def test_a_batch_sends_each_job_at_most_concurrency_at_once_and_counts_failures_
     assert [r["id"] for r in result.records if not r["ok"]] == ["q2"]
     assert 1 < server.max_in_flight <= 2 and len(server.requests) == 6
     assert {r["body"]["seed"] for r in server.requests} == set(range(5))
+    assert {r["body"]["model"] for r in server.requests} == {"m"}
     assert sorted(cache.read()) == [f"q{n}" for n in range(5)]
 
 
@@ -138,3 +139,27 @@ def test_a_batch_counts_its_answers_on_the_terminal(tmp_path, monkeypatch, capsy
     with ChatStandIn() as server:
         answer_all(_settings(server), JsonlCache(tmp_path / "a.jsonl"), [_job(1), _job(2)], refused_hint="")
     assert "\rllm calls: 2/2 answers" in capsys.readouterr().out
+
+
+def test_a_line_with_a_byte_that_is_not_utf8_is_read_with_a_replacement_character(tmp_path):
+    path = tmp_path / "answers.jsonl"
+    path.write_bytes(b'{"id": "a", "t": "caf\xff"}\n')
+    assert JsonlCache(path).read() == {"a": {"id": "a", "t": "caf\ufffd"}}
+
+
+class HintRecordingPool:
+    """A pool that answers nothing and remembers the hint it was given for a refusal."""
+
+    def __init__(self) -> None:
+        self.hints: list[str] = []
+
+    def answers(self, settings, jobs, *, refused_hint):
+        self.hints.append(refused_hint)
+        yield from ()
+
+
+def test_a_pool_is_given_the_callers_hint_for_a_refusal(tmp_path):
+    pool = HintRecordingPool()
+    settings = EndpointSettings(base_url="http://127.0.0.1:9/v1", api_key_env="NO_SUCH_KEY_SET")
+    answer_all(settings, JsonlCache(tmp_path / "a.jsonl"), [_job(1)], refused_hint="check --model", pool=pool)
+    assert pool.hints == ["check --model"]
