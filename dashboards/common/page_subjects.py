@@ -44,6 +44,12 @@ def _data(kind: str | None) -> str:
     return BADGES.get(kind or "real", "real data").lower()
 
 
+def _kind_of(kinds) -> str:
+    """The data kind a subject's findings stand on: demo when any is demo data, then synthetic, else real."""
+    kinds = {kind or "real" for kind in kinds}
+    return "demo" if "demo" in kinds else "synthetic" if "synthetic" in kinds else "real"
+
+
 @register_page("subjects.html", "Subjects")
 def subjects_page(con: duckdb.DuckDBPyConnection) -> str:
     """Every subject a study or an audit measured, linked to its profile."""
@@ -51,16 +57,20 @@ def subjects_page(con: duckdb.DuckDBPyConnection) -> str:
         return '<p class="note">No subject measured yet: run a study, or an audit (biaswh audit AUDIT.toml).</p>'
     subjects = _rows(
         con,
-        "select d.subject_id, d.subject_kind, d.subject_name, d.subject_version, d.n_runs,"
-        " count(f.finding) filter (where f.verdict = 'significant') as n_significant, count(f.finding) as n_findings"
+        "select d.subject_id, d.subject_kind, d.subject_name, d.subject_version, d.config_hash, d.n_runs,"
+        " count(f.finding) filter (where f.verdict = 'significant') as n_significant, count(f.finding) as n_findings,"
+        " list(distinct coalesce(f.data, 'real')) filter (where f.finding is not null) as data_kinds"
         " from dim_subjects as d left join subject_findings as f using (subject_id)"
-        " group by all order by d.subject_kind, d.subject_name, d.subject_version nulls first",
+        " group by all order by d.subject_kind, d.subject_name, d.subject_version nulls first,"
+        " d.config_hash nulls first",
     )
     rows = [
         [
             f'<a href="{text(subject_file(s["subject_id"]))}">'
             f"{text(_label(s['subject_name'], s['subject_version']))}</a>",
             s["subject_kind"],
+            f"<code>{text(s['config_hash'][:12])}</code>" if s["config_hash"] else "named by a study",
+            _data(_kind_of(s["data_kinds"] or [])),
             s["n_runs"],
             f"{s['n_significant']} of {s['n_findings']}",
         ]
@@ -69,11 +79,11 @@ def subjects_page(con: duckdb.DuckDBPyConnection) -> str:
     intro = (
         '<p class="note">Every subject (a retriever, an embedding, an LLM) a study or an audit measured. A subject'
         " an audit declared has a version and a configuration hash; one a study named outside an audit is known by"
-        " its kind and name only. Everything about one subject is one query:"
+        " its kind and name only (its configuration: named by a study). Everything about one subject is one query:"
         " <code>select * from subject_findings where subject_id = '...'</code>.</p>"
     )
-    columns = ["subject", "kind", "runs", "findings significant"]
-    return intro + table(columns, rows, raw_columns=frozenset({"subject"}))
+    columns = ["subject", "kind", "configuration", "data", "runs", "findings significant"]
+    return intro + table(columns, rows, raw_columns=frozenset({"subject", "configuration"}))
 
 
 def _dimension_lines(findings: list[dict]) -> tuple[list[list], list[dict]]:
@@ -127,8 +137,7 @@ def profile_body(con: duckdb.DuckDBPyConnection, subject: dict) -> tuple[str, st
         f"select * from subject_findings where subject_id = ? order by study_type, dimension, {_STRONGEST_FIRST}",
         [subject["subject_id"]],
     )
-    kinds = {f["data"] or "real" for f in findings}
-    data = "demo" if "demo" in kinds else "synthetic" if "synthetic" in kinds else "real"
+    data = _kind_of(f["data"] for f in findings)
     version = subject["subject_version"] or "none"
     intro = (
         f'<p class="note">{text(subject["subject_kind"])} <b>{text(subject["subject_name"])}</b>, version'

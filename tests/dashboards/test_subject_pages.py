@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import duckdb
 
 from dashboards.common.page_subjects import profile_body, subjects_page
@@ -44,3 +46,34 @@ def test_the_profile_and_the_subjects_page_escape_every_stored_text():
     assert data == "demo"
     # besides the name: study, dimension, finding, effect name, policy, the study type, why and the audit
     assert body.count("&lt;script&gt;") >= 8
+
+
+def test_the_subjects_page_labels_each_subjects_data_and_tells_two_of_one_name_apart():
+    """Two LLMs named alike: one an audit declared (a configuration hash, demo generations), one a study
+    named (real generations); a subject without findings counts as real data of none."""
+    con = duckdb.connect()
+    finding = (
+        "select '{id}' as subject_id, 'llm' as subject_kind, 'model-a' as subject_name, null as subject_version,"
+        " {hash} as config_hash, 'silent bias' as study_type, 's' as study, 'd' as dimension, 'f' as finding,"
+        " 'e' as effect_name, 0.5 as effect, 0.1 as ci_low, 0.9 as ci_high, 0.2 as p_value, 0.4 as p_adjusted,"
+        " '{verdict}' as verdict, 'holm' as policy, 'r' as run_id, null as audit_run_id, '{data}' as data,"
+        " 'x' as measured_as"
+    )
+    con.execute(
+        "create view main.subject_findings as "
+        + finding.format(id="a", hash="'0123456789abcdef'", verdict="significant", data="demo")
+        + " union all "
+        + finding.format(id="b", hash="null", verdict="no evidence", data="real")
+    )
+    con.execute(
+        "create view main.dim_subjects as select * from (values ('a', 'llm', 'model-a', null, '0123456789abcdef', 1),"
+        " ('b', 'llm', 'model-a', null, null, 2)) as t(subject_id, subject_kind, subject_name, subject_version,"
+        " config_hash, n_runs)"
+    )
+    html = subjects_page(con)
+    body_rows = re.findall(r"<tr>(.*?)</tr>", html, flags=re.S)[1:]  # after the header
+    cells = [re.findall(r"<td>(.*?)</td>", row, flags=re.S) for row in body_rows]
+    plain = [[re.sub(r"<[^>]+>", "", cell).strip() for cell in row] for row in cells]
+    assert len(plain) == 2
+    assert plain[0][1:] == ["llm", "named by a study", "real data", "2", "0 of 1"]
+    assert plain[1][1:] == ["llm", "0123456789ab", "demo data", "1", "1 of 1"]
