@@ -138,10 +138,15 @@ def profile_body(con: duckdb.DuckDBPyConnection, subject: dict) -> tuple[str, st
         [subject["subject_id"]],
     )
     data = _kind_of(f["data"] for f in findings)
-    version = subject["subject_version"] or "none"
+    version = f"version {text(subject['subject_version'])}" if subject["subject_version"] else "no version declared"
+    configuration = (
+        f"configuration hash <code>{text(subject['config_hash'][:16])}</code>"
+        if subject["config_hash"]
+        else "no configuration recorded (named by a study)"
+    )
     intro = (
-        f'<p class="note">{text(subject["subject_kind"])} <b>{text(subject["subject_name"])}</b>, version'
-        f" {text(version)}, configuration hash <code>{text((subject['config_hash'] or 'none')[:16])}</code>,"
+        f'<p class="note">{text(subject["subject_kind"])} <b>{text(subject["subject_name"])}</b>, {version},'
+        f" {configuration},"
         f" subject id <code>{text(subject['subject_id'])}</code>. One line per bias dimension: its strongest"
         " finding (smallest adjusted p), under the policy that judged it (an audit's when an audit ran it).</p>"
     )

@@ -44,6 +44,7 @@ def test_the_profile_and_the_subjects_page_escape_every_stored_text():
     for html in (body, listing):
         assert "<script>alert" not in html and "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in html
     assert data == "demo"
+    assert "no configuration recorded (named by a study)" in body and "version none" not in body
     # besides the name: study, dimension, finding, effect name, policy, the study type, why and the audit
     assert body.count("&lt;script&gt;") >= 8
 
