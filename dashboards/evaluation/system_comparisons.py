@@ -5,7 +5,9 @@ pair of systems (``<label>:<retriever>``, ours and runs written elsewhere) at th
 metric and k, with the paired sign-flip test of the mean per-query difference, its BCa interval
 and the study's adjustment (Holm or Benjamini-Hochberg); a pair with no query in common reads
 "not testable".
-The section leads with the finding (the best system, and which pairs differ beyond noise).
+The section leads with the finding: the highest system, called highest only when its paired test
+against each other system says so (else the systems it is not distinguishable from are named), then
+which pairs differ beyond noise, each difference taken higher − lower.
 """
 
 from __future__ import annotations
@@ -60,14 +62,49 @@ def _judged(row: dict) -> dict:
     return {**row, "p_adjusted": row.get("p_holm"), "adjustment": "Holm"}
 
 
+def _top_system(rows: list[dict], values: dict[str, float], measure: str) -> str:
+    """The highest observed system, and whether its lead is more than noise: above each other system
+    by its own paired test (significant under the study's adjustment), or not distinguishable from some."""
+    best = max(values, key=lambda s: values[s])
+    beaten = set()
+    for row in rows:
+        if best in (row["system_a"], row["system_b"]) and row["is_significant"]:
+            other = row["system_b"] if row["system_a"] == best else row["system_a"]
+            if (row["mean_difference"] > 0) == (row["system_a"] == best):
+                beaten.add(other)
+    close = sorted((s for s in values if s != best and s not in beaten), key=lambda s: (-values[s], s))
+    value = text(number(values[best]))
+    if not close:
+        return (
+            f"Highest {measure}: <b>{text(best)}</b> ({value}), above each of the other {len(values) - 1} systems"
+            " beyond noise. "
+        )
+    named = ", ".join(f"{text(s)} ({text(number(values[s]))})" for s in close[:3])
+    more = f" and {len(close) - 3} more" if len(close) > 3 else ""
+    return (
+        f"Highest observed {measure}: <b>{text(best)}</b> ({value}) of {len(values)} systems, not distinguishable"
+        f" beyond noise from {len(close)}: {named}{more}. "
+    )
+
+
+def _higher_first(row: dict) -> tuple[str, str, float, float | None, float | None]:
+    """(higher system, lower system, difference, its interval) with the difference taken higher − lower."""
+    if row["mean_difference"] > 0:
+        return row["system_a"], row["system_b"], row["mean_difference"], row["difference_ci_low"], row[
+            "difference_ci_high"]  # fmt: skip
+    low, high = row["difference_ci_low"], row["difference_ci_high"]
+    flipped = (None, None) if low is None else (-high, -low)
+    return row["system_b"], row["system_a"], -row["mean_difference"], *flipped
+
+
 def _finding(rows: list[dict], measure: str) -> str:
-    """One sentence or two: the best system, then the significant pairs (largest difference first)."""
+    """One sentence or two: the best system (and whether its lead is tested beyond noise), then the
+    significant pairs (largest difference first)."""
     values: dict[str, float] = {}
     for row in rows:
         values.setdefault(row["system_a"], row["value_a"])
         values.setdefault(row["system_b"], row["value_b"])
-    best = max(values, key=lambda s: values[s])
-    lead = f"Highest {measure}: <b>{text(best)}</b> ({text(number(values[best]))}) of {len(values)} systems. "
+    lead = _top_system(rows, values, measure)
     significant = sorted((r for r in rows if r["is_significant"]), key=lambda r: -abs(r["mean_difference"]))
     tested = [r for r in rows if r["p_adjusted"] is not None]
     if not tested:
@@ -81,14 +118,11 @@ def _finding(rows: list[dict], measure: str) -> str:
         )
     shown = []
     for row in significant[:3]:
-        higher, lower = (
-            (row["system_a"], row["system_b"]) if row["mean_difference"] > 0 else (row["system_b"], row["system_a"])
-        )
-        size = abs(row["mean_difference"])
+        higher, lower, size, low, high = _higher_first(row)
         shown.append(
             f"<b>{text(higher)}</b> over {text(lower)} by "
-            f"{text(fixed(size, shared_decimals(size, row['difference_ci_low'], row['difference_ci_high'])))} "
-            f"(A − B 95% CI {text(_interval(row['difference_ci_low'], row['difference_ci_high'], size))}, "
+            f"{text(fixed(size, shared_decimals(size, low, high)))} "
+            f"(95% CI {text(_interval(low, high, size))}, "
             f"{row['adjustment']}-adjusted p {text(_p(row, 'p_adjusted'))})"
         )
     more = f"; and {len(significant) - 3} more" if len(significant) > 3 else ""

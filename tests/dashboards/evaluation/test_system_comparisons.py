@@ -33,10 +33,14 @@ def test_the_section_leads_with_the_best_system_and_the_significant_pairs(con):
     )
     html = comparison_section(con, "s")
     verdict = re.search(r'<p class="verdict">(.*?)</p>', html).group(1)
-    assert verdict.startswith("Highest nDCG@10: <b>w1:prod</b> (0.912) of 3 systems. 2 of 3 pairs differ")
-    # largest difference first; a negative difference names the higher system first
-    assert "<b>w1:prod</b> over w2:prod by 0.301 (A − B 95% CI [0.200, 0.400], Holm-adjusted p &lt; 0.001)" in verdict
-    assert "<b>ours:&lt;b&gt;bm25&lt;/b&gt;</b> over w2:prod by 0.159" in verdict
+    # w1 leads, but its test against ours:bm25 finds no difference beyond noise: "highest observed" only
+    assert verdict.startswith(
+        "Highest observed nDCG@10: <b>w1:prod</b> (0.912) of 3 systems, not distinguishable beyond noise from 1:"
+        " ours:&lt;b&gt;bm25&lt;/b&gt; (0.77). 2 of 3 pairs differ"
+    )
+    # largest difference first; a negative difference names the higher system first, its interval higher − lower
+    assert "<b>w1:prod</b> over w2:prod by 0.301 (95% CI [0.200, 0.400], Holm-adjusted p &lt; 0.001)" in verdict
+    assert "<b>ours:&lt;b&gt;bm25&lt;/b&gt;</b> over w2:prod by 0.159 (95% CI [0.050, 0.300]," in verdict
     assert "<b>bm25</b>" not in html  # system names are escaped everywhere
     cells = re.findall(r"<tr>(<td>.*?)</tr>", html)
     assert [re.findall(r"<td>(.*?)</td>", c)[:2] for c in cells] == [
@@ -96,6 +100,8 @@ def test_the_note_names_each_test_once_with_its_count_and_no_seed(con):
         " else 'sign-flip randomization (exact enumeration)' end"
     )
     html = comparison_section(con, "s")
+    verdict = re.search(r'<p class="verdict">(.*?)</p>', html).group(1)
+    assert verdict.startswith("Highest nDCG@10: <b>a:bm25</b> (0.5), above each of the other 2 systems beyond noise.")
     note = re.search(r'<p class="note">(.*?)</p>', html).group(1)
     assert "95% interval (BCa bootstrap, 2,000 resamples);" in note
     assert (
@@ -133,3 +139,24 @@ def test_a_run_judged_by_benjamini_hochberg_says_so_everywhere(con):
     assert "Holm" not in html
     # the download holds the stored rows as they are (p_holm empty, no value made up)
     assert "b:bm25,0.5,0.4,0.1,0.05,0.15,6,0.01,,True,paired bootstrap,0.05,0.02,Benjamini-Hochberg" in html
+
+
+def test_the_highest_system_is_called_highest_only_when_its_own_tests_say_so(con):
+    """The best system as system B of its pairs: a significant negative A − B counts for it; a
+    significant pair between two others does not; one pair short of beating every system is named."""
+    _comparisons(
+        con,
+        [  # best: c (0.9); c beats a (c is B, A − B < 0), not b; b vs a significant (no claim about c)
+            ("a:bm25", "c:bm25", 0.5, 0.9, -0.4, -0.5, -0.3, 0.001, 0.003, True),
+            ("b:bm25", "c:bm25", 0.85, 0.9, -0.05, -0.12, 0.02, 0.2, 0.2, False),
+            ("a:bm25", "b:bm25", 0.5, 0.85, -0.35, -0.45, -0.25, 0.001, 0.003, True),
+        ],
+    )
+    verdict = re.search(r'<p class="verdict">(.*?)</p>', comparison_section(con, "s")).group(1)
+    assert verdict.startswith(
+        "Highest observed nDCG@10: <b>c:bm25</b> (0.9) of 3 systems, not distinguishable beyond noise from 1:"
+        " b:bm25 (0.85). "
+    )
+    con.execute("update analysis.evaluation_system_comparisons set is_significant = true")
+    verdict = re.search(r'<p class="verdict">(.*?)</p>', comparison_section(con, "s")).group(1)
+    assert verdict.startswith("Highest nDCG@10: <b>c:bm25</b> (0.9), above each of the other 2 systems beyond noise.")
