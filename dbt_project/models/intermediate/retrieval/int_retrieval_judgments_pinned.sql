@@ -20,8 +20,17 @@ pair_judgments as (
     from {{ ref('int_retrieval_pair_judgments_pinned') }}
 ),
 
+-- columns named, not *: a union matches by position, and a unit test's mocked ref (on Spark) may
+-- hold its columns in another order
 evaluation_judgments as (
-    select * from {{ ref('int_evaluation_judgments_pinned') }}
+    select
+        run_id,
+        query_set,
+        query_id,
+        doc_id,
+        relevance,
+        qrels_source
+    from {{ ref('int_evaluation_judgments_pinned') }}
 ),
 
 queries as (
