@@ -15,22 +15,18 @@ import duckdb
 from warehouse.plugin_roots import plugin_folders
 from warehouse.settings import DBT_PROJECT_DIR
 
-_PROJECT_FOLDERS = ("models", "macros", "seeds", "tests", "vars")
-# What a plugin folder's dbt_project/ adds: models, and its families' vars.
-_PLUGIN_FOLDERS = ("models", "vars")
+_PROJECT_FOLDERS = ("models", "macros", "seeds", "tests")
 
 
 def project_digest() -> str:
-    """sha256 over the dbt project's source files (names and contents), the plugin folders' models
-    and vars included."""
+    """sha256 over the dbt project's source files (names and contents), the plugin folders' models included."""
     digest = hashlib.sha256()
     files = [(DBT_PROJECT_DIR, DBT_PROJECT_DIR / "dbt_project.yml")]
     for folder in _PROJECT_FOLDERS:
         files += [(DBT_PROJECT_DIR, p) for p in sorted((DBT_PROJECT_DIR / folder).rglob("*")) if p.is_file()]
     for plugin in plugin_folders():
-        for folder in _PLUGIN_FOLDERS:
-            found = (plugin / "dbt_project" / folder).rglob("*")
-            files += [(plugin, p) for p in sorted(found) if p.is_file()]
+        models = plugin / "dbt_project" / "models"
+        files += [(plugin, p) for p in sorted(models.rglob("*")) if p.is_file()]
     for root, path in files:
         name = str(path.relative_to(root)) if root == DBT_PROJECT_DIR else str(path)
         digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")

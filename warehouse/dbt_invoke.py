@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from warehouse.build_state import project_digest
-from warehouse.dbt_options import full_args, parse_options, with_family_vars
+from warehouse.dbt_options import full_args, parse_options
 from warehouse.dbt_parse_cache import (
     DUCKDB_FILE_VARIABLE,
     load_parsed,
@@ -160,7 +160,6 @@ def invoke_dbt(
     folder = dbt_folder()
     target_path, log_path = folder / "target", folder / "logs"
     log_path.mkdir(parents=True, exist_ok=True)
-    args = with_family_vars(args)  # dbt reads the families' vars only from the command line
     parse_args = parse_options(args)
     key = (project_digest(), *parse_args)
     write, close_log = _log_writer(log_file)
@@ -254,7 +253,7 @@ def parsed_nodes(unique_ids: Sequence[str]) -> dict[str, dict]:
 def parsed_project(args: Sequence[str] = (), *, env: dict[str, str] | None = None):
     """The parsed project (dbt's ``Manifest``) for the options ``args`` (``--target``, ``--vars``):
     this process's cached one, else a ``dbt parse`` of it for the warehouse ``BIASWH_HOME`` names."""
-    parse_args = parse_options(with_family_vars(["parse", *args]))
+    parse_args = parse_options(args)
     manifest = _MANIFESTS.get((project_digest(), *parse_args))
     if manifest is not None:
         return manifest

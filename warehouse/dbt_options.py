@@ -3,42 +3,12 @@ project (and name its target), and the options every call adds for this warehous
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Sequence
 
-import yaml
-
 from warehouse.dbt_project_dir import dbt_project_dir
 from warehouse.errors import UserError
-from warehouse.run_parameters import family_dbt_vars
 from warehouse.settings import DBT_PROJECT_DIR
-
-# dbt commands that take no --vars.
-_WITHOUT_VARS = {"debug", "deps", "clean"}
-
-
-def with_family_vars(args: Sequence[str]) -> list[str]:
-    """``args`` (a dbt command first) with every family's dbt vars in one ``--vars``, those given in
-    ``args`` winning (``biaswh rebuild``'s ``rebuild_run_ids``).
-
-    dbt reads vars only from ``dbt_project.yml`` or ``--vars``; the project's file holds the
-    kernel's, each family declares its own where it lives (:func:`warehouse.run_parameters.family_dbt_vars`).
-    """
-    if not args or args[0] in _WITHOUT_VARS:
-        return list(args)
-    given: dict = {}
-    kept: list[str] = []
-    rest = iter(args)
-    for arg in rest:
-        if arg == "--vars":
-            given.update(yaml.safe_load(next(rest, "")) or {})
-        elif arg.startswith("--vars="):
-            given.update(yaml.safe_load(arg.split("=", 1)[1]) or {})
-        else:
-            kept.append(arg)
-    merged = {**family_dbt_vars(), **given}
-    return [*kept, "--vars", json.dumps(merged, sort_keys=True)] if merged else kept
 
 
 def parse_options(args: Sequence[str]) -> list[str]:

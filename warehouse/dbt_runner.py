@@ -22,7 +22,7 @@ from typing import Sequence
 from warehouse.busy import busy_error, is_lock_conflict
 from warehouse.dbt_checks import describe_failed_checks, failing_checks
 from warehouse.dbt_invoke import dbt_folder, invoke_dbt, parsed_nodes
-from warehouse.dbt_options import target_name, with_family_vars
+from warehouse.dbt_options import target_name
 from warehouse.dbt_project_dir import dbt_project_dir
 from warehouse.errors import UserError
 from warehouse.processes import DIE_WITH_PARENT
@@ -151,7 +151,7 @@ def _run_subprocess(command: list[str], env: dict, log, target: Path, *, quiet: 
         str(DBT_PROJECT_DIR),
         "--target-path",
         str(target),
-        *with_family_vars(["build", *command])[1:],
+        *command,
     ]
     log.write(f"{' '.join(full)}\n")
     log.flush()

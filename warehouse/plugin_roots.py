@@ -61,12 +61,6 @@ def family_ddl_files() -> list[Path]:
     return sorted(found, key=lambda path: (path.name, str(path)))
 
 
-def family_vars_files() -> list[Path]:
-    """Every family's dbt vars (``<root>/dbt_project/vars/<family>.yml``: its run parameters' defaults),
-    the project's then each plugin folder's, in name order within each."""
-    return [path for root in family_roots() for path in sorted((root / "dbt_project" / "vars").glob("*.yml"))]
-
-
 def raw_ddl_files() -> list[Path]:
     """The kernel's DDL files, then every family's: the whole raw schema."""
     return [*sorted(CORE_DDL_FOLDER.glob("*.sql")), *family_ddl_files()]

@@ -24,7 +24,6 @@ from typing import Sequence
 import duckdb
 
 from warehouse.dbt_invoke import close_dbt_log_files, environment
-from warehouse.dbt_options import with_family_vars
 from warehouse.dbt_project_dir import dbt_project_dir
 from warehouse.dbt_runner import BUILD_RUN_IDS_VARIABLE, FAILED_STATUSES, BuildSummary
 from warehouse.errors import UserError
@@ -153,7 +152,6 @@ def _invoke(arguments: list[str]):
     from dbt.cli.main import dbtRunner
 
     folder = warehouse_paths().home / "dbt"
-    arguments = with_family_vars(arguments)  # dbt reads the families' vars only from the command line
     start_jvm_quietly(folder / "logs" / "spark-jvm.log")
     os.environ[HOME_VARIABLE] = str(warehouse_paths().home)
     os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")

@@ -1,12 +1,11 @@
 """A study family from a plugin folder runs end to end without a file of the project changing.
 
 ``tests/fixtures/toy_family/`` holds the family ``score_gap`` in the project's layout: an ingest
-source, raw DDL, a job starting one sub-run per score set, a parameter with its range and its
-default (a dbt var in its own ``dbt_project/vars/``), a config table, dbt staging and mart
-models, an analysis step (Welch's t-test), a page and a command (``biaswh ingest
-score-gap-scores``, with an output option). ``biaswh run`` on its study, with ``BIASWH_PLUGINS``
-naming the folder, loads, builds, analyses and draws it in a scratch warehouse; nothing is
-copied into the project.
+source, raw DDL, a job starting one sub-run per score set, a parameter with its default and
+range, a config table, dbt staging and mart models, an analysis step (Welch's t-test), a page
+and a command (``biaswh ingest score-gap-scores``, with an output option). ``biaswh run`` on its study, with
+``BIASWH_PLUGINS`` naming the folder, loads, builds, analyses and draws it in a scratch
+warehouse; nothing is copied into the project.
 """
 
 from __future__ import annotations
@@ -102,14 +101,6 @@ def test_the_plugin_parameter_is_recorded_and_read_by_its_mart(toy_home):
     ) == [("3",)]
     groups = _query(toy_home, "select group_label, n_scores from marts.fct_score_gap_groups where run_id = ?", [run_id])
     assert sorted(groups) == [("a", 6), ("b", 6)]
-
-
-def test_the_plugin_parameters_default_reaches_dbt_from_its_folder(toy_home):
-    """The family's dbt var is passed with the project's own: run_parameter() falls back to it (2)."""
-    compiled = toy_home / "dbt" / "target" / "compiled" / "bias_warehouse" / "plugin_models" / "0"
-    sql = (compiled / "marts" / "score_gap" / "fct_score_gap_groups.sql").read_text(encoding="utf-8")
-    assert "name = 'score_gap_min_scores'" in sql and "cast('2' as json)" in sql
-    assert "score_gap" not in (REPOSITORY_ROOT / "dbt_project" / "dbt_project.yml").read_text(encoding="utf-8")
 
 
 def test_the_plugin_sub_run_belongs_to_its_study_run_and_leaves_with_it(toy_home, tmp_path):

@@ -1,7 +1,6 @@
-"""Each family declares its run parameters (defaults and ranges) and its sub-runs; the kernel only applies them.
+"""Each family declares its run parameters' ranges and its sub-runs; the kernel only applies them.
 
-A family's defaults are dbt vars in its ``dbt_project/vars/<family>.yml``, passed to every dbt
-call with ``--vars``; the ranges are checked by :func:`warehouse.run_parameters.resolve_parameters` once the families
+The ranges are checked by :func:`warehouse.run_parameters.resolve_parameters` once the families
 are loaded; a sub-run kind is declared twice, for Python (:mod:`warehouse.sub_runs`) and for dbt
 (its raw table's source ``meta: {parent_run_column: ...}``), and the two must agree; Spark's
 list of withdrawn runs, read from the exported Parquet, follows the registered kinds.
@@ -14,10 +13,8 @@ import pytest
 import yaml
 
 from biaswh.plugins import load_plugins
-from warehouse.dbt_options import with_family_vars
 from warehouse.errors import UserError
-from warehouse.plugin_roots import PLUGINS_VARIABLE, family_names, family_vars_files
-from warehouse.run_parameters import family_dbt_vars, parameter_defaults, resolve_parameters
+from warehouse.run_parameters import resolve_parameters
 from warehouse.settings import DBT_PROJECT_DIR
 from warehouse.spark_target import RAW_LOCATION_VARIABLE, withdrawn_run_ids
 from warehouse.sub_runs import SUB_RUN_KINDS, SubRunKind
@@ -47,32 +44,6 @@ def test_a_family_parameter_out_of_its_declared_range_is_refused(overrides, prob
 def test_in_range_family_parameters_pass():
     resolved = resolve_parameters({"dialect_highlight_k": [1, 3], "recsys_marker_two_stars": 0.6})
     assert resolved["dialect_highlight_k"] == [1, 3] and resolved["recsys_marker_two_stars"] == 0.6
-
-
-def test_each_familys_vars_file_is_named_for_a_family_and_the_project_keeps_only_the_kernels():
-    files = family_vars_files()
-    assert files and {path.stem for path in files} <= set(family_names())
-    project = yaml.safe_load((DBT_PROJECT_DIR / "dbt_project.yml").read_text(encoding="utf-8"))
-    assert set(project["vars"]) == {"rebuild_run_ids", "verdicts_alpha"}
-    assert family_dbt_vars()["evaluation_k"] == [1, 3, 5, 10, 20]
-    assert parameter_defaults()["verdicts_alpha"] == 0.05 and "rebuild_run_ids" not in parameter_defaults()
-
-
-def test_every_dbt_call_gets_the_families_vars_under_those_it_was_given():
-    args = with_family_vars(["build", "--select", "tag:dialect", "--vars", "{snippet_chars: 80, rebuild_run_ids: [r]}"])
-    assert args[:3] == ["build", "--select", "tag:dialect"] and args[3] == "--vars" and len(args) == 5
-    given = yaml.safe_load(args[4])
-    assert given == {**family_dbt_vars(), "snippet_chars": 80, "rebuild_run_ids": ["r"]}
-    assert with_family_vars(["ls", "--vars={x: 1}"])[-1] == with_family_vars(["ls", "--vars", "{x: 1}"])[-1]
-    assert with_family_vars(["deps"]) == ["deps"]
-
-
-def test_a_var_two_families_declare_is_refused(tmp_path, monkeypatch):
-    (tmp_path / "dbt_project" / "vars").mkdir(parents=True)
-    (tmp_path / "dbt_project" / "vars" / "copycat.yml").write_text("vars:\n  evaluation_k: [1]\n", encoding="utf-8")
-    monkeypatch.setenv(PLUGINS_VARIABLE, str(tmp_path))
-    with pytest.raises(UserError, match=r"copycat.yml: dbt var evaluation_k is declared in .*evaluation.yml too"):
-        family_dbt_vars()
 
 
 def _dbt_sub_run_tables() -> set[tuple[str, str]]:
