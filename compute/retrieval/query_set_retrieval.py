@@ -32,7 +32,7 @@ QUERY_CHUNK = 10_000
 RAY_QUERY_CHUNK = 2_000
 
 
-def _retrieve_in_chunks(
+def retrieve_query_set(
     con,
     *,
     run_id: str,
@@ -44,15 +44,17 @@ def _retrieve_in_chunks(
     cache,
     bm25_indexes: dict,
     query_set_kind: str,
-    ray_pool=None,
-) -> tuple[int, list, dict[str, int]]:
-    """Retrieve and write one query set chunk by chunk, so only one chunk's hits are held in memory.
+    ray_pool,
+    record: dict,
+    created_at: datetime,
+) -> tuple[int, list]:
+    """Retrieve one query set chunk by chunk (only one chunk's hits held in memory) and write every
+    ``raw.retrieval_*`` row of it, its per-retriever ``raw.retrieval_runs`` rows included.
 
     The result rows of all chunks are inserted at the end with one statement from a Parquet
     spool in the warehouse folder (see :class:`ResultSpool`). Returns the result rows
-    written, each retriever's output (hits dropped; wall time summed
-    over the chunks; settings and index timings of the first chunk) and, per retriever, how
-    many queries got a hit. Only BM25 is chunked: a dense retriever's embeddings and an ANN
+    written and each retriever's output (hits dropped; wall time summed over the chunks;
+    settings and index timings of the first chunk). Only BM25 is chunked: a dense retriever's embeddings and an ANN
     index are prepared per search, over the whole query set. With ``ray_pool``
     (:class:`compute.retrieval.ray_retrieval.RayRetrieval`) chunks of :data:`RAY_QUERY_CHUNK` run on Ray workers.
     """
@@ -92,7 +94,20 @@ def _retrieve_in_chunks(
             written += result.n_results
             _add_up(result, totals, answered)
         spool.insert(con)
-    return written, list(totals.values()), answered
+    outputs = list(totals.values())
+    write_retriever_runs(
+        con,
+        run_id=run_id,
+        query_set=query_set,
+        corpus_splits={q.corpus_split for q in queries},
+        n_queries=len(queries),
+        outputs=outputs,
+        n_answered=answered,
+        config=config,
+        record=record,
+        created_at=created_at,
+    )
+    return written, outputs
 
 
 def _add_up(result: ChunkResult, totals: dict, answered: dict) -> None:
@@ -121,52 +136,3 @@ def compute_pool(engine: ComputeSettings, corpora: dict, config: RetrievalConfig
         yield pool
     finally:
         pool.close()
-
-
-def retrieve_query_set(
-    con,
-    *,
-    run_id: str,
-    query_set: str,
-    queries: list[Query],
-    corpora: dict,
-    config: RetrievalConfig,
-    provider,
-    cache,
-    bm25_indexes: dict,
-    query_set_kind: str,
-    ray_pool,
-    record: dict,
-    created_at: datetime,
-) -> tuple[int, list]:
-    """Retrieve ``queries`` (chunk by chunk, on ``ray_pool`` when given) and write every ``raw.retrieval_*``
-    row of the query set, its per-retriever ``raw.retrieval_runs`` rows included.
-
-    Returns the result rows written and each retriever's output (hits dropped, wall time summed).
-    """
-    written, outputs, answered = _retrieve_in_chunks(
-        con,
-        run_id=run_id,
-        query_set=query_set,
-        queries=queries,
-        corpora=corpora,
-        config=config,
-        provider=provider,
-        cache=cache,
-        bm25_indexes=bm25_indexes,
-        query_set_kind=query_set_kind,
-        ray_pool=ray_pool,
-    )
-    write_retriever_runs(
-        con,
-        run_id=run_id,
-        query_set=query_set,
-        corpus_splits={q.corpus_split for q in queries},
-        n_queries=len(queries),
-        outputs=outputs,
-        n_answered=answered,
-        config=config,
-        record=record,
-        created_at=created_at,
-    )
-    return written, outputs
