@@ -6,18 +6,27 @@ with versions as (
     select * from {{ ref('stg_warehouse__source_versions') }}
 ),
 
+latest_versions as (
+    {{ latest_versions(versions=ref('stg_warehouse__source_versions')) }}
+),
+
 final as (
     select
-        dataset,
-        source_name,
-        source_version,
-        source_sha256,
-        source_path,
-        run_id as ingest_run_id,
-        n_rows,
-        loaded_at,
-        source_version = max(source_version) over (partition by dataset, source_name) as is_latest_version
+        versions.dataset,
+        versions.source_name,
+        versions.source_version,
+        versions.source_sha256,
+        versions.source_path,
+        versions.run_id as ingest_run_id,
+        versions.n_rows,
+        versions.loaded_at,
+        latest_versions.source_version is not null as is_latest_version
     from versions
+    left join latest_versions
+        on
+            versions.dataset = latest_versions.dataset
+            and versions.source_name = latest_versions.source_name
+            and versions.source_version = latest_versions.source_version
 )
 
 select * from final
