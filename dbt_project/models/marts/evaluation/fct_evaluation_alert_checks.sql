@@ -3,20 +3,14 @@
 -- series baseline's value; is_breached marks the alerts (significance: analysis step).
 -- depends_on_machine marks the latency checks: they measure the machine, so two runs of one
 -- config may differ there and nowhere else (the run comparison leaves those rows out).
-with all_evaluation_runs as (
-    select * from {{ ref('stg_evaluation__runs') }}
-),
-
-evaluation_runs as (
-    select * from all_evaluation_runs
-    where {{ is_new_run('run_id') }}
-),
+-- The runs being built (macro evaluation_scope); a series' baseline may be an earlier run.
+with {{ evaluation_scope(rows=none) }},
 
 baselines as (
     select
         series_run_id,
         run_id as baseline_run_id
-    from all_evaluation_runs
+    from {{ ref('stg_evaluation__runs') }}
     where is_baseline
 ),
 
