@@ -202,22 +202,59 @@ def insert_version_rows(
     return rows.num_rows
 
 
+@dataclass(frozen=True)
+class CompanionFile:
+    """A second file loaded as part of each version of a source (a post set's feature table).
+
+    The run records it as a source of its own; its rows go to ``raw.<raw_table>`` with the
+    version's number and constants but its own sha256.
+    """
+
+    path: Path
+    sha256: str
+    raw_table: str
+    rows: pa.Table
+
+
 def write_version(
     con: duckdb.DuckDBPyConnection,
     source: SourceFile,
-    rows: pa.Table,
+    rows: pa.Table | Callable[[Run, int], pa.Table],
     *,
     raw_table: str,
     constants: dict[str, object],
+    companions: tuple[CompanionFile, ...] = (),
+    counted_by: str | None = None,
 ) -> IngestResult:
     """Ingest ``rows`` as one new version of ``source`` into ``raw.<raw_table>``, or nothing if unchanged.
 
     Each row gets the version's provenance and ``constants`` (see :func:`insert_version_rows`).
+
+    Parameters
+    ----------
+    rows : the rows, or ``rows(run, version)`` making them, called only for a new version (when
+        reading the source is slow, or writes elsewhere under the version's name first).
+    companions : other files of the same version (:class:`CompanionFile`), written after ``rows``.
+    counted_by : a column of ``rows`` whose sum is the version's size (a word vector set's one
+        row counts its ``n_words``); by default its number of rows.
     """
 
     def write_rows(run: Run, version: int) -> int:
-        return insert_version_rows(
-            con, raw_table, rows, run=run, source_sha256=source.sha256, version=version, constants=constants
+        table = rows(run, version) if callable(rows) else rows
+        written = insert_version_rows(
+            con, raw_table, table, run=run, source_sha256=source.sha256, version=version, constants=constants
         )
+        for companion in companions:
+            run.add_source(companion.path, companion.sha256)
+            insert_version_rows(
+                con,
+                companion.raw_table,
+                companion.rows,
+                run=run,
+                source_sha256=companion.sha256,
+                version=version,
+                constants=constants,
+            )
+        return written if counted_by is None else sum(table.column(counted_by).to_pylist())
 
     return ingest_version(con, source, write_rows=write_rows)

@@ -17,7 +17,7 @@ import duckdb
 import pyarrow as pa
 
 from ingest.common.readers import read_records
-from ingest.common.versions import IngestResult, SourceFile, ingest_version, insert_version_rows
+from ingest.common.versions import CompanionFile, IngestResult, SourceFile, write_version
 from warehouse.errors import InputError, UserError
 from warehouse.runs import file_sha256
 
@@ -229,24 +229,12 @@ def load_recsys_posts(
     post_set = name or path.stem
     sha256, features_sha256 = file_sha256(path), file_sha256(features_path)
 
-    def write_rows(run, version: int) -> int:
-        run.add_source(features_path, features_sha256)
-        names = {"post_set": post_set}
-        insert_version_rows(
-            con, "recsys_post_values", table, run=run, source_sha256=sha256, version=version, constants=names
-        )
-        feature_rows = feature_table.select(["source_row", "feature", "feature_type"])
-        insert_version_rows(
-            con,
-            "recsys_feature_types",
-            feature_rows,
-            run=run,
-            source_sha256=features_sha256,  # the feature table's own file
-            version=version,
-            constants=names,
-        )
-        return table.num_rows
-
+    features_file = CompanionFile(
+        features_path,
+        features_sha256,
+        "recsys_feature_types",
+        feature_table.select(["source_row", "feature", "feature_type"]),
+    )
     # The feature table's sha256 is a load parameter: a changed table makes a new version.
     parameters = {
         "features_path": str(features_path),
@@ -257,4 +245,11 @@ def load_recsys_posts(
         "item_id_column": item_id_column,
         "provenance": provenance or {},
     }
-    return ingest_version(con, SourceFile("recsys_posts", post_set, path, sha256, parameters), write_rows=write_rows)
+    return write_version(
+        con,
+        SourceFile("recsys_posts", post_set, path, sha256, parameters),
+        table,
+        raw_table="recsys_post_values",
+        constants={"post_set": post_set},
+        companions=(features_file,),
+    )

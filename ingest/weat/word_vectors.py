@@ -16,7 +16,7 @@ from typing import Literal
 import duckdb
 import pyarrow as pa
 
-from ingest.common.versions import IngestResult, SourceFile, ingest_version
+from ingest.common.versions import IngestResult, SourceFile, write_version
 from ingest.weat.sentence_vectors import DEFAULT_TEMPLATES, encode_words, model_sha256, resolve_model_path
 from ingest.weat.word_vector_format import WordVectors, content_sha256
 from ingest.weat.word_vector_readers import SUFFIX_FORMATS, read_word_vectors
@@ -106,7 +106,7 @@ def load_word_vectors(
             "n_words_requested": len(words or []),
             "words_sha256": hashlib.sha256("\n".join(unique_words).encode("utf-8")).hexdigest(),
         }
-        # Encoding is slow: only done inside write_rows, i.e. when this is not an identical re-ingest.
+        # Encoding is slow: only done inside rows(), i.e. when this is not an identical re-ingest.
         read = lambda: encode_words(unique_words, model_path=model_path, templates=tuple(templates))  # noqa: E731
     else:
         source_path = Path(path).expanduser().resolve()
@@ -120,27 +120,25 @@ def load_word_vectors(
         else:
             sha256 = file_sha256(source_path)
 
-    def write_rows(run, version: int) -> int:
+    def rows(run, version: int) -> pa.Table:
+        """The version's one row, its vectors first written to their LanceDB table."""
         loaded = read()
         table_name = lancedb_table_name(name, version)
         _write_lancedb(table_name, loaded, run_id=run.run_id, sha256=sha256)
-        con.execute(
-            "insert into raw.weat_embeddings values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                run.run_id,
-                sha256,
-                version,
-                name,
-                format,
-                str(source_path),
-                table_name,
-                len(loaded.words),
-                loaded.dim,
-                loaded.n_duplicate_words,
-                json.dumps(options, sort_keys=True),
-            ],
+        return pa.table(
+            {
+                "lancedb_table": [table_name],
+                "n_words": [len(loaded.words)],
+                "dim": [loaded.dim],
+                "n_duplicate_words": [loaded.n_duplicate_words],
+            }
         )
-        return len(loaded.words)
 
     source = SourceFile("weat_embeddings", name, source_path, sha256, parameters={"format": format, **options})
-    return ingest_version(con, source, write_rows=write_rows)
+    constants = {
+        "embedding": name,
+        "format": format,
+        "source_path": str(source_path),
+        "options": json.dumps(options, sort_keys=True),
+    }
+    return write_version(con, source, rows, raw_table="weat_embeddings", constants=constants, counted_by="n_words")

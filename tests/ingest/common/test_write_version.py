@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from ingest.common.versions import SourceFile, latest_version, write_version
+from ingest.common.versions import CompanionFile, SourceFile, latest_version, write_version
 
 
 def _rows(*topics: str) -> pa.Table:
@@ -53,3 +53,49 @@ def test_a_raw_column_left_out_is_refused_and_nothing_is_written(con, tmp_path):
         _write(con, tmp_path, _rows("topic").drop_columns(["feature_type"]), "sha-one")
     assert con.execute("select count(*) from raw.recsys_feature_types").fetchone()[0] == 0
     assert latest_version(con, "recsys_feature_table", "demo_posts") is None
+
+
+def test_rows_made_by_a_function_are_made_for_a_new_version_only_and_may_count_a_column(con, tmp_path):
+    made = []
+
+    def rows(run, version):
+        made.append((run.run_id, version))
+        return _rows("topic", "tone").append_column("n_counted", pa.array([3, 4]))
+
+    path = tmp_path / "features.csv"
+    path.write_text("x", encoding="utf-8")
+    source = SourceFile("recsys_feature_table", "demo_posts", path, "sha-one")
+    con.execute("alter table raw.recsys_feature_types add column n_counted integer")
+    constants = {"post_set": "demo_posts"}
+    first = write_version(
+        con, source, rows, raw_table="recsys_feature_types", constants=constants, counted_by="n_counted"
+    )
+    again = write_version(
+        con, source, rows, raw_table="recsys_feature_types", constants=constants, counted_by="n_counted"
+    )
+    assert made == [(first.run_id, 1)] and (first.rows, again.status) == (7, "unchanged")
+    assert con.execute("select n_rows from raw.source_versions").fetchall() == [(7,)]
+
+
+def test_a_companion_files_rows_carry_its_own_sha256_and_the_run_records_it(con, tmp_path):
+    companion_path = tmp_path / "more.csv"
+    companion_path.write_text("y", encoding="utf-8")
+    companion = CompanionFile(companion_path, "sha-companion", "recsys_feature_types", _rows("length"))
+    path = tmp_path / "features.csv"
+    path.write_text("x", encoding="utf-8")
+    source = SourceFile("recsys_feature_table", "demo_posts", path, "sha-one")
+    result = write_version(
+        con,
+        source,
+        _rows("topic"),
+        raw_table="recsys_feature_types",
+        constants={"post_set": "demo_posts"},
+        companions=(companion,),
+    )
+    stored = con.execute(
+        "select source_sha256, source_version, post_set, feature from raw.recsys_feature_types order by feature"
+    ).fetchall()
+    assert stored == [("sha-companion", 1, "demo_posts", "length"), ("sha-one", 1, "demo_posts", "topic")]
+    assert result.rows == 1
+    sources = con.execute("select source_sha256 from raw.run_sources where run_id = ?", [result.run_id]).fetchall()
+    assert sorted(sources) == [("sha-companion",), ("sha-one",)]
