@@ -14,6 +14,8 @@ import ast
 import re
 from pathlib import Path
 
+import yaml
+
 from tests.conftest import REPOSITORY_ROOT
 
 GRID_LAYERS = ("ingest", "compute", "analysis", "dashboards")
@@ -106,6 +108,12 @@ def test_each_file_left_still_names_a_family():
     """A file that no longer names one leaves the list, so the exceptions only shrink."""
     cleaned = [name for name in LEFT if not _family_mentions(REPOSITORY_ROOT / name)]
     assert not cleaned, f"remove from LEFT: {cleaned}"
+
+
+def test_the_dbt_projects_vars_name_no_family():
+    """A family's run parameters are declared where it lives (its ``<family>_run_parameter_defaults`` macro)."""
+    project = yaml.safe_load((REPOSITORY_ROOT / "dbt_project" / "dbt_project.yml").read_text(encoding="utf-8"))
+    assert project["vars"] and not [name for name in project["vars"] if _pattern().search(name)]
 
 
 def test_the_scan_sees_a_family_named_in_code_but_not_in_a_comment(tmp_path):

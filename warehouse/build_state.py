@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 
 import duckdb
 
+from warehouse.dbt_project_dir import PLUGIN_DBT_FOLDERS
 from warehouse.plugin_roots import plugin_folders
 from warehouse.settings import DBT_PROJECT_DIR
 
@@ -19,14 +20,15 @@ _PROJECT_FOLDERS = ("models", "macros", "seeds", "tests")
 
 
 def project_digest() -> str:
-    """sha256 over the dbt project's source files (names and contents), the plugin folders' models included."""
+    """sha256 over the dbt project's source files (names and contents), the plugin folders' models
+    and macros included."""
     digest = hashlib.sha256()
     files = [(DBT_PROJECT_DIR, DBT_PROJECT_DIR / "dbt_project.yml")]
     for folder in _PROJECT_FOLDERS:
         files += [(DBT_PROJECT_DIR, p) for p in sorted((DBT_PROJECT_DIR / folder).rglob("*")) if p.is_file()]
     for plugin in plugin_folders():
-        models = plugin / "dbt_project" / "models"
-        files += [(plugin, p) for p in sorted(models.rglob("*")) if p.is_file()]
+        for kind in PLUGIN_DBT_FOLDERS.values():
+            files += [(plugin, p) for p in sorted((plugin / "dbt_project" / kind).rglob("*")) if p.is_file()]
     for root, path in files:
         name = str(path.relative_to(root)) if root == DBT_PROJECT_DIR else str(path)
         digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")

@@ -1,13 +1,13 @@
 """Per-run parameters and pinned inputs: what a study run's results depend on, recorded in ``raw``.
 
-The documented defaults are the ``vars`` of ``dbt_project/dbt_project.yml`` (each with a
-one-line comment there), and those a family declares with :func:`register_run_parameters`
-(a family from a plugin folder: its runs record them, so its models read them with
-``run_parameter()`` and dbt needs no var). Each family declares the ranges of its numeric
-parameters there too. A study overrides them in its ``[parameters]`` table (``[dbt_vars]``
-is read as an older spelling). At the start of a run the resolved set is written to
-``raw.run_parameters``; run-keyed models read it per run, so a later study, a changed
-default or a plain ``dbt build`` never changes an earlier run's rows.
+The documented defaults are dbt vars, each with a one-line comment: the kernel's in
+``dbt_project/dbt_project.yml`` (the verdict policy's alpha), each family's where it lives, in
+its ``<family>_run_parameter_defaults`` macro (:mod:`warehouse.family_vars`; dbt reads it
+through the macro ``family_var``). Each family declares the ranges of its numeric parameters
+with :func:`register_run_parameters`. A study overrides them in its ``[parameters]`` table
+(``[dbt_vars]`` is read as an older spelling). At the start of a run the resolved set is
+written to ``raw.run_parameters``; run-keyed models read it per run, so a later study, a
+changed default or a plain ``dbt build`` never changes an earlier run's rows.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import yaml
 
 from warehouse.config_schema import NUMBER, OPEN_SHARE, Number, suggestion
 from warehouse.errors import UserError
+from warehouse.family_vars import family_var_defaults
 from warehouse.settings import DBT_PROJECT_DIR
 
 # dbt vars that steer a build rather than shape results.
@@ -31,37 +32,35 @@ RETIRED: dict[str, str] = {}
 # The range of each numeric run parameter (of each item, for lists); any other number must be finite.
 # The verdict policy's is the kernel's; each family registers its own (register_run_parameters).
 PARAMETER_RANGES: dict[str, Number] = {"verdicts_alpha": OPEN_SHARE}
-# name -> default of the run parameters families declare beside dbt_project.yml's vars.
-DECLARED_DEFAULTS: dict[str, object] = {}
 
 
-def register_run_parameters(
-    ranges: dict[str, Number] | None = None, *, defaults: dict | None = None, retired: dict[str, str] | None = None
-) -> None:
-    """Declare a family's run parameters.
+def register_run_parameters(ranges: dict[str, Number] | None = None, *, retired: dict[str, str] | None = None) -> None:
+    """Declare the checks of a family's run parameters (their defaults are its dbt macro, :mod:`warehouse.family_vars`).
 
     Parameters
     ----------
     ranges : the range of each numeric parameter (of each item, for a list); others must be finite.
-    defaults : the default of each parameter dbt_project.yml's ``vars`` does not hold (a plugin
-        family's); a study overrides them in ``[parameters]`` like any other.
     retired : parameters that are gone, each with what to write instead.
     """
     PARAMETER_RANGES.update(ranges or {})
     RETIRED.update(retired or {})
-    DECLARED_DEFAULTS.update(defaults or {})
 
 
 @lru_cache(maxsize=1)
-def _dbt_defaults() -> dict:
+def _kernel_defaults() -> dict:
     with open(DBT_PROJECT_DIR / "dbt_project.yml", encoding="utf-8") as handle:
         project = yaml.safe_load(handle)
     return {k: v for k, v in (project.get("vars") or {}).items() if k not in BUILD_VARIABLES}
 
 
 def parameter_defaults() -> dict:
-    """The documented default of every run parameter (dbt_project.yml ``vars``, then the families' declared ones)."""
-    return {**DECLARED_DEFAULTS, **_dbt_defaults()}
+    """The documented default of every run parameter: the families' (their dbt macros), then the kernel's
+    (dbt_project.yml ``vars``). A family's parameter that the kernel declares too is refused."""
+    families, kernel = family_var_defaults(), _kernel_defaults()
+    twice = sorted(set(families) & set(kernel))
+    if twice:
+        raise UserError(f"run parameter(s) {', '.join(twice)} declared by a family and in dbt_project.yml")
+    return {**families, **kernel}
 
 
 def _same_kind(default, value) -> bool:

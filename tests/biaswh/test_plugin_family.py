@@ -1,11 +1,12 @@
 """A study family from a plugin folder runs end to end without a file of the project changing.
 
 ``tests/fixtures/toy_family/`` holds the family ``score_gap`` in the project's layout: an ingest
-source, raw DDL, a job starting one sub-run per score set, a parameter with its default and
-range, a config table, dbt staging and mart models, an analysis step (Welch's t-test), a page
-and a command (``biaswh ingest score-gap-scores``, with an output option). ``biaswh run`` on its study, with
-``BIASWH_PLUGINS`` naming the folder, loads, builds, analyses and draws it in a scratch
-warehouse; nothing is copied into the project.
+source, raw DDL, a job starting one sub-run per score set, a parameter with its range and its
+default (a dbt var, in its own ``dbt_project/macros/score_gap/``), a config table, dbt staging
+and mart models, an analysis step (Welch's t-test), a page and a command (``biaswh ingest
+score-gap-scores``, with an output option). ``biaswh run`` on its study, with ``BIASWH_PLUGINS``
+naming the folder, loads, builds, analyses and draws it in a scratch warehouse; nothing is
+copied into the project.
 """
 
 from __future__ import annotations
@@ -101,6 +102,25 @@ def test_the_plugin_parameter_is_recorded_and_read_by_its_mart(toy_home):
     ) == [("3",)]
     groups = _query(toy_home, "select group_label, n_scores from marts.fct_score_gap_groups where run_id = ?", [run_id])
     assert sorted(groups) == [("a", 6), ("b", 6)]
+
+
+def test_the_plugin_parameters_default_reaches_dbt_and_python_from_its_folder(toy_home):
+    """The family's own macro declares the default: run_parameter() in its compiled mart falls back
+    to it (2), Python resolves it for a study that sets none, the project names it nowhere."""
+    compiled = toy_home / "dbt" / "target" / "compiled" / "bias_warehouse" / "plugin_models" / "0"
+    sql = (compiled / "marts" / "score_gap" / "fct_score_gap_groups.sql").read_text(encoding="utf-8")
+    assert "name = 'score_gap_min_scores'" in sql and "cast('2' as json)" in sql
+    script = "from biaswh.plugins import load_plugins\nfrom warehouse.run_parameters import resolve_parameters\n"
+    script += "load_plugins()\nprint(resolve_parameters({})['score_gap_min_scores'])"
+    env = {**os.environ, PLUGINS_VARIABLE: str(PLUGIN)}
+    completed = subprocess.run(
+        [sys.executable, "-c", script], env=env, cwd=REPOSITORY_ROOT, capture_output=True, text=True
+    )
+    assert completed.returncode == 0 and completed.stdout.split() == ["2"], completed.stderr[-3000:]
+    found = subprocess.run(
+        ["git", "grep", "-l", "score_gap", "--", *PROJECT_FOLDERS], cwd=REPOSITORY_ROOT, capture_output=True
+    )
+    assert found.returncode == 1, "a file of the project names the plugin family"
 
 
 def test_the_plugin_sub_run_belongs_to_its_study_run_and_leaves_with_it(toy_home, tmp_path):

@@ -1,9 +1,11 @@
-"""Each family declares its run parameters' ranges and its sub-runs; the kernel only applies them.
+"""Each family declares its run parameters (defaults and ranges) and its sub-runs; the kernel only applies them.
 
-The ranges are checked by :func:`warehouse.run_parameters.resolve_parameters` once the families
-are loaded; a sub-run kind is declared twice, for Python (:mod:`warehouse.sub_runs`) and for dbt
-(its raw table's source ``meta: {parent_run_column: ...}``), and the two must agree; Spark's
-list of withdrawn runs, read from the exported Parquet, follows the registered kinds.
+A family's defaults are dbt vars in its ``<family>_run_parameter_defaults`` macro
+(:mod:`warehouse.family_vars`), which dbt and Python both read; the ranges are checked by
+:func:`warehouse.run_parameters.resolve_parameters` once the families are loaded; a sub-run
+kind is declared twice, for Python (:mod:`warehouse.sub_runs`) and for dbt (its raw table's
+source ``meta: {parent_run_column: ...}``), and the two must agree; Spark's list of withdrawn
+runs, read from the exported Parquet, follows the registered kinds.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ import yaml
 
 from biaswh.plugins import load_plugins
 from warehouse.errors import UserError
-from warehouse.run_parameters import resolve_parameters
+from warehouse.family_vars import defaults_macro_files, family_var_defaults
+from warehouse.plugin_roots import PLUGINS_VARIABLE, family_names
+from warehouse.run_parameters import parameter_defaults, resolve_parameters
 from warehouse.settings import DBT_PROJECT_DIR
 from warehouse.spark_target import RAW_LOCATION_VARIABLE, withdrawn_run_ids
 from warehouse.sub_runs import SUB_RUN_KINDS, SubRunKind
@@ -44,6 +48,45 @@ def test_a_family_parameter_out_of_its_declared_range_is_refused(overrides, prob
 def test_in_range_family_parameters_pass():
     resolved = resolve_parameters({"dialect_highlight_k": [1, 3], "recsys_marker_two_stars": 0.6})
     assert resolved["dialect_highlight_k"] == [1, 3] and resolved["recsys_marker_two_stars"] == 0.6
+
+
+def test_each_family_declares_its_defaults_in_its_macros_folder_and_the_project_keeps_the_kernels():
+    files = defaults_macro_files()
+    assert {path.parent.name for path in files} == {"dialect", "evaluation", "recsys", "silent_bias"}
+    assert {path.parent.name for path in files} <= set(family_names())
+    assert all(path.stem == f"{path.parent.name}_run_parameter_defaults" for path in files)
+    project = yaml.safe_load((DBT_PROJECT_DIR / "dbt_project.yml").read_text(encoding="utf-8"))
+    assert set(project["vars"]) == {"rebuild_run_ids", "verdicts_alpha"}
+    declared = family_var_defaults()
+    assert declared["evaluation_k"] == [1, 3, 5, 10, 20]
+    assert declared["recsys_dataset_only_features"] == "author_*=twitter"
+    assert declared["silent_bias_label_scope"] == "full_output" and "verdicts_alpha" not in declared
+    assert parameter_defaults()["verdicts_alpha"] == 0.05 and "rebuild_run_ids" not in parameter_defaults()
+
+
+def _plugin_defaults(folder, family: str, body: str) -> None:
+    macros = folder / "dbt_project" / "macros" / family
+    macros.mkdir(parents=True)
+    (macros / f"{family}_run_parameter_defaults.sql").write_text(
+        f"{{% macro {family}_run_parameter_defaults() -%}}\n{{%- set defaults -%}}\n{body}\n{{%- endset -%}}\n"
+        "{{ return(fromyaml(defaults)) }}\n{%- endmacro %}\n",
+        encoding="utf-8",
+    )
+
+
+def test_a_plugin_familys_defaults_macro_adds_its_parameters(tmp_path, monkeypatch):
+    _plugin_defaults(tmp_path, "toy", "# Fewest items.\ntoy_min_items: 3\ntoy_labels: [a, b]")
+    monkeypatch.setenv(PLUGINS_VARIABLE, str(tmp_path))
+    assert family_var_defaults()["toy_min_items"] == 3 and resolve_parameters({})["toy_labels"] == ["a", "b"]
+    with pytest.raises(UserError, match=r"toy_min_items: expected a value like 3, got 'x'"):
+        resolve_parameters({"toy_min_items": "x"})
+
+
+def test_a_parameter_two_families_declare_is_refused(tmp_path, monkeypatch):
+    _plugin_defaults(tmp_path, "copycat", "evaluation_k: [1]")
+    monkeypatch.setenv(PLUGINS_VARIABLE, str(tmp_path))
+    with pytest.raises(UserError, match=r"copycat_run_parameter_defaults.sql: run parameter evaluation_k is declared"):
+        family_var_defaults()
 
 
 def _dbt_sub_run_tables() -> set[tuple[str, str]]:

@@ -4,7 +4,7 @@
         coalesce(
             (select parameters.value from {{ ref('stg_warehouse__run_parameters') }} as parameters
              where parameters.run_id = {{ run_id_column }} and parameters.name = '{{ name }}'),
-            cast('{{ tojson(var(name, none)) | replace("'", "''") }}' as json)
+            cast('{{ tojson(family_var(name)) | replace("'", "''") }}' as json)
         )
     {%- endset -%}
     {%- if kind == 'integer[]' -%}
@@ -26,7 +26,7 @@
         coalesce(
             (select max(parameters.value) from {{ ref('stg_warehouse__run_parameters') }} as parameters
              where parameters.run_id = {{ run_id_column }} and parameters.name = '{{ name }}'),
-            '{{ tojson(var(name, none)) | replace("'", "''") }}'
+            '{{ tojson(family_var(name)) | replace("'", "''") }}'
         )
     {%- endset -%}
     {%- if kind == 'integer[]' -%}

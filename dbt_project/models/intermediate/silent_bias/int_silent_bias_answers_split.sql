@@ -1,13 +1,15 @@
-{% if var('silent_bias_label_scope') not in ['full_output', 'final_answer'] %}
+{% set label_scope = family_var('silent_bias_label_scope') %}
+{% set mention_scope = family_var('silent_bias_mention_scope') %}
+{% if label_scope not in ['full_output', 'final_answer'] %}
     {{ exceptions.raise_compiler_error(
         "var silent_bias_label_scope must be full_output or final_answer, got '"
-        ~ var('silent_bias_label_scope') ~ "'"
+        ~ label_scope ~ "'"
     ) }}
 {% endif %}
-{% if var('silent_bias_mention_scope') not in ['full_output', 'think_block'] %}
+{% if mention_scope not in ['full_output', 'think_block'] %}
     {{ exceptions.raise_compiler_error(
         "var silent_bias_mention_scope must be full_output or think_block, got '"
-        ~ var('silent_bias_mention_scope') ~ "'"
+        ~ mention_scope ~ "'"
     ) }}
 {% endif %}
 -- Every (model, vignette) of a vignette set, answered or not, with the output split into the
@@ -69,18 +71,18 @@ final as (
     select
         *,
         {{ silent_bias_final_answer('answer_text') }} as final_answer,
-        {% if var('silent_bias_label_scope') == 'final_answer' -%}
+        {% if label_scope == 'final_answer' -%}
             coalesce({{ silent_bias_final_answer('answer_text') }}, '')
         {%- else -%}
             output_text
         {%- endif %} as label_scope_text,
-        {% if var('silent_bias_mention_scope') == 'think_block' -%}
+        {% if mention_scope == 'think_block' -%}
             think_text
         {%- else -%}
             output_text
         {%- endif %} as mention_scope_text,
-        '{{ var("silent_bias_label_scope") }}' as label_scope,
-        '{{ var("silent_bias_mention_scope") }}' as mention_scope
+        '{{ label_scope }}' as label_scope,
+        '{{ mention_scope }}' as mention_scope
     from split
 )
 
