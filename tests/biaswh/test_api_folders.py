@@ -104,6 +104,15 @@ def test_a_warehouse_names_its_folder_mode_and_site_and_refuses_calls_once_close
     )
 
 
+def test_a_warehouse_made_directly_is_read_only_unless_asked(home, monkeypatch):
+    monkeypatch.setattr("biaswh.pipeline.run_study", RecordingPipeline(home))  # a run that got through would add one
+    direct = biaswh.Warehouse(home)
+    assert direct.read_only is True and repr(direct) == f"<biaswh.Warehouse {home} (read-only)>"
+    with pytest.raises(UserError, match=r"was opened read-only: biaswh.open\(read_only=False\) runs studies"):
+        direct.run(DEMO_STUDY)
+    assert biaswh.Warehouse(home, read_only=False).run(DEMO_STUDY) == "new-0"
+
+
 @pytest.mark.parametrize("before", [None, "/somewhere/else"])
 def test_run_hands_the_pipeline_every_option_inside_this_warehouse_and_returns_the_new_run(home, monkeypatch, before):
     pipeline = RecordingPipeline(home)
