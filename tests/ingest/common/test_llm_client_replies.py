@@ -7,7 +7,9 @@ carries. The server is the local stand-in on 127.0.0.1 (tests/ingest/chat_stand_
 
 from __future__ import annotations
 
+import time
 from datetime import datetime, timedelta, timezone
+from types import SimpleNamespace
 
 import pytest
 
@@ -116,6 +118,16 @@ def test_an_answer_carries_content_reasoning_the_served_model_and_its_timing():
     }
     assert server.requests[0]["path"] == "/v1/chat/completions"
     assert answer.text_with_reasoning() == f"<think>\n{answer.reasoning}\n</think>\n{answer.content}"
+
+
+def test_an_answers_latency_is_the_milliseconds_from_asking_to_its_reply(monkeypatch):
+    # The client's clock reads 1000.0 s when the question is asked and 1002.5 s ever after.
+    readings = iter([1000.0])
+    clock = SimpleNamespace(monotonic=lambda: next(readings, 1002.5), sleep=time.sleep)
+    monkeypatch.setattr("ingest.common.llm.client.time", clock)
+    with ChatStandIn() as server:
+        answer = _chat(server)
+    assert answer.ok and answer.latency_ms == 2500
 
 
 def test_a_base_url_with_a_trailing_slash_reaches_the_same_path():
