@@ -31,9 +31,11 @@ $(VENV)/.installed: requirements.lock requirements-nodeps.lock pyproject.toml
 	touch $@
 
 # Every studies/demo*.toml runs in turn in one `biaswh run` process (Python, the plugins and
-# dbt's parsed project loaded once); the last line printed is the dashboard site's index page.
+# dbt's parsed project loaded once); then the demo audit (studies/audit_demo.toml: its subjects'
+# profiles, versions and rivals); the last line printed is the dashboard site's index page.
 demo: setup
 	$(BIN)/biaswh run $$(ls studies/demo*.toml)
+	$(BIN)/biaswh audit studies/audit_demo.toml
 
 # Line coverage of the packages in pyproject.toml [tool.coverage.run] is reported; below the floor in pyproject.toml
 # ([tool.coverage.report] fail_under) the target fails. The tests run on TEST_WORKERS pytest-xdist

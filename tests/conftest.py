@@ -20,6 +20,7 @@ from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
 SHARED_DATA = Path(os.environ.get("BIASWH_SHARED_DATA") or REPOSITORY_ROOT.parent / "shared" / "data")
 DEMO_STUDY = REPOSITORY_ROOT / "studies" / "demo.toml"
 DEMO_DATA = REPOSITORY_ROOT / "studies" / "demo_data"
+AUDIT_DEMO = REPOSITORY_ROOT / "studies" / "audit_demo.toml"
 
 
 # How `make test` spreads the tests over its workers, the demo warehouses it builds beside them,
@@ -256,4 +257,23 @@ def demo_site(tmp_path_factory, request) -> Path:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(HOME_VARIABLE, str(home))
         run_studies(others)  # in turn, as `make demo` runs them
+    return home / "site"
+
+
+@pytest.fixture(scope="session")
+def audit_site(tmp_path_factory, request) -> Path:
+    """The demo site's warehouse after `biaswh audit studies/audit_demo.toml` (the end of `make demo`); its site.
+
+    Session-scoped and shared, read only, as :func:`demo_site` (whose copy it starts from).
+    """
+    built = prebuilt.prebuilt("audit")
+    if built:
+        return built / "warehouse" / "site"
+    from biaswh.common.audit_run import run_audit
+
+    demo_site = request.getfixturevalue("demo_site")
+    home = copy_warehouse(demo_site.parent, tmp_path_factory.mktemp("audit-site") / "warehouse")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(HOME_VARIABLE, str(home))
+        run_audit(str(AUDIT_DEMO))
     return home / "site"

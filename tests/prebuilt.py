@@ -3,7 +3,8 @@
 Under pytest-xdist (`make test`: ``BIASWH_TEST_PREBUILD=1``, two workers) the controller process
 starts ``python -m tests.prebuilt FOLDER`` before the workers start: it runs the demo study in
 ``FOLDER/demo`` (the session's :func:`tests.conftest.demo_warehouse`), then, on a copy of it,
-every other ``studies/demo*.toml`` in ``FOLDER/site`` (:func:`tests.conftest.demo_site`). The
+every other ``studies/demo*.toml`` in ``FOLDER/site`` (:func:`tests.conftest.demo_site`), then, on a
+copy of that, ``studies/audit_demo.toml`` in ``FOLDER/audit`` (:func:`tests.conftest.audit_site`). The
 workers meanwhile run the tests that need neither (those that do are collected last), and
 every test that reads a demo warehouse may then run on either worker: both read the same
 finished folders (read-only; a test that changes one works on a copy). Without the variable, or
@@ -85,12 +86,13 @@ def _build(folder: Path, work) -> None:
 
 
 def main(folder: Path) -> None:
-    """Build the demo warehouse, then the site warehouse from a copy of it."""
+    """Build the demo warehouse, the site warehouse from a copy of it, then the audit's from a copy of that."""
+    from biaswh.common.audit_run import run_audit
     from biaswh.pipeline import run_studies, run_study
     from tests.coverage_site.sitecustomize import pause_coverage_in_libraries
 
     pause_coverage_in_libraries()  # as in the test workers: dbt and the encoder are not ours to measure
-    demo, site = folder / "demo", folder / "site"
+    demo, site, audit = folder / "demo", folder / "site", folder / "audit"
     os.environ["BIASWH_BM25_CACHE"] = str(folder / "bm25")  # the tests' own, never the user's ~/.cache
 
     def demo_study() -> None:
@@ -105,9 +107,16 @@ def main(folder: Path) -> None:
         studies = sorted((REPOSITORY_ROOT / "studies").glob("demo*.toml"))
         run_studies([str(study) for study in studies if study != DEMO_STUDY])
 
+    def demo_audit() -> None:
+        shutil.copytree(site / "warehouse", audit / "warehouse", ignore=shutil.ignore_patterns("site"))
+        os.environ[HOME_VARIABLE] = str(audit / "warehouse")
+        os.environ["BIASWH_EMBEDDING_CACHE"] = str(audit / "embeddings")
+        run_audit(str(REPOSITORY_ROOT / "studies" / "audit_demo.toml"))
+
     try:
         _build(demo, demo_study)
         _build(site, other_studies)
+        _build(audit, demo_audit)
     finally:
         (folder / "ended").write_text("", encoding="utf-8")
 

@@ -20,11 +20,17 @@ from tests import durations, prebuilt
 PREBUILT = bool(os.environ.get(prebuilt.FOLDER_VARIABLE))
 # Groups shorter than this (seconds in tests/durations.json) go last, after the long ones.
 FILLER_SECONDS = 5.0
-DEMO_FIXTURES = {"demo_warehouse", "demo_site"}
+DEMO_FIXTURES = {"demo_warehouse", "demo_site", "audit_site"}  # audit_site: the demo site, then the demo audit
 if PREBUILT:
     SHARED_GROUPS = {"ray_local": "ray", "browser": "browser"}
 else:
-    SHARED_GROUPS = {"demo_warehouse": "demo", "demo_site": "demo", "browser": "demo", "ray_local": "demo"}
+    SHARED_GROUPS = {
+        "demo_warehouse": "demo",
+        "demo_site": "demo",
+        "audit_site": "demo",
+        "browser": "demo",
+        "ray_local": "demo",
+    }
 # Shared groups whose start is cheap (Chromium: a few seconds): a module of theirs measured longer
 # than OWN_GROUP_SECONDS starts its own instead of holding the others on one worker behind it
 # (the verdict-policy site test and the browser tests ran back to back on one worker, after the
@@ -122,7 +128,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if DEMO_FIXTURES & set(item.fixturenames):
             item.add_marker(pytest.mark.dbt)
             reads_demo |= {group, _module(item)}
-        if "demo_site" in item.fixturenames:
+        if {"demo_site", "audit_site"} & set(item.fixturenames):
             reads_site.add(group)
         if item.get_closest_marker("spark") or item.get_closest_marker("ray"):
             heavy.add(group)

@@ -96,14 +96,25 @@ def _existing(con: duckdb.DuckDBPyConnection) -> set[str]:
     return {f"{schema}.{table}" for schema, table in rows}
 
 
-def _measures_sql(existing: set[str]) -> str | None:
-    columns = ", ".join(MEASURE_COLUMNS)
+def declared_union(declared: list, columns: tuple[str, ...], existing: set[str], **constants: str) -> str | None:
+    """The union of the declared selects whose relations all exist in ``existing``; None when none does.
+
+    Each part yields ``columns`` and, first, each constant named in ``constants`` (a declaration's
+    attribute, e.g. ``study_type="study_type"``) as a string literal.
+    """
+    listed = ", ".join(columns)
     parts = [
-        f"select '{f.study_type}' as study_type, '{f.kind}' as subject_kind, {columns} from ({f.select}) as measured"
-        for f in SUBJECT_FINDINGS
-        if all(relation in existing for relation in f.relations)
+        "select "
+        + "".join(f"'{getattr(d, attribute)}' as {name}, " for name, attribute in constants.items())
+        + f"{listed} from ({d.select}) as declared"
+        for d in declared
+        if all(relation in existing for relation in d.relations)
     ]
     return "\nunion all by name\n".join(parts) if parts else None
+
+
+def _measures_sql(existing: set[str]) -> str | None:
+    return declared_union(SUBJECT_FINDINGS, MEASURE_COLUMNS, existing, study_type="study_type", subject_kind="kind")
 
 
 def subject_findings_sql(existing: set[str]) -> str | None:

@@ -3,11 +3,12 @@
 One finding per retriever, pair set, highlighted k and variant pair: the recall gap of the
 paired test (``analysis.dialect_paired_tests``); and per dialect rule and k, the recall gap of
 the pairs the rule changes (``analysis.dialect_feature_effects``); each judged within the
-study's own family.
+study's own family. Its units (for comparing two retrievers pair by pair) are the query pairs.
 """
 
 from __future__ import annotations
 
+from warehouse.subject_units import register_subject_units
 from warehouse.subjects import register_subject_findings
 
 STUDY_TYPE = "dialect retrieval bias"
@@ -52,4 +53,21 @@ register_subject_findings(
         {recall_gap}
     from analysis.dialect_feature_effects
     """.format(recall_gap=RECALL_GAP),
+)
+
+# Each query pair's recall gap at k, in points: its mean over the pairs is the finding's effect.
+register_subject_units(
+    STUDY_TYPE,
+    relations=("marts.fct_dialect_paired_hits",),
+    select="""
+    select
+        run_id,
+        retriever as measured_as,
+        'recall@' || k || ', ' || variant_a || ' vs ' || variant_b || ' (pair set ' || pair_set || ')' as finding,
+        pair_id as unit,
+        100.0 * (cast(is_hit_a as integer) - cast(is_hit_b as integer)) as value,
+        'the pair''s recall gap, points (' || variant_a || ' minus ' || variant_b || ')' as value_name
+    from marts.fct_dialect_paired_hits
+    where retriever = retriever_family
+    """,
 )

@@ -5,11 +5,12 @@ interval (``analysis.silent_bias_rates``; descriptive, no test) and McNemar's te
 counterfactual pairs (``analysis.silent_bias_counterfactual_tests``; one test per model and
 rule set, which the study itself adjusts with no other: an audit judges it with its family); its
 effect is the flip rate with its interval (the discordant pairs' odds ratio is infinite when one
-side has none).
+side has none). Its units (for comparing two models pair by pair) are the counterfactual pairs.
 """
 
 from __future__ import annotations
 
+from warehouse.subject_units import register_subject_units
 from warehouse.subjects import register_subject_findings
 
 STUDY_TYPE = "silent bias"
@@ -55,5 +56,25 @@ register_subject_findings(
         null::boolean as is_significant,
         'one test per model and rule set, not adjusted by the study' as policy
     from analysis.silent_bias_counterfactual_tests
+    """,
+)
+
+# Each counterfactual pair both of whose members were answered: 1 when the answer flips, else 0
+# (their mean is the flip rate). The pairs are the vignette set's, the same for every model.
+register_subject_units(
+    STUDY_TYPE,
+    relations=("marts.fct_silent_bias_pair_outcomes", "analysis.silent_bias_counterfactual_tests"),
+    select="""
+    select
+        tests.run_id,
+        pairs.model as measured_as,
+        'counterfactual flips, McNemar (' || pairs.rule_set || ' rules, ' || pairs.vignette_set || ')' as finding,
+        pairs.pair_id as unit,
+        if(pairs.is_flip, 1.0, 0.0) as value,
+        'whether the counterfactual pair''s answer flips (1) or not (0)' as value_name
+    from marts.fct_silent_bias_pair_outcomes as pairs
+    inner join analysis.silent_bias_counterfactual_tests as tests
+        on pairs.model = tests.model and pairs.rule_set = tests.rule_set and pairs.vignette_set = tests.vignette_set
+    where pairs.both_answered
     """,
 )

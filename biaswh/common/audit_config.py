@@ -4,7 +4,8 @@
 [audit]
 name = "audit_demo"
 seed = 20261122
-data = "demo"                 # what the studies run on: the families' demo data
+data = "demo"                 # what the studies run on: the families' demo data, or "real"
+# real_data = "../../shared/data"   # with data = "real": the real data's folder (biaswh/common/audit_data.py)
 
 [verdicts]                    # the audit is the family: every finding adjusted together
 adjustment = "holm"
@@ -15,7 +16,14 @@ kind = "retriever"            # retriever, embedding or llm
 name = "bm25"
 version = "k1-1.5"            # optional
 retriever = "bm25"            # the retrieval job's retriever: bm25, dense, hybrid_rrf, ...
+
+[[comparisons]]               # optional: two subjects of one kind, compared finding by finding
+baseline = "bm25-k1-1.5"      # a subject's label: its name, or name-version
+candidate = "dense-minilm"
 ```
+
+Two versions of one subject (one kind and name) are compared without being declared, each
+with the version declared before it.
 
 Each kind's keys are in :data:`SUBJECT_KEYS`. Every problem is one line naming the file, the
 subject (``[[subjects]] #2``) and the key, as a study config's are (:mod:`warehouse.config_schema`).
@@ -30,6 +38,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from biaswh.common.audit_data import REAL_FILES
 from stats.multiple_comparisons import VerdictPolicy, verdict_policy
 from warehouse.config_schema import FILE, NON_NEGATIVE, SEED, SHARE, STRING, STRINGS, Checker, Choice, Table, suggestion
 from warehouse.errors import UserError
@@ -51,10 +60,11 @@ SUBJECT_KEYS: dict[str, dict] = {
 }
 _REQUIRED = {"retriever": ("retriever",), "embedding": ("path",), "llm": ("generations",)}
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-# The tables besides [[subjects]] (checked per kind in load_audit).
+_COMPARISON_KEYS = {"baseline": STRING, "candidate": STRING}
+# The tables besides [[subjects]] and [[comparisons]] (checked per kind in load_audit).
 AUDIT_TABLES = {
     "audit": Table(
-        {"name": STRING, "seed": SEED, "description": STRING, "data": Choice(("demo",))},
+        {"name": STRING, "seed": SEED, "description": STRING, "data": Choice(("demo", "real")), "real_data": FILE},
         required=("name", "seed"),
     ),
     "verdicts": Table({"adjustment": Choice(("holm", "bh")), "alpha": SHARE}),
@@ -86,6 +96,15 @@ class Subject:
 
 
 @dataclass(frozen=True)
+class Comparison:
+    """Two subjects of one kind to compare: ``candidate`` against ``baseline``, and how they relate."""
+
+    baseline: Subject
+    candidate: Subject
+    relation: str  # "versions of one subject" or "rivals (declared)"
+
+
+@dataclass(frozen=True)
 class Audit:
     """A parsed audit config."""
 
@@ -96,6 +115,8 @@ class Audit:
     data: str
     policy: VerdictPolicy
     subjects: tuple[Subject, ...]
+    comparisons: tuple[Comparison, ...] = ()
+    real_data: Path | None = None  # the real data's folder, when data = "real"
 
     def resolve(self, relative: str) -> str:
         """A path of the config, relative to its folder (``hf:`` ids pass through)."""
@@ -127,10 +148,10 @@ def load_audit(path: str | Path) -> Audit:
     checker = Checker(path, check_files=True)
     head: dict = {}
     for name, value in config.items():
-        if name == "subjects":
+        if name in ("subjects", "comparisons"):
             continue
         if name not in AUDIT_TABLES:
-            known = ", ".join([*(f"[{t}]" for t in AUDIT_TABLES), "[[subjects]]"])
+            known = ", ".join([*(f"[{t}]" for t in AUDIT_TABLES), "[[subjects]]", "[[comparisons]]"])
             checker.problems.append(
                 f"{path}: unknown table [{name}]{suggestion(name, AUDIT_TABLES, brackets=True)}; known: {known}"
             )
@@ -167,9 +188,19 @@ def load_audit(path: str | Path) -> Audit:
             checker.fail(where, f"{kind} {subject.label!r} is already subject #{seen[kind, subject.label]}")
         seen[kind, subject.label] = number
         subjects.append(subject)
+    comparisons = _comparisons(checker, config.get("comparisons", []), subjects)
+    audit = head.get("audit", {})
+    real_data = (path.parent / audit["real_data"]).resolve() if "real_data" in audit else None
+    if audit.get("data") == "real":
+        missing = [name for name in REAL_FILES if real_data is None or not (real_data / name).is_file()]
+        if real_data is None:
+            checker.fail(
+                "[audit]", 'data = "real" needs real_data, the folder of the real data (e.g. ../../shared/data)'
+            )
+        elif missing:
+            checker.fail("[audit]", f"real_data {str(real_data)!r} lacks {', '.join(missing)}")
     if checker.problems:
         raise UserError("\n".join(dict.fromkeys(checker.problems)))
-    audit = head["audit"]
     return Audit(
         path=path,
         name=audit["name"],
@@ -178,4 +209,45 @@ def load_audit(path: str | Path) -> Audit:
         data=audit.get("data", "demo"),
         policy=verdict_policy(config, where=str(path)),
         subjects=tuple(subjects),
+        comparisons=tuple(comparisons),
+        real_data=real_data,
     )
+
+
+def _comparisons(checker: Checker, declared, subjects: list[Subject]) -> list[Comparison]:
+    """Each subject's versions against the one declared before it, then the ``[[comparisons]]`` declared."""
+    found: list[Comparison] = []
+    previous: dict[tuple[str, str], Subject] = {}
+    for subject in subjects:
+        earlier = previous.get((subject.kind, subject.name))
+        if earlier is not None:
+            found.append(Comparison(earlier, subject, "versions of one subject"))
+        previous[subject.kind, subject.name] = subject
+    if not isinstance(declared, list) or not all(isinstance(table, dict) for table in declared):
+        checker.fail("[[comparisons]]", "must be an array of tables ([[comparisons]])")
+        return found
+    by_label = {subject.label: subject for subject in subjects}
+    known = ", ".join(repr(label) for label in by_label)
+    for number, table in enumerate(declared, start=1):
+        where = f"[[comparisons]] #{number}"
+        cleaned = checker.table(Table(_COMPARISON_KEYS, required=("baseline", "candidate")), table, where)
+        chosen = []
+        for role in ("baseline", "candidate"):
+            label = cleaned.get(role)
+            if label is not None and label not in by_label:
+                checker.fail(where, f"{role} {label!r} is no subject of this audit; its subjects: {known}")
+            chosen.append(by_label.get(label))
+        baseline, candidate = chosen
+        if baseline is None or candidate is None:
+            continue
+        if baseline == candidate:
+            checker.fail(where, f"compares {baseline.label!r} with itself")
+        elif baseline.kind != candidate.kind:
+            checker.fail(
+                where, f"{baseline.label!r} is {baseline.kind}, {candidate.label!r} {candidate.kind}: compare one kind"
+            )
+        elif any({c.baseline.label, c.candidate.label} == {baseline.label, candidate.label} for c in found):
+            checker.fail(where, f"{baseline.label!r} and {candidate.label!r} are already compared")
+        else:
+            found.append(Comparison(baseline, candidate, "rivals (declared)"))
+    return found

@@ -2,9 +2,11 @@
 
 The audit plans its study runs (:mod:`biaswh.common.audit_studies`), checks every config before
 the first starts, runs them in one warehouse with the audit's seed, records what it did with
-each subject and study type (``raw.audit_subjects``), then adjusts every finding with a p-value
-together, as one family (the audit's ``[verdicts]``, Holm at 0.05 by default), into
-``analysis.audit_findings``; ``subject_findings`` then shows the audit's verdicts.
+each subject and study type (``raw.audit_subjects``), compares the subjects it pairs (versions of
+one subject, declared rivals: :mod:`analysis.common.subject_comparisons`), then adjusts every
+finding and comparison with a p-value together, as one family (the audit's ``[verdicts]``, Holm
+at 0.05 by default), into ``analysis.audit_findings`` and ``analysis.audit_comparisons``;
+``subject_findings`` then shows the audit's verdicts.
 """
 
 from __future__ import annotations
@@ -15,11 +17,13 @@ from pathlib import Path
 import polars as pl
 
 from analysis.common.store import replace_run_rows
+from analysis.common.subject_comparisons import COMPARISON_SCHEMA, compare_subjects, comparison_verdict
 from biaswh.common.audit_config import Audit, Subject, load_audit
 from biaswh.common.audit_studies import PlannedStudy, Skipped, plan_audit, write_config
 from biaswh.plugins import load_plugins
 from biaswh.run_outcome import finish_or_fail
-from stats.multiple_comparisons import adjust_family
+from stats.multiple_comparisons import adjust_family, is_significant
+from stats.paired.mean_difference import paired_status
 from stats.verdicts import alpha_text
 from warehouse.command_lock import exclusive_command
 from warehouse.connection import open_warehouse
@@ -65,30 +69,83 @@ def _latest_run(con, name: str) -> str:
     ).fetchone()[0]
 
 
+def _findings(con, audit_run: str, subject_id: str) -> dict[tuple[str, str], dict]:
+    """A subject's findings in the audit: (study type, finding) -> the row of ``subject_findings``."""
+    cursor = con.execute(
+        "select study_type, finding, dimension, run_id, measured_as from main.subject_findings"
+        " where audit_run_id = ? and subject_id = ?",
+        [audit_run, subject_id],
+    )
+    names = [d[0] for d in cursor.description]
+    return {(row[0], row[1]): dict(zip(names, row)) for row in cursor.fetchall()}
+
+
+def _comparisons(con, audit: Audit, audit_run: str) -> pl.DataFrame:
+    frames = [
+        compare_subjects(
+            con,
+            baseline=(c.baseline.subject_id, c.baseline.label),
+            candidate=(c.candidate.subject_id, c.candidate.label),
+            found_baseline=_findings(con, audit_run, c.baseline.subject_id),
+            found_candidate=_findings(con, audit_run, c.candidate.subject_id),
+            relation=c.relation,
+            seed=audit.seed,
+        )
+        for c in audit.comparisons
+    ]
+    return pl.concat(frames) if frames else pl.DataFrame(schema=COMPARISON_SCHEMA)
+
+
 def adjust_audit_findings(con, audit: Audit, audit_run: str) -> pl.DataFrame:
-    """Adjust every tested finding of the audit's subjects together; write and return ``analysis.audit_findings``."""
+    """Adjust every tested finding and comparison of the audit together, as one family.
+
+    Writes ``analysis.audit_findings`` and ``analysis.audit_comparisons`` (with the verdicts
+    better, worse or no evidence of a difference) and returns the findings.
+    """
     publish_contract_views(con)  # subject_findings over the tables the audit's runs just wrote
     tested = con.execute(
         "select run_id as study_run_id, subject_id, study_type, finding, p_value from main.subject_findings"
         " where audit_run_id = ? and p_value is not null order by study_type, subject_id, finding",
         [audit_run],
     ).pl()
-    adjusted = adjust_family(tested["p_value"].to_list(), method=audit.policy.method, alpha=audit.policy.alpha)
-    policy = (
-        f"{audit.policy.name} over the {adjusted.n_tests} tested findings of audit {audit.name},"
-        f" {alpha_text(audit.policy.alpha)}"
+    compared = _comparisons(con, audit, audit_run)
+    is_tested = compared["p_value"].is_not_null()
+    p_values = [*tested["p_value"].to_list(), *compared.filter(is_tested)["p_value"].to_list()]
+    adjusted = adjust_family(p_values, method=audit.policy.method, alpha=audit.policy.alpha)
+    n_comparisons = int(is_tested.sum())
+    tests = (
+        f"{adjusted.n_tests} tests of audit {audit.name} ({tested.height} findings, {n_comparisons} comparisons)"
+        if n_comparisons
+        else f"{adjusted.n_tests} tested findings of audit {audit.name}"
     )
+    policy = f"{audit.policy.name} over the {tests}, {alpha_text(audit.policy.alpha)}"
+    family = dict(adjustment=audit.policy.name, alpha=audit.policy.alpha, family_size=adjusted.n_tests, policy=policy)
     frame = tested.with_columns(
         pl.lit(audit_run).alias("run_id"),
-        pl.Series("p_adjusted", adjusted.p_values_adjusted, dtype=pl.Float64),
-        pl.Series("is_significant", adjusted.rejected, dtype=pl.Boolean),
-        pl.lit(audit.policy.name).alias("adjustment"),
-        pl.lit(audit.policy.alpha).alias("alpha"),
-        pl.lit(adjusted.n_tests).alias("family_size"),
-        pl.lit(policy).alias("policy"),
+        pl.Series("p_adjusted", adjusted.p_values_adjusted[: tested.height], dtype=pl.Float64),
+        pl.Series("is_significant", adjusted.rejected[: tested.height], dtype=pl.Boolean),
+        *(pl.lit(value).alias(name) for name, value in family.items()),
+    )
+    p_adjusted = iter(adjusted.p_values_adjusted[tested.height :])
+    comparison_p = [next(p_adjusted) if tested_row else None for tested_row in is_tested.to_list()]
+    significant = [
+        p is not None and is_significant(p, audit.policy.alpha) and paired_status(n) == "tested"
+        for p, n in zip(comparison_p, compared["n_units"].to_list())
+    ]
+    verdicts = [
+        comparison_verdict(base, cand, is_significant=flag)
+        for base, cand, flag in zip(compared["baseline_mean"], compared["candidate_mean"], significant)
+    ]
+    comparisons = compared.with_columns(
+        pl.lit(audit_run).alias("run_id"),
+        pl.Series("p_adjusted", comparison_p, dtype=pl.Float64),
+        pl.Series("is_significant", significant, dtype=pl.Boolean),
+        pl.Series("verdict", verdicts, dtype=pl.String),
+        *(pl.lit(value).alias(name) for name, value in family.items()),
     )
     with transaction(con):
         replace_run_rows(con, "audit_findings", audit_run, frame)
+        replace_run_rows(con, "audit_comparisons", audit_run, comparisons)
     publish_contract_views(con)  # now joined with the audit's verdicts
     return frame
 
@@ -132,8 +189,12 @@ def run_audit(path: str) -> Path:
         "name": audit.name,
         "seed": audit.seed,
         "data": audit.data,
-        "verdicts": {"adjustment": audit.policy.method, "alpha": audit.policy.alpha},
+        "verdicts": {"adjustment": "bh" if audit.policy.method == "fdr_bh" else "holm", "alpha": audit.policy.alpha},
         "subjects": [{"subject_id": s.subject_id, "kind": s.kind, "label": s.label} for s in audit.subjects],
+        "comparisons": [
+            {"baseline": c.baseline.label, "candidate": c.candidate.label, "relation": c.relation}
+            for c in audit.comparisons
+        ],
         "studies": [str(config) for config in configs],
         "description": audit.description,
     }
@@ -162,13 +223,22 @@ def _print_summary(audit: Audit, audit_run: str) -> None:
             """,
             [audit_run],
         ).fetchall()
-    policy = f"{audit.policy.name} over all tested findings, {alpha_text(audit.policy.alpha)}"
-    print(f"[audit {audit.name}] run {audit_run}: {policy}")
+    tests = "all tested findings and comparisons" if audit.comparisons else "all tested findings"
+    print(f"[audit {audit.name}] run {audit_run}: {audit.policy.name} over {tests}, {alpha_text(audit.policy.alpha)}")
     for kind, name, version, study_type, status, reason, n_findings, n_significant in rows:
         label = f"{kind} {name}" + (f" {version}" if version else "")
         if status == "measured":
             print(f"  {label}: {study_type}: {n_significant} of {n_findings} findings significant")
         else:
             print(f"  {label}: {study_type}: {status} ({reason})")
+    if audit.comparisons:
+        with open_warehouse(read_only=True) as con:
+            compared = con.execute(
+                "select baseline_label, candidate_label, verdict, count(*) from analysis.audit_comparisons"
+                " where run_id = ? group by all order by all",
+                [audit_run],
+            ).fetchall()
+        for baseline, candidate, verdict, n in compared:
+            print(f"  {candidate} against {baseline}: {verdict} in {n} finding{'s' if n != 1 else ''}")
     query = f"select * from subject_findings where audit_run_id = '{audit_run}'"
     print(f'[audit {audit.name}] next: biaswh sql "{query}"')

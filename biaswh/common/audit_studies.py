@@ -2,7 +2,8 @@
 
 Every study type names the kinds it measures (:data:`STUDY_TYPES`, a dict registry); for the
 others it says why it does not apply. A planned study is an ordinary study config (TOML) over the
-family's demo data, written into the audit's folder, with the audit's seed and verdict policy,
+family's demo or real data (:mod:`biaswh.common.audit_data`), written into the audit's folder, with
+the audit's seed and verdict policy,
 and the subjects it measures under the names its results give them (``measured_as``). Subjects
 whose names would collide in one run (two versions of ``bm25``) go to separate runs.
 """
@@ -16,9 +17,8 @@ from pathlib import Path
 from typing import Callable
 
 from biaswh.common.audit_config import Audit, Subject
-from warehouse.settings import REPOSITORY_ROOT
+from biaswh.common.audit_data import described, dialect_data, silent_bias_data, weat_data
 
-DEMO_DATA = REPOSITORY_ROOT / "studies" / "demo_data"
 A_KIND = {"retriever": "a retriever", "embedding": "an embedding", "llm": "an LLM"}
 
 
@@ -57,7 +57,7 @@ def _head(audit: Audit, suffix: str, description: str, *, jobs: list[str], analy
     return {
         "study": {
             "name": f"{audit.name}__{suffix}",
-            "description": f"Audit {audit.name}: {description} (demo data, not research data)",
+            "description": f"Audit {audit.name}: {description} ({described(audit.data)})",
             "data": audit.data,
             "seed": audit.seed,
             "jobs": jobs,
@@ -92,7 +92,8 @@ def _suffix(base: str, number: int, total: int) -> str:
 
 
 def dialect_studies(audit: Audit, subjects: list[Subject]) -> list[PlannedStudy]:
-    """Retrievers on the demo SAE/AAE pairs (``studies/demo.toml``'s data and retrieval settings)."""
+    """Retrievers on the SAE/AAE pairs (the data and retrieval settings of ``studies/demo.toml``, or when real
+    of ``studies/squad_dialect.toml``)."""
     batches = _batches(subjects, key=lambda s: s.configuration["retriever"], shared=("bm25", "embedding"))
     planned = []
     for number, batch in enumerate(batches, start=1):
@@ -103,26 +104,20 @@ def dialect_studies(audit: Audit, subjects: list[Subject]) -> list[PlannedStudy]
             jobs=["retrieval"],
             analysis=["dialect_tests"],
         )
-        config["ingest"] = [
-            {"source": "squad", "path": str(DEMO_DATA / "squad_demo.json"), "split": "train", "name": "demo_train"},
-            {
-                "source": "pairs",
-                "path": str(DEMO_DATA / "dialect_pairs_demo.csv"),
-                "name": "dialect_pairs_demo",
-                "variants": {"sae": "sae_query", "aae": "aave_query"},
-                "squad_split": "demo_train",
-                "cleanup": True,
-            },
-        ]
-        retrieval: dict = {"retrievers": [s.configuration["retriever"] for s in batch], "depth": 20}
+        ingest, settings, parameters = dialect_data(audit.data, audit.real_data)
+        config["ingest"] = ingest
+        precomputed = settings.pop("precomputed", None)
+        retrieval: dict = {"retrievers": [s.configuration["retriever"] for s in batch], **settings}
         retrieval["query_sets"] = ["pairs"]
         for name in ("bm25", "embedding"):
             chosen = next((s.configuration[name] for s in batch if name in s.configuration), None)
             if chosen is not None:
-                retrieval[name] = chosen
+                retrieval[name] = dict(chosen)
         retrieval.setdefault("embedding", {"provider": "local", "model": "all-MiniLM-L6-v2"})
+        if precomputed and retrieval["embedding"].get("model") == "all-MiniLM-L6-v2":
+            retrieval["embedding"]["precomputed"] = precomputed
         config["retrieval"] = retrieval
-        config["parameters"] = {"dialect_highlight_k": [1, 3, 5], "dialect_reference_variant": "sae"}
+        config["parameters"] = parameters
         config["dialect"] = {"bootstrap_resamples": 2000}
         members = tuple((s, s.configuration["retriever"]) for s in batch)
         planned.append(PlannedStudy("dialect retrieval bias", config["study"]["name"], config, members))
@@ -130,7 +125,8 @@ def dialect_studies(audit: Audit, subjects: list[Subject]) -> list[PlannedStudy]
 
 
 def weat_studies(audit: Audit, subjects: list[Subject]) -> list[PlannedStudy]:
-    """Embeddings on the Caliskan et al. (2017) tests and the demo user tests (``studies/demo_weat.toml``)."""
+    """Embeddings on the Caliskan et al. (2017) tests, and on demo data the demo user tests (as
+    ``studies/demo_weat.toml``; when real, as ``studies/weat_word2vec.toml``)."""
     config = _head(
         audit,
         "weat",
@@ -138,32 +134,25 @@ def weat_studies(audit: Audit, subjects: list[Subject]) -> list[PlannedStudy]:
         jobs=["weat"],
         analysis=["weat_report"],
     )
-    config["ingest"] = [
-        {"source": "weat_tests", "path": "builtin:caliskan2017"},
-        {"source": "weat_tests", "path": str(DEMO_DATA / "weat" / "demo_user_tests.yaml")},
-    ]
+    tests, test_sets, weat_settings = weat_data(audit.data)
+    config["ingest"] = tests
     for subject in subjects:
         settings = subject.configuration
         step = {"source": "word_vectors", "path": audit.resolve(_path_of(settings["path"])), "name": subject.label}
         if "format" in settings:
             step["format"] = settings["format"]
         if settings.get("format") == "sentence_encoder":
-            step["words_from"] = ["caliskan2017", "demo_user_tests"]
+            step["words_from"] = test_sets
             step["templates"] = settings.get("templates", ["This is {word}.", "That is {word}.", "{word} is here."])
         config["ingest"].append(step)
-    config["weat"] = {
-        "match_policy": "casefold",
-        "min_coverage": 0.8,
-        "min_words": 2,
-        "n_permutations": 100000,
-        "bootstrap_resamples": 2000,
-    }
+    config["weat"] = weat_settings
     members = tuple((s, s.label) for s in subjects)
     return [PlannedStudy("word-embedding association (WEAT)", config["study"]["name"], config, members)]
 
 
 def silent_bias_studies(audit: Audit, subjects: list[Subject]) -> list[PlannedStudy]:
-    """LLMs' recorded answers to the demo vignettes (``studies/demo_silent_bias.toml``)."""
+    """LLMs' recorded answers to the vignettes (``studies/demo_silent_bias.toml``'s, or when real
+    ``studies/silent_bias.toml``'s 58)."""
     config = _head(
         audit,
         "silent_bias",
@@ -171,13 +160,11 @@ def silent_bias_studies(audit: Audit, subjects: list[Subject]) -> list[PlannedSt
         jobs=[],
         analysis=["silent_bias"],
     )
-    config["ingest"] = [
-        {"source": "silent_bias_vignettes", "path": str(DEMO_DATA / "silent_bias" / "vignettes_demo.json")},
-    ]
-    config["ingest"][0]["name"] = "silent_bias_demo"
+    vignettes = silent_bias_data(audit.data, audit.real_data)
+    config["ingest"] = [vignettes]
     for subject in subjects:
         path = audit.resolve(_path_of(subject.configuration["generations"]))
-        step = {"source": "silent_bias_generations", "path": path, "vignette_set": "silent_bias_demo"}
+        step = {"source": "silent_bias_generations", "path": path, "vignette_set": vignettes["name"]}
         config["ingest"].append({**step, "model": subject.label})
     config["silent_bias"] = {"confidence": 0.95}
     members = tuple((s, s.label) for s in subjects)

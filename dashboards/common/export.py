@@ -63,7 +63,7 @@ def _plain(html_text: str) -> str:
 
 
 def study_run(con: duckdb.DuckDBPyConnection, study: str, run_id: str | None) -> tuple[str, str]:
-    """(run id, study name): ``run_id`` of ``study``, or the study's latest succeeded study run."""
+    """(run id, study name): ``run_id`` of ``study``, or the study's (or audit's) latest succeeded run."""
     if run_id:
         found = con.execute(
             "select run_id, run_name from marts.dim_runs where run_id = ? or run_id like ? || '%'", [run_id, run_id]
@@ -72,7 +72,7 @@ def study_run(con: duckdb.DuckDBPyConnection, study: str, run_id: str | None) ->
             raise UserError(f"no single run {run_id!r} in this warehouse ({len(found)} match): see `biaswh sql`")
         return found[0]
     found = con.execute(
-        "select run_id, run_name from marts.dim_runs where run_kind = 'study' and run_name = ?"
+        "select run_id, run_name from marts.dim_runs where run_kind in ('study', 'audit') and run_name = ?"
         " and run_status = 'succeeded' order by started_at desc limit 1",
         [study],
     ).fetchone()
@@ -84,7 +84,8 @@ def study_run(con: duckdb.DuckDBPyConnection, study: str, run_id: str | None) ->
 def policy_of_run(con: duckdb.DuckDBPyConnection, run_id: str) -> dict:
     """The run's verdict policy as captions say it: {"alpha": 0.05, "adjustment": "Holm"}."""
     row = con.execute("select parameters from marts.dim_runs where run_id = ?", [run_id]).fetchone()
-    settings = json.loads(row[0]).get("settings", {}) if row and row[0] else {}
+    parameters = json.loads(row[0]) if row and row[0] else {}
+    settings = parameters.get("settings", parameters)  # an audit run records its [verdicts] at the top
     policy = verdict_policy(settings)
     return {"alpha": policy.alpha, "adjustment": ADJUSTMENT_NAMES.get(policy.method, policy.method)}
 

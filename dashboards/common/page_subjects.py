@@ -4,6 +4,7 @@ A profile has one line per bias dimension a study measured: the dimension's stro
 (the smallest adjusted p, else the smallest raw p, else the largest effect), its effect and
 interval, its verdict with how many of the dimension's findings are significant, the data it
 stands on (demo, synthetic or real), and links to its study's page and its run's page. Below it,
+the comparisons it is in (versions and rivals, :mod:`dashboards.common.page_comparisons`), then
 one "not measured" line per study type an audit did not run for the subject, with why; then
 every finding. All of it reads ``subject_findings`` and ``audit_coverage`` (warehouse/subjects.py).
 """
@@ -15,6 +16,7 @@ import duckdb
 from dashboards.common.addresses import run_file, safe_name, study_file
 from dashboards.common.format import interval, number
 from dashboards.common.html import table, text
+from dashboards.common.page_comparisons import comparisons_of
 from dashboards.common.queries import relation_exists
 from dashboards.common.runs import BADGES
 from dashboards.common.site import register_page, register_page_set
@@ -153,6 +155,11 @@ def profile_body(con: duckdb.DuckDBPyConnection, subject: dict) -> tuple[str, st
     columns = ["study type", "dimension", "effect", "95% interval", "p_adjusted", "verdict", "data", "study and run"]
     lines, stored = _dimension_lines(findings)
     body = intro + table(columns, lines, data=stored, raw_columns=frozenset({"dimension", "study and run"}))
+    compared = comparisons_of(con, subject["subject_id"])
+    if compared:
+        body += "<h2>Versions and rivals</h2>" + table(
+            ["comparison", "relation", "verdicts"], compared, raw_columns=frozenset({"comparison"})
+        )
     missing = _not_measured(con, subject["subject_id"])
     if missing:
         body += "<h2>Not measured</h2>" + table(["study type", "status", "why", "audit"], missing)

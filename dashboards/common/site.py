@@ -73,7 +73,10 @@ def register_page(file_name: str, title: str, *, runs: RunsIn | None = None, stu
 
 def _no_run(file_name: str) -> str:
     studies = STUDIES.get(file_name) or ()
-    named = " or ".join(f"<code>biaswh run {text(s)}</code>" for s in studies)
+    # an audit config (studies/audit_*.toml) runs with `biaswh audit`, a study config with `biaswh run`
+    named = " or ".join(
+        f"<code>biaswh {'audit' if Path(s).name.startswith('audit') else 'run'} {text(s)}</code>" for s in studies
+    )
     return f'<p class="note">Nothing has run for this page yet: {named or "run a study"}, then reload.</p>'
 
 

@@ -9,11 +9,17 @@ from __future__ import annotations
 import pytest
 
 from biaswh.common.audit_config import load_audit
+from biaswh.common.audit_data import REAL_FILES
 from biaswh.common.audit_studies import plan_audit, write_config
-from tests.conftest import REPOSITORY_ROOT, assert_refused, run_main
+from tests.conftest import REPOSITORY_ROOT, SHARED_DATA, assert_refused, run_main, shared_file
 
 AUDIT_DEMO = REPOSITORY_ROOT / "studies" / "audit_demo.toml"
+AUDIT_REAL = REPOSITORY_ROOT / "studies" / "audit_real.toml"
 HEAD = '[audit]\nname = "a"\nseed = 1\n'
+_TWO = (
+    '[[subjects]]\nkind = "retriever"\nname = "x"\nretriever = "bm25"\n'
+    '[[subjects]]\nkind = "embedding"\nname = "e"\npath = "hf:x/y"\n'
+)
 
 
 def _write(tmp_path, text: str):
@@ -39,12 +45,64 @@ def _write(tmp_path, text: str):
          ["[[subjects]] #1", "name 'bad name'"]),
         ('[verdicts]\nadjustment = "bonferroni"\n[[subjects]]\nkind = "retriever"\nname = "x"\nretriever = "bm25"\n',
          ["[verdicts] adjustment must be one of"]),
+        (_TWO + '[[comparisons]]\nbaseline = "x"\ncandidate = "nobody"\n',
+         ["[[comparisons]] #1", "candidate 'nobody' is no subject of this audit; its subjects: 'x', 'e'"]),
+        (_TWO + '[[comparisons]]\nbaseline = "x"\ncandidate = "e"\n',
+         ["[[comparisons]] #1", "'x' is retriever, 'e' embedding: compare one kind"]),
+        (_TWO + '[[comparisons]]\nbaseline = "x"\ncandidate = "x"\n', ["[[comparisons]] #1", "with itself"]),
+        (_TWO + '[[comparisons]]\nbaseline = "x"\n', ["[[comparisons]] #1", "candidate"]),
     ],
 )  # fmt: skip
 def test_a_bad_audit_config_is_refused_in_one_line_naming_file_subject_and_key(tmp_path, capsys, subjects, names):
     path = _write(tmp_path, subjects)
     code, _, error = run_main(["audit", str(path)], capsys)
     assert_refused(code, error, [str(path), *names])
+
+
+def test_a_real_audit_needs_the_real_datas_folder_with_its_files(tmp_path, capsys):
+    path = tmp_path / "audit.toml"
+    path.write_text(HEAD.replace("seed = 1", 'seed = 1\ndata = "real"') + _TWO, encoding="utf-8")
+    code, _, error = run_main(["audit", str(path)], capsys)
+    assert_refused(code, error, [str(path), "[audit]", 'data = "real" needs real_data'])
+    path.write_text(HEAD.replace("seed = 1", f'seed = 1\ndata = "real"\nreal_data = "{tmp_path}"') + _TWO)
+    code, _, error = run_main(["audit", str(path)], capsys)
+    assert_refused(code, error, [str(path), "lacks squad-v1.1/train.parquet, dialect-pairs/"])
+
+
+def test_the_real_audit_plans_the_real_studies_data(tmp_path):
+    from biaswh.plugins import load_plugins
+    from warehouse.study import load_study
+
+    for name in REAL_FILES:
+        shared_file(name)
+    load_plugins()
+    audit = load_audit(AUDIT_REAL)
+    assert len(audit.subjects) == 12 and len(audit.comparisons) == 3
+    planned, _ = plan_audit(audit)
+    configs = {study.study_type: study.config for study in planned}
+    dialect = configs["dialect retrieval bias"]
+    assert [step["path"] for step in dialect["ingest"]] == [
+        str(SHARED_DATA.resolve() / "squad-v1.1/train.parquet"),
+        str(SHARED_DATA.resolve() / "dialect-pairs/aave_poc_dataset_20250927-193921.json"),
+    ]
+    assert dialect["retrieval"]["embedding"]["precomputed"] == [
+        str(SHARED_DATA.resolve() / "embeddings/all-MiniLM-L6-v2.parquet")
+    ]
+    assert configs["word-embedding association (WEAT)"]["weat"]["match_policy"] == "exact"
+    assert configs["silent bias"]["ingest"][0]["name"] == "biased_vignettes_58"
+    assert len(configs["silent bias"]["ingest"]) == 9  # the vignettes and eight models' generations
+    for study in planned:
+        config = load_study(write_config(study.config, tmp_path / f"{study.name}.toml"), check_files=True)
+        assert config.data == "real" and "(real data)" in config.description
+
+
+def test_the_demo_audit_compares_each_subjects_versions_and_its_declared_rivals():
+    comparisons = [(c.baseline.label, c.candidate.label, c.relation) for c in load_audit(AUDIT_DEMO).comparisons]
+    assert comparisons == [
+        ("demo-vectors-1", "demo-vectors-2", "versions of one subject"),
+        ("bm25-k1-1.5-b-0.75", "dense-minilm", "rivals (declared)"),
+        ("demo-model-a", "demo-model-b", "rivals (declared)"),
+    ]
 
 
 def test_the_demo_audit_plans_each_kinds_study_types_and_says_why_not_the_others(tmp_path):
@@ -59,15 +117,17 @@ def test_the_demo_audit_plans_each_kinds_study_types_and_says_why_not_the_others
         ("dialect retrieval bias", "bm25-k1-1.5-b-0.75", "bm25"),
         ("dialect retrieval bias", "dense-minilm", "dense"),
         ("word-embedding association (WEAT)", "minilm-all-MiniLM-L6-v2", "minilm-all-MiniLM-L6-v2"),
+        ("word-embedding association (WEAT)", "demo-vectors-1", "demo-vectors-1"),
+        ("word-embedding association (WEAT)", "demo-vectors-2", "demo-vectors-2"),
         ("silent bias", "demo-model-a", "demo-model-a"),
         ("silent bias", "demo-model-b", "demo-model-b"),
     }
     not_run = {(s.subject.label, s.study_type) for s in skipped if s.status == "not run"}
     assert not_run == {("demo-model-a", "recommendation bias"), ("demo-model-b", "recommendation bias")}
     assert all("OpenAI-compatible endpoint" in s.reason for s in skipped if s.status == "not run")
-    # 5 subjects x 4 study types, 5 measured and 2 not run: the other 13 do not apply, each with its reason
+    # 7 subjects x 4 study types, 7 measured and 2 not run: the other 19 do not apply, each with its reason
     not_applicable = [s for s in skipped if s.status == "does not apply"]
-    assert len(not_applicable) == 13
+    assert len(not_applicable) == 19
     articles = {"retriever": "a retriever is not", "embedding": "an embedding is not", "llm": "an LLM is not"}
     assert all(s.reason.startswith(articles[s.subject.kind]) for s in not_applicable)
     # one seed and one policy in every generated study, each config as `biaswh run` checks it

@@ -16,6 +16,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from biaswh.common.audit_run import run_audit
 from biaswh.pipeline import run_study
 from tests.conftest import DEMO_DATA, REPOSITORY_ROOT, copy_warehouse, shared_file
 from tests.fingerprints import run_fingerprints
@@ -34,6 +35,39 @@ def _demo_with_highlight_k(folder: Path, highlight_k: list[int]) -> Path:
     assert str(highlight_k) in text
     path = folder / "demo_other_k.toml"
     path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _small_audit(folder: Path) -> Path:
+    """An audit of BM25 and two versions of the demo vectors (so it compares them), on the demo data."""
+    path = folder / "small_audit.toml"
+    path.write_text(
+        f"""
+[audit]
+name = "isolation_audit"
+seed = 11
+
+[[subjects]]
+kind = "retriever"
+name = "bm25"
+retriever = "bm25"
+
+[[subjects]]
+kind = "embedding"
+name = "demo-vectors"
+version = "1"
+path = "{DEMO_DATA / "weat" / "demo_vectors.npz"}"
+format = "npz"
+
+[[subjects]]
+kind = "embedding"
+name = "demo-vectors"
+version = "2"
+path = "{DEMO_DATA / "weat" / "demo_vectors_v2.npz"}"
+format = "npz"
+""",
+        encoding="utf-8",
+    )
     return path
 
 
@@ -76,11 +110,15 @@ def test_every_study_leaves_earlier_runs_unchanged(demo_warehouse, tmp_path, mon
         ("demo", _demo_with_highlight_k(tmp_path, [2, 4]), None),
         ("demo_evaluation", STUDIES / "demo_evaluation.toml", None),
         ("demo_weat", STUDIES / "demo_weat.toml", None),
+        ("audit", _small_audit(tmp_path), None),
     ]
     before = _fingerprints(warehouse_home)
     assert before, "step 1 (demo.toml) added no run-keyed rows"
-    for number, (_name, config, limit) in enumerate(steps, start=2):
-        run_study(str(config), limit=limit)
+    for number, (name, config, limit) in enumerate(steps, start=2):
+        if name == "audit":
+            run_audit(str(config))
+        else:
+            run_study(str(config), limit=limit)
         after = _fingerprints(warehouse_home)
         changed = sorted(key for key, value in before.items() if after.get(key) != value)
         assert not changed, f"step {number} ({config.name}) changed earlier runs' rows: {changed[:5]}"
@@ -92,6 +130,8 @@ def test_every_study_leaves_earlier_runs_unchanged(demo_warehouse, tmp_path, mon
     assert _highlighted_k(warehouse_home, first_demo) == [1, 3, 5]
     assert _highlighted_k(warehouse_home, second_demo) == [2, 4]
     with duckdb.connect(str(warehouse_home / "warehouse.duckdb"), read_only=True) as con:
+        # the audit's comparison is among the rows its step added, and no earlier run's changed
+        assert con.execute("select count(*) from analysis.audit_comparisons").fetchone()[0] > 0
         # The demo's recall is computed against the demo corpus, whatever the real study loaded:
         # every demo pair's gold document is found by BM25 within the demo's depth.
         recall = con.execute(

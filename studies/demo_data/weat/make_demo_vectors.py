@@ -7,6 +7,14 @@ terms (and, weaker, math and science vs arts) along ``gender``. Filler words car
 planted component. Most names of WEAT 6 are left out on purpose, so that test must report
 "insufficient coverage". "Einstein" and "NASA" are stored as "einstein" and "Nasa" to show
 the lower-case and case-folded matches. Run: ``python make_demo_vectors.py`` (deterministic).
+
+It also writes ``demo_vectors_v2.npz``, the audit demo's "version 2" of these vectors with one
+**planted difference** (studies/audit_demo.toml compares the two versions): every vector is
+version 1's except the 16 target words of the user test ``filler_control``, which get a valence
+component, household objects +VERSION_2_PLANT and outdoor objects -VERSION_2_PLANT. Those words
+are in no other test, so version 2 is more biased on that test (the control) and identical on
+every other: the audit's comparison must find "worse" there and no evidence of a difference
+elsewhere (tests/biaswh/test_audit_comparisons.py).
 """
 
 from pathlib import Path
@@ -59,6 +67,8 @@ FILLER = [
     "candle",
 ]
 WEAT6_NAMES_KEPT = ["John", "Amy"]  # the rest of WEAT 6's names are missing on purpose
+USER_TESTS = HERE / "demo_user_tests.yaml"
+VERSION_2_PLANT = 1.0  # the planted valence of filler_control's target words in version 2 (x +, y -)
 
 
 def main() -> None:
@@ -77,6 +87,18 @@ def main() -> None:
     ).astype(np.float32)
     np.savez(HERE / "demo_vectors.npz", words=np.asarray(words), vectors=vectors)
     print(f"wrote {len(words)} synthetic vectors of {DIM} dimensions")
+    write_version_2(words, vectors, directions["valence"])
+
+
+def write_version_2(words: list[str], vectors: np.ndarray, valence: np.ndarray) -> None:
+    """demo_vectors_v2.npz: version 1 with filler_control's target words moved along valence."""
+    control = yaml.safe_load(USER_TESTS.read_text(encoding="utf-8"))["tests"]["filler_control"]
+    shifted = vectors.copy()
+    for role, sign in (("target_x", 1.0), ("target_y", -1.0)):
+        for word in control[role]["words"]:
+            shifted[words.index(word)] += (sign * VERSION_2_PLANT * valence).astype(np.float32)
+    np.savez(HERE / "demo_vectors_v2.npz", words=np.asarray(words), vectors=shifted)
+    print("wrote version 2: filler_control's 16 target words moved along valence, every other vector kept")
 
 
 if __name__ == "__main__":
