@@ -15,7 +15,7 @@ import pytest
 from biaswh.pipeline import dbt_build
 from biaswh.rebuild import rebuild_run
 from biaswh.study_builds import STUDY_BUILD_ARGS
-from tests.conftest import DEMO_DATA, copy_warehouse, run_cli, run_study_here
+from tests.conftest import DEMO_DATA, copy_warehouse, run_cli, run_here, run_study_here
 from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
 
 pytestmark = pytest.mark.dbt
@@ -142,7 +142,7 @@ def test_a_later_qrels_version_changes_the_gold_but_never_a_finished_runs_judgme
         encoding="utf-8",
     )
     assert "q1\tkb-003" in qrels.read_text(encoding="utf-8")
-    run_cli("ingest", "qrels", str(qrels), "--query-set", "queries:helpdesk_demo_test", "--name", "test", home=home)
+    run_here("ingest", "qrels", str(qrels), "--query-set", "queries:helpdesk_demo_test", "--name", "test", home=home)
     _building(home, lambda: dbt_build(STUDY_BUILD_ARGS))
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
         gold = con.execute(
