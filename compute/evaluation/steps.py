@@ -156,90 +156,93 @@ def evaluation_job(con, study, run_id: str) -> None:
         seed=derive_seed(study.seed, "evaluation", "folds"),
     )
     split = queries[0].corpus_split
-    corpora_all = load_corpora(con, {split})
+    corpora = load_corpora(con, {split})
     thresholds = read_thresholds(study.resolve(settings["thresholds"]) if settings.get("thresholds") else None)
     engine = compute_settings(study.settings)
     with transaction(con):
         pin_read_versions(con, run_id, pair_sets=[], corpus_splits={split}, query_sets=(query_set,))
         _record_thresholds(con, run_id, thresholds, query_set, [q.query_id for q in queries])
         for run in runs:
-            config = config_from_settings(run["retrieval"], resolve=study.resolve)
-            corpora = drop_documents(
-                corpora_all,
-                config.drop_documents_fraction,
-                seed=derive_seed(study.seed, "evaluation", run["label"], "drop"),
-            )
-            child = start_run(
+            _evaluation_run(con, study, run_id, run, query_set, queries, folds, corpora, engine)
+
+
+def _evaluation_run(con, study, run_id: str, run: dict, query_set: str, queries, folds, corpora_all, engine) -> None:
+    """One run of the series: a sub-run of ``run_id`` retrieving ``queries`` (or reading its run file)."""
+    config = config_from_settings(run["retrieval"], resolve=study.resolve)
+    corpora = drop_documents(
+        corpora_all, config.drop_documents_fraction, seed=derive_seed(study.seed, "evaluation", run["label"], "drop")
+    )
+    child = start_run(
+        con,
+        kind="evaluation_run",
+        name=f"{study.name}:{run['label']}",
+        parameters={"series_run_id": run_id, "label": run["label"], "retrieval": run["retrieval"], "seed": study.seed},
+    )
+    record_run_parameters(con, child.run_id, study.run_parameters)
+    provider = cache = None
+    if "dense" in config.needs and not run["run_file"]:
+        provider, cache = prepare_dense(con, config, child.run_id, corpora, {query_set: queries}, engine=engine)
+    created = datetime.now(timezone.utc).replace(tzinfo=None)
+    record = config.record() | {
+        "seed": study.seed,
+        "label": run["label"],
+        "documents_indexed": {s: len(c.doc_ids) for s, c in corpora.items()},
+        "embedding": provider.describe() if provider else None,
+    }
+    if run["run_file"]:
+        outputs = _write_external_run(
+            con, child, run, queries, query_set, config, study.resolve, record=record, created=created
+        )
+    else:  # the retrieval job's path: chunk by chunk, on Ray workers when the engine is Ray
+        with compute_pool(engine, corpora, config) as ray_pool:
+            _, outputs = retrieve_query_set(
                 con,
-                kind="evaluation_run",
-                name=f"{study.name}:{run['label']}",
-                parameters={
-                    "series_run_id": run_id,
-                    "label": run["label"],
-                    "retrieval": run["retrieval"],
-                    "seed": study.seed,
-                },
+                run_id=child.run_id,
+                query_set=query_set,
+                queries=queries,
+                corpora=corpora,
+                config=config,
+                provider=provider,
+                cache=cache,
+                bm25_indexes={},
+                query_set_kind="questions",
+                ray_pool=ray_pool,
+                record=record,
+                created_at=created,
             )
-            record_run_parameters(con, child.run_id, study.run_parameters)
-            provider = cache = None
-            if "dense" in config.needs and not run["run_file"]:
-                provider, cache = prepare_dense(con, config, child.run_id, corpora, {query_set: queries}, engine=engine)
-            created = datetime.now(timezone.utc).replace(tzinfo=None)
-            record = config.record() | {
-                "seed": study.seed,
-                "label": run["label"],
-                "documents_indexed": {s: len(c.doc_ids) for s, c in corpora.items()},
-                "embedding": provider.describe() if provider else None,
-            }
-            if run["run_file"]:
-                outputs = _write_external_run(
-                    con, child, run, queries, query_set, config, study.resolve, record=record, created=created
-                )
-            else:  # the retrieval job's path: chunk by chunk, on Ray workers when the engine is Ray
-                with compute_pool(engine, corpora, config) as ray_pool:
-                    _, outputs = retrieve_query_set(
-                        con,
-                        run_id=child.run_id,
-                        query_set=query_set,
-                        queries=queries,
-                        corpora=corpora,
-                        config=config,
-                        provider=provider,
-                        cache=cache,
-                        bm25_indexes={},
-                        query_set_kind="questions",
-                        ray_pool=ray_pool,
-                        record=record,
-                        created_at=created,
-                    )
-            con.execute(
-                "insert into raw.evaluation_runs values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    child.run_id,
-                    run_id,
-                    study.name,
-                    run["label"],
-                    run["position"],
-                    run["is_baseline"],
-                    query_set,
-                    len(queries),
-                    json.dumps(record, default=str, sort_keys=True),
-                    created,
-                ],
-            )
-            folds_table = pa.table(
-                {
-                    "run_id": [child.run_id] * len(queries),
-                    "query_set": [query_set] * len(queries),
-                    "query_id": [q.query_id for q in queries],
-                    "fold": folds,
-                }
-            )
-            with registered(con, "_folds", folds_table):
-                con.execute("insert into raw.evaluation_query_folds select * from _folds")
-            child.row_counts["retrieval_queries"] = len(queries)
-            child.finish()
-            print(
-                f"  {run['label']}: {len(queries):,} queries; "
-                + ", ".join(f"{o.retriever} {o.seconds:.2f}s" for o in outputs)
-            )
+    _record_evaluation_run(con, child.run_id, run_id, study.name, run, query_set, queries, folds, record, created)
+    child.row_counts["retrieval_queries"] = len(queries)
+    child.finish()
+    timings = ", ".join(f"{o.retriever} {o.seconds:.2f}s" for o in outputs)
+    print(f"  {run['label']}: {len(queries):,} queries; {timings}")
+
+
+def _record_evaluation_run(
+    con, child_run_id: str, run_id: str, series_name: str, run: dict, query_set: str, queries, folds, record, created
+) -> None:
+    """The sub-run's row in ``raw.evaluation_runs`` and each query's fold in ``raw.evaluation_query_folds``."""
+    con.execute(
+        "insert into raw.evaluation_runs values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            child_run_id,
+            run_id,
+            series_name,
+            run["label"],
+            run["position"],
+            run["is_baseline"],
+            query_set,
+            len(queries),
+            json.dumps(record, default=str, sort_keys=True),
+            created,
+        ],
+    )
+    folds_table = pa.table(
+        {
+            "run_id": [child_run_id] * len(queries),
+            "query_set": [query_set] * len(queries),
+            "query_id": [q.query_id for q in queries],
+            "fold": folds,
+        }
+    )
+    with registered(con, "_folds", folds_table):
+        con.execute("insert into raw.evaluation_query_folds select * from _folds")
