@@ -52,6 +52,68 @@ def alert_seed(study_seed: int, check: dict) -> int:
     return derive_seed(study_seed, "evaluation", "alert", *identity)
 
 
+# The columns of analysis.evaluation_alerts, in order.
+ALERT_SCHEMA = {
+    "run_id": pl.String,
+    "series_run_id": pl.String,
+    "label": pl.String,
+    "position": pl.Int64,
+    "baseline_run_id": pl.String,
+    "query_set": pl.String,
+    "retriever": pl.String,
+    "metric": pl.String,
+    "value": pl.Float64,
+    "baseline_value": pl.Float64,
+    "threshold": pl.Float64,
+    "direction": pl.String,
+    "severity": pl.String,
+    "description": pl.String,
+    "depends_on_machine": pl.Boolean,
+    "is_significant": pl.Boolean,
+    "test": pl.String,
+    "test_variant": pl.String,
+    "n_paired_queries": pl.Int64,
+    "mean_change": pl.Float64,
+    "change_ci_low": pl.Float64,
+    "change_ci_high": pl.Float64,
+    "p_value": pl.Float64,
+    "alpha": pl.Float64,
+    **TEST_SCHEMA,
+}
+
+
+def _alert_row(check: dict, series_run_id: str, result, n_paired: int, *, alpha: float) -> dict:
+    """One breached check's row: the check, then its paired test (``result``, None when not tested)."""
+    return {
+        "run_id": check["run_id"],
+        "series_run_id": series_run_id,
+        "label": check["label"],
+        "position": check["position"],
+        "baseline_run_id": check["baseline_run_id"],
+        "query_set": check["query_set"],
+        "retriever": check["retriever"],
+        "metric": check["metric"],
+        "value": check["value"],
+        "baseline_value": check["baseline_value"],
+        "threshold": check["threshold"],
+        "direction": check["direction"],
+        # Without a paired query there is no change to judge, so no alert to rank.
+        "severity": check["severity"] if n_paired else None,
+        "description": check["description"],
+        "depends_on_machine": _depends_on_machine(check),
+        "is_significant": is_significant(result, alpha=alpha),
+        "test": None if result is None else result.test,
+        "test_variant": None if result is None else result.variant,
+        "n_paired_queries": n_paired,
+        "mean_change": None if result is None else result.effect_size,
+        "change_ci_low": None if result is None else result.ci_low,
+        "change_ci_high": None if result is None else result.ci_high,
+        "p_value": None if result is None else result.p_value,
+        "alpha": alpha,
+        **stored_test_columns(result, n_paired),
+    }
+
+
 def series_alerts(con, series_run_id: str, *, seed: int, alpha: float = 0.05, n_resamples: int = 2000) -> pl.DataFrame:
     """One row per breached check of the series ``series_run_id``, with ``is_significant``.
 
@@ -82,63 +144,7 @@ def series_alerts(con, series_run_id: str, *, seed: int, alpha: float = 0.05, n_
                 seed=alert_seed(seed, check),
                 n_resamples=n_resamples,
             )
-        rows.append(
-            {
-                "run_id": check["run_id"],
-                "series_run_id": series_run_id,
-                "label": check["label"],
-                "position": check["position"],
-                "baseline_run_id": check["baseline_run_id"],
-                "query_set": check["query_set"],
-                "retriever": check["retriever"],
-                "metric": check["metric"],
-                "value": check["value"],
-                "baseline_value": check["baseline_value"],
-                "threshold": check["threshold"],
-                "direction": check["direction"],
-                # Without a paired query there is no change to judge, so no alert to rank.
-                "severity": check["severity"] if common else None,
-                "description": check["description"],
-                "depends_on_machine": _depends_on_machine(check),
-                "is_significant": is_significant(result, alpha=alpha),
-                "test": None if result is None else result.test,
-                "test_variant": None if result is None else result.variant,
-                "n_paired_queries": len(common),
-                "mean_change": None if result is None else result.effect_size,
-                "change_ci_low": None if result is None else result.ci_low,
-                "change_ci_high": None if result is None else result.ci_high,
-                "p_value": None if result is None else result.p_value,
-                "alpha": alpha,
-                **stored_test_columns(result, len(common)),
-            }
-        )
+        rows.append(_alert_row(check, series_run_id, result, len(common), alpha=alpha))
         if check["run_id"] == check["baseline_run_id"]:
             rows[-1]["status"] = "baseline"  # a level breach of the baseline itself: no change to test
-    schema = {
-        "run_id": pl.String,
-        "series_run_id": pl.String,
-        "label": pl.String,
-        "position": pl.Int64,
-        "baseline_run_id": pl.String,
-        "query_set": pl.String,
-        "retriever": pl.String,
-        "metric": pl.String,
-        "value": pl.Float64,
-        "baseline_value": pl.Float64,
-        "threshold": pl.Float64,
-        "direction": pl.String,
-        "severity": pl.String,
-        "description": pl.String,
-        "depends_on_machine": pl.Boolean,
-        "is_significant": pl.Boolean,
-        "test": pl.String,
-        "test_variant": pl.String,
-        "n_paired_queries": pl.Int64,
-        "mean_change": pl.Float64,
-        "change_ci_low": pl.Float64,
-        "change_ci_high": pl.Float64,
-        "p_value": pl.Float64,
-        "alpha": pl.Float64,
-        **TEST_SCHEMA,
-    }
-    return pl.DataFrame(rows, schema=schema)
+    return pl.DataFrame(rows, schema=ALERT_SCHEMA)
