@@ -165,6 +165,20 @@ def _long_rows(path, records, features, *, getters, fixed_conditions, selected_c
     return pa.Table.from_pydict(columns, schema=_SCHEMA)
 
 
+def _read_posts(path: Path, features: list[dict], features_path: Path, selected_column: str) -> tuple[list, set]:
+    """The posts file's records and columns, refused without posts, its selected column or a declared feature."""
+    records = read_records(path, allowed=("csv", "jsonl", "parquet"))
+    if not records:
+        raise InputError(path, "contains no posts")
+    file_columns = set().union(*(r.keys() for r in records[:1]))
+    if selected_column not in file_columns:
+        raise InputError(path, "selected column not found", field=selected_column)
+    missing = [f["feature"] for f in features if f["feature"] not in file_columns]
+    if missing:
+        raise InputError(path, f"feature declared in {features_path.name} has no column", field=missing[0])
+    return records, file_columns
+
+
 def load_recsys_posts(
     con: duckdb.DuckDBPyConnection,
     path: str | Path,
@@ -206,15 +220,7 @@ def load_recsys_posts(
         raise UserError(f"unknown condition role(s) {sorted(unknown)}; roles are {sorted(DEFAULT_CONDITION_COLUMNS)}")
     fixed_conditions = dict(fixed_conditions or {})
     features = _read_feature_types(features_path)
-    records = read_records(path, allowed=("csv", "jsonl", "parquet"))
-    if not records:
-        raise InputError(path, "contains no posts")
-    file_columns = set().union(*(r.keys() for r in records[:1]))
-    if selected_column not in file_columns:
-        raise InputError(path, "selected column not found", field=selected_column)
-    missing = [f["feature"] for f in features if f["feature"] not in file_columns]
-    if missing:
-        raise InputError(path, f"feature declared in {features_path.name} has no column", field=missing[0])
+    records, file_columns = _read_posts(path, features, features_path, selected_column)
     getters = _condition_getters(path, file_columns, condition_columns, fixed_conditions)
     table = _long_rows(
         path,
@@ -225,16 +231,10 @@ def load_recsys_posts(
         selected_column=selected_column,
         item_id_column=item_id_column,
     )
-    feature_table = pa.Table.from_pylist(features)
     post_set = name or path.stem
     sha256, features_sha256 = file_sha256(path), file_sha256(features_path)
-
-    features_file = CompanionFile(
-        features_path,
-        features_sha256,
-        "recsys_feature_types",
-        feature_table.select(["source_row", "feature", "feature_type"]),
-    )
+    feature_rows = pa.Table.from_pylist(features).select(["source_row", "feature", "feature_type"])
+    features_file = CompanionFile(features_path, features_sha256, "recsys_feature_types", feature_rows)
     # The feature table's sha256 is a load parameter: a changed table makes a new version.
     parameters = {
         "features_path": str(features_path),
