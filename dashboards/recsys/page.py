@@ -170,6 +170,14 @@ def _result_set_section(con, run_id: str, source: str, result_set: str, *, synth
         found += list(conditions.groupby("prompt_style", sort=True))
     for prompt_style, df in by_prompt:
         parts.append(chart(signed_condition_heatmap_chart(df, prompt_style=str(prompt_style), rule=rule)))
+    parts += _condition_intervals(con, run_id, source, result_set, rule=rule)
+    parts += _published_views(con, run_id, source, result_set, levels, as_paper_by_prompt, published=published)
+    parts += _raw_results(con, run_id, source, result_set)
+    return "".join(parts)
+
+
+def _condition_intervals(con, run_id: str, source: str, result_set: str, *, rule: str) -> list[str]:
+    """Hedges' g of every condition with its interval, as a chart; nothing when no condition has one."""
     intervals = con.execute(
         "select feature, dataset || ' · ' || provider || ' · ' || prompt_style as condition, hedges_g, ci_low,"
         " ci_high, p_value, p_value_adjusted,"
@@ -178,14 +186,21 @@ def _result_set_section(con, run_id: str, source: str, result_set: str, *, synth
         " and ci_low is not null and ci_high is not null order by feature, condition",
         [run_id, source, result_set],
     ).df()
-    if len(intervals):
-        parts += [
-            "<h3>Condition-level intervals</h3>",
-            '<p class="note">Hedges\' g of every condition with its '
-            "95% normal-approximation interval (numerical features; categorical and binary features have "
-            "Cramér's V, without an interval in the mart).</p>",
-            chart(condition_interval_chart(intervals, rule=rule)),
-        ]
+    if not len(intervals):
+        return []
+    return [
+        "<h3>Condition-level intervals</h3>",
+        '<p class="note">Hedges\' g of every condition with its '
+        "95% normal-approximation interval (numerical features; categorical and binary features have "
+        "Cramér's V, without an interval in the mart).</p>",
+        chart(condition_interval_chart(intervals, rule=rule)),
+    ]
+
+
+def _published_views(
+    con, run_id: str, source: str, result_set: str, levels: dict, as_paper_by_prompt: list, *, published: float
+) -> list[str]:
+    """The original paper's min-max normalised views (its raw-p markers), folded away under the verdicts."""
     overall_as_paper = _levels(con, run_id, source, result_set, "all", published=True)
     overall_as_paper["significance"] = overall_as_paper["marker"].map(MARKER_LEVELS)
     published_views = [chart(fully_aggregated_bar_chart(overall_as_paper, published_alpha=published))]
@@ -196,7 +211,7 @@ def _result_set_section(con, run_id: str, source: str, result_set: str, *, synth
         chart(condition_heatmap_chart(df, prompt_style=str(prompt_style), published_alpha=published))
         for prompt_style, df in as_paper_by_prompt
     ]
-    parts += [
+    return [
         f"<details><summary>The original's min-max normalised views, {text(as_published(published))}</summary>",
         '<p class="note">Min-max normalisation per feature stretches pure noise over 0-1: a feature with no '
         "significant condition can reach 1.00. Their markers count raw p below the paper's level, unadjusted: "
@@ -204,6 +219,10 @@ def _result_set_section(con, run_id: str, source: str, result_set: str, *, synth
         *published_views,
         "</details>",
     ]
+
+
+def _raw_results(con, run_id: str, source: str, result_set: str) -> list[str]:
+    """Every result row of the result set, in a folded table."""
     rows = con.execute(
         f"select {', '.join(RESULT_COLUMNS)} from {SUMMARY}"
         " where run_id = ? and result_source = ? and result_set = ? order by feature, dataset, provider, prompt_style",
@@ -211,12 +230,11 @@ def _result_set_section(con, run_id: str, source: str, result_set: str, *, synth
     ).fetchall()
     # the table formats every value (p columns as p-values): dashboards.common.html.table
     formatted = [list(row) for row in rows]
-    parts += [
+    return [
         f"<details><summary>Raw results ({len(rows):,} rows)</summary>",
         table(RESULT_COLUMNS, formatted),
         "</details>",
     ]
-    return "".join(parts)
 
 
 @register_page(
