@@ -170,6 +170,11 @@ def _counterfactual_section(con, run_id: str) -> list[str]:
             data=tests,
         )
     )
+    return parts + _flipped_pairs(con, run_id) + _pairs_found(con, run_id)
+
+
+def _flipped_pairs(con, run_id: str) -> list[str]:
+    """The answered pairs whose label is in exactly one of the two answers."""
     flips = query_dicts(
         con,
         "select model, rule_set, pair_id, reference_label, label_in_reference, label_in_counterpart"
@@ -177,8 +182,8 @@ def _counterfactual_section(con, run_id: str) -> list[str]:
         f" order by model, rule_set, {id_order('pair_id')}",
         [run_id],
     )
-    parts.append(f"<h3>Flipped pairs ({len(flips)})</h3>")
-    parts.append(
+    return [
+        f"<h3>Flipped pairs ({len(flips)})</h3>",
         table(
             [
                 "model",
@@ -191,8 +196,12 @@ def _counterfactual_section(con, run_id: str) -> list[str]:
             [list(f.values()) for f in flips],
         )
         if flips
-        else "<p>No such rows.</p>"
-    )
+        else "<p>No such rows.</p>",
+    ]
+
+
+def _pairs_found(con, run_id: str) -> list[str]:
+    """Every counterfactual pair the run's vignette sets hold."""
     pairs = query_dicts(
         con,
         "select pair_id, dimension, reference_feature, counterpart_feature, reference_label"
@@ -200,14 +209,13 @@ def _counterfactual_section(con, run_id: str) -> list[str]:
         f" order by vignette_set, {id_order('pair_id')}",
         [run_id],
     )
-    parts.append(f"<h3>The {len(pairs)} pairs found</h3>")
-    parts.append(
+    return [
+        f"<h3>The {len(pairs)} pairs found</h3>",
         table(
             ["pair", "dimension", "reference feature", "counterpart feature", "reference label"],
             [list(p.values()) for p in pairs],
-        )
-    )
-    return parts
+        ),
+    ]
 
 
 def _examples_section(con, run_id: str) -> list[str]:
