@@ -24,6 +24,7 @@ from stats.paired.mean_difference import paired_mean_difference, paired_status
 from warehouse.random_seeds import derive_seed
 from warehouse.subject_units import subject_units_sql
 
+FEW_DIFFERING = 10  # below this many differing units a comparison's note gives the smallest p it could reach
 VERDICTS = ("better", "worse", "different, equally far from no bias", "no evidence of a difference", "not compared")
 COMPARISON_SCHEMA = {
     "baseline_subject_id": pl.String,
@@ -63,6 +64,17 @@ def comparison_verdict(baseline_mean: float | None, candidate_mean: float | None
     if abs(candidate_mean) > abs(baseline_mean):
         return "worse"
     return "different, equally far from no bias"
+
+
+def _note(status: str, n_nonzero: int, min_p: float | None) -> str:
+    """What limits a comparison: too few paired units, or so few differing ones that p cannot be small."""
+    if status != "tested":
+        return "fewer than 6 paired units: never called significant"
+    if n_nonzero == 0:
+        return "no unit differs"
+    if n_nonzero < FEW_DIFFERING and min_p is not None:
+        return f"only {n_nonzero} units differ: the smallest p possible is {min_p:.3g}"
+    return ""
 
 
 def _existing(con: duckdb.DuckDBPyConnection) -> set[str]:
@@ -152,7 +164,7 @@ def compare_subjects(
                 "test": f"{result.test}, {result.variant}",
                 "p_value": result.p_value,
                 "p_t_test": result.p_t_test,
-                "note": "" if status == "tested" else f"{status}: never called significant below 6 paired units",
+                "note": _note(status, result.n_nonzero, result.min_p),
             }
         )
     return pl.DataFrame(rows, schema=COMPARISON_SCHEMA)

@@ -118,3 +118,12 @@ def test_a_finding_without_units_is_not_compared_and_one_only_one_subject_has_is
 )
 def test_the_verdict_says_better_only_nearer_zero_and_significant(baseline, candidate, significant, verdict):
     assert comparison_verdict(baseline, candidate, is_significant=significant) == verdict
+
+
+def test_a_comparison_says_when_too_few_units_differ_for_a_small_p():
+    from analysis.common.subject_comparisons import _note
+
+    assert _note("too few queries", 2, 0.5) == "fewer than 6 paired units: never called significant"
+    assert _note("tested", 0, 1.0) == "no unit differs"
+    assert _note("tested", 4, 0.125) == "only 4 units differ: the smallest p possible is 0.125"
+    assert _note("tested", 10, 2 / 2**10) == ""
