@@ -122,9 +122,8 @@ def compare_subjects(
     rows = []
     for key in sorted(found_baseline.keys() & found_candidate.keys()):
         base, cand = found_baseline[key], found_candidate[key]
-        paired = _units(con, units_sql, base).join(
-            _units(con, units_sql, cand), on="unit", how="inner", suffix="_candidate"
-        )
+        base_units, cand_units = _units(con, units_sql, base), _units(con, units_sql, cand)
+        paired = base_units.join(cand_units, on="unit", how="inner", suffix="_candidate")
         row = {
             "baseline_subject_id": baseline[0],
             "baseline_label": baseline[1],
@@ -139,7 +138,12 @@ def compare_subjects(
             "candidate_run_id": cand["run_id"],
         }
         if paired.height == 0:
-            rows.append({**row, "note": "no units in common: the finding is not paired unit by unit"})
+            unpaired = (
+                "no units in common: the finding is not paired unit by unit"
+                if base_units.height and cand_units.height
+                else "no units to pair: its family pairs no units for this finding, or a subject has none"
+            )
+            rows.append({**row, "note": unpaired})
             continue
         paired = paired.sort("unit")
         baseline_values = paired["value"].to_numpy()

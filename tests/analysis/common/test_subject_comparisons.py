@@ -2,7 +2,8 @@
 
 A toy family declares its units; binary units (a flip or not) must give McNemar's exact p
 (statsmodels), continuous ones the exact paired permutation test (scipy); units only one subject
-has are left out, a finding without units is "not compared", a finding only one has is no row.
+has are left out, a finding without units (or none in common) is "not compared", with why, and a
+finding only one subject has is no row.
 """
 
 from __future__ import annotations
@@ -35,7 +36,9 @@ def warehouse(monkeypatch):
         " ('audit', 'B', 'toy', 'words', 'dimension two', 'run2', 'b'),"
         " ('audit', 'A', 'toy', 'no units', 'dimension three', 'run1', 'a'),"
         " ('audit', 'B', 'toy', 'no units', 'dimension three', 'run2', 'b'),"
-        " ('audit', 'A', 'toy', 'only A', 'dimension four', 'run1', 'a'))"
+        " ('audit', 'A', 'toy', 'only A', 'dimension four', 'run1', 'a'),"
+        " ('audit', 'A', 'toy', 'disjoint', 'dimension five', 'run1', 'a'),"
+        " ('audit', 'B', 'toy', 'disjoint', 'dimension five', 'run2', 'b'))"
         " as t(audit_run_id, subject_id, study_type, finding, dimension, run_id, measured_as)"
     )
     rows = [("run1", "a", "flips", f"u{i}", v) for i, v in enumerate(BINARY_BASE)]
@@ -43,6 +46,7 @@ def warehouse(monkeypatch):
     rows += [("run1", "a", "words", f"w{i}", v) for i, v in enumerate(WORDS_BASE)]
     rows += [("run2", "b", "words", f"w{i}", v) for i, v in enumerate(WORDS_CAND)]
     rows += [("run2", "b", "words", "only in b", 9.0)]  # no partner: left out
+    rows += [("run1", "a", "disjoint", "x", 1.0), ("run2", "b", "disjoint", "y", 0.0)]
     con.execute("create table main.toy_units (run_id varchar, measured_as varchar, finding varchar, unit varchar,"
                 " value double)")  # fmt: skip
     con.executemany("insert into main.toy_units values (?, ?, ?, ?, ?)", rows)
@@ -99,9 +103,10 @@ def test_continuous_units_give_the_exact_paired_permutation_p_on_the_units_both_
 
 def test_a_finding_without_units_is_not_compared_and_one_only_one_subject_has_is_no_row(warehouse):
     compared = _compared(warehouse)
-    assert set(compared) == {"flips", "words", "no units"}
+    assert set(compared) == {"flips", "words", "no units", "disjoint"}
     row = compared["no units"]
-    assert row["p_value"] is None and row["n_units"] == 0 and row["note"].startswith("no units in common")
+    assert row["p_value"] is None and row["n_units"] == 0 and row["note"].startswith("no units to pair")
+    assert compared["disjoint"]["note"] == "no units in common: the finding is not paired unit by unit"
 
 
 @pytest.mark.parametrize(
