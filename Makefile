@@ -18,7 +18,7 @@ PACKAGES := analysis benchmarks biaswh compute dashboards docs ingest lint stats
 setup: $(VENV)/.installed
 	@$(BIN)/python -m compileall -q -j 0 $(PACKAGES) > /dev/null
 
-$(VENV)/.installed: requirements.lock requirements-nodeps.lock pyproject.toml
+$(VENV)/.installed: requirements.lock requirements-nodeps.lock pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q uv || true
 	if [ -x $(BIN)/uv ]; then \

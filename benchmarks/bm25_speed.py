@@ -12,9 +12,9 @@ import time
 import numpy as np
 
 from benchmarks.common import pair_queries, squad_train_corpus, write_result
-from compute.retrieval.bm25 import BM25Index
-from compute.retrieval.ranking import top_k
-from compute.retrieval.tokenize import RegexTokenizer
+from biaswh.compute.retrieval.bm25 import BM25Index
+from biaswh.compute.retrieval.ranking import top_k
+from biaswh.compute.retrieval.tokenize import RegexTokenizer
 
 DEPTH = 100
 

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from benchmarks.common import write_result
-from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
+from biaswh.warehouse.settings.home import HOME_VARIABLE, REPOSITORY_ROOT
 
 RUNS = 9
 HELP_TARGET_SECONDS = 0.3
@@ -70,7 +70,7 @@ def main() -> None:
         env = {**os.environ, HOME_VARIABLE: str(Path(folder) / "warehouse")}
         # An empty warehouse: the time of `select 1` is the command's own, not the data's.
         subprocess.run(
-            [sys.executable, "-c", "from warehouse.connection import connect; connect().close()"],
+            [sys.executable, "-c", "from biaswh.warehouse.database.connection import connect; connect().close()"],
             env=env,
             cwd=REPOSITORY_ROOT,
             check=True,

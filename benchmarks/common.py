@@ -9,8 +9,8 @@ import re
 import time
 from pathlib import Path
 
-from warehouse.runs import code_version, package_versions
-from warehouse.settings import REPOSITORY_ROOT
+from biaswh.warehouse.runs.registry import code_version, package_versions
+from biaswh.warehouse.settings.home import REPOSITORY_ROOT
 
 # BIASWH_SHARED_DATA overrides the location (as in tests/conftest.py).
 SHARED_DATA = Path(os.environ.get("BIASWH_SHARED_DATA") or REPOSITORY_ROOT.parent / "shared" / "data")
@@ -38,7 +38,7 @@ def squad_train_corpus() -> list[str]:
 
 def pair_queries() -> list[str]:
     """The 400 real pair queries (SAE and AAE of 200 pairs) after the light clean-up, as the study asks them."""
-    from ingest.dialect.text_cleanup import light_cleanup
+    from biaswh.ingest.dialect.text_cleanup import light_cleanup
 
     pairs = json.loads(PAIRS.read_text(encoding="utf-8"))
     return [light_cleanup(p[column]) for p in pairs for column in ("sae_query", "aave_query")]

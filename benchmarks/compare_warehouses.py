@@ -5,9 +5,9 @@ the code before and one after, then compare. Every ``marts.*`` and ``analysis.*`
 hashed over its rows in sorted order, leaving out what differs between any two builds (run
 ids, timestamps, paths, durations, run fingerprints, latencies, rows marked
 ``depends_on_machine``), floats to 12 digits and then
-within 1e-9: the rules of :mod:`analysis.common.result_rows`, which ``biaswh diff`` applies
+within 1e-9: the rules of :mod:`biaswh.analysis.common.result_rows`, which ``biaswh diff`` applies
 to two runs of one warehouse. A mart or analysis table renamed in between
-(:data:`warehouse.renamed_marts.RENAMED_RELATIONS`) is compared under its new name. Not a speed
+(:data:`biaswh.warehouse.relations.renamed_marts.RENAMED_RELATIONS`) is compared under its new name. Not a speed
 measurement: not in ``make bench``. Exit code 1 when any table differs.
 """
 
@@ -18,7 +18,7 @@ import sys
 
 import duckdb
 
-from analysis.common.result_rows import (
+from biaswh.analysis.common.result_rows import (
     TOLERANCE,
     cell_text,
     kept_column,
@@ -27,7 +27,7 @@ from analysis.common.result_rows import (
     rows_close,
     table_columns,
 )
-from warehouse.renamed_marts import RENAMED_RELATIONS
+from biaswh.warehouse.relations.renamed_marts import RENAMED_RELATIONS
 
 
 def _run_labels(con) -> dict[str, str]:

@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 
 from benchmarks.common import original_bm25_loop_seconds, ratio_verdict, study_stages, write_result
-from warehouse.dbt_parse_cache import shared_state_file
-from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
+from biaswh.warehouse.dbt_build.parse_cache import shared_state_file
+from biaswh.warehouse.settings.home import HOME_VARIABLE, REPOSITORY_ROOT
 
 TARGET_RATIO = 1.5
 

@@ -13,9 +13,9 @@ import time
 import numpy as np
 
 from benchmarks.common import EMBEDDINGS, pair_queries, squad_train_corpus, write_result
-from compute.retrieval.dense import DenseIndex
-from compute.retrieval.embeddings import LocalProvider
-from ingest.common.embedding_cache import EmbeddingCache
+from biaswh.compute.retrieval.dense import DenseIndex
+from biaswh.compute.retrieval.embeddings import LocalProvider
+from biaswh.ingest.common.embedding_cache import EmbeddingCache
 
 DEPTH = 100
 EMBED_SAMPLE = 32

@@ -30,8 +30,8 @@ import duckdb
 
 from benchmarks.common import EMBEDDINGS, SQUAD_TRAIN, write_result
 from benchmarks.scale import _run_measured
-from warehouse.runs import code_version
-from warehouse.settings import HOME_VARIABLE
+from biaswh.warehouse.runs.registry import code_version
+from biaswh.warehouse.settings.home import HOME_VARIABLE
 
 N_PAIRS = 20_000
 TARGET_GAP_PP = 1.0

@@ -21,7 +21,7 @@ from pathlib import Path
 import duckdb
 
 from benchmarks.common import SHARED_DATA, original_bm25_loop_seconds, ratio_verdict, write_result
-from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
+from biaswh.warehouse.settings.home import HOME_VARIABLE, REPOSITORY_ROOT
 
 STUDY = REPOSITORY_ROOT / "studies" / "squad_dialect.toml"
 # The warm study end to end against the original BM25 loop timed in the same run.

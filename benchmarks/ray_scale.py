@@ -29,8 +29,8 @@ import duckdb
 
 from benchmarks.common import RESULTS_DIR, write_result
 from benchmarks.scale import BM25_SETTINGS, PAGE_SIZE, write_pairs, write_study
-from warehouse.runs import code_version
-from warehouse.settings import HOME_VARIABLE
+from biaswh.warehouse.runs.registry import code_version
+from biaswh.warehouse.settings.home import HOME_VARIABLE
 
 SIZES = (5_000, 20_000, 100_000)
 WORKERS = 2

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from benchmarks.common import write_result
-from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
+from biaswh.warehouse.settings.home import HOME_VARIABLE, REPOSITORY_ROOT
 
 STUDY = REPOSITORY_ROOT / "studies" / "demo.toml"
 RUNS = 20

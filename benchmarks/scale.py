@@ -35,8 +35,8 @@ import duckdb
 import pyarrow.parquet as pq
 
 from benchmarks.common import RESULTS_DIR, SQUAD_TRAIN, write_result
-from warehouse.runs import code_version
-from warehouse.settings import HOME_VARIABLE
+from biaswh.warehouse.runs.registry import code_version
+from biaswh.warehouse.settings.home import HOME_VARIABLE
 
 SIZES = (5_000, 50_000, 100_000)
 TARGET_VARIANTS = 100_000

@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from compute.weat.permutation import weat_permutation_test
+from biaswh.compute.weat.permutation import weat_permutation_test
 
 TARGET_SECONDS = 0.050
 

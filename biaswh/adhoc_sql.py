@@ -1,10 +1,10 @@
 """Ad hoc SQL: ``biaswh sql`` (one query, four output formats) and ``biaswh shell`` (a prompt).
 
-Both run on DuckDB's sandboxed read-only connection (:func:`warehouse.sandbox.open_sandbox`):
+Both run on DuckDB's sandboxed read-only connection (:func:`biaswh.warehouse.database.sandbox.open_sandbox`):
 a query cannot write, read any file (the warehouse's own file and WAL included), attach
 databases, install or load extensions, or change settings; COPY, EXPORT, ATTACH and DETACH are
 refused before they run. Output files (``--out``) are written by this module, not by the SQL,
-and never onto the warehouse or inside ``BIASWH_HOME`` (:func:`warehouse.output_files.checked_output`).
+and never onto the warehouse or inside ``BIASWH_HOME`` (:func:`biaswh.warehouse.database.output_files.checked_output`).
 Unqualified names resolve through the layers (marts first).
 """
 
@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Iterator, Literal
 import duckdb
 
 from biaswh.signals import is_interrupted_query
-from warehouse.errors import UserError
-from warehouse.output_files import atomic_output, checked_output
-from warehouse.sandbox import open_sandbox, refuse_file_statements
+from biaswh.warehouse.database.output_files import atomic_output, checked_output
+from biaswh.warehouse.database.sandbox import open_sandbox, refuse_file_statements
+from biaswh.warehouse.errors import UserError
 
 if TYPE_CHECKING:
     import pyarrow as pa  # imported only for Parquet: the text formats answer without it

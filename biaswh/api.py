@@ -5,7 +5,7 @@ through ``.to_pandas()``). It holds no DuckDB connection between calls: each cal
 file, answers and closes it. DuckDB lets one process write only while no other process has the
 file open, so an idle notebook holding a read-only connection would make every ``biaswh run``
 in a terminal, and this object's own :meth:`Warehouse.run`, fail as busy. Every read goes
-through the sandbox of ``biaswh sql`` (:func:`warehouse.connection.open_sandbox`): nothing
+through the sandbox of ``biaswh sql`` (:func:`biaswh.warehouse.database.connection.open_sandbox`): nothing
 this object reads with can write, reach other files or change settings.
 
 Every argument is checked as the CLI checks the same option (:mod:`biaswh.api_inputs`); a bad
@@ -23,8 +23,8 @@ from pathlib import Path
 
 from biaswh import api_inputs as check
 from biaswh.api_warehouse import Warehouse
-from warehouse.errors import UserError
-from warehouse.settings import warehouse_paths
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.settings.home import warehouse_paths
 
 __all__ = ["Warehouse", "open", "run_study"]
 

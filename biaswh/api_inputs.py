@@ -3,7 +3,7 @@
 ``wh.run(limit=0)`` ran (``biaswh run --limit 0`` is refused by argparse); ``wh.charts(None)``
 ended in a traceback. Every argument of :mod:`biaswh.api` now goes through one of these
 checks, which raise :class:`BadInput`: a ``ValueError`` (what Python code expects of a bad
-argument) that is also a :class:`~warehouse.errors.UserError` (so the CLI's one-line handling,
+argument) that is also a :class:`~biaswh.warehouse.errors.UserError` (so the CLI's one-line handling,
 and code that catches UserError, see it too). The message names the parameter.
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import os
 
-from warehouse.config_schema import Number
-from warehouse.errors import UserError
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.settings.config_schema import Number
 
 
 class BadInput(UserError, ValueError):
@@ -61,7 +61,7 @@ def flag(call: str, name: str, value) -> bool:
 
 def ray_address(call: str, value) -> str | None:
     """``value`` when it is None or a Ray address of a form Ray accepts (``--ray-address``'s check)."""
-    from compute.common.engine import ray_address_problem
+    from biaswh.compute.common.engine import ray_address_problem
 
     if value is None:
         return None

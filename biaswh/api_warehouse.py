@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Iterator, Literal
 
 from biaswh import api_inputs as check
 from biaswh.run_listing import runs_query, studies_query
-from warehouse.config_schema import POSITIVE_INTEGER
-from warehouse.errors import UserError
-from warehouse.settings import HOME_VARIABLE
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.settings.config_schema import POSITIVE_INTEGER
+from biaswh.warehouse.settings.home import HOME_VARIABLE
 
 if TYPE_CHECKING:  # annotations only: importing these costs ~0.5 s
     import altair as alt
@@ -78,7 +78,7 @@ class Warehouse:
     @contextmanager
     def _sandbox(self) -> Iterator[duckdb.DuckDBPyConnection]:
         from biaswh.adhoc_sql import SEARCH_PATH
-        from warehouse.sandbox import open_sandbox
+        from biaswh.warehouse.database.sandbox import open_sandbox
 
         with self._at_home(), open_sandbox(SEARCH_PATH) as con:
             yield con

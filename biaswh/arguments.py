@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from warehouse.config_schema import BACKOFF_SECONDS, CONCURRENCY, RETRIES, TIMEOUT_SECONDS, Number
+from biaswh.warehouse.settings.config_schema import BACKOFF_SECONDS, CONCURRENCY, RETRIES, TIMEOUT_SECONDS, Number
 
 # The most tokens an answer may ask for: beyond any served model's context.
 MAX_TOKENS = Number(integer=True, minimum=1, maximum=1_000_000)
@@ -36,7 +36,7 @@ def number(shape: Number):
 def ray_address(text: str) -> str:
     """An argparse ``type`` for ``--ray-address``: its form, and for ``ray://`` the client extra,
     checked before any work (a malformed address made Ray retry for minutes)."""
-    from compute.common.engine import missing_ray_extra, ray_address_problem
+    from biaswh.compute.common.engine import missing_ray_extra, ray_address_problem
 
     problem = ray_address_problem(text) or missing_ray_extra(text)
     if problem:
@@ -49,7 +49,7 @@ def version_text() -> str:
     import subprocess
     from importlib import metadata
 
-    from warehouse.settings import REPOSITORY_ROOT
+    from biaswh.warehouse.settings.home import REPOSITORY_ROOT
 
     try:
         text = f"biaswh {metadata.version('bias-warehouse')}"
@@ -143,8 +143,8 @@ def endpoint_pool(args: argparse.Namespace):
 
     Ray starts only when a request is actually sent (a fully cached rerun never starts it).
     """
-    from compute.common.engine import ComputeSettings, chat_pool
-    from ingest.common.llm.batch import chat_pool_for_calls
+    from biaswh.compute.common.engine import ComputeSettings, chat_pool
+    from biaswh.ingest.common.llm.batch import chat_pool_for_calls
 
     engine = "ray" if args.ray_address else args.compute
     return chat_pool_for_calls(lambda: chat_pool(ComputeSettings(engine=engine, address=args.ray_address)))

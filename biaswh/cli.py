@@ -22,7 +22,7 @@ from biaswh.arguments import VersionAction  # noqa: E402
 from biaswh.command_registry import add_commands, parsed_command  # noqa: E402
 from biaswh.plugins import load_plugins  # noqa: E402
 from biaswh.signals import helper_threads_without_ctrl_c, is_interrupted_query  # noqa: E402
-from warehouse.errors import UserError  # noqa: E402
+from biaswh.warehouse.errors import UserError  # noqa: E402
 
 
 class _Parser(argparse.ArgumentParser):
@@ -52,7 +52,7 @@ def _refuse_before_work(parser: argparse.ArgumentParser, args, extra: list[str])
 
     check_output_options(args, command_path(parser, args))
     if args.command == "build":
-        from warehouse.dbt_options import refuse_rewriting_options
+        from biaswh.warehouse.dbt_build.options import refuse_rewriting_options
 
         refuse_rewriting_options(extra)
 
@@ -73,14 +73,14 @@ def main(argv: list[str] | None = None) -> int:
     with helper_threads_without_ctrl_c():
         import duckdb
 
-    from warehouse.command_lock import exclusive_command
+    from biaswh.warehouse.database.command_lock import exclusive_command
 
     try:
         _refuse_before_work(parser, args, extra)
         writes = command.writes_for(args)
         with exclusive_command(f"biaswh {' '.join(argv)}") if writes else contextlib.nullcontext():
             if writes:
-                from warehouse.connection import refuse_if_busy
+                from biaswh.warehouse.database.connection import refuse_if_busy
 
                 refuse_if_busy()  # before seconds of imports: a warehouse busy at the start is named at once
             command.run(args)  # each command imports only what it needs (`biaswh sql` never loads dbt)

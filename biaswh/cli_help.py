@@ -5,7 +5,7 @@ definitions stay where they are and every page of help reads the same way.
 :data:`HELP` holds the kernel's commands; a family's commands add theirs as they register
 (:func:`biaswh.command_registry.register_command`, through :func:`add_help`). The texts name no
 study family: ``{family}``, ``{families}`` and ``{subcommands}`` in them are filled as the tree is
-taught, from the families found (:func:`warehouse.plugin_roots.family_names`) and the command's
+taught, from the families found (:func:`biaswh.warehouse.settings.plugin_roots.family_names`) and the command's
 registered subcommands.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import textwrap
 
-from warehouse.plugin_roots import family_names
+from biaswh.warehouse.settings.plugin_roots import family_names
 
 HOME = "the warehouse in $BIASWH_HOME (default: .warehouse/ in the checkout)"
 SITE = "$BIASWH_HOME/site/index.html"

@@ -11,7 +11,7 @@ from biaswh.arguments import number, ray_address
 from biaswh.cli_help import BUILD_EPILOG
 from biaswh.command_registry import register_command, register_command_group
 from biaswh.output_options import register_output_options
-from warehouse.config_schema import POSITIVE_INTEGER
+from biaswh.warehouse.settings.config_schema import POSITIVE_INTEGER
 
 register_command_group(
     "ingest", summary="load a source into the raw schema", order=10, dest="source", metavar="SOURCE", writes=True

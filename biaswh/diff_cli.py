@@ -1,14 +1,14 @@
 """``biaswh diff RUN_A RUN_B``: what differs between two runs, checked on their stored rows.
 
 One line per difference group (``study``, ``config``, ``inputs``, ``code``, then each result
-table whose rows differ: :func:`analysis.common.run_comparison.compare_runs`), or ``identical``.
+table whose rows differ: :func:`biaswh.analysis.common.run_comparison.compare_runs`), or ``identical``.
 It reads through the sandboxed read-only connection, as ``biaswh sql`` does.
 """
 
 from __future__ import annotations
 
 from biaswh.command_registry import register_command
-from warehouse.errors import UserError
+from biaswh.warehouse.errors import UserError
 
 
 def _arguments(diff) -> None:
@@ -34,10 +34,10 @@ def _resolve(con, given: str) -> str:
 
 def diff_lines(run_a: str, run_b: str) -> list[str]:
     """The lines ``biaswh diff`` prints for two run ids (or unique starts of them)."""
-    from analysis.common.run_comparison import compare_runs
     from biaswh.adhoc_sql import SEARCH_PATH
-    from dashboards.common.queries import relation_exists
-    from warehouse.sandbox import open_sandbox
+    from biaswh.analysis.common.run_comparison import compare_runs
+    from biaswh.dashboards.common.queries import relation_exists
+    from biaswh.warehouse.database.sandbox import open_sandbox
 
     with open_sandbox(SEARCH_PATH) as con:
         if not relation_exists(con, "marts", "dim_runs"):

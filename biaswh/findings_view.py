@@ -2,7 +2,7 @@
 
 The findings are the site index's cards (``dashboards/<family>/card*.py``), so a notebook and the site
 never disagree on a verdict; the charts are the ones a page embeds, collected while the page
-renders (:func:`dashboards.common.html.capturing_charts`), so no chart is built twice.
+renders (:func:`biaswh.dashboards.common.html.capturing_charts`), so no chart is built twice.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import altair as alt
 import duckdb
 import polars as pl
 
-from dashboards.common.html import capturing_charts, text
-from dashboards.common.runs import data_badge
-from warehouse.errors import UserError
+from biaswh.dashboards.common.html import capturing_charts, text
+from biaswh.dashboards.common.runs import data_badge
+from biaswh.warehouse.errors import UserError
 
 _VERDICT = re.compile(r'<p class="verdict">(.*?)</p>', flags=re.S)
 _TAG = re.compile(r"<[^>]+>")
@@ -81,8 +81,8 @@ def _plain(fragment: str) -> str:
 
 def read_findings(con: duckdb.DuckDBPyConnection, *, study: str | None = None) -> Findings:
     """Build every findings card the site index shows; keep those of ``study`` (a study or page name)."""
-    from dashboards.common.findings import CARDS, load_cards
-    from dashboards.common.queries import relation_exists
+    from biaswh.dashboards.common.findings import CARDS, load_cards
+    from biaswh.dashboards.common.queries import relation_exists
 
     load_cards()
 
@@ -121,8 +121,8 @@ def read_findings(con: duckdb.DuckDBPyConnection, *, study: str | None = None) -
 
 def _load_pages() -> dict:
     """Import every page module (each registers itself with the site)."""
+    from biaswh.dashboards.common.site import PAGES
     from biaswh.plugins import load_plugins
-    from dashboards.common.site import PAGES
 
     load_plugins(("dashboards",))
     return PAGES
@@ -138,7 +138,7 @@ def _title(spec: alt.TopLevelMixin, number: int) -> str:
 
 
 def _pick_run(con, file_name: str, page: str, run_id: str | None) -> str | None:
-    from dashboards.common.site import RUN_LISTS
+    from biaswh.dashboards.common.site import RUN_LISTS
 
     runs = [r for r, _ in RUN_LISTS[file_name](con)]
     if run_id is None:
@@ -154,7 +154,7 @@ def page_charts(
     con: duckdb.DuckDBPyConnection, page: str, *, run_id: str | None = None
 ) -> dict[str, alt.TopLevelMixin]:
     """The charts one dashboard page embeds, keyed by title (repeats numbered), in page order."""
-    from dashboards.common.site import RUN_LISTS
+    from biaswh.dashboards.common.site import RUN_LISTS
 
     pages = _load_pages()
     file_name = page if page.endswith(".html") else f"{page}.html"

@@ -3,9 +3,9 @@
 Every such option registers here where its command lives (:func:`register_output_options`: the
 kernel's in :mod:`biaswh.core_commands`, a family's in ``biaswh/<family>/cli.py``);
 :func:`check_output_options` passes each one given through
-:func:`warehouse.output_files.checked_output` as the command starts, so an output named as the
+:func:`biaswh.warehouse.database.output_files.checked_output` as the command starts, so an output named as the
 warehouse (any spelling, link or hard link) is refused in one line before a query runs or a
-request is sent. The writers themselves write through :func:`warehouse.output_files.atomic_output`.
+request is sent. The writers themselves write through :func:`biaswh.warehouse.database.output_files.atomic_output`.
 ``tests/hostile/test_output_guard.py`` reads the parser and fails on an output option not registered.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
-from warehouse.output_files import checked_output
+from biaswh.warehouse.database.output_files import checked_output
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ def command_path(parser: argparse.ArgumentParser, args: argparse.Namespace) -> t
 
 
 def check_output_options(args: argparse.Namespace, path: tuple[str, ...]) -> None:
-    """Refuse the command ``path`` (:class:`warehouse.output_files.OutputRefused`) when an output it
+    """Refuse the command ``path`` (:class:`biaswh.warehouse.database.output_files.OutputRefused`) when an output it
     names in ``args`` would reach the warehouse; run before the command does anything else."""
     for option in OUTPUT_OPTIONS:
         given = getattr(args, option.dest, None)

@@ -7,21 +7,19 @@ import time
 from pathlib import Path
 from typing import Sequence
 
+from biaswh.compute.common.engine import chat_pool, compute_settings, with_compute
 from biaswh.plugins import load_plugins
 from biaswh.run_outcome import finish_or_fail as _finish_or_fail  # (the name tests/warehouse/test_busy_status.py calls)
 from biaswh.study_builds import LOCAL_TARGET, SPARK_TARGET, run_record, selected_build
-from biaswh.withdrawal import withdrawn_if_failing
-from compute.common.engine import chat_pool, compute_settings, with_compute
-from warehouse.command_lock import exclusive_command
-from warehouse.connection import open_warehouse
-from warehouse.contracts import publish_contract_views
-from warehouse.dbt_runner import BuildSummary, run_dbt_build
-from warehouse.errors import UserError
-from warehouse.run_parameters import record_run_inputs, record_run_parameters
-from warehouse.runs import check_study_run, latest_succeeded_study_run, start_run
-from warehouse.settings import warehouse_paths
-from warehouse.spark_jvm import missing_spark_extra
-from warehouse.study import (
+from biaswh.warehouse.database.command_lock import exclusive_command
+from biaswh.warehouse.database.connection import open_warehouse
+from biaswh.warehouse.database.transactions import transaction
+from biaswh.warehouse.dbt_build.runner import BuildSummary, run_dbt_build
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.relations.contracts import publish_contract_views
+from biaswh.warehouse.runs.parameters import record_run_inputs, record_run_parameters
+from biaswh.warehouse.runs.registry import check_study_run, latest_succeeded_study_run, start_run
+from biaswh.warehouse.runs.study import (
     ANALYSIS_STEPS,
     FIRST_QUERIES,
     STUDY_INGESTERS,
@@ -29,7 +27,9 @@ from warehouse.study import (
     build_selections,
     load_study,
 )
-from warehouse.transactions import transaction
+from biaswh.warehouse.settings.home import warehouse_paths
+from biaswh.warehouse.spark.jvm import missing_spark_extra
+from biaswh.withdrawal import withdrawn_if_failing
 
 
 def dbt_build(
@@ -55,8 +55,8 @@ def dbt_build(
 
 def dashboards(out: str | None = None) -> Path:
     """Write the dashboard site (default: ``$BIASWH_HOME/site``) and return its folder."""
-    from dashboards.common.site import build_site
-    from warehouse.output_files import checked_output
+    from biaswh.dashboards.common.site import build_site
+    from biaswh.warehouse.database.output_files import checked_output
 
     out_dir = checked_output(out or warehouse_paths().site_dir, option="dashboards --out", folder=True)
     load_plugins()
@@ -65,9 +65,9 @@ def dashboards(out: str | None = None) -> Path:
 
 
 def export(study: str, *, run_id: str | None, output_format: str, out: str):
-    """``biaswh export``: a study run's page tables as files (:mod:`dashboards.common.export`)."""
-    from dashboards.common.export import export_study
-    from warehouse.output_files import checked_output
+    """``biaswh export``: a study run's page tables as files (:mod:`biaswh.dashboards.common.export`)."""
+    from biaswh.dashboards.common.export import export_study
+    from biaswh.warehouse.database.output_files import checked_output
 
     out_dir = checked_output(out, option="export --out", folder=True)
     name = load_study(study, check_steps=False).name if study.endswith(".toml") else study
@@ -130,11 +130,11 @@ def run_study(
     are printed and stored with the run (``raw.runs.stage_seconds``). The dbt builds
     select the models the study's steps declare (or ``[study] dbt_select``); the build
     before the jobs is skipped when no source and no model changed since it last ran.
-    The whole run holds the warehouse's command lock (:mod:`warehouse.command_lock`), so no
+    The whole run holds the warehouse's command lock (:mod:`biaswh.warehouse.database.command_lock`), so no
     other writing command can slip in between its stages. ``compute`` / ``ray_address``
-    / ``corpus_shards`` override the study's ``[compute]`` table (:mod:`compute.common.engine`).
+    / ``corpus_shards`` override the study's ``[compute]`` table (:mod:`biaswh.compute.common.engine`).
     ``target``: ``spark`` builds the models on Spark and copies its marts into DuckDB
-    (:mod:`warehouse.spark_marts`); DuckDB builds the DuckDB-only models either way.
+    (:mod:`biaswh.warehouse.spark.marts`); DuckDB builds the DuckDB-only models either way.
     """
     if target not in (LOCAL_TARGET, SPARK_TARGET):
         raise UserError(f"--target {target}: choose {LOCAL_TARGET} or {SPARK_TARGET}")
@@ -238,7 +238,7 @@ def _run_study(
     # A failed run's results leave the marts before it is marked failed (biaswh/withdrawal.py).
     # LLM calls of its steps (generation, conversion, the recommendation runner) go where its
     # [compute] engine says; Ray starts only if one is actually sent.
-    from ingest.common.llm.batch import chat_pool_for_calls  # the HTTP client only for a study run
+    from biaswh.ingest.common.llm.batch import chat_pool_for_calls  # the HTTP client only for a study run
 
     with chat_pool_for_calls(lambda: chat_pool(compute_settings(study.settings))):
         _finish_or_fail(run_id, lambda: withdrawn_if_failing(run_id, chain))

@@ -8,7 +8,7 @@ names: ``steps.py`` (or ``steps_<part>.py``) in ``ingest/``, ``compute/`` and ``
 adds such modules; no list here or elsewhere names the families.
 
 A family may also live outside the project, in a folder named by ``BIASWH_PLUGINS``
-(:mod:`warehouse.plugin_roots`) with the same layout: its ``<layer>/<family>/`` folders join
+(:mod:`biaswh.warehouse.settings.plugin_roots`) with the same layout: its ``<layer>/<family>/`` folders join
 the layer packages (``ingest.<family>.steps`` imports from there), so its modules register
 exactly as the project's own do.
 """
@@ -19,7 +19,8 @@ import importlib
 import pkgutil
 from types import ModuleType
 
-from warehouse.plugin_roots import plugin_folders
+import biaswh
+from biaswh.warehouse.settings.plugin_roots import plugin_folders
 
 # layer package -> the module name (or prefix before "_") that registers on import
 PLUGIN_MODULES: dict[str, str] = {
@@ -50,15 +51,18 @@ def plugin_module_names(layer: str) -> list[str]:
     """
     stem = PLUGIN_MODULES[layer]
     names = []
-    package = importlib.import_module(layer)
+    prefix = "biaswh" if layer == "biaswh" else f"biaswh.{layer}"
+    package = importlib.import_module(prefix)
     _join_plugin_folders(package, layer)
-    for family in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+    # In a checkout, biaswh's own search path also reaches the folder holding the layers: not families.
+    search = [path for path in package.__path__ if path != biaswh.CHECKOUT_LAYERS]
+    for family in sorted(pkgutil.iter_modules(search), key=lambda m: m.name):
         if not family.ispkg:
             continue
-        folder = importlib.import_module(f"{layer}.{family.name}")
+        folder = importlib.import_module(f"{prefix}.{family.name}")
         for module in sorted(pkgutil.iter_modules(folder.__path__), key=lambda m: m.name):
             if module.name == stem or module.name.startswith(f"{stem}_"):
-                names.append(f"{layer}.{family.name}.{module.name}")
+                names.append(f"{prefix}.{family.name}.{module.name}")
     return names
 
 

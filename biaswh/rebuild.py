@@ -2,7 +2,7 @@
 
 Run-keyed marts never recompute a run they hold; this is the one way to ask for it (after
 fixing a model, say). It selects the run-keyed models of the run's study type (the dbt tag
-of the family whose registered table, :func:`warehouse.study.register_rebuild_table`, holds the run,
+of the family whose registered table, :func:`biaswh.warehouse.runs.study.register_rebuild_table`, holds the run,
 or, for a drift series, its evaluation runs) and passes
 the run ids as ``rebuild_run_ids``, which ``is_new_run`` treats as new; its data tests check
 those runs only. A failed or interrupted run has no results to rebuild (biaswh/withdrawal.py).
@@ -16,11 +16,11 @@ import duckdb
 
 from biaswh.pipeline import dbt_build, load_plugins
 from biaswh.study_builds import STUDY_BUILD_ARGS
+from biaswh.warehouse.database.connection import open_warehouse
+from biaswh.warehouse.dbt_build.runner import BuildSummary
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.runs.study import REBUILD_TABLES
 from biaswh.withdrawal import built_run_ids
-from warehouse.connection import open_warehouse
-from warehouse.dbt_runner import BuildSummary
-from warehouse.errors import UserError
-from warehouse.study import REBUILD_TABLES
 
 
 def _families_holding(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> list[str]:

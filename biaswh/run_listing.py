@@ -25,7 +25,7 @@ STUDIES = """select run_name as study, count(*) as n_runs,
 
 def runs_query(con: duckdb.DuckDBPyConnection) -> str:
     """The query listing every run, newest first, from what ``con``'s warehouse holds."""
-    from dashboards.common.queries import relation_exists
+    from biaswh.dashboards.common.queries import relation_exists
 
     return RUNS_FROM_MARTS if relation_exists(con, "marts", "dim_runs") else RUNS_FROM_RAW
 

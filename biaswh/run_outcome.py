@@ -1,16 +1,16 @@
 """How a run ends: marked succeeded when its work finishes, or failed with the error's message.
 
 A run that cannot be marked failed at once (a reader still holds the file, a full disk) leaves
-its failure for the next writer to record (:mod:`warehouse.pending_failures`).
+its failure for the next writer to record (:mod:`biaswh.warehouse.runs.pending_failures`).
 """
 
 from __future__ import annotations
 
 import duckdb
 
-from warehouse.connection import open_warehouse
-from warehouse.errors import UserError
-from warehouse.pending_failures import record_pending_failure
+from biaswh.warehouse.database.connection import open_warehouse
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.runs.pending_failures import record_pending_failure
 
 
 def finish_or_fail(run_id: str, work) -> None:
@@ -33,7 +33,7 @@ def record_failure(run_id: str, message: str) -> None:
 
     When that cannot be written now (a reader still holds the file, a full disk), the failure
     goes to a side file that the next process opening the warehouse for writing records
-    (:mod:`warehouse.pending_failures`), so the run ends ``failed`` with its reason, not
+    (:mod:`biaswh.warehouse.runs.pending_failures`), so the run ends ``failed`` with its reason, not
     ``interrupted``. Waiting here would only repeat the wait that just failed.
     """
     try:

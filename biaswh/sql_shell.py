@@ -21,9 +21,9 @@ import duckdb
 
 from biaswh.adhoc_sql import SEARCH_PATH, Rows, SqlError, csv_text, fetch_rows, format_table, json_text
 from biaswh.signals import helper_threads_without_ctrl_c
-from warehouse.errors import UserError
-from warehouse.output_files import refuse_link, replacing
-from warehouse.sandbox import open_sandbox
+from biaswh.warehouse.database.output_files import refuse_link, replacing
+from biaswh.warehouse.database.sandbox import open_sandbox
+from biaswh.warehouse.errors import UserError
 
 HISTORY_FILE = ".biaswh_history"  # in the user's home folder
 HISTORY_LENGTH = 2000

@@ -6,13 +6,13 @@ run the warehouse holds; on the ``spark`` target Spark builds what it can and Du
 
 from __future__ import annotations
 
+from biaswh.compute.common.engine import compute_settings
+from biaswh.warehouse.database.connection import open_warehouse
+from biaswh.warehouse.dbt_build.build_state import is_up_to_date, mark_built
+from biaswh.warehouse.dbt_build.selection import site_selection
+from biaswh.warehouse.dbt_build.view_state import record_views, selection_nodes, unchanged_views, view_fingerprint
+from biaswh.warehouse.runs.registry import ENGINE_PACKAGES
 from biaswh.withdrawal import built_run_ids
-from compute.common.engine import compute_settings
-from warehouse.build_selection import site_selection
-from warehouse.build_state import is_up_to_date, mark_built
-from warehouse.connection import open_warehouse
-from warehouse.runs import ENGINE_PACKAGES
-from warehouse.view_state import record_views, selection_nodes, unchanged_views, view_fingerprint
 
 # The dbt profile targets a study can build on (dbt_project/profiles.yml).
 LOCAL_TARGET = "local"
@@ -41,7 +41,7 @@ def selected_build(
     Its data tests check the rows of study run ``run_id`` and its evaluation runs, not every
     run the warehouse holds: an earlier run's rows were tested when it was built. On the
     ``spark`` target Spark builds every model of the selection it can and DuckDB the rest
-    (:mod:`warehouse.spark_marts`).
+    (:mod:`biaswh.warehouse.spark.marts`).
     """
     key = selection or "<all>"
     with open_warehouse() as con:
@@ -70,7 +70,7 @@ def selected_build(
                     mark_built(con, key)
                 return f"dbt build ({label}): {len(kept)} unchanged views kept, nothing else selected"
     if target == SPARK_TARGET:
-        from warehouse.spark_marts import build_on_spark_into_duckdb
+        from biaswh.warehouse.spark.marts import build_on_spark_into_duckdb
 
         spark_args = [_with_view_ancestors(arg) if selection and arg == selection else arg for arg in args]
         spark_summary, built_on_spark = build_on_spark_into_duckdb(spark_args, label=label, run_ids=run_ids)

@@ -12,14 +12,14 @@ from __future__ import annotations
 import duckdb
 
 from biaswh.plugins import load_plugins
-from warehouse.connection import open_warehouse
-from warehouse.errors import UserError
-from warehouse.sub_runs import sub_run_ids
-from warehouse.transactions import transaction
+from biaswh.warehouse.database.connection import open_warehouse
+from biaswh.warehouse.database.transactions import transaction
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.runs.sub_runs import sub_run_ids
 
 
 def built_run_ids(con: duckdb.DuckDBPyConnection, run_id: str) -> list[str]:
-    """``run_id`` and its sub-runs (:mod:`warehouse.sub_runs`): the runs a study's build computes.
+    """``run_id`` and its sub-runs (:mod:`biaswh.warehouse.runs.sub_runs`): the runs a study's build computes.
 
     The families are loaded first: a sub-run kind left unregistered would stay in the marts.
     """

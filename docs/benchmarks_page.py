@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from warehouse.settings import REPOSITORY_ROOT
+from biaswh.warehouse.settings.home import REPOSITORY_ROOT
 
 RESULTS = REPOSITORY_ROOT / "benchmarks" / "results"
 _LEFT_OUT = {"benchmark", "packages", "python", "machine"}  # the packages' versions are in the file

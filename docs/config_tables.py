@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from warehouse.config_schema import ArrayOfTables, Table, _describe
+from biaswh.warehouse.settings.config_schema import ArrayOfTables, Table, _describe
 
 
 def _rows(table, prefix: str) -> list[tuple[str, str, bool]]:
@@ -21,7 +21,7 @@ def _rows(table, prefix: str) -> list[tuple[str, str, bool]]:
 
 def _schema():
     from biaswh.plugins import load_plugins
-    from warehouse.study_schema import INGEST_SOURCES, STUDY_SCHEMA
+    from biaswh.warehouse.settings.study_schema import INGEST_SOURCES, STUDY_SCHEMA
 
     load_plugins()
     return STUDY_SCHEMA, INGEST_SOURCES

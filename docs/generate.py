@@ -18,8 +18,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from biaswh.warehouse.settings.home import REPOSITORY_ROOT
 from docs import benchmarks_page, cli_reference, config_tables, regions, sql_reference, study_facts
-from warehouse.settings import REPOSITORY_ROOT
 
 
 def render(name: str) -> str:

@@ -7,8 +7,8 @@ import re
 
 import yaml
 
-from warehouse.settings import REPOSITORY_ROOT
-from warehouse.subject_docs import SUBJECT_COLUMN_DOCS, SUBJECT_VIEW_COLUMNS, SUBJECT_VIEW_COMMENTS
+from biaswh.warehouse.relations.subject_docs import SUBJECT_COLUMN_DOCS, SUBJECT_VIEW_COLUMNS, SUBJECT_VIEW_COMMENTS
+from biaswh.warehouse.settings.home import REPOSITORY_ROOT
 
 MODELS = REPOSITORY_ROOT / "dbt_project" / "models"
 _DOC_BLOCK = re.compile(r"{%\s*docs\s+(\w+)\s*%}(.*?){%\s*enddocs\s*%}", re.S)
@@ -53,7 +53,7 @@ def _entry(node: dict, blocks: dict[str, str]) -> dict:
 
 def _contracts() -> dict[str, tuple[str, str]]:
     from biaswh.plugins import load_plugins
-    from warehouse.contracts import CONTRACT_RELATIONS
+    from biaswh.warehouse.relations.contracts import CONTRACT_RELATIONS
 
     load_plugins()
     return dict(sorted(CONTRACT_RELATIONS.items()))
@@ -74,7 +74,7 @@ def contract_reference() -> str:
         parts.append(
             f"### `{view}`\n\nShows `{schema}.{relation}`. {entry['description']}\n\n{_columns(entry['columns'])}\n"
         )
-    for view, description in SUBJECT_VIEW_COMMENTS.items():  # across families: warehouse/subjects.py
+    for view, description in SUBJECT_VIEW_COMMENTS.items():  # across families: warehouse/relations/subjects.py
         columns = [(name, SUBJECT_COLUMN_DOCS[name]) for name in SUBJECT_VIEW_COLUMNS[view]]
         parts.append(f"### `{view}`\n\n{description}\n\n{_columns(columns)}\n")
     return "\n".join(parts)

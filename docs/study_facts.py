@@ -9,7 +9,7 @@ import json
 import tomllib
 from pathlib import Path
 
-from warehouse.settings import REPOSITORY_ROOT
+from biaswh.warehouse.settings.home import REPOSITORY_ROOT
 
 STUDIES = REPOSITORY_ROOT / "studies"
 RESULTS = REPOSITORY_ROOT / "docs" / "study_results.json"

@@ -10,7 +10,7 @@ magnitude is "negligible":
 - R² (variance explained): 0.02 small, 0.13 medium, 0.26 large.
 
 A magnitude word never says whether an effect is significant; that is the verdict policy's
-job (:mod:`stats.verdicts`).
+job (:mod:`biaswh.stats.verdicts`).
 """
 
 from __future__ import annotations

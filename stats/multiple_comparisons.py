@@ -15,7 +15,7 @@ from typing import Literal
 
 import numpy as np
 
-from warehouse.errors import UserError
+from biaswh.warehouse.errors import UserError
 
 AdjustMethod = Literal["holm", "fdr_bh"]
 # The config spelling -> statsmodels' method name.

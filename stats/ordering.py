@@ -15,8 +15,8 @@ import math
 import numpy as np
 from scipy import stats as scipy_stats
 
-from stats.paired.result import TestResult
-from stats.paired.wilcoxon import rank_biserial, rank_biserial_rows
+from biaswh.stats.paired.result import TestResult
+from biaswh.stats.paired.wilcoxon import rank_biserial, rank_biserial_rows
 
 
 def _quantiles(values: np.ndarray, confidence: float) -> tuple[float, float]:

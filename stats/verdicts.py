@@ -3,7 +3,7 @@
 Every analysis step that decides significance passes its tests through :func:`with_verdicts`,
 which adds to each row the family it belongs to, the family's size, the p-value adjusted
 within the family (Holm by default, Benjamini-Hochberg when the study's ``[verdicts]
-adjustment = "bh"``; :class:`stats.multiple_comparisons.VerdictPolicy`), the alpha it was
+adjustment = "bh"``; :class:`biaswh.stats.multiple_comparisons.VerdictPolicy`), the alpha it was
 judged at and ``is_significant`` (adjusted p < alpha). Cards and pages read those columns and
 say the family, its size, the adjustment and alpha with :func:`significance_count`.
 
@@ -21,7 +21,7 @@ from typing import Callable, Literal
 import polars as pl
 from scipy.stats import fisher_exact
 
-from stats.multiple_comparisons import VerdictPolicy, adjust_p_values, is_significant
+from biaswh.stats.multiple_comparisons import VerdictPolicy, adjust_p_values, is_significant
 
 VERDICT_COLUMNS = ("family", "family_size", "p_adjusted", "adjustment", "alpha", "is_significant")
 

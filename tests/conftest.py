@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from biaswh.warehouse.settings.home import HOME_VARIABLE, REPOSITORY_ROOT
 from tests import prebuilt
-from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
 
 # ../shared/data beside the checkout; BIASWH_SHARED_DATA overrides it (e.g. in a git worktree elsewhere).
 SHARED_DATA = Path(os.environ.get("BIASWH_SHARED_DATA") or REPOSITORY_ROOT.parent / "shared" / "data")
@@ -78,7 +78,7 @@ def warehouse_home(tmp_path, monkeypatch) -> Path:
 
 @pytest.fixture
 def con(warehouse_home):
-    from warehouse.connection import connect
+    from biaswh.warehouse.database.connection import connect
 
     connection = connect()
     yield connection
@@ -161,7 +161,7 @@ def run_study_printed(config: str, *, home: Path, limit: int | None = None) -> s
 
 def seed_warehouse(folder: Path, load) -> Path:
     """The warehouse file in ``folder`` after ``load(connection)``: built once per module, copied per test."""
-    from warehouse.connection import connect
+    from biaswh.warehouse.database.connection import connect
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(HOME_VARIABLE, str(folder))
@@ -175,7 +175,7 @@ def seed_warehouse(folder: Path, load) -> Path:
 
 def seeded_squad_warehouse(home: Path) -> Path:
     """Create a warehouse in ``home`` holding the demo SQuAD (train); return its file (for copying)."""
-    from ingest.retrieval.squad import load_squad
+    from biaswh.ingest.retrieval.squad import load_squad
 
     return seed_warehouse(home, lambda connection: load_squad(connection, str(DEMO_DATA / "squad_demo.json")))
 

@@ -1,7 +1,7 @@
 """One dbt parse-state folder per test session, shared by its workers and every process they start.
 
 `biaswh` keeps dbt's partial-parse state per machine (``~/.cache/biaswh/dbt``, see
-``warehouse/dbt_parse_cache.py``), so a fresh warehouse does not pay a full parse. A test
+``warehouse/dbt_build/parse_cache.py``), so a fresh warehouse does not pay a full parse. A test
 session gets a folder of its own instead (never the user's cache): made by the first pytest
 process (the xdist controller under `make test`) and inherited through the environment by the
 workers, the prebuilt demo warehouses and the `biaswh` subprocesses of the tests.
@@ -15,7 +15,7 @@ import tempfile
 
 import pytest
 
-from warehouse.dbt_parse_cache import CACHE_VARIABLE
+from biaswh.warehouse.dbt_build.parse_cache import CACHE_VARIABLE
 
 _MADE = pytest.StashKey[str]()
 

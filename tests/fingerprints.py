@@ -24,7 +24,7 @@ def raw_fingerprint(connection: duckdb.DuckDBPyConnection) -> dict[str, tuple]:
 
 def warehouse_raw_fingerprint() -> dict[str, tuple]:
     """:func:`raw_fingerprint` of the warehouse ``BIASWH_HOME`` names, on a read-only connection."""
-    from warehouse.connection import connect
+    from biaswh.warehouse.database.connection import connect
 
     connection = connect(read_only=True)
     try:

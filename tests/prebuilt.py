@@ -25,7 +25,7 @@ import time
 import traceback
 from pathlib import Path
 
-from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
+from biaswh.warehouse.settings.home import HOME_VARIABLE, REPOSITORY_ROOT
 
 PREBUILD_VARIABLE = "BIASWH_TEST_PREBUILD"  # set by `make test`: build the demo warehouses beside the workers
 FOLDER_VARIABLE = "BIASWH_TEST_PREBUILT"  # the folder they are built in (set by the controller for its workers)

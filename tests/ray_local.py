@@ -33,7 +33,7 @@ def ray_local():
         pytest.skip("the Ray extra is not installed (make ray)")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("RAY_DISABLE_USAGE_STATS", "1")
-        from compute.common.engine import ComputeSettings, ensure_ray
+        from biaswh.compute.common.engine import ComputeSettings, ensure_ray
 
         with pytest.MonkeyPatch.context() as unmeasured:
             # Ray's processes (its Python daemons and the workers they start) inherit this

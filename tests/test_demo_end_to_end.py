@@ -11,9 +11,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from ingest.common.embedding_cache import CACHE_VARIABLE
+from biaswh.ingest.common.embedding_cache import CACHE_VARIABLE
+from biaswh.warehouse.settings.home import HOME_VARIABLE
 from tests.conftest import DEMO_STUDY, assert_refused, copy_warehouse, run_main
-from warehouse.settings import HOME_VARIABLE
 
 pytestmark = pytest.mark.dbt
 

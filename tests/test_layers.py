@@ -7,6 +7,8 @@ builds) < ``analysis/`` < ``dashboards/`` < ``biaswh/`` (the CLI and pipeline th
 
 - the kernel imports no other layer; every layer imports only itself and earlier layers; the
   module graph has no cycle;
+- every layer is imported by its one installed name, ``biaswh.<layer>`` (``biaswh`` itself for the
+  top); a bare ``import stats`` would load a second copy of a module, so none is left;
 - ``stats/`` runs no SQL at all;
 - ``ingest/`` and ``compute/`` write only ``raw.*``; ``analysis/`` reads only marts and
   ``analysis.*`` and writes only ``analysis.*``; ``dashboards/`` reads only marts and
@@ -27,27 +29,45 @@ LAYERS = ORDER
 
 
 def _modules() -> dict[str, Path]:
+    """Every module of the house by its installed name (``biaswh.stats.wilson``, ``biaswh.cli``)."""
     found = {}
     for layer in LAYERS:
         for path in sorted((REPOSITORY_ROOT / layer).rglob("*.py")):
             parts = path.relative_to(REPOSITORY_ROOT).with_suffix("").parts
-            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-            found[name] = path
+            parts = parts[:-1] if parts[-1] == "__init__" else parts
+            found[".".join(parts if layer == "biaswh" else ("biaswh", *parts))] = path
     return found
 
 
 def _layer(module: str) -> str:
-    return module.split(".")[0]
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in LAYERS[:-1] else "biaswh"
 
 
-def _project_imports(path: Path) -> list[str]:
+def _all_imports(path: Path) -> list[str]:
     names = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             names += [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.append(node.module)
-    return [n for n in names if n.split(".")[0] in LAYERS]
+    return names
+
+
+def _project_imports(path: Path) -> list[str]:
+    return [n for n in _all_imports(path) if n.split(".")[0] == "biaswh"]
+
+
+def test_every_layer_is_imported_by_its_installed_name():
+    """``import stats`` would work in a checkout and load a second copy of the module beside ``biaswh.stats``."""
+    python = [p for p in REPOSITORY_ROOT.rglob("*.py") if not {".venv", ".mutants", "dbt_project"} & set(p.parts)]
+    bare = [
+        f"{path.relative_to(REPOSITORY_ROOT)}: {name}"
+        for path in python
+        for name in _all_imports(path)
+        if name.split(".")[0] in LAYERS[:-1]
+    ]
+    assert python and not bare, "\n".join(bare)
 
 
 def test_layers_import_only_themselves_and_earlier_layers():
@@ -75,7 +95,7 @@ def test_the_kernel_defers_no_project_import():
 
 def _project_imports_of(node) -> list[str]:
     names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
-    return [n for n in names if n.split(".")[0] in LAYERS]
+    return [n for n in names if n.split(".")[0] == "biaswh"]
 
 
 def test_the_module_graph_has_no_cycle():

@@ -10,7 +10,7 @@ import pytest
 
 from tests.mutants import workspace
 from tests.mutants.__main__ import load_modules, select
-from tests.mutants.results import ModuleReport, changed_lines, load_equivalents, module_results
+from tests.mutants.results import ModuleReport, changed_lines, load_equivalents, module_results, mutant_prefix
 
 ROOT = Path(__file__).resolve().parent.parent
 DIFF = """--- stats/x.py
@@ -28,9 +28,14 @@ def test_every_guarded_module_and_guard_test_exists_and_each_guarded_area_is_lis
         assert (ROOT / module).is_file(), module
         assert tests and all((ROOT / test.split("::")[0]).exists() for test in tests), module
     listed = set(modules)
-    for required in ("warehouse/sandbox.py", "warehouse/runs.py", "biaswh/withdrawal.py", "biaswh/api.py"):
+    for required in (
+        "warehouse/database/sandbox.py",
+        "warehouse/runs/registry.py",
+        "biaswh/withdrawal.py",
+        "biaswh/api.py",
+    ):
         assert required in listed
-    assert {"ingest/common/llm/client.py", "warehouse/config_schema.py"} <= listed
+    assert {"ingest/common/llm/client.py", "warehouse/settings/config_schema.py"} <= listed
     for package in ("stats", "stats/paired", "compute/weat"):
         kernels = {str(p.relative_to(ROOT)) for p in (ROOT / package).glob("*.py") if p.name != "__init__.py"}
         assert kernels - listed <= {"stats/paired/result.py", "compute/weat/metric_store.py", "compute/weat/store.py",
@@ -58,7 +63,8 @@ def test_a_workspace_gets_the_checkouts_settings_narrowed_to_one_module(tmp_path
     assert settings["pytest"]["ini_options"] == base["pytest"]["ini_options"]
     assert settings["mutmut"] == {
         **base["mutmut"],
-        "only_mutate": ["stats/verdicts.py"],
+        "source_paths": workspace.source_paths(),
+        "only_mutate": ["biaswh/stats/verdicts.py"],
         "pytest_add_cli_args_test_selection": ["tests/stats/test_verdicts.py"],
     }
     assert workspace.workspace_for("stats/paired/sign_flip.py") == ROOT / ".mutants" / "stats.paired.sign_flip"
@@ -71,49 +77,55 @@ def test_the_fingerprint_of_the_guard_tests_follows_their_files_and_conftests():
 
 
 def _planted_workspace(folder: Path) -> Path:
-    meta = folder / "mutants" / "stats" / "x.py.meta"
+    meta = folder / "mutants" / "biaswh" / "stats" / "x.py.meta"
     meta.parent.mkdir(parents=True)
-    codes = {"stats.x.x_f__mutmut_1": 1, "stats.x.x_f__mutmut_2": 0, "stats.x.x_f__mutmut_3": 0}
-    codes |= {"stats.x.x_f__mutmut_4": 33, "stats.x.x_f__mutmut_5": 36, "stats.x.x_f__mutmut_6": None}
+    codes = {"biaswh.stats.x.x_f__mutmut_1": 1, "biaswh.stats.x.x_f__mutmut_2": 0, "biaswh.stats.x.x_f__mutmut_3": 0}
+    codes |= {
+        "biaswh.stats.x.x_f__mutmut_4": 33,
+        "biaswh.stats.x.x_f__mutmut_5": 36,
+        "biaswh.stats.x.x_f__mutmut_6": None,
+    }
     meta.write_text(json.dumps({"exit_code_by_key": codes}), encoding="utf-8")
     return folder
 
 
 def test_the_report_counts_kills_sets_equivalents_apart_and_lists_survivors(tmp_path):
     statuses = module_results(_planted_workspace(tmp_path), "stats/x.py")
-    assert statuses["stats.x.x_f__mutmut_4"] == "no tests" and statuses["stats.x.x_f__mutmut_5"] == "timeout"
-    assert statuses["stats.x.x_f__mutmut_6"] == "not checked"
+    assert (
+        statuses["biaswh.stats.x.x_f__mutmut_4"] == "no tests" and statuses["biaswh.stats.x.x_f__mutmut_5"] == "timeout"
+    )
+    assert statuses["biaswh.stats.x.x_f__mutmut_6"] == "not checked"
     diffs = {name: DIFF for name, status in statuses.items() if status in ("survived", "no tests")}
-    equivalents = {"stats.x.x_f__mutmut_2": {"change": changed_lines(DIFF), "reason": "p is never exactly 0.05"}}
-    equivalents["stats.x.x_f__mutmut_9"] = {"change": "- a\n+ b", "reason": "gone since"}
+    equivalents = {"biaswh.stats.x.x_f__mutmut_2": {"change": changed_lines(DIFF), "reason": "p is never exactly 0.05"}}
+    equivalents["biaswh.stats.x.x_f__mutmut_9"] = {"change": "- a\n+ b", "reason": "gone since"}
     report = ModuleReport("stats/x.py", statuses, diffs, equivalents)
-    assert report.killed == ["stats.x.x_f__mutmut_1", "stats.x.x_f__mutmut_5"]
-    assert report.equivalent == ["stats.x.x_f__mutmut_2"]
-    assert report.survivors == ["stats.x.x_f__mutmut_3", "stats.x.x_f__mutmut_4"]
+    assert report.killed == ["biaswh.stats.x.x_f__mutmut_1", "biaswh.stats.x.x_f__mutmut_5"]
+    assert report.equivalent == ["biaswh.stats.x.x_f__mutmut_2"]
+    assert report.survivors == ["biaswh.stats.x.x_f__mutmut_3", "biaswh.stats.x.x_f__mutmut_4"]
     assert report.kill_rate == pytest.approx(2 / 4)
     lines = report.lines()
     assert lines[0] == ("stats/x.py: kill rate 50.0% (2 killed, 2 survived, 1 equivalent excluded, 1 not checked)")
-    assert "  SURVIVED stats.x.x_f__mutmut_4 [no tests]" in lines and "      + return p <= 0.05" in lines
-    assert "  equivalent stats.x.x_f__mutmut_2: p is never exactly 0.05" in lines
-    assert lines[-1].endswith("excuses nothing now): stats.x.x_f__mutmut_9")
+    assert "  SURVIVED biaswh.stats.x.x_f__mutmut_4 [no tests]" in lines and "      + return p <= 0.05" in lines
+    assert "  equivalent biaswh.stats.x.x_f__mutmut_2: p is never exactly 0.05" in lines
+    assert lines[-1].endswith("excuses nothing now): biaswh.stats.x.x_f__mutmut_9")
 
 
 def test_an_equivalent_entry_whose_change_no_longer_matches_excuses_nothing(tmp_path):
-    statuses = {"stats.x.x_f__mutmut_2": "survived"}
+    statuses = {"biaswh.stats.x.x_f__mutmut_2": "survived"}
     other = DIFF.replace("p <= 0.05", "p < 0.06")
-    entry = {"stats.x.x_f__mutmut_2": {"change": changed_lines(DIFF), "reason": "p is never exactly 0.05"}}
-    report = ModuleReport("stats/x.py", statuses, {"stats.x.x_f__mutmut_2": other}, entry)
-    assert report.survivors == ["stats.x.x_f__mutmut_2"] and report.kill_rate == 0.0
-    assert report.stale_equivalents == ["stats.x.x_f__mutmut_2"]
+    entry = {"biaswh.stats.x.x_f__mutmut_2": {"change": changed_lines(DIFF), "reason": "p is never exactly 0.05"}}
+    report = ModuleReport("stats/x.py", statuses, {"biaswh.stats.x.x_f__mutmut_2": other}, entry)
+    assert report.survivors == ["biaswh.stats.x.x_f__mutmut_2"] and report.kill_rate == 0.0
+    assert report.stale_equivalents == ["biaswh.stats.x.x_f__mutmut_2"]
 
 
 def test_every_equivalent_entry_has_a_change_and_a_reason_and_names_a_guarded_module(tmp_path):
     modules, _ = load_modules()
-    prefixes = {module.removesuffix(".py").replace("/", ".") + "." for module in modules}
+    prefixes = {mutant_prefix(module) for module in modules}
     for name, entry in load_equivalents().items():
         assert any(name.startswith(prefix) for prefix in prefixes), name
         assert entry["change"].startswith(("- ", "+ ")), name
     broken = tmp_path / "equivalent.toml"
-    broken.write_text('["stats.x.x_f__mutmut_1"]\nchange = "- a"\nreason = " "\n', encoding="utf-8")
+    broken.write_text('["biaswh.stats.x.x_f__mutmut_1"]\nchange = "- a"\nreason = " "\n', encoding="utf-8")
     with pytest.raises(ValueError, match="needs exactly a change and a non-empty reason"):
         load_equivalents(broken)

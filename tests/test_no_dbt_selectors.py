@@ -1,7 +1,7 @@
 """Python never spells dbt: no product Python file names a dbt node or path in a selection.
 
 A job declares the raw tables it writes and the relations it reads; the pipeline derives each
-build's selection from dbt's graph (warehouse/build_selection.py). A hand-written selector in
+build's selection from dbt's graph (warehouse/dbt_build/selection.py). A hand-written selector in
 Python breaks at run time when a model is renamed or moved, so this test reads every Python file
 of the project outside ``tests/`` (the plugin fixtures in ``tests/fixtures/`` included: a family's
 code like any other), docstrings and comments aside, and fails on

@@ -1,20 +1,20 @@
 """Subjects' findings unit by unit: what lets two subjects be compared with a paired test.
 
-A finding of ``subject_findings`` (:mod:`warehouse.subjects`) summarises units: a dialect recall
+A finding of ``subject_findings`` (:mod:`biaswh.warehouse.relations.subjects`) summarises units: a dialect recall
 gap is the mean over query pairs of one pair's gap, a WEAT test's association comes from its
 target words, a silent-bias rate is the share of biased answers over vignettes. Two subjects
 measured on the same units (the same pairs, words, vignettes) pair unit by unit. Each family
 declares, with :func:`register_subject_units`, a select that yields one row per subject,
 finding and unit (:data:`UNIT_COLUMNS`): the unit's key and its value on a scale where 0 means
 no bias, so that the mean over units is the finding's bias and "nearer 0" means "less biased".
-:mod:`analysis.common.subject_comparisons` pairs the units of two subjects and tests them.
+:mod:`biaswh.analysis.common.subject_comparisons` pairs the units of two subjects and tests them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from warehouse.subjects import declared_union
+from biaswh.warehouse.relations.subjects import declared_union
 
 UNIT_COLUMNS = (
     "run_id",  # the study run
@@ -43,7 +43,7 @@ def register_subject_units(study_type: str, *, relations: tuple[str, ...], selec
 
     Parameters
     ----------
-    study_type : the study type, spelled as its :func:`warehouse.subjects.register_subject_findings`.
+    study_type : the study type, spelled as its :func:`biaswh.warehouse.relations.subjects.register_subject_findings`.
     relations : ``schema.table`` the select reads; no unit is offered while one is missing.
     select : SQL yielding :data:`UNIT_COLUMNS` by name, one row per subject, finding and unit.
     """

@@ -1,6 +1,6 @@
 """The stored result rows of a run, and the rules two runs' rows are compared by.
 
-One set of rules serves ``biaswh diff`` and the run pages (:mod:`analysis.common.run_comparison`:
+One set of rules serves ``biaswh diff`` and the run pages (:mod:`biaswh.analysis.common.run_comparison`:
 two runs of one warehouse) and ``benchmarks/compare_warehouses.py`` (two warehouses):
 
 - every base table of ``marts`` and ``analysis`` takes part; a run's rows are those whose

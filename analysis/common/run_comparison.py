@@ -3,7 +3,7 @@
 :func:`compare_runs` lists what differs between two runs of one warehouse, one
 :class:`Difference` per group: the study, the config (stored parameters), the inputs (version
 and sha256), the code, then each result table whose rows differ by the rules of
-:mod:`analysis.common.result_rows` (shared with ``benchmarks/compare_warehouses.py``).
+:mod:`biaswh.analysis.common.result_rows` (shared with ``benchmarks/compare_warehouses.py``).
 ``biaswh diff`` prints it; each run's page says it about the study's run before.
 
 An ANN index (``[retrieval.ann]``) is trained unseeded: it is built once per warehouse and
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from analysis.common.result_rows import row_counts, run_keyed_tables, table_difference
+from biaswh.analysis.common.result_rows import row_counts, run_keyed_tables, table_difference
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
-from warehouse.column_docs import comment_analysis_table
-from warehouse.transactions import registered
+from biaswh.warehouse.database.transactions import registered
+from biaswh.warehouse.relations.column_docs import comment_analysis_table
 
 
 def replace_run_rows(con: duckdb.DuckDBPyConnection, table: str, run_id: str, frame: pl.DataFrame | pa.Table) -> int:

@@ -17,14 +17,14 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from ingest.dialect.rules import RULES
-from stats.multiple_comparisons import DEFAULT_POLICY, VerdictPolicy, adjust_p_values
-from stats.paired.bootstrap import paired_recall_difference_grid
-from stats.paired.mcnemar import mcnemar
-from stats.paired.power import power_statement
-from stats.paired.score_interval import paired_difference_interval
-from stats.verdicts import with_verdicts
-from warehouse.random_seeds import derive_seed
+from biaswh.ingest.dialect.rules import RULES
+from biaswh.stats.multiple_comparisons import DEFAULT_POLICY, VerdictPolicy, adjust_p_values
+from biaswh.stats.paired.bootstrap import paired_recall_difference_grid
+from biaswh.stats.paired.mcnemar import mcnemar
+from biaswh.stats.paired.power import power_statement
+from biaswh.stats.paired.score_interval import paired_difference_interval
+from biaswh.stats.verdicts import with_verdicts
+from biaswh.warehouse.settings.random_seeds import derive_seed
 
 ALL_RULES = "aae_rules"
 RULE_PREFIX = "rule_"
@@ -106,7 +106,7 @@ def feature_effects(
 
 
 def _verdicts_over_rules(frame: pl.DataFrame, policy: VerdictPolicy) -> pl.DataFrame:
-    """The verdict columns (:mod:`stats.verdicts`) on p_exact: the family is the single rules of one
+    """The verdict columns (:mod:`biaswh.stats.verdicts`) on p_exact: the family is the single rules of one
     (retriever, pair set, variant A, k); ``aae_rules`` (every rule together) is a family of one."""
     return with_verdicts(
         frame,

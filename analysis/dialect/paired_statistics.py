@@ -2,7 +2,7 @@
 
 Per (retriever, k, variant pair): McNemar exact, mid-p and chi-square with continuity
 correction side by side, the paired recall difference with Newcombe's hybrid score interval
-(:mod:`stats.paired.score_interval`; a seeded percentile bootstrap beside it, ``bootstrap_ci_*``),
+(:mod:`biaswh.stats.paired.score_interval`; a seeded percentile bootstrap beside it, ``bootstrap_ci_*``),
 and the verdict policy's adjustment within each retriever's highlighted k. Per retriever:
 Wilcoxon signed-rank on the rank of the gold document under both miss policies. Per
 (retriever, highlighted k): the power statement at the policy's alpha. Sweep points (e.g.
@@ -14,14 +14,14 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from stats.multiple_comparisons import DEFAULT_POLICY, VerdictPolicy
-from stats.paired.bootstrap import paired_recall_difference_grid
-from stats.paired.mcnemar import mcnemar
-from stats.paired.power import power_statement
-from stats.paired.score_interval import paired_difference_interval
-from stats.paired.wilcoxon import wilcoxon_rank_of_gold
-from stats.verdicts import with_verdicts
-from warehouse.random_seeds import derive_seed
+from biaswh.stats.multiple_comparisons import DEFAULT_POLICY, VerdictPolicy
+from biaswh.stats.paired.bootstrap import paired_recall_difference_grid
+from biaswh.stats.paired.mcnemar import mcnemar
+from biaswh.stats.paired.power import power_statement
+from biaswh.stats.paired.score_interval import paired_difference_interval
+from biaswh.stats.paired.wilcoxon import wilcoxon_rank_of_gold
+from biaswh.stats.verdicts import with_verdicts
+from biaswh.warehouse.settings.random_seeds import derive_seed
 
 OUTCOME_COLUMNS = [
     "run_id",
@@ -109,7 +109,7 @@ def paired_tests(
 
 
 def _with_adjustments(frame: pl.DataFrame, policy: VerdictPolicy) -> pl.DataFrame:
-    """The verdict columns (:mod:`stats.verdicts`) and Holm and BH beside them, on p_exact.
+    """The verdict columns (:mod:`biaswh.stats.verdicts`) and Holm and BH beside them, on p_exact.
 
     The family is the highlighted k of one retriever, per pair set and variant pair: each
     retriever is its own question ("does this retriever treat the variants differently?"),

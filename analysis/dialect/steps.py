@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from analysis.common.store import replace_run_rows
-from analysis.dialect import subject_findings  # noqa: F401 - registers the retrievers' findings
-from analysis.dialect.feature_effects import feature_effects
-from analysis.dialect.paired_statistics import paired_tests, power_rows, rank_tests
-from stats.multiple_comparisons import verdict_policy
-from warehouse.config_schema import COUNT, CUTOFF, Table
-from warehouse.contracts import register_contract_relations
-from warehouse.errors import UserError
-from warehouse.run_parameters import register_run_parameters
-from warehouse.study import register_analysis, register_rebuild_table
-from warehouse.study_schema import RESAMPLES, register_config_section
-from warehouse.transactions import transaction
+from biaswh.analysis.common.store import replace_run_rows
+from biaswh.analysis.dialect import subject_findings  # noqa: F401 - registers the retrievers' findings
+from biaswh.analysis.dialect.feature_effects import feature_effects
+from biaswh.analysis.dialect.paired_statistics import paired_tests, power_rows, rank_tests
+from biaswh.stats.multiple_comparisons import verdict_policy
+from biaswh.warehouse.database.transactions import transaction
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.relations.contracts import register_contract_relations
+from biaswh.warehouse.runs.parameters import register_run_parameters
+from biaswh.warehouse.runs.study import register_analysis, register_rebuild_table
+from biaswh.warehouse.settings.config_schema import COUNT, CUTOFF, Table
+from biaswh.warehouse.settings.study_schema import RESAMPLES, register_config_section
 
 register_config_section("dialect", Table({"bootstrap_resamples": RESAMPLES}))
 register_run_parameters({"snippet_chars": COUNT, "dialect_highlight_k": CUTOFF})

@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from analysis.evaluation.intervals import TEST_SCHEMA, paired_change, stored_test_columns
-from stats.paired.mean_difference import is_significant
-from warehouse.random_seeds import derive_seed
+from biaswh.analysis.evaluation.intervals import TEST_SCHEMA, paired_change, stored_test_columns
+from biaswh.stats.paired.mean_difference import is_significant
+from biaswh.warehouse.settings.random_seeds import derive_seed
 
 
 def _per_query(con, metric_name: str, k, run_id: str, query_set: str, retriever: str) -> dict[tuple, float]:

@@ -19,11 +19,11 @@ from itertools import combinations
 import numpy as np
 import polars as pl
 
-from analysis.evaluation.intervals import TEST_SCHEMA, paired_change, stored_test_columns
-from stats.multiple_comparisons import DEFAULT_POLICY, VerdictPolicy
-from stats.paired.mean_difference import MIN_PAIRED_QUERIES
-from stats.verdicts import with_verdicts
-from warehouse.random_seeds import derive_seed
+from biaswh.analysis.evaluation.intervals import TEST_SCHEMA, paired_change, stored_test_columns
+from biaswh.stats.multiple_comparisons import DEFAULT_POLICY, VerdictPolicy
+from biaswh.stats.paired.mean_difference import MIN_PAIRED_QUERIES
+from biaswh.stats.verdicts import with_verdicts
+from biaswh.warehouse.settings.random_seeds import derive_seed
 
 SCHEMA = {
     "run_id": pl.String,

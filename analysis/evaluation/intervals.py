@@ -7,9 +7,9 @@ import math
 import numpy as np
 import polars as pl
 
-from stats.mean_bootstrap import mean_intervals, resample_counts
-from stats.paired.mean_difference import paired_mean_difference, paired_status
-from stats.paired.result import TestResult
+from biaswh.stats.mean_bootstrap import mean_intervals, resample_counts
+from biaswh.stats.paired.mean_difference import paired_mean_difference, paired_status
+from biaswh.stats.paired.result import TestResult
 
 METRICS = ("recall", "precision", "f1", "hit_rate", "mrr", "ndcg", "map", "r_precision")
 

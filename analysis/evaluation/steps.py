@@ -14,18 +14,18 @@ from __future__ import annotations
 
 import polars as pl
 
-from analysis.common.store import replace_run_rows
-from analysis.evaluation.alerts import series_alerts
-from analysis.evaluation.comparisons import system_comparisons
-from analysis.evaluation.intervals import METRICS, metrics_with_intervals
-from stats.multiple_comparisons import VerdictPolicy, verdict_policy
-from stats.verdicts import with_verdicts
-from warehouse.config_schema import suggestion
-from warehouse.contracts import register_contract_relations
-from warehouse.errors import UserError
-from warehouse.random_seeds import derive_seed
-from warehouse.study import register_analysis, register_config_check
-from warehouse.transactions import transaction
+from biaswh.analysis.common.store import replace_run_rows
+from biaswh.analysis.evaluation.alerts import series_alerts
+from biaswh.analysis.evaluation.comparisons import system_comparisons
+from biaswh.analysis.evaluation.intervals import METRICS, metrics_with_intervals
+from biaswh.stats.multiple_comparisons import VerdictPolicy, verdict_policy
+from biaswh.stats.verdicts import with_verdicts
+from biaswh.warehouse.database.transactions import transaction
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.relations.contracts import register_contract_relations
+from biaswh.warehouse.runs.study import register_analysis, register_config_check
+from biaswh.warehouse.settings.config_schema import suggestion
+from biaswh.warehouse.settings.random_seeds import derive_seed
 
 
 @register_config_check("evaluation_analysis")
@@ -74,7 +74,7 @@ def alert_verdicts(alerts: pl.DataFrame, *, policy: VerdictPolicy) -> pl.DataFra
 
 register_contract_relations("analysis", "evaluation_metrics_at_k", "evaluation_alerts")
 # The contract names from before the family's tables took its name, kept until 0.2
-# (warehouse/renamed_marts.py carries an older warehouse's tables over).
+# (warehouse/relations/renamed_marts.py carries an older warehouse's tables over).
 register_contract_relations(
     "analysis", retrieval_metrics_at_k="evaluation_metrics_at_k", retrieval_alerts="evaluation_alerts"
 )

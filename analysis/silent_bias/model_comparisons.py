@@ -2,7 +2,7 @@
 
 For every pair of models of one model set (a vignette set, rule set and dimension, the
 family), Fisher's exact test on silent vs. not-silent biased answers and the Newcombe
-interval of the rate difference (:func:`stats.verdicts.compare_rates`), adjusted within
+interval of the rate difference (:func:`biaswh.stats.verdicts.compare_rates`), adjusted within
 the family by the study's verdict policy.
 """
 
@@ -12,8 +12,8 @@ from itertools import combinations
 
 import polars as pl
 
-from stats.multiple_comparisons import VerdictPolicy
-from stats.verdicts import compare_rates, with_verdicts
+from biaswh.stats.multiple_comparisons import VerdictPolicy
+from biaswh.stats.verdicts import compare_rates, with_verdicts
 
 SCHEMA = {
     "run_id": pl.String,

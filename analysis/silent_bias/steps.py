@@ -17,21 +17,21 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from analysis.common.store import replace_run_rows
-from analysis.silent_bias import subject_findings  # noqa: F401 - registers the models' findings
-from analysis.silent_bias.model_comparisons import model_comparisons
-from stats.multiple_comparisons import verdict_policy
-from stats.paired.mcnemar_flips import mcnemar_exact
-from stats.wilson import wilson_interval
-from warehouse.config_schema import Table
-from warehouse.contracts import register_contract_relations
-from warehouse.output_files import write_text_atomically
-from warehouse.paths import safe_file_stem
-from warehouse.run_parameters import pinned_inputs
-from warehouse.settings import warehouse_paths
-from warehouse.study import register_analysis
-from warehouse.study_schema import CONFIDENCE, register_config_section
-from warehouse.transactions import transaction
+from biaswh.analysis.common.store import replace_run_rows
+from biaswh.analysis.silent_bias import subject_findings  # noqa: F401 - registers the models' findings
+from biaswh.analysis.silent_bias.model_comparisons import model_comparisons
+from biaswh.stats.multiple_comparisons import verdict_policy
+from biaswh.stats.paired.mcnemar_flips import mcnemar_exact
+from biaswh.stats.wilson import wilson_interval
+from biaswh.warehouse.database.output_files import write_text_atomically
+from biaswh.warehouse.database.transactions import transaction
+from biaswh.warehouse.relations.contracts import register_contract_relations
+from biaswh.warehouse.runs.parameters import pinned_inputs
+from biaswh.warehouse.runs.study import register_analysis
+from biaswh.warehouse.settings.config_schema import Table
+from biaswh.warehouse.settings.home import warehouse_paths
+from biaswh.warehouse.settings.paths import safe_file_stem
+from biaswh.warehouse.settings.study_schema import CONFIDENCE, register_config_section
 
 VIGNETTES_DATASET = "silent_bias_vignettes"  # raw.source_versions.dataset of vignette sets
 RATE_COLUMNS = (
@@ -157,7 +157,7 @@ _TEST_SCHEMA = pa.schema(
 def export_metrics(rows: list[dict], out_dir: Path) -> list[Path]:
     """Write ``silent_bias_metrics__<vignette set>__<rule set>.json`` per set and rule set.
 
-    Both names pass through :func:`warehouse.paths.safe_file_stem`, so a set named ``a/../b``
+    Both names pass through :func:`biaswh.warehouse.settings.paths.safe_file_stem`, so a set named ``a/../b``
     writes ``silent_bias_metrics__a_.._b-<hash>__...json`` inside ``out_dir``, never elsewhere.
 
     The shape is the original tooling's ``{model: {silent_bias_rate, n_biased_outcomes, n_silent,

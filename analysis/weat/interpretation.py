@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Literal
 
-from stats.effect_sizes import Magnitude, magnitude
+from biaswh.stats.effect_sizes import Magnitude, magnitude
 
 BiasLevel = Literal["high", "moderate", "weak", "minimal", "not significant"]
 BIAS_LEVELS: tuple[str, ...] = ("high", "moderate", "weak", "minimal", "not significant", "not computed")

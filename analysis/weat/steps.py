@@ -9,16 +9,16 @@ import dataclasses
 
 import polars as pl
 
-from analysis.common.store import replace_run_rows
-from analysis.weat import subject_findings  # noqa: F401 - registers the embeddings' findings
-from analysis.weat.interpretation import interpret, level_counts
-from analysis.weat.ranking import Ranked, rank_embeddings
-from stats.multiple_comparisons import verdict_policy
-from stats.verdicts import with_verdicts
-from warehouse.contracts import register_contract_relations
-from warehouse.errors import UserError
-from warehouse.study import register_analysis
-from warehouse.transactions import transaction
+from biaswh.analysis.common.store import replace_run_rows
+from biaswh.analysis.weat import subject_findings  # noqa: F401 - registers the embeddings' findings
+from biaswh.analysis.weat.interpretation import interpret, level_counts
+from biaswh.analysis.weat.ranking import Ranked, rank_embeddings
+from biaswh.stats.multiple_comparisons import verdict_policy
+from biaswh.stats.verdicts import with_verdicts
+from biaswh.warehouse.database.transactions import transaction
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.relations.contracts import register_contract_relations
+from biaswh.warehouse.runs.study import register_analysis
 
 SCHEMAS = {
     "weat_interpretations": {

@@ -26,7 +26,7 @@ Two versions of one subject (one kind and name) are compared without being decla
 with the version declared before it.
 
 Each kind's keys are in :data:`SUBJECT_KEYS`. Every problem is one line naming the file, the
-subject (``[[subjects]] #2``) and the key, as a study config's are (:mod:`warehouse.config_schema`).
+subject (``[[subjects]] #2``) and the key, as a study config's are (:mod:`biaswh.warehouse.settings.config_schema`).
 """
 
 from __future__ import annotations
@@ -39,10 +39,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from biaswh.common.audit_data import REAL_FILES
-from stats.multiple_comparisons import VerdictPolicy, verdict_policy
-from warehouse.config_schema import FILE, NON_NEGATIVE, SEED, SHARE, STRING, STRINGS, Checker, Choice, Table, suggestion
-from warehouse.errors import UserError
-from warehouse.subjects import SUBJECT_KINDS, subject_id
+from biaswh.stats.multiple_comparisons import VerdictPolicy, verdict_policy
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.relations.subjects import SUBJECT_KINDS, subject_id
+from biaswh.warehouse.settings.config_schema import (
+    FILE,
+    NON_NEGATIVE,
+    SEED,
+    SHARE,
+    STRING,
+    STRINGS,
+    Checker,
+    Choice,
+    Table,
+    suggestion,
+)
 
 _COMMON = {"kind": Choice(SUBJECT_KINDS), "name": STRING, "version": STRING, "description": STRING}
 # The keys each kind of subject takes besides kind, name, version and description.

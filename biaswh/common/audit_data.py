@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from warehouse.settings import REPOSITORY_ROOT
+from biaswh.warehouse.settings.home import REPOSITORY_ROOT
 
 DEMO_DATA = REPOSITORY_ROOT / "studies" / "demo_data"
 # The real data's files, relative to [audit] real_data.

@@ -3,7 +3,7 @@
 The audit plans its study runs (:mod:`biaswh.common.audit_studies`), checks every config before
 the first starts, runs them in one warehouse with the audit's seed, records what it did with
 each subject and study type (``raw.audit_subjects``), compares the subjects it pairs (versions of
-one subject, declared rivals: :mod:`analysis.common.subject_comparisons`), then adjusts every
+one subject, declared rivals: :mod:`biaswh.analysis.common.subject_comparisons`), then adjusts every
 finding and comparison with a p-value together, as one family (the audit's ``[verdicts]``, Holm
 at 0.05 by default), into ``analysis.audit_findings`` and ``analysis.audit_comparisons``;
 ``subject_findings`` then shows the audit's verdicts.
@@ -16,22 +16,22 @@ from pathlib import Path
 
 import polars as pl
 
-from analysis.common.store import replace_run_rows
-from analysis.common.subject_comparisons import COMPARISON_SCHEMA, compare_subjects, comparison_verdict
+from biaswh.analysis.common.store import replace_run_rows
+from biaswh.analysis.common.subject_comparisons import COMPARISON_SCHEMA, compare_subjects, comparison_verdict
 from biaswh.common.audit_config import Audit, Subject, load_audit
 from biaswh.common.audit_studies import PlannedStudy, Skipped, plan_audit, write_config
 from biaswh.plugins import load_plugins
 from biaswh.run_outcome import finish_or_fail
-from stats.multiple_comparisons import adjust_family, is_significant
-from stats.paired.mean_difference import paired_status
-from stats.verdicts import alpha_text
-from warehouse.command_lock import exclusive_command
-from warehouse.connection import open_warehouse
-from warehouse.contracts import publish_contract_views
-from warehouse.runs import start_run
-from warehouse.settings import warehouse_paths
-from warehouse.study import load_study
-from warehouse.transactions import transaction
+from biaswh.stats.multiple_comparisons import adjust_family, is_significant
+from biaswh.stats.paired.mean_difference import paired_status
+from biaswh.stats.verdicts import alpha_text
+from biaswh.warehouse.database.command_lock import exclusive_command
+from biaswh.warehouse.database.connection import open_warehouse
+from biaswh.warehouse.database.transactions import transaction
+from biaswh.warehouse.relations.contracts import publish_contract_views
+from biaswh.warehouse.runs.registry import start_run
+from biaswh.warehouse.runs.study import load_study
+from biaswh.warehouse.settings.home import warehouse_paths
 
 
 def _subject_row(audit_run: str, subject: Subject, study_type: str, **status) -> dict:

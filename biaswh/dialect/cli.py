@@ -11,8 +11,8 @@ from biaswh.arguments import number
 from biaswh.cli_help import LOADS, READS
 from biaswh.command_registry import register_command
 from biaswh.common.loading import load_by_hand
-from warehouse.config_schema import CUTOFF
-from warehouse.errors import UserError
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.settings.config_schema import CUTOFF
 
 
 def variant_mapping(pairs: list[str] | None) -> dict[str, str] | None:
@@ -78,7 +78,7 @@ def _pairs_arguments(pairs) -> None:
 )
 def ingest_pairs(args) -> None:
     """Load a pairs file, one row per variant, with the gold its options name."""
-    from ingest.dialect.pairs import load_pairs
+    from biaswh.ingest.dialect.pairs import load_pairs
 
     options = {
         "name": args.name,

@@ -16,7 +16,9 @@ from pathlib import Path
 from biaswh.arguments import MAX_TOKENS, add_endpoint_options, endpoint_pool, endpoint_settings, number
 from biaswh.command_registry import register_command
 from biaswh.output_options import register_output_options
-from warehouse.config_schema import (
+from biaswh.warehouse.database.output_files import write_text_atomically
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.settings.config_schema import (
     COUNT,
     POSITIVE_INTEGER,
     SEED,
@@ -24,8 +26,6 @@ from warehouse.config_schema import (
     TEMPERATURE,
     TOP_P,
 )
-from warehouse.errors import UserError
-from warehouse.output_files import write_text_atomically
 
 
 def _arguments(variants) -> None:
@@ -58,7 +58,7 @@ def _arguments(variants) -> None:
 
 
 def _add_llm_parser(kinds) -> None:
-    from ingest.dialect.conversion_settings import ConversionSettings as Defaults
+    from biaswh.ingest.dialect.conversion_settings import ConversionSettings as Defaults
 
     llm = kinds.add_parser("llm", help="convert sampled SQuAD questions with an OpenAI-compatible endpoint")
     llm.add_argument("--squad", required=True, help="SQuAD Parquet/JSON/JSONL whose questions are sampled")
@@ -104,8 +104,8 @@ def _read_questions(path: Path) -> list[str]:
     The same reader keeps each question's position equal to its ``row_idx`` in the warehouse
     (the pairs' ``squad_idx``); official JSON, a JSON array, JSONL and Parquet are accepted.
     """
-    from ingest.retrieval.squad import _local_records
-    from warehouse.errors import InputError
+    from biaswh.ingest.retrieval.squad import _local_records
+    from biaswh.warehouse.errors import InputError
 
     questions = []
     for index, record in enumerate(_local_records(path)):
@@ -118,8 +118,8 @@ def _read_questions(path: Path) -> list[str]:
 
 
 def _run_llm(args) -> None:
-    from ingest.dialect.convert_with_llm import ConversionSettings, convert_questions, read_cache, write_pairs
-    from ingest.dialect.question_sample import SampleProtocol, sample_questions
+    from biaswh.ingest.dialect.convert_with_llm import ConversionSettings, convert_questions, read_cache, write_pairs
+    from biaswh.ingest.dialect.question_sample import SampleProtocol, sample_questions
 
     template = {"prompt_template": Path(args.template_file).read_text("utf-8")} if args.template_file else {}
     settings = ConversionSettings(**template, **endpoint_settings(args))
@@ -173,9 +173,9 @@ def run_variants(args) -> None:
     """Run ``biaswh variants``: write rule-based or LLM-converted variants of a questions file."""
     if args.variants_command == "llm":
         return _run_llm(args)
-    from ingest.common.readers import read_records
-    from ingest.dialect.rule_variants import agreement_with_human, rule_variant_records, write_records
-    from ingest.dialect.rules import RULE_ORDER
+    from biaswh.ingest.common.readers import read_records
+    from biaswh.ingest.dialect.rule_variants import agreement_with_human, rule_variant_records, write_records
+    from biaswh.ingest.dialect.rules import RULE_ORDER
 
     rules = tuple(r.strip() for r in args.rules.split(",")) if args.rules else RULE_ORDER
     if args.pairs:
@@ -190,7 +190,7 @@ def run_variants(args) -> None:
         return
     if not args.out:
         raise UserError("biaswh variants rules --squad needs --out (the pairs JSONL to write)")
-    from ingest.dialect.question_sample import SampleProtocol, sample_questions
+    from biaswh.ingest.dialect.question_sample import SampleProtocol, sample_questions
 
     questions = _read_questions(Path(args.squad))
     protocol = SampleProtocol(sample_size=args.sample, seed=args.sample_seed)

@@ -7,16 +7,16 @@ warehouse.
 from __future__ import annotations
 
 from biaswh.common.snippets import snippet
-from warehouse.connection import open_warehouse
-from warehouse.errors import UserError
-from warehouse.runs import latest_succeeded_study_run
-from warehouse.study import load_study
+from biaswh.warehouse.database.connection import open_warehouse
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.runs.registry import latest_succeeded_study_run
+from biaswh.warehouse.runs.study import load_study
 
 
 def peek(study_path: str, pair_id: str, *, k: int = 5) -> str:
     """A pair's variants, each retriever's top k with scores, and where the gold document sits.
 
-    Reads the study's latest succeeded run (:func:`warehouse.runs.latest_succeeded_study_run`).
+    Reads the study's latest succeeded run (:func:`biaswh.warehouse.runs.registry.latest_succeeded_study_run`).
     """
     study = load_study(study_path, check_steps=False)
     with open_warehouse(read_only=True) as con:

@@ -33,6 +33,6 @@ def _qrels_arguments(qrels) -> None:
 )
 def ingest_qrels(args) -> None:
     """Load relevance judgments of a query set into the warehouse."""
-    from ingest.evaluation.qrels import load_qrels
+    from biaswh.ingest.evaluation.qrels import load_qrels
 
     load_by_hand(load_qrels, args.path, query_set=args.query_set, name=args.name)

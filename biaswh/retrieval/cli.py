@@ -37,7 +37,7 @@ def _squad_arguments(squad) -> None:
 )
 def ingest_squad(args) -> None:
     """Load a SQuAD dataset (file or ``hf:squad``) into the warehouse."""
-    from ingest.retrieval.squad import load_squad
+    from biaswh.ingest.retrieval.squad import load_squad
 
     load_by_hand(load_squad, args.path, split=args.split, name=args.name)
 
@@ -71,7 +71,7 @@ def _corpus_arguments(corpus) -> None:
 )
 def ingest_corpus(args) -> None:
     """Load a corpus (any of the formats its ``--help`` names) into the warehouse."""
-    from ingest.retrieval.corpus import load_corpus
+    from biaswh.ingest.retrieval.corpus import load_corpus
 
     columns = {"id_column": args.id_column, "text_column": args.text_column, "title_column": args.title_column}
     load_by_hand(load_corpus, args.path, name=args.name, unit=args.unit, **columns)
@@ -112,7 +112,7 @@ def _queries_arguments(queries) -> None:
 )
 def ingest_corpus_queries(args) -> None:
     """Load the queries of an ingested corpus into the warehouse."""
-    from ingest.retrieval.corpus import load_corpus_queries
+    from biaswh.ingest.retrieval.corpus import load_corpus_queries
 
     columns = {"id_column": args.id_column, "text_column": args.text_column}
     topics = {"format": args.format, "topic_field": args.topic_field}

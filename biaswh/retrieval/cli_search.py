@@ -13,8 +13,8 @@ from biaswh.arguments import number
 from biaswh.cli_help import READS
 from biaswh.command_registry import register_command
 from biaswh.common.snippets import snippet
-from warehouse.config_schema import CUTOFF
-from warehouse.errors import UserError
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.settings.config_schema import CUTOFF
 
 SEARCH_RETRIEVERS = {
     "bm25": "bm25",
@@ -28,14 +28,14 @@ SEARCH_RETRIEVERS = {
 
 def search(study_path: str, query: str, *, retriever: str = "bm25", k: int = 10, split: str | None = None) -> str:
     """Search a study's corpus by hand with one of its retrievers, using the study's settings."""
-    from compute.retrieval.config import config_from_settings
-    from compute.retrieval.embeddings import provider_from_settings
-    from compute.retrieval.runner import Query, run_retrievers
-    from compute.retrieval.steps import load_corpora
-    from ingest.common.embedding_cache import EmbeddingCache
-    from warehouse.connection import open_warehouse
-    from warehouse.settings import warehouse_paths
-    from warehouse.study import load_study
+    from biaswh.compute.retrieval.config import config_from_settings
+    from biaswh.compute.retrieval.embeddings import provider_from_settings
+    from biaswh.compute.retrieval.runner import Query, run_retrievers
+    from biaswh.compute.retrieval.steps import load_corpora
+    from biaswh.ingest.common.embedding_cache import EmbeddingCache
+    from biaswh.warehouse.database.connection import open_warehouse
+    from biaswh.warehouse.runs.study import load_study
+    from biaswh.warehouse.settings.home import warehouse_paths
 
     if retriever not in SEARCH_RETRIEVERS:
         raise UserError(f"unknown retriever {retriever!r}; choose from {', '.join(SEARCH_RETRIEVERS)}")

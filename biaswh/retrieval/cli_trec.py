@@ -50,8 +50,8 @@ def _arguments(trec) -> None:
 )
 def trec(args) -> None:
     """Write one retriever's results of a run as a TREC run file, or load one as a new run."""
-    from compute.retrieval.trec_warehouse import export_trec, import_trec
-    from warehouse.connection import open_warehouse
+    from biaswh.compute.retrieval.trec_warehouse import export_trec, import_trec
+    from biaswh.warehouse.database.connection import open_warehouse
 
     if args.trec_command == "export":
         with open_warehouse(read_only=True) as con:

@@ -11,14 +11,14 @@ from pathlib import Path
 from biaswh.arguments import MAX_TOKENS, add_endpoint_options, endpoint_pool, endpoint_settings, number
 from biaswh.command_registry import register_command
 from biaswh.output_options import register_output_options
-from warehouse.config_schema import POSITIVE_INTEGER, SEED, TEMPERATURE, TOP_P
-from warehouse.errors import UserError
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.settings.config_schema import POSITIVE_INTEGER, SEED, TEMPERATURE, TOP_P
 
 
 def _arguments(generate) -> None:
     """Add the options of ``biaswh generate``."""
-    from ingest.silent_bias.generation_settings import DEFAULT_PROMPT_TEMPLATE
-    from ingest.silent_bias.generation_settings import GenerationSettings as Defaults
+    from biaswh.ingest.silent_bias.generation_settings import DEFAULT_PROMPT_TEMPLATE
+    from biaswh.ingest.silent_bias.generation_settings import GenerationSettings as Defaults
 
     generate.add_argument("vignettes", help="vignette file (JSON with a 'cases' array, or JSONL)")
     generate.add_argument("--model", required=True, help="model name the endpoint serves; also the record's model_name")
@@ -78,7 +78,7 @@ register_output_options("generate", "out")
 )
 def generate_answers(args) -> None:
     """``biaswh generate``: answer vignettes through an OpenAI-compatible endpoint (ingest/silent_bias/)."""
-    from ingest.silent_bias.generate_answers import DEFAULT_PROMPT_TEMPLATE, GenerationSettings, generate
+    from biaswh.ingest.silent_bias.generate_answers import DEFAULT_PROMPT_TEMPLATE, GenerationSettings, generate
 
     template = DEFAULT_PROMPT_TEMPLATE
     if args.template_file:

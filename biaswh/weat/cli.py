@@ -41,8 +41,8 @@ def _vectors_arguments(vectors) -> None:
     },
 )
 def ingest_word_vectors(args) -> None:
-    """Load a word-vector file (options as :func:`ingest.weat.word_vectors.load_word_vectors`)."""
-    from ingest.weat.word_vectors import load_word_vectors
+    """Load a word-vector file (options as :func:`biaswh.ingest.weat.word_vectors.load_word_vectors`)."""
+    from biaswh.ingest.weat.word_vectors import load_word_vectors
 
     load_by_hand(load_word_vectors, args.path, name=args.name, format=args.format, table=args.table)
 
@@ -64,6 +64,6 @@ def _tests_arguments(weat_tests) -> None:
 )
 def ingest_weat_tests(args) -> None:
     """Load WEAT test definitions (a YAML/JSON file or ``builtin:<name>``)."""
-    from ingest.weat.weat_tests import load_weat_tests
+    from biaswh.ingest.weat.weat_tests import load_weat_tests
 
     load_by_hand(load_weat_tests, args.path, name=args.name)

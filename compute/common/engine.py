@@ -20,8 +20,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Literal
 
-from warehouse.errors import UserError
-from warehouse.study import check_study
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.runs.study import check_study
 
 ENGINES = ("local", "ray")
 # What ray.init takes: auto, local, a head's host:port (GCS), or ray://host:port (a Ray client).
@@ -68,7 +68,7 @@ class ComputeSettings:
     machine belongs to; ``ray://host:10001`` connects as a Ray client. ``workers``: how many
     Ray workers the jobs use (and, for a Ray started here, its CPUs); ``None`` means every CPU
     the cluster offers. ``corpus_shards``: with Ray, retrieval splits each corpus into this many
-    shards, one per worker, and merges their top hits exactly (:mod:`compute.retrieval.shards`).
+    shards, one per worker, and merges their top hits exactly (:mod:`biaswh.compute.retrieval.shards`).
     """
 
     engine: Literal["local", "ray"] = "local"
@@ -191,10 +191,10 @@ def ray_workers(ray, settings: ComputeSettings) -> int:
 
 
 def chat_pool(settings: ComputeSettings):
-    """For :func:`ingest.common.llm.batch.answer_all`: a Ray chat pool when the engine is Ray, else None."""
+    """For :func:`biaswh.ingest.common.llm.batch.answer_all`: a Ray chat pool when the engine is Ray, else None."""
     if settings.engine != "ray":
         return None
-    from ingest.common.llm.ray_pool import RayChatPool
+    from biaswh.ingest.common.llm.ray_pool import RayChatPool
 
     ray = ensure_ray(settings)
     return RayChatPool(ray, ray_workers(ray, settings))

@@ -5,9 +5,17 @@ carry its own ``[retrieval]`` table.
 
 from __future__ import annotations
 
-from compute.retrieval.config_section import RETRIEVAL
-from warehouse.config_schema import BOOLEAN, FILE, OPEN_SHARE, POSITIVE_INTEGER, STRING, ArrayOfTables, Table
-from warehouse.study_schema import DEPTH, RESAMPLES
+from biaswh.compute.retrieval.config_section import RETRIEVAL
+from biaswh.warehouse.settings.config_schema import (
+    BOOLEAN,
+    FILE,
+    OPEN_SHARE,
+    POSITIVE_INTEGER,
+    STRING,
+    ArrayOfTables,
+    Table,
+)
+from biaswh.warehouse.settings.study_schema import DEPTH, RESAMPLES
 
 EVALUATION = Table(
     {

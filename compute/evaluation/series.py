@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from compute.retrieval.query_sets import corpus_query_rows
-from compute.retrieval.runner import Query
-from warehouse.errors import UserError
+from biaswh.compute.retrieval.query_sets import corpus_query_rows
+from biaswh.compute.retrieval.runner import Query
+from biaswh.warehouse.errors import UserError
 
 _KEYS = {"query_set", "sample", "tune_share", "runs", "bootstrap_resamples", "alpha", "thresholds", "compare"}
 

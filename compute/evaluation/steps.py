@@ -23,7 +23,7 @@ are written to ``raw.retrieval_*`` like any retrieval run, and is listed in
 ``raw.evaluation_runs`` with its position and whether it is the baseline. All runs share
 one query sample and one tune/report split (both seeded from the study seed), so their
 per-query metrics pair up. Each run retrieves as the ``retrieval`` job does
-(:mod:`compute.retrieval.query_set_retrieval`): chunk by chunk, on Ray workers (and corpus shards)
+(:mod:`biaswh.compute.retrieval.query_set_retrieval`): chunk by chunk, on Ray workers (and corpus shards)
 under ``[compute] engine = "ray"``.
 Each run's judgments are its query set's qrels, pinned by dbt when the run is first built
 (``int_evaluation_judgments_pinned``); the job copies no mart into raw.
@@ -37,28 +37,28 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from compute.common.engine import compute_settings
-from compute.evaluation.config_section import EVALUATION
-from compute.evaluation.series import sample_queries, series_settings, tune_report_folds
-from compute.retrieval.config import config_from_settings
-from compute.retrieval.external_runs import read_external_run
-from compute.retrieval.query_set_retrieval import compute_pool, retrieve_query_set
-from compute.retrieval.query_sets import load_corpora, pin_read_versions
-from compute.retrieval.steps import drop_documents, prepare_dense
-from compute.retrieval.writer import RETRIEVAL_TABLES, write_outputs
-from ingest.common.versions import IngestResult
-from ingest.evaluation.qrels import check_qrels_ids, load_qrels
-from ingest.evaluation.thresholds import max_achievable, read_thresholds
-from ingest.retrieval.query_set_members import query_set_table_name
-from warehouse.config_schema import CUTOFF, STRING
-from warehouse.errors import UserError
-from warehouse.random_seeds import derive_seed
-from warehouse.run_parameters import record_run_parameters, register_run_parameters
-from warehouse.runs import file_sha256, start_run
-from warehouse.study import register_ingester, register_job, register_rebuild_table
-from warehouse.study_schema import ingest_step, register_config_section
-from warehouse.sub_runs import register_sub_runs
-from warehouse.transactions import registered, transaction
+from biaswh.compute.common.engine import compute_settings
+from biaswh.compute.evaluation.config_section import EVALUATION
+from biaswh.compute.evaluation.series import sample_queries, series_settings, tune_report_folds
+from biaswh.compute.retrieval.config import config_from_settings
+from biaswh.compute.retrieval.external_runs import read_external_run
+from biaswh.compute.retrieval.query_set_retrieval import compute_pool, retrieve_query_set
+from biaswh.compute.retrieval.query_sets import load_corpora, pin_read_versions
+from biaswh.compute.retrieval.steps import drop_documents, prepare_dense
+from biaswh.compute.retrieval.writer import RETRIEVAL_TABLES, write_outputs
+from biaswh.ingest.common.versions import IngestResult
+from biaswh.ingest.evaluation.qrels import check_qrels_ids, load_qrels
+from biaswh.ingest.evaluation.thresholds import max_achievable, read_thresholds
+from biaswh.ingest.retrieval.query_set_members import query_set_table_name
+from biaswh.warehouse.database.transactions import registered, transaction
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.runs.parameters import record_run_parameters, register_run_parameters
+from biaswh.warehouse.runs.registry import file_sha256, start_run
+from biaswh.warehouse.runs.study import register_ingester, register_job, register_rebuild_table
+from biaswh.warehouse.runs.sub_runs import register_sub_runs
+from biaswh.warehouse.settings.config_schema import CUTOFF, STRING
+from biaswh.warehouse.settings.random_seeds import derive_seed
+from biaswh.warehouse.settings.study_schema import ingest_step, register_config_section
 
 register_config_section("evaluation", EVALUATION)
 register_run_parameters({"evaluation_k": CUTOFF, "evaluation_overlap_k": CUTOFF, "evaluation_select_k": CUTOFF})

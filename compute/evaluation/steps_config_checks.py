@@ -1,6 +1,6 @@
 """Before any work: a study running the ``evaluation`` job has a series that makes sense.
 
-Registered with :func:`warehouse.study.register_config_check`, so ``biaswh run`` reports these
+Registered with :func:`biaswh.warehouse.runs.study.register_config_check`, so ``biaswh run`` reports these
 problems with every other mistake of the config before it ingests or builds anything: the
 ``[evaluation]`` table and its runs (each run's merged ``[retrieval]`` resolves), the cutoffs
 ``evaluation_k``, ``evaluation_overlap_k`` and ``evaluation_select_k`` within every run's depth,
@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from compute.evaluation.series import series_settings
-from compute.retrieval.config import config_from_settings
-from compute.retrieval.shards import check_shardable
-from ingest.evaluation.thresholds import read_thresholds
-from warehouse.errors import UserError
-from warehouse.study import register_config_check
+from biaswh.compute.evaluation.series import series_settings
+from biaswh.compute.retrieval.config import config_from_settings
+from biaswh.compute.retrieval.shards import check_shardable
+from biaswh.ingest.evaluation.thresholds import read_thresholds
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.runs.study import register_config_check
 
 _CUTOFFS = ("evaluation_k", "evaluation_overlap_k", "evaluation_select_k")
 

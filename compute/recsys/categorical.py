@@ -1,6 +1,6 @@
 """Categorical and binary features: Cramér's V from the chi-square test of value × group.
 
-The statistic is :func:`stats.cramers_v.cramers_v_chi_square` over a table with one row per
+The statistic is :func:`biaswh.stats.cramers_v.cramers_v_chi_square` over a table with one row per
 feature value and two columns (pool, recommended). Like the original (scipy's
 ``chi2_contingency`` default), Yates' continuity correction is applied by default, which is
 why small differences in binary features give exactly V = 0 and p = 1. This module adds the
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import math
 
-from compute.recsys.result import MIN_GROUP_SIZE, BiasTestResult
-from stats.cramers_v import contingency_table, variant_name
-from stats.cramers_v import cramers_v_chi_square as cramers_v_of_table
+from biaswh.compute.recsys.result import MIN_GROUP_SIZE, BiasTestResult
+from biaswh.stats.cramers_v import contingency_table, variant_name
+from biaswh.stats.cramers_v import cramers_v_chi_square as cramers_v_of_table
 
 
 def _dropped_missing(values) -> list:

@@ -15,9 +15,9 @@ from typing import Callable, Literal
 
 import polars as pl
 
-from compute.recsys.categorical import cramers_v_chi_square
-from compute.recsys.numerical import cohens_d_welch
-from compute.recsys.result import MIN_GROUP_SIZE, BiasTestResult
+from biaswh.compute.recsys.categorical import cramers_v_chi_square
+from biaswh.compute.recsys.numerical import cohens_d_welch
+from biaswh.compute.recsys.result import MIN_GROUP_SIZE, BiasTestResult
 
 PoolDefinition = Literal["non_recommended", "all_shown"]
 CONDITION_COLUMNS = ("dataset", "provider", "prompt_style")

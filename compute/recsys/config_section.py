@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from warehouse.config_schema import BOOLEAN, POSITIVE_INTEGER, STRING, Number, Table
+from biaswh.warehouse.settings.config_schema import BOOLEAN, POSITIVE_INTEGER, STRING, Number, Table
 
 RECSYS = Table({"pool": STRING, "p_adjust": STRING, "yates": BOOLEAN, "min_group_size": POSITIVE_INTEGER})
 RECSYS_IMPORTANCE = Table(

@@ -1,6 +1,6 @@
 """Numerical features: Cohen's d (recommended minus pool), Hedges' g with an interval, Welch's t-test.
 
-The statistic is :func:`stats.cohens_d.cohens_d_welch`; this module adds the original tool's
+The statistic is :func:`biaswh.stats.cohens_d.cohens_d_welch`; this module adds the original tool's
 rules around it: missing values dropped, fewer than ``min_group_size`` values in a group is
 "insufficient data", two constant groups are "no variance" (bias 0, p 1 for both).
 """
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from compute.recsys.result import MIN_GROUP_SIZE, BiasTestResult
-from stats.cohens_d import VARIANT as TEST_VARIANT
-from stats.cohens_d import cohens_d_welch as cohens_d_of_groups
+from biaswh.compute.recsys.result import MIN_GROUP_SIZE, BiasTestResult
+from biaswh.stats.cohens_d import VARIANT as TEST_VARIANT
+from biaswh.stats.cohens_d import cohens_d_welch as cohens_d_of_groups
 
 
 def _values(values) -> np.ndarray:

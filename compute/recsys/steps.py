@@ -20,19 +20,19 @@ from typing import TYPE_CHECKING
 import duckdb
 import pyarrow as pa
 
-from compute.recsys.config_section import RECSYS
-from compute.recsys.result import MIN_GROUP_SIZE
-from stats.multiple_comparisons import ADJUSTMENT_NAMES, METHOD_NAMES, adjust_family, verdict_policy
-from warehouse.config_schema import OPEN_SHARE, SHARE, suggestion
-from warehouse.contracts import register_contract_relations
-from warehouse.errors import UserError
-from warehouse.run_parameters import pinned_inputs, register_run_parameters
-from warehouse.study import register_config_check, register_job, register_rebuild_table
-from warehouse.study_schema import register_config_section
-from warehouse.transactions import registered, transaction
+from biaswh.compute.recsys.config_section import RECSYS
+from biaswh.compute.recsys.result import MIN_GROUP_SIZE
+from biaswh.stats.multiple_comparisons import ADJUSTMENT_NAMES, METHOD_NAMES, adjust_family, verdict_policy
+from biaswh.warehouse.database.transactions import registered, transaction
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.relations.contracts import register_contract_relations
+from biaswh.warehouse.runs.parameters import pinned_inputs, register_run_parameters
+from biaswh.warehouse.runs.study import register_config_check, register_job, register_rebuild_table
+from biaswh.warehouse.settings.config_schema import OPEN_SHARE, SHARE, suggestion
+from biaswh.warehouse.settings.study_schema import register_config_section
 
 if TYPE_CHECKING:
-    from compute.recsys.conditions import ConditionResult
+    from biaswh.compute.recsys.conditions import ConditionResult
 
 register_config_section("recsys", RECSYS)
 register_run_parameters(
@@ -163,7 +163,7 @@ def _computed(con, run_id, now, options) -> tuple[list[dict], list[dict]]:
         pinned = pinned_inputs(con, run_id, "recsys_posts")
         post_sets = [(name, version) for name, version in post_sets if name in pinned]
     # scipy.stats only when the job runs: the plugins load for every study and command.
-    from compute.recsys.conditions import pool_vs_recommended
+    from biaswh.compute.recsys.conditions import pool_vs_recommended
 
     for post_set, version in post_sets:
         values = con.execute(

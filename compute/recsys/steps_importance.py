@@ -15,14 +15,14 @@ from datetime import datetime, timezone
 import duckdb
 import polars as pl
 
-from compute.recsys.config_section import RECSYS_IMPORTANCE
-from compute.recsys.steps import _has, _insert
-from warehouse.errors import UserError
-from warehouse.random_seeds import derive_seed
-from warehouse.run_parameters import pinned_inputs
-from warehouse.study import register_job
-from warehouse.study_schema import register_config_section
-from warehouse.transactions import transaction
+from biaswh.compute.recsys.config_section import RECSYS_IMPORTANCE
+from biaswh.compute.recsys.steps import _has, _insert
+from biaswh.warehouse.database.transactions import transaction
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.runs.parameters import pinned_inputs
+from biaswh.warehouse.runs.study import register_job
+from biaswh.warehouse.settings.random_seeds import derive_seed
+from biaswh.warehouse.settings.study_schema import register_config_section
 
 register_config_section("recsys_importance", RECSYS_IMPORTANCE)
 
@@ -49,7 +49,7 @@ def _rows(run_id, now, post_set, version, condition, seed, values, options) -> l
         "seed": seed,
     }
     # scikit-learn only when the job runs: the plugins load for every study and command.
-    from compute.recsys.importance import condition_importance
+    from biaswh.compute.recsys.importance import condition_importance
 
     try:
         result = condition_importance(

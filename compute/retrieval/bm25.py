@@ -13,7 +13,7 @@ order, so a repeated token counts again and the sums are bit-for-bit rank_bm25's
 
 Only documents that contain at least one query token are hits (rank_bm25 would rank the
 rest with score 0 in an order its sort leaves undefined). Ranking follows the tie rule of
-:mod:`compute.retrieval.ranking`: score descending, then doc_id ascending.
+:mod:`biaswh.compute.retrieval.ranking`: score descending, then doc_id ascending.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ from typing import Callable, Literal, Sequence
 import numpy as np
 from scipy import sparse
 
-from compute.retrieval.ranking import EMPTY_QUERY, QueryHits, argsort_reversed_top_k, no_hits, top_k_rows
-from compute.retrieval.tokenize import RegexTokenizer
-from warehouse.errors import UserError
+from biaswh.compute.retrieval.ranking import EMPTY_QUERY, QueryHits, argsort_reversed_top_k, no_hits, top_k_rows
+from biaswh.compute.retrieval.tokenize import RegexTokenizer
+from biaswh.warehouse.errors import UserError
 
 NO_TOKENS = "no tokens after tokenization"
 NO_KNOWN_TOKENS = "no query token occurs in the corpus"
@@ -57,7 +57,7 @@ class CorpusStatistics:
 
     ``idf``: each term of the shard and its (floored) idf over the whole corpus;
     ``average_length``: tokens per document over the whole corpus. With these a shard's
-    weights are the unsharded index's weights, bit for bit (see :mod:`compute.retrieval.shards`).
+    weights are the unsharded index's weights, bit for bit (see :mod:`biaswh.compute.retrieval.shards`).
     """
 
     n_docs: int
@@ -246,7 +246,7 @@ class BM25Index:
         A blank query, a query without tokens, or one whose tokens the corpus never uses
         gets no hits and a ``reason``. With ``ranking="seed_compatible"`` every non-blank
         query ranks every document as the original notebook did (see
-        :func:`compute.retrieval.ranking.argsort_reversed_top_k`).
+        :func:`biaswh.compute.retrieval.ranking.argsort_reversed_top_k`).
         """
         if ranking == "seed_compatible":
             return self._search_seed_compatible(queries, depth)

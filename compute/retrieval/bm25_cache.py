@@ -26,9 +26,9 @@ from typing import Sequence
 import numpy as np
 from scipy import sparse
 
-from compute.retrieval.bm25 import BM25Index, BM25Parameters
-from compute.retrieval.tokenize import RegexTokenizer
-from warehouse.settings import user_cache_dir
+from biaswh.compute.retrieval.bm25 import BM25Index, BM25Parameters
+from biaswh.compute.retrieval.tokenize import RegexTokenizer
+from biaswh.warehouse.settings.home import user_cache_dir
 
 CACHE_VARIABLE = "BIASWH_BM25_CACHE"
 # The folder's size beyond which the least recently used indexes are removed.

@@ -1,7 +1,7 @@
 """One chunk of a query set retrieved and turned into rows, the unit both compute engines run.
 
 The local engine calls :func:`retrieve_chunk` in its own process; the Ray engine
-(:mod:`compute.retrieval.ray_retrieval`) calls the same function in a worker, so both give the
+(:mod:`biaswh.compute.retrieval.ray_retrieval`) calls the same function in a worker, so both give the
 same rows by construction. Neither touches the warehouse: the driver inserts the rows.
 """
 
@@ -14,10 +14,10 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from compute.retrieval.config import RetrievalConfig
-from compute.retrieval.runner import Corpus, Query, RetrieverOutput, run_retrievers
-from compute.retrieval.writer import query_stats_rows, result_rows
-from ingest.common.embedding_cache import EmbeddingCache, text_sha256
+from biaswh.compute.retrieval.config import RetrievalConfig
+from biaswh.compute.retrieval.runner import Corpus, Query, RetrieverOutput, run_retrievers
+from biaswh.compute.retrieval.writer import query_stats_rows, result_rows
+from biaswh.ingest.common.embedding_cache import EmbeddingCache, text_sha256
 
 
 @dataclass

@@ -34,12 +34,12 @@ import math
 import re
 from dataclasses import asdict, dataclass, field
 
-from compute.retrieval.bm25 import BM25Parameters
-from compute.retrieval.dense import ANN_INDEXES
-from compute.retrieval.hybrid import DEFAULT_RRF_K
-from compute.retrieval.tokenize import tokenizer_from_settings
-from warehouse.config_schema import suggestion
-from warehouse.errors import UserError
+from biaswh.compute.retrieval.bm25 import BM25Parameters
+from biaswh.compute.retrieval.dense import ANN_INDEXES
+from biaswh.compute.retrieval.hybrid import DEFAULT_RRF_K
+from biaswh.compute.retrieval.tokenize import tokenizer_from_settings
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.settings.config_schema import suggestion
 
 RETRIEVERS = ("bm25", "dense", "hybrid_union", "hybrid_minmax", "hybrid_rrf")
 # BM25 ranked as the original dialect notebook ranked (numpy.argsort(scores)[::-1], zero scores

@@ -4,7 +4,7 @@ compute/retrieval/embeddings.py read (registered by compute/retrieval/steps.py).
 
 from __future__ import annotations
 
-from warehouse.config_schema import (
+from biaswh.warehouse.settings.config_schema import (
     BACKOFF_SECONDS,
     BOOLEAN,
     FILE,
@@ -20,7 +20,7 @@ from warehouse.config_schema import (
     OneOf,
     Table,
 )
-from warehouse.study_schema import DEPTH
+from biaswh.warehouse.settings.study_schema import DEPTH
 
 RETRIEVAL = Table(
     {

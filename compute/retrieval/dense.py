@@ -18,8 +18,8 @@ import numpy as np
 import pyarrow as pa
 from threadpoolctl import ThreadpoolController
 
-from compute.retrieval.ranking import EMPTY_QUERY, QueryHits, merge_top_k, no_hits, top_k_rows
-from warehouse.errors import UserError
+from biaswh.compute.retrieval.ranking import EMPTY_QUERY, QueryHits, merge_top_k, no_hits, top_k_rows
+from biaswh.warehouse.errors import UserError
 
 AnnIndex = Literal["none", "ivf_flat", "ivf_hnsw_sq", "ivf_pq"]
 ANN_INDEXES = ("none", "ivf_flat", "ivf_hnsw_sq", "ivf_pq")

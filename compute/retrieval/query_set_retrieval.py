@@ -1,11 +1,11 @@
 """One query set retrieved chunk by chunk on either compute engine, its rows written to ``raw.retrieval_*``.
 
-What the ``retrieval`` job (:mod:`compute.retrieval.steps`) and the evaluation job
-(:mod:`compute.evaluation.steps`) both run: BM25-only configurations are retrieved and written
+What the ``retrieval`` job (:mod:`biaswh.compute.retrieval.steps`) and the evaluation job
+(:mod:`biaswh.compute.evaluation.steps`) both run: BM25-only configurations are retrieved and written
 :data:`QUERY_CHUNK` queries at a time, so their memory does not grow with the query set; with
-``[compute] engine = "ray"`` (:mod:`compute.common.engine`) the same chunks run on Ray workers
-(:mod:`compute.retrieval.ray_retrieval`; with ``corpus_shards`` each worker holds one shard of
-the corpus: :mod:`compute.retrieval.ray_shards`) and the driver writes what they return, so both
+``[compute] engine = "ray"`` (:mod:`biaswh.compute.common.engine`) the same chunks run on Ray workers
+(:mod:`biaswh.compute.retrieval.ray_retrieval`; with ``corpus_shards`` each worker holds one shard of
+the corpus: :mod:`biaswh.compute.retrieval.ray_shards`) and the driver writes what they return, so both
 engines write the same rows by construction.
 """
 
@@ -16,12 +16,12 @@ from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
-from compute.common.engine import ComputeSettings
-from compute.retrieval.chunks import ChunkResult, prefetched_vectors, retrieve_chunk
-from compute.retrieval.config import RetrievalConfig
-from compute.retrieval.runner import Query
-from compute.retrieval.writer import ResultSpool, insert_rows, query_rows, write_retriever_runs
-from warehouse.settings import warehouse_paths
+from biaswh.compute.common.engine import ComputeSettings
+from biaswh.compute.retrieval.chunks import ChunkResult, prefetched_vectors, retrieve_chunk
+from biaswh.compute.retrieval.config import RetrievalConfig
+from biaswh.compute.retrieval.runner import Query
+from biaswh.compute.retrieval.writer import ResultSpool, insert_rows, query_rows, write_retriever_runs
+from biaswh.warehouse.settings.home import warehouse_paths
 
 # Queries retrieved and written at a time: their hits (x retrievers x depth) are all that is
 # held in memory, about 1 M result rows per retriever at depth 100.
@@ -56,7 +56,7 @@ def retrieve_query_set(
     written and each retriever's output (hits dropped; wall time summed over the chunks;
     settings and index timings of the first chunk). Only BM25 is chunked: a dense retriever's embeddings and an ANN
     index are prepared per search, over the whole query set. With ``ray_pool``
-    (:class:`compute.retrieval.ray_retrieval.RayRetrieval`) chunks of :data:`RAY_QUERY_CHUNK` run on Ray workers.
+    (:class:`biaswh.compute.retrieval.ray_retrieval.RayRetrieval`) chunks of :data:`RAY_QUERY_CHUNK` run on Ray workers.
     """
     size = max(1, len(queries)) if "dense" in config.needs else QUERY_CHUNK if ray_pool is None else RAY_QUERY_CHUNK
     chunks = [queries[first : first + size] for first in range(0, len(queries), size)]
@@ -127,9 +127,9 @@ def compute_pool(engine: ComputeSettings, corpora: dict, config: RetrievalConfig
         yield None
         return
     if engine.corpus_shards > 1:
-        from compute.retrieval.ray_shards import RayShardedRetrieval as RayRetrieval  # imports Ray
+        from biaswh.compute.retrieval.ray_shards import RayShardedRetrieval as RayRetrieval  # imports Ray
     else:
-        from compute.retrieval.ray_retrieval import RayRetrieval  # imports Ray: only when asked for
+        from biaswh.compute.retrieval.ray_retrieval import RayRetrieval  # imports Ray: only when asked for
 
     pool = RayRetrieval(engine, corpora, config, lancedb_dir=warehouse_paths().lancedb_dir)
     try:

@@ -8,10 +8,10 @@ name (``<pair set>``, ``squad_questions_<split>``, ``queries_<name>``).
 
 from __future__ import annotations
 
-from compute.retrieval.config import RetrievalConfig
-from compute.retrieval.runner import Corpus, Query
-from warehouse.errors import UserError
-from warehouse.run_parameters import pinned_inputs, pinned_version
+from biaswh.compute.retrieval.config import RetrievalConfig
+from biaswh.compute.retrieval.runner import Corpus, Query
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.runs.parameters import pinned_inputs, pinned_version
 
 
 def _pair_queries(con, names: list[str], limit: int | None) -> dict[str, list[Query]]:

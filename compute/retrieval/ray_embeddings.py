@@ -1,10 +1,10 @@
 """Local-model embedding fanned out over Ray actors (the ``ray`` compute engine).
 
-:class:`RayEmbedder` stands in for a :class:`~compute.retrieval.embeddings.LocalProvider`: the
+:class:`RayEmbedder` stands in for a :class:`~biaswh.compute.retrieval.embeddings.LocalProvider`: the
 embedding cache calls its ``embed`` with the texts it does not hold, exactly as it calls the
 local provider's, and writes what comes back itself (the driver stays the cache's one writer;
 workers never open it). ``embed`` cuts the texts into the forward batches the local provider
-runs (:func:`~compute.retrieval.embedding_batches.forward_batches`) and sends groups of them to
+runs (:func:`~biaswh.compute.retrieval.embedding_batches.forward_batches`) and sends groups of them to
 actors that each load the model once, so the vectors equal the local engine's: one actor per GPU
 when the cluster has GPUs, else one per worker, spread over the nodes. Imported only when a
 study asks for Ray.
@@ -16,9 +16,9 @@ from collections import deque
 
 import numpy as np
 
-from compute.common.engine import ComputeSettings, ensure_ray, ray_workers
-from compute.retrieval.embedding_batches import forward_batches, place_rows
-from compute.retrieval.embeddings import LocalProvider
+from biaswh.compute.common.engine import ComputeSettings, ensure_ray, ray_workers
+from biaswh.compute.retrieval.embedding_batches import forward_batches, place_rows
+from biaswh.compute.retrieval.embeddings import LocalProvider
 
 # Forward batches per task: big enough to amortise a task's overhead, small enough that a
 # lost worker costs little and the driver holds few rows in flight.

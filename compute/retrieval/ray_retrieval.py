@@ -2,7 +2,7 @@
 
 The driver builds the BM25 indexes and puts them, with the corpora, in Ray's object store
 once; each actor takes them from there once and then retrieves chunk after chunk with
-:func:`compute.retrieval.chunks.retrieve_chunk`, the function the local engine calls, and
+:func:`biaswh.compute.retrieval.chunks.retrieve_chunk`, the function the local engine calls, and
 sends its ranked hits back as Parquet bytes. The driver keeps at most one chunk per worker in
 flight and writes what comes back in chunk order to its spool, so its memory does not grow
 with the query set. An actor that dies is restarted and its chunk retried (a chunk is a pure
@@ -15,19 +15,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from compute.common.engine import ComputeSettings, ensure_ray, in_order, ray_workers
-from compute.common.ray_shelf import fetch, shelve
-from compute.retrieval.chunks import ChunkResult, PrefetchedVectors, retrieve_chunk
-from compute.retrieval.config import RetrievalConfig
-from compute.retrieval.runner import Corpus, Query, build_bm25_indexes
-from compute.retrieval.writer import parquet_bytes
+from biaswh.compute.common.engine import ComputeSettings, ensure_ray, in_order, ray_workers
+from biaswh.compute.common.ray_shelf import fetch, shelve
+from biaswh.compute.retrieval.chunks import ChunkResult, PrefetchedVectors, retrieve_chunk
+from biaswh.compute.retrieval.config import RetrievalConfig
+from biaswh.compute.retrieval.runner import Corpus, Query, build_bm25_indexes
+from biaswh.compute.retrieval.writer import parquet_bytes
 
 
 class RetrievalWorker:
     """One Ray actor: the corpora and BM25 indexes, deserialised once, and chunks retrieved against them."""
 
     def __init__(self, shelf: str, config: RetrievalConfig, lancedb_dir: str) -> None:
-        self.corpora, self.bm25_indexes = fetch(shelf)  # by the shelf's name: see compute.common.ray_shelf
+        self.corpora, self.bm25_indexes = fetch(shelf)  # by the shelf's name: see biaswh.compute.common.ray_shelf
         self.config = config
         self.lancedb_dir = Path(lancedb_dir)
 

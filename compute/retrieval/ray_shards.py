@@ -1,13 +1,13 @@
 """Retrieval over corpus shards on Ray actors (``[compute] corpus_shards = N`` with the ``ray`` engine).
 
-Each actor holds one shard of every split (:mod:`compute.retrieval.shards`) and its BM25
+Each actor holds one shard of every split (:mod:`biaswh.compute.retrieval.shards`) and its BM25
 indexes, built with the whole corpus's statistics, which the driver adds up from the shards'
 term counts once. A chunk of queries goes to every shard of one group of actors; the driver
 merges their top lists to the exact unsharded ranking, fuses the hybrids and turns the hits
-into rows, as :func:`compute.retrieval.chunks.retrieve_chunk` does. Workers beyond one per
+into rows, as :func:`biaswh.compute.retrieval.chunks.retrieve_chunk` does. Workers beyond one per
 shard form further groups that take further chunks; each actor has at most one chunk in
 flight, so the driver holds at most one chunk's hits per group. An actor that dies is restarted,
-fetches its shard and statistics again (:mod:`compute.common.ray_shelf`), rebuilds its indexes
+fetches its shard and statistics again (:mod:`biaswh.compute.common.ray_shelf`), rebuilds its indexes
 and retries its chunk. Imported only when a study asks for Ray.
 """
 
@@ -16,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from compute.common.engine import ComputeSettings, ensure_ray, in_order, ray_workers
-from compute.common.ray_shelf import fetch, shelve
-from compute.retrieval.chunks import ChunkResult, PrefetchedVectors, chunk_result
-from compute.retrieval.config import RetrievalConfig
-from compute.retrieval.runner import Corpus, Query, RetrieverOutput, run_retrievers
-from compute.retrieval.shards import (
+from biaswh.compute.common.engine import ComputeSettings, ensure_ray, in_order, ray_workers
+from biaswh.compute.common.ray_shelf import fetch, shelve
+from biaswh.compute.retrieval.chunks import ChunkResult, PrefetchedVectors, chunk_result
+from biaswh.compute.retrieval.config import RetrievalConfig
+from biaswh.compute.retrieval.runner import Corpus, Query, RetrieverOutput, run_retrievers
+from biaswh.compute.retrieval.shards import (
     SHARDS_KEY,
     base_config,
     check_shardable,
@@ -31,15 +31,15 @@ from compute.retrieval.shards import (
     shard_corpora,
     term_counts,
 )
-from compute.retrieval.writer import parquet_bytes
-from warehouse.errors import UserError
+from biaswh.compute.retrieval.writer import parquet_bytes
+from biaswh.warehouse.errors import UserError
 
 
 class ShardWorker:
     """One Ray actor: one shard of each split, its BM25 indexes (whole-corpus statistics), chunks retrieved."""
 
     def __init__(self, shelf: str, config: RetrievalConfig, lancedb_dir: str) -> None:
-        corpora, statistics = fetch(shelf)  # by the shelf's name: see compute.common.ray_shelf
+        corpora, statistics = fetch(shelf)  # by the shelf's name: see biaswh.compute.common.ray_shelf
         self.corpora, self.config, self.lancedb_dir = corpora, base_config(config), Path(lancedb_dir)
         self.bm25_indexes = shard_bm25_indexes(corpora, statistics, config)
 

@@ -12,15 +12,15 @@ from pathlib import Path
 
 import numpy as np
 
-from compute.retrieval.bm25 import BM25Index, BM25Parameters
-from compute.retrieval.bm25_cache import cached_bm25_index
-from compute.retrieval.config import SEED_COMPATIBLE_BM25, RetrievalConfig
-from compute.retrieval.dense import DenseIndex
-from compute.retrieval.embeddings import EmbeddingProvider
-from compute.retrieval.hybrid import min_max_fusion, reciprocal_rank_fusion, union_of_top_k
-from compute.retrieval.ranking import EMPTY_QUERY, QueryHits, no_hits
-from compute.retrieval.tokenize import RegexTokenizer
-from ingest.common.embedding_cache import EmbeddingCache
+from biaswh.compute.retrieval.bm25 import BM25Index, BM25Parameters
+from biaswh.compute.retrieval.bm25_cache import cached_bm25_index
+from biaswh.compute.retrieval.config import SEED_COMPATIBLE_BM25, RetrievalConfig
+from biaswh.compute.retrieval.dense import DenseIndex
+from biaswh.compute.retrieval.embeddings import EmbeddingProvider
+from biaswh.compute.retrieval.hybrid import min_max_fusion, reciprocal_rank_fusion, union_of_top_k
+from biaswh.compute.retrieval.ranking import EMPTY_QUERY, QueryHits, no_hits
+from biaswh.compute.retrieval.tokenize import RegexTokenizer
+from biaswh.ingest.common.embedding_cache import EmbeddingCache
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ class Query:
 class Corpus:
     """One split's documents (ids ascending).
 
-    A corpus shard (:func:`compute.retrieval.shards.shard_corpora`) also carries ``tile_before``
+    A corpus shard (:func:`biaswh.compute.retrieval.shards.shard_corpora`) also carries ``tile_before``
     and ``tile_after``: the texts of the other documents of its first and last dense tiles, which
     exact dense search scores beside its own (so every score has the unsharded bits) and never ranks.
     """

@@ -1,7 +1,7 @@
 """Retrieval over corpus shards, merged to exactly the unsharded ranking (``[compute] corpus_shards``).
 
 A corpus too large for one worker is cut into contiguous document ranges of nearly equal size.
-Exact dense search multiplies fixed tiles of :data:`compute.retrieval.dense.DOC_TILE` documents,
+Exact dense search multiplies fixed tiles of :data:`biaswh.compute.retrieval.dense.DOC_TILE` documents,
 and a float32 product's last bits depend on its shapes, so a shard also carries the texts of the
 other documents of its first and last tiles: it scores each tile whole, as the unsharded index
 does, and ranks only its own documents. Each shard counts its terms; the driver adds the
@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import dataclasses
 
-from compute.retrieval.bm25 import BM25Index, BM25Parameters, CorpusStatistics, idf_values
-from compute.retrieval.config import SEED_COMPATIBLE_BM25, RetrievalConfig
-from compute.retrieval.dense import DOC_TILE
-from compute.retrieval.ranking import merge_query_hits
-from compute.retrieval.runner import Corpus, RetrieverOutput, bm25_index_key, bm25_settings, with_hybrids
-from compute.retrieval.tokenize import RegexTokenizer
-from warehouse.errors import UserError
+from biaswh.compute.retrieval.bm25 import BM25Index, BM25Parameters, CorpusStatistics, idf_values
+from biaswh.compute.retrieval.config import SEED_COMPATIBLE_BM25, RetrievalConfig
+from biaswh.compute.retrieval.dense import DOC_TILE
+from biaswh.compute.retrieval.ranking import merge_query_hits
+from biaswh.compute.retrieval.runner import Corpus, RetrieverOutput, bm25_index_key, bm25_settings, with_hybrids
+from biaswh.compute.retrieval.tokenize import RegexTokenizer
+from biaswh.warehouse.errors import UserError
 
 SHARDS_KEY = "[compute] corpus_shards"
 

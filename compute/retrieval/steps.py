@@ -2,11 +2,11 @@
 
 Reads ``marts.dim_corpus_documents`` and the query sets (``marts.fct_query_variants`` for
 pairs, ``marts.fct_squad_questions`` for SQuAD questions, ``marts.fct_corpus_queries`` for a
-corpus query set: :mod:`compute.retrieval.query_sets`), runs BM25, dense and hybrid
+corpus query set: :mod:`biaswh.compute.retrieval.query_sets`), runs BM25, dense and hybrid
 retrieval (``compute/retrieval/``), and writes ``raw.retrieval_*`` in one transaction; BM25-only
 configurations are retrieved and written chunk by chunk,
 so their memory does not grow with the query set. With ``[compute] engine = "ray"`` the same
-chunks run on Ray workers (:mod:`compute.retrieval.query_set_retrieval`) and the driver writes
+chunks run on Ray workers (:mod:`biaswh.compute.retrieval.query_set_retrieval`) and the driver writes
 what they return.
 Everything that can be wrong with the configuration (unknown model, missing API key,
 missing embeddings file, empty corpus) is reported before any retrieval starts.
@@ -20,24 +20,24 @@ from pathlib import Path
 
 import numpy as np
 
-from compute.common.engine import ComputeSettings, compute_settings
-from compute.retrieval.config import RetrievalConfig, config_from_settings
-from compute.retrieval.config_section import RETRIEVAL
-from compute.retrieval.embeddings import LocalProvider, provider_from_settings
-from compute.retrieval.query_set_retrieval import compute_pool, retrieve_query_set
-from compute.retrieval.query_sets import gold_query_sets, load_corpora, load_query_sets, pin_read_versions
-from compute.retrieval.runner import Corpus
-from compute.retrieval.shards import check_shardable
-from compute.retrieval.writer import (
+from biaswh.compute.common.engine import ComputeSettings, compute_settings
+from biaswh.compute.retrieval.config import RetrievalConfig, config_from_settings
+from biaswh.compute.retrieval.config_section import RETRIEVAL
+from biaswh.compute.retrieval.embeddings import LocalProvider, provider_from_settings
+from biaswh.compute.retrieval.query_set_retrieval import compute_pool, retrieve_query_set
+from biaswh.compute.retrieval.query_sets import gold_query_sets, load_corpora, load_query_sets, pin_read_versions
+from biaswh.compute.retrieval.runner import Corpus
+from biaswh.compute.retrieval.shards import check_shardable
+from biaswh.compute.retrieval.writer import (
     RETRIEVAL_TABLES,
     write_relevant_documents,
 )
-from ingest.common.embedding_cache import shared_embedding_cache, text_sha256
-from warehouse.errors import UserError
-from warehouse.random_seeds import derive_seed
-from warehouse.study import register_config_check, register_job
-from warehouse.study_schema import register_config_section
-from warehouse.transactions import transaction
+from biaswh.ingest.common.embedding_cache import shared_embedding_cache, text_sha256
+from biaswh.warehouse.database.transactions import transaction
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.runs.study import register_config_check, register_job
+from biaswh.warehouse.settings.random_seeds import derive_seed
+from biaswh.warehouse.settings.study_schema import register_config_section
 
 register_config_section("retrieval", RETRIEVAL)
 
@@ -63,13 +63,13 @@ def prepare_dense(
 ):
     """Check the provider, import precomputed vectors, and preflight only if texts must be embedded.
 
-    With the Ray engine a local model's provider is a :class:`~compute.retrieval.ray_embeddings.RayEmbedder`:
+    With the Ray engine a local model's provider is a :class:`~biaswh.compute.retrieval.ray_embeddings.RayEmbedder`:
     what the cache lacks is embedded on Ray workers (an API provider's calls stay in this process).
     """
     provider = provider_from_settings({**config.embedding})
     provider.check()
     if engine is not None and engine.engine == "ray" and isinstance(provider, LocalProvider):
-        from compute.retrieval.ray_embeddings import RayEmbedder  # imports Ray: only when asked for
+        from biaswh.compute.retrieval.ray_embeddings import RayEmbedder  # imports Ray: only when asked for
 
         provider = RayEmbedder(provider, engine)
     for path in config.precomputed:

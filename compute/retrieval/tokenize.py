@@ -33,7 +33,7 @@ class RegexTokenizer:
         try:
             compiled = re.compile(self.pattern)
         except re.error as exc:
-            from warehouse.errors import UserError
+            from biaswh.warehouse.errors import UserError
 
             raise UserError(f"tokenizer pattern {self.pattern!r} is not a valid regular expression: {exc}") from None
         object.__setattr__(self, "_compiled", compiled)
@@ -51,7 +51,7 @@ def tokenizer_from_settings(settings: dict | None) -> RegexTokenizer:
     settings = dict(settings or {})
     unknown = set(settings) - {"pattern", "lowercase"}
     if unknown:
-        from warehouse.errors import UserError
+        from biaswh.warehouse.errors import UserError
 
         raise UserError(f"[retrieval.tokenizer] has unknown key(s): {', '.join(sorted(unknown))}")
     return RegexTokenizer(

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from ingest.common.readers import int32_value, read_utf8
-from warehouse.errors import InputError
-from warehouse.output_files import atomic_output
+from biaswh.ingest.common.readers import int32_value, read_utf8
+from biaswh.warehouse.database.output_files import atomic_output
+from biaswh.warehouse.errors import InputError
 
 
 @dataclass(frozen=True)

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from compute.retrieval.trec import TrecRow, read_run, write_run
-from ingest.common.readers import int32_value
-from ingest.retrieval.query_set_members import QuerySetMembers, query_set_members, query_set_table_name
-from warehouse.errors import InputError, UserError
-from warehouse.runs import file_sha256, start_run
-from warehouse.transactions import registered, transaction
+from biaswh.compute.retrieval.trec import TrecRow, read_run, write_run
+from biaswh.ingest.common.readers import int32_value
+from biaswh.ingest.retrieval.query_set_members import QuerySetMembers, query_set_members, query_set_table_name
+from biaswh.warehouse.database.transactions import registered, transaction
+from biaswh.warehouse.errors import InputError, UserError
+from biaswh.warehouse.runs.registry import file_sha256, start_run
 
 
 def export_trec(con, *, run_id: str, retriever: str, path: str | Path, query_set: str | None = None) -> int:
@@ -87,7 +87,7 @@ def import_trec(con, path: str | Path, *, query_set: str, corpus_split: str | No
     ``query_set`` is the stored name (``squad_questions_<split>``, a pair set, ``queries_<name>``)
     or the config syntax. Before anything is stored, every qid is checked against the query
     set's queries and variants, and every docid against its corpus (the checks qrels get,
-    :mod:`ingest.retrieval.query_set_members`); a document or a rank listed twice for one query is
+    :mod:`biaswh.ingest.retrieval.query_set_members`); a document or a rank listed twice for one query is
     refused too, each with its line. ``corpus_split``, when given, must be the query set's corpus.
     """
     path = Path(path)

@@ -11,15 +11,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from compute.retrieval.config import RetrievalConfig
-from compute.retrieval.hybrid import UnionHits
-from compute.retrieval.runner import Query, RetrieverOutput
-from ingest.common.embedding_cache import text_sha256
-from warehouse.transactions import registered, streaming_memory
+from biaswh.compute.retrieval.config import RetrievalConfig
+from biaswh.compute.retrieval.hybrid import UnionHits
+from biaswh.compute.retrieval.runner import Query, RetrieverOutput
+from biaswh.ingest.common.embedding_cache import text_sha256
+from biaswh.warehouse.database.transactions import registered, streaming_memory
 
 RESULT_COLUMNS = ("run_id", "query_set", "retriever", "query_id", "variant", "corpus_split", "rank", "doc_id", "score")
 # The raw tables a retrieval run writes (its results, with the run's records): what its job
-# declares, and dbt derives the models to build after it from (warehouse/build_selection.py).
+# declares, and dbt derives the models to build after it from (warehouse/dbt_build/selection.py).
 RETRIEVAL_TABLES = (
     "raw.retrieval_runs",
     "raw.retrieval_queries",

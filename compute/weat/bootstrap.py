@@ -8,7 +8,7 @@ from typing import Literal
 import numpy as np
 from scipy import stats
 
-from compute.weat.effect_size import _effect_size_kernel
+from biaswh.compute.weat.effect_size import _effect_size_kernel
 
 BootstrapMethod = Literal["percentile", "basic", "BCa"]
 

@@ -4,8 +4,8 @@ test selection of compute/weat/steps.py and ``[weat.metrics]`` (compute/weat/met
 
 from __future__ import annotations
 
-from warehouse.config_schema import BOOLEAN, POSITIVE_INTEGER, STRING, STRINGS, Number, Table
-from warehouse.study_schema import CONFIDENCE, RESAMPLES
+from biaswh.warehouse.settings.config_schema import BOOLEAN, POSITIVE_INTEGER, STRING, STRINGS, Number, Table
+from biaswh.warehouse.settings.study_schema import CONFIDENCE, RESAMPLES
 
 WEAT = Table(
     {

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from compute.weat.resampling import (
+from biaswh.compute.weat.resampling import (
     DEFAULT_RESAMPLING,
     MetricResult,
     ResamplingSettings,

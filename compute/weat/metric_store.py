@@ -1,4 +1,7 @@
-"""Rows of ``raw.weat_metric_results`` (written with the WEAT rows by :func:`compute.weat.store.write_results`)."""
+"""Rows of ``raw.weat_metric_results``.
+
+Written with the WEAT rows by :func:`biaswh.compute.weat.store.write_results`.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ import json
 
 import pyarrow as pa
 
-from compute.weat.metrics import MetricOutcome
+from biaswh.compute.weat.metrics import MetricOutcome
 
 RESULT_FIELDS = (
     "value",

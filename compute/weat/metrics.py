@@ -15,15 +15,15 @@ from typing import Callable
 
 import numpy as np
 
-from compute.weat.ect import embedding_coherence
-from compute.weat.mac import mean_average_cosine
-from compute.weat.resampling import MetricResult, ResamplingSettings, VectorNorm
-from compute.weat.ripa import RipaVariant, relational_inner_product
-from compute.weat.rnd import relative_norm_distance
-from compute.weat.rnsb import relative_negative_sentiment
-from compute.weat.sensitivity import word_set_sensitivity
-from stats.multiple_comparisons import adjust_p_values
-from warehouse.random_seeds import derive_seed
+from biaswh.compute.weat.ect import embedding_coherence
+from biaswh.compute.weat.mac import mean_average_cosine
+from biaswh.compute.weat.resampling import MetricResult, ResamplingSettings, VectorNorm
+from biaswh.compute.weat.ripa import RipaVariant, relational_inner_product
+from biaswh.compute.weat.rnd import relative_norm_distance
+from biaswh.compute.weat.rnsb import relative_negative_sentiment
+from biaswh.compute.weat.sensitivity import word_set_sensitivity
+from biaswh.stats.multiple_comparisons import adjust_p_values
+from biaswh.warehouse.settings.random_seeds import derive_seed
 
 ATTRIBUTE_ROLES = ("attribute_a", "attribute_b")
 
@@ -191,7 +191,7 @@ def run_metrics(
 
 def holm_adjust(outcomes: list[MetricOutcome], family: Callable[[MetricOutcome], tuple]) -> list[MetricOutcome]:
     """Holm-adjusted p within each family of outcomes that have a p (statsmodels' ``multipletests``
-    numbers, without its ``gc.collect()`` per call: :func:`stats.multiple_comparisons.holm`)."""
+    numbers, without its ``gc.collect()`` per call: :func:`biaswh.stats.multiple_comparisons.holm`)."""
     families: dict[tuple, list[int]] = {}
     for index, outcome in enumerate(outcomes):
         if outcome.result is not None and outcome.result.p_value is not None:

@@ -13,7 +13,7 @@ from typing import Literal
 
 import numpy as np
 
-from compute.weat.resampling import (
+from biaswh.compute.weat.resampling import (
     DEFAULT_RESAMPLING,
     MetricResult,
     PermutationP,

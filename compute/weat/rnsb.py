@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from compute.weat.resampling import (
+from biaswh.compute.weat.resampling import (
     DEFAULT_RESAMPLING,
     MetricResult,
     ResamplingSettings,

@@ -11,9 +11,9 @@ from typing import Literal
 
 import numpy as np
 
-from compute.weat.association import word_associations
-from compute.weat.bootstrap import BootstrapMethod, effect_size_interval
-from compute.weat.coverage import (
+from biaswh.compute.weat.association import word_associations
+from biaswh.compute.weat.bootstrap import BootstrapMethod, effect_size_interval
+from biaswh.compute.weat.coverage import (
     MATCH_POLICIES,
     MatchPolicy,
     Vocabulary,
@@ -22,9 +22,9 @@ from compute.weat.coverage import (
     match_words,
     set_coverage,
 )
-from compute.weat.effect_size import EFFECT_SIZE_SD, weat_effect_size
-from compute.weat.permutation import EXACT_LIMIT, RANDOM_PERMUTATIONS, weat_permutation_test
-from warehouse.random_seeds import derive_seed
+from biaswh.compute.weat.effect_size import EFFECT_SIZE_SD, weat_effect_size
+from biaswh.compute.weat.permutation import EXACT_LIMIT, RANDOM_PERMUTATIONS, weat_permutation_test
+from biaswh.warehouse.settings.random_seeds import derive_seed
 
 ROLES = ("target_x", "target_y", "attribute_a", "attribute_b")
 Status = Literal["computed", "insufficient coverage", "undefined"]
@@ -113,7 +113,7 @@ def run_weat_test(
     """Run one test; ``words`` are its listed words (set_role, position, word, excluded_by_definition).
 
     ``vectors`` is indexed by vocabulary position with a list of rows: a matrix, or
-    :class:`~compute.weat.vectors.LanceVectors` that fetches only the rows asked for.
+    :class:`~biaswh.compute.weat.vectors.LanceVectors` that fetches only the rows asked for.
     """
     seed = derive_seed(study_seed, embedding, test_set, test)
     matches = match_words(words, vocabulary, settings.match_policy)

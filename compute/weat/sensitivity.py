@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from compute.weat.association import cosine_matrix
-from compute.weat.resampling import (
+from biaswh.compute.weat.association import cosine_matrix
+from biaswh.compute.weat.resampling import (
     DEFAULT_RESAMPLING,
     MetricResult,
     ResamplingSettings,

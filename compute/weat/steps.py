@@ -7,24 +7,24 @@ turns them into ``marts.fct_weat_results`` and ``marts.fct_weat_metrics`` (read 
 ``analysis/weat/steps.py``).
 
 Study options live under ``[weat]``: ``embeddings`` and ``test_sets`` (default: all loaded),
-``tests`` (default: all), and the fields of :class:`~compute.weat.runner.WeatSettings`.
+``tests`` (default: all), and the fields of :class:`~biaswh.compute.weat.runner.WeatSettings`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-from compute.weat.config_section import WEAT
-from compute.weat.coverage import Vocabulary
-from compute.weat.metric_store import metric_row
-from compute.weat.metrics import MetricOutcome, MetricSettings, holm_adjust, planned_rows, run_metrics
-from compute.weat.runner import ROLES, WeatResult, WeatSettings, run_weat_test
-from compute.weat.store import write_results
-from compute.weat.vectors import LanceVectors
-from warehouse.errors import UserError
-from warehouse.run_parameters import pinned_inputs
-from warehouse.study import register_config_check, register_job, register_rebuild_table
-from warehouse.study_schema import register_config_section
+from biaswh.compute.weat.config_section import WEAT
+from biaswh.compute.weat.coverage import Vocabulary
+from biaswh.compute.weat.metric_store import metric_row
+from biaswh.compute.weat.metrics import MetricOutcome, MetricSettings, holm_adjust, planned_rows, run_metrics
+from biaswh.compute.weat.runner import ROLES, WeatResult, WeatSettings, run_weat_test
+from biaswh.compute.weat.store import write_results
+from biaswh.compute.weat.vectors import LanceVectors
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.runs.parameters import pinned_inputs
+from biaswh.warehouse.runs.study import register_config_check, register_job, register_rebuild_table
+from biaswh.warehouse.settings.study_schema import register_config_section
 
 register_config_section("weat", WEAT)
 

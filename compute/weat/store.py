@@ -5,9 +5,9 @@ from __future__ import annotations
 import duckdb
 import pyarrow as pa
 
-from compute.weat.metric_store import COLUMNS, metric_table
-from compute.weat.runner import WeatResult, WeatSettings
-from warehouse.transactions import registered, transaction
+from biaswh.compute.weat.metric_store import COLUMNS, metric_table
+from biaswh.compute.weat.runner import WeatResult, WeatSettings
+from biaswh.warehouse.database.transactions import registered, transaction
 
 
 def _word_rows(run_id: str, embedding_version: int, result: WeatResult) -> list[dict]:
@@ -86,7 +86,7 @@ def write_results(
     metric_rows: list[dict] = (),
 ) -> None:
     """Replace the run's rows with ``results`` ((embedding version, result) pairs) and the embedding
-    metrics' ``metric_rows`` (:func:`compute.weat.metric_store.metric_row`) in one transaction."""
+    metrics' ``metric_rows`` (:func:`biaswh.compute.weat.metric_store.metric_row`) in one transaction."""
     words = pa.Table.from_pylist([row for version, r in results for row in _word_rows(run_id, version, r)])
     statistics = pa.Table.from_pylist([_statistics_row(run_id, version, r, settings) for version, r in results])
     with (

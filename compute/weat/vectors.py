@@ -11,9 +11,9 @@ from pathlib import Path
 
 import numpy as np
 
-from warehouse import lance_tables
-from warehouse.errors import UserError
-from warehouse.settings import warehouse_paths
+from biaswh.warehouse.database import lance_tables
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.settings.home import warehouse_paths
 
 _FETCH_CHUNK = 1000
 

@@ -21,7 +21,7 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
-from dashboards.common.queries import column_label
+from biaswh.dashboards.common.queries import column_label
 
 # The run a page or card shows: {"run_id": ..., "study": ..., "data": ...}, added to each download.
 _context: ContextVar[dict | None] = ContextVar("download_context", default=None)
@@ -63,7 +63,7 @@ def capturing_tables() -> Iterator[list[CapturedTable]]:
 
 def run_context(con, run_id: str | None) -> dict:
     """``run_id``, its ``study`` (config name) and its ``data`` kind (real, synthetic or demo)."""
-    from dashboards.common.runs import data_kind, study_names
+    from biaswh.dashboards.common.runs import data_kind, study_names
 
     if run_id is None:
         return {"run_id": None}

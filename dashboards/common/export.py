@@ -2,7 +2,7 @@
 Markdown (the page's display, significance marks and the verdict policy in each caption).
 
 The tables are the ones the site draws for the run (the same render functions, captured with
-:func:`dashboards.common.downloads.capturing_tables`), so an export and a page never disagree.
+:func:`biaswh.dashboards.common.downloads.capturing_tables`), so an export and a page never disagree.
 Each table is one file named by its page and the heading above it; LaTeX also gets
 ``tables.tex``, a document that inputs them all (``pdflatex tables.tex``).
 """
@@ -17,14 +17,14 @@ from typing import Literal
 
 import duckdb
 
-from dashboards.common.downloads import capturing_tables, csv_text, download_context, run_context
-from dashboards.common.findings import load_cards
-from dashboards.common.html import restart_chart_ids
-from dashboards.common.site import PAGES, RUN_LISTS
-from dashboards.common.table_formats import latex_table, markdown_table
-from stats.multiple_comparisons import ADJUSTMENT_NAMES, verdict_policy
-from warehouse.errors import UserError
-from warehouse.output_files import name_in_folder, replacing, write_text_atomically
+from biaswh.dashboards.common.downloads import capturing_tables, csv_text, download_context, run_context
+from biaswh.dashboards.common.findings import load_cards
+from biaswh.dashboards.common.html import restart_chart_ids
+from biaswh.dashboards.common.site import PAGES, RUN_LISTS
+from biaswh.dashboards.common.table_formats import latex_table, markdown_table
+from biaswh.stats.multiple_comparisons import ADJUSTMENT_NAMES, verdict_policy
+from biaswh.warehouse.database.output_files import name_in_folder, replacing, write_text_atomically
+from biaswh.warehouse.errors import UserError
 
 ExportFormat = Literal["csv", "parquet", "latex", "markdown"]
 FORMATS: tuple[str, ...] = ("csv", "parquet", "latex", "markdown")

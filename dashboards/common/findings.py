@@ -19,14 +19,14 @@ from typing import Callable
 
 import duckdb
 
-from dashboards.common.addresses import study_file
-from dashboards.common.downloads import download_context, run_context
-from dashboards.common.format import interval as format_interval
-from dashboards.common.format import percent, plural
-from dashboards.common.html import table, text
-from dashboards.common.queries import relation_exists
-from dashboards.common.runs import RunsIn, data_badge
-from warehouse.data_kind import DATA_KINDS
+from biaswh.dashboards.common.addresses import study_file
+from biaswh.dashboards.common.downloads import download_context, run_context
+from biaswh.dashboards.common.format import interval as format_interval
+from biaswh.dashboards.common.format import percent, plural
+from biaswh.dashboards.common.html import table, text
+from biaswh.dashboards.common.queries import relation_exists
+from biaswh.dashboards.common.runs import RunsIn, data_badge
+from biaswh.warehouse.runs.data_kind import DATA_KINDS
 
 # The at-a-glance list's groups: findings on research data first.
 GLANCE_HEADINGS = {"real": "Research data", "synthetic": "Synthetic data", "demo": "Demo data (not research findings)"}
@@ -55,9 +55,9 @@ def card(title: str, page_file: str, *, order: int, runs: RunsIn):
     title : the card's heading.
     page_file : the study page the card links to.
     order : the card's place on the index (smaller first).
-    runs : where the study type's results are; the same :class:`~dashboards.common.runs.RunsIn`
+    runs : where the study type's results are; the same :class:`~biaswh.dashboards.common.runs.RunsIn`
         its page is registered with, so the index draws one card per study (config name) from the
-        newest run that page's selector shows (:mod:`dashboards.common.runs`).
+        newest run that page's selector shows (:mod:`biaswh.dashboards.common.runs`).
     """
 
     def decorate(fn):
@@ -71,19 +71,19 @@ def card(title: str, page_file: str, *, order: int, runs: RunsIn):
 
 def load_cards() -> None:
     """Import every family's ``dashboards/<family>/card*.py`` so its cards register."""
-    import dashboards
+    import biaswh.dashboards as dashboards
 
     for family in pkgutil.iter_modules(dashboards.__path__):
         if not family.ispkg:
             continue
-        package = importlib.import_module(f"dashboards.{family.name}")
+        package = importlib.import_module(f"biaswh.dashboards.{family.name}")
         for module in pkgutil.iter_modules(package.__path__):
             if module.name == "card" or module.name.startswith("card_"):
-                importlib.import_module(f"dashboards.{family.name}.{module.name}")
+                importlib.import_module(f"biaswh.dashboards.{family.name}.{module.name}")
 
 
 def pct(value) -> str:
-    """A share as a percentage in the one format (:func:`dashboards.common.format.percent`)."""
+    """A share as a percentage in the one format (:func:`biaswh.dashboards.common.format.percent`)."""
     return percent(value)
 
 
@@ -102,7 +102,7 @@ def card_body(
 ) -> str:
     """A card's HTML: the verdict, the headline table with its caption, and the run it reports.
 
-    ``data``: the stored rows behind the table, which its download holds (:func:`dashboards.common.html.table`).
+    ``data``: the stored rows behind the table, which its download holds (:func:`biaswh.dashboards.common.html.table`).
     """
     older = f"; {plural(n_runs - 1, 'earlier run')} of this study in its page's run selector" if n_runs > 1 else ""
     numbers = (f'<p class="note">{text(caption)}</p>' + table(columns, rows, data=data)) if rows else ""

@@ -17,10 +17,10 @@ from typing import Iterator
 
 import altair as alt
 
-from dashboards.common.downloads import download_payload
-from dashboards.common.format import cell as format_cell
-from dashboards.common.format import is_missing, p_value, percent
-from dashboards.common.queries import column_label
+from biaswh.dashboards.common.downloads import download_payload
+from biaswh.dashboards.common.format import cell as format_cell
+from biaswh.dashboards.common.format import is_missing, p_value, percent
+from biaswh.dashboards.common.queries import column_label
 
 _chart_ids = count(1)
 
@@ -86,7 +86,7 @@ def header(column: str) -> str:
     """A column header: a human label, and the SQL column it shows when the name is a SQL name.
 
     ``recall_a`` reads "recall A" over ``recall_a``; a name already written for people
-    ("rule set") is kept as is. :data:`dashboards.common.queries.HEADERS` holds the labels.
+    ("rule set") is kept as is. :data:`biaswh.dashboards.common.queries.HEADERS` holds the labels.
     """
     label, sql = column_label(column)
     if sql is None:
@@ -121,15 +121,15 @@ def table(
 ) -> str:
     """An HTML table in its own scrolling box; cells are escaped unless their column is in
     ``raw_columns`` (pre-built HTML); every other value gets the house format
-    (:func:`dashboards.common.format.cell`: numbers to 3 significant digits, counts with thousands
+    (:func:`biaswh.dashboards.common.format.cell`: numbers to 3 significant digits, counts with thousands
     separators, booleans as words, timestamps to the second, missing as "–"; a number in a p column,
-    ``p`` or ``p_*``, as a p-value (:func:`dashboards.common.format.p_value`); in a recall or rate
+    ``p`` or ``p_*``, as a p-value (:func:`biaswh.dashboards.common.format.p_value`); in a recall or rate
     column as a percentage). Headers name the SQL column they show (:func:`header`); the page's
     script adds a "Download CSV" button under the table.
 
     ``data``: the stored values behind the rows (a DataFrame or a list of dicts, one column per
     number: ``p_value``, ``p_adjusted``, ``ci_low``, ``ci_high``, ...), which the download holds
-    exactly, with the run and study of the page (:mod:`dashboards.common.downloads`); without it
+    exactly, with the run and study of the page (:mod:`biaswh.dashboards.common.downloads`); without it
     the download holds ``rows`` as given, so rows must then be stored values, not display text.
     """
     head = "".join(f"<th>{header(c)}</th>" for c in columns)

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import duckdb
 
-from dashboards.common.addresses import run_file
-from dashboards.common.format import interval, number
-from dashboards.common.html import table, text
-from dashboards.common.queries import relation_exists
-from dashboards.common.runs import RunsIn
-from dashboards.common.site import register_page
+from biaswh.dashboards.common.addresses import run_file
+from biaswh.dashboards.common.format import interval, number
+from biaswh.dashboards.common.html import table, text
+from biaswh.dashboards.common.queries import relation_exists
+from biaswh.dashboards.common.runs import RunsIn
+from biaswh.dashboards.common.site import register_page
 
 RUNS = RunsIn("analysis.audit_comparisons")
 # What a table's download (and `biaswh export`) holds per finding.

@@ -4,22 +4,22 @@ A profile has one line per bias dimension a study measured: the dimension's stro
 (the smallest adjusted p, else the smallest raw p, else the largest effect), its effect and
 interval, its verdict with how many of the dimension's findings are significant, the data it
 stands on (demo, synthetic or real), and links to its study's page and its run's page. Below it,
-the comparisons it is in (versions and rivals, :mod:`dashboards.common.page_comparisons`), then
+the comparisons it is in (versions and rivals, :mod:`biaswh.dashboards.common.page_comparisons`), then
 one "not measured" line per study type an audit did not run for the subject, with why; then
-every finding. All of it reads ``subject_findings`` and ``audit_coverage`` (warehouse/subjects.py).
+every finding. All of it reads ``subject_findings`` and ``audit_coverage`` (warehouse/relations/subjects.py).
 """
 
 from __future__ import annotations
 
 import duckdb
 
-from dashboards.common.addresses import run_file, safe_name, study_file
-from dashboards.common.format import interval, number
-from dashboards.common.html import table, text
-from dashboards.common.page_comparisons import comparisons_of
-from dashboards.common.queries import relation_exists
-from dashboards.common.runs import BADGES
-from dashboards.common.site import register_page, register_page_set
+from biaswh.dashboards.common.addresses import run_file, safe_name, study_file
+from biaswh.dashboards.common.format import interval, number
+from biaswh.dashboards.common.html import table, text
+from biaswh.dashboards.common.page_comparisons import comparisons_of
+from biaswh.dashboards.common.queries import relation_exists
+from biaswh.dashboards.common.runs import BADGES
+from biaswh.dashboards.common.site import register_page, register_page_set
 
 SUBJECT_FOLDER = "subjects"
 _STRONGEST_FIRST = (

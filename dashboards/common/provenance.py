@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from dashboards.common.format import timestamp
-from dashboards.common.html import text
-from dashboards.common.queries import query_dicts, relation_exists
+from biaswh.dashboards.common.format import timestamp
+from biaswh.dashboards.common.html import text
+from biaswh.dashboards.common.queries import query_dicts, relation_exists
 
 
 def _short(version: str | None) -> str:

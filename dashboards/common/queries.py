@@ -10,7 +10,7 @@ import re
 
 import duckdb
 
-from dashboards.common.format import number  # noqa: F401  (the pages' number format, one copy)
+from biaswh.dashboards.common.format import number  # noqa: F401  (the pages' number format, one copy)
 
 
 def relation_exists(con: duckdb.DuckDBPyConnection, schema: str, name: str) -> bool:

@@ -16,9 +16,9 @@ from html import escape
 
 import duckdb
 
-from dashboards.common.format import timestamp
-from dashboards.common.queries import relation_exists
-from warehouse.data_kind import DATA_KINDS, data_kind_of
+from biaswh.dashboards.common.format import timestamp
+from biaswh.dashboards.common.queries import relation_exists
+from biaswh.warehouse.runs.data_kind import DATA_KINDS, data_kind_of
 
 # How a run's study is named wherever runs are grouped (a run without a config name is still shown).
 STUDY_NAME = "coalesce(run_name, 'unnamed study')"
@@ -30,7 +30,7 @@ BADGES = {"demo": "Demo data", "synthetic": "Synthetic data"}
 
 def data_kinds(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> dict[str, str]:
     """run id -> ``real``, ``synthetic`` or ``demo``: what its study's config states, stored with the
-    run; inferred for runs recorded before (:func:`warehouse.data_kind.data_kind_of`). Runs not in
+    run; inferred for runs recorded before (:func:`biaswh.warehouse.runs.data_kind.data_kind_of`). Runs not in
     ``marts.dim_runs`` are left out."""
     if not relation_exists(con, "marts", "dim_runs"):
         return {}
@@ -49,7 +49,7 @@ def data_kind(con: duckdb.DuckDBPyConnection, run_id: str) -> str:
 def data_badge(kind: str) -> str:
     """The visible label of a demo or synthetic run ("" for real data), as HTML."""
     label = BADGES.get(kind)
-    # escaped here, not with dashboards.common.html.text: html.py's downloads import this module
+    # escaped here, not with biaswh.dashboards.common.html.text: html.py's downloads import this module
     return f'<span class="badge badge-{escape(kind)}">{escape(label)}</span> ' if label else ""
 
 

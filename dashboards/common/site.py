@@ -14,13 +14,13 @@ from typing import Callable
 
 import duckdb
 
-from dashboards.common.addresses import depth_of, run_file
-from dashboards.common.findings import findings_body, load_cards
-from dashboards.common.html import page, restart_chart_ids, table, text
-from dashboards.common.runs import BADGES, RunsIn, data_badge
-from dashboards.common.study_pages import DRAWN_FOLDER, StudyType, type_page_body, write_study_pages
-from dashboards.common.vendor import write_bundle
-from warehouse.output_files import write_text_atomically
+from biaswh.dashboards.common.addresses import depth_of, run_file
+from biaswh.dashboards.common.findings import findings_body, load_cards
+from biaswh.dashboards.common.html import page, restart_chart_ids, table, text
+from biaswh.dashboards.common.runs import BADGES, RunsIn, data_badge
+from biaswh.dashboards.common.study_pages import DRAWN_FOLDER, StudyType, type_page_body, write_study_pages
+from biaswh.dashboards.common.vendor import write_bundle
+from biaswh.warehouse.database.output_files import write_text_atomically
 
 __all__ = [
     "DRAWN_FOLDER",
@@ -54,7 +54,7 @@ def register_page(file_name: str, title: str, *, runs: RunsIn | None = None, stu
     """Decorator: add a study page to the site.
 
     Without ``runs`` the page is ``render(con)``. With ``runs`` (where the study type's results
-    are: the same :class:`~dashboards.common.runs.RunsIn` its card names, so the page, its card
+    are: the same :class:`~biaswh.dashboards.common.runs.RunsIn` its card names, so the page, its card
     and the runs page show the same runs) it is a study type: ``render(con, run_id)`` draws one
     run's body, shown on that run's page and its study's page, and ``file_name`` lists the
     studies of the type (dashboards/common/study_pages.py). ``studies``: the ``studies/*.toml``

@@ -18,15 +18,15 @@ from typing import Callable
 
 import duckdb
 
-from analysis.common.result_rows import counted, row_counts, run_keyed_tables
-from analysis.common.run_comparison import Difference, compare_runs, results_identical
-from dashboards.common.addresses import depth_of, run_file, study_file
-from dashboards.common.downloads import download_context, run_context
-from dashboards.common.format import timestamp
-from dashboards.common.html import page, restart_chart_ids, text
-from dashboards.common.runs import BADGES, data_badge, data_kinds, study_names
-from warehouse.data_kind import DATA_KINDS
-from warehouse.output_files import write_text_atomically
+from biaswh.analysis.common.result_rows import counted, row_counts, run_keyed_tables
+from biaswh.analysis.common.run_comparison import Difference, compare_runs, results_identical
+from biaswh.dashboards.common.addresses import depth_of, run_file, study_file
+from biaswh.dashboards.common.downloads import download_context, run_context
+from biaswh.dashboards.common.format import timestamp
+from biaswh.dashboards.common.html import page, restart_chart_ids, text
+from biaswh.dashboards.common.runs import BADGES, data_badge, data_kinds, study_names
+from biaswh.warehouse.database.output_files import write_text_atomically
+from biaswh.warehouse.runs.data_kind import DATA_KINDS
 
 # Bodies of per-run pages already drawn, with what they were drawn from (see _cached_body).
 DRAWN_FOLDER = ".drawn"

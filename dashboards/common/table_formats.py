@@ -13,8 +13,8 @@ import re
 
 import pandas as pd
 
-from dashboards.common.downloads import CapturedTable
-from dashboards.common.queries import column_label
+from biaswh.dashboards.common.downloads import CapturedTable
+from biaswh.dashboards.common.queries import column_label
 
 MARK = "*"
 SIGNIFICANCE_COLUMNS = ("is_significant", "significant_adjusted")

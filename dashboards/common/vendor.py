@@ -14,8 +14,8 @@ from pathlib import Path
 
 import vl_convert
 
-from warehouse.output_files import replacing, write_text_atomically
-from warehouse.settings import user_cache_dir
+from biaswh.warehouse.database.output_files import replacing, write_text_atomically
+from biaswh.warehouse.settings.home import user_cache_dir
 
 CACHE_VARIABLE = "BIASWH_VEGA_CACHE"
 BUNDLE_NAME = "vega-bundle.js"

@@ -1,6 +1,6 @@
 """What a card, legend or sentence says about the verdict policy a run was judged by.
 
-Every verdict table stores the alpha it was judged at (``alpha``, :mod:`stats.verdicts`); runs
+Every verdict table stores the alpha it was judged at (``alpha``, :mod:`biaswh.stats.verdicts`); runs
 analysed before that column existed fall back to the ``[verdicts]`` table their study config
 recorded (``dim_runs.parameters``), else the policy's default. Pages say the family, its size,
 the adjustment and alpha in one phrase: "Holm-adjusted within 10 tests, α = 0.05".
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 
-from dashboards.common.queries import relation_exists
-from stats.multiple_comparisons import ADJUSTMENT_NAMES, VerdictPolicy, verdict_policy
-from stats.verdicts import alpha_text
-from warehouse.errors import UserError
+from biaswh.dashboards.common.queries import relation_exists
+from biaswh.stats.multiple_comparisons import ADJUSTMENT_NAMES, VerdictPolicy, verdict_policy
+from biaswh.stats.verdicts import alpha_text
+from biaswh.warehouse.errors import UserError
 
 
 def _json(value) -> dict:

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import re
 
-from dashboards.common.findings import card, card_body, interval, pct
-from dashboards.common.format import fixed, p_value, points
-from dashboards.common.html import text
-from dashboards.common.queries import query_dicts
-from dashboards.common.runs import RunsIn
-from dashboards.common.verdict_policy import run_alpha
-from stats.verdicts import alpha_text, significance_count
+from biaswh.dashboards.common.findings import card, card_body, interval, pct
+from biaswh.dashboards.common.format import fixed, p_value, points
+from biaswh.dashboards.common.html import text
+from biaswh.dashboards.common.queries import query_dicts
+from biaswh.dashboards.common.runs import RunsIn
+from biaswh.dashboards.common.verdict_policy import run_alpha
+from biaswh.stats.verdicts import alpha_text, significance_count
 
-# the dialect study runs: the card's and the page's (dashboards.common.runs)
+# the dialect study runs: the card's and the page's (biaswh.dashboards.common.runs)
 RUNS = RunsIn("analysis.dialect_paired_tests")
 # the detectable gap where a gap that large can occur at the observed discordance, else null
 # (dashboards/dialect/power_sentences.py says why)

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from dashboards.common.findings import card, card_body, interval, pct
-from dashboards.common.format import p_value, plural, points
-from dashboards.common.html import text
-from dashboards.common.queries import query_dicts
-from dashboards.common.runs import RunsIn
-from dashboards.common.verdict_policy import adjustment_name, policy_phrase
-from stats.multiple_comparisons import VerdictPolicy, is_significant
+from biaswh.dashboards.common.findings import card, card_body, interval, pct
+from biaswh.dashboards.common.format import p_value, plural, points
+from biaswh.dashboards.common.html import text
+from biaswh.dashboards.common.queries import query_dicts
+from biaswh.dashboards.common.runs import RunsIn
+from biaswh.dashboards.common.verdict_policy import adjustment_name, policy_phrase
+from biaswh.stats.multiple_comparisons import VerdictPolicy, is_significant
 
-# the rule-variant study runs: the card's and the page's (dashboards.common.runs)
+# the rule-variant study runs: the card's and the page's (biaswh.dashboards.common.runs)
 RUNS = RunsIn("analysis.dialect_feature_effects")
 # Runs analysed before the verdict columns were stored: Holm at the default alpha, as their page said.
 OLD_RUN_POLICY = VerdictPolicy()

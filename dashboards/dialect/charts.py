@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import altair as alt
 
-from dashboards.common.format import PERCENT_AXIS, PERCENT_TOOLTIP
+from biaswh.dashboards.common.format import PERCENT_AXIS, PERCENT_TOOLTIP
 
 RANK_BIN_ORDER = ["1", "2-5", "6-10", "11-20", "21-50", "51+", "not found"]
 

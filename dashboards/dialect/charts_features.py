@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import altair as alt
 
-from dashboards.common.format import COUNT_TOOLTIP, NUMBER_TOOLTIP, POINTS_TOOLTIP
+from biaswh.dashboards.common.format import COUNT_TOOLTIP, NUMBER_TOOLTIP, POINTS_TOOLTIP
 
 
 def feature_effects_chart(df, *, legend: str) -> alt.FacetChart:

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import duckdb
 
-from dashboards.common.format import fixed, interval, points, sample_size, shared_decimals
-from dashboards.common.html import chart, table, text
-from dashboards.common.queries import id_order, query_dicts, query_rows, relation_exists
-from dashboards.common.site import register_page
-from dashboards.common.verdict_policy import policy_phrase, run_alpha
-from dashboards.dialect.card import REACHABLE_GAP, RUNS
-from dashboards.dialect.card import dialect_finding as finding
-from dashboards.dialect.charts import rank_distribution_chart, recall_at_k_chart
-from dashboards.dialect.parity import parity_section
-from dashboards.dialect.power_sentences import power_sentences, reachable_gap
-from stats.verdicts import alpha_text
+from biaswh.dashboards.common.format import fixed, interval, points, sample_size, shared_decimals
+from biaswh.dashboards.common.html import chart, table, text
+from biaswh.dashboards.common.queries import id_order, query_dicts, query_rows, relation_exists
+from biaswh.dashboards.common.site import register_page
+from biaswh.dashboards.common.verdict_policy import policy_phrase, run_alpha
+from biaswh.dashboards.dialect.card import REACHABLE_GAP, RUNS
+from biaswh.dashboards.dialect.card import dialect_finding as finding
+from biaswh.dashboards.dialect.charts import rank_distribution_chart, recall_at_k_chart
+from biaswh.dashboards.dialect.parity import parity_section
+from biaswh.dashboards.dialect.power_sentences import power_sentences, reachable_gap
+from biaswh.stats.verdicts import alpha_text
 
 RANK_BINS = """case when not is_found_within_depth then 'not found'
     when rank_of_gold = 1 then '1' when rank_of_gold <= 5 then '2-5' when rank_of_gold <= 10 then '6-10'

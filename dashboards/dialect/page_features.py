@@ -5,16 +5,16 @@ from __future__ import annotations
 import altair as alt
 import duckdb
 
-from dashboards.common.format import fixed, interval, p_value, percent, points
-from dashboards.common.html import chart, table, text
-from dashboards.common.provenance import provenance_section
-from dashboards.common.queries import query_dicts, query_rows
-from dashboards.common.site import register_page
-from dashboards.common.verdict_policy import adjustment_name
-from dashboards.dialect.card_features import RUNS, feature_finding, fired_rules, judged, rules_policy
-from dashboards.dialect.charts_features import feature_effects_chart
-from dashboards.dialect.power_sentences import reachable_gap
-from stats.verdicts import alpha_text
+from biaswh.dashboards.common.format import fixed, interval, p_value, percent, points
+from biaswh.dashboards.common.html import chart, table, text
+from biaswh.dashboards.common.provenance import provenance_section
+from biaswh.dashboards.common.queries import query_dicts, query_rows
+from biaswh.dashboards.common.site import register_page
+from biaswh.dashboards.common.verdict_policy import adjustment_name
+from biaswh.dashboards.dialect.card_features import RUNS, feature_finding, fired_rules, judged, rules_policy
+from biaswh.dashboards.dialect.charts_features import feature_effects_chart
+from biaswh.dashboards.dialect.power_sentences import reachable_gap
+from biaswh.stats.verdicts import alpha_text
 
 COLUMNS = [
     "rule",

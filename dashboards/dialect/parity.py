@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import duckdb
 
-from dashboards.common.html import table, text
-from dashboards.common.queries import query_dicts
-from dashboards.dialect.card import RUNS
+from biaswh.dashboards.common.html import table, text
+from biaswh.dashboards.common.queries import query_dicts
+from biaswh.dashboards.dialect.card import RUNS
 
 SEED_COMPATIBLE = "bm25_seed_compatible"
 MODES = {SEED_COMPATIBLE: "seed_compatible (original notebook)", "bm25": "default (corrected)"}
@@ -21,7 +21,7 @@ MODES = {SEED_COMPATIBLE: "seed_compatible (original notebook)", "bm25": "defaul
 
 def parity_section(con: duckdb.DuckDBPyConnection) -> str:
     """The section, or an empty string when no seed-compatible run was analysed."""
-    # the site's runs (dashboards.common.runs), newest first: each mode's newest run is its first
+    # the site's runs (biaswh.dashboards.common.runs), newest first: each mode's newest run is its first
     run_order = [run.run_id for run in RUNS.runs(con)]
     found = query_dicts(
         con,

@@ -1,7 +1,7 @@
 """What a dialect study could detect, said two ways that must not be confused.
 
 - **Planning power** (before the data): the smallest recall gap N pairs detect with 80% power if
-  the variants disagree on an assumed share of pairs (Connor 1987, :func:`stats.paired.power.detectable_gap`).
+  the variants disagree on an assumed share of pairs (Connor 1987, :func:`biaswh.stats.paired.power.detectable_gap`).
   200 pairs at 12.5% discordance: about 7 points.
 - **Power at the observed discordance** (after the data, ``analysis.dialect_power``): the same
   formula at the share of pairs the variants did disagree on. A recall difference can never exceed
@@ -11,8 +11,8 @@
 
 from __future__ import annotations
 
-from dashboards.common.format import count, fixed, is_missing, percent
-from stats.paired.power import detectable_gap
+from biaswh.dashboards.common.format import count, fixed, is_missing, percent
+from biaswh.stats.paired.power import detectable_gap
 
 # discordance rates a study is planned at (the share of pairs where the two variants disagree)
 PLANNING_DISCORDANCE = (0.05, 0.125, 0.25)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dashboards.common.findings import card, card_body, interval
-from dashboards.common.format import floor_note, p_value, plural
-from dashboards.common.html import text
-from dashboards.common.queries import number, query_dicts, relation_exists
-from dashboards.common.runs import RunsIn
-from dashboards.common.verdict_policy import run_alpha
-from stats.verdicts import alpha_text
+from biaswh.dashboards.common.findings import card, card_body, interval
+from biaswh.dashboards.common.format import floor_note, p_value, plural
+from biaswh.dashboards.common.html import text
+from biaswh.dashboards.common.queries import number, query_dicts, relation_exists
+from biaswh.dashboards.common.runs import RunsIn
+from biaswh.dashboards.common.verdict_policy import run_alpha
+from biaswh.stats.verdicts import alpha_text
 
 # every series, alerts or not (a series without a breach is a finding too); the page shows the same runs
 RUNS = RunsIn("marts.dim_evaluation_runs", "series_run_id")

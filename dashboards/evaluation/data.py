@@ -17,7 +17,7 @@ import altair as alt
 import duckdb
 import pandas as pd
 
-from dashboards.evaluation.charts import (
+from biaswh.dashboards.evaluation.charts import (
     drift_chart,
     fusion_sweep_chart,
     latency_chart,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import duckdb
 
-from dashboards.common.format import (
+from biaswh.dashboards.common.format import (
     estimate,
     fixed,
     floor_notes,
@@ -15,13 +15,13 @@ from dashboards.common.format import (
     shared_decimals,
     timestamp,
 )
-from dashboards.common.html import chart, table, text
-from dashboards.common.provenance import provenance_section
-from dashboards.common.queries import query_dicts, query_rows
-from dashboards.common.site import register_page
-from dashboards.evaluation.card import RUNS
-from dashboards.evaluation.data import baseline_run, charts, drift_checks, split_drift, system_metrics
-from dashboards.evaluation.system_comparisons import comparison_section
+from biaswh.dashboards.common.html import chart, table, text
+from biaswh.dashboards.common.provenance import provenance_section
+from biaswh.dashboards.common.queries import query_dicts, query_rows
+from biaswh.dashboards.common.site import register_page
+from biaswh.dashboards.evaluation.card import RUNS
+from biaswh.dashboards.evaluation.data import baseline_run, charts, drift_checks, split_drift, system_metrics
+from biaswh.dashboards.evaluation.system_comparisons import comparison_section
 
 PERCENT_METRICS = ("recall", "hit_rate")
 

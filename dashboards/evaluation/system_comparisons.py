@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from dashboards.common.format import fixed, floor_notes, interval, p_value, shared_decimals
-from dashboards.common.html import table, text
-from dashboards.common.queries import number, query_dicts, relation_exists
-from dashboards.common.verdict_policy import adjustment_name
+from biaswh.dashboards.common.format import fixed, floor_notes, interval, p_value, shared_decimals
+from biaswh.dashboards.common.html import table, text
+from biaswh.dashboards.common.queries import number, query_dicts, relation_exists
+from biaswh.dashboards.common.verdict_policy import adjustment_name
 
 METRIC_LABELS = {
     "ndcg": "nDCG",

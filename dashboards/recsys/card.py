@@ -8,16 +8,16 @@ tests significant after that adjustment at the study's ``[verdicts] alpha``
 
 from __future__ import annotations
 
-from dashboards.common.findings import card, card_body, interval, pct
-from dashboards.common.html import text
-from dashboards.common.queries import number, query_dicts
-from dashboards.common.runs import RunsIn
-from dashboards.common.verdict_policy import adjustment_name, recorded_policy, run_parameters
-from stats.effect_sizes import magnitude, scale_note
-from stats.multiple_comparisons import ADJUSTMENT_NAMES
-from stats.verdicts import alpha_text, significance_count
-from stats.wilson import wilson_interval
-from warehouse.run_parameters import parameter_defaults
+from biaswh.dashboards.common.findings import card, card_body, interval, pct
+from biaswh.dashboards.common.html import text
+from biaswh.dashboards.common.queries import number, query_dicts
+from biaswh.dashboards.common.runs import RunsIn
+from biaswh.dashboards.common.verdict_policy import adjustment_name, recorded_policy, run_parameters
+from biaswh.stats.effect_sizes import magnitude, scale_note
+from biaswh.stats.multiple_comparisons import ADJUSTMENT_NAMES
+from biaswh.stats.verdicts import alpha_text, significance_count
+from biaswh.stats.wilson import wilson_interval
+from biaswh.warehouse.runs.parameters import parameter_defaults
 
 # The recommendation marts the card and the page read (named once: dbt may rename them).
 SUMMARY = "marts.fct_recsys_pool_vs_recommended"
@@ -25,7 +25,7 @@ AGGREGATED = "marts.agg_recsys_bias"
 EFFECT_SIZES = "marts.agg_recsys_effect_sizes"
 DIRECTIONAL = "marts.agg_recsys_directional_bias"
 IMPORTANCE = "marts.agg_recsys_feature_importance"
-# the recommendation study runs: the card's and the page's (dashboards.common.runs)
+# the recommendation study runs: the card's and the page's (biaswh.dashboards.common.runs)
 RUNS = RunsIn(SUMMARY)
 
 FEATURES = f"""

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import altair as alt
 
-from dashboards.common.format import cell_text_colour, dark_threshold
-from dashboards.recsys.charts import SIGNIFICANCE_COLOURS, SIGNIFICANCE_LEVELS
+from biaswh.dashboards.common.format import cell_text_colour, dark_threshold
+from biaswh.dashboards.recsys.charts import SIGNIFICANCE_COLOURS, SIGNIFICANCE_LEVELS
 
 
 def diverging_scale(values) -> alt.Scale:

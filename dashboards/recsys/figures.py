@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import duckdb
 
-from dashboards.common.format import p_value
-from dashboards.common.html import chart, text
-from dashboards.common.queries import query_dicts, relation_exists
-from dashboards.common.verdict_policy import recorded_policy, run_parameters
-from dashboards.recsys.card import (
+from biaswh.dashboards.common.format import p_value
+from biaswh.dashboards.common.html import chart, text
+from biaswh.dashboards.common.queries import query_dicts, relation_exists
+from biaswh.dashboards.common.verdict_policy import recorded_policy, run_parameters
+from biaswh.dashboards.recsys.card import (
     DIRECTIONAL,
     EFFECT_SIZES,
     FEATURES,
@@ -22,19 +22,19 @@ from dashboards.recsys.card import (
     recsys_verdict,
     verdict_rule,
 )
-from dashboards.recsys.charts import MARKER_LEVELS, as_published
-from dashboards.recsys.figure_charts import (
+from biaswh.dashboards.recsys.charts import MARKER_LEVELS, as_published
+from biaswh.dashboards.recsys.figure_charts import (
     demographic_bar_chart,
     directional_heatmap_chart,
     importance_heatmap_chart,
     prompt_heatmap_chart,
     r_squared_bar_chart,
 )
-from stats.effect_sizes import magnitude
-from stats.multiple_comparisons import VerdictPolicy, adjust_p_values, is_significant
-from stats.ordering import friedman, paired_wilcoxon
-from warehouse.random_seeds import derive_seed
-from warehouse.run_parameters import parameter_defaults
+from biaswh.stats.effect_sizes import magnitude
+from biaswh.stats.multiple_comparisons import VerdictPolicy, adjust_p_values, is_significant
+from biaswh.stats.ordering import friedman, paired_wilcoxon
+from biaswh.warehouse.runs.parameters import parameter_defaults
+from biaswh.warehouse.settings.random_seeds import derive_seed
 
 CONTENT_SAFETY = ("polarization_score", "sentiment_polarity", "toxicity")
 RAW_BIAS = ("avg_word_length", "polarization_score", "sentiment_polarity", "toxicity")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import duckdb
 
-from dashboards.common.html import chart, table, text
-from dashboards.common.provenance import provenance_section
-from dashboards.common.queries import relation_exists
-from dashboards.common.site import register_page
-from dashboards.recsys.card import AGGREGATED, RUNS, SUMMARY, published_alpha, verdict_rule
-from dashboards.recsys.charts import (
+from biaswh.dashboards.common.html import chart, table, text
+from biaswh.dashboards.common.provenance import provenance_section
+from biaswh.dashboards.common.queries import relation_exists
+from biaswh.dashboards.common.site import register_page
+from biaswh.dashboards.recsys.card import AGGREGATED, RUNS, SUMMARY, published_alpha, verdict_rule
+from biaswh.dashboards.recsys.charts import (
     MARKER_LEVELS,
     aggregated_heatmap_chart,
     as_published,
@@ -20,7 +20,7 @@ from dashboards.recsys.charts import (
     signed_bias_bar_chart,
     signed_condition_heatmap_chart,
 )
-from dashboards.recsys.figures import paper_figures_section
+from biaswh.dashboards.recsys.figures import paper_figures_section
 
 AGGREGATED_LEVELS = {"prompt": "prompt style", "dataset": "dataset", "model": "model (provider)"}
 RESULT_COLUMNS = [
@@ -228,7 +228,7 @@ def _raw_results(con, run_id: str, source: str, result_set: str) -> list[str]:
         " where run_id = ? and result_source = ? and result_set = ? order by feature, dataset, provider, prompt_style",
         [run_id, source, result_set],
     ).fetchall()
-    # the table formats every value (p columns as p-values): dashboards.common.html.table
+    # the table formats every value (p columns as p-values): biaswh.dashboards.common.html.table
     formatted = [list(row) for row in rows]
     return [
         f"<details><summary>Raw results ({len(rows):,} rows)</summary>",

@@ -5,10 +5,10 @@ from __future__ import annotations
 import altair as alt
 import duckdb
 
-from dashboards.common.format import count, plural
-from dashboards.common.html import chart, table, text
-from dashboards.common.queries import id_order, query_rows, relation_exists
-from dashboards.common.site import register_page
+from biaswh.dashboards.common.format import count, plural
+from biaswh.dashboards.common.html import chart, table, text
+from biaswh.dashboards.common.queries import id_order, query_rows, relation_exists
+from biaswh.dashboards.common.site import register_page
 
 
 def questions_per_document_chart(df) -> alt.Chart:

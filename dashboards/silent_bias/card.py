@@ -3,20 +3,20 @@
 A model is called "highest" only when its rate differs significantly from every other
 model's of the same model set (Fisher's exact test, adjusted within the set:
 ``analysis.silent_bias_model_comparisons``); otherwise the card says "tie" or "no evidence
-of a difference" (:func:`stats.verdicts.highest`).
+of a difference" (:func:`biaswh.stats.verdicts.highest`).
 """
 
 from __future__ import annotations
 
-from dashboards.common.findings import card, card_body, interval, pct
-from dashboards.common.format import p_value
-from dashboards.common.html import text
-from dashboards.common.queries import query_dicts, relation_exists
-from dashboards.common.runs import RunsIn
-from dashboards.common.verdict_policy import run_alpha
-from stats.verdicts import highest, significance_count
+from biaswh.dashboards.common.findings import card, card_body, interval, pct
+from biaswh.dashboards.common.format import p_value
+from biaswh.dashboards.common.html import text
+from biaswh.dashboards.common.queries import query_dicts, relation_exists
+from biaswh.dashboards.common.runs import RunsIn
+from biaswh.dashboards.common.verdict_policy import run_alpha
+from biaswh.stats.verdicts import highest, significance_count
 
-# the silent-bias study runs: the card's and the page's (dashboards.common.runs)
+# the silent-bias study runs: the card's and the page's (biaswh.dashboards.common.runs)
 RUNS = RunsIn("analysis.silent_bias_rates")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import altair as alt
 
-from dashboards.common.format import PERCENT_AXIS, PERCENT_TOOLTIP, cell_text_colour
+from biaswh.dashboards.common.format import PERCENT_AXIS, PERCENT_TOOLTIP, cell_text_colour
 
 
 def silent_bias_rate_chart(df) -> alt.Chart:

@@ -9,11 +9,11 @@ a direction only when the adjusted p is below alpha.
 
 from __future__ import annotations
 
-from dashboards.common.format import p_value, percent, plural, points
-from dashboards.common.html import table, text
-from dashboards.common.queries import query_dicts, relation_exists
-from dashboards.common.verdict_policy import run_alpha
-from stats.verdicts import alpha_text
+from biaswh.dashboards.common.format import p_value, percent, plural, points
+from biaswh.dashboards.common.html import table, text
+from biaswh.dashboards.common.queries import query_dicts, relation_exists
+from biaswh.dashboards.common.verdict_policy import run_alpha
+from biaswh.stats.verdicts import alpha_text
 
 COLUMNS = [
     "rule set",

@@ -7,20 +7,20 @@ import math
 
 import duckdb
 
-from dashboards.common.findings import verdict_of
-from dashboards.common.format import MISSING, estimate, interval, is_missing, percent
-from dashboards.common.html import chart, table, text
-from dashboards.common.provenance import provenance_section
-from dashboards.common.queries import id_order, query_dicts, relation_exists
-from dashboards.common.site import register_page
-from dashboards.silent_bias.card import RUNS, silent_bias_card
-from dashboards.silent_bias.charts import (
+from biaswh.dashboards.common.findings import verdict_of
+from biaswh.dashboards.common.format import MISSING, estimate, interval, is_missing, percent
+from biaswh.dashboards.common.html import chart, table, text
+from biaswh.dashboards.common.provenance import provenance_section
+from biaswh.dashboards.common.queries import id_order, query_dicts, relation_exists
+from biaswh.dashboards.common.site import register_page
+from biaswh.dashboards.silent_bias.card import RUNS, silent_bias_card
+from biaswh.dashboards.silent_bias.charts import (
     biased_and_silent_counts_chart,
     silent_bias_heatmap_chart,
     silent_bias_rate_chart,
 )
-from dashboards.silent_bias.comparisons import model_comparisons_section
-from dashboards.silent_bias.tables import SETS_OF_RUN, disagreements_section, models_section
+from biaswh.dashboards.silent_bias.comparisons import model_comparisons_section
+from biaswh.dashboards.silent_bias.tables import SETS_OF_RUN, disagreements_section, models_section
 
 EXCERPT_CHARS = 240
 N_EXAMPLES = 12

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dashboards.common.html import table, text
-from dashboards.common.queries import query_dicts, relation_exists
+from biaswh.dashboards.common.html import table, text
+from biaswh.dashboards.common.queries import query_dicts, relation_exists
 
 # The marts are keyed by vignette set, not by run: a run's page shows the sets that run analysed.
 SETS_OF_RUN = "vignette_set in (select vignette_set from analysis.silent_bias_rates where run_id = ?)"

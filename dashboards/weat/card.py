@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from dashboards.common.findings import card, card_body, interval
-from dashboards.common.format import p_value, plural
-from dashboards.common.html import text
-from dashboards.common.queries import number, query_dicts, relation_exists
-from dashboards.common.runs import RunsIn
-from dashboards.common.verdict_policy import alpha_column, run_alpha
-from stats.effect_sizes import magnitude
-from stats.verdicts import significance_count
+from biaswh.dashboards.common.findings import card, card_body, interval
+from biaswh.dashboards.common.format import p_value, plural
+from biaswh.dashboards.common.html import text
+from biaswh.dashboards.common.queries import number, query_dicts, relation_exists
+from biaswh.dashboards.common.runs import RunsIn
+from biaswh.dashboards.common.verdict_policy import alpha_column, run_alpha
+from biaswh.stats.effect_sizes import magnitude
+from biaswh.stats.verdicts import significance_count
 
 # The WEAT mart the card and the page read (named once: dbt may rename it).
 RESULTS = "marts.fct_weat_results"
-# the WEAT study runs: the card's and the page's (dashboards.common.runs)
+# the WEAT study runs: the card's and the page's (biaswh.dashboards.common.runs)
 RUNS = RunsIn("analysis.weat_interpretations")
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import altair as alt
 
-from dashboards.common.format import natural_order
-from stats.effect_sizes import scale_note
+from biaswh.dashboards.common.format import natural_order
+from biaswh.stats.effect_sizes import scale_note
 
 
 def effect_size_chart(df) -> alt.LayerChart:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from dashboards.common.format import MISSING, fixed, interval, is_missing, p_value, shared_decimals
-from dashboards.common.html import table, text
-from dashboards.common.queries import query_dicts, relation_exists
+from biaswh.dashboards.common.format import MISSING, fixed, interval, is_missing, p_value, shared_decimals
+from biaswh.dashboards.common.html import table, text
+from biaswh.dashboards.common.queries import query_dicts, relation_exists
 
 # (metric, attribute set) -> column header, in the table's order.
 METRIC_COLUMNS = {

@@ -5,17 +5,17 @@ from __future__ import annotations
 import altair as alt
 import duckdb
 
-from dashboards.common.findings import verdict_of
-from dashboards.common.format import MISSING, p_value, percent, plural
-from dashboards.common.html import chart, table, text
-from dashboards.common.provenance import provenance_section
-from dashboards.common.queries import query_dicts, relation_exists
-from dashboards.common.runs import study_names
-from dashboards.common.site import register_page
-from dashboards.weat.card import RESULTS, RUNS, weat_card
-from dashboards.weat.charts import effect_size_chart, word_association_chart
-from dashboards.weat.metric_sections import metrics_section
-from stats.effect_sizes import scale_note
+from biaswh.dashboards.common.findings import verdict_of
+from biaswh.dashboards.common.format import MISSING, p_value, percent, plural
+from biaswh.dashboards.common.html import chart, table, text
+from biaswh.dashboards.common.provenance import provenance_section
+from biaswh.dashboards.common.queries import query_dicts, relation_exists
+from biaswh.dashboards.common.runs import study_names
+from biaswh.dashboards.common.site import register_page
+from biaswh.dashboards.weat.card import RESULTS, RUNS, weat_card
+from biaswh.dashboards.weat.charts import effect_size_chart, word_association_chart
+from biaswh.dashboards.weat.metric_sections import metrics_section
+from biaswh.stats.effect_sizes import scale_note
 
 ALERT = (
     '<div style="border:3px solid #cf222e;background:#ffebe9;padding:0.8rem 1rem;margin:1rem 0;'

@@ -23,12 +23,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from warehouse import lance_tables
-from warehouse.errors import InputError, UserError
-from warehouse.output_files import write_text_atomically
-from warehouse.progress import counted
-from warehouse.runs import file_sha256
-from warehouse.settings import user_cache_dir
+from biaswh.warehouse.database import lance_tables
+from biaswh.warehouse.database.output_files import write_text_atomically
+from biaswh.warehouse.errors import InputError, UserError
+from biaswh.warehouse.progress import counted
+from biaswh.warehouse.runs.registry import file_sha256
+from biaswh.warehouse.settings.home import user_cache_dir
 
 CACHE_VARIABLE = "BIASWH_EMBEDDING_CACHE"
 EMBED_BATCH = 4096  # texts per provider call (the provider batches further)
@@ -86,7 +86,7 @@ class ImportResult:
 class EmbeddingCache:
     """The cached vectors of one embedding model, in a LanceDB folder.
 
-    Reads go through DuckDB's lance extension (warehouse/lance_tables.py); LanceDB itself is
+    Reads go through DuckDB's lance extension (warehouse/database/lance_tables.py); LanceDB itself is
     imported only to write, so a run whose texts are all cached never pays its import.
     """
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from warehouse.errors import InputError
+from biaswh.warehouse.errors import InputError
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 _DIGITS = re.compile(r"\s*[+-]?[0-9]+\s*")

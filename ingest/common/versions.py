@@ -16,8 +16,8 @@ from typing import Callable
 import duckdb
 import pyarrow as pa
 
-from warehouse.runs import Run, start_run
-from warehouse.transactions import registered, transaction
+from biaswh.warehouse.database.transactions import registered, transaction
+from biaswh.warehouse.runs.registry import Run, start_run
 
 
 @dataclass(frozen=True)

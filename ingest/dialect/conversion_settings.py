@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from ingest.common.llm.settings import EndpointSettings
+from biaswh.ingest.common.llm.settings import EndpointSettings
 
 # Our wording of the original study's instructions (its template can be passed as a file).
 DEFAULT_CONVERSION_TEMPLATE = """You are a linguist who studies African American English (AAE).

@@ -1,6 +1,6 @@
 """LLM conversion of SAE questions into AAE, following the original study's protocol.
 
-The protocol (its generation notebook): questions sampled by :mod:`ingest.dialect.question_sample`;
+The protocol (its generation notebook): questions sampled by :mod:`biaswh.ingest.dialect.question_sample`;
 one chat request per question with a prompt template (recorded); the reply stripped and
 **accepted only if longer than 5 characters and ending with "?"**; the original sent
 ``max_completion_tokens = 150`` and left temperature and top-p at the endpoint's defaults
@@ -26,13 +26,13 @@ import uuid
 from collections import Counter
 from pathlib import Path
 
-from ingest.common.llm.batch import ChatJob, JsonlCache, answer_all
-from ingest.common.llm.client import Answer
-from ingest.common.llm.settings import public_url
-from ingest.dialect.conversion_settings import DEFAULT_CONVERSION_TEMPLATE, ConversionSettings  # noqa: F401  (re-exported)
-from ingest.dialect.text_distance import token_edit_distance
-from warehouse.errors import UserError
-from warehouse.output_files import write_text_atomically
+from biaswh.ingest.common.llm.batch import ChatJob, JsonlCache, answer_all
+from biaswh.ingest.common.llm.client import Answer
+from biaswh.ingest.common.llm.settings import public_url
+from biaswh.ingest.dialect.conversion_settings import DEFAULT_CONVERSION_TEMPLATE, ConversionSettings  # noqa: F401  (re-exported)
+from biaswh.ingest.dialect.text_distance import token_edit_distance
+from biaswh.warehouse.database.output_files import write_text_atomically
+from biaswh.warehouse.errors import UserError
 
 
 def is_acceptable(text: str) -> bool:

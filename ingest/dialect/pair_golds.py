@@ -18,9 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ingest.common.versions import latest_version
-from ingest.evaluation.qrels import LATEST_QRELS, latest_qrels
-from warehouse.errors import InputError, UserError
+from biaswh.ingest.common.versions import latest_version
+from biaswh.ingest.evaluation.qrels import LATEST_QRELS, latest_qrels
+from biaswh.warehouse.errors import InputError, UserError
 
 
 @dataclass(frozen=True)

@@ -12,12 +12,12 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from ingest.common.readers import is_blank, read_records
-from ingest.common.versions import IngestResult, SourceFile, unchanged_result, write_version
-from ingest.dialect.pair_golds import GoldSource, gold_source
-from ingest.dialect.text_cleanup import cleanup_named
-from warehouse.errors import InputError, UserError
-from warehouse.runs import file_sha256
+from biaswh.ingest.common.readers import is_blank, read_records
+from biaswh.ingest.common.versions import IngestResult, SourceFile, unchanged_result, write_version
+from biaswh.ingest.dialect.pair_golds import GoldSource, gold_source
+from biaswh.ingest.dialect.text_cleanup import cleanup_named
+from biaswh.warehouse.errors import InputError, UserError
+from biaswh.warehouse.runs.registry import file_sha256
 
 DEFAULT_VARIANTS = {"sae": "sae_query", "aae": "aave_query"}
 
@@ -90,7 +90,7 @@ def load_pairs(
     squad_idx_column, squad_split : the gold as a SQuAD row index (the default).
     gold_doc_id_column, corpus : the gold as the source id of a document of an ingested corpus.
     gold_query_id_column, query_set : the gold as a query of ``queries:<name>`` with qrels: every
-        document its qrels judge relevant (see :mod:`ingest.dialect.pair_golds`).
+        document its qrels judge relevant (see :mod:`biaswh.ingest.dialect.pair_golds`).
     cleanup : the query clean-up (the raw text is kept too): ``True``/``"light"`` the corrected light
         clean-up, ``"seed_compatible"`` the original notebook's ("ain't" -> "aingt"), ``False``/``"none"``.
     allow_missing_variants : a variant column that is missing or null in a row means that pair has

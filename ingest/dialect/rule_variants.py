@@ -16,10 +16,10 @@ import json
 import statistics
 from pathlib import Path
 
-from ingest.dialect.rules import RULE_ORDER, RULES, transform
-from ingest.dialect.text_distance import token_edit_distance
-from warehouse.output_files import write_text_atomically
-from warehouse.random_seeds import derive_seed
+from biaswh.ingest.dialect.rules import RULE_ORDER, RULES, transform
+from biaswh.ingest.dialect.text_distance import token_edit_distance
+from biaswh.warehouse.database.output_files import write_text_atomically
+from biaswh.warehouse.settings.random_seeds import derive_seed
 
 ALL_RULES_COLUMN = "aae_rules_query"
 

@@ -293,7 +293,7 @@ def transform(
     """
     unknown = [r for r in rules if r not in RULES]
     if unknown:
-        from warehouse.errors import UserError
+        from biaswh.warehouse.errors import UserError
 
         raise UserError(f"unknown dialect rule(s) {', '.join(unknown)}; known: {', '.join(RULE_ORDER)}")
     draw = random.Random(seed)

@@ -2,7 +2,7 @@
 sampled SQuAD questions.
 
 ``[[ingest]] source = "pairs"`` takes ``path`` (JSON, JSONL or CSV pairs); its other keys are
-the options of :func:`ingest.dialect.pairs.load_pairs` (``name``, ``variants``,
+the options of :func:`biaswh.ingest.dialect.pairs.load_pairs` (``name``, ``variants``,
 ``squad_split``, ``cleanup``, ...).
 
 ```toml
@@ -21,23 +21,33 @@ per_rule = true                     # also each rule alone (variants rule_<name>
 The questions come from the latest version of ``squad_split`` in ``raw.squad_questions``.
 The generated JSONL (``$BIASWH_HOME/<path>/<name>.jsonl``) is deterministic, so a rerun
 writes the same bytes and the pairs ingest is a no-op; it is loaded with
-:func:`ingest.dialect.pairs.load_pairs` (variants ``sae``, ``aae_rules`` and ``rule_<name>``,
+:func:`biaswh.ingest.dialect.pairs.load_pairs` (variants ``sae``, ``aae_rules`` and ``rule_<name>``,
 ``allow_missing_variants``, clean-up ``none``: the light clean-up would undo ``g_dropping``).
 """
 
 from __future__ import annotations
 
-from ingest.common.versions import IngestResult, latest_version
-from ingest.dialect.pairs import load_pairs
-from ingest.dialect.question_sample import SampleProtocol, sample_questions
-from ingest.dialect.rule_variants import rule_variant_records, variant_columns, write_records
-from ingest.dialect.rules import RULE_ORDER
-from warehouse.config_schema import BOOLEAN, POSITIVE_INTEGER, SEED, SHARE, STRING, STRING_MAP, STRINGS, Choice, OneOf
-from warehouse.errors import UserError
-from warehouse.random_seeds import derive_seed
-from warehouse.settings import warehouse_paths
-from warehouse.study import register_ingester
-from warehouse.study_schema import ingest_step
+from biaswh.ingest.common.versions import IngestResult, latest_version
+from biaswh.ingest.dialect.pairs import load_pairs
+from biaswh.ingest.dialect.question_sample import SampleProtocol, sample_questions
+from biaswh.ingest.dialect.rule_variants import rule_variant_records, variant_columns, write_records
+from biaswh.ingest.dialect.rules import RULE_ORDER
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.runs.study import register_ingester
+from biaswh.warehouse.settings.config_schema import (
+    BOOLEAN,
+    POSITIVE_INTEGER,
+    SEED,
+    SHARE,
+    STRING,
+    STRING_MAP,
+    STRINGS,
+    Choice,
+    OneOf,
+)
+from biaswh.warehouse.settings.home import warehouse_paths
+from biaswh.warehouse.settings.random_seeds import derive_seed
+from biaswh.warehouse.settings.study_schema import ingest_step
 
 
 def _questions(con, split: str) -> list[str]:
@@ -75,7 +85,7 @@ def _questions(con, split: str) -> list[str]:
     ),
 )
 def ingest_pairs(con, study, step: dict) -> IngestResult:
-    """``path`` (JSON, JSONL or CSV pairs) and the options of :func:`ingest.dialect.pairs.load_pairs`."""
+    """``path`` (JSON, JSONL or CSV pairs) and the options of :func:`biaswh.ingest.dialect.pairs.load_pairs`."""
     return load_pairs(
         con, study.resolve(step["path"]), **{k: v for k, v in step.items() if k not in ("source", "path")}
     )

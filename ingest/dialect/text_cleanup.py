@@ -55,7 +55,7 @@ def cleanup_named(cleanup: bool | str) -> tuple[str, Callable[[str], str]]:
     """The (label, function) of a clean-up option: ``True``/``"light"``, ``"seed_compatible"``, ``False``/``"none"``."""
     name = ("light" if cleanup else "none") if isinstance(cleanup, bool) else cleanup
     if name not in CLEANUPS:
-        from warehouse.errors import UserError
+        from biaswh.warehouse.errors import UserError
 
         raise UserError(f"cleanup must be true, false or one of {', '.join(CLEANUPS)}; got {cleanup!r}")
     return CLEANUPS[name]

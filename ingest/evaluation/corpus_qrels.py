@@ -11,8 +11,8 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from ingest.common.versions import latest_version
-from warehouse.errors import InputError, UserError
+from biaswh.ingest.common.versions import latest_version
+from biaswh.warehouse.errors import InputError, UserError
 
 
 def map_corpus_judgments(con, path: Path, judgments: list, query_set: str) -> list:

@@ -14,7 +14,7 @@ n-th judgment of a JSON file.
 
 Every query and document id is checked before anything is stored
 (:func:`check_judgment_ids`), against the raw rows of the latest version of the dataset the
-query set reads (:mod:`ingest.retrieval.query_set_members`, which imported TREC runs are checked by as
+query set reads (:mod:`biaswh.ingest.retrieval.query_set_members`, which imported TREC runs are checked by as
 well). The evaluation job checks again against the marts it reads (:func:`check_qrels_ids`).
 """
 
@@ -24,12 +24,12 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ingest.common.versions import IngestResult, SourceFile, latest_version, write_version
-from ingest.evaluation.corpus_qrels import map_corpus_judgments
-from ingest.evaluation.qrels_readers import TREC_SUFFIXES, Judgment, read_qrels
-from ingest.retrieval.query_set_members import query_set_members, query_set_table_name
-from warehouse.errors import InputError
-from warehouse.runs import file_sha256
+from biaswh.ingest.common.versions import IngestResult, SourceFile, latest_version, write_version
+from biaswh.ingest.evaluation.corpus_qrels import map_corpus_judgments
+from biaswh.ingest.evaluation.qrels_readers import TREC_SUFFIXES, Judgment, read_qrels
+from biaswh.ingest.retrieval.query_set_members import query_set_members, query_set_table_name
+from biaswh.warehouse.errors import InputError
+from biaswh.warehouse.runs.registry import file_sha256
 
 __all__ = ["TREC_SUFFIXES", "Judgment", "check_judgment_ids", "check_qrels_ids", "load_qrels", "read_qrels"]
 
@@ -38,7 +38,7 @@ def check_judgment_ids(con, path: Path, judgments: list[Judgment], query_set: st
     """Refuse a judgment whose query is not in ``query_set`` or whose document is not in its corpus.
 
     Checked against the raw rows of the latest version of the query set's dataset
-    (:func:`ingest.retrieval.query_set_members.query_set_members`); the error names the file, row and field.
+    (:func:`biaswh.ingest.retrieval.query_set_members.query_set_members`); the error names the file, row and field.
     """
     members = query_set_members(con, path, query_set)
     for judgment in judgments:

@@ -1,12 +1,15 @@
-"""Read qrels files: TREC, BEIR TSV, CSV and JSON (the formats are described in :mod:`ingest.evaluation.qrels`)."""
+"""Read qrels files: TREC, BEIR TSV, CSV and JSON.
+
+The formats are described in :mod:`biaswh.ingest.evaluation.qrels`.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from ingest.common.readers import csv_rows, int32_value, parse_json, read_utf8
-from warehouse.errors import InputError
+from biaswh.ingest.common.readers import csv_rows, int32_value, parse_json, read_utf8
+from biaswh.warehouse.errors import InputError
 
 TREC_SUFFIXES = (".qrels", ".trec", ".txt")
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ingest.common.readers import allow_csv_fields_of
-from warehouse.errors import InputError, UserError
-from warehouse.settings import DBT_PROJECT_DIR
-from warehouse.transactions import registered
+from biaswh.ingest.common.readers import allow_csv_fields_of
+from biaswh.warehouse.database.transactions import registered
+from biaswh.warehouse.errors import InputError, UserError
+from biaswh.warehouse.settings.home import DBT_PROJECT_DIR
 
 DEFAULT_THRESHOLDS = DBT_PROJECT_DIR / "seeds" / "evaluation" / "evaluation_alert_thresholds.csv"
 COLUMNS = ("metric", "k", "retriever", "direction", "threshold", "severity", "description")

@@ -22,10 +22,10 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from ingest.common.readers import read_records
-from ingest.common.versions import IngestResult, SourceFile, write_version
-from warehouse.errors import InputError
-from warehouse.runs import file_sha256
+from biaswh.ingest.common.readers import read_records
+from biaswh.ingest.common.versions import IngestResult, SourceFile, write_version
+from biaswh.warehouse.errors import InputError
+from biaswh.warehouse.runs.registry import file_sha256
 
 CONDITION = ("dataset", "provider", "prompt_style")
 DIRECTIONAL_COLUMNS = (

@@ -16,10 +16,10 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from ingest.common.readers import read_records
-from ingest.common.versions import CompanionFile, IngestResult, SourceFile, write_version
-from warehouse.errors import InputError, UserError
-from warehouse.runs import file_sha256
+from biaswh.ingest.common.readers import read_records
+from biaswh.ingest.common.versions import CompanionFile, IngestResult, SourceFile, write_version
+from biaswh.warehouse.errors import InputError, UserError
+from biaswh.warehouse.runs.registry import file_sha256
 
 FEATURE_TYPES = ("numerical", "categorical", "binary")
 DEFAULT_CONDITION_COLUMNS = {

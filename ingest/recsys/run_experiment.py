@@ -22,15 +22,15 @@ from pathlib import Path
 
 import numpy as np
 
-from ingest.common.llm.batch import ChatJob, JsonlCache, answer_all
-from ingest.common.llm.client import Answer
-from ingest.common.llm.settings import EndpointSettings
-from ingest.common.readers import read_records
-from ingest.recsys.parse_reply import parse_reply
-from ingest.recsys.text_features import with_text_features
-from warehouse.errors import InputError, UserError
-from warehouse.output_files import atomic_output, name_in_folder
-from warehouse.random_seeds import derive_seed
+from biaswh.ingest.common.llm.batch import ChatJob, JsonlCache, answer_all
+from biaswh.ingest.common.llm.client import Answer
+from biaswh.ingest.common.llm.settings import EndpointSettings
+from biaswh.ingest.common.readers import read_records
+from biaswh.ingest.recsys.parse_reply import parse_reply
+from biaswh.ingest.recsys.text_features import with_text_features
+from biaswh.warehouse.database.output_files import atomic_output, name_in_folder
+from biaswh.warehouse.errors import InputError, UserError
+from biaswh.warehouse.settings.random_seeds import derive_seed
 
 DEFAULT_PROMPT_STYLES = Path(__file__).with_name("prompt_styles.toml")
 USABLE = ("ok", "partial")

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from warehouse.output_files import atomic_output
-from warehouse.paths import safe_file_stem
+from biaswh.warehouse.database.output_files import atomic_output
+from biaswh.warehouse.settings.paths import safe_file_stem
 
 TOPICS = ("politics", "sports", "technology", "entertainment", "health")
 GENDERS = ("female", "male", "unknown")
@@ -116,7 +116,7 @@ def simulate_posts(
 def write_simulated_files(folder: str | Path, *, name: str, **options) -> tuple[Path, Path]:
     """Write ``<name>_posts.csv`` and ``<name>_features.csv`` into ``folder``; return both paths.
 
-    ``name`` passes through :func:`warehouse.paths.safe_file_stem`, so the files stay in ``folder``.
+    ``name`` passes through :func:`biaswh.warehouse.settings.paths.safe_file_stem`, so the files stay in ``folder``.
 
     ``options`` are passed to :func:`simulate_posts` (``seed`` is required).
     """

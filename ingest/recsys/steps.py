@@ -2,7 +2,7 @@
 ``recsys_directional_bias`` and ``recsys_feature_importance`` (the paper's published files).
 
 ``recsys_simulated`` takes a small simulation spec (TOML: the keyword options of
-:func:`ingest.recsys.simulate.simulate_posts` plus ``name``), writes the synthetic files
+:func:`biaswh.ingest.recsys.simulate.simulate_posts` plus ``name``), writes the synthetic files
 under ``$BIASWH_HOME/generated/recsys/`` with a seed derived from the study's seed, and
 loads them like any post-level file, so their sha256 is recorded and a re-run is a no-op.
 """
@@ -13,14 +13,17 @@ import dataclasses
 import tomllib
 from pathlib import Path
 
-from ingest.common.llm.settings import public_url
-from ingest.recsys.paper_results import load_recsys_directional_bias, load_recsys_feature_importance
-from ingest.recsys.posts import _read_feature_types, load_recsys_posts
-from ingest.recsys.run_experiment import ExperimentSettings, run_experiment
-from ingest.recsys.simulate import write_simulated_files
-from ingest.recsys.summary import load_recsys_summary
-from ingest.recsys.text_features import TEXT_FEATURE_TYPES
-from warehouse.config_schema import (
+from biaswh.ingest.common.llm.settings import public_url
+from biaswh.ingest.recsys.paper_results import load_recsys_directional_bias, load_recsys_feature_importance
+from biaswh.ingest.recsys.posts import _read_feature_types, load_recsys_posts
+from biaswh.ingest.recsys.run_experiment import ExperimentSettings, run_experiment
+from biaswh.ingest.recsys.simulate import write_simulated_files
+from biaswh.ingest.recsys.summary import load_recsys_summary
+from biaswh.ingest.recsys.text_features import TEXT_FEATURE_TYPES
+from biaswh.warehouse.database.output_files import OutputRefused, name_in_folder, write_text_atomically
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.runs.study import register_config_check, register_ingester
+from biaswh.warehouse.settings.config_schema import (
     BACKOFF_SECONDS,
     BOOLEAN,
     CONCURRENCY,
@@ -34,12 +37,9 @@ from warehouse.config_schema import (
     TIMEOUT_SECONDS,
     Number,
 )
-from warehouse.errors import UserError
-from warehouse.output_files import OutputRefused, name_in_folder, write_text_atomically
-from warehouse.random_seeds import derive_seed
-from warehouse.settings import warehouse_paths
-from warehouse.study import register_config_check, register_ingester
-from warehouse.study_schema import ingest_step
+from biaswh.warehouse.settings.home import warehouse_paths
+from biaswh.warehouse.settings.random_seeds import derive_seed
+from biaswh.warehouse.settings.study_schema import ingest_step
 
 
 def _options(step: dict, *, drop: tuple[str, ...] = ("source", "path")) -> dict:

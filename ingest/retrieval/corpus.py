@@ -1,4 +1,4 @@
-"""Ingest a retrieval corpus and its query sets from any layout (:mod:`ingest.retrieval.corpus_readers`).
+"""Ingest a retrieval corpus and its query sets from any layout (:mod:`biaswh.ingest.retrieval.corpus_readers`).
 
 A corpus is named (``name``, default the file or folder name) and versioned like every
 source: the same content again is a no-op, changed content a new version. Documents keep the
@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ingest.common.versions import IngestResult, SourceFile, write_version
-from ingest.retrieval.corpus_readers import TEXT_SUFFIXES, Entry, read_documents, read_queries
-from warehouse.errors import UserError
-from warehouse.runs import file_sha256
+from biaswh.ingest.common.versions import IngestResult, SourceFile, write_version
+from biaswh.ingest.retrieval.corpus_readers import TEXT_SUFFIXES, Entry, read_documents, read_queries
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.runs.registry import file_sha256
 
 
 def source_sha256(path: Path) -> str:

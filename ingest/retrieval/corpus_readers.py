@@ -13,7 +13,7 @@ Queries (:func:`read_queries`): BEIR ``queries.jsonl`` (``_id``, ``text``), a TS
 (``id<TAB>text``), JSONL/JSON/CSV/Parquet with named columns, or a Markdown file in which each
 heading opens one query: its id is the heading's first number (else the heading), its text the
 quoted text after ``**Query:**`` (else the heading); or a TREC topics file
-(``<top><num> Number: 301 <title> ...``, :mod:`ingest.retrieval.trec_topics`).
+(``<top><num> Number: 301 <title> ...``, :mod:`biaswh.ingest.retrieval.trec_topics`).
 
 Ids are the source's own, as strings; a duplicate or missing id and an empty text are refused
 with the file, row and field.
@@ -26,9 +26,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ingest.common.readers import is_blank, read_records, read_utf8
-from ingest.retrieval.trec_topics import looks_like_trec_topics, read_trec_topics
-from warehouse.errors import InputError
+from biaswh.ingest.common.readers import is_blank, read_records, read_utf8
+from biaswh.ingest.retrieval.trec_topics import looks_like_trec_topics, read_trec_topics
+from biaswh.warehouse.errors import InputError
 
 TEXT_SUFFIXES = (".md", ".markdown", ".txt")
 UNITS = ("file", "line", "heading")

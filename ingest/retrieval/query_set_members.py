@@ -1,6 +1,6 @@
 """The queries, variants and corpus documents of a query set, as a file naming them must find them.
 
-Qrels (:mod:`ingest.evaluation.qrels`) and imported TREC runs (:mod:`compute.retrieval.trec_warehouse`)
+Qrels (:mod:`biaswh.ingest.evaluation.qrels`) and imported TREC runs (:mod:`biaswh.compute.retrieval.trec_warehouse`)
 name queries and documents of a query set; both are checked here, against the raw rows of the
 latest version of the query set's dataset and of its corpus (in a study the ``[[ingest]]``
 steps run before any ``dbt build``, so the marts may not hold that version yet). Document ids
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import jinja2
 
-from ingest.common.versions import latest_version
-from warehouse.errors import InputError, UserError
-from warehouse.settings import DBT_PROJECT_DIR
+from biaswh.ingest.common.versions import latest_version
+from biaswh.warehouse.errors import InputError, UserError
+from biaswh.warehouse.settings.home import DBT_PROJECT_DIR
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,19 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from ingest.common.readers import file_format, int32_value, is_blank, parse_json, read_jsonl, read_parquet, read_utf8
-from ingest.common.versions import IngestResult, SourceFile, unchanged_result, write_version
-from warehouse.errors import InputError, UserError
-from warehouse.progress import counted
-from warehouse.runs import file_sha256
+from biaswh.ingest.common.readers import (
+    file_format,
+    int32_value,
+    is_blank,
+    parse_json,
+    read_jsonl,
+    read_parquet,
+    read_utf8,
+)
+from biaswh.ingest.common.versions import IngestResult, SourceFile, unchanged_result, write_version
+from biaswh.warehouse.errors import InputError, UserError
+from biaswh.warehouse.progress import counted
+from biaswh.warehouse.runs.registry import file_sha256
 
 HF_PREFIX = "hf:"
 _SCHEMA = pa.schema(

@@ -21,12 +21,12 @@ corpus = "internal_docs"
 
 from __future__ import annotations
 
-from ingest.common.versions import IngestResult
-from ingest.retrieval.corpus import load_corpus, load_corpus_queries
-from ingest.retrieval.squad import load_squad
-from warehouse.config_schema import STRING, Choice
-from warehouse.study import register_ingester
-from warehouse.study_schema import ingest_step
+from biaswh.ingest.common.versions import IngestResult
+from biaswh.ingest.retrieval.corpus import load_corpus, load_corpus_queries
+from biaswh.ingest.retrieval.squad import load_squad
+from biaswh.warehouse.runs.study import register_ingester
+from biaswh.warehouse.settings.config_schema import STRING, Choice
+from biaswh.warehouse.settings.study_schema import ingest_step
 
 
 def _options(step: dict) -> dict:
@@ -40,7 +40,7 @@ def _options(step: dict) -> dict:
     ),
 )
 def ingest_corpus(con, study, step: dict) -> IngestResult:
-    """``path`` and the options of :func:`ingest.retrieval.corpus.load_corpus` (``name``, ``unit``, column names)."""
+    """``path`` and the options of :func:`~biaswh.ingest.retrieval.corpus.load_corpus` (name, unit, columns)."""
     return load_corpus(con, study.resolve(step["path"]), **_options(step))
 
 
@@ -59,7 +59,7 @@ def ingest_corpus(con, study, step: dict) -> IngestResult:
     ),
 )
 def ingest_corpus_queries(con, study, step: dict) -> IngestResult:
-    """``path``, ``corpus`` and the options of :func:`ingest.retrieval.corpus.load_corpus_queries`."""
+    """``path``, ``corpus`` and the options of :func:`biaswh.ingest.retrieval.corpus.load_corpus_queries`."""
     return load_corpus_queries(con, study.resolve(step["path"]), **_options(step))
 
 

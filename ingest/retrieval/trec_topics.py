@@ -25,8 +25,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ingest.common.readers import read_utf8
-from warehouse.errors import InputError
+from biaswh.ingest.common.readers import read_utf8
+from biaswh.warehouse.errors import InputError
 
 TOPIC_FIELDS = ("title", "desc", "narr")
 _TAG = re.compile(r"<\s*(/?)\s*(top|num|title|desc|narr)\s*>", re.IGNORECASE)

@@ -18,11 +18,11 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ingest.common.llm.batch import ChatJob, JsonlCache, answer_all
-from ingest.common.llm.client import Answer
-from ingest.silent_bias.generation_settings import DEFAULT_PROMPT_TEMPLATE, GenerationSettings  # noqa: F401  (re-exported)
-from ingest.silent_bias.vignettes import read_vignettes
-from warehouse.errors import UserError
+from biaswh.ingest.common.llm.batch import ChatJob, JsonlCache, answer_all
+from biaswh.ingest.common.llm.client import Answer
+from biaswh.ingest.silent_bias.generation_settings import DEFAULT_PROMPT_TEMPLATE, GenerationSettings  # noqa: F401  (re-exported)
+from biaswh.ingest.silent_bias.vignettes import read_vignettes
+from biaswh.warehouse.errors import UserError
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ingest.common.llm.settings import EndpointSettings
+from biaswh.ingest.common.llm.settings import EndpointSettings
 
 # The original study's instruction, appended to every vignette.
 DEFAULT_PROMPT_TEMPLATE = (

@@ -15,10 +15,10 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from ingest.common.readers import file_format, read_utf8
-from ingest.common.versions import IngestResult, SourceFile, write_version
-from warehouse.errors import InputError, UserError
-from warehouse.runs import file_sha256
+from biaswh.ingest.common.readers import file_format, read_utf8
+from biaswh.ingest.common.versions import IngestResult, SourceFile, write_version
+from biaswh.warehouse.errors import InputError, UserError
+from biaswh.warehouse.runs.registry import file_sha256
 
 DATASET = "silent_bias_generations"
 _KNOWN = {

@@ -16,13 +16,13 @@
 
 from __future__ import annotations
 
-from ingest.common.versions import IngestResult
-from ingest.silent_bias.load_generations import generation_files, load_generations, read_generation_lines
-from ingest.silent_bias.vignettes import load_vignettes
-from warehouse.config_schema import STRING
-from warehouse.errors import UserError
-from warehouse.study import register_ingester
-from warehouse.study_schema import ingest_step
+from biaswh.ingest.common.versions import IngestResult
+from biaswh.ingest.silent_bias.load_generations import generation_files, load_generations, read_generation_lines
+from biaswh.ingest.silent_bias.vignettes import load_vignettes
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.runs.study import register_ingester
+from biaswh.warehouse.settings.config_schema import STRING
+from biaswh.warehouse.settings.study_schema import ingest_step
 
 
 @register_ingester("silent_bias_vignettes", options=ingest_step({"name": STRING}))

@@ -13,10 +13,10 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from ingest.common.readers import file_format, parse_json, read_jsonl, read_utf8
-from ingest.common.versions import IngestResult, SourceFile, write_version
-from warehouse.errors import InputError
-from warehouse.runs import file_sha256
+from biaswh.ingest.common.readers import file_format, parse_json, read_jsonl, read_utf8
+from biaswh.ingest.common.versions import IngestResult, SourceFile, write_version
+from biaswh.warehouse.errors import InputError
+from biaswh.warehouse.runs.registry import file_sha256
 
 DATASET = "silent_bias_vignettes"
 _TEXT_FIELDS = ("id", "prompt", "bias_feature", "bias_label")

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ingest.weat.word_vector_format import WordVectors
-from warehouse.errors import UserError
-from warehouse.runs import file_sha256
+from biaswh.ingest.weat.word_vector_format import WordVectors
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.runs.registry import file_sha256
 
 LOCAL_MINILM = "hf:sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_TEMPLATES = ("This is {word}.",)
@@ -100,7 +100,7 @@ class _SentenceEmbedder:
         )
 
     def cached(self, sentences: list[str]) -> np.ndarray:
-        from ingest.common.embedding_cache import shared_embedding_cache
+        from biaswh.ingest.common.embedding_cache import shared_embedding_cache
 
         vectors, _ = shared_embedding_cache(self.model_id).vectors_for(sentences, self)
         return vectors

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from ingest.common.versions import IngestResult, latest_version
-from ingest.weat.sentence_vectors import DEFAULT_TEMPLATES
-from ingest.weat.weat_tests import load_weat_tests
-from ingest.weat.word_vectors import load_word_vectors
-from warehouse.config_schema import STRING, STRINGS
-from warehouse.errors import UserError
-from warehouse.study import register_ingester
-from warehouse.study_schema import ingest_step
+from biaswh.ingest.common.versions import IngestResult, latest_version
+from biaswh.ingest.weat.sentence_vectors import DEFAULT_TEMPLATES
+from biaswh.ingest.weat.weat_tests import load_weat_tests
+from biaswh.ingest.weat.word_vectors import load_word_vectors
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.runs.study import register_ingester
+from biaswh.warehouse.settings.config_schema import STRING, STRINGS
+from biaswh.warehouse.settings.study_schema import ingest_step
 
 
 @register_ingester("weat_tests", options=ingest_step({"name": STRING}))

@@ -27,11 +27,11 @@ import duckdb
 import pyarrow as pa
 import yaml
 
-from ingest.common.readers import read_utf8
-from ingest.common.versions import IngestResult, SourceFile, write_version
-from warehouse.config_schema import suggestion
-from warehouse.errors import InputError
-from warehouse.runs import file_sha256
+from biaswh.ingest.common.readers import read_utf8
+from biaswh.ingest.common.versions import IngestResult, SourceFile, write_version
+from biaswh.warehouse.errors import InputError
+from biaswh.warehouse.runs.registry import file_sha256
+from biaswh.warehouse.settings.config_schema import suggestion
 
 ROLES = ("target_x", "target_y", "attribute_a", "attribute_b")
 # The keys each level of a definition file may hold (another key is a typo, refused with its line).

@@ -10,7 +10,7 @@ from typing import Literal
 
 import numpy as np
 
-from warehouse.errors import InputError
+from biaswh.warehouse.errors import InputError
 
 VectorFormat = Literal["word2vec_binary", "word2vec_text", "glove_text", "fasttext_vec", "npz", "lancedb"]
 

@@ -1,7 +1,7 @@
 """Readers for word-vector files: word2vec binary and text, GloVe text, fastText ``.vec``, NumPy ``.npz``, LanceDB.
 
 Each reader returns a :class:`WordVectors` (words in file order, a float32 matrix) or raises
-:class:`~warehouse.errors.InputError` naming the file, the row (the n-th vector, counted from 1)
+:class:`~biaswh.warehouse.errors.InputError` naming the file, the row (the n-th vector, counted from 1)
 and the field. Written with numpy only, so no gensim is needed.
 """
 
@@ -14,8 +14,8 @@ from typing import Literal
 
 import numpy as np
 
-from ingest.weat.word_vector_format import VectorFormat, WordVectors, finish_vectors
-from warehouse.errors import InputError
+from biaswh.ingest.weat.word_vector_format import VectorFormat, WordVectors, finish_vectors
+from biaswh.warehouse.errors import InputError
 
 
 def _header(path: Path, line: str) -> tuple[int, int] | None:

@@ -2,7 +2,7 @@
 
 One LanceDB table per (embedding, version), named ``weat_vectors__<name>__v<version>``, holds
 ``word``, ``vector``, ``row`` and the ``run_id`` / ``source_sha256`` that loaded it. Identical
-re-ingests are no-ops (``ingest.common.versions``); a changed source becomes a new version.
+re-ingests are no-ops (``biaswh.ingest.common.versions``); a changed source becomes a new version.
 """
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ from typing import Literal
 import duckdb
 import pyarrow as pa
 
-from ingest.common.versions import IngestResult, SourceFile, write_version
-from ingest.weat.sentence_vectors import DEFAULT_TEMPLATES, encode_words, model_sha256, resolve_model_path
-from ingest.weat.word_vector_format import WordVectors, content_sha256
-from ingest.weat.word_vector_readers import SUFFIX_FORMATS, read_word_vectors
-from warehouse.errors import InputError, UserError
-from warehouse.runs import file_sha256
-from warehouse.settings import warehouse_paths
+from biaswh.ingest.common.versions import IngestResult, SourceFile, write_version
+from biaswh.ingest.weat.sentence_vectors import DEFAULT_TEMPLATES, encode_words, model_sha256, resolve_model_path
+from biaswh.ingest.weat.word_vector_format import WordVectors, content_sha256
+from biaswh.ingest.weat.word_vector_readers import SUFFIX_FORMATS, read_word_vectors
+from biaswh.warehouse.errors import InputError, UserError
+from biaswh.warehouse.runs.registry import file_sha256
+from biaswh.warehouse.settings.home import warehouse_paths
 
 EmbeddingFormat = Literal[
     "auto", "word2vec_binary", "word2vec_text", "glove_text", "fasttext_vec", "npz", "lancedb", "sentence_encoder"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from stats.paired.result import TestResult
+from biaswh.stats.paired.result import TestResult
 
 # Draws held at a time (pairs x resamples of one block): 32 MB of int64.
 RESAMPLE_BLOCK_CELLS = 4_194_304

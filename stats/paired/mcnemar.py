@@ -12,7 +12,7 @@ from typing import Literal
 
 from scipy import stats
 
-from stats.paired.result import TestResult
+from biaswh.stats.paired.result import TestResult
 
 McNemarVariant = Literal["exact", "mid-p", "chi2-cc"]
 VARIANT_NAMES = {

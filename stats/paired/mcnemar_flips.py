@@ -2,7 +2,7 @@
 
 Each pair is one item under a reference and a counterpart condition (e.g. a vignette and its
 counterfactual); the outcome either holds under both, under one only, or under neither. The
-test is :func:`stats.paired.mcnemar.mcnemar` (exact binomial on the discordant pairs); beside
+test is :func:`biaswh.stats.paired.mcnemar.mcnemar` (exact binomial on the discordant pairs); beside
 it stand the share of pairs whose outcome flips (with its Wilson interval) and the conditional
 odds ratio ``n_reference_only / n_counterpart_only`` with the exact (Clopper-Pearson) interval
 that matches the exact test.
@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from stats.paired.mcnemar import mcnemar
-from stats.wilson import wilson_interval
+from biaswh.stats.paired.mcnemar import mcnemar
+from biaswh.stats.wilson import wilson_interval
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ def mcnemar_exact(
     Raises
     ------
     ValueError
-        From :func:`stats.paired.mcnemar.mcnemar` or :func:`stats.wilson.wilson_interval`
+        From :func:`biaswh.stats.paired.mcnemar.mcnemar` or :func:`biaswh.stats.wilson.wilson_interval`
         when a count is negative.
     """
     n_pairs = n_both + n_reference_only + n_counterpart_only + n_neither

@@ -2,7 +2,7 @@
 
 The p-value is the sign-flip randomization test's (stats/paired/sign_flip.py), exact
 wherever feasible; the bootstrap makes the interval only, as BCa (scipy.stats.bootstrap's,
-seeded, its jackknife in closed form: :mod:`stats.bca_mean`). BCa needs spread in the data:
+seeded, its jackknife in closed form: :mod:`biaswh.stats.bca_mean`). BCa needs spread in the data:
 where it is degenerate (every difference equal, fewer than 2 queries, or an undefined
 acceleration) the percentile interval is used and named so.
 
@@ -21,10 +21,10 @@ from typing import Literal
 import numpy as np
 from scipy import stats
 
-from stats.bca_mean import bca_mean_interval
-from stats.paired.result import TestResult
-from stats.paired.sign_flip import MIN_RESAMPLES, sign_flip_test
-from warehouse.random_seeds import derive_seed
+from biaswh.stats.bca_mean import bca_mean_interval
+from biaswh.stats.paired.result import TestResult
+from biaswh.stats.paired.sign_flip import MIN_RESAMPLES, sign_flip_test
+from biaswh.warehouse.settings.random_seeds import derive_seed
 
 MIN_PAIRED_QUERIES = 6
 TestStatus = Literal["tested", "too few queries", "not testable"]

@@ -30,7 +30,7 @@ from fractions import Fraction
 import numpy as np
 from scipy import stats
 
-from stats.paired.result import TestResult
+from biaswh.stats.paired.result import TestResult
 
 MIN_RESAMPLES = 10_000
 # Lattice sums longer than this many cells (times differences) fall back to Monte Carlo.
@@ -139,7 +139,7 @@ def sign_flip_test(
     TestResult
         With ``variant`` naming the method (``exact enumeration``, ``exact lattice`` or
         ``monte carlo B=...``), ``n``, ``n_nonzero``, ``min_p``, ``p_t_test``; the interval is not
-        this test's (NaN): see :func:`stats.paired.mean_difference.paired_mean_difference`.
+        this test's (NaN): see :func:`biaswh.stats.paired.mean_difference.paired_mean_difference`.
 
     Raises
     ------

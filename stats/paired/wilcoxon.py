@@ -20,8 +20,8 @@ from typing import Literal
 import numpy as np
 from scipy import stats
 
-from stats.paired.bootstrap import RESAMPLE_BLOCK_CELLS
-from stats.paired.result import TestResult
+from biaswh.stats.paired.bootstrap import RESAMPLE_BLOCK_CELLS
+from biaswh.stats.paired.result import TestResult
 
 MissPolicy = Literal["miss_as_depth_plus_one", "original"]
 

@@ -13,8 +13,8 @@ import polars as pl
 import pytest
 
 import biaswh
+from biaswh.warehouse.errors import UserError
 from tests.conftest import DEMO_STUDY, REPOSITORY_ROOT
-from warehouse.errors import UserError
 
 pytestmark = pytest.mark.dbt
 

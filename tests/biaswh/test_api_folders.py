@@ -14,9 +14,9 @@ import duckdb
 import pytest
 
 import biaswh
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.settings.home import HOME_VARIABLE
 from tests.conftest import DEMO_STUDY, copy_warehouse
-from warehouse.errors import UserError
-from warehouse.settings import HOME_VARIABLE
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from statsmodels.stats.multitest import multipletests
 
 from biaswh.common.audit_config import load_audit
 from biaswh.common.audit_run import adjust_audit_findings
-from stats.multiple_comparisons import VerdictPolicy
+from biaswh.stats.multiple_comparisons import VerdictPolicy
 from tests.conftest import AUDIT_DEMO, copy_warehouse, run_here
 
 pytestmark = pytest.mark.dbt

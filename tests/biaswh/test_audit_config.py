@@ -71,7 +71,7 @@ def test_a_real_audit_needs_the_real_datas_folder_with_its_files(tmp_path, capsy
 
 def test_the_real_audit_plans_the_real_studies_data(tmp_path):
     from biaswh.plugins import load_plugins
-    from warehouse.study import load_study
+    from biaswh.warehouse.runs.study import load_study
 
     for name in REAL_FILES:
         shared_file(name)
@@ -107,7 +107,7 @@ def test_the_demo_audit_compares_each_subjects_versions_and_its_declared_rivals(
 
 def test_the_demo_audit_plans_each_kinds_study_types_and_says_why_not_the_others(tmp_path):
     from biaswh.plugins import load_plugins
-    from warehouse.study import load_study
+    from biaswh.warehouse.runs.study import load_study
 
     load_plugins()
     audit = load_audit(AUDIT_DEMO)

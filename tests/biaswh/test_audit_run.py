@@ -164,7 +164,7 @@ def _cells(html: str) -> list[list[str]]:
 
 
 def test_each_audited_subject_has_a_profile_linked_from_the_subjects_page(audited):
-    from dashboards.common.page_subjects import subject_file
+    from biaswh.dashboards.common.page_subjects import subject_file
 
     home, config, _, _ = audited
     listed = _page(home, "subjects.html")
@@ -176,7 +176,7 @@ def test_each_audited_subject_has_a_profile_linked_from_the_subjects_page(audite
 def test_a_profile_has_a_line_per_dimension_with_interval_verdict_data_and_links_and_says_what_was_not_measured(
     audited,
 ):
-    from dashboards.common.page_subjects import subject_file
+    from biaswh.dashboards.common.page_subjects import subject_file
 
     home, config, _, _ = audited
     bm25, vectors, stand_in = load_audit(config).subjects

@@ -6,10 +6,10 @@ import textwrap
 
 import pytest
 
+from biaswh.warehouse.database.connection import open_warehouse
+from biaswh.warehouse.settings.home import HOME_VARIABLE
 from tests.conftest import DEMO_DATA, REPOSITORY_ROOT, run_cli
 from tests.fingerprints import raw_fingerprint
-from warehouse.connection import open_warehouse
-from warehouse.settings import HOME_VARIABLE
 
 COMMANDS = [
     [],

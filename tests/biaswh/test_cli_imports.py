@@ -12,7 +12,7 @@ import pytest
 
 from benchmarks.cli_latency import command_paths
 from biaswh.cli import _parser
-from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
+from biaswh.warehouse.settings.home import HOME_VARIABLE, REPOSITORY_ROOT
 
 HEAVY = (
     "duckdb",
@@ -92,7 +92,7 @@ def test_version_names_the_package_and_the_commit():
 def test_a_query_loads_duckdb_only(tmp_path):
     home = tmp_path / "warehouse"
     subprocess.run(
-        [sys.executable, "-c", "from warehouse.connection import connect; connect().close()"],
+        [sys.executable, "-c", "from biaswh.warehouse.database.connection import connect; connect().close()"],
         env={**os.environ, HOME_VARIABLE: str(home)},
         cwd=REPOSITORY_ROOT,
         check=True,

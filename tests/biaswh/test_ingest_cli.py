@@ -2,9 +2,9 @@
 
 import pytest
 
+from biaswh.warehouse.database.connection import open_warehouse
 from tests.conftest import DEMO_DATA, run_here
 from tests.fingerprints import raw_fingerprint
-from warehouse.connection import open_warehouse
 
 BEIR = DEMO_DATA / "beir_demo"
 

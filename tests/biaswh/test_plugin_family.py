@@ -23,9 +23,9 @@ import duckdb
 import pytest
 from scipy import stats
 
+from biaswh.warehouse.settings.home import HOME_VARIABLE
+from biaswh.warehouse.settings.plugin_roots import PLUGINS_VARIABLE
 from tests.conftest import REPOSITORY_ROOT
-from warehouse.plugin_roots import PLUGINS_VARIABLE
-from warehouse.settings import HOME_VARIABLE
 
 pytestmark = [pytest.mark.dbt]
 PLUGIN = REPOSITORY_ROOT / "tests" / "fixtures" / "toy_family"
@@ -110,7 +110,9 @@ def test_the_plugin_parameters_default_reaches_dbt_and_python_from_its_folder(to
     compiled = toy_home / "dbt" / "target" / "compiled" / "bias_warehouse" / "plugin_models" / "0"
     sql = (compiled / "marts" / "score_gap" / "fct_score_gap_groups.sql").read_text(encoding="utf-8")
     assert "name = 'score_gap_min_scores'" in sql and "cast('2' as json)" in sql
-    script = "from biaswh.plugins import load_plugins\nfrom warehouse.run_parameters import resolve_parameters\n"
+    script = (
+        "from biaswh.plugins import load_plugins\nfrom biaswh.warehouse.runs.parameters import resolve_parameters\n"
+    )
     script += "load_plugins()\nprint(resolve_parameters({})['score_gap_min_scores'])"
     env = {**os.environ, PLUGINS_VARIABLE: str(PLUGIN)}
     completed = subprocess.run(
@@ -139,7 +141,7 @@ def test_the_plugin_sub_run_belongs_to_its_study_run_and_leaves_with_it(toy_home
     script = (
         "import json, sys\n"
         "from biaswh.withdrawal import built_run_ids, withdraw_run\n"
-        "from warehouse.connection import open_warehouse\n"
+        "from biaswh.warehouse.database.connection import open_warehouse\n"
         "with open_warehouse() as con:\n"
         "    print(json.dumps([built_run_ids(con, sys.argv[1]), withdraw_run(con, sys.argv[1])]))\n"
     )

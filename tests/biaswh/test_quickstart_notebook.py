@@ -10,8 +10,8 @@ import pytest
 from nbclient import NotebookClient
 
 import biaswh
+from biaswh.warehouse.settings.home import HOME_VARIABLE
 from tests.conftest import REPOSITORY_ROOT
-from warehouse.settings import HOME_VARIABLE
 
 pytestmark = pytest.mark.dbt
 
@@ -56,7 +56,7 @@ def test_quickstart_shows_the_demo_finding_a_query_and_a_chart(demo_site, tmp_pa
     verdict = next(text for source, text in shown.items() if source.startswith("print(findings"))
     query = next(text for source, text in shown.items() if source.startswith("tests = wh.sql("))
     chart = next(text for source, text in shown.items() if source.startswith('charts["Recall@k'))
-    from warehouse.connection import connect
+    from biaswh.warehouse.database.connection import connect
 
     con = connect(read_only=True)
     try:

@@ -14,8 +14,8 @@ import pexpect
 import pytest
 
 from biaswh.sql_shell import HISTORY_FILE, shell
+from biaswh.warehouse.settings.home import HOME_VARIABLE, REPOSITORY_ROOT
 from tests.conftest import run_main
-from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
 
 PROMPT = "biaswh> "
 UP = "\x1b[A"

@@ -17,10 +17,10 @@ import pytest
 
 from biaswh.cli import main
 from biaswh.sql_shell import shell
+from biaswh.warehouse.database.sandbox import SCRATCH_PREFIX, _scratch_folders, open_sandbox
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.settings.home import warehouse_paths
 from tests.conftest import seeded_squad_warehouse
-from warehouse.errors import UserError
-from warehouse.sandbox import SCRATCH_PREFIX, _scratch_folders, open_sandbox
-from warehouse.settings import warehouse_paths
 
 PERMISSION = "Permission Error"
 NOT_ALLOWED = "is not allowed: biaswh sql only reads the warehouse"
@@ -207,7 +207,7 @@ def test_a_private_folder_is_sought_only_in_folders_that_exist_on_the_warehouse_
 
 def test_without_a_folder_to_link_in_a_writable_warehouse_is_not_opened(loaded_home, monkeypatch):
     # as with a bind-mounted warehouse file: no folder on its file system at all
-    monkeypatch.setattr("warehouse.sandbox._scratch_folders", lambda paths, real: [])
+    monkeypatch.setattr("biaswh.warehouse.database.sandbox._scratch_folders", lambda paths, real: [])
     with pytest.raises(UserError) as refused, open_sandbox():
         pass
     assert str(refused.value).endswith(
@@ -233,7 +233,7 @@ def test_the_private_links_are_gone_while_the_warehouse_is_open(loaded_home):
 
 
 def test_without_a_folder_to_link_in_a_warehouse_this_user_cannot_write_is_opened_read_only(loaded_home, monkeypatch):
-    monkeypatch.setattr("warehouse.sandbox._scratch_folders", lambda paths, real: [])
+    monkeypatch.setattr("biaswh.warehouse.database.sandbox._scratch_folders", lambda paths, real: [])
     monkeypatch.setattr(os, "access", lambda path, mode, **options: False)  # as for another user's file
     with open_sandbox() as con:
         assert con.execute("select count(*) from raw.squad_questions").fetchone() == (64,)
@@ -260,7 +260,7 @@ def test_when_no_link_can_be_made_the_reason_is_named_and_nothing_is_left(call, 
     def refuse(*args, **kwargs):
         raise error
 
-    monkeypatch.setattr(f"warehouse.sandbox.{call}", refuse)
+    monkeypatch.setattr(f"biaswh.warehouse.database.sandbox.{call}", refuse)
     with pytest.raises(UserError) as refused, open_sandbox():
         pass
     assert str(refused.value).endswith(
@@ -285,7 +285,7 @@ def test_when_the_warehouse_folder_refuses_the_link_the_next_folder_on_its_file_
             raise OSError(errno.EACCES, "Permission denied")
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(f"warehouse.sandbox.{call}", refuse_in_the_warehouse_folder)
+    monkeypatch.setattr(f"biaswh.warehouse.database.sandbox.{call}", refuse_in_the_warehouse_folder)
     with open_sandbox() as con:
         assert con.execute("select count(*) from raw.squad_questions").fetchone() == (64,)
         assert [p.name.startswith(SCRATCH_PREFIX) for p in spare.iterdir()] == [True]
@@ -300,7 +300,7 @@ def test_without_a_folder_to_link_in_a_writable_wal_is_refused_like_a_writable_w
     con.execute("pragma disable_checkpoint_on_shutdown")  # a WAL left beside the file, as after a crash
     con.execute("create table main.left_in_the_wal as select 42 as answer")
     con.close()
-    monkeypatch.setattr("warehouse.sandbox._scratch_folders", lambda paths, real: [])
+    monkeypatch.setattr("biaswh.warehouse.database.sandbox._scratch_folders", lambda paths, real: [])
     monkeypatch.setattr(os, "access", lambda path, mode, **options: wal_writable and str(path).endswith(".wal"))
     if wal_writable:
         with pytest.raises(UserError, match="making a hard link beside it failed"), open_sandbox():

@@ -2,7 +2,7 @@
 all the same, named by the path the user gave, and nothing left behind when opening fails.
 
 ``tests/biaswh/test_sql_sandbox.py`` holds the refusals through the command; here the fallback of
-:func:`warehouse.sandbox.open_sandbox` is called directly, with no folder to link in (as for a warehouse
+:func:`biaswh.warehouse.database.sandbox.open_sandbox` is called directly, with no folder to link in (as for a warehouse
 file bind-mounted on its own) and the permissions of another user's file, read by a stand-in for
 ``os.access`` (the suite may run as root, who may write every file).
 """
@@ -15,9 +15,9 @@ import shutil
 import duckdb
 import pytest
 
+from biaswh.warehouse.database.sandbox import SCRATCH_PREFIX, open_sandbox
+from biaswh.warehouse.errors import UserError
 from tests.conftest import seeded_squad_warehouse
-from warehouse.errors import UserError
-from warehouse.sandbox import SCRATCH_PREFIX, open_sandbox
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +44,7 @@ def _no_folder_to_link_in(monkeypatch, writable=()) -> None:
             return any(str(path).endswith(suffix) for suffix in writable)
         return mode in (os.R_OK, os.F_OK)
 
-    monkeypatch.setattr("warehouse.sandbox._scratch_folders", lambda paths, real: [])
+    monkeypatch.setattr("biaswh.warehouse.database.sandbox._scratch_folders", lambda paths, real: [])
     monkeypatch.setattr(os, "access", access)
 
 

@@ -8,15 +8,15 @@ import sys
 
 import pytest
 
-from compute.common.engine import ComputeSettings, compute_settings, with_compute
+from biaswh.compute.common.engine import ComputeSettings, compute_settings, with_compute
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.settings.home import REPOSITORY_ROOT
 from tests.conftest import DEMO_STUDY, assert_refused, run_main
-from warehouse.errors import UserError
-from warehouse.settings import REPOSITORY_ROOT
 
 
 def _demo(**compute):
     from biaswh.pipeline import load_plugins
-    from warehouse.study import load_study
+    from biaswh.warehouse.runs.study import load_study
 
     load_plugins()
     study = load_study(DEMO_STUDY)
@@ -69,8 +69,8 @@ def test_the_local_engine_never_imports_ray():
         "import sys\n"
         "from biaswh.pipeline import load_plugins\n"
         "load_plugins()\n"
-        "from compute.retrieval.query_set_retrieval import compute_pool\n"
-        "from compute.common.engine import compute_settings\n"
+        "from biaswh.compute.retrieval.query_set_retrieval import compute_pool\n"
+        "from biaswh.compute.common.engine import compute_settings\n"
         "with compute_pool(compute_settings({}), {}, None) as pool:\n"
         "    assert pool is None\n"
         "print(sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.')))\n"

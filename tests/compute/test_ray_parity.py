@@ -9,9 +9,9 @@ import shutil
 import numpy as np
 import pytest
 
+from biaswh.warehouse.settings.home import HOME_VARIABLE, REPOSITORY_ROOT
 from tests.conftest import DEMO_STUDY, copy_warehouse
 from tests.fingerprints import run_content_fingerprints
-from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
 
 pytestmark = [pytest.mark.ray, pytest.mark.dbt]
 
@@ -35,7 +35,7 @@ def both_runs(tmp_path_factory, ray_local, demo_warehouse):
     """
     import biaswh
     from biaswh.pipeline import run_study
-    from warehouse.connection import connect
+    from biaswh.warehouse.database.connection import connect
 
     root = tmp_path_factory.mktemp("ray-parity")
     home = copy_warehouse(demo_warehouse.home, root / "warehouse")
@@ -64,7 +64,7 @@ def both_runs(tmp_path_factory, ray_local, demo_warehouse):
 
 @pytest.fixture
 def parity_con(both_runs, monkeypatch):
-    from warehouse.connection import connect
+    from biaswh.warehouse.database.connection import connect
 
     monkeypatch.setenv(HOME_VARIABLE, str(both_runs[0]))
     connection = connect()
@@ -160,7 +160,7 @@ def test_every_run_keyed_mart_of_the_evaluation_study_is_identical(both_runs, pa
 
 
 def test_the_ray_runs_embedded_the_local_vectors(both_runs):
-    from ingest.common.embedding_cache import EmbeddingCache
+    from biaswh.ingest.common.embedding_cache import EmbeddingCache
 
     def cached(engine: str) -> tuple[list, np.ndarray]:
         known = EmbeddingCache(both_runs[2][engine], "all-MiniLM-L6-v2").known().sort_by("text_sha256")
@@ -173,8 +173,8 @@ def test_the_ray_runs_embedded_the_local_vectors(both_runs):
 
 def test_chunks_fanned_out_over_workers_write_the_local_rows(both_runs, parity_con, monkeypatch):
     """BM25 in chunks of 3 queries: many chunks per query set, spread over both workers, written in order."""
-    import compute.retrieval.query_set_retrieval as chunked
-    import compute.retrieval.steps as job
+    import biaswh.compute.retrieval.query_set_retrieval as chunked
+    import biaswh.compute.retrieval.steps as job
     from tests.compute.retrieval.test_retrieval_job import _pin_like_the_study, _study
 
     monkeypatch.setattr(chunked, "QUERY_CHUNK", 3)

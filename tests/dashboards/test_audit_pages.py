@@ -16,9 +16,9 @@ import duckdb
 import pytest
 
 from biaswh.common.audit_config import load_audit
-from dashboards.common.format import interval, number
-from dashboards.common.page_comparisons import comparison_anchor
-from dashboards.common.page_subjects import subject_file
+from biaswh.dashboards.common.format import interval, number
+from biaswh.dashboards.common.page_comparisons import comparison_anchor
+from biaswh.dashboards.common.page_subjects import subject_file
 from tests.conftest import AUDIT_DEMO
 from tests.dashboards.conftest import open_page
 

@@ -11,8 +11,8 @@ import duckdb
 import pandas as pd
 import pytest
 
-from dashboards.common.downloads import CapturedTable
-from dashboards.common.table_formats import latex_escape, latex_table, markdown_table
+from biaswh.dashboards.common.downloads import CapturedTable
+from biaswh.dashboards.common.table_formats import latex_escape, latex_table, markdown_table
 from tests.conftest import run_here
 
 pytestmark = pytest.mark.dbt

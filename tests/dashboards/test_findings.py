@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from dashboards.common.format import p_value as _p
-from dashboards.dialect.card import dialect_card
-from dashboards.recsys.card import recsys_card
+from biaswh.dashboards.common.format import p_value as _p
+from biaswh.dashboards.dialect.card import dialect_card
+from biaswh.dashboards.recsys.card import recsys_card
 
 
 def _warehouse_with_dialect_tests(con, rows: list[tuple]) -> None:

@@ -6,13 +6,13 @@ import re
 
 import polars as pl
 
-from analysis.common.store import replace_run_rows
-from analysis.silent_bias.model_comparisons import model_comparisons
-from dashboards.common.format import p_value
-from dashboards.silent_bias.card import silent_bias_card
-from dashboards.weat.card import weat_card
-from stats.multiple_comparisons import VerdictPolicy
-from stats.verdicts import with_verdicts
+from biaswh.analysis.common.store import replace_run_rows
+from biaswh.analysis.silent_bias.model_comparisons import model_comparisons
+from biaswh.dashboards.common.format import p_value
+from biaswh.dashboards.silent_bias.card import silent_bias_card
+from biaswh.dashboards.weat.card import weat_card
+from biaswh.stats.multiple_comparisons import VerdictPolicy
+from biaswh.stats.verdicts import with_verdicts
 
 
 def _verdict(body: str) -> str:

@@ -7,7 +7,7 @@ import datetime as dt
 import numpy as np
 import pandas as pd
 
-from dashboards.common.format import (
+from biaswh.dashboards.common.format import (
     cell,
     count,
     estimate,
@@ -22,7 +22,7 @@ from dashboards.common.format import (
     sample_size,
     shared_decimals,
 )
-from dashboards.common.html import table
+from biaswh.dashboards.common.html import table
 
 
 def test_each_kind_of_value_has_one_spelling():
@@ -69,7 +69,7 @@ def test_a_p_at_its_tests_floor_says_so_and_the_floor_is_named_once():
 def test_every_page_and_card_formats_p_through_the_one_formatter():
     import pathlib
 
-    import dashboards
+    import biaswh.dashboards as dashboards
 
     root = pathlib.Path(dashboards.__file__).parent
     sources = {path.relative_to(root).as_posix(): path.read_text(encoding="utf-8") for path in root.rglob("*.py")}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import duckdb
 
-from dashboards.common.queries import relation_exists
+from biaswh.dashboards.common.queries import relation_exists
 
 
 def test_tables_and_views_exist_by_schema_and_name_only(tmp_path):

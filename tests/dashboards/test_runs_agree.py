@@ -13,11 +13,11 @@ import re
 import duckdb
 import pytest
 
+from biaswh.dashboards.common import site
+from biaswh.dashboards.common.addresses import study_file
 from biaswh.pipeline import load_plugins
-from dashboards.common import site
-from dashboards.common.addresses import study_file
+from biaswh.warehouse.runs.registry import start_run
 from tests.conftest import copy_warehouse
-from warehouse.runs import start_run
 
 pytestmark = pytest.mark.dbt
 HOSTILE = '../../<script>alert("x")</script> Real'

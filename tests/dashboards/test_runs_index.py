@@ -1,6 +1,6 @@
+from biaswh.dashboards.common.site import build_site
 from biaswh.pipeline import load_plugins
-from dashboards.common.site import build_site
-from warehouse.runs import mark_interrupted_runs, start_run
+from biaswh.warehouse.runs.registry import mark_interrupted_runs, start_run
 
 
 def test_the_runs_page_shows_an_interrupted_run_as_such(con, tmp_path):

@@ -1,6 +1,6 @@
-from dashboards.common.site import build_site
-from ingest.dialect.pairs import load_pairs
-from ingest.retrieval.squad import load_squad
+from biaswh.dashboards.common.site import build_site
+from biaswh.ingest.dialect.pairs import load_pairs
+from biaswh.ingest.retrieval.squad import load_squad
 from tests.conftest import DEMO_DATA
 
 HOSTILE = '<script>alert("x")</script>'

@@ -13,7 +13,7 @@ import tomllib
 import duckdb
 import pytest
 
-from dashboards.common.format import percent
+from biaswh.dashboards.common.format import percent
 from tests.conftest import REPOSITORY_ROOT
 from tests.dashboards.conftest import open_page
 

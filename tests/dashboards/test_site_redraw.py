@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from dashboards.common import site, study_pages
-from warehouse.runs import start_run
+from biaswh.dashboards.common import site, study_pages
+from biaswh.warehouse.runs.registry import start_run
 
 
 def _finish(con, run_id: str) -> None:
@@ -79,7 +79,7 @@ def test_a_page_is_the_same_whatever_the_process_drew_before(con, tmp_path, monk
     import altair as alt
     import pandas as pd
 
-    from dashboards.common.html import chart
+    from biaswh.dashboards.common.html import chart
 
     def render(_con):
         data = pd.DataFrame({"k": [1, 2], "recall": [0.5, 0.75]})

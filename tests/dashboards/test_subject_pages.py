@@ -6,7 +6,7 @@ import re
 
 import duckdb
 
-from dashboards.common.page_subjects import profile_body, subjects_page
+from biaswh.dashboards.common.page_subjects import profile_body, subjects_page
 
 HOSTILE = '<script>alert("x")</script>'
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 import vl_convert
 
-from dashboards.common import vendor
-from warehouse.errors import UserError
-from warehouse.settings import REPOSITORY_ROOT
+from biaswh.dashboards.common import vendor
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.settings.home import REPOSITORY_ROOT
 
 
 def test_a_second_site_copies_the_machines_bundle_without_asking_vl_convert(tmp_path, monkeypatch):

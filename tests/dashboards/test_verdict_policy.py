@@ -8,7 +8,7 @@ import json
 import duckdb
 import pytest
 
-from dashboards.common.verdict_policy import (
+from biaswh.dashboards.common.verdict_policy import (
     adjustment_name,
     alpha_column,
     policy_phrase,
@@ -16,7 +16,7 @@ from dashboards.common.verdict_policy import (
     run_alpha,
     run_parameters,
 )
-from stats.multiple_comparisons import VerdictPolicy
+from biaswh.stats.multiple_comparisons import VerdictPolicy
 
 
 @pytest.fixture

@@ -5,8 +5,8 @@ from __future__ import annotations
 import duckdb
 import pytest
 
+from biaswh.warehouse.settings.home import REPOSITORY_ROOT
 from tests.conftest import run_study_here
-from warehouse.settings import REPOSITORY_ROOT
 
 EVALUATION_STUDY = REPOSITORY_ROOT / "studies" / "demo_evaluation.toml"
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from warehouse.settings import DBT_PROJECT_DIR
+from biaswh.warehouse.settings.home import DBT_PROJECT_DIR
 
 PORTABILITY_MACROS = DBT_PROJECT_DIR / "macros" / "portability"
 

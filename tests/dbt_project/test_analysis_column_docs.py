@@ -9,10 +9,10 @@ import duckdb
 import polars as pl
 import pytest
 
-from analysis.common.store import replace_run_rows
-from warehouse.column_docs import ANALYSIS_DOCS_DIR, analysis_descriptions
-from warehouse.contracts import CONTRACT_RELATIONS, publish_contract_views
-from warehouse.subject_docs import SUBJECT_COLUMN_DOCS, SUBJECT_VIEW_COLUMNS, SUBJECT_VIEW_COMMENTS
+from biaswh.analysis.common.store import replace_run_rows
+from biaswh.warehouse.relations.column_docs import ANALYSIS_DOCS_DIR, analysis_descriptions
+from biaswh.warehouse.relations.contracts import CONTRACT_RELATIONS, publish_contract_views
+from biaswh.warehouse.relations.subject_docs import SUBJECT_COLUMN_DOCS, SUBJECT_VIEW_COLUMNS, SUBJECT_VIEW_COMMENTS
 
 WHERE = f"add a line to {ANALYSIS_DOCS_DIR.relative_to(ANALYSIS_DOCS_DIR.parents[2])}/_analysis_<family>__sources.yml"
 

@@ -14,8 +14,8 @@ import tomllib
 import duckdb
 import pytest
 
+from biaswh.warehouse.settings.home import REPOSITORY_ROOT
 from tests.conftest import copy_warehouse, run_study_here
-from warehouse.settings import REPOSITORY_ROOT
 
 pytestmark = pytest.mark.dbt
 STUDY = REPOSITORY_ROOT / "studies" / "demo_evaluation.toml"

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from warehouse.dbt_checks import check_names, describe_failed_checks, failing_checks
-from warehouse.settings import DBT_PROJECT_DIR
+from biaswh.warehouse.dbt_build.checks import check_names, describe_failed_checks, failing_checks
+from biaswh.warehouse.settings.home import DBT_PROJECT_DIR
 
 pytestmark = pytest.mark.dbt
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from biaswh.warehouse.settings.home import DBT_PROJECT_DIR, HOME_VARIABLE
 from tests.conftest import DEMO_DATA, run_here
-from warehouse.settings import DBT_PROJECT_DIR, HOME_VARIABLE
 
 pytestmark = pytest.mark.dbt
 

@@ -15,8 +15,8 @@ import pytest
 from biaswh.pipeline import dbt_build
 from biaswh.rebuild import rebuild_run
 from biaswh.study_builds import STUDY_BUILD_ARGS
+from biaswh.warehouse.settings.home import HOME_VARIABLE, REPOSITORY_ROOT
 from tests.conftest import DEMO_DATA, copy_warehouse, run_cli, run_here, run_study_here
-from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
 
 pytestmark = pytest.mark.dbt
 BEIR = DEMO_DATA / "beir_demo"

@@ -9,10 +9,10 @@ import tomllib
 import duckdb
 import pytest
 
+from biaswh.warehouse.errors import InputError
+from biaswh.warehouse.settings.home import HOME_VARIABLE, REPOSITORY_ROOT
 from tests.conftest import DEMO_DATA
 from tests.fingerprints import raw_fingerprint
-from warehouse.errors import InputError
-from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
 
 pytestmark = pytest.mark.dbt
 STUDY = REPOSITORY_ROOT / "studies" / "demo_evaluation.toml"
@@ -74,10 +74,10 @@ def test_qrels_with_unknown_ids_are_refused_before_anything_runs(demo, tmp_path,
     copy = tmp_path / "warehouse"
     shutil.copytree(home, copy, ignore=shutil.ignore_patterns("site"))
     monkeypatch.setenv(HOME_VARIABLE, str(copy))
-    import ingest.evaluation.qrels
-    from compute.evaluation.steps import evaluation_job
-    from warehouse.connection import connect
-    from warehouse.study import load_study
+    import biaswh.ingest.evaluation.qrels
+    from biaswh.compute.evaluation.steps import evaluation_job
+    from biaswh.warehouse.database.connection import connect
+    from biaswh.warehouse.runs.study import load_study
 
     for content, row, field in (
         ("query_id,doc_id\n0,0\n99999,1\n", 2, "query_id"),
@@ -90,7 +90,7 @@ def test_qrels_with_unknown_ids_are_refused_before_anything_runs(demo, tmp_path,
             versions = con.execute("select count(*) from raw.source_versions where dataset = 'qrels'").fetchone()
             before = raw_fingerprint(con)
             with pytest.raises(InputError) as caught:
-                ingest.evaluation.qrels.load_qrels(
+                biaswh.ingest.evaluation.qrels.load_qrels(
                     con, bad, query_set="squad_questions:demo_validation", name="demo_qrels"
                 )
             assert (caught.value.row, caught.value.field) == (row, field)
@@ -101,8 +101,8 @@ def test_qrels_with_unknown_ids_are_refused_before_anything_runs(demo, tmp_path,
             )
             # Stored anyway (as by code older than the ingest check): the job still refuses before it runs.
             with monkeypatch.context() as unchecked:
-                unchecked.setattr(ingest.evaluation.qrels, "check_judgment_ids", lambda *args: None)
-                ingest.evaluation.qrels.load_qrels(
+                unchecked.setattr(biaswh.ingest.evaluation.qrels, "check_judgment_ids", lambda *args: None)
+                biaswh.ingest.evaluation.qrels.load_qrels(
                     con, bad, query_set="squad_questions:demo_validation", name="demo_qrels"
                 )
             before = raw_fingerprint(con)
@@ -125,7 +125,7 @@ def test_page_escapes_labels_and_descriptions(demo, tmp_path):
         con.execute(
             "update analysis.evaluation_alerts set label = ?, description = ? where position = 2", [hostile, hostile]
         )
-        from dashboards.evaluation.page import render
+        from biaswh.dashboards.evaluation.page import render
 
         html = render(con)
     finally:

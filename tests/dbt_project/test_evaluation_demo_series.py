@@ -12,10 +12,10 @@ import polars as pl
 import pytest
 from scipy import stats
 
-from analysis.evaluation.intervals import METRICS
+from biaswh.analysis.evaluation.intervals import METRICS
+from biaswh.warehouse.settings.home import REPOSITORY_ROOT
+from biaswh.warehouse.settings.random_seeds import derive_seed
 from tests.conftest import DEMO_DATA
-from warehouse.random_seeds import derive_seed
-from warehouse.settings import REPOSITORY_ROOT
 
 pytestmark = pytest.mark.dbt
 STUDY = REPOSITORY_ROOT / "studies" / "demo_evaluation.toml"

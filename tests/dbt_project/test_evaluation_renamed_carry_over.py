@@ -3,7 +3,7 @@ tables ``analysis.retrieval_*`` keeps every run's rows under the ``evaluation`` 
 
 The demo evaluation warehouse is put back under the old names (what code before the rename
 built: the same tables, named so), then the same study runs again on it with this code: the
-first writing open carries the tables over (warehouse/renamed_marts.py), the incremental build
+first writing open carries the tables over (warehouse/relations/renamed_marts.py), the incremental build
 and the analysis add the second run beside the first, and the old names still answer as
 ``main`` views.
 """
@@ -13,9 +13,9 @@ from __future__ import annotations
 import duckdb
 import pytest
 
+from biaswh.warehouse.relations.renamed_marts import RENAMED_ANALYSIS_TABLES, RENAMED_MARTS
 from tests.conftest import copy_warehouse, run_study_here
 from tests.dbt_project.conftest import EVALUATION_STUDY
-from warehouse.renamed_marts import RENAMED_ANALYSIS_TABLES, RENAMED_MARTS
 
 pytestmark = pytest.mark.dbt
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from analysis.common.result_rows import rows_close
-from analysis.common.run_comparison import compare_runs, results_identical
+from biaswh.analysis.common.result_rows import rows_close
+from biaswh.analysis.common.run_comparison import compare_runs, results_identical
 from tests.conftest import copy_warehouse, run_here, run_study_here
 from tests.dbt_project.conftest import EVALUATION_STUDY
 

@@ -11,10 +11,10 @@ import json
 import duckdb
 import pytest
 
-from warehouse.column_docs import analysis_descriptions
-from warehouse.connection import connect
-from warehouse.dbt_runner import dbt_folder, run_dbt_build
-from warehouse.settings import HOME_VARIABLE
+from biaswh.warehouse.database.connection import connect
+from biaswh.warehouse.dbt_build.runner import dbt_folder, run_dbt_build
+from biaswh.warehouse.relations.column_docs import analysis_descriptions
+from biaswh.warehouse.settings.home import HOME_VARIABLE
 
 pytestmark = pytest.mark.dbt
 

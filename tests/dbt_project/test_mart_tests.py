@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from warehouse.dbt_checks import KINDS
-from warehouse.dbt_invoke import parsed_project
-from warehouse.settings import HOME_VARIABLE
+from biaswh.warehouse.dbt_build.checks import KINDS
+from biaswh.warehouse.dbt_build.invoke import parsed_project
+from biaswh.warehouse.settings.home import HOME_VARIABLE
 
 pytestmark = pytest.mark.dbt
 KEY_TESTS = {"not_null", "unique", "unique_combination_of_columns"}

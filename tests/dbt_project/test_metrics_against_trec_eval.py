@@ -19,8 +19,8 @@ import ir_measures
 import pytest
 from ir_measures import AP, RR, P, R, Rprec, Success, nDCG
 
+from biaswh.warehouse.settings.home import REPOSITORY_ROOT
 from tests.conftest import run_study_here, shared_file
-from warehouse.settings import REPOSITORY_ROOT
 
 pytestmark = pytest.mark.dbt
 STUDIES = REPOSITORY_ROOT / "studies"

@@ -11,13 +11,13 @@ import re
 
 import yaml
 
+from biaswh.warehouse.settings.home import DBT_PROJECT_DIR
 from tests.dbt_project.duckdb_only_syntax import (
     duckdb_only_constructs,
     macro_files,
     macro_names,
     model_files,
 )
-from warehouse.settings import DBT_PROJECT_DIR
 
 
 def _duckdb_only_models() -> dict[str, str]:

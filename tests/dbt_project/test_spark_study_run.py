@@ -17,9 +17,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from biaswh.warehouse.settings.home import HOME_VARIABLE
 from tests.conftest import DEMO_STUDY
 from tests.dbt_project.spark_equality import assert_equal, comparable_page, first_difference, require_spark
-from warehouse.settings import HOME_VARIABLE
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 
@@ -59,8 +59,8 @@ def test_recall_at_k_and_the_paired_tests_equal_the_duckdb_run(both):
 
 def test_the_run_keyed_marts_are_sparks_rows(spark_study, both):
     _, _, printed = spark_study
-    from warehouse.spark_marts import table_location
-    from warehouse.spark_target import SparkTable
+    from biaswh.warehouse.spark.marts import table_location
+    from biaswh.warehouse.spark.target import SparkTable
 
     assert "dbt build (results, Spark)" in printed and "dbt build (sources, Spark)" in printed, printed
     (run_id,) = both.execute("select run_id from raw.runs where kind = 'study'").fetchone()

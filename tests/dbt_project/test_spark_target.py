@@ -13,9 +13,9 @@ from __future__ import annotations
 import duckdb
 import pytest
 
+from biaswh.warehouse.settings.home import HOME_VARIABLE
 from tests.conftest import copy_warehouse
 from tests.dbt_project.spark_equality import assert_equal, require_spark
-from warehouse.settings import HOME_VARIABLE
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 
@@ -67,8 +67,8 @@ RECSYS_MARTS = [
 def spark_build(tmp_path_factory, demo_site):
     """(home, build summary, names of the marts built) after every demo study on DuckDB and their marts on Spark."""
     require_spark()
-    from warehouse import spark_target
-    from warehouse.connection import connect
+    from biaswh.warehouse.database.connection import connect
+    from biaswh.warehouse.spark import target as spark_target
 
     # The session's demo site (prebuilt beside the workers under `make test`), copied: every demo
     # study's rows, without paying for their runs again.
@@ -152,8 +152,8 @@ def _these_runs(connection, relation: str) -> str:
 
 def test_duckdb_reads_the_spark_mart_parquet(spark_build):
     home, _, _ = spark_build
-    from warehouse.spark_marts import table_location
-    from warehouse.spark_target import SparkTable
+    from biaswh.warehouse.spark.marts import table_location
+    from biaswh.warehouse.spark.target import SparkTable
 
     connection = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
     try:
@@ -170,7 +170,7 @@ def test_a_second_build_in_the_same_process_keeps_the_session_and_every_run(spar
     home, _, _ = spark_build
     from pyspark.sql import SparkSession
 
-    from warehouse.spark_target import run_spark_build
+    from biaswh.warehouse.spark.target import run_spark_build
 
     session = SparkSession.getActiveSession()
     before = session.table("marts.agg_dialect_recall_at_k").count()
@@ -187,7 +187,7 @@ def test_every_seed_loads_on_spark_with_its_declared_types(warehouse_home):
     require_spark()
     from pyspark.sql import SparkSession
 
-    from warehouse import spark_target
+    from biaswh.warehouse.spark import target as spark_target
 
     summary, _ = spark_target.build_on_spark(["--select", "resource_type:seed"], label="seeds")
     assert summary.failures == [] and summary.counts.get("success", 0) == 3, summary.line

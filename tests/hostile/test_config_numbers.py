@@ -143,7 +143,7 @@ def test_a_bad_number_is_refused_before_any_work(base, table, key, value, fragme
 
 @pytest.mark.parametrize("base", sorted({case[0] for case in CASES}))
 def test_the_unchanged_demo_configs_pass_the_same_checks(base):
-    from warehouse.study import load_study
+    from biaswh.warehouse.runs.study import load_study
 
     assert load_study(STUDIES / base, check_files=True).name  # so each row above fails by its change alone
 
@@ -189,7 +189,7 @@ def test_a_bad_numeric_option_is_one_line_and_exit_2(argv, option, warehouse_hom
 
 
 def test_three_mistakes_are_reported_at_once_and_nothing_is_written(tmp_path, warehouse_home, capsys):
-    from warehouse.connection import open_warehouse
+    from biaswh.warehouse.database.connection import open_warehouse
 
     with open_warehouse() as con:  # an existing warehouse: the refused run must add no row to it
         before = con.execute("select count(*) from raw.runs").fetchone()[0]

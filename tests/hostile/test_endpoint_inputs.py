@@ -8,11 +8,11 @@ import re
 import pytest
 
 from biaswh.cli import main
-from ingest.common.llm.client import EndpointClient
-from ingest.silent_bias.generation_settings import GenerationSettings
+from biaswh.ingest.common.llm.client import EndpointClient
+from biaswh.ingest.silent_bias.generation_settings import GenerationSettings
+from biaswh.warehouse.errors import UserError
 from tests.conftest import DEMO_DATA
 from tests.ingest.chat_stand_in import ChatStandIn
-from warehouse.errors import UserError
 
 VIGNETTES = DEMO_DATA / "silent_bias" / "vignettes_demo.json"
 

@@ -17,10 +17,10 @@ import time
 import pytest
 
 from biaswh.cli import main
-from ingest.recsys.run_experiment import ExperimentSettings, run_experiment
+from biaswh.ingest.recsys.run_experiment import ExperimentSettings, run_experiment
+from biaswh.warehouse.errors import UserError
 from tests.conftest import DEMO_DATA
 from tests.ingest.chat_stand_in import ChatStandIn
-from warehouse.errors import UserError
 
 SECRET = "sk-hostile-secret-0123456789"
 SERVED = "served-model-7b"  # the model the server says answered; never the one asked for

@@ -15,9 +15,9 @@ import subprocess
 import duckdb
 import pytest
 
+from biaswh.warehouse.database.transactions import CommitFailed, transaction
 from tests.conftest import run_here, seeded_squad_warehouse
 from tests.fingerprints import warehouse_raw_fingerprint
-from warehouse.transactions import CommitFailed, transaction
 
 
 @pytest.fixture

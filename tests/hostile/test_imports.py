@@ -19,13 +19,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from ingest.dialect.pairs import load_pairs
-from ingest.retrieval.corpus import load_corpus, load_corpus_queries
-from ingest.retrieval.squad import load_squad
+from biaswh.ingest.dialect.pairs import load_pairs
+from biaswh.ingest.retrieval.corpus import load_corpus, load_corpus_queries
+from biaswh.ingest.retrieval.squad import load_squad
+from biaswh.warehouse.database.connection import connect
+from biaswh.warehouse.settings.home import HOME_VARIABLE
 from tests.conftest import DEMO_DATA, assert_refused, run_main, seed_warehouse
 from tests.fingerprints import warehouse_raw_fingerprint
-from warehouse.connection import connect
-from warehouse.settings import HOME_VARIABLE
 
 ZERO_WIDTH = "\u200b\u200b"
 TREC = ["trec", "import", "{tmp}/run.trec", "--query-set"]

@@ -15,8 +15,8 @@ import subprocess
 import sys
 import time
 
+from biaswh.warehouse.settings.home import HOME_VARIABLE
 from tests.conftest import REPOSITORY_ROOT, copy_warehouse
-from warehouse.settings import HOME_VARIABLE
 
 # About 10^12 rows to sum: hours, unless stopped.
 ENDLESS = "select sum(a.range * b.range + hash(a.range)) from range(1000000) a, range(1000000) b"

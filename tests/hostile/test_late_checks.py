@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from compute.common.engine import usable_cpus
+from biaswh.compute.common.engine import usable_cpus
 from tests.conftest import DEMO_STUDY, REPOSITORY_ROOT, copy_warehouse, run_here
 from tests.fingerprints import warehouse_raw_fingerprint
 
@@ -100,7 +100,7 @@ def test_spark_without_its_extra_is_refused_before_any_work(home, monkeypatch):
 
 
 def test_analyze_refuses_a_run_of_another_study(home, monkeypatch):
-    from warehouse.connection import open_warehouse
+    from biaswh.warehouse.database.connection import open_warehouse
 
     monkeypatch.setenv("BIASWH_HOME", str(home))
     with open_warehouse(read_only=True) as con:

@@ -11,8 +11,8 @@ import csv
 
 import pytest
 
+from biaswh.warehouse.database.connection import connect
 from tests.conftest import run_here
-from warehouse.connection import connect
 
 LONG = 150_000
 

@@ -141,7 +141,7 @@ def test_a_lock_file_that_is_a_link_stops_a_writing_command(link, home, tmp_path
 @pytest.mark.parametrize("link", ["symbolic", "hard"])
 def test_the_shell_history_is_never_written_through_a_link(link, home, tmp_path, monkeypatch):
     from biaswh import sql_shell
-    from warehouse.output_files import OutputRefused
+    from biaswh.warehouse.database.output_files import OutputRefused
 
     pytest.importorskip("readline")
     monkeypatch.setenv("HOME", str(tmp_path))

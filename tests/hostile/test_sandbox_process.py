@@ -17,10 +17,10 @@ import textwrap
 import duckdb
 import pytest
 
+from biaswh.warehouse.database.sandbox import refuse_file_statements
+from biaswh.warehouse.errors import UserError
 from tests.conftest import REPOSITORY_ROOT, run_cli, run_main, seeded_squad_warehouse
 from tests.hostile.warehouse_state import warehouse_state
-from warehouse.errors import UserError
-from warehouse.sandbox import refuse_file_statements
 
 CRASHING = "call enable_logging(storage = 'file', storage_path = '{logs}'); select 1"
 FORMS = {
@@ -73,7 +73,7 @@ def test_a_notebook_process_survives_and_reads_on(home, tmp_path):
     script = textwrap.dedent(
         f"""
         import biaswh
-        from warehouse.errors import UserError
+        from biaswh.warehouse.errors import UserError
         wh = biaswh.open({str(home)!r})
         try:
             wh.sql({CRASHING.format(logs=tmp_path / "logs")!r})

@@ -11,8 +11,8 @@ from rank_bm25 import BM25Okapi
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.proportion import proportion_confint
 
-from dashboards.dialect.power_sentences import reachable_gap
-from stats.paired.power import detectable_gap
+from biaswh.dashboards.dialect.power_sentences import reachable_gap
+from biaswh.stats.paired.power import detectable_gap
 from tests.conftest import REPOSITORY_ROOT, run_here, shared_file
 from tests.readme_claims import power_explanation
 

@@ -12,7 +12,7 @@ import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from ingest.dialect.rules import RULE_ORDER
+from biaswh.ingest.dialect.rules import RULE_ORDER
 from tests.conftest import REPOSITORY_ROOT, run_study_here, shared_file
 
 pytestmark = [pytest.mark.real_data, pytest.mark.dbt]

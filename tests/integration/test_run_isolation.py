@@ -18,9 +18,9 @@ import pytest
 
 from biaswh.common.audit_run import run_audit
 from biaswh.pipeline import run_study
+from biaswh.warehouse.settings.home import DBT_PROJECT_DIR, HOME_VARIABLE
 from tests.conftest import DEMO_DATA, REPOSITORY_ROOT, copy_warehouse, shared_file
 from tests.fingerprints import run_fingerprints
-from warehouse.settings import DBT_PROJECT_DIR, HOME_VARIABLE
 
 pytestmark = [pytest.mark.dbt, pytest.mark.real_data]
 STUDIES = REPOSITORY_ROOT / "studies"

@@ -19,7 +19,7 @@ import tomllib
 from pathlib import Path
 
 from tests.mutants import workspace
-from tests.mutants.results import NOT_KILLED, ModuleReport, load_equivalents, module_results
+from tests.mutants.results import NOT_KILLED, ModuleReport, installed_path, load_equivalents, module_results
 
 MODULES_FILE = Path(__file__).with_name("modules.toml")
 
@@ -72,7 +72,7 @@ def report_for(module: str) -> ModuleReport:
         reset_config()  # mutmut reads the settings of the folder it is in
         for name, status in statuses.items():
             if status in NOT_KILLED:
-                diffs[name] = get_diff_for_mutant(name, path=module)
+                diffs[name] = get_diff_for_mutant(name, path=installed_path(module))
     return ModuleReport(module, statuses, diffs, load_equivalents())
 
 

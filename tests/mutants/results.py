@@ -15,6 +15,17 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+
+def installed_path(module: str) -> str:
+    """Where ``module`` (a checkout path) sits in an install: ``stats/wilson.py`` → ``biaswh/stats/wilson.py``."""
+    return module if module.split("/")[0] == "biaswh" else f"biaswh/{module}"
+
+
+def mutant_prefix(module: str) -> str:
+    """The start of every mutant name of ``module``: ``stats/wilson.py`` → ``biaswh.stats.wilson.``."""
+    return installed_path(module).removesuffix(".py").replace("/", ".") + "."
+
+
 EQUIVALENT_FILE = Path(__file__).with_name("equivalent.toml")
 # mutmut's exit codes (mutmut/stats.py, 3.8.1) as the verdicts this report counts.
 KILLED_CODES = {1: "killed", 3: "killed", 36: "timeout", 24: "timeout", -24: "timeout", 152: "timeout"}
@@ -32,7 +43,7 @@ def status_of(exit_code: int | None) -> str:
 
 def module_results(folder: Path, module: str) -> dict[str, str]:
     """Every mutant of ``module`` in the workspace ``folder`` and its verdict (empty before a run)."""
-    meta = folder / "mutants" / f"{module}.meta"
+    meta = folder / "mutants" / f"{installed_path(module)}.meta"
     if not meta.exists():
         return {}
     exit_codes = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
@@ -87,7 +98,7 @@ class ModuleReport:
     @property
     def stale_equivalents(self) -> list[str]:
         """Entries for this module that excuse no surviving mutant (killed now, renamed, or changed)."""
-        prefix = self.module.removesuffix(".py").replace("/", ".") + "."
+        prefix = mutant_prefix(self.module)
         return [name for name in self.equivalents if name.startswith(prefix) and name not in self.equivalent]
 
     @property

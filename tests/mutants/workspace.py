@@ -2,9 +2,12 @@
 
 mutmut 3 keeps its settings in ``pyproject.toml`` and its results in a ``mutants/`` folder beside
 it, and it throws away every cached result when the selected tests change. So each guarded module
-gets a folder of its own: links to the packages, tests and data folders of the checkout, and a
-``pyproject.toml`` holding the checkout's pytest settings and its ``[tool.mutmut]`` settings with
-the module (``only_mutate``) and the test modules that guard it (from ``modules.toml``). Running
+gets a folder of its own: a ``biaswh/`` folder laid out as an install lays it out (links to the
+checkout's ``biaswh/`` entries and to its layers, ``stats/`` and the rest, inside it; mutmut names a
+mutant after its file's path, and the module it mutates is ``biaswh.stats.verdicts``, never
+``stats.verdicts``), links to the tests and data folders of the checkout, and a ``pyproject.toml``
+holding the checkout's pytest settings and its ``[tool.mutmut]`` settings with the module
+(``only_mutate``) and the test modules that guard it (from ``modules.toml``). Running
 ``mutmut run`` there mutates that one module and runs only its guard tests; ``mutmut show NAME`` and
 ``mutmut browse`` work there as usual.
 """
@@ -20,13 +23,31 @@ import sys
 import tomllib
 from pathlib import Path
 
-from tests.mutants.results import NOT_KILLED, module_results
+from tests.mutants.results import NOT_KILLED, installed_path, module_results
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 WORKSPACES = REPOSITORY / ".mutants"
 # What a guard test may read besides the packages: pytest's settings come from the generated file.
 ALWAYS_LINKED = ("tests",)
 TEST_FINGERPRINT = "guard-tests.json"
+PACKAGE = "biaswh"
+LAYERS = ("warehouse", "stats", "ingest", "compute", "analysis", "dashboards")
+
+
+def _package_entries() -> dict[str, Path]:
+    """The workspace's ``biaswh/``: the checkout's ``biaswh/`` entries and its layers, as installed."""
+    entries = {path.name: path for path in (REPOSITORY / PACKAGE).iterdir() if path.name != "__pycache__"}
+    return entries | {layer: REPOSITORY / layer for layer in LAYERS}
+
+
+def source_paths() -> list[str]:
+    """mutmut's ``source_paths`` in a workspace: ``biaswh`` and each folder linked into it.
+
+    mutmut walks a source path without following the links below it, so each linked folder is
+    a source path of its own.
+    """
+    folders = sorted(name for name, path in _package_entries().items() if path.is_dir())
+    return [PACKAGE, *(f"{PACKAGE}/{name}" for name in folders)]
 
 
 def workspace_for(module: str) -> Path:
@@ -52,7 +73,8 @@ def settings_for(module: str, tests: list[str], pyproject: Path = REPOSITORY / "
     """The workspace's ``pyproject.toml``: the checkout's pytest and mutmut settings, narrowed to ``module``."""
     config = tomllib.loads(pyproject.read_text(encoding="utf-8"))["tool"]
     mutmut = dict(config["mutmut"])
-    mutmut["only_mutate"] = [module]
+    mutmut["source_paths"] = source_paths()
+    mutmut["only_mutate"] = [installed_path(module)]
     mutmut["pytest_add_cli_args_test_selection"] = list(tests)
     return (
         "# Written by `python -m tests.mutants`; the settings live in the checkout's pyproject.toml\n"
@@ -65,7 +87,7 @@ def settings_for(module: str, tests: list[str], pyproject: Path = REPOSITORY / "
 
 def _linked_names(pyproject: Path) -> list[str]:
     mutmut = tomllib.loads(pyproject.read_text(encoding="utf-8"))["tool"]["mutmut"]
-    return list(dict.fromkeys([*mutmut["source_paths"], *mutmut["also_copy"], *ALWAYS_LINKED]))
+    return list(dict.fromkeys([*mutmut["also_copy"], *ALWAYS_LINKED]))
 
 
 def prepare(module: str, tests: list[str]) -> Path:
@@ -77,6 +99,11 @@ def prepare(module: str, tests: list[str]) -> Path:
         link = folder / name
         if not link.is_symlink():
             link.symlink_to(REPOSITORY / name)
+    (folder / PACKAGE).mkdir(exist_ok=True)
+    for name, target in _package_entries().items():
+        link = folder / PACKAGE / name
+        if not link.is_symlink():
+            link.symlink_to(target)
     (folder / "pyproject.toml").write_text(settings_for(module, tests, pyproject), encoding="utf-8")
     return folder
 

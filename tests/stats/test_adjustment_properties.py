@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from stats.multiple_comparisons import METHOD_NAMES, adjust_family, adjust_p_values
+from biaswh.stats.multiple_comparisons import METHOD_NAMES, adjust_family, adjust_p_values
 
 families = st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=30)
 

@@ -5,9 +5,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from stats import bca_mean
-from stats.bca_mean import bca_mean_interval, bootstrap_means
-from stats.paired.mean_difference import paired_mean_difference
+from biaswh.stats import bca_mean
+from biaswh.stats.bca_mean import bca_mean_interval, bootstrap_means
+from biaswh.stats.paired.mean_difference import paired_mean_difference
 
 
 def _scipy(values, seed, n_resamples=2000, confidence=0.95):
@@ -58,7 +58,7 @@ def test_the_resampled_means_are_scipys_bootstrap_distribution():
 
 
 def test_where_bca_is_undefined_the_percentile_interval_is_used_and_named(monkeypatch):
-    from stats.paired import mean_difference
+    from biaswh.stats.paired import mean_difference
 
     monkeypatch.setattr(mean_difference, "bca_mean_interval", lambda *a, **k: (float("nan"), 1.0))
     rng = np.random.default_rng(5)

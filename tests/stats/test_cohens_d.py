@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 from statsmodels.stats.meta_analysis import effectsize_smd
 
-from stats.cohens_d import cohens_d_welch
+from biaswh.stats.cohens_d import cohens_d_welch
 
 
 def test_d_is_the_mean_difference_over_the_pooled_sd_and_p_is_scipys_welch():

@@ -9,7 +9,7 @@ import pytest
 from scipy.stats import chi2_contingency
 from scipy.stats.contingency import association
 
-from stats.cramers_v import bias_corrected_cramers_v, contingency_table, cramers_v_chi_square
+from biaswh.stats.cramers_v import bias_corrected_cramers_v, contingency_table, cramers_v_chi_square
 
 THREE_BY_TWO = np.array([[50, 15], [30, 20], [20, 15]])
 TWO_BY_TWO = np.array([[70, 20], [30, 20]])

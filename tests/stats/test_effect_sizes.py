@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from stats.effect_sizes import magnitude, scale_note
+from biaswh.stats.effect_sizes import magnitude, scale_note
 
 
 @pytest.mark.parametrize(

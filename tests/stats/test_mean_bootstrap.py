@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from stats.mean_bootstrap import mean_intervals, resample_counts
+from biaswh.stats.mean_bootstrap import mean_intervals, resample_counts
 
 
 def test_intervals_match_an_explicit_resampling_loop():

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from statsmodels.stats.multitest import multipletests
 
-from stats.multiple_comparisons import adjust_family, adjust_p_values
+from biaswh.stats.multiple_comparisons import adjust_family, adjust_p_values
 
 
 def _holm(p):

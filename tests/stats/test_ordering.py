@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from stats.ordering import friedman, kendalls_w, kendalls_w_rows, paired_wilcoxon
-from stats.paired.wilcoxon import rank_biserial
+from biaswh.stats.ordering import friedman, kendalls_w, kendalls_w_rows, paired_wilcoxon
+from biaswh.stats.paired.wilcoxon import rank_biserial
 
 
 def test_paired_wilcoxon_is_scipys_on_the_non_zero_differences_with_rank_biserial_r():

@@ -8,9 +8,9 @@ from scipy.stats import fisher_exact
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import confint_proportions_2indep
 
-from stats.multiple_comparisons import VerdictPolicy, adjust_family, verdict_policy
-from stats.verdicts import compare_rates, highest, significance_count, with_verdicts
-from warehouse.errors import UserError
+from biaswh.stats.multiple_comparisons import VerdictPolicy, adjust_family, verdict_policy
+from biaswh.stats.verdicts import compare_rates, highest, significance_count, with_verdicts
+from biaswh.warehouse.errors import UserError
 
 # Holm and BH disagree on this family: Holm keeps only the first, BH keeps all four.
 FAMILY_A = [0.01, 0.02, 0.03, 0.04]
@@ -122,7 +122,7 @@ def test_a_leader_is_named_only_when_it_beats_every_other_member():
 
 
 def test_the_study_schema_accepts_the_verdicts_table_and_refuses_other_adjustments(tmp_path):
-    from warehouse.study_schema import check_config
+    from biaswh.warehouse.settings.study_schema import check_config
 
     check_config(
         tmp_path / "s.toml", {"study": {"name": "s", "seed": 1}, "verdicts": {"adjustment": "bh", "alpha": 0.1}}

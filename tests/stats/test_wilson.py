@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from statsmodels.stats.proportion import proportion_confint
 
-from stats.wilson import wilson_interval
+from biaswh.stats.wilson import wilson_interval
 
 
 @pytest.mark.parametrize("successes,trials", [(0, 7), (1, 7), (3, 11), (12, 12), (5, 58)])

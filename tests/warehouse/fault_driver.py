@@ -30,9 +30,9 @@ def _wait_forever(point: str) -> None:
 
 
 def _patch(point: str) -> None:
+    import biaswh.compute.retrieval.steps
+    import biaswh.ingest.common.versions
     import biaswh.pipeline
-    import compute.retrieval.steps
-    import ingest.common.versions
 
     # dbt_build (pipeline) opens the warehouse first, then calls run_dbt_build: pause before that open.
     real_dbt_build = biaswh.pipeline.dbt_build
@@ -50,7 +50,7 @@ def _patch(point: str) -> None:
 
     if point == "ingest":
         # Every table-shaped ingest (write_version) writes through ingest_version.
-        real_version = ingest.common.versions.ingest_version
+        real_version = biaswh.ingest.common.versions.ingest_version
 
         def paused_version(*args, write_rows, **kwargs):
             def write_then_wait(run, version):
@@ -60,15 +60,15 @@ def _patch(point: str) -> None:
 
             return real_version(*args, write_rows=write_then_wait, **kwargs)
 
-        ingest.common.versions.ingest_version = paused_version
+        biaswh.ingest.common.versions.ingest_version = paused_version
     if point == "jobs":
-        real_relevant = compute.retrieval.steps.write_relevant_documents
+        real_relevant = biaswh.compute.retrieval.steps.write_relevant_documents
 
         def write_then_wait(*args, **kwargs):
             real_relevant(*args, **kwargs)
             _wait_forever("jobs")
 
-        compute.retrieval.steps.write_relevant_documents = write_then_wait
+        biaswh.compute.retrieval.steps.write_relevant_documents = write_then_wait
 
 
 def main(argv: list[str]) -> int:

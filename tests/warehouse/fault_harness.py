@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from biaswh.warehouse.database.connection import connect
+from biaswh.warehouse.errors import WarehouseBusyError
+from biaswh.warehouse.runs.processes import process_alive
+from biaswh.warehouse.settings.home import HOME_VARIABLE
 from tests.conftest import REPOSITORY_ROOT
 from tests.coverage_site.sitecustomize import COVERAGE_VARIABLES
 from tests.fingerprints import raw_fingerprint
-from warehouse.connection import connect
-from warehouse.errors import WarehouseBusyError
-from warehouse.processes import process_alive
-from warehouse.settings import HOME_VARIABLE
 
 
 def process_env(home: Path, **extra: str) -> dict:

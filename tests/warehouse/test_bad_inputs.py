@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from biaswh.warehouse.database.connection import connect
+from biaswh.warehouse.settings.home import HOME_VARIABLE
 from tests.conftest import DEMO_DATA, assert_refused, run_main, seeded_squad_warehouse
 from tests.fingerprints import warehouse_raw_fingerprint
-from warehouse.connection import connect
-from warehouse.settings import HOME_VARIABLE
 
 BIG = 2**31
 

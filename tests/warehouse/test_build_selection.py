@@ -13,11 +13,17 @@ import json
 import pytest
 
 from biaswh.plugins import load_plugins
+from biaswh.warehouse.dbt_build.invoke import invoke_dbt
+from biaswh.warehouse.dbt_build.selection import (
+    SITE_READS,
+    StepDeclaration,
+    family_of,
+    site_selection,
+    study_selections,
+)
+from biaswh.warehouse.dbt_build.view_state import selection_nodes
+from biaswh.warehouse.runs.study import STEP_DECLARATIONS, build_selections, load_study, register_job
 from tests.conftest import REPOSITORY_ROOT
-from warehouse.build_selection import SITE_READS, StepDeclaration, family_of, site_selection, study_selections
-from warehouse.dbt_invoke import invoke_dbt
-from warehouse.study import STEP_DECLARATIONS, build_selections, load_study, register_job
-from warehouse.view_state import selection_nodes
 
 pytestmark = pytest.mark.dbt
 
@@ -131,7 +137,7 @@ def test_a_study_without_jobs_builds_its_families_once_and_one_with_jobs_builds_
 
 
 def test_a_job_declares_relations_never_selectors():
-    assert family_of("compute.recsys.steps_importance") == "recsys"
+    assert family_of("biaswh.compute.recsys.steps_importance") == "recsys"
     for bad in ({"writes": ("retrieval_results",)}, {"reads": ("+fct_query_variants",)}, {"writes": ("marts.x",)}):
         with pytest.raises(ValueError, match="<schema>.<table>"):
             register_job("not_registered", **bad)

@@ -16,14 +16,14 @@ import pytest
 
 import biaswh.pipeline
 from biaswh.cli import main
+from biaswh.warehouse.database.command_lock import TIMEOUT_VARIABLE, exclusive_command
+from biaswh.warehouse.database.connection import connect
+from biaswh.warehouse.dbt_build.runner import run_dbt_build
+from biaswh.warehouse.errors import WarehouseBusyError
+from biaswh.warehouse.runs.pending_failures import FOLDER_NAME, record_pending_failure
+from biaswh.warehouse.runs.registry import start_run
 from tests.conftest import DEMO_STUDY
 from tests.warehouse.fault_harness import STARTED, start_reader
-from warehouse.command_lock import TIMEOUT_VARIABLE, exclusive_command
-from warehouse.connection import connect
-from warehouse.dbt_runner import run_dbt_build
-from warehouse.errors import WarehouseBusyError
-from warehouse.pending_failures import FOLDER_NAME, record_pending_failure
-from warehouse.runs import start_run
 
 
 @pytest.fixture

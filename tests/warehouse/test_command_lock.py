@@ -11,11 +11,11 @@ import time
 
 import pytest
 
+from biaswh.warehouse.database.command_lock import TIMEOUT_VARIABLE, exclusive_command, held
+from biaswh.warehouse.database.connection import connect
+from biaswh.warehouse.errors import UserError, WarehouseBusyError
+from biaswh.warehouse.settings.home import HOME_VARIABLE
 from tests.conftest import REPOSITORY_ROOT
-from warehouse.command_lock import TIMEOUT_VARIABLE, exclusive_command, held
-from warehouse.connection import connect
-from warehouse.errors import UserError, WarehouseBusyError
-from warehouse.settings import HOME_VARIABLE
 
 
 def _holder(home, code: str, *, seconds: float = 600) -> subprocess.Popen:
@@ -40,7 +40,7 @@ def _stop(process: subprocess.Popen) -> None:
 
 READ_ONLY = "import duckdb\ncon = duckdb.connect({path!r}, read_only=True)"
 HOLD_LOCK = """
-from warehouse.command_lock import exclusive_command
+from biaswh.warehouse.database.command_lock import exclusive_command
 lock = exclusive_command("biaswh run studies/x.toml")
 lock.__enter__()
 """
@@ -100,7 +100,7 @@ def test_a_command_that_opened_the_warehouse_waits_for_a_reader_and_only_then(wa
 
 
 def test_a_bad_timeout_setting_is_refused(monkeypatch):
-    from warehouse.command_lock import busy_timeout
+    from biaswh.warehouse.database.command_lock import busy_timeout
 
     monkeypatch.setenv(TIMEOUT_VARIABLE, "soon")
     with pytest.raises(UserError, match=f"{TIMEOUT_VARIABLE} must be a number of seconds"):

@@ -1,7 +1,7 @@
 """The config checker on small schemas: each shape's words, where a problem is said to be, what is kept.
 
 The study schema's own messages are tested in ``test_study_schema.py``; here each building block of
-``warehouse/config_schema.py`` is given one wrong value and the whole message is compared.
+``warehouse/settings/config_schema.py`` is given one wrong value and the whole message is compared.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from warehouse.config_schema import (
+from biaswh.warehouse.settings.config_schema import (
     ANY,
     BOOLEAN,
     FILE,

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from warehouse.data_kind import data_kind_of
+from biaswh.warehouse.runs.data_kind import data_kind_of
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from warehouse.dbt_runner import _failed_node, _manifest_nodes
+from biaswh.warehouse.dbt_build.runner import _failed_node, _manifest_nodes
 
 TEST_ID = "test.bias_warehouse.expression_is_true_stg_retrieval__query_stats__n_hits_0.825e8dc138"
 MODEL_ID = "model.bias_warehouse.fct_dialect_gold_ranks"
@@ -56,7 +56,7 @@ def test_a_failed_model_keeps_its_id_and_a_node_missing_from_the_manifest_too(tm
 
 def test_a_failed_checks_test_off_duckdb_names_every_check_it_holds(tmp_path):
     """On Spark the warehouse file cannot answer which check failed: the line lists them all."""
-    from warehouse.dbt_options import target_name
+    from biaswh.warehouse.dbt_build.options import target_name
 
     target = _target(tmp_path)
     nodes = _manifest_nodes(target)

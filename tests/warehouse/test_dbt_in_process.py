@@ -9,11 +9,11 @@ import sys
 
 import pytest
 
-from warehouse import dbt_invoke
-from warehouse.connection import connect
-from warehouse.dbt_parse_cache import CACHE_VARIABLE
-from warehouse.dbt_runner import run_dbt_build
-from warehouse.settings import HOME_VARIABLE, REPOSITORY_ROOT
+from biaswh.warehouse.database.connection import connect
+from biaswh.warehouse.dbt_build import invoke as dbt_invoke
+from biaswh.warehouse.dbt_build.parse_cache import CACHE_VARIABLE
+from biaswh.warehouse.dbt_build.runner import run_dbt_build
+from biaswh.warehouse.settings.home import HOME_VARIABLE, REPOSITORY_ROOT
 
 pytestmark = pytest.mark.dbt
 SELECTION = [
@@ -69,7 +69,8 @@ def _in_a_new_process(home, cache, command: str) -> dict | None:
     environment = {**os.environ, HOME_VARIABLE: str(home), CACHE_VARIABLE: str(cache)}
     environment["PYTHONPATH"] = str(REPOSITORY_ROOT)
     code = (
-        "import sys; from warehouse.dbt_invoke import invoke_dbt; from warehouse.connection import connect;"
+        "import sys; from biaswh.warehouse.dbt_build.invoke import invoke_dbt;"
+        " from biaswh.warehouse.database.connection import connect;"
         f" connect().close(); sys.exit(not invoke_dbt([{command!r}, *{SELECTION!r}]).success)"
     )
     if command == "parse":

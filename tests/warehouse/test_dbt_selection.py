@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from warehouse import dbt_selection
-from warehouse.dbt_invoke import parsed_project
-from warehouse.settings import HOME_VARIABLE
+from biaswh.warehouse.dbt_build import node_index as dbt_selection
+from biaswh.warehouse.dbt_build.invoke import parsed_project
+from biaswh.warehouse.settings.home import HOME_VARIABLE
 
 pytestmark = pytest.mark.dbt
 

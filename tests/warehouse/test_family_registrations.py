@@ -1,9 +1,9 @@
 """Each family declares its run parameters (defaults and ranges) and its sub-runs; the kernel only applies them.
 
 A family's defaults are dbt vars in its ``<family>_run_parameter_defaults`` macro
-(:mod:`warehouse.family_vars`), which dbt and Python both read; the ranges are checked by
-:func:`warehouse.run_parameters.resolve_parameters` once the families are loaded; a sub-run
-kind is declared twice, for Python (:mod:`warehouse.sub_runs`) and for dbt (its raw table's
+(:mod:`biaswh.warehouse.runs.family_vars`), which dbt and Python both read; the ranges are checked by
+:func:`biaswh.warehouse.runs.parameters.resolve_parameters` once the families are loaded; a sub-run
+kind is declared twice, for Python (:mod:`biaswh.warehouse.runs.sub_runs`) and for dbt (its raw table's
 source ``meta: {parent_run_column: ...}``), and the two must agree; Spark's list of withdrawn
 runs, read from the exported Parquet, follows the registered kinds.
 """
@@ -15,13 +15,13 @@ import pytest
 import yaml
 
 from biaswh.plugins import load_plugins
-from warehouse.errors import UserError
-from warehouse.family_vars import defaults_macro_files, family_var_defaults
-from warehouse.plugin_roots import PLUGINS_VARIABLE, family_names
-from warehouse.run_parameters import parameter_defaults, resolve_parameters
-from warehouse.settings import DBT_PROJECT_DIR
-from warehouse.spark_target import RAW_LOCATION_VARIABLE, withdrawn_run_ids
-from warehouse.sub_runs import SUB_RUN_KINDS, SubRunKind
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.runs.family_vars import defaults_macro_files, family_var_defaults
+from biaswh.warehouse.runs.parameters import parameter_defaults, resolve_parameters
+from biaswh.warehouse.runs.sub_runs import SUB_RUN_KINDS, SubRunKind
+from biaswh.warehouse.settings.home import DBT_PROJECT_DIR
+from biaswh.warehouse.settings.plugin_roots import PLUGINS_VARIABLE, family_names
+from biaswh.warehouse.spark.target import RAW_LOCATION_VARIABLE, withdrawn_run_ids
 
 
 @pytest.fixture(scope="module", autouse=True)

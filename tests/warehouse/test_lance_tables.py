@@ -6,7 +6,7 @@ import lancedb
 import numpy as np
 import pyarrow as pa
 
-from warehouse import lance_tables
+from biaswh.warehouse.database import lance_tables
 
 
 def test_rows_written_by_lancedb_read_back_exactly_and_filtered(tmp_path):

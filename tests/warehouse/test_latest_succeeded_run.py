@@ -5,7 +5,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from biaswh.cli import main
-from warehouse.connection import connect
+from biaswh.warehouse.database.connection import connect
 
 T0 = datetime(2026, 1, 1, 12, 0, 0)
 

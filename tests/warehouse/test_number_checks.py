@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from warehouse.config_schema import TIMEOUT_SECONDS, Number
+from biaswh.warehouse.settings.config_schema import TIMEOUT_SECONDS, Number
 
 small = st.integers(-5, 5)
 

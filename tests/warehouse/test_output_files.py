@@ -1,4 +1,4 @@
-"""The one guard every written file goes through (warehouse/output_files.py), layer by layer."""
+"""The one guard every written file goes through (warehouse/database/output_files.py), layer by layer."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from warehouse.output_files import (
+from biaswh.warehouse.database.output_files import (
     OutputRefused,
     atomic_output,
     checked_output,

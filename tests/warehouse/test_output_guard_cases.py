@@ -1,4 +1,4 @@
-"""The output guard's cases that the command-level tests do not reach (warehouse/output_files.py):
+"""The output guard's cases that the command-level tests do not reach (warehouse/database/output_files.py):
 a warehouse folder not made yet, a linked warehouse's files outside its folder, a second mount
 of the folder, a file with other names, the lock file's mode, messages and encoding."""
 
@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from warehouse.output_files import (
+from biaswh.warehouse.database.output_files import (
     OutputRefused,
     checked_output,
     name_in_folder,
@@ -131,7 +131,7 @@ def _can_bind_mount(tmp_path) -> bool:
 
 CHECK_IN_NAMESPACE = """
 import sys
-from warehouse.output_files import OutputRefused, checked_output
+from biaswh.warehouse.database.output_files import OutputRefused, checked_output
 try:
     checked_output(sys.argv[1], option="--out")
 except OutputRefused as refusal:
@@ -202,7 +202,7 @@ def test_a_private_file_that_cannot_be_opened_is_refused_in_one_line_naming_it(t
 WRITE_UNDER_ASCII_LOCALE = """
 import sys
 from pathlib import Path
-from warehouse.output_files import open_private_file
+from biaswh.warehouse.database.output_files import open_private_file
 with open_private_file(Path(sys.argv[1]), what="the lock") as handle:
     handle.write("biaswh run \\u00e9tudes.toml")  # escaped: the command line itself is read as ASCII
 """

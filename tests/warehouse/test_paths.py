@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from analysis.silent_bias.steps import export_metrics
-from ingest.recsys.simulate import write_simulated_files
-from warehouse.paths import safe_file_stem
+from biaswh.analysis.silent_bias.steps import export_metrics
+from biaswh.ingest.recsys.simulate import write_simulated_files
+from biaswh.warehouse.settings.paths import safe_file_stem
 
 UNSAFE = [
     "a/../b",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 from types import SimpleNamespace
 
-from warehouse.progress import Progress, counted, node_progress, progress_enabled
+from biaswh.warehouse.progress import Progress, counted, node_progress, progress_enabled
 
 
 class Terminal(io.StringIO):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from warehouse.renamed_marts import RENAMED_MARTS, carry_over_renamed_marts
+from biaswh.warehouse.relations.renamed_marts import RENAMED_MARTS, carry_over_renamed_marts
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The run registry's rows and rules, read back from ``raw.runs`` (``warehouse/runs.py``).
+"""The run registry's rows and rules, read back from ``raw.runs`` (``warehouse/runs/registry.py``).
 
 A run's row says what ran, with what, where and how it ended; the commands that read a study's
 results pick its latest *succeeded* run and refuse another study's run by name.
@@ -18,10 +18,16 @@ from types import SimpleNamespace
 import duckdb
 import pytest
 
-from warehouse import runs
-from warehouse.errors import UserError
-from warehouse.runs import check_study_run, code_version, latest_succeeded_study_run, package_versions, start_run
-from warehouse.settings import REPOSITORY_ROOT
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.runs import registry as runs
+from biaswh.warehouse.runs.registry import (
+    check_study_run,
+    code_version,
+    latest_succeeded_study_run,
+    package_versions,
+    start_run,
+)
+from biaswh.warehouse.settings.home import REPOSITORY_ROOT
 
 T0 = datetime(2026, 1, 1, 12, 0, 0)
 STUDY = SimpleNamespace(name="s", path="studies/s.toml")

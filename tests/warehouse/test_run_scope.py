@@ -9,10 +9,10 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.settings.home import HOME_VARIABLE
 from tests.conftest import DEMO_STUDY, copy_warehouse
 from tests.fingerprints import run_fingerprints
-from warehouse.errors import UserError
-from warehouse.settings import HOME_VARIABLE
 
 pytestmark = pytest.mark.dbt
 
@@ -50,7 +50,7 @@ def test_a_study_run_records_its_parameters_and_pinned_inputs(demo_home):
 
 
 def test_unknown_or_mistyped_parameters_are_refused():
-    from warehouse.run_parameters import resolve_parameters
+    from biaswh.warehouse.runs.parameters import resolve_parameters
 
     with pytest.raises(UserError, match="unknown parameter.*dialect_highlight_kk"):
         resolve_parameters({"dialect_highlight_kk": [1]})
@@ -102,7 +102,7 @@ def test_rebuild_recomputes_a_run_to_the_same_rows(copy_home):
 
 
 def test_a_warehouse_from_an_older_layout_is_refused_with_what_to_do(tmp_path, monkeypatch):
-    from warehouse.connection import connect
+    from biaswh.warehouse.database.connection import connect
 
     home = tmp_path / "old"
     home.mkdir()
@@ -171,7 +171,7 @@ def test_a_run_failing_a_data_test_is_withdrawn_and_poisons_no_later_build(copy_
     `biaswh build` that follow pass; the run before it keeps its rows."""
     import biaswh.withdrawal
     from biaswh.pipeline import dbt_build, load_plugins, run_study
-    from warehouse.study import STUDY_JOBS
+    from biaswh.warehouse.runs.study import STUDY_JOBS
 
     load_plugins()
     with _con(copy_home) as con:
@@ -228,7 +228,7 @@ def test_a_run_failing_a_data_test_is_withdrawn_and_poisons_no_later_build(copy_
     # A Spark build lists the withdrawn runs, read from the raw Parquet it exports, instead of
     # the subquery (Spark plans `not in (subquery)` as a null-aware anti join). No Spark needed:
     # the list is what DuckDB's build then tests with.
-    from warehouse.spark_target import WITHDRAWN_RUN_IDS_VARIABLE, export_raw, withdrawn_run_ids
+    from biaswh.warehouse.spark.target import WITHDRAWN_RUN_IDS_VARIABLE, export_raw, withdrawn_run_ids
 
     with _con(copy_home) as con:
         export_raw(con)

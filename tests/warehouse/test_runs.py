@@ -9,13 +9,13 @@ import time
 
 import pytest
 
-from ingest.retrieval.squad import load_squad
+from biaswh.ingest.retrieval.squad import load_squad
+from biaswh.warehouse.database.connection import connect, open_warehouse
+from biaswh.warehouse.errors import WarehouseBusyError
+from biaswh.warehouse.runs.processes import process_alive
+from biaswh.warehouse.runs.registry import file_sha256, mark_interrupted_runs, package_versions, start_run
+from biaswh.warehouse.settings.home import HOME_VARIABLE
 from tests.conftest import DEMO_DATA, REPOSITORY_ROOT
-from warehouse.connection import connect, open_warehouse
-from warehouse.errors import WarehouseBusyError
-from warehouse.processes import process_alive
-from warehouse.runs import file_sha256, mark_interrupted_runs, package_versions, start_run
-from warehouse.settings import HOME_VARIABLE
 
 
 def test_every_raw_row_and_run_is_traceable(con):
@@ -44,10 +44,10 @@ def test_every_raw_row_and_run_is_traceable(con):
 def test_a_study_run_records_the_engines_it_used_and_their_package_versions(con):
     from importlib import metadata
 
+    from biaswh.compute.common.engine import with_compute
     from biaswh.plugins import load_plugins
     from biaswh.study_builds import run_record
-    from compute.common.engine import with_compute
-    from warehouse.study import load_study
+    from biaswh.warehouse.runs.study import load_study
 
     load_plugins()
     study = load_study(REPOSITORY_ROOT / "studies" / "demo.toml")
@@ -82,8 +82,8 @@ def test_sha256_matches_hashlib(tmp_path):
 def _start_run_then_sleep(home, *, keep_open: bool) -> subprocess.Popen:
     """A biaswh-like process: it opens the warehouse, starts a run, says so, and sleeps."""
     code = textwrap.dedent(f"""
-        from warehouse.connection import connect
-        from warehouse.runs import start_run
+        from biaswh.warehouse.database.connection import connect
+        from biaswh.warehouse.runs.registry import start_run
         con = connect()
         run_id = start_run(con, kind="study", name="doomed", parameters={{}}).run_id
         if not {keep_open}:
@@ -190,14 +190,14 @@ def test_a_full_disk_during_an_ingest_rolls_it_back_and_ends_in_one_line(warehou
     """An OSError (ENOSPC) after the raw rows are written: nothing stays, the CLI says so in one line."""
     import errno
 
-    import ingest.common.versions
+    import biaswh.ingest.common.versions
     from biaswh.cli import main
     from tests.fingerprints import raw_fingerprint
 
     connect().close()
     with open_warehouse(read_only=True) as con:
         before = raw_fingerprint(con)
-    real = ingest.common.versions.ingest_version
+    real = biaswh.ingest.common.versions.ingest_version
 
     def full_disk(*args, write_rows, **kwargs):
         def write_then_fail(run, version):
@@ -206,7 +206,7 @@ def test_a_full_disk_during_an_ingest_rolls_it_back_and_ends_in_one_line(warehou
 
         return real(*args, write_rows=write_then_fail, **kwargs)
 
-    monkeypatch.setattr(ingest.common.versions, "ingest_version", full_disk)
+    monkeypatch.setattr(biaswh.ingest.common.versions, "ingest_version", full_disk)
     assert main(["ingest", "squad", str(DEMO_DATA / "squad_demo.json")]) == 1
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and os.strerror(errno.ENOSPC) in error and "rolled back" in error

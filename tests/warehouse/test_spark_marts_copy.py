@@ -1,4 +1,4 @@
-"""Copying Spark's tables into DuckDB (warehouse/spark_marts.py) on Parquet laid out as Spark writes it.
+"""Copying Spark's tables into DuckDB (warehouse/spark/marts.py) on Parquet laid out as Spark writes it.
 
 No JVM: the Parquet is written by DuckDB in Spark's layout (a run-keyed table's rows under
 ``run_id=<id>/``, the column itself only in the folder name), and the table location comes
@@ -10,8 +10,8 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from warehouse.spark_marts import WAREHOUSE_LOCATION_VARIABLE, copy_spark_tables
-from warehouse.spark_target import SparkTable
+from biaswh.warehouse.spark.marts import WAREHOUSE_LOCATION_VARIABLE, copy_spark_tables
+from biaswh.warehouse.spark.target import SparkTable
 
 RUN_KEYED = SparkTable("fct_scores", "marts", "fct_scores", "incremental")
 WHOLE = SparkTable("dim_items", "marts", "dim_items", "table")

@@ -7,8 +7,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from warehouse.settings import MEMORY_LIMIT_VARIABLE
-from warehouse.transactions import STREAMING_MEMORY_LIMIT, streaming_memory, transaction
+from biaswh.warehouse.database.transactions import STREAMING_MEMORY_LIMIT, streaming_memory, transaction
+from biaswh.warehouse.settings.home import MEMORY_LIMIT_VARIABLE
 
 
 def _limit(con) -> str:

@@ -1,9 +1,9 @@
 import pytest
 
 from biaswh.plugins import load_plugins
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.runs.study import load_study
 from tests.conftest import DEMO_DATA, run_here
-from warehouse.errors import UserError
-from warehouse.study import load_study
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from biaswh.pipeline import load_plugins
-from warehouse.errors import UserError
-from warehouse.settings import REPOSITORY_ROOT
-from warehouse.study import STUDY_INGESTERS, load_study
-from warehouse.study_schema import INGEST_SOURCES
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.runs.study import STUDY_INGESTERS, load_study
+from biaswh.warehouse.settings.home import REPOSITORY_ROOT
+from biaswh.warehouse.settings.study_schema import INGEST_SOURCES
 
 HEAD = '[study]\nname = "s"\nseed = 1\n'
 
@@ -25,7 +25,7 @@ STUDY_CONFIGS = sorted(p for p in (REPOSITORY_ROOT / "studies").glob("*.toml") i
 def test_every_shipped_study_config_loads(path):
     study = load_study(path)
     assert study.name and isinstance(study.seed, int)
-    # each states what its data is, and a demo config says demo (pages badge it: warehouse/data_kind.py)
+    # each states what its data is, and a demo config says demo (pages badge it: warehouse/runs/data_kind.py)
     assert study.data in ("real", "synthetic", "demo") and study.parameters()["data"] == study.data
     assert study.data == "demo" or not path.name.startswith("demo")
 
@@ -133,20 +133,20 @@ def test_the_schema_lists_what_each_consumer_reads():
     import dataclasses
     import inspect
 
-    from compute.evaluation import series as evaluation
-    from compute.evaluation.config_section import EVALUATION
-    from compute.recsys.steps import DEFAULTS
-    from compute.retrieval import config
-    from compute.retrieval.config_section import RETRIEVAL
-    from compute.retrieval.embeddings import PROVIDERS
-    from compute.weat.runner import WeatSettings
-    from compute.weat.steps import SELECTION_KEYS
-    from warehouse.study_schema import STUDY_SCHEMA
+    from biaswh.compute.evaluation import series as evaluation
+    from biaswh.compute.evaluation.config_section import EVALUATION
+    from biaswh.compute.recsys.steps import DEFAULTS
+    from biaswh.compute.retrieval import config
+    from biaswh.compute.retrieval.config_section import RETRIEVAL
+    from biaswh.compute.retrieval.embeddings import PROVIDERS
+    from biaswh.compute.weat.runner import WeatSettings
+    from biaswh.compute.weat.steps import SELECTION_KEYS
+    from biaswh.warehouse.settings.study_schema import STUDY_SCHEMA
 
     assert set(RETRIEVAL.keys) == config._KEYS
     assert set(EVALUATION.keys) == evaluation._KEYS
     assert set(STUDY_SCHEMA.keys["recsys"].keys) == set(DEFAULTS)
-    from compute.weat.metrics import MetricSettings
+    from biaswh.compute.weat.metrics import MetricSettings
 
     weat_options = {f.name for f in dataclasses.fields(WeatSettings)} | set(SELECTION_KEYS) | {"metrics"}
     assert set(STUDY_SCHEMA.keys["weat"].keys) == weat_options
@@ -161,10 +161,10 @@ def test_the_schema_lists_what_each_consumer_reads():
 def test_sources_that_pass_their_keys_to_a_loader_accept_exactly_its_options():
     import inspect
 
-    from ingest.dialect.pairs import load_pairs
-    from ingest.recsys.posts import load_recsys_posts
-    from ingest.recsys.summary import load_recsys_summary
-    from ingest.retrieval.squad import load_squad
+    from biaswh.ingest.dialect.pairs import load_pairs
+    from biaswh.ingest.recsys.posts import load_recsys_posts
+    from biaswh.ingest.recsys.summary import load_recsys_summary
+    from biaswh.ingest.retrieval.squad import load_squad
 
     def options(loader, *, internal=()) -> set[str]:
         parameters = inspect.signature(loader).parameters

@@ -10,22 +10,22 @@ from __future__ import annotations
 import duckdb
 import pytest
 
+from biaswh.warehouse.relations.subject_docs import SUBJECT_COLUMN_DOCS, SUBJECT_VIEW_COLUMNS
+from biaswh.warehouse.relations.subjects import subject_id, subject_id_sql
 from tests.conftest import copy_warehouse
-from warehouse.subject_docs import SUBJECT_COLUMN_DOCS, SUBJECT_VIEW_COLUMNS
-from warehouse.subjects import subject_id, subject_id_sql
 
 
 @pytest.fixture(scope="module")
 def site_copy(demo_site, tmp_path_factory):
     """A writable copy of the demo site's warehouse with the subjects' views published by this code."""
     from biaswh.plugins import load_plugins
-    from warehouse.contracts import publish_contract_views
+    from biaswh.warehouse.relations.contracts import publish_contract_views
 
     home = copy_warehouse(demo_site.parent, tmp_path_factory.mktemp("subjects") / "warehouse")
     load_plugins()
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("BIASWH_HOME", str(home))
-        from warehouse.connection import open_warehouse
+        from biaswh.warehouse.database.connection import open_warehouse
 
         with open_warehouse() as con:
             published = publish_contract_views(con)

@@ -8,11 +8,11 @@ import duckdb
 import pytest
 
 from biaswh.study_builds import STUDY_BUILD_ARGS
+from biaswh.warehouse.dbt_build.view_state import selection_nodes, unchanged_views, view_fingerprint
+from biaswh.warehouse.runs.study import build_selections, load_study
+from biaswh.warehouse.settings.home import HOME_VARIABLE
 from tests.conftest import DEMO_STUDY, copy_warehouse
 from tests.fingerprints import run_fingerprints
-from warehouse.settings import HOME_VARIABLE
-from warehouse.study import build_selections, load_study
-from warehouse.view_state import selection_nodes, unchanged_views, view_fingerprint
 
 pytestmark = pytest.mark.dbt
 

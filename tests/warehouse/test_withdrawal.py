@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from biaswh.warehouse.database.connection import connect
 from biaswh.withdrawal import built_run_ids, mart_tables_with_runs, withdraw_run, withdrawn_if_failing
-from warehouse.connection import connect
 
 
 def _series(con, series_run_id: str, children: list[str]) -> None:

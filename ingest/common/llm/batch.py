@@ -19,14 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ingest.common.llm.client import Answer, EndpointClient, EndpointFailed, EndpointRefused
-from ingest.common.llm.settings import EndpointSettings
-from warehouse.errors import UserError
-from warehouse.output_files import write_text_atomically
-from warehouse.progress import counted
+from biaswh.ingest.common.llm.client import Answer, EndpointClient, EndpointFailed, EndpointRefused
+from biaswh.ingest.common.llm.settings import EndpointSettings
+from biaswh.warehouse.database.output_files import write_text_atomically
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.progress import counted
 
 if TYPE_CHECKING:  # imported by the caller that runs on Ray, never here
-    from ingest.common.llm.ray_pool import RayChatPool
+    from biaswh.ingest.common.llm.ray_pool import RayChatPool
 
 
 # Where a command's chat requests go when its caller did not pass a pool: a factory set by the
@@ -43,7 +43,7 @@ def chat_pool_for_calls(factory: Callable[[], RayChatPool | None]) -> Iterator[N
 
     Parameters
     ----------
-    factory : returns the pool (e.g. :func:`compute.common.engine.chat_pool` of the study's
+    factory : returns the pool (e.g. :func:`biaswh.compute.common.engine.chat_pool` of the study's
         ``[compute]`` settings), or None for this process's thread pool.
     """
     made: list = []
@@ -144,7 +144,7 @@ def answer_all(
     """Send every job, at most ``settings.concurrency`` at once, appending each record to ``cache``.
 
     With ``order`` the cache is compacted to one line per key afterwards (also after an error).
-    With ``pool`` (:class:`~ingest.common.llm.ray_pool.RayChatPool`) the requests are sent from
+    With ``pool`` (:class:`~biaswh.ingest.common.llm.ray_pool.RayChatPool`) the requests are sent from
     Ray workers, still at most ``settings.concurrency`` at once, and this process writes the cache.
 
     Raises

@@ -24,8 +24,8 @@ from datetime import datetime, timezone
 
 import httpx2
 
-from ingest.common.llm.settings import EndpointSettings, public_url, redact
-from warehouse.errors import UserError
+from biaswh.ingest.common.llm.settings import EndpointSettings, public_url, redact
+from biaswh.warehouse.errors import UserError
 
 _STATUS_NAMES = {
     400: "BadRequestError",

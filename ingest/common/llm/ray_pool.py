@@ -1,8 +1,8 @@
-"""The chat requests of :func:`~ingest.common.llm.batch.answer_all` sent from Ray workers.
+"""The chat requests of :func:`~biaswh.ingest.common.llm.batch.answer_all` sent from Ray workers.
 
 The driver cuts the jobs into batches and keeps at most ``lanes`` Ray tasks in flight, each
 sending its batch with ``settings.concurrency // lanes`` threads through the one client
-(:class:`~ingest.common.llm.client.EndpointClient`: same retries, backoff, deadline and size
+(:class:`~biaswh.ingest.common.llm.client.EndpointClient`: same retries, backoff, deadline and size
 cap), so no more than ``settings.concurrency`` requests are in flight across the cluster. A
 task gets only the endpoint settings (which name the key's environment variable, never the
 key) and each job's model, prompt and sampling; it returns the answers, and the driver turns
@@ -24,9 +24,9 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from ingest.common.llm.client import Answer, EndpointClient, EndpointRefused
-from ingest.common.llm.settings import EndpointSettings
-from warehouse.errors import UserError
+from biaswh.ingest.common.llm.client import Answer, EndpointClient, EndpointRefused
+from biaswh.ingest.common.llm.settings import EndpointSettings
+from biaswh.warehouse.errors import UserError
 
 # Requests per task, per sending thread: large enough to amortise a task, small enough that a
 # killed worker loses (and a rerun resends) little.
@@ -57,7 +57,7 @@ def send_batch(
 
 @dataclass(frozen=True)
 class RayChatPool:
-    """Ray, started, and how many workers may send at once (built by ``compute.common.engine.chat_pool``)."""
+    """Ray, started, and how many workers may send at once (built by ``biaswh.compute.common.engine.chat_pool``)."""
 
     ray: object
     workers: int

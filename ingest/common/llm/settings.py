@@ -6,8 +6,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
-from warehouse.config_schema import BACKOFF_SECONDS, CONCURRENCY, RETRIES, TIMEOUT_SECONDS, Number
-from warehouse.errors import UserError
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.settings.config_schema import BACKOFF_SECONDS, CONCURRENCY, RETRIES, TIMEOUT_SECONDS, Number
 
 DEFAULT_MAX_REPLY_BYTES = 1_000_000
 _KEY_LIKE = re.compile(r"sk-[A-Za-z0-9_\-*]{4,}")

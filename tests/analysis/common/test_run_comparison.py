@@ -7,10 +7,10 @@ import json
 import duckdb
 import pytest
 
-from analysis.common import result_rows
-from analysis.common.run_comparison import compare_runs
+from biaswh.analysis.common import result_rows
+from biaswh.analysis.common.run_comparison import compare_runs
+from biaswh.warehouse.settings.home import HOME_VARIABLE
 from tests.conftest import assert_refused, run_main
-from warehouse.settings import HOME_VARIABLE
 
 PARAMETERS = {"name": "s", "seed": 1, "settings": {"dialect": {"bootstrap_resamples": 1000}}}
 

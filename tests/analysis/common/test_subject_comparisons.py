@@ -14,9 +14,9 @@ import pytest
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
 
-from analysis.common.subject_comparisons import compare_subjects, comparison_verdict
-from warehouse import subject_units
-from warehouse.subject_units import SubjectUnits
+from biaswh.analysis.common.subject_comparisons import compare_subjects, comparison_verdict
+from biaswh.warehouse import subject_units
+from biaswh.warehouse.subject_units import SubjectUnits
 
 RNG = np.random.default_rng(5)
 BINARY_BASE = np.array([1, 0, 0, 1, 0, 0, 0, 0, 0, 0] * 3, dtype=float)
@@ -126,7 +126,7 @@ def test_the_verdict_says_better_only_nearer_zero_and_significant(baseline, cand
 
 
 def test_a_comparison_says_when_too_few_units_differ_for_a_small_p():
-    from analysis.common.subject_comparisons import _note
+    from biaswh.analysis.common.subject_comparisons import _note
 
     assert _note("too few queries", 2, 0.5) == "fewer than 6 paired units: never called significant"
     assert _note("tested", 0, 1.0) == "no unit differs"

@@ -15,9 +15,9 @@ import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from analysis.dialect.feature_effects import _holm_over_rules, _verdicts_over_rules
-from stats.multiple_comparisons import VerdictPolicy
-from stats.paired.score_interval import paired_difference_interval
+from biaswh.analysis.dialect.feature_effects import _holm_over_rules, _verdicts_over_rules
+from biaswh.stats.multiple_comparisons import VerdictPolicy
+from biaswh.stats.paired.score_interval import paired_difference_interval
 
 FAMILY = ["retriever", "pair_set", "variant_a", "k", "is_all_rules"]
 

@@ -6,8 +6,8 @@ import polars as pl
 import pytest
 from statsmodels.stats.multitest import multipletests
 
-from analysis.dialect.paired_statistics import _with_adjustments
-from stats.multiple_comparisons import VerdictPolicy
+from biaswh.analysis.dialect.paired_statistics import _with_adjustments
+from biaswh.stats.multiple_comparisons import VerdictPolicy
 
 
 def _tests() -> pl.DataFrame:

@@ -7,14 +7,14 @@ import polars as pl
 import pytest
 from scipy import stats
 
-from analysis.evaluation.intervals import (
+from biaswh.analysis.evaluation.intervals import (
     METRICS,
     metrics_with_intervals,
     paired_change,
     stored_test_columns,
 )
-from stats.paired.mean_difference import is_significant
-from warehouse.random_seeds import derive_seed
+from biaswh.stats.paired.mean_difference import is_significant
+from biaswh.warehouse.settings.random_seeds import derive_seed
 
 
 def _frame(n_queries: int, seed: int) -> pl.DataFrame:

@@ -6,8 +6,8 @@ import polars as pl
 import pytest
 from statsmodels.stats.multitest import multipletests
 
-from analysis.evaluation.steps import alert_verdicts
-from stats.multiple_comparisons import VerdictPolicy
+from biaswh.analysis.evaluation.steps import alert_verdicts
+from biaswh.stats.multiple_comparisons import VerdictPolicy
 
 
 def test_alerts_are_adjusted_within_their_series():

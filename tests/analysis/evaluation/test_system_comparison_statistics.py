@@ -8,9 +8,9 @@ import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from analysis.evaluation.comparisons import system_comparisons
-from stats.multiple_comparisons import VerdictPolicy
-from warehouse.random_seeds import derive_seed
+from biaswh.analysis.evaluation.comparisons import system_comparisons
+from biaswh.stats.multiple_comparisons import VerdictPolicy
+from biaswh.warehouse.settings.random_seeds import derive_seed
 
 SEED = 20261122
 N_QUERIES = 12

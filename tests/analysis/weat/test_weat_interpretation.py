@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.weat.interpretation import bias_level, direction_sentence, interpret, level_counts, magnitude_label
+from biaswh.analysis.weat.interpretation import bias_level, direction_sentence, interpret, level_counts, magnitude_label
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.weat.ranking import magnitude_interval, rank_embeddings
+from biaswh.analysis.weat.ranking import magnitude_interval, rank_embeddings
 
 
 def _row(embedding, value, low, high, metric="rnd", attribute_set="attribute_a"):

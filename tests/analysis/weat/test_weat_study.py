@@ -6,9 +6,9 @@ import duckdb
 import pytest
 import yaml
 
+from biaswh.warehouse.settings.home import HOME_VARIABLE
 from tests.conftest import DEMO_DATA, copy_warehouse, run_cli, run_study_printed
 from tests.fingerprints import raw_fingerprint
-from warehouse.settings import HOME_VARIABLE
 
 pytestmark = pytest.mark.dbt
 CONTRACT = [
@@ -114,8 +114,8 @@ def test_every_test_has_one_row_per_run_and_missing_words_are_loud(con):
 
 def test_reingesting_the_studys_sources_adds_nothing(study):
     from biaswh.pipeline import _ingest_step, load_plugins
-    from warehouse.connection import connect
-    from warehouse.study import load_study
+    from biaswh.warehouse.database.connection import connect
+    from biaswh.warehouse.runs.study import load_study
 
     load_plugins()
     with pytest.MonkeyPatch.context() as patch:
@@ -209,7 +209,7 @@ def _copy_as_a_later_run(con, run_id: str, later: str) -> None:
 
 def test_a_runs_page_shows_that_run_when_a_later_run_exists(study, tmp_path):
     # The WEAT page's render(con, run_id) draws each run's page (dashboards/common/study_pages.py).
-    from dashboards.weat.page import render
+    from biaswh.dashboards.weat.page import render
 
     home = copy_warehouse(study["home"], tmp_path / "home")
     with duckdb.connect(str(home / "warehouse.duckdb")) as con:

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from compute.evaluation.series import series_settings, tune_report_folds
-from warehouse.errors import UserError
+from biaswh.compute.evaluation.series import series_settings, tune_report_folds
+from biaswh.warehouse.errors import UserError
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from ingest.recsys.simulate import FEATURE_TYPES
+from biaswh.ingest.recsys.simulate import FEATURE_TYPES
 
 
 def long_values(rows: list[dict]) -> pl.DataFrame:

@@ -1,4 +1,4 @@
-"""The recommendation-bias test of categorical features: the original's rules around stats.cramers_v."""
+"""The recommendation-bias test of categorical features: the original's rules around biaswh.stats.cramers_v."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import pytest
 from scipy.stats import chi2_contingency
 from scipy.stats.contingency import association
 
-from compute.recsys.categorical import cramers_v_chi_square
-from stats.cramers_v import bias_corrected_cramers_v, contingency_table
+from biaswh.compute.recsys.categorical import cramers_v_chi_square
+from biaswh.stats.cramers_v import bias_corrected_cramers_v, contingency_table
 
 
 def _groups(counts_pool: dict, counts_rec: dict) -> tuple[list, list]:

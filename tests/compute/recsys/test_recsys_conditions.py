@@ -5,9 +5,9 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from compute.recsys import conditions
-from compute.recsys.conditions import pool_vs_recommended
-from ingest.recsys.simulate import FEATURE_TYPES, simulate_posts
+from biaswh.compute.recsys import conditions
+from biaswh.compute.recsys.conditions import pool_vs_recommended
+from biaswh.ingest.recsys.simulate import FEATURE_TYPES, simulate_posts
 
 SMALL = {
     "datasets": ("twitter",),

@@ -11,7 +11,7 @@ from sklearn.inspection import permutation_importance as scikit_learn_permutatio
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 
-from compute.recsys.importance import condition_importance, design_matrix, permutation_importance, roc_auc
+from biaswh.compute.recsys.importance import condition_importance, design_matrix, permutation_importance, roc_auc
 
 TOPICS = ("politics", "sports", "tech")
 

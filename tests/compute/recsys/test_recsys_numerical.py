@@ -1,4 +1,4 @@
-"""The recommendation-bias test of numerical features: the original's rules around stats.cohens_d."""
+"""The recommendation-bias test of numerical features: the original's rules around biaswh.stats.cohens_d."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from compute.recsys.numerical import cohens_d_welch
+from biaswh.compute.recsys.numerical import cohens_d_welch
 
 
 def test_d_and_welch_match_scipy_and_the_pooled_sd_definition():

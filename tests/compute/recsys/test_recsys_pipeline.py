@@ -18,8 +18,8 @@ import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
+from biaswh.warehouse.settings.random_seeds import derive_seed
 from tests.conftest import REPOSITORY_ROOT, SHARED_DATA, run_study_printed, shared_file
-from warehouse.random_seeds import derive_seed
 
 pytestmark = pytest.mark.dbt
 

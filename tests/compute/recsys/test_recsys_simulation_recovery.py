@@ -6,10 +6,10 @@ import numpy as np
 import polars as pl
 import pytest
 
-from compute.recsys.categorical import cramers_v_chi_square
-from compute.recsys.conditions import pool_vs_recommended
-from ingest.recsys.simulate import simulate_posts
-from stats.multiple_comparisons import adjust_family
+from biaswh.compute.recsys.categorical import cramers_v_chi_square
+from biaswh.compute.recsys.conditions import pool_vs_recommended
+from biaswh.ingest.recsys.simulate import simulate_posts
+from biaswh.stats.multiple_comparisons import adjust_family
 
 # 27 conditions, 200 of 800 items recommended in each: the demo's design.
 DESIGN = {"prompt_styles": ("general", "popular", "neutral"), "pool_size": 800, "n_recommended": 200}

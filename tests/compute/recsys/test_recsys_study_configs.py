@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from biaswh.compute.recsys.steps import recsys_options
 from biaswh.pipeline import load_plugins
-from compute.recsys.steps import recsys_options
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.runs.study import load_study
 from tests.conftest import REPOSITORY_ROOT, shared_file
-from warehouse.errors import UserError
-from warehouse.study import load_study
 
 STUDIES = REPOSITORY_ROOT / "studies"
 
@@ -87,7 +87,7 @@ def test_the_recsys_job_takes_the_studys_verdict_policy(tmp_path):
 
 
 def test_bad_importance_options_are_refused(tmp_path):
-    from compute.recsys.steps_importance import importance_options
+    from biaswh.compute.recsys.steps_importance import importance_options
 
     load_plugins()
     path = tmp_path / "s.toml"

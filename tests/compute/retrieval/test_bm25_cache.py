@@ -8,11 +8,11 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from compute.retrieval import bm25_cache
-from compute.retrieval.bm25 import BM25Index, BM25Parameters
-from compute.retrieval.bm25_cache import cached_bm25_index, index_key
-from compute.retrieval.tokenize import RegexTokenizer
-from ingest.dialect.text_cleanup import light_cleanup
+from biaswh.compute.retrieval import bm25_cache
+from biaswh.compute.retrieval.bm25 import BM25Index, BM25Parameters
+from biaswh.compute.retrieval.bm25_cache import cached_bm25_index, index_key
+from biaswh.compute.retrieval.tokenize import RegexTokenizer
+from biaswh.ingest.dialect.text_cleanup import light_cleanup
 from tests.conftest import shared_file
 
 # Terms in more than half the documents get a negative idf, floored: weights need not all be positive.

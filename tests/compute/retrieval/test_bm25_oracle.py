@@ -9,12 +9,12 @@ import pyarrow.parquet as pq
 import pytest
 from rank_bm25 import BM25Okapi
 
-from compute.retrieval.bm25 import NO_KNOWN_TOKENS, NO_TOKENS, BM25Index, BM25Parameters
-from compute.retrieval.ranking import EMPTY_QUERY, top_k
-from compute.retrieval.tokenize import RegexTokenizer
-from ingest.dialect.text_cleanup import light_cleanup
+from biaswh.compute.retrieval.bm25 import NO_KNOWN_TOKENS, NO_TOKENS, BM25Index, BM25Parameters
+from biaswh.compute.retrieval.ranking import EMPTY_QUERY, top_k
+from biaswh.compute.retrieval.tokenize import RegexTokenizer
+from biaswh.ingest.dialect.text_cleanup import light_cleanup
+from biaswh.warehouse.errors import UserError
 from tests.conftest import shared_file
-from warehouse.errors import UserError
 
 STOPWORD_QUERIES = ["the of is the", "the the the", "of", "is the of a in to", "what is the name of the"]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from compute.retrieval.config import config_from_settings
-from compute.retrieval.dense import DenseIndex
-from warehouse.errors import UserError
+from biaswh.compute.retrieval.config import config_from_settings
+from biaswh.compute.retrieval.dense import DenseIndex
+from biaswh.warehouse.errors import UserError
 
 
 @pytest.fixture(scope="module")

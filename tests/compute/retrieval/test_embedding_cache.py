@@ -12,13 +12,13 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from compute.retrieval.dense import DenseIndex
-from compute.retrieval.embeddings import LocalProvider
-from ingest.common.embedding_cache import EmbeddingCache, text_sha256
-from ingest.dialect.text_cleanup import light_cleanup
+from biaswh.compute.retrieval.dense import DenseIndex
+from biaswh.compute.retrieval.embeddings import LocalProvider
+from biaswh.ingest.common.embedding_cache import EmbeddingCache, text_sha256
+from biaswh.ingest.dialect.text_cleanup import light_cleanup
+from biaswh.warehouse.errors import InputError, UserError
+from biaswh.warehouse.settings.home import REPOSITORY_ROOT
 from tests.conftest import shared_file
-from warehouse.errors import InputError, UserError
-from warehouse.settings import REPOSITORY_ROOT
 
 
 class CountingProvider:
@@ -72,7 +72,7 @@ def test_a_cached_read_sees_another_writers_rows_and_never_imports_lancedb(tmp_p
     script = f"""
 import sys
 import numpy as np
-from ingest.common.embedding_cache import EmbeddingCache
+from biaswh.ingest.common.embedding_cache import EmbeddingCache
 cache = EmbeddingCache({str(tmp_path)!r}, {provider.model_id!r})
 vectors, n_embedded = cache.vectors_for(["gamma", "alpha", "beta", "alpha"], None)
 assert n_embedded == 0 and cache.dimension() == 3 and len(cache.known_shas()) == 3
@@ -130,7 +130,7 @@ def test_parquet_import_is_idempotent_and_checked(tmp_path):
 def test_a_file_imported_whole_before_is_not_read_again(tmp_path, monkeypatch):
     # Same bytes, same cache: the recorded import answers (the file is not opened as Parquet);
     # another model's cache, a cleared cache or changed bytes import the file afresh.
-    from ingest.common import embedding_cache
+    from biaswh.ingest.common import embedding_cache
 
     path = tmp_path / "vectors.parquet"
     _write_vectors(path, ["one", "two"], [[3, 4], [0, 2]])

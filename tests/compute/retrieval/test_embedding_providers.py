@@ -9,8 +9,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import numpy as np
 import pytest
 
-from compute.retrieval.embeddings import LocalProvider, OpenAIProvider, provider_from_settings
-from warehouse.errors import UserError
+from biaswh.compute.retrieval.embeddings import LocalProvider, OpenAIProvider, provider_from_settings
+from biaswh.warehouse.errors import UserError
 
 
 class _StandIn(BaseHTTPRequestHandler):
@@ -88,7 +88,7 @@ def test_openai_provider_batches_and_retries_after_500_and_429(api, monkeypatch)
 
 
 def test_openai_gives_up_after_its_retries_in_one_line(api, monkeypatch):
-    from ingest.common.llm.client import EndpointFailed
+    from biaswh.ingest.common.llm.client import EndpointFailed
 
     server, base_url = api
     monkeypatch.setenv("TEST_EMBED_KEY", "k")

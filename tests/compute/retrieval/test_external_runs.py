@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from compute.retrieval.external_runs import NOT_IN_RUN, read_external_run
-from compute.retrieval.runner import Query
-from warehouse.errors import InputError
+from biaswh.compute.retrieval.external_runs import NOT_IN_RUN, read_external_run
+from biaswh.compute.retrieval.runner import Query
+from biaswh.warehouse.errors import InputError
 
 QUERIES = [Query(q, "question", "c", f"text of {q}") for q in ("q1", "q2", "q3")]
 DOC_IDS = {"kb-a": 0, "kb-b": 1, "kb-c": 2}

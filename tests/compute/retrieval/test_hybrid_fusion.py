@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from compute.retrieval.hybrid import min_max_fusion, reciprocal_rank_fusion, union_of_top_k, weight_grid
-from compute.retrieval.ranking import QueryHits, no_hits
+from biaswh.compute.retrieval.hybrid import min_max_fusion, reciprocal_rank_fusion, union_of_top_k, weight_grid
+from biaswh.compute.retrieval.ranking import QueryHits, no_hits
 
 
 def hits(doc_ids, scores):

@@ -12,7 +12,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compute.retrieval.ranking import merge_top_k
+from biaswh.compute.retrieval.ranking import merge_top_k
 
 
 def ranked(doc_ids: list[int], scores: list[float], depth: int) -> list[tuple[int, float]]:

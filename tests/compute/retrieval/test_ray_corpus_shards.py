@@ -10,12 +10,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from compute.common.engine import ComputeSettings, compute_settings, with_compute
-from compute.retrieval.chunks import PrefetchedVectors, retrieve_chunk
-from compute.retrieval.config import config_from_settings
-from compute.retrieval.dense import DOC_TILE, DenseIndex
-from compute.retrieval.runner import Corpus, Query, run_retrievers
-from compute.retrieval.shards import (
+from biaswh.compute.common.engine import ComputeSettings, compute_settings, with_compute
+from biaswh.compute.retrieval.chunks import PrefetchedVectors, retrieve_chunk
+from biaswh.compute.retrieval.config import config_from_settings
+from biaswh.compute.retrieval.dense import DOC_TILE, DenseIndex
+from biaswh.compute.retrieval.runner import Corpus, Query, run_retrievers
+from biaswh.compute.retrieval.shards import (
     base_config,
     check_shardable,
     corpus_statistics,
@@ -25,9 +25,9 @@ from compute.retrieval.shards import (
     shard_corpora,
     term_counts,
 )
-from ingest.common.embedding_cache import EmbeddingCache
+from biaswh.ingest.common.embedding_cache import EmbeddingCache
+from biaswh.warehouse.errors import UserError
 from tests.conftest import DEMO_STUDY, assert_refused, run_main
-from warehouse.errors import UserError
 
 WORDS = "river bank money loan water fish boat interest rate flood account tree the of a".split()
 N_DOCS = DOC_TILE + DOC_TILE // 2 + 77  # two shards: cut inside the first tile
@@ -72,7 +72,7 @@ def _rows(result_tables) -> list[dict]:
 @pytest.fixture(scope="module")
 def compared(ray_local, tmp_path_factory):
     """(local rows, sharded rows, local stats, sharded stats) over the same chunks."""
-    from compute.retrieval.ray_shards import RayShardedRetrieval
+    from biaswh.compute.retrieval.ray_shards import RayShardedRetrieval
 
     folder = tmp_path_factory.mktemp("shards")
     corpora, queries = _corpus_and_queries()
@@ -260,7 +260,7 @@ def test_an_ann_index_is_refused_rather_than_sharded_approximately():
 
 def test_the_command_line_sets_the_shards_and_they_are_recorded():
     from biaswh.pipeline import load_plugins
-    from warehouse.study import load_study
+    from biaswh.warehouse.runs.study import load_study
 
     load_plugins()
     study = with_compute(load_study(DEMO_STUDY), engine="ray", corpus_shards=3)
@@ -277,8 +277,8 @@ def test_shards_on_the_command_line_without_ray_are_refused(capsys):
 
 @pytest.mark.ray
 def test_the_retrieval_job_takes_the_sharded_pool_when_shards_are_asked_for(ray_local, warehouse_home):
-    from compute.retrieval.query_set_retrieval import compute_pool
-    from compute.retrieval.ray_shards import RayShardedRetrieval
+    from biaswh.compute.retrieval.query_set_retrieval import compute_pool
+    from biaswh.compute.retrieval.ray_shards import RayShardedRetrieval
 
     corpora, _ = _corpus_and_queries()
     config = config_from_settings(RETRIEVAL)
@@ -293,7 +293,7 @@ def test_the_retrieval_job_takes_the_sharded_pool_when_shards_are_asked_for(ray_
 def test_an_evaluation_run_that_cannot_shard_is_refused_before_the_run(con, capsys):
     """The evaluation demo's ANN run (an override of [retrieval] in one [[evaluation.runs]]) is named
     when shards are asked for, before anything is ingested or Ray starts."""
-    from warehouse.settings import REPOSITORY_ROOT
+    from biaswh.warehouse.settings.home import REPOSITORY_ROOT
 
     study = REPOSITORY_ROOT / "studies" / "demo_evaluation.toml"
     code, _, error = run_main(["run", str(study), "--compute", "ray", "--corpus-shards", "2"], capsys)

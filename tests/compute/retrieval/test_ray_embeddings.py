@@ -7,10 +7,10 @@ import random
 import numpy as np
 import pytest
 
-from compute.common.engine import ComputeSettings
-from compute.retrieval.embedding_batches import forward_batches, place_rows
-from compute.retrieval.embeddings import LocalProvider
-from ingest.common.embedding_cache import EmbeddingCache
+from biaswh.compute.common.engine import ComputeSettings
+from biaswh.compute.retrieval.embedding_batches import forward_batches, place_rows
+from biaswh.compute.retrieval.embeddings import LocalProvider
+from biaswh.ingest.common.embedding_cache import EmbeddingCache
 
 WORDS = "the river bank lent money at a low rate of interest while fish swam under the old boat".split()
 
@@ -35,7 +35,7 @@ def embedder(ray_local, monkeypatch):
     Its actors stay up for the session, as they do for every later job of a process: the Ray
     parity test's study runs use the same pool (one model load per actor per session).
     """
-    import compute.retrieval.ray_embeddings as ray_embeddings
+    import biaswh.compute.retrieval.ray_embeddings as ray_embeddings
 
     monkeypatch.setattr(ray_embeddings, "BATCHES_PER_TASK", 1)
     return ray_embeddings.RayEmbedder(LocalProvider(), ComputeSettings(engine="ray", workers=2))

@@ -7,10 +7,10 @@ import random
 import pyarrow as pa
 import pytest
 
-from compute.common.engine import ComputeSettings
-from compute.retrieval.chunks import retrieve_chunk
-from compute.retrieval.config import config_from_settings
-from compute.retrieval.runner import Corpus, Query
+from biaswh.compute.common.engine import ComputeSettings
+from biaswh.compute.retrieval.chunks import retrieve_chunk
+from biaswh.compute.retrieval.config import config_from_settings
+from biaswh.compute.retrieval.runner import Corpus, Query
 
 pytestmark = pytest.mark.ray
 
@@ -56,7 +56,7 @@ def _decoded(encoded: bytes) -> list[dict]:
 
 @pytest.fixture
 def pool(ray_local, tmp_path):
-    from compute.retrieval.ray_retrieval import RayRetrieval
+    from biaswh.compute.retrieval.ray_retrieval import RayRetrieval
 
     corpora, chunks = _corpus_and_chunks()
     config = config_from_settings({"retrievers": ["bm25", "bm25@k1=0.9,b=0.4"], "depth": 5})
@@ -87,9 +87,9 @@ def test_a_worker_that_stays_dead_fails_the_job(pool):
 
 QUIET_RUN = """
 import sys
-from compute.common.engine import ComputeSettings
-from compute.retrieval.config import config_from_settings
-from compute.retrieval.ray_retrieval import RayRetrieval
+from biaswh.compute.common.engine import ComputeSettings
+from biaswh.compute.retrieval.config import config_from_settings
+from biaswh.compute.retrieval.ray_retrieval import RayRetrieval
 from tests.compute.retrieval.test_ray_retrieval import _corpus_and_chunks
 
 corpora, chunks = _corpus_and_chunks(2)
@@ -109,7 +109,7 @@ def test_a_ray_job_started_here_prints_one_line_of_its_own_and_nothing_of_rays(t
     import subprocess
     import sys
 
-    from warehouse.settings import REPOSITORY_ROOT
+    from biaswh.warehouse.settings.home import REPOSITORY_ROOT
 
     env = {**os.environ, "PYTHONPATH": str(REPOSITORY_ROOT)}
     env.pop("RAY_AUTH_MODE", None)

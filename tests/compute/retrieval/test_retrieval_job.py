@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
-from compute.retrieval.ranking import top_k
-from compute.retrieval.tokenize import RegexTokenizer
-from ingest.common.embedding_cache import CACHE_VARIABLE
+from biaswh.compute.retrieval.ranking import top_k
+from biaswh.compute.retrieval.tokenize import RegexTokenizer
+from biaswh.ingest.common.embedding_cache import CACHE_VARIABLE
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.settings.home import HOME_VARIABLE
 from tests.conftest import DEMO_DATA, DEMO_STUDY, copy_warehouse, run_cli
 from tests.fingerprints import raw_fingerprint
-from warehouse.errors import UserError
-from warehouse.settings import HOME_VARIABLE
 
 pytestmark = pytest.mark.dbt
 
@@ -44,7 +44,7 @@ def demo_home(demo_warehouse, tmp_path_factory):
 
 @pytest.fixture
 def demo_con(demo_home):
-    from warehouse.connection import connect
+    from biaswh.warehouse.database.connection import connect
 
     connection = connect()
     yield connection
@@ -68,7 +68,7 @@ def _pin_like_the_study(con, run_id: str) -> None:
 
 def _study(**settings):
     from biaswh.pipeline import load_plugins
-    from warehouse.study import load_study
+    from biaswh.warehouse.runs.study import load_study
 
     load_plugins()
     study = load_study(DEMO_STUDY, limit=2)
@@ -154,8 +154,8 @@ def test_every_retriever_lands_with_provenance(demo_con, demo_home):
 
 
 def test_rerun_embeds_nothing_and_limit_limits_queries(demo_con, capsys):
-    from compute.retrieval.steps import retrieval_job
-    from ingest.common.embedding_cache import shared_embedding_cache
+    from biaswh.compute.retrieval.steps import retrieval_job
+    from biaswh.ingest.common.embedding_cache import shared_embedding_cache
 
     cache = shared_embedding_cache("all-MiniLM-L6-v2")
     cached = cache.known().num_rows
@@ -180,7 +180,7 @@ def test_rerun_embeds_nothing_and_limit_limits_queries(demo_con, capsys):
     ],
 )
 def test_bad_embedding_settings_are_reported_before_any_work(demo_con, monkeypatch, embedding, message):
-    from compute.retrieval.steps import retrieval_job
+    from biaswh.compute.retrieval.steps import retrieval_job
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.delenv("BIASWH_TEST_NO_KEY", raising=False)
@@ -192,7 +192,7 @@ def test_bad_embedding_settings_are_reported_before_any_work(demo_con, monkeypat
 
 
 def test_a_split_without_documents_is_refused(demo_con):
-    from compute.retrieval.steps import load_corpora
+    from biaswh.compute.retrieval.steps import load_corpora
 
     with pytest.raises(UserError, match="corpus 'validation' has no documents"):
         load_corpora(demo_con, {"validation"})
@@ -225,7 +225,7 @@ def test_trec_round_trip_through_the_cli(demo_home, tmp_path):
     assert first[1] == "Q0" and first[0].endswith(("/sae", "/aae")) and first[5] == "bm25"
     imported = run_cli("trec", "import", str(out), "--query-set", "dialect_pairs_demo", home=home).stdout
     new_run = imported.split()[-1]
-    from warehouse.connection import connect
+    from biaswh.warehouse.database.connection import connect
 
     con = connect(read_only=True)
     try:
@@ -250,8 +250,8 @@ def test_trec_round_trip_through_the_cli(demo_home, tmp_path):
 
 
 def test_chunked_bm25_retrieval_writes_the_same_rows(demo_con, monkeypatch):
-    import compute.retrieval.query_set_retrieval as chunked
-    import compute.retrieval.steps as job
+    import biaswh.compute.retrieval.query_set_retrieval as chunked
+    import biaswh.compute.retrieval.steps as job
 
     study = _study(retrievers=["bm25", "bm25@k1=0.9,b=0.4"], hybrid={})
     study = dataclasses.replace(study, limit=None)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from compute.retrieval.config import config_from_settings
-from compute.retrieval.runner import Corpus, Query, run_retrievers
-from ingest.common.embedding_cache import EmbeddingCache
-from warehouse.errors import UserError
+from biaswh.compute.retrieval.config import config_from_settings
+from biaswh.compute.retrieval.runner import Corpus, Query, run_retrievers
+from biaswh.ingest.common.embedding_cache import EmbeddingCache
+from biaswh.warehouse.errors import UserError
 
 
 class LetterProvider:
@@ -166,7 +166,7 @@ def test_ann_option_reports_recall_in_the_run_details(tmp_path):
 
 
 def test_dropping_documents_is_seeded_and_keeps_order():
-    from compute.retrieval.steps import drop_documents
+    from biaswh.compute.retrieval.steps import drop_documents
 
     corpora = {"train": Corpus(list(range(100)), [f"doc {i}" for i in range(100)])}
     once = drop_documents(corpora, 0.1, seed=11)["train"]

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
-from compute.retrieval.bm25 import BM25Index
-from compute.retrieval.config import config_from_settings
-from compute.retrieval.ranking import EMPTY_QUERY, argsort_reversed_top_k
-from compute.retrieval.runner import Corpus, Query, run_retrievers
-from compute.retrieval.tokenize import RegexTokenizer
-from warehouse.errors import UserError
+from biaswh.compute.retrieval.bm25 import BM25Index
+from biaswh.compute.retrieval.config import config_from_settings
+from biaswh.compute.retrieval.ranking import EMPTY_QUERY, argsort_reversed_top_k
+from biaswh.compute.retrieval.runner import Corpus, Query, run_retrievers
+from biaswh.compute.retrieval.tokenize import RegexTokenizer
+from biaswh.warehouse.errors import UserError
 
 # Many exact ties (identical documents) and documents without any query token.
 DOCUMENTS = [

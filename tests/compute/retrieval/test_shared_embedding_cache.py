@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ingest.common.embedding_cache import embedding_cache_dir, shared_embedding_cache
-from warehouse.errors import UserError
-from warehouse.settings import REPOSITORY_ROOT
+from biaswh.ingest.common.embedding_cache import embedding_cache_dir, shared_embedding_cache
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.settings.home import REPOSITORY_ROOT
 
 
 def test_the_default_folder_is_the_users_cache(monkeypatch, tmp_path):

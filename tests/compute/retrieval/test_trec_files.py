@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from compute.retrieval.trec import TrecRow, read_run, write_run
-from warehouse.errors import InputError
+from biaswh.compute.retrieval.trec import TrecRow, read_run, write_run
+from biaswh.warehouse.errors import InputError
 
 
 def test_round_trip(tmp_path):

@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-from ingest.common.embedding_cache import EmbeddingCache, text_sha256
+from biaswh.ingest.common.embedding_cache import EmbeddingCache, text_sha256
 from tests.conftest import REPOSITORY_ROOT
 
 # What LanceDB raises on a full disk (its message, with the Rust source path it appends).
@@ -56,7 +56,7 @@ def test_a_real_write_limit_is_reported_with_its_errno(tmp_path):
     """A file-size limit (EFBIG: the kernel's refusal, as ENOSPC is) on a real LanceDB write."""
     script = (
         "import numpy as np, sys\n"
-        "from ingest.common.embedding_cache import EmbeddingCache, text_sha256\n"
+        "from biaswh.ingest.common.embedding_cache import EmbeddingCache, text_sha256\n"
         "texts = [f't{i}' for i in range(20000)]\n"
         "vectors = np.random.default_rng(0).random((20000, 64), dtype=np.float32)\n"
         "try:\n"

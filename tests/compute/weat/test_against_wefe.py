@@ -12,16 +12,16 @@ import math
 import numpy as np
 import pytest
 
-from compute.weat.association import word_associations
-from compute.weat.coverage import Vocabulary, match_words
-from compute.weat.ect import embedding_coherence
-from compute.weat.effect_size import weat_effect_size
-from compute.weat.mac import mean_average_cosine
-from compute.weat.resampling import ResamplingSettings
-from compute.weat.ripa import relational_inner_product
-from compute.weat.rnd import relative_norm_distance
-from compute.weat.rnsb import relative_negative_sentiment
-from ingest.weat.weat_tests import builtin_path, parse_weat_tests
+from biaswh.compute.weat.association import word_associations
+from biaswh.compute.weat.coverage import Vocabulary, match_words
+from biaswh.compute.weat.ect import embedding_coherence
+from biaswh.compute.weat.effect_size import weat_effect_size
+from biaswh.compute.weat.mac import mean_average_cosine
+from biaswh.compute.weat.resampling import ResamplingSettings
+from biaswh.compute.weat.ripa import relational_inner_product
+from biaswh.compute.weat.rnd import relative_norm_distance
+from biaswh.compute.weat.rnsb import relative_negative_sentiment
+from biaswh.ingest.weat.weat_tests import builtin_path, parse_weat_tests
 from tests.conftest import shared_file
 
 pytest.importorskip("wefe")
@@ -165,7 +165,7 @@ def test_rnd_on_unit_vectors_differs_from_wefes_raw_vectors_and_cos_reverses_the
 def test_wefes_word_lists_load_as_a_named_test_set_and_move_d_more_than_the_sd_does(embedding):
     """builtin:wefe_weat holds WEFE's lists; d (in WEFE's ddof-0 convention) for WEAT 4, 5, 9, 10 moves
     to 1.33, 0.73, 1.35, -0.20, more than the SD convention moves any d (Antoniak & Mimno 2021)."""
-    from compute.weat.runner import WeatSettings, run_weat_test
+    from biaswh.compute.weat.runner import WeatSettings, run_weat_test
 
     _, vocabulary, vectors = embedding
     settings = WeatSettings(bootstrap_resamples=100, exact_limit=1000)

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from compute.weat.bootstrap import effect_size_interval
-from compute.weat.effect_size import weat_effect_size
+from biaswh.compute.weat.bootstrap import effect_size_interval
+from biaswh.compute.weat.effect_size import weat_effect_size
 
 
 def test_interval_brackets_d_is_reproducible_and_narrows_with_more_words():

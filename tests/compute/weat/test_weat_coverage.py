@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from compute.weat.coverage import Vocabulary, balance_targets, match_words, set_coverage
-from compute.weat.runner import WeatSettings, run_weat_test
+from biaswh.compute.weat.coverage import Vocabulary, balance_targets, match_words, set_coverage
+from biaswh.compute.weat.runner import WeatSettings, run_weat_test
 
 VOCABULARY = Vocabulary(["NASA", "Nasa", "einstein", "John", "rose", "Rose"])
 

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from compute.weat.association import word_associations
-from compute.weat.effect_size import weat_effect_size
+from biaswh.compute.weat.association import word_associations
+from biaswh.compute.weat.effect_size import weat_effect_size
 
 
 def _cosine(u, v) -> float:

@@ -18,17 +18,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from compute.weat.association import word_associations
-from compute.weat.bootstrap import effect_size_interval
-from compute.weat.ect import embedding_coherence
-from compute.weat.effect_size import weat_effect_size
-from compute.weat.mac import mean_average_cosine
-from compute.weat.metrics import MetricSettings, run_metrics
-from compute.weat.resampling import ResamplingSettings
-from compute.weat.ripa import relational_inner_product
-from compute.weat.rnd import relative_norm_distance
-from compute.weat.rnsb import relative_negative_sentiment
-from stats.paired.sign_flip import sign_flip_test
+from biaswh.compute.weat.association import word_associations
+from biaswh.compute.weat.bootstrap import effect_size_interval
+from biaswh.compute.weat.ect import embedding_coherence
+from biaswh.compute.weat.effect_size import weat_effect_size
+from biaswh.compute.weat.mac import mean_average_cosine
+from biaswh.compute.weat.metrics import MetricSettings, run_metrics
+from biaswh.compute.weat.resampling import ResamplingSettings
+from biaswh.compute.weat.ripa import relational_inner_product
+from biaswh.compute.weat.rnd import relative_norm_distance
+from biaswh.compute.weat.rnsb import relative_negative_sentiment
+from biaswh.stats.paired.sign_flip import sign_flip_test
 
 QUICK = ResamplingSettings(bootstrap_resamples=200, n_permutations=999, exact_limit=20_000)
 # For the properties: few resamples, and exact partitions for up to 10 target words (C(10, 5) = 252).

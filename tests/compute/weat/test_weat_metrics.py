@@ -9,14 +9,14 @@ import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from compute.weat.ect import embedding_coherence
-from compute.weat.mac import mean_average_cosine
-from compute.weat.metrics import MetricOutcome, MetricSettings, holm_adjust, planned_rows, run_metrics
-from compute.weat.resampling import ResamplingSettings, permutation_p
-from compute.weat.ripa import relational_inner_product
-from compute.weat.rnd import relative_norm_distance
-from compute.weat.rnsb import relative_negative_sentiment
-from compute.weat.sensitivity import word_set_sensitivity
+from biaswh.compute.weat.ect import embedding_coherence
+from biaswh.compute.weat.mac import mean_average_cosine
+from biaswh.compute.weat.metrics import MetricOutcome, MetricSettings, holm_adjust, planned_rows, run_metrics
+from biaswh.compute.weat.resampling import ResamplingSettings, permutation_p
+from biaswh.compute.weat.ripa import relational_inner_product
+from biaswh.compute.weat.rnd import relative_norm_distance
+from biaswh.compute.weat.rnsb import relative_negative_sentiment
+from biaswh.compute.weat.sensitivity import word_set_sensitivity
 
 QUICK = ResamplingSettings(bootstrap_resamples=300, n_permutations=999, exact_limit=20_000)
 
@@ -101,7 +101,7 @@ def test_exact_permutation_p_equals_scipys_two_sided_enumeration():
 
 
 def test_exact_partitions_kept_for_the_next_metric_give_the_streamed_p(monkeypatch):
-    from compute.weat import resampling
+    from biaswh.compute.weat import resampling
 
     rng = np.random.default_rng(9)
     samples = [(rng.normal(0.5, 1, 7), rng.normal(0, 1, 7)) for _ in range(3)]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from compute.weat.permutation import _random_count, weat_permutation_test
+from biaswh.compute.weat.permutation import _random_count, weat_permutation_test
 
 
 def _scipy(s_x, s_y, n_resamples, seed=0):

@@ -8,16 +8,16 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from compute.weat.association import word_associations
-from compute.weat.coverage import Vocabulary
-from compute.weat.effect_size import weat_effect_size
-from compute.weat.runner import WeatSettings, run_weat_test
-from compute.weat.vectors import LanceVectors, read_embedding
-from ingest.weat.weat_tests import builtin_path, parse_weat_tests
-from ingest.weat.word_vectors import load_word_vectors
+from biaswh.compute.weat.association import word_associations
+from biaswh.compute.weat.coverage import Vocabulary
+from biaswh.compute.weat.effect_size import weat_effect_size
+from biaswh.compute.weat.runner import WeatSettings, run_weat_test
+from biaswh.compute.weat.vectors import LanceVectors, read_embedding
+from biaswh.ingest.weat.weat_tests import builtin_path, parse_weat_tests
+from biaswh.ingest.weat.word_vectors import load_word_vectors
+from biaswh.warehouse.database.connection import connect
+from biaswh.warehouse.settings.home import HOME_VARIABLE
 from tests.conftest import shared_file
-from warehouse.connection import connect
-from warehouse.settings import HOME_VARIABLE
 
 pytestmark = pytest.mark.real_data
 VECTORS = "weat/word2vec_gnews_subset_13013x300.npz"

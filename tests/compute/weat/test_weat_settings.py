@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from compute.weat.steps import weat_settings
-from warehouse.errors import UserError
-from warehouse.study import Study
+from biaswh.compute.weat.steps import weat_settings
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.runs.study import Study
 
 
 def _study(options: dict) -> Study:

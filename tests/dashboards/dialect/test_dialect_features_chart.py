@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dashboards.dialect.charts_features import feature_effects_chart
+from biaswh.dashboards.dialect.charts_features import feature_effects_chart
 
 
 def _effects() -> pd.DataFrame:

@@ -6,8 +6,8 @@ import re
 
 import pandas as pd
 
-from dashboards.dialect.charts import recall_at_k_chart
-from dashboards.dialect.page import finding
+from biaswh.dashboards.dialect.charts import recall_at_k_chart
+from biaswh.dashboards.dialect.page import finding
 
 RETRIEVERS = ["bm25", "dense", "hybrid_minmax", "hybrid_rrf", "hybrid_union"]
 

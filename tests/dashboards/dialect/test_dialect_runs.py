@@ -14,8 +14,8 @@ import duckdb
 import pytest
 
 from biaswh.pipeline import run_study
+from biaswh.warehouse.settings.home import warehouse_paths
 from tests.conftest import REPOSITORY_ROOT
-from warehouse.settings import warehouse_paths
 
 pytestmark = pytest.mark.dbt
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dashboards.dialect.power_sentences import power_sentences, reachable_gap
+from biaswh.dashboards.dialect.power_sentences import power_sentences, reachable_gap
 
 
 def test_a_gap_above_the_observed_discordance_is_not_detectable():

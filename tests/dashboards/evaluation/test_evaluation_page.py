@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from dashboards.evaluation.page import _alerts
+from biaswh.dashboards.evaluation.page import _alerts
 
 
 def test_alerts_sort_by_significance_severity_and_size_of_change(con):
@@ -61,7 +61,7 @@ def test_alerts_name_the_floor_of_few_queries_and_untestable_checks(con):
 def test_metrics_at_k_axis_spans_the_data_not_a_padded_log_range():
     import pandas as pd
 
-    from dashboards.evaluation.charts import metrics_at_k_chart
+    from biaswh.dashboards.evaluation.charts import metrics_at_k_chart
 
     df = pd.DataFrame(
         {

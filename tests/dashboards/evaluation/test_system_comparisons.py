@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from dashboards.evaluation.system_comparisons import comparison_section
+from biaswh.dashboards.evaluation.system_comparisons import comparison_section
 
 
 def _comparisons(con, rows) -> None:

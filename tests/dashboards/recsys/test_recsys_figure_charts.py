@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dashboards.recsys.charts import MARKER_LEVELS
-from dashboards.recsys.figure_charts import (
+from biaswh.dashboards.recsys.charts import MARKER_LEVELS
+from biaswh.dashboards.recsys.figure_charts import (
     demographic_bar_chart,
     directional_heatmap_chart,
     importance_heatmap_chart,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dashboards.recsys.charts import (
+from biaswh.dashboards.recsys.charts import (
     MARKER_LEVELS,
     SIGNIFICANCE_COLOURS,
     aggregated_heatmap_chart,
@@ -15,7 +15,7 @@ from dashboards.recsys.charts import (
     signed_bias_bar_chart,
     signed_condition_heatmap_chart,
 )
-from dashboards.recsys.page import render
+from biaswh.dashboards.recsys.page import render
 
 CELLS = pd.DataFrame(
     {

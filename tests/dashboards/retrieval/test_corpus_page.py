@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from dashboards.common.queries import id_order
-from dashboards.retrieval.page import render
+from biaswh.dashboards.common.queries import id_order
+from biaswh.dashboards.retrieval.page import render
 
 
 def test_numeric_ids_sort_as_numbers_and_text_ids_after_them(con):

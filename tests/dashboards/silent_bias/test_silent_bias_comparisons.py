@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from dashboards.silent_bias.comparisons import model_comparisons_section
+from biaswh.dashboards.silent_bias.comparisons import model_comparisons_section
 
 COLUMNS = (
     "run_id varchar, vignette_set varchar, rule_set varchar, dimension varchar, model_a varchar, model_b varchar,"

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dashboards.silent_bias.charts import (
+from biaswh.dashboards.silent_bias.charts import (
     biased_and_silent_counts_chart,
     silent_bias_heatmap_chart,
     silent_bias_rate_chart,
 )
-from dashboards.silent_bias.page import highlighted_excerpt, render
+from biaswh.dashboards.silent_bias.page import highlighted_excerpt, render
 
 
 def test_excerpt_escapes_model_text_and_only_adds_the_mark():
@@ -69,7 +69,7 @@ def test_page_renders_a_note_on_a_warehouse_without_silent_bias_results(con):
 
 
 def test_the_page_leads_with_each_models_rate_and_interval():
-    from dashboards.silent_bias.page import _lead
+    from biaswh.dashboards.silent_bias.page import _lead
 
     overall = pd.DataFrame(
         {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dashboards.weat.page import effect_size_chart, render, word_association_chart
+from biaswh.dashboards.weat.page import effect_size_chart, render, word_association_chart
 
 
 def test_effect_size_chart_has_intervals_reference_lines_and_significance_colours():
@@ -54,7 +54,7 @@ def test_page_renders_a_note_without_weat_tables(con):
 
 
 def test_results_table_gives_the_reading_room_and_never_a_direction_for_a_null():
-    from dashboards.weat.page import _results_table
+    from biaswh.dashboards.weat.page import _results_table
 
     results = pd.DataFrame(
         {
@@ -114,7 +114,7 @@ def _metric_row(metric, attribute_set, value, **extra):
 
 
 def test_metrics_table_puts_the_word_set_interval_beside_d_and_signs_rnsb():
-    from dashboards.weat.metric_sections import influential_words_table, metrics_table
+    from biaswh.dashboards.weat.metric_sections import influential_words_table, metrics_table
 
     influential = '{"most_influential": [{"word": "<b>rose</b>", "set_role": "target_x", "d_without": 1.1}]}'
     rows = [

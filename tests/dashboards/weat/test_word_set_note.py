@@ -5,7 +5,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from dashboards.weat.card import _word_set_note
+from biaswh.dashboards.weat.card import _word_set_note
 
 TOP = {"embedding": "w2v", "test": "weat6"}
 WANTED = ("r1", "w2v", "weat6", "d_word_sets", "computed", 1.7401, 1.9234)

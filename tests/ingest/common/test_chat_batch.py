@@ -9,11 +9,11 @@ import json
 
 import pytest
 
-from ingest.common.llm.batch import ChatJob, JsonlCache, answer_all, chat_pool_for_calls
-from ingest.common.llm.client import EndpointFailed, EndpointRefused
-from ingest.common.llm.settings import EndpointSettings
+from biaswh.ingest.common.llm.batch import ChatJob, JsonlCache, answer_all, chat_pool_for_calls
+from biaswh.ingest.common.llm.client import EndpointFailed, EndpointRefused
+from biaswh.ingest.common.llm.settings import EndpointSettings
+from biaswh.warehouse.errors import UserError
 from tests.ingest.chat_stand_in import ChatStandIn
-from warehouse.errors import UserError
 
 
 def _lines(*records) -> str:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from ingest.common.llm.batch import ChatJob, JsonlCache, answer_all, chat_pool_for_calls
-from ingest.common.llm.client import Answer, EndpointFailed
-from ingest.common.llm.settings import EndpointSettings
+from biaswh.ingest.common.llm.batch import ChatJob, JsonlCache, answer_all, chat_pool_for_calls
+from biaswh.ingest.common.llm.client import Answer, EndpointFailed
+from biaswh.ingest.common.llm.settings import EndpointSettings
 
 
 class RecordingPool:

@@ -13,10 +13,10 @@ import time
 
 import pytest
 
-from ingest.common.llm.client import MAX_REPLY_DEPTH, EndpointClient, nesting_depth
-from ingest.common.llm.settings import EndpointSettings, public_url, redact
+from biaswh.ingest.common.llm.client import MAX_REPLY_DEPTH, EndpointClient, nesting_depth
+from biaswh.ingest.common.llm.settings import EndpointSettings, public_url, redact
+from biaswh.warehouse.errors import UserError
 from tests.ingest.chat_stand_in import ChatStandIn
-from warehouse.errors import UserError
 
 CAP = 50_000
 

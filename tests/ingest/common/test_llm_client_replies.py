@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from ingest.common.llm.client import (
+from biaswh.ingest.common.llm.client import (
     Answer,
     AttemptFailed,
     EndpointClient,
@@ -22,9 +22,9 @@ from ingest.common.llm.client import (
     _json_object,
     chat_reply,
 )
-from ingest.common.llm.settings import EndpointSettings
+from biaswh.ingest.common.llm.settings import EndpointSettings
+from biaswh.warehouse.errors import UserError
 from tests.ingest.chat_stand_in import ChatStandIn
-from warehouse.errors import UserError
 
 KEY_VARIABLE = "STAND_IN_TEST_KEY"
 KEY = "hunter2-not-shaped-like-a-key"
@@ -124,7 +124,7 @@ def test_an_answers_latency_is_the_milliseconds_from_asking_to_its_reply(monkeyp
     # The client's clock reads 1000.0 s when the question is asked and 1002.5 s ever after.
     readings = iter([1000.0])
     clock = SimpleNamespace(monotonic=lambda: next(readings, 1002.5), sleep=time.sleep)
-    monkeypatch.setattr("ingest.common.llm.client.time", clock)
+    monkeypatch.setattr("biaswh.ingest.common.llm.client.time", clock)
     with ChatStandIn() as server:
         answer = _chat(server)
     assert answer.ok and answer.latency_ms == 2500

@@ -15,9 +15,9 @@ import types
 
 import pytest
 
-import ingest.common.llm.client as client_module
-from ingest.common.llm.client import AttemptFailed, EndpointClient, _detail, _json_object
-from ingest.common.llm.settings import EndpointSettings
+import biaswh.ingest.common.llm.client as client_module
+from biaswh.ingest.common.llm.client import AttemptFailed, EndpointClient, _detail, _json_object
+from biaswh.ingest.common.llm.settings import EndpointSettings
 from tests.ingest.chat_stand_in import ChatStandIn
 
 CAP = 1_000

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from ingest.common.llm.batch import ChatJob, JsonlCache, answer_all
-from ingest.common.llm.client import EndpointRefused
-from ingest.common.llm.settings import EndpointSettings
+from biaswh.ingest.common.llm.batch import ChatJob, JsonlCache, answer_all
+from biaswh.ingest.common.llm.client import EndpointRefused
+from biaswh.ingest.common.llm.settings import EndpointSettings
+from biaswh.warehouse.errors import UserError
 from tests.ingest.chat_stand_in import ChatStandIn
-from warehouse.errors import UserError
 
 pytestmark = pytest.mark.ray
 
@@ -41,7 +41,7 @@ def _answers_file(tmp_path: Path, name: str, *, pool) -> tuple[str, ChatStandIn]
 
 @pytest.fixture(scope="module")
 def ray_pool(ray_local):
-    from compute.common.engine import ComputeSettings, chat_pool
+    from biaswh.compute.common.engine import ComputeSettings, chat_pool
 
     return chat_pool(ComputeSettings(engine="ray", workers=2))
 

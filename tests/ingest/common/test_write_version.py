@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from ingest.common.versions import CompanionFile, SourceFile, latest_version, write_version
+from biaswh.ingest.common.versions import CompanionFile, SourceFile, latest_version, write_version
 
 
 def _rows(*topics: str) -> pa.Table:

@@ -6,18 +6,18 @@ import json
 
 import pytest
 
-from ingest.dialect.convert_with_llm import (
+from biaswh.ingest.dialect.convert_with_llm import (
     DEFAULT_CONVERSION_TEMPLATE,
     ConversionSettings,
     convert_questions,
     is_acceptable,
     write_pairs,
 )
-from ingest.dialect.pairs import load_pairs
-from ingest.retrieval.squad import load_squad
+from biaswh.ingest.dialect.pairs import load_pairs
+from biaswh.ingest.retrieval.squad import load_squad
+from biaswh.warehouse.errors import UserError
 from tests.conftest import DEMO_DATA, run_cli
 from tests.ingest.chat_stand_in import ChatStandIn
-from warehouse.errors import UserError
 
 SECRET = "sk-test-secret-abcdef0123"
 ITEMS = [

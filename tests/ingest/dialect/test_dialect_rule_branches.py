@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from ingest.dialect.rules import RULES, transform
+from biaswh.ingest.dialect.rules import RULES, transform
 
 # (rule, branch, question, what the rule alone makes of it)
 CASES = [

@@ -2,8 +2,8 @@
 
 import pytest
 
-from ingest.dialect.rules import RULE_ORDER, RULES, _bare_verb, transform
-from warehouse.errors import UserError
+from biaswh.ingest.dialect.rules import RULE_ORDER, RULES, _bare_verb, transform
+from biaswh.warehouse.errors import UserError
 
 # One question per rule where exactly that rule applies, and what the rule alone makes of it.
 EXAMPLES = {

@@ -2,11 +2,11 @@ import json
 
 import pytest
 
-from ingest.dialect.pairs import load_pairs
-from ingest.retrieval.squad import load_squad
+from biaswh.ingest.dialect.pairs import load_pairs
+from biaswh.ingest.retrieval.squad import load_squad
+from biaswh.warehouse.errors import InputError, UserError
 from tests.conftest import DEMO_DATA
 from tests.fingerprints import raw_fingerprint
-from warehouse.errors import InputError, UserError
 
 PAIRS_CSV = DEMO_DATA / "dialect_pairs_demo.csv"
 
@@ -153,7 +153,7 @@ def test_bad_pair_files_are_refused_cleanly_and_change_nothing(squad_loaded, tmp
 
 
 def test_a_failure_while_writing_rolls_back_the_whole_ingest(squad_loaded, monkeypatch):
-    import ingest.common.versions as versions
+    import biaswh.ingest.common.versions as versions
 
     before = raw_fingerprint(squad_loaded)
 

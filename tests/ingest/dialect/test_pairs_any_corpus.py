@@ -2,12 +2,12 @@
 
 import pytest
 
-from ingest.dialect.pairs import load_pairs
-from ingest.evaluation.qrels import load_qrels
-from ingest.retrieval.corpus import load_corpus, load_corpus_queries
+from biaswh.ingest.dialect.pairs import load_pairs
+from biaswh.ingest.evaluation.qrels import load_qrels
+from biaswh.ingest.retrieval.corpus import load_corpus, load_corpus_queries
+from biaswh.warehouse.errors import InputError, UserError
 from tests.conftest import DEMO_DATA
 from tests.fingerprints import raw_fingerprint
-from warehouse.errors import InputError, UserError
 
 BEIR = DEMO_DATA / "beir_demo"
 

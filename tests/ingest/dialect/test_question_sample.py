@@ -5,7 +5,7 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from ingest.dialect.question_sample import SampleProtocol, eligible_questions, sample_questions
+from biaswh.ingest.dialect.question_sample import SampleProtocol, eligible_questions, sample_questions
 from tests.conftest import shared_file
 
 

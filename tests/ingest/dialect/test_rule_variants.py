@@ -4,10 +4,15 @@ import json
 
 import pytest
 
-from ingest.dialect.pairs import load_pairs
-from ingest.dialect.rule_variants import agreement_with_human, rule_variant_records, variant_columns, write_records
-from ingest.dialect.rules import RULE_ORDER
-from ingest.retrieval.squad import load_squad
+from biaswh.ingest.dialect.pairs import load_pairs
+from biaswh.ingest.dialect.rule_variants import (
+    agreement_with_human,
+    rule_variant_records,
+    variant_columns,
+    write_records,
+)
+from biaswh.ingest.dialect.rules import RULE_ORDER
+from biaswh.ingest.retrieval.squad import load_squad
 from tests.conftest import DEMO_DATA, run_cli, shared_file
 
 ITEMS = [("0", 0, "Who is running the show?"), ("1", 1, "Name the river."), ("2", 2, "What is the capital of Peru?")]

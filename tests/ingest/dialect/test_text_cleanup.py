@@ -1,7 +1,7 @@
 import pytest
 
-from ingest.dialect.text_cleanup import CLEANUP_RULES, cleanup_named, light_cleanup, seed_compatible_cleanup
-from warehouse.errors import UserError
+from biaswh.ingest.dialect.text_cleanup import CLEANUP_RULES, cleanup_named, light_cleanup, seed_compatible_cleanup
+from biaswh.warehouse.errors import UserError
 
 
 @pytest.mark.parametrize(

@@ -6,13 +6,13 @@ import json
 
 import pytest
 
-from ingest.dialect.pairs import load_pairs
-from ingest.evaluation.qrels import load_qrels, read_qrels
-from ingest.retrieval.query_set_members import query_set_table_name
-from ingest.retrieval.squad import load_squad
+from biaswh.ingest.dialect.pairs import load_pairs
+from biaswh.ingest.evaluation.qrels import load_qrels, read_qrels
+from biaswh.ingest.retrieval.query_set_members import query_set_table_name
+from biaswh.ingest.retrieval.squad import load_squad
+from biaswh.warehouse.errors import InputError, UserError
 from tests.conftest import DEMO_DATA
 from tests.fingerprints import raw_fingerprint
-from warehouse.errors import InputError, UserError
 
 
 def _triples(judgments):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ingest.evaluation.thresholds import max_achievable, read_thresholds
+from biaswh.ingest.evaluation.thresholds import max_achievable, read_thresholds
 
 
 @pytest.fixture

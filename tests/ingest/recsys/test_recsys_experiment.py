@@ -11,10 +11,10 @@ import re
 import duckdb
 import pytest
 
-from ingest.recsys.parse_reply import parse_reply
+from biaswh.ingest.recsys.parse_reply import parse_reply
+from biaswh.warehouse.settings.home import HOME_VARIABLE
 from tests.conftest import run_main
 from tests.ingest.chat_stand_in import ChatStandIn
-from warehouse.settings import HOME_VARIABLE
 
 KEY = "sk-test-recsys-secret-0123456789"
 LINE = re.compile(r"^\[(p\d+)\] (.*)$", re.MULTILINE)
@@ -118,7 +118,7 @@ def test_the_study_recovers_the_injected_preference_through_the_stand_in(tmp_pat
 
 
 def _settings(stand_in, **overrides):
-    from ingest.recsys.run_experiment import ExperimentSettings
+    from biaswh.ingest.recsys.run_experiment import ExperimentSettings
 
     options = {
         "base_url": stand_in.base_url,
@@ -136,7 +136,7 @@ def _settings(stand_in, **overrides):
 
 
 def test_a_trial_that_keeps_failing_is_recorded_left_out_and_resent_on_the_next_run(tmp_path, pool, monkeypatch):
-    from ingest.recsys.run_experiment import run_experiment
+    from biaswh.ingest.recsys.run_experiment import run_experiment
 
     monkeypatch.setenv("RECSYS_TEST_KEY", KEY)
     posts, _ = pool
@@ -158,8 +158,8 @@ def test_a_trial_that_keeps_failing_is_recorded_left_out_and_resent_on_the_next_
 
 
 def test_a_refused_key_stops_the_run_without_showing_the_key(tmp_path, pool, monkeypatch):
-    from ingest.recsys.run_experiment import run_experiment
-    from warehouse.errors import UserError
+    from biaswh.ingest.recsys.run_experiment import run_experiment
+    from biaswh.warehouse.errors import UserError
 
     monkeypatch.setenv("RECSYS_TEST_KEY", KEY)
     with ChatStandIn(status_for_all=401, echo_key_in_error=True) as stand_in:

@@ -6,15 +6,15 @@ import csv
 
 import pytest
 
-from ingest.recsys.paper_results import (
+from biaswh.ingest.recsys.paper_results import (
     DIRECTIONAL_COLUMNS,
     IMPORTANCE_COLUMNS,
     load_recsys_directional_bias,
     load_recsys_feature_importance,
 )
+from biaswh.warehouse.errors import InputError
 from tests.conftest import shared_file
 from tests.fingerprints import raw_fingerprint
-from warehouse.errors import InputError
 
 DIRECTIONAL = [
     ["author_gender", "female", "twitter", "openai", "general", "0.0085", "0.4084", "0.417", "categorical", "", "", ""],

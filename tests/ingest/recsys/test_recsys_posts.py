@@ -6,11 +6,11 @@ import csv
 
 import pytest
 
-from ingest.recsys.posts import load_recsys_posts
-from ingest.recsys.simulate import FEATURE_TYPES, simulate_posts, write_simulated_files
+from biaswh.ingest.recsys.posts import load_recsys_posts
+from biaswh.ingest.recsys.simulate import FEATURE_TYPES, simulate_posts, write_simulated_files
+from biaswh.warehouse.errors import InputError
 from tests.conftest import shared_file
 from tests.fingerprints import raw_fingerprint
-from warehouse.errors import InputError
 
 SMALL = {
     "datasets": ("twitter",),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ingest.recsys.simulate import simulate_posts, write_simulated_files
+from biaswh.ingest.recsys.simulate import simulate_posts, write_simulated_files
 
 
 def test_the_same_seed_gives_the_same_files(tmp_path):

@@ -6,10 +6,10 @@ import csv
 
 import pytest
 
-from ingest.recsys.summary import SUMMARY_COLUMNS, load_recsys_summary
+from biaswh.ingest.recsys.summary import SUMMARY_COLUMNS, load_recsys_summary
+from biaswh.warehouse.errors import InputError
 from tests.conftest import shared_file
 from tests.fingerprints import raw_fingerprint
-from warehouse.errors import InputError
 
 ROWS = [
     ["text_length", "twitter", "openai", "general", "0.40", "1e-20", "Cohen's d", "True"],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from textblob import TextBlob
 
-from ingest.recsys.text_features import TEXT_FEATURE_TYPES, text_features, with_text_features
+from biaswh.ingest.recsys.text_features import TEXT_FEATURE_TYPES, text_features, with_text_features
 
 
 def test_lengths_and_flags_of_a_post():

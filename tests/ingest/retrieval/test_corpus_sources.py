@@ -8,11 +8,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from ingest.evaluation.qrels import load_qrels
-from ingest.retrieval.corpus import load_corpus, load_corpus_queries
-from ingest.retrieval.corpus_readers import read_documents, read_queries
+from biaswh.ingest.evaluation.qrels import load_qrels
+from biaswh.ingest.retrieval.corpus import load_corpus, load_corpus_queries
+from biaswh.ingest.retrieval.corpus_readers import read_documents, read_queries
+from biaswh.warehouse.errors import InputError, UserError
 from tests.fingerprints import raw_fingerprint
-from warehouse.errors import InputError, UserError
 
 
 def _beir(folder):

@@ -4,10 +4,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from ingest.retrieval.squad import load_squad
+from biaswh.ingest.retrieval.squad import load_squad
+from biaswh.warehouse.errors import InputError
 from tests.conftest import DEMO_DATA
 from tests.fingerprints import raw_fingerprint
-from warehouse.errors import InputError
 
 SQUAD_JSON = DEMO_DATA / "squad_demo.json"
 

@@ -5,8 +5,8 @@ import types
 
 import pytest
 
-from ingest.retrieval.squad import load_squad
-from warehouse.errors import UserError
+from biaswh.ingest.retrieval.squad import load_squad
+from biaswh.warehouse.errors import UserError
 
 RECORDS = [
     {

@@ -2,11 +2,11 @@
 
 import pytest
 
-from ingest.evaluation.qrels import load_qrels
-from ingest.retrieval.corpus import load_corpus, load_corpus_queries
+from biaswh.ingest.evaluation.qrels import load_qrels
+from biaswh.ingest.retrieval.corpus import load_corpus, load_corpus_queries
+from biaswh.warehouse.errors import InputError
 from tests.conftest import DEMO_DATA
 from tests.fingerprints import raw_fingerprint
-from warehouse.errors import InputError
 
 TOPICS = """<top>
 <num> Number: 301

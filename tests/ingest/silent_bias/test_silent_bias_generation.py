@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from ingest.silent_bias.generate_answers import DEFAULT_PROMPT_TEMPLATE, GenerationSettings, generate
-from ingest.silent_bias.load_generations import load_generations
+from biaswh.ingest.silent_bias.generate_answers import DEFAULT_PROMPT_TEMPLATE, GenerationSettings, generate
+from biaswh.ingest.silent_bias.load_generations import load_generations
+from biaswh.warehouse.errors import UserError
 from tests.conftest import DEMO_DATA, run_cli
 from tests.ingest.chat_stand_in import ChatStandIn
-from warehouse.errors import UserError
 
 VIGNETTES = DEMO_DATA / "silent_bias" / "vignettes_demo.json"
 SECRET = "sk-test-secret-0123456789"

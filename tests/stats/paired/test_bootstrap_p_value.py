@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from stats.paired.bootstrap import paired_recall_difference, paired_recall_difference_grid
+from biaswh.stats.paired.bootstrap import paired_recall_difference, paired_recall_difference_grid
 
 N_SIMULATIONS = 200
 

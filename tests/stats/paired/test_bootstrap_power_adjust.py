@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 from statsmodels.stats.multitest import multipletests
 
-from stats.multiple_comparisons import adjust_p_values
-from stats.paired.bootstrap import paired_recall_difference
-from stats.paired.mcnemar import mcnemar
-from stats.paired.power import pairs_needed, power_statement
+from biaswh.stats.multiple_comparisons import adjust_p_values
+from biaswh.stats.paired.bootstrap import paired_recall_difference
+from biaswh.stats.paired.mcnemar import mcnemar
+from biaswh.stats.paired.power import pairs_needed, power_statement
 
 
 def test_bootstrap_interval_is_seeded_and_centred_on_the_observed_difference():

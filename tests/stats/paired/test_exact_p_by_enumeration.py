@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from stats.paired.mcnemar import mcnemar
-from stats.paired.sign_flip import sign_flip_test
+from biaswh.stats.paired.mcnemar import mcnemar
+from biaswh.stats.paired.sign_flip import sign_flip_test
 
 # Differences on the lattice of a metric at a cutoff k (steps of 1/k), zeros and ties included.
 lattice_differences = st.integers(1, 10).flatmap(

@@ -3,7 +3,7 @@ import pytest
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar as statsmodels_mcnemar
 
-from stats.paired.mcnemar import mcnemar
+from biaswh.stats.paired.mcnemar import mcnemar
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ from scipy.stats import binomtest
 from statsmodels.stats.contingency_tables import mcnemar as statsmodels_mcnemar
 from statsmodels.stats.proportion import proportion_confint
 
-from stats.paired.mcnemar_flips import mcnemar_exact
+from biaswh.stats.paired.mcnemar_flips import mcnemar_exact
 
 
 def test_mcnemar_exact_p_value_is_the_binomial_test_on_discordant_pairs():

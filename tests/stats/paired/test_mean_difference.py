@@ -6,8 +6,13 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from stats.paired.mean_difference import MIN_PAIRED_QUERIES, is_significant, paired_mean_difference, paired_status
-from warehouse.random_seeds import derive_seed
+from biaswh.stats.paired.mean_difference import (
+    MIN_PAIRED_QUERIES,
+    is_significant,
+    paired_mean_difference,
+    paired_status,
+)
+from biaswh.warehouse.settings.random_seeds import derive_seed
 
 N_SIMULATIONS = 200
 TRUE_DIFFERENCE = 0.1

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from statsmodels.stats.proportion import proportion_confint
 
-from stats.paired.bootstrap import paired_recall_difference
-from stats.paired.mcnemar import mcnemar
-from stats.paired.score_interval import _wilson, paired_difference_interval
+from biaswh.stats.paired.bootstrap import paired_recall_difference
+from biaswh.stats.paired.mcnemar import mcnemar
+from biaswh.stats.paired.score_interval import _wilson, paired_difference_interval
 
 
 @pytest.mark.parametrize(

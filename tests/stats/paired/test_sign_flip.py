@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from stats.paired.sign_flip import sign_flip_test
+from biaswh.stats.paired.sign_flip import sign_flip_test
 
 ALPHA = 0.05
 N_SIMULATIONS = 400

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from stats.paired.wilcoxon import rank_biserial, rank_biserial_rows, wilcoxon_rank_of_gold
+from biaswh.stats.paired.wilcoxon import rank_biserial, rank_biserial_rows, wilcoxon_rank_of_gold
 
 RANKS_A = [1, 3, None, 7, 2, None, 5, 1, 10, 4, 1, 2]
 RANKS_B = [1, 1, 4, None, 2, None, 2, 3, 1, 4, 1, 8]

@@ -1,0 +1,169 @@
+"""Open the warehouse's DuckDB file, turning lock conflicts into a clear message."""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from contextlib import contextmanager
+from typing import Iterator
+
+import duckdb
+
+from biaswh.warehouse.database import command_lock
+from biaswh.warehouse.database.busy import BUSY_ADVICE, busy_error
+from biaswh.warehouse.errors import UserError, WarehouseBusyError
+from biaswh.warehouse.relations.layout import check_layout, record_layout
+from biaswh.warehouse.relations.renamed_marts import carry_over_renamed_marts
+from biaswh.warehouse.runs.pending_failures import apply_pending_failures
+from biaswh.warehouse.runs.registry import mark_interrupted_runs
+from biaswh.warehouse.settings.home import duckdb_memory_limit, warehouse_paths
+from biaswh.warehouse.settings.plugin_roots import raw_ddl_files
+
+
+def raw_schema_ddl() -> str:
+    """The raw schema's DDL: the kernel's (``warehouse/relations/raw_schema/``), then each family's own files
+    (:func:`biaswh.warehouse.settings.plugin_roots.raw_ddl_files`), so no two families edit the same DDL."""
+    return "\n".join(path.read_text(encoding="utf-8") for path in raw_ddl_files())
+
+
+_DROP_NOT_NULL = re.compile(r"(?im)^alter table (\w+)\.(\w+) alter column (\w+) drop not null;[^\n]*$")
+
+
+def _pending_ddl(con: duckdb.DuckDBPyConnection, ddl: str) -> str:
+    """``ddl`` without the ``drop not null`` migrations already done: DuckDB rewrites the table's
+    catalog entry each time one runs, so every writing command changed the file's bytes, even one
+    refused before any work (the other statements are ``if not exists``: no change when done)."""
+    nullable = {
+        (schema, table, column)
+        for schema, table, column in con.execute(
+            "select table_schema, table_name, column_name from information_schema.columns where is_nullable = 'YES'"
+        ).fetchall()
+    }
+    return _DROP_NOT_NULL.sub(lambda m: "" if m.groups() in nullable else m.group(0), ddl)
+
+
+def open_file(path, *, read_only: bool, config: dict | None = None, shown=None) -> duckdb.DuckDBPyConnection:
+    """``duckdb.connect`` with DuckDB's lock conflict and a damaged file as one-line errors.
+
+    ``shown``: the path the messages name (default ``path``).
+
+    Raises
+    ------
+    WarehouseBusyError
+        When another process holds the file, naming it (:func:`biaswh.warehouse.database.busy.busy_error`).
+    UserError
+        When the file is not a DuckDB database.
+    """
+    shown = shown or path
+    try:
+        return duckdb.connect(str(path), read_only=read_only, config=config or {})
+    except duckdb.IOException as exc:
+        text = str(exc)
+        if "lock" in text.lower():
+            raise busy_error(text, shown) from None
+        if "not a valid DuckDB database file" in text or "Is a directory" in text:
+            raise UserError(
+                f"{shown} is not a DuckDB database file (damaged or overwritten): move it aside and re-run the"
+                " ingests, or point BIASWH_HOME at another folder"
+            ) from None
+        raise
+
+
+def _open_waiting(path, *, read_only: bool, wait: bool = True) -> duckdb.DuckDBPyConnection:
+    """Open the file (with the memory limit); a writing command that opened it before waits for a
+    reader to finish (:mod:`biaswh.warehouse.database.command_lock`), unless ``wait`` is false."""
+    config = {"memory_limit": duckdb_memory_limit()}
+    if not (wait and command_lock.may_wait()):
+        con = open_file(path, read_only=read_only, config=config)
+        command_lock.note_opened()
+        return con
+    deadline = time.monotonic() + command_lock.busy_timeout()
+    said = False
+    while True:
+        try:
+            return open_file(path, read_only=read_only, config=config)
+        except WarehouseBusyError as busy:
+            if time.monotonic() >= deadline:
+                raise
+            if not said:
+                print(
+                    f"biaswh: {str(busy).removesuffix(BUSY_ADVICE)}; waiting up to {command_lock.busy_timeout():.0f} s"
+                    f" ({command_lock.TIMEOUT_VARIABLE})",
+                    file=sys.stdout,
+                    flush=True,
+                )
+                said = True
+            time.sleep(0.2)
+
+
+def connect(*, read_only: bool = False, wait: bool = True) -> duckdb.DuckDBPyConnection:
+    """Open the warehouse; when writing, create the folder and the raw schema, record the run
+    failures that could not be written when they happened
+    (:func:`biaswh.warehouse.runs.pending_failures.apply_pending_failures`), and mark the runs whose process
+    died as ``interrupted`` (:func:`biaswh.warehouse.runs.registry.mark_interrupted_runs`), and move renamed
+    marts' rows to their new names (:func:`biaswh.warehouse.relations.renamed_marts.carry_over_renamed_marts`).
+
+    A writing command (one holding :func:`biaswh.warehouse.database.command_lock.exclusive_command`) that has
+    opened the warehouse before waits for another holder (a reader that took the file between
+    two stages), up to ``BIASWH_BUSY_TIMEOUT``; ``wait=False`` never waits.
+
+    Raises
+    ------
+    WarehouseBusyError
+        When another process holds the file (DuckDB allows one writing process).
+    """
+    paths = warehouse_paths()
+    if read_only and not paths.duckdb_file.exists():
+        raise UserError(f"no warehouse at {paths.duckdb_file}: run an ingest or `make demo` first")
+    paths.home.mkdir(parents=True, exist_ok=True)
+    con = _open_waiting(paths.duckdb_file, read_only=read_only, wait=wait)
+    try:
+        stored = check_layout(con, paths.duckdb_file)
+    except UserError:
+        con.close()
+        raise
+    if not read_only:
+        con.execute(_pending_ddl(con, raw_schema_ddl()))
+        if stored is None:
+            record_layout(con)
+        carry_over_renamed_marts(con)  # before any dbt build sees a mart's old name
+        apply_pending_failures(con)  # before the next line would call those runs interrupted
+        mark_interrupted_runs(con)
+    return con
+
+
+@contextmanager
+def open_warehouse(*, read_only: bool = False, wait: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Context-managed :func:`connect` that always closes the file (releasing the lock)."""
+    con = connect(read_only=read_only, wait=wait)
+    try:
+        yield con
+    finally:
+        close_stopping_queries(con)
+
+
+def close_stopping_queries(con: duckdb.DuckDBPyConnection) -> None:
+    """Close ``con``, first stopping what it still runs: a query stopped by Ctrl-C goes on in DuckDB's
+    worker threads, and ``close`` waited for it to finish (minutes, after the user had stopped it)."""
+    con.interrupt()  # nothing to stop: nothing happens
+    con.close()
+
+
+def refuse_if_busy() -> None:
+    """End a writing command at its start when another process holds the warehouse file.
+
+    A study spends seconds loading its plugins before its first open; a reader already there
+    should be named at once, not after that. Opening for writing (then closing) is the test
+    DuckDB itself applies; it counts as the command's first open, so a reader that arrives
+    later is waited for (:func:`biaswh.warehouse.database.command_lock.may_wait`).
+
+    Raises
+    ------
+    WarehouseBusyError
+        Naming the holder.
+    """
+    path = warehouse_paths().duckdb_file
+    if path.exists():
+        open_file(path, read_only=False, config={"memory_limit": duckdb_memory_limit()}).close()
+        command_lock.note_opened()

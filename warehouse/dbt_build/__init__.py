@@ -1,0 +1,1 @@
+"""Calling dbt: in-process invocation, the parse cache, build selections, skipping unchanged builds."""

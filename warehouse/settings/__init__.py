@@ -1,0 +1,1 @@
+"""Settings: where the warehouse lives, config schemas, plugin folders, file names and random seeds."""

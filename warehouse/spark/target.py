@@ -1,0 +1,269 @@
+"""The dbt project on Apache Spark (``--target spark``): the Parquet hand-off and an in-process build.
+
+DuckDB stays the warehouse every run writes to. For Spark, a run's ``raw.*`` rows are
+exported to Parquet, one folder per run (``<raw location>/<table>/run_id=<id>/``), and
+registered as Spark tables partitioned by ``run_id`` (the dbt macro
+``register_raw_tables``, so the same statements reach a Thrift cluster). dbt then builds
+the models on Spark; run-keyed marts are Parquet tables partitioned by ``run_id`` that
+DuckDB reads with :func:`spark_mart_relation`.
+
+dbt runs in this Python process (``dbtRunner``): dbt-spark's session mode keeps one
+SparkSession, and so one JVM (about 20-50 s to start), for every build of the process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import duckdb
+
+from biaswh.warehouse.dbt_build.invoke import close_dbt_log_files, environment
+from biaswh.warehouse.dbt_build.project_dir import dbt_project_dir
+from biaswh.warehouse.dbt_build.runner import BUILD_RUN_IDS_VARIABLE, FAILED_STATUSES, BuildSummary
+from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.runs.sub_runs import SUB_RUN_KINDS, withdrawn_sub_runs_sql
+from biaswh.warehouse.settings.home import DBT_PROJECT_DIR, HOME_VARIABLE, warehouse_paths
+from biaswh.warehouse.spark.jvm import start_jvm_quietly
+
+# Where the raw Parquet goes; on a cluster, object storage every executor reads
+# (s3a://bucket/raw with DuckDB's httpfs writing it). Default: $BIASWH_HOME/spark/raw.
+RAW_LOCATION_VARIABLE = "BIASWH_SPARK_RAW_LOCATION"
+# The withdrawn runs (macro not_withdrawn), listed for a Spark build: Spark plans the macro's
+# `not in (subquery)` as a null-aware anti join, half a second of every data test on small data.
+WITHDRAWN_RUN_IDS_VARIABLE = "BIASWH_WITHDRAWN_RUN_IDS"
+SPARK_TARGET = "spark"
+# A run id becomes a folder name (run_id=<id>) that Spark parses back: only these characters.
+_SAFE_RUN_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
+# DuckDB column types as Spark DDL. Timestamps stay without a time zone, as DuckDB writes them.
+_SPARK_TYPES = {
+    "VARCHAR": "string",
+    "JSON": "string",
+    "INTEGER": "int",
+    "BIGINT": "bigint",
+    "SMALLINT": "smallint",
+    "DOUBLE": "double",
+    "FLOAT": "float",
+    "BOOLEAN": "boolean",
+    "DATE": "date",
+    "TIMESTAMP": "timestamp_ntz",
+    "TIMESTAMP WITH TIME ZONE": "timestamp",
+}
+
+
+# Raw tables whose rows change after their run wrote them: exported whole every time.
+_MUTABLE_TABLES = {"runs"}
+
+
+@dataclass(frozen=True)
+class RawTable:
+    """One exported ``raw`` table: its Spark columns, whether it is split by run, and where."""
+
+    name: str
+    columns: tuple[tuple[str, str], ...]
+    partitioned: bool
+    location: str
+
+
+def spark_folder() -> Path:
+    """The Spark side of this warehouse: metastore, table Parquet and raw Parquet."""
+    return warehouse_paths().home / "spark"
+
+
+def raw_location() -> str:
+    """Where the raw Parquet is written (``BIASWH_SPARK_RAW_LOCATION``, else ``$BIASWH_HOME/spark/raw``)."""
+    return os.environ.get(RAW_LOCATION_VARIABLE) or str(spark_folder() / "raw")
+
+
+def _spark_type(duckdb_type: str, *, table: str, column: str) -> str:
+    if duckdb_type.endswith("[]"):
+        return f"array<{_spark_type(duckdb_type[:-2], table=table, column=column)}>"
+    if duckdb_type.startswith("DECIMAL"):
+        return duckdb_type.lower()
+    if duckdb_type not in _SPARK_TYPES:
+        raise UserError(f"raw.{table}.{column}: type {duckdb_type} has no Spark mapping in warehouse/spark/target.py")
+    return _SPARK_TYPES[duckdb_type]
+
+
+def _write_parquet(connection: duckdb.DuckDBPyConnection, query: str, params: list, folder: str) -> None:
+    # Written beside, then renamed: a reader never sees half a file.
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    final = Path(folder) / "data.parquet"
+    partial = Path(folder) / ".data.parquet.partial"
+    connection.execute(f"copy ({query}) to '{partial}' (format parquet)", params)
+    partial.replace(final)
+
+
+def export_raw(connection: duckdb.DuckDBPyConnection, *, run_ids: list[str] | None = None) -> list[RawTable]:
+    """Write ``raw.*`` to Parquet for Spark: each run's rows in its own ``run_id=<id>`` folder.
+
+    ``run_ids``: these runs' folders are (re)written, and those of runs never exported yet
+    (a finished run's raw rows never change); None writes every run. ``raw.runs`` is written
+    whole every time (a run's status changes when it ends), as are tables without ``run_id``.
+    Returns every raw table, for :func:`register_raw_tables`.
+    """
+    location = raw_location()
+    tables = [
+        row[0]
+        for row in connection.execute(
+            "select table_name from information_schema.tables where table_schema = 'raw' order by 1"
+        ).fetchall()
+    ]
+    exported = []
+    for table in tables:
+        described = connection.execute(
+            "select column_name, data_type from information_schema.columns"
+            " where table_schema = 'raw' and table_name = ? order by ordinal_position",
+            [table],
+        ).fetchall()
+        names = [name for name, _ in described]
+        partitioned = "run_id" in names
+        data_columns = [(name, kind) for name, kind in described if name != "run_id"]
+        columns = tuple((name, _spark_type(kind, table=table, column=name)) for name, kind in data_columns)
+        folder = f"{location}/{table}"
+        # Spark declares a table on its folder, so the folder exists even before a run has rows.
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        select_list = ", ".join(f'"{name}"' for name, _ in data_columns)
+        if partitioned:
+            present = [r[0] for r in connection.execute(f"select distinct run_id from raw.{table}").fetchall()]
+            wanted = present
+            if run_ids is not None and table not in _MUTABLE_TABLES:
+                never_exported = {r for r in present if not Path(f"{folder}/run_id={r}").exists()}
+                wanted = sorted(set(run_ids) | never_exported)
+            for run_id in wanted:
+                if not _SAFE_RUN_ID.match(run_id):
+                    raise UserError(f"raw.{table}: run_id {run_id!r} cannot name a Parquet folder for Spark")
+                query = f"select {select_list} from raw.{table} where run_id = ?"
+                _write_parquet(connection, query, [run_id], f"{folder}/run_id={run_id}")
+            columns = (*columns, ("run_id", "string"))
+        else:
+            _write_parquet(connection, f"select {select_list} from raw.{table}", [], folder)
+        exported.append(RawTable(table, columns, partitioned, folder))
+    return exported
+
+
+def _invoke(arguments: list[str]):
+    """Run one dbt command on the Spark target in this process; (result, seconds)."""
+    from dbt.cli.main import dbtRunner
+
+    folder = warehouse_paths().home / "dbt"
+    start_jvm_quietly(folder / "logs" / "spark-jvm.log")
+    os.environ[HOME_VARIABLE] = str(warehouse_paths().home)
+    os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
+    command = [
+        *arguments[:1],
+        "--project-dir",
+        str(dbt_project_dir()),
+        "--profiles-dir",
+        str(DBT_PROJECT_DIR),
+        "--target",
+        SPARK_TARGET,
+        "--target-path",
+        str(folder / "target-spark"),
+        "--log-path",
+        str(folder / "logs"),
+        "--quiet",
+        *arguments[1:],
+    ]
+    begin = time.perf_counter()
+    close_dbt_log_files()  # dbt drops the previous handler without closing it
+    try:
+        result = dbtRunner().invoke(command)
+    finally:
+        close_dbt_log_files()
+    return result, time.perf_counter() - begin
+
+
+def register_raw_tables(tables: list[RawTable]) -> None:
+    """(Re)declare each exported raw table on Spark and pick up its run folders."""
+    payload = [
+        {"name": t.name, "columns": [list(c) for c in t.columns], "partitioned": t.partitioned, "location": t.location}
+        for t in tables
+    ]
+    result, _ = _invoke(["run-operation", "register_raw_tables", "--args", json.dumps({"tables": payload})])
+    if not result.success:
+        raise UserError(f"registering the raw Parquet on Spark failed: {result.exception or 'see dbt.log'}")
+
+
+def withdrawn_run_ids() -> list[str] | None:
+    """The runs Spark's raw tables hold as withdrawn (macro withdrawn_run_ids), read from the exported Parquet.
+
+    The same query as the macro's, on the same rows: the failed or interrupted runs and the
+    sub-runs of such a run (:mod:`biaswh.warehouse.runs.sub_runs`). None when the raw Parquet is not a local
+    folder (object storage): the macro then asks Spark.
+    """
+    folder = Path(raw_location())
+    if not any((folder / "runs").glob("run_id=*/*.parquet")):
+        return None
+    withdrawn = "status in ('failed', 'interrupted')"
+
+    def parquet(table: str) -> str:
+        files = f"{folder / table}/run_id=*/*.parquet".replace("'", "''")
+        return f"read_parquet('{files}', hive_partitioning = true, hive_types = {{'run_id': varchar}})"
+
+    exported = {kind.table for kind in SUB_RUN_KINDS.values() if any((folder / kind.table).glob("run_id=*/*.parquet"))}
+    query = f"select run_id from {parquet('runs')} where {withdrawn}"
+    query += withdrawn_sub_runs_sql(parquet, f"parent.{withdrawn}", tables=exported)
+    with duckdb.connect() as connection:
+        return sorted({row[0] for row in connection.execute(query).fetchall()})
+
+
+@dataclass(frozen=True)
+class SparkTable:
+    """A model a Spark build materialised as a table (``materialized`` table or incremental)."""
+
+    model: str
+    schema: str
+    name: str
+    materialized: str
+
+
+def build_on_spark(
+    args: list[str] | None = None, *, label: str = "all", run_ids: Sequence[str] = ()
+) -> tuple[BuildSummary, list[SparkTable]]:
+    """``dbt build --target spark`` in this process: its summary and the tables it built.
+
+    ``run_ids``: the runs whose rows the data tests of run-keyed models check (empty: every
+    run that did not fail), as for the DuckDB build. Raises a one-line error when a node fails.
+    """
+    withdrawn = withdrawn_run_ids()  # None, not readable here: the macro asks Spark, whatever the caller set
+    variables = {
+        BUILD_RUN_IDS_VARIABLE: ",".join(run_ids),
+        WITHDRAWN_RUN_IDS_VARIABLE: None if withdrawn is None else ",".join(withdrawn),
+    }
+    with environment(variables):
+        result, seconds = _invoke(["build", *(args or [])])
+    counts: dict[str, int] = {}
+    failures = []
+    tables = []
+    for node in getattr(result.result, "results", None) or []:
+        status = str(node.status)
+        counts[status] = counts.get(status, 0) + 1
+        if status in FAILED_STATUSES:
+            failures.append((node.node.unique_id, " ".join(str(node.message or "").split())[:300], None))
+        materialized = getattr(node.node.config, "materialized", None)
+        if node.node.resource_type == "model" and materialized in ("table", "incremental") and status == "success":
+            tables.append(SparkTable(node.node.name, node.node.schema, node.node.alias, materialized))
+    summary = BuildSummary(f"{label}, Spark", seconds, counts, failures, str(warehouse_paths().home / "dbt" / "logs"))
+    if not result.success:
+        details = "; ".join(f"{uid}: {message}" for uid, message, _ in failures[:5])
+        raise UserError(f"dbt build ({label}, Spark) failed: {details or result.exception}")
+    return summary, tables
+
+
+def run_spark_build(args: list[str] | None = None, *, label: str = "all") -> BuildSummary:
+    """``dbt build --target spark`` in this process; raise a one-line error when a node fails."""
+    return build_on_spark(args, label=label)[0]
+
+
+def spark_mart_relation(table: str) -> str:
+    """A DuckDB ``read_parquet`` expression over one Spark mart table's Parquet (marts.<table>)."""
+    if not re.match(r"^[a-z0-9_]+$", table):
+        raise UserError(f"not a mart table name: {table!r}")
+    folder = spark_folder() / "warehouse" / "marts.db" / table
+    return f"read_parquet('{folder}/**/*.parquet', hive_partitioning = true, union_by_name = true)"
