@@ -138,6 +138,7 @@ def test_a_study_without_jobs_builds_its_families_once_and_one_with_jobs_builds_
 
 def test_a_job_declares_relations_never_selectors():
     assert family_of("biaswh.compute.recsys.steps_importance") == "recsys"
+    assert family_of("biaswh.dialect.cli") == "dialect" and family_of("biaswh.analysis.weat.steps") == "weat"
     for bad in ({"writes": ("retrieval_results",)}, {"reads": ("+fct_query_variants",)}, {"writes": ("marts.x",)}):
         with pytest.raises(ValueError, match="<schema>.<table>"):
             register_job("not_registered", **bad)

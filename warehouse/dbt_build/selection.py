@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass
 
 # What every study run writes about itself (warehouse/runs/registry.py, run_parameters.py, ingest).
+# The layers below the top: their modules are named biaswh.<layer>.<family>.<module>.
+LAYER_NAMES = ("warehouse", "stats", "ingest", "compute", "analysis", "dashboards")
 RUN_RECORDS = ("raw.runs", "raw.run_parameters", "raw.run_inputs", "raw.run_sources", "raw.source_versions")
 # What the dashboard site reads of every study: its runs and their sources (views).
 SITE_READS = ("marts.dim_runs", "marts.dim_source_versions")
@@ -53,8 +55,14 @@ def declared_relations(names, *, kind: str, schemas: tuple[str, ...]) -> tuple[s
 
 
 def family_of(module: str) -> str:
-    """The family folder a step is registered from: ``biaswh.compute.retrieval.steps`` -> ``retrieval``."""
+    """The family folder a step is registered from: ``biaswh.compute.retrieval.steps`` -> ``retrieval``.
+
+    A layer's modules are named ``biaswh.<layer>.<family>.<module>``; the top's
+    ``biaswh.<family>.<module>``; a module outside a family folder gives its own name.
+    """
     parts = module.split(".")
+    if parts[0] == "biaswh" and len(parts) > 3 and parts[1] in LAYER_NAMES:
+        parts = parts[1:]
     return parts[1] if len(parts) > 2 else parts[-1]
 
 
