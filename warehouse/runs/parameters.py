@@ -35,7 +35,7 @@ PARAMETER_RANGES: dict[str, Number] = {"verdicts_alpha": OPEN_SHARE}
 
 
 def register_run_parameters(ranges: dict[str, Number] | None = None, *, retired: dict[str, str] | None = None) -> None:
-    """Declare the checks of a family's run parameters (their defaults are its dbt macro, :mod:`biaswh.warehouse.runs.family_vars`).
+    """Declare the checks of a family's run parameters (their defaults: its dbt macro, :mod:`.family_vars`).
 
     Parameters
     ----------
