@@ -60,7 +60,8 @@ def _project_imports(path: Path) -> list[str]:
 
 def test_every_layer_is_imported_by_its_installed_name():
     """``import stats`` would work in a checkout and load a second copy of the module beside ``biaswh.stats``."""
-    python = [p for p in REPOSITORY_ROOT.rglob("*.py") if not {".venv", ".mutants", "dbt_project"} & set(p.parts)]
+    skipped = {".venv", ".mutants", ".api_layout", "dbt_project", "site"}  # not the project's Python, at the top
+    python = [p for p in REPOSITORY_ROOT.rglob("*.py") if p.relative_to(REPOSITORY_ROOT).parts[0] not in skipped]
     bare = [
         f"{path.relative_to(REPOSITORY_ROOT)}: {name}"
         for path in python
