@@ -65,10 +65,26 @@ def test_every_layer_is_imported_by_its_installed_name():
     bare = [
         f"{path.relative_to(REPOSITORY_ROOT)}: {name}"
         for path in python
-        for name in _all_imports(path)
+        for name in _all_imports(path) + _imports_in_code_strings(path)
         if name.split(".")[0] in LAYERS[:-1]
     ]
     assert python and not bare, "\n".join(bare)
+
+
+_CODE_IMPORT = re.compile(r"(?:^|[;\n])\s*(?:from\s+([\w.]+)\s+import\b|import\s+([\w.]+))")
+
+
+def _imports_in_code_strings(path: Path) -> list[str]:
+    """Modules imported by Python code held in strings (``python -c``, a written script)."""
+    return [m.group(1) or m.group(2) for text in _strings_of(path) for m in _CODE_IMPORT.finditer(text)]
+
+
+def _strings_of(path: Path) -> list[str]:
+    return [
+        n.value
+        for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    ]
 
 
 def test_layers_import_only_themselves_and_earlier_layers():

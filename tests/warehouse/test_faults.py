@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-import biaswh.compute.retrieval.steps
 from biaswh.cli import main
+from biaswh.compute.retrieval import steps as retrieval_steps
 from biaswh.warehouse.settings.home import HOME_VARIABLE
 from tests.conftest import DEMO_STUDY, run_here
 from tests.warehouse.fault_harness import (
@@ -128,13 +128,13 @@ def _full_disk_run(home: Path, demo: str) -> dict:
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(HOME_VARIABLE, str(home))
-        real = biaswh.compute.retrieval.steps.write_relevant_documents
+        real = retrieval_steps.write_relevant_documents
 
         def write_then_fail(*args, **kwargs):
             real(*args, **kwargs)  # rows written inside the job's transaction, then the disk is full
             no_space()
 
-        patch.setattr(biaswh.compute.retrieval.steps, "write_relevant_documents", write_then_fail)
+        patch.setattr(retrieval_steps, "write_relevant_documents", write_then_fail)
         out, err = io.StringIO(), io.StringIO()
         with redirect_stdout(out), redirect_stderr(err):
             code = main(["run", demo])

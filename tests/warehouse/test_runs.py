@@ -161,7 +161,7 @@ def test_the_dbt_child_dies_with_a_killed_biaswh(warehouse_home, tmp_path):
     fake_dbt.write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec sleep 600\n", encoding="utf-8")
     fake_dbt.chmod(0o755)
     code = (
-        "from warehouse import dbt_runner; from biaswh import pipeline;"
+        "from biaswh.warehouse.dbt_build import runner as dbt_runner; from biaswh import pipeline;"
         f" dbt_runner._dbt_executable = lambda: {str(fake_dbt)!r};"
         " pipeline.dbt_build()"
     )
