@@ -1,7 +1,7 @@
 """Two subjects of one kind compared finding by finding, with a paired test over the units they share.
 
 Two versions of a subject, or two rivals, measured on the same data have findings on the same
-units (query pairs, target words, counterfactual pairs: :mod:`biaswh.warehouse.subject_units`). For
+units (query pairs, target words, counterfactual pairs: :mod:`biaswh.warehouse.relations.subject_units`). For
 each finding both have, the units both were measured on are paired, and the mean of the
 per-unit differences (candidate minus baseline) is tested with the sign-flip randomization test
 (exact wherever feasible) with its BCa bootstrap interval
@@ -21,8 +21,8 @@ import numpy as np
 import polars as pl
 
 from biaswh.stats.paired.mean_difference import paired_mean_difference, paired_status
+from biaswh.warehouse.relations.subject_units import subject_units_sql
 from biaswh.warehouse.settings.random_seeds import derive_seed
-from biaswh.warehouse.subject_units import subject_units_sql
 
 FEW_DIFFERING = 10  # below this many differing units a comparison's note gives the smallest p it could reach
 VERDICTS = ("better", "worse", "different, equally far from no bias", "no evidence of a difference", "not compared")

@@ -8,8 +8,8 @@ study's own family. Its units (for comparing two retrievers pair by pair) are th
 
 from __future__ import annotations
 
+from biaswh.warehouse.relations.subject_units import register_subject_units
 from biaswh.warehouse.relations.subjects import register_subject_findings
-from biaswh.warehouse.subject_units import register_subject_units
 
 STUDY_TYPE = "dialect retrieval bias"
 # Both tables' paired recall gap, its interval, exact McNemar p and the study's own verdict.

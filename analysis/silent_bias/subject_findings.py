@@ -10,8 +10,8 @@ side has none). Its units (for comparing two models pair by pair) are the counte
 
 from __future__ import annotations
 
+from biaswh.warehouse.relations.subject_units import register_subject_units
 from biaswh.warehouse.relations.subjects import register_subject_findings
-from biaswh.warehouse.subject_units import register_subject_units
 
 STUDY_TYPE = "silent bias"
 

@@ -8,8 +8,8 @@ Its units (for comparing two embeddings word by word) are the target words.
 
 from __future__ import annotations
 
+from biaswh.warehouse.relations.subject_units import register_subject_units
 from biaswh.warehouse.relations.subjects import register_subject_findings
-from biaswh.warehouse.subject_units import register_subject_units
 
 STUDY_TYPE = "word-embedding association (WEAT)"
 

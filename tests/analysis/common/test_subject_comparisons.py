@@ -16,7 +16,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 
 from biaswh.analysis.common.subject_comparisons import compare_subjects, comparison_verdict
 from biaswh.warehouse import subject_units
-from biaswh.warehouse.subject_units import SubjectUnits
+from biaswh.warehouse.relations.subject_units import SubjectUnits
 
 RNG = np.random.default_rng(5)
 BINARY_BASE = np.array([1, 0, 0, 1, 0, 0, 0, 0, 0, 0] * 3, dtype=float)
