@@ -10,9 +10,18 @@ import polars as pl
 import pytest
 
 from biaswh.analysis.common.store import replace_run_rows
+from biaswh.plugins import load_plugins
 from biaswh.warehouse.relations.column_docs import ANALYSIS_DOCS_DIR, analysis_descriptions
 from biaswh.warehouse.relations.contracts import CONTRACT_RELATIONS, publish_contract_views
 from biaswh.warehouse.relations.subject_docs import SUBJECT_COLUMN_DOCS, SUBJECT_VIEW_COLUMNS, SUBJECT_VIEW_COMMENTS
+
+
+@pytest.fixture(scope="module", autouse=True)
+def registered_families() -> None:
+    """The contract relations are registered by the families' modules: loaded here, not left to whichever
+    module ran a study in this process before (alone, the registry would be empty)."""
+    load_plugins()
+
 
 WHERE = f"add a line to {ANALYSIS_DOCS_DIR.relative_to(ANALYSIS_DOCS_DIR.parents[2])}/_analysis_<family>__sources.yml"
 
