@@ -15,7 +15,7 @@ from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
 
 from biaswh.analysis.common.subject_comparisons import compare_subjects, comparison_verdict
-from biaswh.warehouse import subject_units
+from biaswh.warehouse.relations import subject_units
 from biaswh.warehouse.relations.subject_units import SubjectUnits
 
 RNG = np.random.default_rng(5)
