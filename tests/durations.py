@@ -31,7 +31,7 @@ def module_seconds(junit_xml: Path) -> dict[str, float]:
         # A test inside a class: classname ends with the class name (capitalised, by convention).
         while parts and parts[-1][:1].isupper():
             parts.pop()
-        if parts:
+        if any(parts):  # a module that failed to import reports a case with no classname
             seconds["/".join(parts) + ".py"] += float(case.get("time") or 0)
     return dict(seconds)
 
