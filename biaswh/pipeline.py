@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Sequence
 
 from biaswh.compute.common.engine import chat_pool, compute_settings, with_compute
+from biaswh.compute.retrieval.ray_embeddings import sentence_encoder_pool
+from biaswh.ingest.weat.sentence_vectors import sentence_encoding_on
 from biaswh.plugins import load_plugins
 from biaswh.run_outcome import finish_or_fail as _finish_or_fail  # (the name tests/warehouse/test_busy_status.py calls)
 from biaswh.study_builds import LOCAL_TARGET, SPARK_TARGET, run_record, selected_build
@@ -238,9 +240,11 @@ def _run_study(
     # A failed run's results leave the marts before it is marked failed (biaswh/withdrawal.py).
     # LLM calls of its steps (generation, conversion, the recommendation runner) go where its
     # [compute] engine says; Ray starts only if one is actually sent.
+    # So do WEAT's template sentences a sentence encoder lacks in the embedding cache.
     from biaswh.ingest.common.llm.batch import chat_pool_for_calls  # the HTTP client only for a study run
 
-    with chat_pool_for_calls(lambda: chat_pool(compute_settings(study.settings))):
+    engine = compute_settings(study.settings)
+    with chat_pool_for_calls(lambda: chat_pool(engine)), sentence_encoding_on(sentence_encoder_pool(engine)):
         _finish_or_fail(run_id, lambda: withdrawn_if_failing(run_id, chain))
     begin = time.perf_counter()
     index = dashboards() / "index.html"

@@ -15,7 +15,7 @@ from typing import Protocol
 
 import numpy as np
 
-from biaswh.compute.retrieval.embedding_batches import forward_batches, place_rows
+from biaswh.ingest.common.embedding_batches import forward_batches, place_rows
 from biaswh.ingest.common.llm.settings import DEFAULT_MAX_REPLY_BYTES, EndpointSettings
 from biaswh.ingest.weat.sentence_vectors import load_sentence_encoder
 from biaswh.warehouse.errors import UserError

