@@ -15,6 +15,7 @@ from __future__ import annotations
 import polars as pl
 
 from biaswh.analysis.common.store import replace_run_rows
+from biaswh.analysis.evaluation import subject_findings  # noqa: F401 - registers the retrievers' findings
 from biaswh.analysis.evaluation.alerts import series_alerts
 from biaswh.analysis.evaluation.comparisons import system_comparisons
 from biaswh.analysis.evaluation.intervals import METRICS, metrics_with_intervals

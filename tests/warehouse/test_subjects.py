@@ -107,13 +107,63 @@ def test_silent_bias_findings_are_rates_as_described_and_counterfactual_tests_un
         ).fetchall()
         tested = con.execute(
             "select run_id, subject_name, effect, p_value from subject_findings"
-            " where subject_kind = 'llm' and p_value is not null order by all"
+            " where study_type = 'silent bias' and p_value is not null order by all"
         ).fetchall()
         verdicts = con.execute(
-            "select distinct verdict from subject_findings where subject_kind = 'llm' and p_value is not null"
+            "select distinct verdict from subject_findings where study_type = 'silent bias' and p_value is not null"
         ).fetchall()
     assert described == rates and tested == tests and len(tests) == 4
     assert verdicts == [("not judged",)]  # the study adjusts none; only an audit judges them
+
+
+def test_evaluation_findings_are_each_retrievers_quality_at_10_and_its_tested_drift(site_copy):
+    with _connect(site_copy) as con:
+        quality = con.execute(
+            "select r.series_run_id, if(r.is_baseline, m.retriever, m.retriever || ' (' || r.label || ')'),"
+            " m.metric, m.value, m.ci_low, m.ci_high from analysis.evaluation_metrics_at_k as m"
+            " join raw.evaluation_runs as r using (run_id) where m.k = 10"
+            " and m.metric in ('recall', 'precision', 'ndcg', 'mrr') and m.retriever not like '%@%' order by all"
+        ).fetchall()
+        described = con.execute(
+            "select run_id, subject_name, regexp_extract(finding, '^([a-z]+)@10 ', 1), effect, ci_low, ci_high"
+            " from subject_findings where study_type = 'retrieval evaluation' and p_value is null order by all"
+        ).fetchall()
+        drift = con.execute(
+            "select a.series_run_id, a.retriever || ' (' || r.label || ')', a.mean_change, a.p_value, a.p_adjusted,"
+            " a.is_significant from analysis.evaluation_alerts as a join raw.evaluation_runs as r using (run_id)"
+            " where a.status = 'tested' order by all"
+        ).fetchall()
+        tested = con.execute(
+            "select run_id, subject_name, effect, p_value, p_adjusted, verdict = 'significant' from subject_findings"
+            " where study_type = 'retrieval evaluation' and p_value is not null order by all"
+        ).fetchall()
+    # the two evaluation demos' series: four metrics of each named system in each of their runs
+    assert len(quality) >= 4 * 4 * 4 and described == quality
+    assert not any("@" in name for _, name, *_ in described)  # fusion sweep points are not subjects
+    assert len(drift) >= 10 and tested == drift
+    assert any(significant for *_, significant in tested)  # the demo's planted drop (index_missing_10pct)
+
+
+def test_recommendation_findings_are_the_computed_pool_tests_of_each_model(site_copy):
+    with _connect(site_copy) as con:
+        family = con.execute(
+            "select run_id, provider, if(feature_type = 'numerical', hedges_g, bias),"
+            " if(feature_type = 'numerical', ci_low, null), p_value, p_value_adjusted, significant_adjusted"
+            " from marts.fct_recsys_pool_vs_recommended where result_source = 'computed' order by all"
+        ).fetchall()
+        subject = con.execute(
+            "select run_id, subject_name, effect, ci_low, p_value, p_adjusted,"
+            " case verdict when 'significant' then true when 'no evidence' then false end"
+            " from subject_findings where study_type = 'recommendation bias' order by all"
+        ).fetchall()
+        policies = con.execute(
+            "select distinct policy from subject_findings where study_type = 'recommendation bias'"
+        ).fetchall()
+    assert len(family) > 100 and subject == family
+    assert {name for _, name, *_ in subject} == {"anthropic", "gemini", "openai"}
+    assert any(row[-1] for row in subject) and not all(row[-1] for row in subject)
+    n_tests = sum(1 for row in family if row[4] is not None)
+    assert policies == [(f"Holm within result set synthetic_demo ({n_tests} tests), α = 0.05",)]
 
 
 def test_everything_about_one_subject_is_one_query_and_dim_subjects_lists_each_once(site_copy):
@@ -123,11 +173,15 @@ def test_everything_about_one_subject_is_one_query_and_dim_subjects_lists_each_o
         ).fetchall()
         ids = con.execute("select distinct subject_id, subject_kind, subject_name from subject_findings").fetchall()
         dim = con.execute("select subject_id, subject_kind, subject_name, n_runs from dim_subjects").fetchall()
-    # bm25 is measured by the dialect demo and by the rule-variant demo (per dialect rule)
-    assert bm25 == [("demo", "dialect retrieval bias"), ("demo_rule_variants", "dialect feature effects")]
+    # bm25 is measured by the dialect demo, the rule-variant demo (per dialect rule) and the evaluation demo
+    assert bm25 == [
+        ("demo", "dialect retrieval bias"),
+        ("demo_evaluation", "retrieval evaluation"),
+        ("demo_rule_variants", "dialect feature effects"),
+    ]
     assert sorted(row[:3] for row in dim) == sorted(ids)
     assert all(sid == subject_id(kind, name) for sid, kind, name in ids)  # no audit: version and hash empty
-    assert dict((row[2], row[3]) for row in dim if row[1] == "retriever")["bm25"] == 2
+    assert dict((row[2], row[3]) for row in dim if row[1] == "retriever")["bm25"] == 3
 
 
 def test_a_failed_runs_findings_leave_subject_findings(site_copy, tmp_path, monkeypatch):
