@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 WHEELS := $(or $(PIP_FIND_LINKS),$(wildcard /opt/wheels))
 FIND_LINKS := $(if $(WHEELS),--find-links $(WHEELS),)
 
-.PHONY: setup browser ray spark lint format demo test test-fast mutants bench dashboards docs clean
+.PHONY: setup browser ray spark dagster lint format demo test test-fast mutants bench dashboards docs clean
 
 # Bytecode is compiled at install (uv --compile-bytecode; pip compiles by default) and for the
 # project's own packages on every setup (only what changed): where PYTHONDONTWRITEBYTECODE is set,
@@ -44,7 +44,7 @@ demo: setup
 # BIASWH_TEST_PREBUILD builds the demo warehouses once, beside the workers (tests/prebuilt.py).
 TEST_WORKERS ?= 2
 XDIST := -n $(TEST_WORKERS) --dist loadgroup
-test: setup browser ray spark lint
+test: setup browser ray spark dagster lint
 	@begin=$$(date +%s); \
 	BIASWH_TEST_PREBUILD=1 $(BIN)/python -m pytest $(XDIST) --cov --cov-report=term:skip-covered --durations=15; status=$$?; \
 	echo "make test: pytest took $$(( $$(date +%s) - begin )) s"; exit $$status
@@ -81,6 +81,14 @@ ray: setup
 	@if ! $(BIN)/python -c "import ray, grpc" 2>/dev/null; then \
 	  if [ -x $(BIN)/uv ]; then $(BIN)/uv pip install -q --compile-bytecode --python $(BIN)/python -r requirements-ray.lock; \
 	  else $(BIN)/python -m pip install -q -r requirements-ray.lock; fi; \
+	fi
+
+# Dagster (pyproject [dagster], biaswh/schedule/): the tests run its jobs in process, so `make test`
+# installs it when missing: requirements-dagster.lock's exact list, --no-deps (see its header).
+dagster: setup
+	@if ! $(BIN)/python -c "import dagster, dagster_dbt" 2>/dev/null; then \
+	  if [ -x $(BIN)/uv ]; then $(BIN)/uv pip install -q --compile-bytecode --python $(BIN)/python --no-deps -r requirements-dagster.lock; \
+	  else $(BIN)/python -m pip install -q --no-deps -r requirements-dagster.lock; fi; \
 	fi
 
 # The Spark target (`dbt build --target spark`, tests marked spark): the `spark` extra at the

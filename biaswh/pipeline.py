@@ -89,6 +89,39 @@ def _run_registered(study, run_id: str, names: list[str], registry: dict) -> Non
             registry[name](con, study, run_id)
 
 
+def open_study_run(study, *, target: str = LOCAL_TARGET) -> str:
+    """Record a new run of kind ``study`` (its parameters, engines and run parameters); return its id."""
+    parameters, engines = run_record(study, target=target)
+    with open_warehouse() as con, transaction(con):
+        run_id = start_run(con, kind="study", name=study.name, parameters=parameters, engines=engines).run_id
+        record_run_parameters(con, run_id, study.run_parameters)
+    return run_id
+
+
+def ingest_stage(study, run_id: str) -> None:
+    """A study run's first stage: each ``[[ingest]]`` source loaded, and the versions read recorded with the run."""
+    results = []
+    with open_warehouse() as con:
+        for step in study.ingest:
+            result = _ingest_step(con, study, step)
+            results.append(result)
+            for line in result.message.splitlines():  # a source that loads several files: a line each
+                print(f"[{study.name}] {line}", flush=True)
+        record_run_inputs(con, run_id, results)
+
+
+def jobs_stage(study, run_id: str) -> None:
+    """The study's jobs (between the two dbt builds), in their config order."""
+    _run_registered(study, run_id, study.jobs, STUDY_JOBS)
+
+
+def analysis_stage(study, run_id: str) -> None:
+    """The study's analysis steps, then the contract views over what they wrote."""
+    _run_registered(study, run_id, study.analysis, ANALYSIS_STEPS)
+    with open_warehouse() as con:
+        publish_contract_views(con)
+
+
 def analyze(study_path: str, *, run_id: str | None = None) -> str:
     """Re-run a study's analysis steps on the current marts for one of its study runs.
 
@@ -191,10 +224,7 @@ def _run_study(
         address=ray_address,
         corpus_shards=corpus_shards,
     )
-    parameters, engines = run_record(study, target=target)
-    with open_warehouse() as con, transaction(con):
-        run_id = start_run(con, kind="study", name=study.name, parameters=parameters, engines=engines).run_id
-        record_run_parameters(con, run_id, study.run_parameters)
+    run_id = open_study_run(study, target=target)
     stages: dict[str, float] = {"load plugins and config": time.perf_counter() - started}
     selections = build_selections(study)
 
@@ -205,18 +235,8 @@ def _run_study(
         line = detail if isinstance(detail, str) else f"{stage}: {stages[stage]:.1f} s"
         print(f"[{study.name}] {line}", flush=True)
 
-    def ingest() -> None:
-        results = []
-        with open_warehouse() as con:
-            for step in study.ingest:
-                result = _ingest_step(con, study, step)
-                results.append(result)
-                for line in result.message.splitlines():  # a source that loads several files: a line each
-                    print(f"[{study.name}] {line}", flush=True)
-            record_run_inputs(con, run_id, results)
-
     def chain() -> None:
-        timed("ingest", ingest)
+        timed("ingest", lambda: ingest_stage(study, run_id))
         if selections["sources"] != "":
             timed(
                 "dbt build (sources)",
@@ -225,7 +245,7 @@ def _run_study(
                 ),
             )
         if study.jobs:
-            timed("jobs", lambda: _run_registered(study, run_id, study.jobs, STUDY_JOBS))
+            timed("jobs", lambda: jobs_stage(study, run_id))
             if selections["results"] != "":
                 timed(
                     "dbt build (results)",
@@ -233,9 +253,7 @@ def _run_study(
                         selections["results"], "results", run_id=run_id, study_name=study.name, target=target
                     ),
                 )
-        timed("analysis", lambda: _run_registered(study, run_id, study.analysis, ANALYSIS_STEPS))
-        with open_warehouse() as con:
-            publish_contract_views(con)
+        timed("analysis", lambda: analysis_stage(study, run_id))
 
     # A failed run's results leave the marts before it is marked failed (biaswh/withdrawal.py).
     # LLM calls of its steps (generation, conversion, the recommendation runner) go where its

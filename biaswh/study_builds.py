@@ -6,6 +6,8 @@ run the warehouse holds; on the ``spark`` target Spark builds what it can and Du
 
 from __future__ import annotations
 
+from typing import Callable
+
 from biaswh.compute.common.engine import compute_settings
 from biaswh.warehouse.database.connection import open_warehouse
 from biaswh.warehouse.dbt_build.build_state import is_up_to_date, mark_built
@@ -34,14 +36,22 @@ def run_record(study, *, target: str = LOCAL_TARGET) -> tuple[dict, tuple[str, .
 
 
 def selected_build(
-    selection: str | None, label: str, *, run_id: str, study_name: str = "", target: str = LOCAL_TARGET
+    selection: str | None,
+    label: str,
+    *,
+    run_id: str,
+    study_name: str = "",
+    target: str = LOCAL_TARGET,
+    build: Callable | None = None,
 ) -> str:
     """Build ``selection`` (None: the whole project) unless its inputs are unchanged since its last build.
 
     Its data tests check the rows of study run ``run_id`` and its evaluation runs, not every
     run the warehouse holds: an earlier run's rows were tested when it was built. On the
     ``spark`` target Spark builds every model of the selection it can and DuckDB the rest
-    (:mod:`biaswh.warehouse.spark.marts`).
+    (:mod:`biaswh.warehouse.spark.marts`). ``build``: what runs ``dbt build`` (its ``args``,
+    ``label``, ``run_ids`` and ``progress_label``; a summary with a ``line`` back), default
+    :func:`biaswh.pipeline.dbt_build` (the Dagster jobs pass dagster-dbt's, :mod:`biaswh.schedule.dbt_step`).
     """
     key = selection or "<all>"
     with open_warehouse() as con:
@@ -79,7 +89,7 @@ def selected_build(
             args += ["--exclude", *built_on_spark]
     from biaswh import pipeline  # at call time: the fault tests replace pipeline.dbt_build
 
-    summary = pipeline.dbt_build(
+    summary = (build or pipeline.dbt_build)(
         args, label=label, run_ids=run_ids, progress_label=f"[{study_name}] " if study_name else ""
     )
     with open_warehouse() as con:

@@ -162,7 +162,7 @@ def test_the_dbt_child_dies_with_a_killed_biaswh(warehouse_home, tmp_path):
     fake_dbt.chmod(0o755)
     code = (
         "from biaswh.warehouse.dbt_build import runner as dbt_runner; from biaswh import pipeline;"
-        f" dbt_runner._dbt_executable = lambda: {str(fake_dbt)!r};"
+        f" dbt_runner.dbt_executable = lambda: {str(fake_dbt)!r};"
         " pipeline.dbt_build()"
     )
     biaswh = subprocess.Popen(

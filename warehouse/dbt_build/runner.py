@@ -63,7 +63,7 @@ class BuildSummary:
         return f"dbt build ({self.label}): {nodes} nodes ({parts or 'nothing selected'}) in {self.seconds:.1f} s"
 
 
-def _dbt_executable() -> str:
+def dbt_executable() -> str:
     beside_python = Path(sys.executable).parent / "dbt"
     found = str(beside_python) if beside_python.exists() else shutil.which("dbt")
     if not found:
@@ -105,7 +105,7 @@ def _failed_node(nodes: dict, target: Path, unique_id: str, *, on_duckdb: bool =
     return f"data test {test['name']}" + (f" ({shown})" if shown else "") + f" on {tested}", path
 
 
-def _build_environment(run_ids: Sequence[str]) -> dict[str, str]:
+def build_environment(run_ids: Sequence[str]) -> dict[str, str]:
     """The variables the profile and macros read: the warehouse, its memory limit, the runs to test."""
     return {
         HOME_VARIABLE: str(warehouse_paths().home),
@@ -140,7 +140,7 @@ def _run_in_process(command: list[str], env: dict, log_file: Path, *, quiet: boo
 def _run_subprocess(command: list[str], env: dict, log, target: Path, *, quiet: bool):
     """``dbt build`` as a child process (``BIASWH_DBT_SUBPROCESS=1``): the same four values."""
     full = [
-        _dbt_executable(),
+        dbt_executable(),
         "--no-use-colors",
         "--log-path",
         str(Path(log.name).parent),
@@ -195,7 +195,7 @@ def run_dbt_build(
     folder = dbt_folder()
     target, logs = folder / "target", folder / "logs"
     logs.mkdir(parents=True, exist_ok=True)
-    env = _build_environment(run_ids)
+    env = build_environment(run_ids)
     command = list(args or [])
     (target / "run_results.json").unlink(missing_ok=True)
     log_file = logs / "dbt-build.log"

@@ -1,0 +1,24 @@
+"""The Dagster tests: skipped where the dagster extra is not installed (failed under CI=true), each
+with its own ephemeral Dagster instance and a DAGSTER_HOME in its temporary folder."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from biaswh.schedule.extra import missing_dagster_extra
+
+
+@pytest.fixture(autouse=True)
+def dagster_home(tmp_path, monkeypatch):
+    """A DAGSTER_HOME of the test's own (Dagster writes nothing anywhere else)."""
+    missing = missing_dagster_extra()
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI is missing the dagster extra: {missing}")
+        pytest.skip(missing)
+    home = tmp_path / "dagster_home"
+    home.mkdir()
+    monkeypatch.setenv("DAGSTER_HOME", str(home))
+    return home

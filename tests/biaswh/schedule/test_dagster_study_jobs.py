@@ -1,0 +1,77 @@
+"""A study config as a Dagster job: the pipeline's stages as its ops, dbt's builds through dagster-dbt."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from biaswh.schedule import extra
+from biaswh.warehouse.database.connection import open_warehouse
+from biaswh.warehouse.runs.sub_runs import sub_run_ids
+
+STUDIES = Path(__file__).resolve().parents[3] / "studies"
+
+
+def test_a_missing_extra_is_one_line_naming_the_make_target(monkeypatch):
+    real = extra.importlib.util.find_spec
+    monkeypatch.setattr(extra.importlib.util, "find_spec", lambda name: None if name == "dagster_dbt" else real(name))
+    assert extra.missing_dagster_extra() == (
+        "Dagster needs the dagster extra (dagster-dbt missing): make dagster (requirements-dagster.lock)"
+    )
+
+
+def test_every_study_config_is_a_job_and_the_asset_graph_is_dbts_lineage(warehouse_home, monkeypatch):
+    from dagster import AssetKey
+
+    from biaswh.schedule.definitions import STUDIES_VARIABLE, defs
+
+    monkeypatch.setenv(STUDIES_VARIABLE, str(STUDIES))
+    definitions = defs()
+    names = {job.name for job in definitions.jobs}
+    assert {"study_demo_evaluation", "study_demo_weat", "study_demo_recsys"} <= names
+    assert not any("audit" in name for name in names)  # an audit config holds no [study]
+    job = definitions.get_job_def("study_demo_evaluation")
+    assert [node.name for node in job.nodes_in_topological_order] == [
+        "start",
+        "ingest",
+        "dbt_build_sources",
+        "jobs",
+        "dbt_build_results",
+        "analysis",
+        "dashboards",
+    ]
+    graph = definitions.get_repository_def().asset_graph
+    parents = graph.get(AssetKey(["marts", "fct_evaluation_alert_checks"])).parent_keys
+    assert {
+        AssetKey(["marts", "agg_evaluation_metrics_at_k"]),
+        AssetKey(["staging", "stg_evaluation__thresholds"]),
+    } <= parents
+
+
+@pytest.mark.dbt
+def test_the_evaluation_demo_runs_as_a_dagster_job_and_records_what_biaswh_run_records(warehouse_home):
+    from dagster import AssetKey, DagsterInstance
+
+    from biaswh.plugins import load_plugins
+    from biaswh.schedule.study_jobs import study_job
+
+    load_plugins()
+    result = study_job(STUDIES / "demo_evaluation.toml").execute_in_process(instance=DagsterInstance.ephemeral())
+    assert result.success
+    run_id = result.output_for_node("start")
+    with open_warehouse(read_only=True) as con:
+        kind, status, stages = con.execute(
+            "select kind, status, stage_seconds from raw.runs where run_id = ?", [run_id]
+        ).fetchone()
+        alert_rows = con.execute(
+            "select count(*) from marts.fct_evaluation_alert_checks where list_contains(?, run_id)",
+            [sub_run_ids(con, run_id)],
+        ).fetchone()[0]
+    assert (kind, status) == ("study", "succeeded")
+    assert {"ingest", "dbt build (sources)", "jobs", "dbt build (results)", "analysis"} <= set(json.loads(stages))
+    assert alert_rows > 0
+    built = {event.asset_key for event in result.get_asset_materialization_events()}
+    assert AssetKey(["marts", "fct_evaluation_alert_checks"]) in built  # materialized through dagster-dbt
+    assert (warehouse_home / "site" / "index.html").is_file()
