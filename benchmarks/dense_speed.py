@@ -13,6 +13,7 @@ import time
 import numpy as np
 
 from benchmarks.common import EMBEDDINGS, pair_queries, squad_train_corpus, write_result
+from biaswh.compute.retrieval.ann import search_ann
 from biaswh.compute.retrieval.dense import DenseIndex
 from biaswh.compute.retrieval.embeddings import LocalProvider
 from biaswh.ingest.common.embedding_cache import EmbeddingCache
@@ -42,7 +43,7 @@ def run() -> dict:
         ann = {}
         for kind in ("ivf_flat", "ivf_hnsw_sq"):
             (_, report), seconds = _timed(
-                lambda kind=kind: index.search_ann(query_vectors, lancedb_dir=lancedb_dir, index=kind, depth=DEPTH)
+                lambda kind=kind: search_ann(index, query_vectors, lancedb_dir=lancedb_dir, index=kind, depth=DEPTH)
             )
             ann[kind] = {
                 "recall_at_depth": report.recall,

@@ -2,20 +2,16 @@
 
 Exact search is matrix products of unit vectors, tile by tile (recall 1.0; at tens of
 thousands of documents it is fast). An ANN index (IVF_FLAT or IVF_HNSW_SQ; IVF_PQ only when named) is
-built in LanceDB and its recall against exact search is always measured and reported,
-because LanceDB's default IVF_PQ reached only 0.2-0.3 on this corpus.
+built in LanceDB (:mod:`biaswh.compute.retrieval.ann`) and its recall against exact search is always
+measured and reported, because LanceDB's default IVF_PQ reached only 0.2-0.3 on this corpus.
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
 import numpy as np
-import pyarrow as pa
 from threadpoolctl import ThreadpoolController
 
 from biaswh.compute.retrieval.ranking import EMPTY_QUERY, QueryHits, merge_top_k, no_hits, top_k_rows
@@ -46,19 +42,7 @@ def _blas_controller() -> ThreadpoolController:
     return ThreadpoolController()
 
 
-@dataclass(frozen=True)
-class AnnReport:
-    """How an ANN index did against exact search over the same queries."""
-
-    index: str
-    depth: int
-    recall: float
-    n_queries: int
-    n_partitions: int
-    n_probes: int
-
-
-def _unit(vectors) -> np.ndarray:
+def unit_rows(vectors) -> np.ndarray:
     """Rows scaled to length 1 (cosine similarity is then a dot product); zero rows stay zero."""
     vectors = np.asarray(vectors, dtype=np.float32)
     if vectors.ndim != 2:
@@ -86,7 +70,7 @@ class DenseIndex:
         if len(doc_ids) == 0:
             raise UserError("the corpus has no documents: dense search needs at least one")
         self.doc_ids = np.asarray(doc_ids, dtype=np.int64)
-        self.vectors = _unit(vectors)
+        self.vectors = unit_rows(vectors)
         self.own = own or (0, len(self.vectors))
         if self.own[1] - self.own[0] != len(self.doc_ids) or not 0 <= self.own[0] <= self.own[1] <= len(self.vectors):
             raise ValueError(f"own rows {self.own} do not match {len(self.doc_ids)} document ids")
@@ -95,7 +79,7 @@ class DenseIndex:
         self, query_vectors: np.ndarray, *, depth: int = 100, query_texts: list[str] | None = None
     ) -> list[QueryHits]:
         """Rank every document by cosine similarity for each query vector (blank texts get no hits)."""
-        query_vectors = _unit(query_vectors)
+        query_vectors = unit_rows(query_vectors)
         results = []
         for start in range(0, len(query_vectors), QUERY_TILE):
             with _blas_controller().limit(limits=1, user_api="blas"):
@@ -124,66 +108,3 @@ class DenseIndex:
             ranked = top_k_rows(scores, None, self.doc_ids[kept - start : last - start], depth)
             best = ranked if best is None else [merge_top_k([a, b], depth) for a, b in zip(best, ranked)]
         return best
-
-    def search_ann(
-        self,
-        query_vectors: np.ndarray,
-        *,
-        lancedb_dir: str | Path,
-        index: AnnIndex,
-        depth: int = 100,
-        n_partitions: int | None = None,
-        n_probes: int | None = None,
-    ) -> tuple[list[QueryHits], AnnReport]:
-        """Search through a LanceDB ANN index and measure its recall@depth against exact search."""
-        from lancedb.index import HnswSq, IvfFlat, IvfPq
-
-        if self.own != (0, len(self.vectors)):
-            raise ValueError("an ANN index covers whole corpora, not a shard's documents")
-        if index not in ANN_INDEXES or index == "none":
-            raise UserError(f"unknown ANN index {index!r}; choose one of {', '.join(ANN_INDEXES[1:])}")
-        n_partitions = n_partitions or max(1, int(np.sqrt(len(self.doc_ids))))
-        n_probes = n_probes or max(1, n_partitions // 4)
-        fingerprint = hashlib.sha256(self.doc_ids.tobytes() + self.vectors.tobytes()).hexdigest()[:16]
-        name = f"ann_{index}_{n_partitions}_{fingerprint}"
-        import lancedb  # imported here: it costs seconds at start-up and only ANN search needs it
-
-        db = lancedb.connect(str(lancedb_dir))
-        if name in db.list_tables().tables:
-            table = db.open_table(name)
-        else:
-            table = db.create_table(
-                name,
-                pa.table(
-                    {
-                        "doc_id": pa.array(self.doc_ids),
-                        "vector": pa.FixedSizeListArray.from_arrays(
-                            pa.array(self.vectors.ravel()), self.vectors.shape[1]
-                        ),
-                    }
-                ),
-            )
-            config = {"ivf_flat": IvfFlat, "ivf_hnsw_sq": HnswSq, "ivf_pq": IvfPq}[index]
-            table.create_index("vector", config=config(distance_type="cosine", num_partitions=n_partitions))
-        results = []
-        for vector in _unit(query_vectors):
-            found = (
-                table.search(vector)
-                .distance_type("cosine")
-                .limit(depth)
-                .nprobes(n_probes)
-                .select(["doc_id"])
-                .to_arrow()
-            )
-            doc_ids = found.column("doc_id").to_numpy()
-            scores = 1.0 - found.column("_distance").to_numpy().astype(np.float64)
-            order = np.lexsort((doc_ids, -scores))  # the same tie rule as exact search
-            results.append(QueryHits(doc_ids[order].astype(np.int64), scores[order]))
-        exact = self.search(query_vectors, depth=depth)
-        overlaps = [
-            len(set(a.doc_ids.tolist()) & set(e.doc_ids.tolist())) / len(e) for a, e in zip(results, exact) if len(e)
-        ]
-        report = AnnReport(
-            index, depth, float(np.mean(overlaps)) if overlaps else 1.0, len(results), n_partitions, n_probes
-        )
-        return results, report

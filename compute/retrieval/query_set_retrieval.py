@@ -12,13 +12,16 @@ engines write the same rows by construction.
 from __future__ import annotations
 
 import tempfile
+from collections import Counter
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
 from biaswh.compute.common.engine import ComputeSettings
+from biaswh.compute.retrieval.ann import add_chunk_reports
 from biaswh.compute.retrieval.chunks import ChunkResult, prefetched_vectors, retrieve_chunk
 from biaswh.compute.retrieval.config import RetrievalConfig
+from biaswh.compute.retrieval.dense import QUERY_TILE
 from biaswh.compute.retrieval.runner import Query
 from biaswh.compute.retrieval.writer import ResultSpool, insert_rows, query_rows, write_retriever_runs
 from biaswh.warehouse.settings.home import warehouse_paths
@@ -54,12 +57,10 @@ def retrieve_query_set(
     The result rows of all chunks are inserted at the end with one statement from a Parquet
     spool in the warehouse folder (see :class:`ResultSpool`). Returns the result rows
     written and each retriever's output (hits dropped; wall time summed over the chunks;
-    settings and index timings of the first chunk). Only BM25 is chunked: a dense retriever's embeddings and an ANN
-    index are prepared per search, over the whole query set. With ``ray_pool``
-    (:class:`biaswh.compute.retrieval.ray_retrieval.RayRetrieval`) chunks of :data:`RAY_QUERY_CHUNK` run on Ray workers.
+    settings and index timings of the first chunk; an ANN index's recall over every chunk). With ``ray_pool``
+    (:class:`biaswh.compute.retrieval.ray_retrieval.RayRetrieval`) the chunks (:func:`query_chunks`) run on Ray workers.
     """
-    size = max(1, len(queries)) if "dense" in config.needs else QUERY_CHUNK if ray_pool is None else RAY_QUERY_CHUNK
-    chunks = [queries[first : first + size] for first in range(0, len(queries), size)]
+    chunks = query_chunks(queries, config, ray_pool)
     written, totals, answered = 0, {}, {}
     home = warehouse_paths().home
     with tempfile.TemporaryDirectory(dir=home, prefix="retrieval-spool-") as folder:
@@ -110,12 +111,45 @@ def retrieve_query_set(
     return written, outputs
 
 
+def query_chunks(queries: list[Query], config: RetrievalConfig, ray_pool) -> list[list[Query]]:
+    """The chunks a query set is retrieved in, in query order.
+
+    BM25 alone: :data:`QUERY_CHUNK` queries (:data:`RAY_QUERY_CHUNK` on Ray). A dense retriever
+    (or a hybrid) locally: the whole set at once (its embeddings are read per search). On Ray its
+    queries fan out over the pool (``ray_pool.n_parallel`` chunks at a time, at most
+    :data:`RAY_QUERY_CHUNK` queries each); unless each query is timed alone, a chunk holds whole
+    tiles of :data:`~biaswh.compute.retrieval.dense.QUERY_TILE` non-blank queries of every split, the
+    tiles exact search multiplies in one process, so each score keeps its local bits.
+    """
+    if "dense" not in config.needs:
+        return _cut(queries, QUERY_CHUNK if ray_pool is None else RAY_QUERY_CHUNK)
+    if ray_pool is None:
+        return _cut(queries, max(1, len(queries)))
+    size = max(1, min(RAY_QUERY_CHUNK, -(-len(queries) // ray_pool.n_parallel)))
+    if config.timing == "per_query":
+        return _cut(queries, size)
+    chunks, current, asked = [], [], Counter()
+    for query in queries:
+        current.append(query)
+        asked[query.corpus_split] += bool(query.text.strip())
+        if len(current) >= size and all(count % QUERY_TILE == 0 for count in asked.values()):
+            chunks.append(current)
+            current, asked = [], Counter()
+    return chunks + [current] if current else chunks
+
+
+def _cut(queries: list[Query], size: int) -> list[list[Query]]:
+    return [queries[first : first + size] for first in range(0, len(queries), size)]
+
+
 def _add_up(result: ChunkResult, totals: dict, answered: dict) -> None:
     """Add one chunk's outputs to the query set's totals."""
     for output in result.outputs:
         answered[output.retriever] = answered.get(output.retriever, 0) + result.answered[output.retriever]
         if output.retriever in totals:
             totals[output.retriever].seconds += output.seconds
+            if "ann_reports" in output.details:  # a dense retriever through an ANN index: recall over every chunk
+                add_chunk_reports(totals[output.retriever].details, output.details["ann_reports"])
         else:
             totals[output.retriever] = output
 

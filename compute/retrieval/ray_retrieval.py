@@ -5,7 +5,9 @@ once; each actor takes them from there once and then retrieves chunk after chunk
 :func:`biaswh.compute.retrieval.chunks.retrieve_chunk`, the function the local engine calls, and
 sends its ranked hits back as Parquet bytes. The driver keeps at most one chunk per worker in
 flight and writes what comes back in chunk order to its spool, so its memory does not grow
-with the query set. An actor that dies is restarted and its chunk retried (a chunk is a pure
+with the query set. A dense retriever's queries fan out too; its ANN index, if configured, is
+built by the driver before the chunks go out (:func:`biaswh.compute.retrieval.ann.build_ann_tables`)
+and searched by every actor for its own chunk. An actor that dies is restarted and its chunk retried (a chunk is a pure
 function of its queries); the rows reach ``raw.*`` only in the driver's one transaction.
 Imported only when a study asks for Ray.
 """
@@ -17,6 +19,7 @@ from pathlib import Path
 
 from biaswh.compute.common.engine import ComputeSettings, ensure_ray, in_order, ray_workers
 from biaswh.compute.common.ray_shelf import fetch, shelve
+from biaswh.compute.retrieval.ann import build_ann_tables
 from biaswh.compute.retrieval.chunks import ChunkResult, PrefetchedVectors, retrieve_chunk
 from biaswh.compute.retrieval.config import RetrievalConfig
 from biaswh.compute.retrieval.runner import Corpus, Query, build_bm25_indexes
@@ -59,6 +62,7 @@ class RayRetrieval:
     ) -> None:
         self.ray = ensure_ray(settings)
         self.n_workers = ray_workers(self.ray, settings)
+        self.n_parallel = self.n_workers  # chunks in flight at once
         self.corpora, self.config, self.lancedb_dir = corpora, config, str(lancedb_dir)
         self._index_keys: frozenset = frozenset()
         self._actors: list = []
@@ -88,7 +92,9 @@ class RayRetrieval:
         vectors: PrefetchedVectors | None,
     ) -> Iterator[ChunkResult]:
         """Each chunk's :class:`ChunkResult`, in chunk order, with at most one chunk per actor in flight."""
-        workers = self._pool({q.corpus_split for chunk in chunks for q in chunk}, bm25_indexes)
+        splits = {q.corpus_split for chunk in chunks for q in chunk}
+        workers = self._pool(splits, bm25_indexes)
+        build_ann_tables(self.corpora, splits, self.config, vectors, lancedb_dir=self.lancedb_dir)
         vectors_ref = self.ray.put(vectors) if vectors is not None else None
         yield from in_order(
             workers,

@@ -8,7 +8,9 @@ into rows, as :func:`biaswh.compute.retrieval.chunks.retrieve_chunk` does. Worke
 shard form further groups that take further chunks; each actor has at most one chunk in
 flight, so the driver holds at most one chunk's hits per group. An actor that dies is restarted,
 fetches its shard and statistics again (:mod:`biaswh.compute.common.ray_shelf`), rebuilds its indexes
-and retries its chunk. Imported only when a study asks for Ray.
+and retries its chunk. An ANN index covers the whole corpus: the driver builds it before the
+first chunk, the first actor of a group searches it for the group's chunk beside its shard, and
+the driver measures its recall against the merged exact dense lists. Imported only when a study asks for Ray.
 """
 
 from __future__ import annotations
@@ -18,11 +20,13 @@ from pathlib import Path
 
 from biaswh.compute.common.engine import ComputeSettings, ensure_ray, in_order, ray_workers
 from biaswh.compute.common.ray_shelf import fetch, shelve
+from biaswh.compute.retrieval.ann import AnnTable, build_ann_tables
 from biaswh.compute.retrieval.chunks import ChunkResult, PrefetchedVectors, chunk_result
 from biaswh.compute.retrieval.config import RetrievalConfig
 from biaswh.compute.retrieval.runner import Corpus, Query, RetrieverOutput, run_retrievers
 from biaswh.compute.retrieval.shards import (
     SHARDS_KEY,
+    ann_hits,
     base_config,
     check_shardable,
     corpus_statistics,
@@ -59,6 +63,10 @@ class ShardWorker:
             raise RuntimeError(f"shard worker lacks BM25 indexes {sorted(set(self.bm25_indexes) - built)}")
         return outputs
 
+    def search_ann(self, queries: list[Query], vectors: PrefetchedVectors, tables: dict[str, AnnTable]):
+        """The chunk's dense hits through each split's ANN index (which covers the whole corpus, not this shard)."""
+        return ann_hits(queries, vectors, tables, lancedb_dir=self.lancedb_dir, depth=self.config.depth)
+
 
 class RayShardedRetrieval:
     """Groups of :class:`ShardWorker` actors, one actor per shard in each; :meth:`close` ends them."""
@@ -74,8 +82,8 @@ class RayShardedRetrieval:
             raise UserError(
                 f"{SHARDS_KEY}: {settings.corpus_shards} needs as many Ray workers; the cluster offers {workers}"
             )
-        self.n_groups = workers // settings.corpus_shards
-        self.config, self.lancedb_dir = config, str(lancedb_dir)
+        self.n_groups = self.n_parallel = workers // settings.corpus_shards  # chunks in flight at once
+        self.corpora, self.config, self.lancedb_dir = corpora, config, str(lancedb_dir)
         self._groups: list[list] = []
         self._refs: list = []
         self._shelves: list[tuple[str, object]] = []
@@ -108,6 +116,8 @@ class RayShardedRetrieval:
     ) -> Iterator[ChunkResult]:
         """Each chunk's :class:`ChunkResult`, in chunk order (``bm25_indexes`` unused: the shards hold theirs)."""
         groups = self._pool()
+        splits = {q.corpus_split for chunk in chunks for q in chunk}
+        tables = build_ann_tables(self.corpora, splits, self.config, vectors, lancedb_dir=self.lancedb_dir)
         vector_refs = [None] * len(self.shards)
         if vectors is not None:
             asked = [q.text for chunk in chunks for q in chunk if q.text.strip()]
@@ -119,14 +129,19 @@ class RayShardedRetrieval:
                 )
                 for shard in self.shards
             ]
-        yield from in_order(
-            groups,
-            chunks,
-            lambda group, chunk: [worker.retrieve.remote(chunk, ref) for worker, ref in zip(group, vector_refs)],
-            lambda chunk, references: self._rows(
-                merged_outputs(self.ray.get(references), self.config), chunk, run_id=run_id, query_set=query_set
-            ),
-        )
+
+        def submit(group: list, chunk: list[Query]) -> list:
+            shards = [worker.retrieve.remote(chunk, ref) for worker, ref in zip(group, vector_refs)]
+            # The shard-0 vectors hold every query's: its actor also searches the ANN index.
+            return shards + ([group[0].search_ann.remote(chunk, vector_refs[0], tables)] if tables else [])
+
+        def collect(chunk: list[Query], references: list) -> ChunkResult:
+            outputs = self.ray.get(references)
+            ann = (outputs.pop(), chunk, tables) if tables else None
+            merged = merged_outputs(outputs, self.config, ann=ann)
+            return self._rows(merged, chunk, run_id=run_id, query_set=query_set)
+
+        yield from in_order(groups, chunks, submit, collect)
 
     def _rows(self, outputs: list[RetrieverOutput], chunk: list[Query], *, run_id: str, query_set: str) -> ChunkResult:
         """The merged outputs as a :class:`ChunkResult`, hits as Parquet (as an unsharded worker sends them)."""

@@ -7,11 +7,10 @@ benchmarks and other tools can call it directly.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import numpy as np
-
+from biaswh.compute.retrieval.ann import combined_report, search_ann
 from biaswh.compute.retrieval.bm25 import BM25Index, BM25Parameters
 from biaswh.compute.retrieval.bm25_cache import cached_bm25_index
 from biaswh.compute.retrieval.config import SEED_COMPATIBLE_BM25, RetrievalConfig
@@ -138,6 +137,7 @@ def _bm25_for_split(
 
 
 def _dense_for_split(
+    split: str,
     corpus: Corpus,
     texts: list[str],
     config: RetrievalConfig,
@@ -160,7 +160,8 @@ def _dense_for_split(
         found, latencies, seconds = _timed_search(search, asked, config.timing == "per_query")
     else:
         start = time.perf_counter()
-        found, report = index.search_ann(
+        found, report = search_ann(
+            index,
             query_vectors,
             lancedb_dir=lancedb_dir,
             index=config.ann_index,
@@ -170,7 +171,7 @@ def _dense_for_split(
         )
         seconds = time.perf_counter() - start
         latencies = [seconds * 1000 / max(1, len(asked))] * len(asked)
-        out.setdefault("ann_reports", []).append(report.__dict__)
+        out.setdefault("ann_reports", []).append(asdict(report) | {"corpus_split": split})
     found, latencies = iter(found), iter(latencies)
     hits = [no_hits(EMPTY_QUERY) if b else next(found) for b in blank]
     return hits, [None if b else next(latencies) for b in blank], seconds
@@ -224,7 +225,7 @@ def run_retrievers(
                 points[name].hits[i], points[name].latency_ms[i] = h, latency
         if "dense" in base:
             hits, latencies, seconds = _dense_for_split(
-                corpus, texts, config, cache, provider, lancedb_dir, base["dense"].details
+                split, corpus, texts, config, cache, provider, lancedb_dir, base["dense"].details
             )
             base["dense"].seconds += seconds
             for i, h, latency in zip(rows, hits, latencies):
@@ -232,8 +233,7 @@ def run_retrievers(
     for name, output in base.items():
         output.hits, output.latency_ms = base_hits[name], base_latency[name]
     if "dense" in base and "ann_reports" in base["dense"].details:
-        reports = base["dense"].details["ann_reports"]
-        base["dense"].details["ann_recall"] = float(np.mean([r["recall"] for r in reports]))
+        base["dense"].details["ann_recall"] = combined_report(base["dense"].details["ann_reports"])["recall"]
     return with_hybrids(base, list(points.values()), config)
 
 

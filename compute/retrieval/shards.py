@@ -12,20 +12,26 @@ ranks its own documents; :func:`merged_outputs` keeps the best ``depth`` of thei
 under the tie rule, which is the unsharded top ``depth``; hybrids are fused from the merged
 lists as the local engine fuses them.
 
-What cannot shard exactly is refused (:func:`check_shardable`): the seed-compatible BM25
-ranking (numpy's unstable argsort over the whole corpus) and an ANN index (its own
-approximation of the whole corpus).
+An ANN index is not sharded: it is trained on the whole corpus (:mod:`biaswh.compute.retrieval.ann`
+says why it cannot be split), built once by the driver, and searched for each chunk of queries
+beside the shards; the shards' merged exact dense lists are what its recall is measured against
+(:func:`with_ann_hits`), as the unsharded engine measures it. What cannot shard exactly is refused
+(:func:`check_shardable`): the seed-compatible BM25 ranking (numpy's unstable argsort over the
+whole corpus).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import time
+from pathlib import Path
 
+from biaswh.compute.retrieval.ann import AnnTable, ann_search, combined_report, recall_report
 from biaswh.compute.retrieval.bm25 import BM25Index, BM25Parameters, CorpusStatistics, idf_values
 from biaswh.compute.retrieval.config import SEED_COMPATIBLE_BM25, RetrievalConfig
 from biaswh.compute.retrieval.dense import DOC_TILE
-from biaswh.compute.retrieval.ranking import merge_query_hits
-from biaswh.compute.retrieval.runner import Corpus, RetrieverOutput, bm25_index_key, bm25_settings, with_hybrids
+from biaswh.compute.retrieval.ranking import EMPTY_QUERY, merge_query_hits, no_hits
+from biaswh.compute.retrieval.runner import Corpus, Query, RetrieverOutput, bm25_index_key, bm25_settings, with_hybrids
 from biaswh.compute.retrieval.tokenize import RegexTokenizer
 from biaswh.warehouse.errors import UserError
 
@@ -40,11 +46,6 @@ def check_shardable(config: RetrievalConfig, shards: int) -> None:
         raise UserError(
             f"{SHARDS_KEY}: {shards} cannot rank {SEED_COMPATIBLE_BM25} exactly (its order is numpy's "
             "argsort over the whole corpus); use corpus_shards = 1"
-        )
-    if "dense" in config.needs and config.ann_index != "none":
-        raise UserError(
-            f"{SHARDS_KEY}: {shards} cannot shard the ANN index [retrieval.ann] index = {config.ann_index!r} "
-            'exactly; use index = "none" (exact search) or corpus_shards = 1'
         )
 
 
@@ -147,15 +148,25 @@ def shard_bm25_indexes(
 
 
 def base_config(config: RetrievalConfig) -> RetrievalConfig:
-    """What a shard runs: the base retrievers and BM25 settings, no fusion (fused after the merge)."""
+    """What a shard runs: the base retrievers and BM25 settings, no fusion (fused after the merge), and
+    exact dense search (an ANN index is searched whole, beside the shards)."""
     base = tuple(name for name in ("bm25", "dense") if name in config.needs)
-    return dataclasses.replace(config, retrievers=(*base, *config.bm25_points), sweep_weights=(), sweep_rrf_k=())
+    return dataclasses.replace(
+        config, retrievers=(*base, *config.bm25_points), sweep_weights=(), sweep_rrf_k=(), ann_index="none"
+    )
 
 
-def merged_outputs(shard_outputs: list[list[RetrieverOutput]], config: RetrievalConfig) -> list[RetrieverOutput]:
+def merged_outputs(
+    shard_outputs: list[list[RetrieverOutput]],
+    config: RetrievalConfig,
+    *,
+    ann: tuple[RetrieverOutput, list[Query], dict[str, AnnTable]] | None = None,
+) -> list[RetrieverOutput]:
     """The shards' outputs of one chunk merged per retriever to the top ``depth``, then fused as configured.
 
     A query's latency and a retriever's wall time are the slowest shard's (the shards run side by side).
+    ``ann``: the chunk's hits through the whole corpus's ANN index, its queries and the index's
+    tables; they replace the merged exact dense hits (:func:`with_ann_hits`) before fusion.
     """
     merged = []
     for outputs in zip(*shard_outputs):
@@ -167,4 +178,48 @@ def merged_outputs(shard_outputs: list[list[RetrieverOutput]], config: Retrieval
         first, seconds = outputs[0], max(output.seconds for output in outputs)
         merged.append(RetrieverOutput(first.retriever, first.family, hits, latency, seconds, first.details))
     base = {output.retriever: output for output in merged if output.retriever in ("bm25", "dense")}
+    if ann is not None:
+        base["dense"] = with_ann_hits(base["dense"], *ann, depth=config.depth)
     return with_hybrids(base, [output for output in merged if output.retriever not in base], config)
+
+
+def with_ann_hits(
+    exact: RetrieverOutput, found: RetrieverOutput, queries: list[Query], tables: dict[str, AnnTable], *, depth: int
+) -> RetrieverOutput:
+    """``found`` (a chunk's ANN hits) with each split's recall against the ``exact`` hits of its queries,
+    in the details the unsharded engine writes (``ann_reports``, ``ann_recall``)."""
+    reports = []
+    for split, table in sorted(tables.items()):
+        rows = asked_rows(queries, split)
+        if rows:
+            report = recall_report(table, [found.hits[i] for i in rows], [exact.hits[i] for i in rows], depth=depth)
+            reports.append(dataclasses.asdict(report) | {"corpus_split": split})
+    if reports:
+        found.details |= {"ann_reports": reports, "ann_recall": combined_report(reports)["recall"]}
+    return found
+
+
+def asked_rows(queries: list[Query], split: str) -> list[int]:
+    """The positions of ``queries``' non-blank queries over ``split`` (those dense search asks)."""
+    return [number for number, query in enumerate(queries) if query.corpus_split == split and query.text.strip()]
+
+
+def ann_hits(
+    queries: list[Query], vectors, tables: dict[str, AnnTable], *, lancedb_dir: str | Path, depth: int
+) -> RetrieverOutput:
+    """A chunk's dense hits through each split's ANN index (``vectors``: the queries' cached vectors), as
+    the first worker of a shard group searches them beside its shard; recall is added after the merge."""
+    found = RetrieverOutput("dense", "dense", [no_hits(EMPTY_QUERY)] * len(queries), [None] * len(queries))
+    found.details["n_embedded"] = 0  # the driver embedded every text before the chunks went out
+    for split, table in sorted(tables.items()):
+        rows = asked_rows(queries, split)
+        if not rows:
+            continue
+        started = time.perf_counter()
+        query_vectors = vectors.vectors_for([queries[number].text for number in rows], None)[0]
+        hits = ann_search(table, query_vectors, lancedb_dir=lancedb_dir, depth=depth)
+        seconds = time.perf_counter() - started
+        for number, query_hits in zip(rows, hits):
+            found.hits[number], found.latency_ms[number] = query_hits, seconds * 1000 / len(rows)
+        found.seconds += seconds
+    return found

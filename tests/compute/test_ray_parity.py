@@ -1,4 +1,13 @@
-"""The Ray compute engine gives what the local engine gives: the demo dialect and evaluation studies run both ways."""
+"""The Ray compute engine gives what the local engine gives: the demo dialect and evaluation studies run both ways.
+
+Four study runs on Ray, each compared with the same study's local run: the dialect demo over 2
+corpus shards (query chunks and sharded BM25 and dense search, merged), and the evaluation demo
+unsharded (each run's queries fanned out over both workers; its ANN run searching one index from
+both) and over 2 corpus shards (the ANN index searched beside the shards). The unsharded pool's
+BM25 chunks are compared in :func:`test_chunks_fanned_out_over_workers_write_the_local_rows` and in
+``tests/compute/retrieval/test_ray_retrieval.py``; a Ray run of the dialect demo without shards
+would prove nothing these do not.
+"""
 
 from __future__ import annotations
 
@@ -25,7 +34,8 @@ RESULT_ROWS = (
 @pytest.fixture(scope="module")
 def both_runs(tmp_path_factory, ray_local, demo_warehouse):
     """A copy of the session's demo warehouse (the demo study ran there locally), after the evaluation
-    study ran locally, then both on Ray (2 workers).
+    study ran locally, then the demo on Ray over 2 corpus shards and the evaluation study on Ray
+    without and with 2 shards (2 workers).
 
     Each engine's runs start from an empty embedding cache of their own, so the Ray runs embed
     the demo's texts on Ray workers: the local evaluation run continues a copy of the cache the
@@ -48,10 +58,11 @@ def both_runs(tmp_path_factory, ray_local, demo_warehouse):
         patch.setenv("BIASWH_EMBEDDING_CACHE", str(caches["local"]))
         run_study(str(EVALUATION_STUDY))
         patch.setenv("BIASWH_EMBEDDING_CACHE", str(caches["ray"]))
-        for study in (DEMO_STUDY, EVALUATION_STUDY):  # the Ray runs reuse the local runs' sources builds
-            biaswh.open(home, read_only=False).run(study, compute="ray")  # the Python API's option, as a notebook
-        # The demo's 28 documents in 2 shards: each cut falls inside the one dense tile.
+        # The Ray runs reuse the local runs' sources builds. The demo's 28 documents in 2 shards:
+        # each cut falls inside the one dense tile. The Python API's options, as a notebook passes them.
         biaswh.open(home, read_only=False).run(DEMO_STUDY, compute="ray", corpus_shards=2)
+        biaswh.open(home, read_only=False).run(EVALUATION_STUDY, compute="ray")
+        biaswh.open(home, read_only=False).run(EVALUATION_STUDY, compute="ray", corpus_shards=2)
         connection = connect()
         runs = connection.execute(
             "select name, coalesce(parameters->>'$.settings.compute.engine', 'local')"
@@ -75,30 +86,28 @@ def parity_con(both_runs, monkeypatch):
 def test_the_second_runs_ran_on_ray(both_runs):
     assert sorted(both_runs[1]) == [
         ("demo", "local"),
-        ("demo", "ray"),
         ("demo", "ray shards 2"),
         ("demo_evaluation", "local"),
         ("demo_evaluation", "ray"),
+        ("demo_evaluation", "ray shards 2"),
     ]
 
 
-@pytest.mark.parametrize("engine", ["ray", "ray shards 2"])
-def test_retrieval_results_are_bit_identical(both_runs, parity_con, engine):
+def test_retrieval_results_are_bit_identical(both_runs, parity_con):
     runs = both_runs[1]
     local_rows = parity_con.execute(RESULT_ROWS, [runs["demo", "local"]]).fetchall()
-    ray_rows = parity_con.execute(RESULT_ROWS, [runs["demo", engine]]).fetchall()
+    ray_rows = parity_con.execute(RESULT_ROWS, [runs["demo", "ray shards 2"]]).fetchall()
     # Named, not diffed: pytest's own diff of two lists this long takes hours.
     differing = [(here, there) for here, there in zip(local_rows, ray_rows) if here != there]
     assert local_rows and len(local_rows) == len(ray_rows), (len(local_rows), len(ray_rows))
     assert not differing, f"{len(differing)} of {len(local_rows)} rows differ, e.g. (local, ray): {differing[:3]}"
 
 
-@pytest.mark.parametrize("engine", ["ray", "ray shards 2"])
-def test_every_run_keyed_mart_of_the_dialect_study_is_identical(both_runs, parity_con, engine):
+def test_every_run_keyed_mart_of_the_dialect_study_is_identical(both_runs, parity_con):
     runs = both_runs[1]
     expected = run_content_fingerprints(parity_con, runs["demo", "local"])
     assert expected["marts.fct_dialect_gold_ranks"][0] > 0 and expected["analysis.dialect_paired_tests"][0] > 0
-    assert run_content_fingerprints(parity_con, runs["demo", engine]) == expected
+    assert run_content_fingerprints(parity_con, runs["demo", "ray shards 2"]) == expected
 
 
 # What differs between any two runs of the series, on either engine, and is left out: measured
@@ -151,12 +160,32 @@ def _series_rows(connection, study_run_id: str) -> dict:
     }
 
 
-def test_every_run_keyed_mart_of_the_evaluation_study_is_identical(both_runs, parity_con):
+@pytest.mark.parametrize("engine", ["ray", "ray shards 2"])
+def test_every_run_keyed_mart_of_the_evaluation_study_is_identical(both_runs, parity_con, engine):
     runs = both_runs[1]
     expected = _series_rows(parity_con, runs["demo_evaluation", "local"])
     assert len({label for label, _ in expected}) == 5 and expected["baseline", "marts.agg_evaluation_fusion_sweep"]
-    found = _series_rows(parity_con, runs["demo_evaluation", "ray"])
+    found = _series_rows(parity_con, runs["demo_evaluation", engine])
     assert [key for key in expected if not _same_rows(found.get(key, []), expected[key])] == []
+
+
+@pytest.mark.parametrize("engine", ["ray", "ray shards 2"])
+def test_the_evaluation_runs_retrieved_the_local_rows_and_measured_the_local_ann_recall(both_runs, parity_con, engine):
+    """Every evaluation run's ranked hits (wall-clock latencies aside) and its ANN index's recall."""
+    labelled = (
+        "select e.label, r.query_set, r.retriever, r.query_id, r.variant, r.rank, r.doc_id, r.score"
+        " from raw.retrieval_results r join raw.evaluation_runs e using (run_id) where e.series_run_id = ? order by all"
+    )
+    recall = (
+        "select e.label, r.retriever, r.ann_index, r.ann_recall from raw.retrieval_runs r"
+        " join raw.evaluation_runs e using (run_id) where e.series_run_id = ? and r.ann_recall is not null order by all"
+    )
+    runs = both_runs[1]
+    for query in (labelled, recall):
+        local = parity_con.execute(query, [runs["demo_evaluation", "local"]]).fetchall()
+        assert local and parity_con.execute(query, [runs["demo_evaluation", engine]]).fetchall() == local, query
+    recalls = parity_con.execute(recall, [runs["demo_evaluation", engine]]).fetchall()
+    assert [(label, index) for label, _, index, _ in recalls] == [("dense_ivf_flat", "ivf_flat")] * len(recalls)
 
 
 def test_the_ray_runs_embedded_the_local_vectors(both_runs):

@@ -11,11 +11,13 @@ import pyarrow.parquet as pq
 import pytest
 
 from biaswh.compute.common.engine import ComputeSettings, compute_settings, with_compute
+from biaswh.compute.retrieval.ann import build_ann_tables
 from biaswh.compute.retrieval.chunks import PrefetchedVectors, retrieve_chunk
 from biaswh.compute.retrieval.config import config_from_settings
 from biaswh.compute.retrieval.dense import DOC_TILE, DenseIndex
 from biaswh.compute.retrieval.runner import Corpus, Query, run_retrievers
 from biaswh.compute.retrieval.shards import (
+    ann_hits,
     base_config,
     check_shardable,
     corpus_statistics,
@@ -161,8 +163,9 @@ def _hits(outputs) -> dict[str, list]:
     }
 
 
-def _merged_over_shards(corpora, queries, config, shards, vectors) -> list:
-    """The shards' outputs, each retrieved as a shard worker does (without Ray), merged and fused."""
+def _merged_over_shards(corpora, queries, config, shards, vectors, ann=None) -> list:
+    """The shards' outputs, each retrieved as a shard worker does (without Ray), merged and fused
+    (``ann``: the chunk's hits through the whole corpus's ANN index, its queries and tables)."""
     parts = shard_corpora(corpora, shards)
     statistics = corpus_statistics([term_counts(part, config) for part in parts], config)
     outputs = [
@@ -177,7 +180,7 @@ def _merged_over_shards(corpora, queries, config, shards, vectors) -> list:
         )
         for part, shard_statistics in zip(parts, statistics)
     ]
-    return merged_outputs(outputs, config)
+    return merged_outputs(outputs, config, ann=ann)
 
 
 @pytest.mark.parametrize("n_docs", [28, 41, N_DOCS])
@@ -251,11 +254,29 @@ def test_the_cli_refuses_a_bad_or_unshardable_setting_before_the_run(tmp_path, c
     assert con.execute("select count(*) from raw.runs").fetchone() == (0,)
 
 
-def test_an_ann_index_is_refused_rather_than_sharded_approximately():
-    config = config_from_settings({"retrievers": ["dense"], "ann": {"index": "ivf_flat"}})
-    check_shardable(config, 1)  # unsharded: allowed
-    with pytest.raises(UserError, match=r"\[compute\] corpus_shards: 2 cannot shard the ANN index"):
-        check_shardable(config, 2)
+def test_an_ann_index_searched_beside_the_shards_gives_the_unsharded_hits_fusion_and_recall(tmp_path):
+    """An ANN index is not sharded: built once over the whole corpus and searched beside 2 and 3
+    shards (as the first worker of a shard group searches it), its hits, the hybrids fused from
+    them and its recall against the shards' merged exact lists equal the unsharded run's."""
+    corpora, queries = _corpus_and_queries()
+    config = config_from_settings(RETRIEVAL | {"ann": {"index": "ivf_flat", "partitions": 16, "probes": 1}})
+    check_shardable(config, 2)  # an ANN index no longer keeps a study from sharding its corpus
+    provider, cache = HashProvider(), EmbeddingCache(tmp_path / "cache", HashProvider.model_id)
+    unsharded = run_retrievers(corpora, queries, config, provider=provider, cache=cache, lancedb_dir=tmp_path)
+    vectors = PrefetchedVectors(cache, provider, corpora["train"].texts + [q.text for q in queries if q.text.strip()])
+    tables = build_ann_tables(corpora, {"train"}, config, vectors, lancedb_dir=tmp_path)  # the one the local run built
+    assert [table.n_probes for table in tables.values()] == [1] and len(list(tmp_path.glob("ann_ivf_flat_16_*"))) == 1
+    expected = _hits(unsharded)
+    (recall,) = {o.details["ann_recall"] for o in unsharded if o.retriever == "dense"}
+    exact = run_retrievers(
+        corpora, queries, config_from_settings(RETRIEVAL), provider=provider, cache=cache, lancedb_dir=tmp_path
+    )
+    assert 0 < recall < 1 and expected["dense"] != _hits(exact)["dense"]  # the index's own hits, not exact search's
+    for shards in (2, 3):
+        found = ann_hits(queries, vectors, tables, lancedb_dir=tmp_path, depth=config.depth)
+        merged = _merged_over_shards(corpora, queries, config, shards, vectors, ann=(found, queries, tables))
+        assert _hits(merged) == expected
+        assert [o.details["ann_recall"] for o in merged if o.retriever == "dense"] == [recall]
 
 
 def test_the_command_line_sets_the_shards_and_they_are_recorded():
@@ -290,12 +311,18 @@ def test_the_retrieval_job_takes_the_sharded_pool_when_shards_are_asked_for(ray_
             pass
 
 
-def test_an_evaluation_run_that_cannot_shard_is_refused_before_the_run(con, capsys):
-    """The evaluation demo's ANN run (an override of [retrieval] in one [[evaluation.runs]]) is named
-    when shards are asked for, before anything is ingested or Ray starts."""
+def test_an_evaluation_run_that_cannot_shard_is_refused_before_the_run(tmp_path, con, capsys):
+    """A run of a series that cannot shard (an override of [retrieval] in one [[evaluation.runs]]) is
+    named when shards are asked for, before anything is ingested or Ray starts."""
     from biaswh.warehouse.settings.home import REPOSITORY_ROOT
 
-    study = REPOSITORY_ROOT / "studies" / "demo_evaluation.toml"
+    demo = REPOSITORY_ROOT / "studies" / "demo_evaluation.toml"
+    config = demo.read_text(encoding="utf-8").replace("demo_data/", f"{demo.parent}/demo_data/")
+    study = tmp_path / "evaluation.toml"
+    run = '[[evaluation.runs]]\nlabel = "numpy_order"\nretrieval = { retrievers = ["bm25_seed_compatible"] }\n'
+    study.write_text(config.replace("# Run parameters", run + "\n# Run parameters"), encoding="utf-8")
     code, _, error = run_main(["run", str(study), "--compute", "ray", "--corpus-shards", "2"], capsys)
-    assert_refused(code, error, ["[[evaluation.runs]] dense_ivf_flat", "corpus_shards: 2 cannot shard the ANN index"])
+    assert_refused(
+        code, error, ["[[evaluation.runs]] numpy_order", "corpus_shards: 2 cannot rank bm25_seed_compatible"]
+    )
     assert con.execute("select count(*) from raw.runs").fetchone() == (0,)

@@ -177,3 +177,28 @@ def test_dropping_documents_is_seeded_and_keeps_order():
     assert drop_documents(corpora, 0.0, seed=11) is corpora
     with pytest.raises(UserError, match="drop_documents_fraction"):
         config_from_settings({"drop_documents_fraction": 1.0})
+
+
+@pytest.mark.parametrize("timing", ["batch", "per_query"])
+def test_a_dense_query_set_fans_out_on_ray_in_chunks_of_whole_query_tiles(timing):
+    """Locally a dense query set is one chunk; on a pool of 2 it is cut into chunks whose non-blank
+    queries of each split are whole tiles of 256 (the shapes exact search multiplies), unless each
+    query is searched alone; BM25 alone keeps its fixed chunks."""
+    from types import SimpleNamespace
+
+    from biaswh.compute.retrieval.dense import QUERY_TILE
+    from biaswh.compute.retrieval.query_set_retrieval import RAY_QUERY_CHUNK, query_chunks
+
+    queries = [Query(f"q{n}", "sae", "train", "" if n % 7 == 0 else f"query {n}") for n in range(1_300)]
+    dense = config_from_settings({"retrievers": ["bm25", "dense", "hybrid_rrf"], "timing": timing})
+    pool = SimpleNamespace(n_parallel=2)
+    assert query_chunks(queries, dense, None) == [queries]
+    chunks = query_chunks(queries, dense, pool)
+    assert [q for chunk in chunks for q in chunk] == queries and len(chunks) >= 2
+    asked = [sum(bool(q.text) for q in chunk) for chunk in chunks]
+    if timing == "batch":
+        assert all(n % QUERY_TILE == 0 for n in asked[:-1]) and asked[0] == 3 * QUERY_TILE
+    else:
+        assert [len(chunk) for chunk in chunks] == [650, 650]
+    bm25 = config_from_settings({"retrievers": ["bm25"], "timing": timing})
+    assert query_chunks(queries, bm25, pool) == [queries[:RAY_QUERY_CHUNK]] and len(query_chunks([], dense, pool)) == 0
