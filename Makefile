@@ -30,11 +30,14 @@ $(VENV)/.installed: requirements.lock requirements-nodeps.lock pyproject.toml se
 	fi
 	touch $@
 
-# Every studies/demo*.toml runs in turn in one `biaswh run` process (Python, the plugins and
-# dbt's parsed project loaded once); then the demo audit (studies/audit_demo.toml: its subjects'
-# profiles, versions and rivals); the last line printed is the dashboard site's index page.
+# Eight weekly ticks of the monitoring demo (studies/demo_monitoring.toml: a live demo system
+# with a planted drop; one line per tick); then every other studies/demo*.toml in turn in one
+# `biaswh run` process (Python, the plugins and dbt's parsed project loaded once); then the demo
+# audit (studies/audit_demo.toml: its subjects' profiles, versions and rivals); the last line
+# printed is the dashboard site's index page.
 demo: setup
-	$(BIN)/biaswh run $$(ls studies/demo*.toml)
+	$(BIN)/biaswh monitor studies/demo_monitoring.toml --through 2026-02-23 --quiet
+	$(BIN)/biaswh run $$(ls studies/demo*.toml | grep -v demo_monitoring)
 	$(BIN)/biaswh audit studies/audit_demo.toml
 
 # Line coverage of the packages in pyproject.toml [tool.coverage.run] is reported; below the floor in pyproject.toml

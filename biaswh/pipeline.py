@@ -224,6 +224,19 @@ def _run_study(
         address=ray_address,
         corpus_shards=corpus_shards,
     )
+    return run_loaded_study(study, target=target, started=started)[1]
+
+
+def run_loaded_study(
+    study, *, target: str = LOCAL_TARGET, started: float | None = None, build_site: bool = True
+) -> tuple[str, Path | None]:
+    """The stages of a study run for a loaded, checked ``study``: (its run id, the site's index page).
+
+    The caller holds the command lock and has loaded the plugins (``biaswh monitor`` runs a
+    study whose settings carry the week it evaluates). ``build_site=False``: no dashboards
+    (the index is None).
+    """
+    started = time.perf_counter() if started is None else started
     run_id = open_study_run(study, target=target)
     stages: dict[str, float] = {"load plugins and config": time.perf_counter() - started}
     selections = build_selections(study)
@@ -264,15 +277,18 @@ def _run_study(
     engine = compute_settings(study.settings)
     with chat_pool_for_calls(lambda: chat_pool(engine)), sentence_encoding_on(sentence_encoder_pool(engine)):
         _finish_or_fail(run_id, lambda: withdrawn_if_failing(run_id, chain))
-    begin = time.perf_counter()
-    index = dashboards() / "index.html"
-    stages["dashboards"] = time.perf_counter() - begin
+    index = None
+    if build_site:
+        begin = time.perf_counter()
+        index = dashboards() / "index.html"
+        stages["dashboards"] = time.perf_counter() - begin
     stages["total"] = time.perf_counter() - started
-    print(f"[{study.name}] dashboards: {stages['dashboards']:.1f} s; total {stages['total']:.1f} s", flush=True)
+    print(f"[{study.name}] dashboards: {stages.get('dashboards', 0):.1f} s; total {stages['total']:.1f} s", flush=True)
     with open_warehouse() as con:
         con.execute("update raw.runs set stage_seconds = ? where run_id = ?", [json.dumps(stages), run_id])
-    _print_next_steps(study, run_id)
-    return index
+    if build_site:
+        _print_next_steps(study, run_id)
+    return run_id, index
 
 
 # What to ask first after each kind of study (contract relations, reachable unqualified).

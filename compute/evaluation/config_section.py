@@ -5,6 +5,7 @@ carry its own ``[retrieval]`` table.
 
 from __future__ import annotations
 
+from biaswh.compute.evaluation.live_systems import LIVE
 from biaswh.compute.retrieval.config_section import RETRIEVAL
 from biaswh.warehouse.settings.config_schema import (
     BOOLEAN,
@@ -28,7 +29,14 @@ EVALUATION = Table(
         "compare": Table({"metric": STRING, "k": DEPTH}),
         "runs": ArrayOfTables(
             Table(
-                {"label": STRING, "baseline": BOOLEAN, "retrieval": RETRIEVAL, "run_file": FILE, "system": STRING},
+                {
+                    "label": STRING,
+                    "baseline": BOOLEAN,
+                    "retrieval": RETRIEVAL,
+                    "run_file": FILE,
+                    "system": STRING,
+                    "live": LIVE,
+                },
                 required=("label",),
             )
         ),

@@ -44,9 +44,11 @@ def series_settings(study) -> tuple[dict, list[dict]]:
     base = dict(study.settings.get("retrieval") or {})
     resolved = []
     for position, run in enumerate(runs):
-        extra = set(run) - {"label", "baseline", "retrieval", "run_file", "system"}
+        extra = set(run) - {"label", "baseline", "retrieval", "run_file", "system", "live"}
         if extra:
             raise UserError(f"[[evaluation.runs]] {run['label']}: unknown key(s) {', '.join(sorted(extra))}")
+        if "run_file" in run and "live" in run:
+            raise UserError(f"[[evaluation.runs]] {run['label']}: give run_file or live, not both")
         retrieval = _merged(base, run.get("retrieval", {}))
         retrieval["query_sets"] = [settings["query_set"]]
         resolved.append(
@@ -57,6 +59,7 @@ def series_settings(study) -> tuple[dict, list[dict]]:
                 "retrieval": retrieval,
                 "run_file": run.get("run_file"),
                 "system": run.get("system"),
+                "live": run.get("live"),
             }
         )
     return settings, resolved

@@ -39,6 +39,7 @@ import pyarrow as pa
 
 from biaswh.compute.common.engine import compute_settings
 from biaswh.compute.evaluation.config_section import EVALUATION
+from biaswh.compute.evaluation.live_runs import LIVE_QUERIES_TABLE, write_live_run
 from biaswh.compute.evaluation.series import sample_queries, series_settings, tune_report_folds
 from biaswh.compute.retrieval.config import config_from_settings
 from biaswh.compute.retrieval.external_runs import read_external_run
@@ -129,6 +130,7 @@ register_sub_runs("evaluation", table="evaluation_runs", parent_column="series_r
         "raw.evaluation_runs",
         "raw.evaluation_query_folds",
         "raw.evaluation_thresholds",
+        LIVE_QUERIES_TABLE,
     ),
     reads=(
         "marts.fct_squad_questions",
@@ -180,7 +182,7 @@ def _evaluation_run(con, study, run_id: str, run: dict, query_set: str, queries,
     )
     record_run_parameters(con, child.run_id, study.run_parameters)
     provider = cache = None
-    if "dense" in config.needs and not run["run_file"]:
+    if "dense" in config.needs and not (run["run_file"] or run["live"]):
         provider, cache = prepare_dense(con, config, child.run_id, corpora, {query_set: queries}, engine=engine)
     created = datetime.now(timezone.utc).replace(tzinfo=None)
     record = config.record() | {
@@ -193,6 +195,11 @@ def _evaluation_run(con, study, run_id: str, run: dict, query_set: str, queries,
         outputs = _write_external_run(
             con, child, run, queries, query_set, config, study.resolve, record=record, created=created
         )
+    elif run["live"]:  # only the queries the system answered are evaluated (live_runs.py)
+        outputs, answered = write_live_run(
+            con, child, run, queries, query_set, config, study, record=record, created=created
+        )
+        queries, folds = [queries[i] for i in answered], [folds[i] for i in answered]
     else:  # the retrieval job's path: chunk by chunk, on Ray workers when the engine is Ray
         with compute_pool(engine, corpora, config) as ray_pool:
             _, outputs = retrieve_query_set(

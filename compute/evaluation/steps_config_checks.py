@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from biaswh.compute.evaluation.live_systems import check_live
 from biaswh.compute.evaluation.series import series_settings
 from biaswh.compute.retrieval.config import config_from_settings
 from biaswh.compute.retrieval.shards import check_shardable
@@ -35,7 +36,9 @@ def check_evaluation_settings(study) -> None:
         try:
             config = config_from_settings(run["retrieval"], resolve=study.resolve)
             depths[run["label"]] = config.depth
-            if not run["run_file"]:
+            if run["live"]:
+                check_live(run["live"], where=f"[[evaluation.runs]] {run['label']}:")
+            elif not run["run_file"]:
                 check_shardable(config, shards)
         except UserError as exc:
             problems += [f"[[evaluation.runs]] {run['label']}: {line}" for line in str(exc).splitlines()]

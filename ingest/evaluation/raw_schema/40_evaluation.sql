@@ -51,3 +51,18 @@ create table if not exists raw.evaluation_thresholds (
     description varchar,
     max_achievable double               -- the best value the series' judgments allow (precision/recall@k); null if 1
 );
+
+-- One row per query a live system was asked in an evaluation run (compute/evaluation/live_runs.py):
+-- answered or failed, with why; only answered queries are in raw.retrieval_* and the metrics.
+create table if not exists raw.evaluation_live_queries (
+    run_id varchar not null,             -- the evaluation run (raw.runs kind evaluation_run)
+    query_set varchar not null,
+    query_id varchar not null,
+    variant varchar not null,
+    status varchar not null,             -- answered or failed
+    n_hits integer not null,             -- documents in the answer (0 for a failure)
+    latency_ms double,                   -- the query's own call or request, retries included
+    attempts integer not null,           -- requests sent (1 + retries); 1 for a callable
+    failure_reason varchar,              -- e.g. 'no complete reply within the 10 s deadline'; null when answered
+    system_version varchar               -- the version the endpoint reported with its answer, if any
+);

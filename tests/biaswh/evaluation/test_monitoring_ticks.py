@@ -1,0 +1,247 @@
+"""Eight weekly ticks of studies/demo_monitoring.toml: one alert, delivered once, kept, acknowledged, resolved.
+
+The demo's live system (a shipped demo callable) loses half its index in the weeks of 2026-01-26
+and 2026-02-02 and recovers on 2026-02-09. Each tick is a real study run (ingest, dbt build,
+evaluation, analysis) in one warehouse; the alerts go to a webhook receiver on 127.0.0.1 (its
+URL, a secret, from the environment), to a webhook that always fails, to one whose variable is
+unset, and to a file. Between the ticks the alert is acknowledged through the CLI.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import duckdb
+import pytest
+
+from biaswh.evaluation.monitor import run_tick
+from tests.conftest import REPOSITORY_ROOT, assert_refused, run_here, run_main
+
+pytestmark = pytest.mark.dbt
+
+STUDY = REPOSITORY_ROOT / "studies" / "demo_monitoring.toml"
+START = datetime.date(2026, 1, 5)
+WEEKS = [START + datetime.timedelta(days=7 * n) for n in range(8)]
+DROP, RECOVERED = datetime.date(2026, 1, 26), datetime.date(2026, 2, 9)
+SECRET_PATH = "/hooks/T0001/B0002/very-secret-token"
+
+
+class Receiver:
+    """A webhook on 127.0.0.1 recording every JSON body; ``status`` is what it answers."""
+
+    def __init__(self, status: int = 200) -> None:
+        self.bodies: list[dict] = []
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                receiver.bodies.append(json.loads(self.rfile.read(int(self.headers["content-length"]))))
+                self.send_response(status)
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"ok")
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}{SECRET_PATH}"
+
+
+def _config(folder) -> str:
+    """demo_monitoring.toml with its data paths absolute and four delivery channels."""
+    text = STUDY.read_text(encoding="utf-8").replace('"demo_data/', f'"{STUDY.parent}/demo_data/')
+    text += f"""
+[[monitoring.deliver]]
+webhook_env = "TEST_ALERT_WEBHOOK"
+format = "json"
+[[monitoring.deliver]]
+webhook_env = "TEST_SLACK_WEBHOOK"
+format = "slack"
+[[monitoring.deliver]]
+webhook_env = "TEST_BROKEN_WEBHOOK"
+retries = 2
+backoff = 0
+[[monitoring.deliver]]
+webhook_env = "TEST_UNSET_WEBHOOK"
+[[monitoring.deliver]]
+file = "{folder}/alerts.jsonl"
+"""
+    path = folder / "demo_monitoring.toml"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def ticks(tmp_path_factory):
+    """Eight ticks; after each, the alert state and what the receivers held: (home, config, receivers, states)."""
+    folder = tmp_path_factory.mktemp("monitoring")
+    home, config = folder / "warehouse", _config(folder)
+    generic, slack, broken = Receiver(), Receiver(), Receiver(status=503)
+    states, snapshot = [], None
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TEST_ALERT_WEBHOOK", generic.url)
+        patch.setenv("TEST_SLACK_WEBHOOK", slack.url)
+        patch.setenv("TEST_BROKEN_WEBHOOK", broken.url)
+        patch.delenv("TEST_UNSET_WEBHOOK", raising=False)
+        for week in WEEKS:
+            run_id = run_tick(config, week, home=home)
+            with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+                state = con.execute("select alert_id, state from evaluation_alert_state").fetchall()
+                if week == WEEKS[0]:
+                    snapshot = _first_tick_rows(con, run_id)
+            states.append((week, run_id, state, len(generic.bodies), len(slack.bodies)))
+            if week == DROP:  # acknowledged by a person after the alert arrived
+                ((alert_id, _),) = state
+                run_here("alerts", "ack", alert_id, "--note", "index rebuild running (ana)", home=home)
+    for receiver in (generic, slack, broken):
+        receiver.server.shutdown()
+    return home, folder, (generic, slack, broken), states, snapshot
+
+
+_FIRST_TICK = (
+    "select * from raw.retrieval_results where run_id in"
+    " (select run_id from raw.evaluation_runs where series_run_id = ?) order by all",
+    "select * exclude (created_at) from raw.evaluation_runs where series_run_id = ? order by all",
+    "select * from analysis.evaluation_metrics_at_k where run_id in"
+    " (select run_id from raw.evaluation_runs where series_run_id = ?) order by all",
+    "select * from raw.runs where run_id = ?",
+)
+
+
+def _first_tick_rows(con, run_id: str) -> list:
+    return [con.execute(sql, [run_id]).fetchall() for sql in _FIRST_TICK]
+
+
+def test_each_tick_is_a_study_run_recording_its_week(ticks):
+    home, *_, states, _ = ticks
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+        for week, run_id, *_ in states:
+            status, recorded = con.execute(
+                "select status, parameters->>'$.settings.monitoring.partition' from raw.runs where run_id = ?", [run_id]
+            ).fetchone()
+            assert (status, recorded) == ("succeeded", week.isoformat())
+
+
+def test_exactly_one_alert_opens_on_the_planted_week_is_kept_and_resolves_on_recovery(ticks):
+    home, *_, states, _ = ticks
+    by_week = {week: state for week, _, state, *_ in states}
+    assert all(by_week[week] == [] for week in WEEKS if week < DROP)
+    ((alert_id, opened),) = by_week[DROP]
+    assert opened == "open"
+    assert by_week[DROP + datetime.timedelta(days=7)] == [(alert_id, "acknowledged")]  # kept, not reopened
+    assert all(by_week[week] == [(alert_id, "resolved")] for week in WEEKS if week >= RECOVERED)
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+        events = con.execute(
+            "select partition, event, note from evaluation_alert_events where alert_id = ? order by created_at, event",
+            [alert_id],
+        ).fetchall()
+        row = con.execute(
+            "select opened_partition, resolved_partition, metric, acknowledged_note, opened_value < baseline_value"
+            " from evaluation_alert_state"
+        ).fetchone()
+    kept = DROP + datetime.timedelta(days=7)
+    assert [(p, e) for p, e, _ in events] == [
+        (DROP, "opened"), (DROP, "acknowledged"), (kept, "persisting"), (RECOVERED, "resolved"),
+    ]  # fmt: skip
+    assert row == (DROP, RECOVERED, "mrr@10", "index rebuild running (ana)", True)
+
+
+def test_the_alert_is_delivered_once_when_opened_and_once_when_resolved(ticks):
+    _, folder, (generic, slack, _), states, _ = ticks
+    delivered = {week: (n_generic, n_slack) for week, _, _, n_generic, n_slack in states}
+    assert [delivered[week] for week in WEEKS] == [(0, 0)] * 3 + [(1, 1)] * 2 + [(2, 2)] * 3
+    opened, resolved = generic.bodies
+    assert (opened["event"], resolved["event"]) == ("opened", "resolved")
+    assert opened["partition"] == DROP.isoformat() and opened["metric"] == "mrr@10" and opened["p_value"] < 0.05
+    assert opened["value"] < opened["baseline_value"] and opened["alert_id"] == resolved["alert_id"]
+    assert set(slack.bodies[0]) == {"text"} and opened["alert_id"] in slack.bodies[0]["text"]
+    lines = [json.loads(line) for line in (folder / "alerts.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [line["event"] for line in lines] == ["opened", "resolved"]
+
+
+def test_a_failing_webhook_is_recorded_attempt_by_attempt_and_fails_no_tick(ticks):
+    home, _, (_, _, broken), states, _ = ticks
+    assert len(broken.bodies) == 6  # opened and resolved, each 1 + 2 retries
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+        attempts = con.execute(
+            "select target, event, attempt, status, http_status, reason from analysis.evaluation_alert_deliveries"
+            " where status = 'failed' order by target, event, attempt"
+        ).fetchall()
+    assert [a[:5] for a in attempts if a[0] == "$TEST_BROKEN_WEBHOOK"] == [
+        ("$TEST_BROKEN_WEBHOOK", event, n, "failed", 503) for event in ("opened", "resolved") for n in (1, 2, 3)
+    ]
+    assert [a[5] for a in attempts if a[0] == "$TEST_UNSET_WEBHOOK"] == ["$TEST_UNSET_WEBHOOK is not set"] * 2
+    assert len(states) == 8  # every tick finished (test_each_tick_is_a_study_run_recording_its_week: succeeded)
+
+
+def test_no_webhook_url_is_stored_in_the_warehouse(ticks):
+    home, *_ = ticks
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+        columns = con.execute(
+            "select table_schema, table_name, column_name from information_schema.columns join"
+            " information_schema.tables using (table_schema, table_name)"
+            " where data_type in ('VARCHAR', 'JSON') and table_type = 'BASE TABLE'"
+        ).fetchall()
+        found = [
+            (schema, table, column)
+            for schema, table, column in columns
+            if con.execute(
+                f'select count(*) from "{schema}"."{table}" where "{column}"::varchar like ?', ["%very-secret-token%"]
+            ).fetchone()[0]
+        ]
+    assert not found and len(columns) > 50
+
+
+def test_the_first_ticks_rows_are_unchanged_by_the_seven_after_it(ticks):
+    home, *_, states, snapshot = ticks
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+        now = _first_tick_rows(con, states[0][1])
+    assert all(rows for rows in snapshot) and now == snapshot
+
+
+def test_alerts_lists_the_open_ones_and_all_with_all(ticks):
+    home, *_ = ticks
+    assert "no open alerts" in run_here("alerts", home=home).stdout
+    listed = run_here("alerts", "--all", home=home).stdout
+    assert "resolved" in listed and "mrr@10" in listed
+
+
+def test_a_resolved_or_unknown_alert_cannot_be_acknowledged(ticks, capsys):
+    home, *_ = ticks
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("BIASWH_HOME", str(home))
+        code, _, error = run_main(["alerts", "ack", "000000000000", "--note", "x"], capsys)
+    assert_refused(code, error, ["alerts ack 000000000000", "no such alert"])
+
+
+@pytest.mark.parametrize(
+    ("edit", "names"),
+    [
+        (('live = { callable = "biaswh.compute.evaluation.demo_live_system:demo_search" }',
+          'live = { callable = "biaswh.compute.evaluation.demo_live_system:missing" }'),
+         ["demo_monitoring.toml", "live.callable", "no function 'missing'"]),
+        (('start = "2026-01-05"', 'start = "next monday"'), ["demo_monitoring.toml", "[monitoring] start"]),
+        (('file = "demo_monitoring_alerts.jsonl"', 'file = "a.jsonl"\nwebhook_env = "X"'),
+         ["demo_monitoring.toml", "[[monitoring.deliver]] #1", "exactly one of webhook_env or file"]),
+    ],
+)  # fmt: skip
+def test_a_bad_monitoring_config_is_refused_in_one_line_naming_file_and_field(tmp_path, capsys, edit, names):
+    text = STUDY.read_text(encoding="utf-8").replace('"demo_data/', f'"{STUDY.parent}/demo_data/')
+    assert edit[0] in text
+    (tmp_path / "demo_monitoring.toml").write_text(text.replace(edit[0], edit[1]), encoding="utf-8")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("BIASWH_HOME", str(tmp_path / "home"))
+        code, _, error = run_main(["monitor", str(tmp_path / "demo_monitoring.toml"), "--once"], capsys)
+    assert_refused(code, error, names)
+
+
+def test_a_week_off_the_studys_weeks_is_refused(tmp_path, capsys):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("BIASWH_HOME", str(tmp_path / "home"))
+        code, _, error = run_main(["monitor", str(STUDY), "--once", "--partition", "2026-01-07"], capsys)
+    assert_refused(code, error, ["--partition 2026-01-07", "not a week of [monitoring] start = 2026-01-05"])
