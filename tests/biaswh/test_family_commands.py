@@ -32,6 +32,8 @@ def test_the_project_families_register_their_commands_from_their_folders():
         "ingest corpus": "retrieval",
         "ingest corpus-queries": "retrieval",
         "ingest qrels": "evaluation",
+        "monitor": "evaluation",
+        "alerts": "evaluation",
         "trec": "retrieval",
         "search": "retrieval",
         "ingest pairs": "dialect",
