@@ -36,6 +36,7 @@ class SearchStandIn:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
+        self.server.handle_error = lambda *args: None  # a client that hung up on a reply it refused
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     @property
