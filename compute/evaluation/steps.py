@@ -45,6 +45,7 @@ from biaswh.compute.retrieval.config import config_from_settings
 from biaswh.compute.retrieval.external_runs import read_external_run
 from biaswh.compute.retrieval.query_set_retrieval import compute_pool, retrieve_query_set
 from biaswh.compute.retrieval.query_sets import load_corpora, pin_read_versions
+from biaswh.compute.retrieval.shards import check_shard_sizes
 from biaswh.compute.retrieval.steps import drop_documents, prepare_dense
 from biaswh.compute.retrieval.writer import RETRIEVAL_TABLES, write_outputs
 from biaswh.ingest.common.versions import IngestResult
@@ -161,6 +162,10 @@ def evaluation_job(con, study, run_id: str) -> None:
     corpora = load_corpora(con, {split})
     thresholds = read_thresholds(study.resolve(settings["thresholds"]) if settings.get("thresholds") else None)
     engine = compute_settings(study.settings)
+    if engine.corpus_shards > 1:  # every run's corpus, before the first run's embeddings start Ray
+        for run in runs:
+            if not run["run_file"]:
+                check_shard_sizes(_run_corpora(study, run, corpora), engine.corpus_shards)
     with transaction(con):
         pin_read_versions(con, run_id, pair_sets=[], corpus_splits={split}, query_sets=(query_set,))
         _record_thresholds(con, run_id, thresholds, query_set, [q.query_id for q in queries])
@@ -171,9 +176,7 @@ def evaluation_job(con, study, run_id: str) -> None:
 def _evaluation_run(con, study, run_id: str, run: dict, query_set: str, queries, folds, corpora_all, engine) -> None:
     """One run of the series: a sub-run of ``run_id`` retrieving ``queries`` (or reading its run file)."""
     config = config_from_settings(run["retrieval"], resolve=study.resolve)
-    corpora = drop_documents(
-        corpora_all, config.drop_documents_fraction, seed=derive_seed(study.seed, "evaluation", run["label"], "drop")
-    )
+    corpora = _run_corpora(study, run, corpora_all)
     child = start_run(
         con,
         kind="evaluation_run",
@@ -222,6 +225,12 @@ def _evaluation_run(con, study, run_id: str, run: dict, query_set: str, queries,
     child.finish()
     timings = ", ".join(f"{o.retriever} {o.seconds:.2f}s" for o in outputs)
     print(f"  {run['label']}: {len(queries):,} queries; {timings}")
+
+
+def _run_corpora(study, run: dict, corpora_all: dict) -> dict:
+    """The corpora one run of the series indexes (``drop_documents_fraction`` of its documents left out, seeded)."""
+    fraction = config_from_settings(run["retrieval"], resolve=study.resolve).drop_documents_fraction
+    return drop_documents(corpora_all, fraction, seed=derive_seed(study.seed, "evaluation", run["label"], "drop"))
 
 
 def _record_evaluation_run(

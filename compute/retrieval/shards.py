@@ -60,6 +60,12 @@ def shard_bounds(n_docs: int, shards: int, *, split: str) -> list[tuple[int, int
     return list(zip(cuts[:-1], cuts[1:]))
 
 
+def check_shard_sizes(corpora: dict[str, Corpus], shards: int) -> None:
+    """Refuse ``shards`` when a split has fewer documents (what :func:`shard_corpora` refuses, without cutting)."""
+    for split, corpus in sorted(corpora.items()):
+        shard_bounds(len(corpus.doc_ids), shards, split=split)
+
+
 def shard_corpora(corpora: dict[str, Corpus], shards: int) -> list[dict[str, Corpus]]:
     """Each shard's part of every split (shard ``n`` holds the ``n``-th document range of each), with
     the texts of the rest of its first and last dense tiles."""

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from biaswh.warehouse.settings.home import HOME_VARIABLE, REPOSITORY_ROOT
-from tests.conftest import DEMO_STUDY, copy_warehouse
+from tests.conftest import DEMO_STUDY, assert_refused, copy_warehouse, run_main
 from tests.fingerprints import run_content_fingerprints
 
 pytestmark = [pytest.mark.ray, pytest.mark.dbt]
@@ -224,3 +224,19 @@ def test_chunks_fanned_out_over_workers_write_the_local_rows(both_runs, parity_c
     ):
         local = parity_con.execute(query, ["chunks-local"]).fetchall()
         assert local and local == parity_con.execute(query, ["chunks-ray"]).fetchall(), query
+
+
+def test_more_shards_than_documents_are_refused_before_ray_is_asked_for(both_runs, monkeypatch, capsys):
+    """29 shards of the evaluation demo's 28 documents: refused in one line (exit 2) when the job has
+    read the corpus, before any run of the series embeds its texts or starts its pool on Ray."""
+    import biaswh.compute.retrieval.ray_embeddings as ray_embeddings
+    import biaswh.compute.retrieval.ray_shards as ray_shards
+
+    def not_yet(settings):
+        raise AssertionError("Ray was asked for before the shards were checked")
+
+    for module in (ray_embeddings, ray_shards):
+        monkeypatch.setattr(module, "ensure_ray", not_yet)
+    monkeypatch.setenv(HOME_VARIABLE, str(both_runs[0]))
+    code, _, error = run_main(["run", str(EVALUATION_STUDY), "--compute", "ray", "--corpus-shards", "29"], capsys)
+    assert_refused(code, error, ["corpus_shards: 29 is more shards than split", "has documents (28)"])
