@@ -24,19 +24,25 @@ from biaswh.ingest.common.embedding_batches import forward_batches, place_rows
 # Forward batches per task: big enough to amortise a task's overhead, small enough that a
 # lost worker costs little and the driver holds few rows in flight.
 BATCHES_PER_TASK = 8
-# (Ray job, encoder class, model, batch size) -> actors: loading a model costs seconds per actor, so the jobs of
-# one process (a study's retrieval and evaluation runs) share them; the Ray job ends them with it.
-_POOLS: dict[tuple, list] = {}
+# Ray job -> actors: loading a model costs seconds per actor, so the jobs of one process (a
+# study's retrieval and evaluation runs, WEAT's sentences, a test session) share them; an actor
+# loads each model once (sentence-transformers' loader is cached per process, so a retrieval
+# model and a sentence encoder in the same folder load once), and the Ray job ends them with it.
+_POOLS: dict[str, list] = {}
 
 
 class EmbeddingWorker:
-    """One Ray actor: the model loaded once, forward batches encoded one after another."""
+    """One Ray actor: each encoder built once, forward batches encoded one after another."""
 
-    def __init__(self, encoder_class: type, model: str, batch_size: int) -> None:
-        self.provider = encoder_class(model=model, batch_size=batch_size)
+    def __init__(self) -> None:
+        self.encoders: dict[tuple, object] = {}
 
-    def encode(self, batches: list[list[str]]) -> list[np.ndarray]:
-        return [self.provider.encode_batch(texts) for texts in batches]
+    def encode(self, encoder: tuple[type, str, int], batches: list[list[str]]) -> list[np.ndarray]:
+        """``encoder``: (class, model, batch size), as :meth:`RayEmbedder._encoder` names it."""
+        if encoder not in self.encoders:
+            encoder_class, model, batch_size = encoder
+            self.encoders[encoder] = encoder_class(model=model, batch_size=batch_size)
+        return [self.encoders[encoder].encode_batch(texts) for texts in batches]
 
 
 class RayEmbedder:
@@ -46,8 +52,8 @@ class RayEmbedder:
     ----------
     provider
         The study's local provider, or a WEAT sentence encoder (its class, model, batch size and
-        cache key are kept; each actor builds its own from the class, model and batch size, and
-        runs its ``encode_batch``).
+        cache key are kept; each actor builds its own from the class, model and batch size, once,
+        and runs its ``encode_batch``).
     settings
         The study's compute engine (Ray address and workers).
     """
@@ -68,9 +74,9 @@ class RayEmbedder:
         return self.local.describe()
 
     def _pool(self):
-        """The actors of this model in this Ray job: started once, kept for every later job of the process."""
+        """The embedding actors of this Ray job: started once, kept for every later job of the process."""
         ray = ensure_ray(self.settings)
-        key = self._key(ray)
+        key = ray.get_runtime_context().get_job_id()
         if key not in _POOLS:
             n_gpus = int(ray.cluster_resources().get("GPU", 0))
             # No CPU reserved: the job's retrieval actors hold the workers' CPUs while these stay
@@ -79,24 +85,24 @@ class RayEmbedder:
             resources = {"num_cpus": 0, "scheduling_strategy": "SPREAD"} | ({"num_gpus": 1} if n_gpus else {})
             actor = ray.remote(max_restarts=2, max_task_retries=2, **resources)(EmbeddingWorker)
             n_actors = n_gpus or ray_workers(ray, self.settings)
-            _POOLS[key] = [
-                actor.remote(type(self.local), self.local.model, self.local.batch_size) for _ in range(n_actors)
-            ]
+            _POOLS[key] = [actor.remote() for _ in range(n_actors)]
         return ray, _POOLS[key]
 
-    def _key(self, ray) -> tuple:
-        return (ray.get_runtime_context().get_job_id(), type(self.local), self.local.model, self.local.batch_size)
+    def _encoder(self) -> tuple[type, str, int]:
+        """What an actor builds the encoder from (never the local one itself: it may hold a loaded model)."""
+        return (type(self.local), self.local.model, self.local.batch_size)
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Unit rows for ``texts`` in order, each forward batch run on an actor (two groups per actor in flight)."""
         batches = forward_batches(texts, self.local.batch_size)
         groups = [batches[first : first + BATCHES_PER_TASK] for first in range(0, len(batches), BATCHES_PER_TASK)]
         ray, actors = self._pool()
+        encoder = self._encoder()
         rows: list[np.ndarray] = []
         pending: deque = deque()
         for number, group in enumerate(groups):
             actor = actors[number % len(actors)]
-            pending.append(actor.encode.remote([[texts[i] for i in batch] for batch in group]))
+            pending.append(actor.encode.remote(encoder, [[texts[i] for i in batch] for batch in group]))
             if len(pending) >= 2 * len(actors):
                 rows.extend(ray.get(pending.popleft()))
         while pending:
@@ -105,9 +111,9 @@ class RayEmbedder:
         return place_rows(len(texts), batches, rows)
 
     def close(self) -> None:
-        """End this model's actors (a later ``embed`` starts new ones)."""
+        """End this Ray job's embedding actors (a later ``embed`` starts new ones)."""
         ray = ensure_ray(self.settings)
-        for actor in _POOLS.pop(self._key(ray), []):
+        for actor in _POOLS.pop(ray.get_runtime_context().get_job_id(), []):
             ray.kill(actor)
 
 
