@@ -1,7 +1,9 @@
 """biaswh's Dagster definitions: ``dagster dev -m biaswh.schedule.definitions``.
 
 A job per study config in the studies folder (``BIASWH_STUDIES``, default ``./studies``); a config
-without a ``[study]`` table (an audit config) is no study and is left out. The dbt project's
+without a ``[study]`` table (an audit config) is no study and is left out. A study with a
+``[monitoring]`` table also gets its weekly ticks, schedule, source sensor and threshold check
+(:mod:`biaswh.schedule.monitoring`). The dbt project's
 models are Dagster assets (dagster-dbt's ``@dbt_assets`` over the project's manifest), so the
 asset graph is dbt's lineage, and the study jobs' dbt builds materialize them.
 """
@@ -57,14 +59,18 @@ def dbt_model_assets() -> dg.AssetsDefinition:
 
 def build_definitions(folder: Path | None = None) -> dg.Definitions:
     """Every study config of ``folder`` (default :func:`studies_folder`) as a job, with the dbt assets."""
+    from biaswh.schedule.monitoring import monitoring_definitions
     from biaswh.schedule.study_jobs import study_job
 
     load_plugins()
     configs = study_configs(folder or studies_folder())
-    return dg.Definitions(
-        assets=[dbt_model_assets()],
-        jobs=[study_job(config) for config in configs],
-    )
+    studies = dg.Definitions(assets=[dbt_model_assets()], jobs=[study_job(config) for config in configs])
+    monitored = [monitoring_definitions(config) for config in configs if _is_monitored(config)]
+    return dg.Definitions.merge(studies, *monitored)
+
+
+def _is_monitored(config: Path) -> bool:
+    return "monitoring" in tomllib.loads(config.read_text("utf-8-sig"))
 
 
 @dg.definitions

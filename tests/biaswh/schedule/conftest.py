@@ -10,14 +10,19 @@ import pytest
 from biaswh.schedule.extra import missing_dagster_extra
 
 
-@pytest.fixture(autouse=True)
-def dagster_home(tmp_path, monkeypatch):
-    """A DAGSTER_HOME of the test's own (Dagster writes nothing anywhere else)."""
+@pytest.fixture(scope="module", autouse=True)
+def dagster_extra():
+    """Skip the module (before any fixture builds a warehouse) when the extra is missing."""
     missing = missing_dagster_extra()
     if missing:
         if os.environ.get("CI"):
             pytest.fail(f"CI is missing the dagster extra: {missing}")
         pytest.skip(missing)
+
+
+@pytest.fixture(autouse=True)
+def dagster_home(tmp_path, monkeypatch):
+    """A DAGSTER_HOME of the test's own (Dagster writes nothing anywhere else)."""
     home = tmp_path / "dagster_home"
     home.mkdir()
     monkeypatch.setenv("DAGSTER_HOME", str(home))

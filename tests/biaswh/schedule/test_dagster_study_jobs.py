@@ -75,3 +75,28 @@ def test_the_evaluation_demo_runs_as_a_dagster_job_and_records_what_biaswh_run_r
     built = {event.asset_key for event in result.get_asset_materialization_events()}
     assert AssetKey(["marts", "fct_evaluation_alert_checks"]) in built  # materialized through dagster-dbt
     assert (warehouse_home / "site" / "index.html").is_file()
+
+
+def test_a_failing_stage_fails_its_op_and_marks_the_study_run_failed(warehouse_home, tmp_path):
+    from dagster import DagsterInstance, in_process_executor
+
+    from biaswh.plugins import load_plugins
+    from biaswh.schedule.study_jobs import study_job
+
+    load_plugins()
+    unknown = tmp_path / "demo_qrels.csv"
+    unknown.write_text("query_id,doc_id,relevance\n0,99999,2\n", encoding="utf-8")  # a document the corpus lacks
+    text = (STUDIES / "demo_evaluation.toml").read_text(encoding="utf-8")
+    text = text.replace('path = "demo_data/evaluation/demo_qrels.csv"', f'path = "{unknown}"')
+    config = tmp_path / "demo_evaluation.toml"
+    config.write_text(text.replace('path = "demo_data/', f'path = "{STUDIES}/demo_data/'), encoding="utf-8")
+    job = study_job(config)
+    assert job.executor_def is in_process_executor  # one process: DuckDB has one writer
+    result = job.execute_in_process(instance=DagsterInstance.ephemeral(), raise_on_error=False)
+    assert not result.success
+    assert [event.node_name for event in result.get_step_failure_events()] == ["ingest"]
+    run_id = result.output_for_node("start")
+    with open_warehouse(read_only=True) as con:
+        status, message = con.execute("select status, message from raw.runs where run_id = ?", [run_id]).fetchone()
+    assert status == "failed" and "99999" in message
+    assert "dbt_build_sources" not in {event.node_name for event in result.all_events if event.is_step_success}
