@@ -21,6 +21,7 @@ from biaswh.dashboards.common.queries import query_dicts, query_rows
 from biaswh.dashboards.common.site import register_page
 from biaswh.dashboards.evaluation.card import RUNS
 from biaswh.dashboards.evaluation.data import baseline_run, charts, drift_checks, split_drift, system_metrics
+from biaswh.dashboards.evaluation.page_series import series_links
 from biaswh.dashboards.evaluation.system_comparisons import comparison_section
 
 PERCENT_METRICS = ("recall", "hit_rate")
@@ -187,6 +188,7 @@ def render(con: duckdb.DuckDBPyConnection, series: str | None = None) -> str:
     figures = charts(con, series)
     _, single = split_drift(drift_checks(con, series))
     parts = [
+        series_links(con, series),
         _alerts(con, series),
         comparison_section(con, series),
         "<h2>Drift over the series</h2>",

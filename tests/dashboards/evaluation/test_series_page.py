@@ -1,0 +1,145 @@
+"""A monitored system's series page, read in a real browser after real weekly ticks of the monitoring demo.
+
+Four ticks of studies/demo_monitoring.toml (the weeks of 2026-01-19 to 2026-02-09: the planted drop
+starts on 2026-01-26 and is gone on 2026-02-09), and two (the drop's first week and the recovery)
+under each of ``[verdicts] alpha = 0.01`` and ``adjustment = "bh"``. Every sentence and chart
+point of each page is checked against the warehouse it was drawn from.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+
+import duckdb
+import pytest
+
+from biaswh.dashboards.common.format import fixed
+from tests.conftest import REPOSITORY_ROOT
+from tests.dashboards.conftest import open_page
+from tests.dashboards.site_formats import page_findings
+
+pytestmark = pytest.mark.dbt
+STUDY = REPOSITORY_ROOT / "studies" / "demo_monitoring.toml"
+PAGE = "monitoring/demo_monitoring-live.html"
+WEEKS = {
+    "default": ["2026-01-19", "2026-01-26", "2026-02-02", "2026-02-09"],
+    "alpha": ["2026-01-26", "2026-02-09"],
+    "bh": ["2026-01-26", "2026-02-09"],
+}
+POLICIES = {"default": "", "alpha": "[verdicts]\nalpha = 0.01\n", "bh": '[verdicts]\nadjustment = "bh"\n'}
+_SPECS = """return Array.from(document.querySelectorAll('script[id$="-spec"]')).map(s => s.textContent);"""
+
+
+@pytest.fixture(scope="module")
+def sites(tmp_path_factory):
+    """Policy -> (its warehouse file, its site folder) after its weekly ticks and a dashboard build."""
+    from biaswh.evaluation.monitor import run_tick
+    from biaswh.pipeline import dashboards
+    from biaswh.warehouse.settings.home import HOME_VARIABLE
+
+    built = {}
+    for policy, weeks in WEEKS.items():
+        folder = tmp_path_factory.mktemp(f"series-{policy}")
+        config = folder / "demo_monitoring.toml"
+        text = STUDY.read_text(encoding="utf-8").replace('"demo_data/', f'"{STUDY.parent}/demo_data/')
+        config.write_text(text + "\n" + POLICIES[policy], encoding="utf-8")
+        home = folder / "warehouse"
+        for week in weeks:
+            run_tick(config, datetime.date.fromisoformat(week), home=home)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv(HOME_VARIABLE, str(home))
+            site = dashboards(str(folder / "site"))
+        built[policy] = (home / "warehouse.duckdb", site)
+    return built
+
+
+def _stored(warehouse):
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        alerts = con.execute(
+            "select metric, severity, state, opened_partition, resolved_partition, last_partition, opened_value,"
+            " baseline_value from analysis.evaluation_alert_state where study_name = 'demo_monitoring'"
+        ).fetchall()
+        weeks = con.execute(
+            "select cast(json_extract_string(r.parameters, '$.settings.monitoring.partition') as varchar),"
+            " c.is_breached, coalesce(a.is_significant, false), a.p_adjusted, a.alpha"
+            " from marts.fct_evaluation_alert_checks c join marts.dim_runs r on r.run_id = c.series_run_id"
+            " left join analysis.evaluation_alerts a on a.run_id = c.run_id and a.metric = c.metric"
+            " and a.retriever = c.retriever where c.label = 'live' order by 1"
+        ).fetchall()
+    finally:
+        con.close()
+    return alerts, weeks
+
+
+def _expected_lead(alerts, n_weeks: int) -> str:
+    if not alerts:
+        return f"No alert on demo_search in {n_weeks} weeks"
+    sentences = []
+    for metric, severity, state, opened, resolved, last, value, baseline in alerts:
+        if state == "resolved":
+            closing = f"resolved in the week of {resolved}"
+        else:
+            closing = f"{state} since, last seen in the week of {last}"
+        level = f"at {fixed(value, 3)} against the baseline's {fixed(baseline, 3)}"
+        sentences.append(f"{metric} ({severity}) opened in the week of {opened} {level}; {closing}.")
+    noun = "alert" if len(alerts) == 1 else "alerts"
+    return f"{len(alerts)} {noun} on demo_search in {n_weeks} weeks: " + " ".join(sentences)
+
+
+@pytest.mark.parametrize("policy", sorted(WEEKS))
+def test_the_page_leads_with_the_alerts_life_as_the_warehouse_holds_it(sites, browser, policy):
+    warehouse, site = sites[policy]
+    alerts, weeks = _stored(warehouse)
+    if policy == "default":  # the planted drop: one alert, opened on its first week, resolved on recovery
+        assert [(str(a[3]), a[2], str(a[4])) for a in alerts] == [("2026-01-26", "resolved", "2026-02-09")]
+    open_page(browser, site / PAGE, charts=True)
+    (lead,) = [p.text for p in browser.find_elements("css selector", "p.verdict")]
+    assert lead.startswith(_expected_lead(alerts, len(WEEKS[policy])))
+    for _, _, _, opened, *_ in alerts:  # an alert opens on a breach its policy calls significant
+        row = next(w for w in weeks if w[0] == str(opened))
+        assert row[1] and row[2] and row[3] < row[4]
+    assert "Demo data" in browser.find_element("css selector", "h1").text
+
+
+@pytest.mark.parametrize("policy", sorted(WEEKS))
+def test_each_weeks_point_and_test_follow_the_stored_verdicts_and_name_the_policy(sites, browser, policy):
+    warehouse, site = sites[policy]
+    _, weeks = _stored(warehouse)
+    open_page(browser, site / PAGE, charts=True)
+    specs = [json.loads(s) for s in browser.execute_script(_SPECS)]
+    control = next(s for s in specs if s.get("title", "").startswith("mrr@10"))
+    points = next(iter(control["datasets"].values()))
+    shown = {p["week"]: p["status"] for p in points}
+    for week, breached, significant, _, alpha in weeks:
+        word = "significant breach" if significant else "breach, not significant" if breached else "within threshold"
+        assert shown[week] == word
+        if breached:
+            test = next(p["p_text"] for p in points if p["week"] == week)
+            assert f"α = {alpha:g}" in test
+            assert ("Benjamini-Hochberg-adjusted" if policy == "bh" else "Holm-adjusted") in test
+    assert len(browser.find_elements("css selector", "div.chart .vega-actions")) == len(specs)
+
+
+@pytest.mark.parametrize("policy", sorted(WEEKS))
+def test_the_page_keeps_the_sites_format_policy(sites, policy):
+    _, site = sites[policy]
+    assert page_findings(site / PAGE) == []
+
+
+def test_a_ticks_evaluation_page_links_its_systems_series_page(sites):
+    from biaswh.dashboards.common.addresses import run_file
+
+    warehouse, site = sites["default"]
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        (tick,) = con.execute(
+            "select run_id from marts.dim_runs where run_kind = 'study' and"
+            " json_extract_string(parameters, '$.settings.monitoring.partition') = '2026-02-09'"
+        ).fetchone()
+    finally:
+        con.close()
+    html = (site / run_file(tick)).read_text(encoding="utf-8")
+    assert "This run is the weekly tick of 2026-02-09" in html
+    assert f'<a href="{PAGE}">demo_search</a>' in html
