@@ -106,11 +106,15 @@ def test_the_page_leads_with_the_alerts_life_as_the_warehouse_holds_it(sites, br
 @pytest.mark.parametrize("policy", sorted(WEEKS))
 def test_each_weeks_point_and_test_follow_the_stored_verdicts_and_name_the_policy(sites, browser, policy):
     warehouse, site = sites[policy]
-    _, weeks = _stored(warehouse)
+    alerts, weeks = _stored(warehouse)
     open_page(browser, site / PAGE, charts=True)
     specs = [json.loads(s) for s in browser.execute_script(_SPECS)]
     control = next(s for s in specs if s.get("title", "").startswith("mrr@10"))
-    points = next(iter(control["datasets"].values()))
+    datasets = [rows for rows in control["datasets"].values() if rows]
+    points = next(rows for rows in datasets if "status" in rows[0])
+    marked = {(e["week"], e["event"]) for rows in datasets if "event" in rows[0] for e in rows}
+    stored = {(str(a[3]), "opened") for a in alerts} | {(str(a[4]), "resolved") for a in alerts if a[4]}
+    assert marked == stored  # the timeline marks each alert's opening and resolution weeks
     shown = {p["week"]: p["status"] for p in points}
     for week, breached, significant, _, alpha in weeks:
         word = "significant breach" if significant else "breach, not significant" if breached else "within threshold"
