@@ -43,7 +43,7 @@ from biaswh.compute.evaluation.live_runs import LIVE_QUERIES_TABLE, write_live_r
 from biaswh.compute.evaluation.series import sample_queries, series_settings, tune_report_folds
 from biaswh.compute.retrieval.config import config_from_settings
 from biaswh.compute.retrieval.external_runs import read_external_run
-from biaswh.compute.retrieval.query_set_retrieval import compute_pool, retrieve_query_set
+from biaswh.compute.retrieval.query_set_retrieval import compute_pools, retrieve_query_set
 from biaswh.compute.retrieval.query_sets import load_corpora, pin_read_versions
 from biaswh.compute.retrieval.shards import check_shard_sizes
 from biaswh.compute.retrieval.steps import drop_documents, prepare_dense
@@ -166,15 +166,18 @@ def evaluation_job(con, study, run_id: str) -> None:
         for run in runs:
             if not run["run_file"]:
                 check_shard_sizes(_run_corpora(study, run, corpora), engine.corpus_shards)
-    with transaction(con):
+    with transaction(con), compute_pools(engine) as pool_for:  # one Ray pool for the series
         pin_read_versions(con, run_id, pair_sets=[], corpus_splits={split}, query_sets=(query_set,))
         _record_thresholds(con, run_id, thresholds, query_set, [q.query_id for q in queries])
         for run in runs:
-            _evaluation_run(con, study, run_id, run, query_set, queries, folds, corpora, engine)
+            _evaluation_run(con, study, run_id, run, query_set, queries, folds, corpora, engine, pool_for)
 
 
-def _evaluation_run(con, study, run_id: str, run: dict, query_set: str, queries, folds, corpora_all, engine) -> None:
-    """One run of the series: a sub-run of ``run_id`` retrieving ``queries`` (or reading its run file)."""
+def _evaluation_run(
+    con, study, run_id: str, run: dict, query_set: str, queries, folds, corpora_all, engine, pool_for
+) -> None:
+    """One run of the series: a sub-run of ``run_id`` retrieving ``queries`` (or reading its run file);
+    ``pool_for`` gives the series' Ray pool for its corpora and configuration (None locally)."""
     config = config_from_settings(run["retrieval"], resolve=study.resolve)
     corpora = _run_corpora(study, run, corpora_all)
     child = start_run(
@@ -204,22 +207,21 @@ def _evaluation_run(con, study, run_id: str, run: dict, query_set: str, queries,
         )
         queries, folds = [queries[i] for i in answered], [folds[i] for i in answered]
     else:  # the retrieval job's path: chunk by chunk, on Ray workers when the engine is Ray
-        with compute_pool(engine, corpora, config) as ray_pool:
-            _, outputs = retrieve_query_set(
-                con,
-                run_id=child.run_id,
-                query_set=query_set,
-                queries=queries,
-                corpora=corpora,
-                config=config,
-                provider=provider,
-                cache=cache,
-                bm25_indexes={},
-                query_set_kind="questions",
-                ray_pool=ray_pool,
-                record=record,
-                created_at=created,
-            )
+        _, outputs = retrieve_query_set(
+            con,
+            run_id=child.run_id,
+            query_set=query_set,
+            queries=queries,
+            corpora=corpora,
+            config=config,
+            provider=provider,
+            cache=cache,
+            bm25_indexes={},
+            query_set_kind="questions",
+            ray_pool=pool_for(corpora, config),
+            record=record,
+            created_at=created,
+        )
     _record_evaluation_run(con, child.run_id, run_id, study.name, run, query_set, queries, folds, record, created)
     child.row_counts["retrieval_queries"] = len(queries)
     child.finish()

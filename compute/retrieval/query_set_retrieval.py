@@ -157,16 +157,37 @@ def _add_up(result: ChunkResult, totals: dict, answered: dict) -> None:
 @contextmanager
 def compute_pool(engine: ComputeSettings, corpora: dict, config: RetrievalConfig):
     """Ray workers for the job when the study's engine is Ray (ended with it), else None."""
-    if engine.engine != "ray":
-        yield None
-        return
+    with compute_pools(engine) as pool_for:
+        yield pool_for(corpora, config)
+
+
+@contextmanager
+def compute_pools(engine: ComputeSettings):
+    """A function giving the Ray pool for each corpora and configuration in turn (the runs of an
+    evaluation series), or None when the engine is local: one pool, started at the first call and
+    handed the next ones (its actors load them instead of starting again), ended with the block."""
+    made: list = []
+
+    def pool_for(corpora: dict, config: RetrievalConfig):
+        if engine.engine != "ray":
+            return None
+        if made:
+            made[0].use(corpora, config)
+        else:
+            made.append(_ray_pool(engine, corpora, config))
+        return made[0]
+
+    try:
+        yield pool_for
+    finally:
+        for pool in made:
+            pool.close()
+
+
+def _ray_pool(engine: ComputeSettings, corpora: dict, config: RetrievalConfig):
     if engine.corpus_shards > 1:
         from biaswh.compute.retrieval.ray_shards import RayShardedRetrieval as RayRetrieval  # imports Ray
     else:
         from biaswh.compute.retrieval.ray_retrieval import RayRetrieval  # imports Ray: only when asked for
 
-    pool = RayRetrieval(engine, corpora, config, lancedb_dir=warehouse_paths().lancedb_dir)
-    try:
-        yield pool
-    finally:
-        pool.close()
+    return RayRetrieval(engine, corpora, config, lancedb_dir=warehouse_paths().lancedb_dir)

@@ -27,12 +27,16 @@ from biaswh.compute.retrieval.writer import parquet_bytes
 
 
 class RetrievalWorker:
-    """One Ray actor: the corpora and BM25 indexes, deserialised once, and chunks retrieved against them."""
+    """One Ray actor: the corpora, BM25 indexes and configuration its shelf holds, deserialised once
+    per configuration, and chunks retrieved against them."""
 
-    def __init__(self, shelf: str, config: RetrievalConfig, lancedb_dir: str) -> None:
-        self.corpora, self.bm25_indexes = fetch(shelf)  # by the shelf's name: see biaswh.compute.common.ray_shelf
-        self.config = config
-        self.lancedb_dir = Path(lancedb_dir)
+    def __init__(self, shelf: str, lancedb_dir: str) -> None:
+        self.shelf, self.lancedb_dir = shelf, Path(lancedb_dir)
+        self.load()
+
+    def load(self) -> None:
+        """Take what the shelf holds now (by its name: see :mod:`biaswh.compute.common.ray_shelf`)."""
+        self.corpora, self.bm25_indexes, self.config = fetch(self.shelf)
 
     def retrieve(
         self, queries: list[Query], run_id: str, query_set: str, vectors: PrefetchedVectors | None
@@ -55,7 +59,8 @@ class RetrievalWorker:
 
 
 class RayRetrieval:
-    """A pool of :class:`RetrievalWorker` actors for one retrieval job; :meth:`close` ends them."""
+    """A pool of :class:`RetrievalWorker` actors for one retrieval job, or for every run of an evaluation
+    series in turn (:meth:`use`); :meth:`close` ends them."""
 
     def __init__(
         self, settings: ComputeSettings, corpora: dict[str, Corpus], config: RetrievalConfig, *, lancedb_dir: Path
@@ -63,23 +68,33 @@ class RayRetrieval:
         self.ray = ensure_ray(settings)
         self.n_workers = ray_workers(self.ray, settings)
         self.n_parallel = self.n_workers  # chunks in flight at once
-        self.corpora, self.config, self.lancedb_dir = corpora, config, str(lancedb_dir)
-        self._index_keys: frozenset = frozenset()
+        self.lancedb_dir = str(lancedb_dir)
+        self._version, self._loaded = 0, None
         self._actors: list = []
         self._refs: list = []
         self._shelf = None
+        self.use(corpora, config)
+
+    def use(self, corpora: dict[str, Corpus], config: RetrievalConfig) -> None:
+        """Retrieve over ``corpora`` with ``config`` from the next chunk on: the actors stay and load them."""
+        self.corpora, self.config = corpora, config
+        self._version += 1
 
     def _pool(self, splits: set[str], bm25_indexes: dict) -> list:
-        """The actors, (re)started when a query set needs BM25 indexes they do not hold."""
+        """The actors, started once, loading the corpora, configuration and BM25 indexes when these changed."""
         build_bm25_indexes(self.corpora, splits, self.config, bm25_indexes)
-        if not self._actors or frozenset(bm25_indexes) != self._index_keys:
-            self.close()
-            # Held here and on the shelf for the pool's life: a restarted actor fetches them again.
-            self._refs = [self.ray.put(self.corpora), self.ray.put(bm25_indexes)]
-            name, self._shelf = shelve(self.ray, self._refs)
-            actor = self.ray.remote(num_cpus=1, max_restarts=2, max_task_retries=2)(RetrievalWorker)
-            self._actors = [actor.remote(name, self.config, self.lancedb_dir) for _ in range(self.n_workers)]
-            self._index_keys = frozenset(bm25_indexes)
+        wanted = (self._version, frozenset(bm25_indexes))
+        if wanted != self._loaded:
+            # Held here and on the shelf while they are in use: a restarted actor fetches them again.
+            self._refs = [self.ray.put(self.corpora), self.ray.put(bm25_indexes), self.ray.put(self.config)]
+            if not self._actors:
+                name, self._shelf = shelve(self.ray, self._refs)
+                actor = self.ray.remote(num_cpus=1, max_restarts=2, max_task_retries=2)(RetrievalWorker)
+                self._actors = [actor.remote(name, self.lancedb_dir) for _ in range(self.n_workers)]
+            else:
+                self.ray.get(self._shelf.keep.remote(self._refs))
+                self.ray.get([actor.load.remote() for actor in self._actors])
+            self._loaded = wanted
         return self._actors
 
     def map(

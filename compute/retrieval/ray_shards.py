@@ -42,9 +42,15 @@ from biaswh.warehouse.errors import UserError
 class ShardWorker:
     """One Ray actor: one shard of each split, its BM25 indexes (whole-corpus statistics), chunks retrieved."""
 
-    def __init__(self, shelf: str, config: RetrievalConfig, lancedb_dir: str) -> None:
-        corpora, statistics = fetch(shelf)  # by the shelf's name: see biaswh.compute.common.ray_shelf
-        self.corpora, self.config, self.lancedb_dir = corpora, base_config(config), Path(lancedb_dir)
+    def __init__(self, shelf: str, lancedb_dir: str) -> None:
+        self.shelf, self.lancedb_dir = shelf, Path(lancedb_dir)
+        self.load()
+
+    def load(self) -> None:
+        """Take the shard, statistics and configuration the shelf holds now (by its name: see
+        :mod:`biaswh.compute.common.ray_shelf`) and build the shard's BM25 indexes."""
+        corpora, statistics, config = fetch(self.shelf)
+        self.corpora, self.config = corpora, base_config(config)
         self.bm25_indexes = shard_bm25_indexes(corpora, statistics, config)
 
     def retrieve(self, queries: list[Query], vectors: PrefetchedVectors | None) -> list[RetrieverOutput]:
@@ -74,8 +80,9 @@ class RayShardedRetrieval:
     def __init__(
         self, settings: ComputeSettings, corpora: dict[str, Corpus], config: RetrievalConfig, *, lancedb_dir: Path
     ) -> None:
-        check_shardable(config, settings.corpus_shards)
-        self.shards = shard_corpora(corpora, settings.corpus_shards)  # refused here, before Ray starts
+        self.n_shards = settings.corpus_shards
+        self._version, self._loaded = 0, None
+        self.use(corpora, config)  # refused here, before Ray starts
         self.ray = ensure_ray(settings)
         workers = ray_workers(self.ray, settings)
         if workers < settings.corpus_shards:  # one actor per shard: fewer CPUs would leave one unscheduled
@@ -83,26 +90,41 @@ class RayShardedRetrieval:
                 f"{SHARDS_KEY}: {settings.corpus_shards} needs as many Ray workers; the cluster offers {workers}"
             )
         self.n_groups = self.n_parallel = workers // settings.corpus_shards  # chunks in flight at once
-        self.corpora, self.config, self.lancedb_dir = corpora, config, str(lancedb_dir)
+        self.lancedb_dir = str(lancedb_dir)
         self._groups: list[list] = []
         self._refs: list = []
         self._shelves: list[tuple[str, object]] = []
 
+    def use(self, corpora: dict[str, Corpus], config: RetrievalConfig) -> None:
+        """Retrieve over ``corpora`` with ``config`` from the next chunk on: cut into shards here; the
+        actors stay and load their new shards."""
+        check_shardable(config, self.n_shards)
+        self.shards = shard_corpora(corpora, self.n_shards)
+        self.corpora, self.config = corpora, config
+        self._version += 1
+
     def _pool(self) -> list[list]:
-        """The actor groups, started on first use after the shards' term counts were added up."""
-        if not self._groups:
+        """The actor groups, started once; each loads its shard after the shards' term counts were added up."""
+        if self._loaded != self._version:
             shard_refs = [self.ray.put(shard) for shard in self.shards]
-            count = self.ray.remote(num_cpus=1)(term_counts)
+            # No CPU reserved: once the groups are up they hold every CPU, idle while the counts run.
+            count = self.ray.remote(num_cpus=0)(term_counts)
             counts = self.ray.get([count.remote(ref, self.config) for ref in shard_refs])
             statistics_refs = [self.ray.put(part) for part in corpus_statistics(counts, self.config)]
-            # Held here and on a shelf per shard for the pool's life: a restarted actor fetches them again.
-            self._refs = [*shard_refs, *statistics_refs]
-            self._shelves = [shelve(self.ray, list(pair)) for pair in zip(shard_refs, statistics_refs)]
-            actor = self.ray.remote(num_cpus=1, max_restarts=2, max_task_retries=2)(ShardWorker)
-            self._groups = [
-                [actor.remote(name, self.config, self.lancedb_dir) for name, _ in self._shelves]
-                for _ in range(self.n_groups)
-            ]
+            config_ref = self.ray.put(self.config)
+            # Held here and on a shelf per shard while in use: a restarted actor fetches them again.
+            self._refs = [*shard_refs, *statistics_refs, config_ref]
+            shelved = [[shard, statistics, config_ref] for shard, statistics in zip(shard_refs, statistics_refs)]
+            if not self._groups:
+                self._shelves = [shelve(self.ray, references) for references in shelved]
+                actor = self.ray.remote(num_cpus=1, max_restarts=2, max_task_retries=2)(ShardWorker)
+                self._groups = [
+                    [actor.remote(name, self.lancedb_dir) for name, _ in self._shelves] for _ in range(self.n_groups)
+                ]
+            else:
+                self.ray.get([shelf.keep.remote(refs) for (_, shelf), refs in zip(self._shelves, shelved)])
+                self.ray.get([worker.load.remote() for group in self._groups for worker in group])
+            self._loaded = self._version
         return self._groups
 
     def map(

@@ -75,6 +75,23 @@ def test_a_restarted_worker_retries_its_chunk_and_the_rows_match_the_local_engin
     assert len(remote) > 0 and remote == _local(corpora, chunks, config, tmp_path)
 
 
+def test_a_pool_handed_another_corpus_and_configuration_retrieves_with_them_even_after_a_restart(pool, tmp_path):
+    """The next run of an evaluation series: the same actors load the new corpus and configuration;
+    one restarted afterwards loads them too (what the shelf holds now), never the first run's."""
+    ray_pool, corpora, chunks, config = pool
+    first_rows = _rows(ray_pool.map(chunks, run_id="r", query_set="s", bm25_indexes={}, vectors=None))
+    actors = list(ray_pool._actors)
+    fewer = {"train": Corpus(corpora["train"].doc_ids[::2], corpora["train"].texts[::2])}
+    other = config_from_settings({"retrievers": ["bm25"], "bm25": {"k1": 0.3, "b": 0.1}, "depth": 7})
+    ray_pool.use(fewer, other)
+    results = ray_pool.map(chunks, run_id="r", query_set="s", bm25_indexes={}, vectors=None)
+    first = next(results)
+    assert ray_pool._actors == actors  # loaded, not started again
+    ray_pool.ray.kill(actors[0], no_restart=False)
+    remote = _rows([first, *results])
+    assert remote == _local(fewer, chunks, other, tmp_path) and remote != first_rows
+
+
 def test_a_worker_that_stays_dead_fails_the_job(pool):
     ray_pool, _, chunks, _ = pool
     results = ray_pool.map(chunks, run_id="r", query_set="s", bm25_indexes={}, vectors=None)
