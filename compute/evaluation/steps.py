@@ -164,7 +164,7 @@ def evaluation_job(con, study, run_id: str) -> None:
     engine = compute_settings(study.settings)
     if engine.corpus_shards > 1:  # every run's corpus, before the first run's embeddings start Ray
         for run in runs:
-            if not run["run_file"]:
+            if not (run["run_file"] or run["live"]):  # the runs this job retrieves itself
                 check_shard_sizes(_run_corpora(study, run, corpora), engine.corpus_shards)
     with transaction(con), compute_pools(engine) as pool_for:  # one Ray pool for the series
         pin_read_versions(con, run_id, pair_sets=[], corpus_splits={split}, query_sets=(query_set,))
