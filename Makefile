@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 WHEELS := $(or $(PIP_FIND_LINKS),$(wildcard /opt/wheels))
 FIND_LINKS := $(if $(WHEELS),--find-links $(WHEELS),)
 
-.PHONY: setup browser ray spark dagster lint format demo test test-fast mutants bench dashboards docs clean
+.PHONY: setup browser ray bench-deps spark dagster lint format demo test test-fast mutants bench dashboards docs clean
 
 # Bytecode is compiled at install (uv --compile-bytecode; pip compiles by default) and for the
 # project's own packages on every setup (only what changed): where PYTHONDONTWRITEBYTECODE is set,
@@ -47,7 +47,7 @@ demo: setup
 # BIASWH_TEST_PREBUILD builds the demo warehouses once, beside the workers (tests/prebuilt.py).
 TEST_WORKERS ?= 2
 XDIST := -n $(TEST_WORKERS) --dist loadgroup
-test: setup browser ray spark dagster lint
+test: setup browser ray bench-deps spark dagster lint
 	@begin=$$(date +%s); \
 	BIASWH_TEST_PREBUILD=1 $(BIN)/python -m pytest $(XDIST) --cov --cov-report=term:skip-covered --durations=15; status=$$?; \
 	echo "make test: pytest took $$(( $$(date +%s) - begin )) s"; exit $$status
@@ -94,6 +94,14 @@ dagster: setup
 	  else $(BIN)/python -m pip install -q --no-deps -r requirements-dagster.lock; fi; \
 	fi
 
+# The bench extra (pyproject [bench]): bm25s beside our BM25 in `make bench`, and numba, which BM25's
+# kernel uses when present (the tests run both paths), at requirements-bench.lock's versions.
+bench-deps: setup
+	@if ! $(BIN)/python -c "import bm25s, numba" 2>/dev/null; then \
+	  if [ -x $(BIN)/uv ]; then $(BIN)/uv pip install -q --compile-bytecode --python $(BIN)/python -r requirements-bench.lock; \
+	  else $(BIN)/python -m pip install -q -r requirements-bench.lock; fi; \
+	fi
+
 # The Spark target (`dbt build --target spark`, tests marked spark): the `spark` extra at the
 # versions of requirements-spark.lock and Debian's Java 17, installed when missing and possible
 # (root with apt), else the Spark tests skip locally (and fail under CI=true).
@@ -129,7 +137,7 @@ MODULES ?=
 mutants: setup
 	nice -n 15 $(BIN)/python -m tests.mutants $(MODULES)
 
-bench: setup ray
+bench: setup ray bench-deps
 	$(BIN)/python -m benchmarks
 
 dashboards: setup

@@ -7,6 +7,7 @@ import sys
 
 BENCHMARKS = {
     "bm25_speed": "benchmarks.bm25_speed",
+    "bm25_peers": "benchmarks.bm25_peers",
     "dense_speed": "benchmarks.dense_speed",
     "weat_exact_permutation": "benchmarks.weat_exact_permutation",
     "dialect_study": "benchmarks.dialect_study",

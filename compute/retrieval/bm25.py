@@ -27,6 +27,7 @@ from typing import Callable, Literal, Sequence
 import numpy as np
 from scipy import sparse
 
+from biaswh.compute.retrieval import bm25_numba
 from biaswh.compute.retrieval.ranking import EMPTY_QUERY, QueryHits, argsort_reversed_top_k, no_hits, top_k_rows
 from biaswh.compute.retrieval.tokenize import RegexTokenizer
 from biaswh.warehouse.errors import UserError
@@ -250,26 +251,34 @@ class BM25Index:
         """
         if ranking == "seed_compatible":
             return self._search_seed_compatible(queries, depth)
-        token_lists = [self.tokenizer(text) for text in queries]
-        results: list[QueryHits] = []
-        batch = max(1, MAX_CELLS_PER_BATCH // self.n_docs)
-        for start in range(0, len(queries), batch):
-            chunk = token_lists[start : start + batch]
-            scores, matched = self.score(chunk)
-            if self.all_weights_positive:  # matched is exactly score > 0
-                ranked = top_k_rows(scores, None, self.doc_ids, depth, above=0.0)
-            else:
-                ranked = top_k_rows(scores, matched, self.doc_ids, depth)
-            for row, (text, tokens) in enumerate(zip(queries[start : start + batch], chunk)):
-                if not text.strip():
-                    results.append(no_hits(EMPTY_QUERY))
-                elif not tokens:
-                    results.append(no_hits(NO_TOKENS))
-                elif len(ranked[row][0]) == 0:
-                    results.append(no_hits(NO_KNOWN_TOKENS))
+        hits = self.search_tokens([self.tokenizer(text) for text in queries], depth=depth)
+        return [no_hits(EMPTY_QUERY) if not text.strip() else found for text, found in zip(queries, hits)]
+
+    def search_tokens(
+        self, token_lists: Sequence[Sequence[str]], *, depth: int = 100, threads: int | None = None
+    ) -> list[QueryHits]:
+        """:meth:`search` for queries already tokenized (tie rule ranking).
+
+        With numba installed, every weight positive and a batch large enough to repay loading
+        it, the compiled kernel of :mod:`biaswh.compute.retrieval.bm25_numba` ranks them on
+        ``threads`` threads (default one); otherwise NumPy does: the same hits, bit-identical scores.
+        """
+        if self.all_weights_positive and bm25_numba.pays(len(token_lists), self.n_docs):
+            known = [[self.vocabulary[t] for t in tokens if t in self.vocabulary] for tokens in token_lists]
+            ranked = bm25_numba.rank_known_terms(self, known, depth, threads=threads)
+        else:
+            ranked = []
+            batch = max(1, MAX_CELLS_PER_BATCH // self.n_docs)
+            for start in range(0, len(token_lists), batch):
+                scores, matched = self.score(token_lists[start : start + batch])
+                if self.all_weights_positive:  # matched is exactly score > 0
+                    ranked += top_k_rows(scores, None, self.doc_ids, depth, above=0.0)
                 else:
-                    results.append(QueryHits(*ranked[row]))
-        return results
+                    ranked += top_k_rows(scores, matched, self.doc_ids, depth)
+        return [
+            no_hits(NO_TOKENS) if not tokens else no_hits(NO_KNOWN_TOKENS) if len(found[0]) == 0 else QueryHits(*found)
+            for tokens, found in zip(token_lists, ranked)
+        ]
 
     def _search_seed_compatible(self, queries: Sequence[str], depth: int) -> list[QueryHits]:
         results: list[QueryHits] = []

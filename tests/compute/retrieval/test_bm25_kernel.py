@@ -1,0 +1,145 @@
+"""The numba kernel of BM25Index.search_tokens against rank_bm25 and against the NumPy path.
+
+Both paths must rank the same documents with bit-identical scores, equal to rank_bm25's
+``get_scores`` ranked under the tie rule (score descending, then doc_id ascending).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rank_bm25 import BM25Okapi
+
+from biaswh.compute.retrieval import bm25_numba
+from biaswh.compute.retrieval.bm25 import NO_KNOWN_TOKENS, NO_TOKENS, BM25Index
+from biaswh.compute.retrieval.ranking import top_k
+from biaswh.compute.retrieval.tokenize import RegexTokenizer
+from biaswh.ingest.dialect.text_cleanup import light_cleanup
+from tests.conftest import shared_file
+
+pytest.importorskip("numba", reason="the kernel is the bench extra's (make test installs it)")
+
+
+def test_small_batches_stay_on_numpy_unless_forced(monkeypatch):
+    monkeypatch.delenv(bm25_numba.DISABLE_VARIABLE, raising=False)
+    monkeypatch.delitem(sys.modules, "biaswh.compute.retrieval.bm25_kernel", raising=False)
+    assert not bm25_numba.pays(400, 18_891)  # the dialect study's batch: numba's load would cost more
+    assert bm25_numba.pays(87_599, 18_891)
+    monkeypatch.setenv(bm25_numba.DISABLE_VARIABLE, "1")
+    assert bm25_numba.pays(1, 10)
+    monkeypatch.setenv(bm25_numba.DISABLE_VARIABLE, "0")
+    assert not bm25_numba.pays(87_599, 18_891)
+
+
+def _both_paths(index, queries, depth, monkeypatch):
+    monkeypatch.setenv(bm25_numba.DISABLE_VARIABLE, "1")
+    kernel = index.search_tokens(queries, depth=depth, threads=1)
+    monkeypatch.setenv(bm25_numba.DISABLE_VARIABLE, "0")
+    numpy_path = index.search_tokens(queries, depth=depth)
+    monkeypatch.delenv(bm25_numba.DISABLE_VARIABLE)
+    return kernel, numpy_path
+
+
+def _oracle_top(oracle, tokens, doc_ids, depth):
+    """rank_bm25's scores ranked under the tie rule; a hit holds at least one query token."""
+    scores = oracle.get_scores(tokens)
+    if min(oracle.idf.values()) > 0:  # then a document holds a query token exactly when it scores
+        matched = scores > 0
+    else:
+        matched = np.array([any(t in frequencies for t in tokens) for frequencies in oracle.doc_freqs], dtype=bool)
+    return top_k(np.where(matched, scores, -np.inf), doc_ids, depth)
+
+
+def _assert_identical(found, want_ids, want_scores):
+    assert found.doc_ids.tolist() == want_ids.tolist()
+    assert found.scores.tolist() == want_scores.tolist()  # bit for bit, not approximately
+
+
+@pytest.mark.real_data
+def test_kernel_equals_rank_bm25_on_real_squad(monkeypatch):
+    contexts = pq.read_table(shared_file("squad-v1.1/train.parquet"), columns=["context", "question"])
+    documents = list(dict.fromkeys(" ".join(c.split()) for c in contexts.column("context").to_pylist()))[:2000]
+    pairs = json.loads(shared_file("dialect-pairs/aave_poc_dataset_20250927-193921.json").read_text("utf-8"))
+    questions = contexts.column("question").to_pylist()
+    picked = np.random.default_rng(56).choice(len(questions), 100, replace=False)
+    pair_texts = [light_cleanup(p[c]) for p in pairs[:100] for c in ("sae_query", "aave_query")]
+    texts = pair_texts + [questions[i] for i in picked]
+    tokenizer = RegexTokenizer()
+    tokenized = [tokenizer(d) for d in documents]
+    queries = [tokenizer(t) for t in texts]
+    index, oracle = BM25Index(tokenized), BM25Okapi(tokenized)
+    assert index.all_weights_positive  # the kernel's precondition, true of real text
+    kernel, numpy_path = _both_paths(index, queries, 100, monkeypatch)
+    doc_ids = np.arange(len(documents))
+    for tokens, found, also in zip(queries, kernel, numpy_path):
+        want_ids, want_scores = _oracle_top(oracle, tokens, doc_ids, 100)
+        _assert_identical(found, want_ids, want_scores)
+        _assert_identical(also, want_ids, want_scores)
+
+
+WORDS = st.sampled_from(["the", "of", "garden", "food", "city", "library", "book", "river", "zebra"])
+CORPUS_WORDS = WORDS.filter(lambda word: word != "zebra")  # zebra: a query term no document has
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    documents=st.lists(
+        st.lists(WORDS.filter(lambda w: w != "zebra"), min_size=1, max_size=12), min_size=1, max_size=40
+    ),
+    queries=st.lists(st.lists(WORDS, max_size=6), min_size=1, max_size=8),
+    depth=st.integers(1, 60),
+    shuffle_seed=st.integers(0, 2**16),
+)
+def test_kernel_equals_rank_bm25_on_small_corpora(documents, queries, depth, shuffle_seed):
+    # Empty queries, unknown terms (zebra), repeated terms, depth beyond the corpus, floored idfs
+    # (a word in most documents) and ties (repeated documents) all occur among the examples.
+    doc_ids = np.random.default_rng(shuffle_seed).permutation(len(documents)) * 3 + 1
+    index, oracle = BM25Index(documents, doc_ids=doc_ids), BM25Okapi(documents)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        kernel, numpy_path = _both_paths(index, queries, depth, monkeypatch)
+    for tokens, found, also in zip(queries, kernel, numpy_path):
+        assert (found.doc_ids.tolist(), found.scores.tolist(), found.reason) == (
+            also.doc_ids.tolist(),
+            also.scores.tolist(),
+            also.reason,
+        )
+        if not tokens:
+            assert found.reason == NO_TOKENS
+            continue
+        want_ids, want_scores = _oracle_top(oracle, tokens, doc_ids, depth)
+        if len(want_ids) == 0:
+            assert found.reason == NO_KNOWN_TOKENS
+        else:
+            np.testing.assert_array_equal(found.doc_ids, want_ids)
+            np.testing.assert_array_equal(found.scores, want_scores)
+
+
+def test_kernel_ranks_ties_by_doc_id_across_blocks(monkeypatch):
+    # 100 identical documents among others, so ties span several blocks of the dense ranking.
+    documents = [["red", "apple"]] * 100 + [["green", "pear", "red"]] * 60 + [["blue", "sky"]] * 40
+    doc_ids = np.arange(len(documents))[::-1] * 2
+    index = BM25Index(documents, doc_ids=doc_ids)
+    assert bm25_numba._kernel_dense_slot(index)[index.vocabulary["red"]] >= 0  # a dense row, ranked by blocks
+    kernel, numpy_path = _both_paths(index, [["red"], ["apple", "red"], ["sky"]], 30, monkeypatch)
+    for found, also in zip(kernel, numpy_path):
+        assert found.doc_ids.tolist() == also.doc_ids.tolist() and found.scores.tolist() == also.scores.tolist()
+    assert kernel[0].doc_ids.tolist() == sorted(kernel[0].doc_ids.tolist())  # one score: lowest doc_ids first
+    assert kernel[1].doc_ids.tolist() == sorted(doc_ids[:100].tolist())[:30]
+
+
+def test_kernel_threads_give_the_same_hits(monkeypatch):
+    documents = [[f"w{(i * 7 + j) % 50}" for j in range(i % 9 + 1)] for i in range(500)]
+    queries = [[f"w{(q * 3 + j) % 60}" for j in range(q % 5)] for q in range(40)]
+    index = BM25Index(documents)
+    one = index.search_tokens(queries, depth=20, threads=1)
+    two = index.search_tokens(queries, depth=20, threads=2)
+    assert [(h.doc_ids.tolist(), h.scores.tolist(), h.reason) for h in one] == [
+        (h.doc_ids.tolist(), h.scores.tolist(), h.reason) for h in two
+    ]
+    assert sum(len(h) for h in one) > 0
