@@ -213,7 +213,8 @@ def _print_summary(audit: Audit, audit_run: str) -> None:
             """
             select s.subject_kind, s.subject_name, s.subject_version, s.study_type, s.status, s.reason,
                 count(f.finding) as n_findings,
-                count(*) filter (where f.verdict = 'significant') as n_significant
+                count(*) filter (where f.verdict = 'significant') as n_significant,
+                count(*) filter (where f.verdict in ('significant', 'no evidence')) as n_tested
             from raw.audit_subjects as s
             left join main.subject_findings as f
                 on s.run_id = f.run_id and s.subject_id = f.subject_id and s.study_type = f.study_type
@@ -225,10 +226,13 @@ def _print_summary(audit: Audit, audit_run: str) -> None:
         ).fetchall()
     tests = "all tested findings and comparisons" if audit.comparisons else "all tested findings"
     print(f"[audit {audit.name}] run {audit_run}: {audit.policy.name} over {tests}, {alpha_text(audit.policy.alpha)}")
-    for kind, name, version, study_type, status, reason, n_findings, n_significant in rows:
+    for kind, name, version, study_type, status, reason, n_findings, n_significant, n_tested in rows:
         label = f"{kind} {name}" + (f" {version}" if version else "")
-        if status == "measured":
-            print(f"  {label}: {study_type}: {n_significant} of {n_findings} findings significant")
+        if status == "measured" and n_tested:
+            untested = f"; {n_findings - n_tested} not tested" if n_findings > n_tested else ""
+            print(f"  {label}: {study_type}: {n_significant} of {n_tested} tested findings significant{untested}")
+        elif status == "measured":
+            print(f"  {label}: {study_type}: {n_findings} findings, none tested (descriptive or not computed)")
         else:
             print(f"  {label}: {study_type}: {status} ({reason})")
     if audit.comparisons:

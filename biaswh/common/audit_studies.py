@@ -91,10 +91,29 @@ def _suffix(base: str, number: int, total: int) -> str:
     return base if total == 1 else f"{base}_{number}"
 
 
+def _retrieval_settings(audit: Audit, batch: list[Subject]) -> tuple[list[dict], dict, dict]:
+    """The dialect data's ingest steps, the batch's retrieval settings and the run parameters."""
+    ingest, settings, parameters = dialect_data(audit.data, audit.real_data)
+    precomputed = settings.pop("precomputed", None)
+    retrieval: dict = {"retrievers": [s.configuration["retriever"] for s in batch], **settings}
+    for name in ("bm25", "embedding"):
+        chosen = next((s.configuration[name] for s in batch if name in s.configuration), None)
+        if chosen is not None:
+            retrieval[name] = dict(chosen)
+    retrieval.setdefault("embedding", {"provider": "local", "model": "all-MiniLM-L6-v2"})
+    if precomputed and retrieval["embedding"].get("model") == "all-MiniLM-L6-v2":
+        retrieval["embedding"]["precomputed"] = precomputed
+    return ingest, retrieval, parameters
+
+
+def _retriever_batches(subjects: list[Subject]) -> list[list[Subject]]:
+    return _batches(subjects, key=lambda s: s.configuration["retriever"], shared=("bm25", "embedding"))
+
+
 def dialect_studies(audit: Audit, subjects: list[Subject]) -> list[PlannedStudy]:
     """Retrievers on the SAE/AAE pairs (the data and retrieval settings of ``studies/demo.toml``, or when real
     of ``studies/squad_dialect.toml``)."""
-    batches = _batches(subjects, key=lambda s: s.configuration["retriever"], shared=("bm25", "embedding"))
+    batches = _retriever_batches(subjects)
     planned = []
     for number, batch in enumerate(batches, start=1):
         config = _head(
@@ -104,23 +123,39 @@ def dialect_studies(audit: Audit, subjects: list[Subject]) -> list[PlannedStudy]
             jobs=["retrieval"],
             analysis=["dialect_tests"],
         )
-        ingest, settings, parameters = dialect_data(audit.data, audit.real_data)
-        config["ingest"] = ingest
-        precomputed = settings.pop("precomputed", None)
-        retrieval: dict = {"retrievers": [s.configuration["retriever"] for s in batch], **settings}
-        retrieval["query_sets"] = ["pairs"]
-        for name in ("bm25", "embedding"):
-            chosen = next((s.configuration[name] for s in batch if name in s.configuration), None)
-            if chosen is not None:
-                retrieval[name] = dict(chosen)
-        retrieval.setdefault("embedding", {"provider": "local", "model": "all-MiniLM-L6-v2"})
-        if precomputed and retrieval["embedding"].get("model") == "all-MiniLM-L6-v2":
-            retrieval["embedding"]["precomputed"] = precomputed
-        config["retrieval"] = retrieval
-        config["parameters"] = parameters
+        config["ingest"], config["retrieval"], config["parameters"] = _retrieval_settings(audit, batch)
+        config["retrieval"]["query_sets"] = ["pairs"]
         config["dialect"] = {"bootstrap_resamples": 2000}
         members = tuple((s, s.configuration["retriever"]) for s in batch)
         planned.append(PlannedStudy("dialect retrieval bias", config["study"]["name"], config, members))
+    return planned
+
+
+def evaluation_studies(audit: Audit, subjects: list[Subject]) -> list[PlannedStudy]:
+    """Retrievers' quality on the dialect study's own questions: each pair's SQuAD question (its
+    reference wording), its own context relevant, over the dialect study's corpus and settings."""
+    batches = _retriever_batches(subjects)
+    planned = []
+    for number, batch in enumerate(batches, start=1):
+        config = _head(
+            audit,
+            _suffix("evaluation", number, len(batches)),
+            "retrieval quality of " + ", ".join(s.label for s in batch) + " on the dialect pairs' questions",
+            jobs=["evaluation"],
+            analysis=["evaluation"],
+        )
+        ingest, retrieval, parameters = _retrieval_settings(audit, batch)
+        squad, pairs = ingest
+        config["ingest"], config["retrieval"] = ingest, retrieval
+        config["evaluation"] = {
+            "query_set": f"squad_questions:{squad.get('name', squad['split'])}",
+            "pair_set": pairs.get("name") or Path(pairs["path"]).stem,
+            "bootstrap_resamples": 2000,
+            "runs": [{"label": "baseline", "baseline": True}],
+        }
+        config["parameters"] = {"evaluation_k": [k for k in (1, 3, 5, 10, 20) if k <= retrieval["depth"]]}
+        members = tuple((s, s.configuration["retriever"]) for s in batch)
+        planned.append(PlannedStudy("retrieval evaluation", config["study"]["name"], config, members))
     return planned
 
 
@@ -189,6 +224,9 @@ def _no_endpoint(subject: Subject) -> str:
 STUDY_TYPES: dict[str, StudyType] = {
     "dialect retrieval bias": StudyType(
         ("retriever",), dialect_studies, "it measures how a retriever ranks documents for paired SAE/AAE questions"
+    ),
+    "retrieval evaluation": StudyType(
+        ("retriever",), evaluation_studies, "it measures how well a retriever finds the documents judged relevant"
     ),
     "word-embedding association (WEAT)": StudyType(
         ("embedding",), weat_studies, "it measures associations between word or sentence vectors"

@@ -21,6 +21,7 @@ from biaswh.warehouse.settings.study_schema import DEPTH, RESAMPLES
 EVALUATION = Table(
     {
         "query_set": STRING,
+        "pair_set": STRING,
         "sample": POSITIVE_INTEGER,
         "tune_share": OPEN_SHARE,
         "bootstrap_resamples": RESAMPLES,

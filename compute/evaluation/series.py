@@ -9,7 +9,17 @@ from biaswh.compute.retrieval.query_sets import corpus_query_rows
 from biaswh.compute.retrieval.runner import Query
 from biaswh.warehouse.errors import UserError
 
-_KEYS = {"query_set", "sample", "tune_share", "runs", "bootstrap_resamples", "alpha", "thresholds", "compare"}
+_KEYS = {
+    "query_set",
+    "pair_set",
+    "sample",
+    "tune_share",
+    "runs",
+    "bootstrap_resamples",
+    "alpha",
+    "thresholds",
+    "compare",
+}
 
 
 def _merged(base: dict, override: dict) -> dict:
@@ -28,6 +38,11 @@ def series_settings(study) -> tuple[dict, list[dict]]:
         raise UserError(f"[evaluation] has unknown key(s): {', '.join(sorted(unknown))}")
     if not str(settings.get("query_set", "")).startswith(("squad_questions:", "queries:")):
         raise UserError("[evaluation] query_set must be 'squad_questions:<split>' or 'queries:<corpus query set>'")
+    pair_set = settings.get("pair_set")
+    if pair_set is not None and (not isinstance(pair_set, str) or not pair_set):
+        raise UserError(f"[evaluation] pair_set must name an ingested pair set, got {pair_set!r}")
+    if pair_set is not None and not settings["query_set"].startswith("squad_questions:"):
+        raise UserError("[evaluation] pair_set needs query_set = 'squad_questions:<split>' (its pairs' questions)")
     sample = settings.get("sample")
     if sample is not None and (not isinstance(sample, int) or isinstance(sample, bool) or sample < 1):
         raise UserError(f"[evaluation] sample must be a positive number of queries, got {sample!r}")
@@ -65,10 +80,14 @@ def series_settings(study) -> tuple[dict, list[dict]]:
     return settings, resolved
 
 
-def sample_queries(con, split: str, *, sample: int | None, limit: int | None, seed: int) -> list[Query]:
+def sample_queries(
+    con, split: str, *, sample: int | None, limit: int | None, seed: int, pair_set: str | None = None
+) -> list[Query]:
     """The split's questions (relevant document: their own context), a seeded sample when asked.
 
     ``split`` is a SQuAD split, or ``queries:<name>``: a corpus query set (its judgments: its qrels).
+    ``pair_set``: only the SQuAD questions that pair set's pairs were made from (their reference
+    wording, as SQuAD has it), so a retriever is evaluated on the dialect study's own questions.
     """
     if split.startswith("queries:"):
         rows = [(q, text, None, corpus) for q, text, corpus in corpus_query_rows(con, split.split(":", 1)[1])]
@@ -76,10 +95,22 @@ def sample_queries(con, split: str, *, sample: int | None, limit: int | None, se
         rows = [
             (row_idx, question, doc_id, split)
             for row_idx, question, doc_id in con.execute(
-                "select row_idx, question, doc_id from marts.fct_squad_questions where split = ? order by row_idx",
-                [split],
+                "select row_idx, question, doc_id from marts.fct_squad_questions where split = ?"
+                + (
+                    " and row_idx in (select squad_idx from marts.fct_pair_gold_documents where pair_set = ?"
+                    " and squad_split = ? and mapping_status = 'mapped')"
+                    if pair_set
+                    else ""
+                )
+                + " order by row_idx",
+                [split, pair_set, split] if pair_set else [split],
             ).fetchall()
         ]
+    if not rows and pair_set:
+        raise UserError(
+            f"[evaluation] pair_set {pair_set!r}: no pair of it maps to a question of SQuAD split {split!r};"
+            ' ingest the pairs (source = "pairs") over that split first'
+        )
     if not rows:
         raise UserError(f"[evaluation] no SQuAD questions for split {split!r}: ingest that split first")
     if sample is not None and sample < len(rows):

@@ -4,6 +4,7 @@
 [evaluation]
 query_set = "squad_questions:validation"   # qrels: an ingested qrels file, else SQuAD's own context
 sample = 2000                              # seeded sample of the query set's queries; omit for all
+# pair_set = "dialect_pairs"               # only the SQuAD questions that pair set was made from
 tune_share = 0.5                           # seeded split: fusion is chosen on 'tune', reported on 'report'
 
 [[evaluation.runs]]                        # the series, in order; the base is [retrieval]
@@ -137,6 +138,7 @@ register_sub_runs("evaluation", table="evaluation_runs", parent_column="series_r
         "marts.fct_squad_questions",
         "marts.dim_corpus_documents",
         "marts.fct_query_variants",
+        "marts.fct_pair_gold_documents",
         "marts.fct_corpus_queries",
         "marts.fct_evaluation_qrels",
     ),
@@ -152,6 +154,7 @@ def evaluation_job(con, study, run_id: str) -> None:
         sample=settings.get("sample"),
         limit=study.limit,
         seed=derive_seed(study.seed, "evaluation", "sample"),
+        pair_set=settings.get("pair_set"),
     )
     folds = tune_report_folds(
         [q.query_id for q in queries],
@@ -167,7 +170,8 @@ def evaluation_job(con, study, run_id: str) -> None:
             if not (run["run_file"] or run["live"]):  # the runs this job retrieves itself
                 check_shard_sizes(_run_corpora(study, run, corpora), engine.corpus_shards)
     with transaction(con), compute_pools(engine) as pool_for:  # one Ray pool for the series
-        pin_read_versions(con, run_id, pair_sets=[], corpus_splits={split}, query_sets=(query_set,))
+        pair_sets = [settings["pair_set"]] if settings.get("pair_set") else []
+        pin_read_versions(con, run_id, pair_sets=pair_sets, corpus_splits={split}, query_sets=(query_set,))
         _record_thresholds(con, run_id, thresholds, query_set, [q.query_id for q in queries])
         for run in runs:
             _evaluation_run(con, study, run_id, run, query_set, queries, folds, corpora, engine, pool_for)

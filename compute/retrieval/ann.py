@@ -123,7 +123,7 @@ def ann_search(table: AnnTable, query_vectors: np.ndarray, *, lancedb_dir: str |
             .distance_type("cosine")
             .limit(depth)
             .nprobes(table.n_probes)
-            .select(["doc_id"])
+            .select(["doc_id", "_distance"])  # named: lance warns when the score is left implicit
             .to_arrow()
         )
         doc_ids = found.column("doc_id").to_numpy()

@@ -49,6 +49,19 @@ def test_every_real_subject_is_measured_on_real_data(audited):
         " where r.name = 'audit_real__dialect'",
     )
     assert pairs == [(200,)]
+    # the retrievers' quality is measured on those pairs' own SQuAD questions, every one of them
+    evaluated = _query(
+        home,
+        "select count(distinct m.query_id) from marts.fct_evaluation_query_metrics as m"
+        " join marts.dim_evaluation_runs as e using (run_id) join raw.runs as r on e.series_run_id = r.run_id"
+        " where r.name = 'audit_real__evaluation'",
+    )
+    questions = _query(
+        home,
+        "select count(distinct squad_idx) from marts.fct_pair_gold_documents"
+        " where pair_set = 'aave_poc_dataset_20250927-193921' and mapping_status = 'mapped'",
+    )
+    assert evaluated == questions and 190 <= questions[0][0] <= 200
     assert "dense-minilm against bm25-k1-1.5-b-0.75:" in printed
 
 

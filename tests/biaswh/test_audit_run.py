@@ -7,6 +7,8 @@ why, and the demo study's earlier run keeps its rows and its own verdicts.
 
 from __future__ import annotations
 
+import re
+
 import duckdb
 import pytest
 from statsmodels.stats.multitest import multipletests
@@ -73,13 +75,16 @@ def test_each_subject_is_measured_by_its_kinds_study_and_the_rest_say_why_not(au
     measured = [(name, study) for name, _, study, status, _ in rows if status == "measured"]
     assert measured == [
         ("bm25", "dialect retrieval bias"),
+        ("bm25", "retrieval evaluation"),
         ("demo_vectors", "word-embedding association (WEAT)"),
         ("stand-in", "silent bias"),
     ]
     assert [(n, s) for n, _, s, status, _ in rows if status == "not run"] == [("stand-in", "recommendation bias")]
-    assert len(rows) == 12 and all(has_reason for *_, status, has_reason in rows if status != "measured")
+    assert len(rows) == 15 and all(has_reason for *_, status, has_reason in rows if status != "measured")
     assert "stand-in: recommendation bias: not run (stand-in needs an OpenAI-compatible endpoint" in printed
-    assert "retriever bm25 v1: dialect retrieval bias:" in printed
+    assert "retriever bm25 v1: dialect retrieval bias: " in printed
+    # the quality findings are descriptive: the summary counts no significance among them
+    assert "retriever bm25 v1: retrieval evaluation: 4 findings, none tested (descriptive or not computed)" in printed
 
 
 def test_the_audits_findings_are_the_families_own_numbers_under_one_holm_family(audited):
@@ -128,14 +133,15 @@ def test_everything_about_the_audited_subject_is_one_query_apart_from_the_demos_
         "select subject_id, subject_version, config_hash, n_runs from dim_subjects where subject_name = 'bm25'"
         " order by subject_version nulls first",
     )
-    assert [row[0] for row in dim][1] == bm25.subject_id and dim[1][1:] == ("v1", bm25.config_hash, 1)
+    # measured by the audit's dialect and evaluation runs
+    assert [row[0] for row in dim][1] == bm25.subject_id and dim[1][1:] == ("v1", bm25.config_hash, 2)
     assert dim[0][1] is None and dim[0][0] != bm25.subject_id  # the demo run's bm25: no audit, no version
     about = _query(
         home,
-        "select distinct study, audit_run_id is not null from subject_findings where subject_id = ?",
+        "select distinct study, audit_run_id is not null from subject_findings where subject_id = ? order by all",
         [bm25.subject_id],
     )
-    assert about == [("small_audit__dialect", True)]
+    assert about == [("small_audit__dialect", True), ("small_audit__evaluation", True)]
     demo = _query(home, "select distinct policy from subject_findings where study = 'demo' and subject_name = 'bm25'")
     assert len(demo) == 1 and demo[0][0].startswith("Holm within bm25 over the highlighted k")
     # run isolation: the demo run's paired tests are as they were before the audit
@@ -190,7 +196,7 @@ def test_a_profile_has_a_line_per_dimension_with_interval_verdict_data_and_links
     html = _page(home, subject_file(bm25.subject_id))
     assert "Demo data" in html.split("</h1>")[0]  # the page's badge: demo data, labelled
     lines = _cells(html)
-    assert len(lines) == 1  # one dimension: aae vs sae
+    assert len(lines) == 5  # the dialect gap (aae vs sae), and the four retrieval-quality metrics
     study_type, dimension, effect, shown_interval, shown_p, verdict, data, study_and_run = lines[0]
     assert (study_type, data, study_and_run) == (
         "dialect retrieval bias",
@@ -202,6 +208,13 @@ def test_a_profile_has_a_line_per_dimension_with_interval_verdict_data_and_links
     assert "of 3 significant" in verdict and shown_p != "–" and p_adjusted is not None and ci_low < ci_high
     for link in ("studies/small_audit__dialect.html", f"runs/{run_id}.html"):
         assert f'href="{link}"' in html and (home / "site" / link).is_file()
+    # the retrieval-quality lines: the pairs' own questions, each metric at 10 with its interval, untested
+    quality = {re.match(r"retrieval quality: ([a-z]+?)\1@10 ", line[1]).group(1): line for line in lines[1:]}
+    assert sorted(quality) == ["mrr", "ndcg", "precision", "recall"]
+    for line in quality.values():
+        assert line[0] == "retrieval evaluation" and line[5] == "descriptive" and line[6] == "demo data"
+        assert "@10 on squad_questions_demo_train (" in line[1] and line[3].startswith("[")
+        assert line[7].startswith("small_audit__evaluation")
     # the three study types that are not a retriever's, each with why
     missing = _cells(html.split("<h2>Not measured</h2>", 1)[1])
     assert [row[:2] for row in missing] == [
@@ -213,6 +226,7 @@ def test_a_profile_has_a_line_per_dimension_with_interval_verdict_data_and_links
     assert [row[:2] for row in llm] == [
         ["dialect retrieval bias", "does not apply"],
         ["recommendation bias", "not run"],
+        ["retrieval evaluation", "does not apply"],
         ["word-embedding association (WEAT)", "does not apply"],
     ]
     assert "OpenAI-compatible endpoint" in llm[1][2]
