@@ -31,6 +31,7 @@ from biaswh.warehouse.runs.study import (
 )
 from biaswh.warehouse.settings.home import warehouse_paths
 from biaswh.warehouse.spark.jvm import missing_spark_extra
+from biaswh.warehouse.spark.target import check_raw_location
 from biaswh.withdrawal import withdrawn_if_failing
 
 
@@ -173,6 +174,8 @@ def run_study(
     """
     if target not in (LOCAL_TARGET, SPARK_TARGET):
         raise UserError(f"--target {target}: choose {LOCAL_TARGET} or {SPARK_TARGET}")
+    if target == SPARK_TARGET:
+        check_raw_location()  # before the extra: a URL is refused whatever is installed
     if target == SPARK_TARGET and missing_spark_extra():
         raise UserError(missing_spark_extra())
     with exclusive_command(f"biaswh run {study_path}"):

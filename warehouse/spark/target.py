@@ -31,8 +31,8 @@ from biaswh.warehouse.runs.sub_runs import SUB_RUN_KINDS, withdrawn_sub_runs_sql
 from biaswh.warehouse.settings.home import DBT_PROJECT_DIR, HOME_VARIABLE, warehouse_paths
 from biaswh.warehouse.spark.jvm import start_jvm_quietly
 
-# Where the raw Parquet goes; on a cluster, object storage every executor reads
-# (s3a://bucket/raw with DuckDB's httpfs writing it). Default: $BIASWH_HOME/spark/raw.
+# Where the raw Parquet goes: a folder path every executor reads (on a cluster, a shared
+# filesystem or a mounted bucket; a URL is refused, check_raw_location). Default: $BIASWH_HOME/spark/raw.
 RAW_LOCATION_VARIABLE = "BIASWH_SPARK_RAW_LOCATION"
 # The withdrawn runs (macro not_withdrawn), listed for a Spark build: Spark plans the macro's
 # `not in (subquery)` as a null-aware anti join, half a second of every data test on small data.
@@ -75,8 +75,39 @@ def spark_folder() -> Path:
     return warehouse_paths().home / "spark"
 
 
+def check_raw_location() -> None:
+    """Refuse a ``BIASWH_SPARK_RAW_LOCATION`` that is a URL (``s3a://``, ``gs://``, ...), before any work.
+
+    DuckDB writes the raw Parquet to a folder path, and Spark reads ``s3a://`` only with the
+    hadoop-aws jar and the AWS SDK bundle on its classpath, which pyspark does not ship and this
+    project cannot fetch; without this check the Parquet went to a local folder named ``s3a:``.
+    A bucket mounted as a folder (s3fs, gcsfuse, a shared filesystem) works as any path.
+    """
+    value = os.environ.get(RAW_LOCATION_VARIABLE, "")
+    if "://" not in value:
+        return
+    scheme = value.split("://", 1)[0]
+    raise UserError(
+        f"{RAW_LOCATION_VARIABLE}={value}: object storage ({scheme}://) is not supported for the raw Parquet:"
+        f" DuckDB writes it to a folder path, and Spark would need the jars hadoop-aws and aws-java-sdk-bundle"
+        f" ({_hadoop_aws_status()}); mount the bucket as a folder (s3fs, gcsfuse) or use a shared filesystem path"
+    )
+
+
+def _hadoop_aws_status() -> str:
+    """Whether pyspark's own jars hold hadoop-aws, in words."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("pyspark")
+    if spec is None or spec.origin is None:
+        return "pyspark is not installed here"
+    found = sorted(p.name for p in (Path(spec.origin).parent / "jars").glob("hadoop-aws-*.jar"))
+    return f"pyspark's jars have {found[0]}" if found else "pyspark's jars here have neither"
+
+
 def raw_location() -> str:
     """Where the raw Parquet is written (``BIASWH_SPARK_RAW_LOCATION``, else ``$BIASWH_HOME/spark/raw``)."""
+    check_raw_location()
     return os.environ.get(RAW_LOCATION_VARIABLE) or str(spark_folder() / "raw")
 
 
