@@ -27,6 +27,7 @@ from biaswh.compute.retrieval.ranking import QueryHits
 from biaswh.compute.retrieval.runner import RetrieverOutput
 from biaswh.compute.retrieval.writer import insert_rows, write_outputs
 from biaswh.ingest.common.llm.client import EndpointFailed
+from biaswh.ingest.common.llm.settings import public_url
 from biaswh.warehouse.errors import UserError
 
 LIVE_QUERIES_TABLE = "raw.evaluation_live_queries"
@@ -65,7 +66,7 @@ def write_live_run(con, child, run: dict, queries, query_set: str, config, study
     versions = sorted({a.version for a in answers if a.version})
     record["live_system"] = {
         "kind": "http" if "http" in run["live"] else "callable",
-        "target": run["live"].get("http") or run["live"]["callable"],
+        "target": public_url(run["live"]["http"]) if "http" in run["live"] else run["live"]["callable"],
         "n_asked": len(queries),
         "n_answered": len(answered),
         "n_failed": len(queries) - len(answered),
