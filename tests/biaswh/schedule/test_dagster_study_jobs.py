@@ -22,6 +22,19 @@ def test_a_missing_extra_is_one_line_naming_the_make_target(monkeypatch):
     )
 
 
+def test_without_the_extra_the_definitions_module_refuses_in_one_line(monkeypatch):
+    import importlib
+    import sys
+
+    from biaswh.warehouse.errors import UserError
+
+    real = extra.importlib.util.find_spec
+    monkeypatch.setattr(extra.importlib.util, "find_spec", lambda name: None if name == "dagster" else real(name))
+    monkeypatch.delitem(sys.modules, "biaswh.schedule.definitions", raising=False)
+    with pytest.raises(UserError, match=r"^Dagster needs the dagster extra \(dagster missing\): make dagster"):
+        importlib.import_module("biaswh.schedule.definitions")
+
+
 def test_every_study_config_is_a_job_and_the_asset_graph_is_dbts_lineage(warehouse_home, monkeypatch):
     from dagster import AssetKey
 
