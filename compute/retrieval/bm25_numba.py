@@ -54,13 +54,15 @@ def _kernel_dense_slot(index) -> np.ndarray:
     return slot
 
 
-def rank_known_terms(index, known: list[list[int]], depth: int, *, threads: int | None = None) -> list:
+def rank_known_terms(
+    index, known: list[list[int]], depth: int, *, threads: int | None = None, tile: int | None = None
+) -> list:
     """Each query's (doc_ids, scores) best first, from its known term ids in query order."""
     lengths = np.fromiter(map(len, known), dtype=np.int64, count=len(known))
     offsets = np.zeros(len(known) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     terms = np.fromiter((term for terms in known for term in terms), dtype=np.int64, count=int(offsets[-1]))
-    from biaswh.compute.retrieval.bm25_kernel import rank_queries
+    from biaswh.compute.retrieval.bm25_kernel import TILE, rank_queries
 
     positions, scores, counts = rank_queries(
         terms,
@@ -71,6 +73,7 @@ def rank_known_terms(index, known: list[list[int]], depth: int, *, threads: int 
         index.doc_ids,
         depth,
         threads=threads,
+        tile=tile or TILE,
     )
     doc_ids = index.doc_ids[positions]
     return [(doc_ids[row, :count], scores[row, :count]) for row, count in enumerate(counts.tolist())]

@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
@@ -131,6 +131,12 @@ def test_kernel_ranks_ties_by_doc_id_across_blocks(monkeypatch):
         assert found.doc_ids.tolist() == also.doc_ids.tolist() and found.scores.tolist() == also.scores.tolist()
     assert kernel[0].doc_ids.tolist() == sorted(kernel[0].doc_ids.tolist())  # one score: lowest doc_ids first
     assert kernel[1].doc_ids.tolist() == sorted(doc_ids[:100].tolist())[:30]
+    known = [[index.vocabulary[t] for t in q] for q in (["red"], ["apple", "red"], ["sky"])]
+    for tile in (7, 64):  # several tiles, ties across their edges
+        tiled = bm25_numba.rank_known_terms(index, known, 30, tile=tile)
+        assert [(ids.tolist(), s.tolist()) for ids, s in tiled] == [
+            (h.doc_ids.tolist(), h.scores.tolist()) for h in kernel
+        ]
 
 
 def test_kernel_threads_give_the_same_hits(monkeypatch):
@@ -143,3 +149,24 @@ def test_kernel_threads_give_the_same_hits(monkeypatch):
         (h.doc_ids.tolist(), h.scores.tolist(), h.reason) for h in two
     ]
     assert sum(len(h) for h in one) > 0
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    documents=st.lists(st.lists(CORPUS_WORDS, min_size=1, max_size=12), min_size=1, max_size=60),
+    queries=st.lists(st.lists(WORDS, min_size=1, max_size=6), min_size=1, max_size=6),
+    tile=st.sampled_from([1, 5, 16, 17, 40]),
+    depth=st.integers(1, 30),
+)
+def test_kernel_tiles_give_the_numpy_paths_hits(documents, queries, tile, depth):
+    # A query with a dense row is scored tile by tile: any tile gives the same hits and scores.
+    # A word of its own per document keeps the mean idf, so the floor, positive.
+    index = BM25Index([tokens + [f"only{number}"] for number, tokens in enumerate(documents)])
+    assume(index.all_weights_positive)  # the kernel's precondition
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setenv(bm25_numba.DISABLE_VARIABLE, "0")
+        want = index.search_tokens(queries, depth=depth)
+    known = [[index.vocabulary[t] for t in q if t in index.vocabulary] for q in queries]
+    found = bm25_numba.rank_known_terms(index, known, depth, tile=tile)
+    for (ids, scores), hits in zip(found, want):
+        assert (ids.tolist(), scores.tolist()) == (hits.doc_ids.tolist(), hits.scores.tolist())
