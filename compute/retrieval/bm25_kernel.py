@@ -96,7 +96,8 @@ def _rank_range(scores, lo, hi, maxima, doc_ids, heap_scores, heap_docs, size, c
     n_blocks = (hi - lo + BLOCK - 1) // BLOCK
     _block_maxima(scores[lo:hi], maxima[:n_blocks])
     floor = 0.0
-    if np.count_nonzero(maxima[:n_blocks]) > capacity:
+    # Once the heap is full its worst hit is the bound; before, the depth-th best block maximum.
+    if size < capacity and np.count_nonzero(maxima[:n_blocks]) > capacity:
         floor = np.partition(maxima[:n_blocks], n_blocks - capacity)[n_blocks - capacity]
     for block in range(n_blocks):
         if maxima[block] > 0.0 and maxima[block] >= floor and (size < capacity or maxima[block] >= heap_scores[0]):
@@ -143,6 +144,9 @@ def _rank_one_query(
                     row = dense_weights[slot]
                     for doc in range(lo, hi):
                         scores[doc] += row[doc]
+                elif hi == n_docs:  # the last tile holds every posting left: no bound to test
+                    for entry in range(cursors[position], indptr[term + 1]):
+                        scores[indices[entry]] += data[entry]
                 else:
                     entry, end = cursors[position], indptr[term + 1]
                     while entry < end and indices[entry] < hi:
