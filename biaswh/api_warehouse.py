@@ -16,7 +16,7 @@ from biaswh import api_inputs as check
 from biaswh.run_listing import runs_query, studies_query
 from biaswh.warehouse.errors import UserError
 from biaswh.warehouse.settings.config_schema import POSITIVE_INTEGER
-from biaswh.warehouse.settings.home import HOME_VARIABLE
+from biaswh.warehouse.settings.home import home_set_to
 
 if TYPE_CHECKING:  # annotations only: importing these costs ~0.5 s
     import altair as alt
@@ -65,15 +65,8 @@ class Warehouse:
         """
         if self._closed:
             raise UserError(f"this Warehouse ({self.home}) is closed: biaswh.open() another one")
-        before = os.environ.get(HOME_VARIABLE)
-        os.environ[HOME_VARIABLE] = str(self.home)
-        try:
+        with home_set_to(self.home):
             yield
-        finally:
-            if before is None:
-                os.environ.pop(HOME_VARIABLE, None)
-            else:
-                os.environ[HOME_VARIABLE] = before
 
     @contextmanager
     def _sandbox(self) -> Iterator[duckdb.DuckDBPyConnection]:

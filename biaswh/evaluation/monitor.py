@@ -19,12 +19,11 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime
-import os
 from pathlib import Path
 from typing import Iterator
 
 from biaswh.analysis.evaluation.steps_monitoring import check_partition, latest_partition
-from biaswh.warehouse.settings.home import HOME_VARIABLE
+from biaswh.warehouse.settings.home import home_set_to
 
 
 @contextlib.contextmanager
@@ -33,15 +32,8 @@ def _warehouse_home(home: str | Path | None) -> Iterator[None]:
     if home is None:
         yield
         return
-    before = os.environ.get(HOME_VARIABLE)
-    os.environ[HOME_VARIABLE] = str(Path(home).expanduser())
-    try:
+    with home_set_to(home):
         yield
-    finally:
-        if before is None:
-            os.environ.pop(HOME_VARIABLE, None)
-        else:
-            os.environ[HOME_VARIABLE] = before
 
 
 def tick_study(study, partition: datetime.date):

@@ -7,9 +7,11 @@ dbt's ``profiles.yml`` reads the same variable, so Python and SQL never disagree
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 from biaswh.warehouse.errors import UserError
 
@@ -24,6 +26,23 @@ LAYERS_ROOT = Path(__file__).resolve().parents[2]
 REPOSITORY_ROOT = LAYERS_ROOT if (LAYERS_ROOT / "dbt_project").is_dir() else LAYERS_ROOT.parent
 DEFAULT_HOME = REPOSITORY_ROOT / ".warehouse"
 DBT_PROJECT_DIR = REPOSITORY_ROOT / "dbt_project"
+
+
+@contextlib.contextmanager
+def home_set_to(home: str | os.PathLike) -> Iterator[None]:
+    """``BIASWH_HOME`` set to ``home`` while the block runs, then as it was (unset when it was).
+
+    The kernel, the pipeline and dbt all read the one setting: not thread-safe, one call at a time.
+    """
+    before = os.environ.get(HOME_VARIABLE)
+    os.environ[HOME_VARIABLE] = str(Path(home).expanduser())
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(HOME_VARIABLE, None)
+        else:
+            os.environ[HOME_VARIABLE] = before
 
 
 @dataclass(frozen=True)
