@@ -179,13 +179,22 @@ def table_difference(con, table: ResultTable, run_a: str, run_b: str, counts: tu
     return _described(table, summary, rows_a, rows_b)
 
 
+def _hashable(value):
+    """A cell as a dictionary key: a list (``VARCHAR[]``) as a tuple, a struct or map as its sorted items."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_hashable(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+    return value
+
+
 def _described(table: ResultTable, summary: str, rows_a: list[tuple], rows_b: list[tuple]) -> str:
     """Rows of A and B that differ, matched by their cells that are not floats: what changed."""
     columns = table.kept
     numeric = [i for i, column in enumerate(columns) if column in table.floats]
     key = [i for i in range(len(columns)) if i not in numeric]
-    by_key_a = {tuple(r[i] for i in key): r for r in rows_a}
-    by_key_b = {tuple(r[i] for i in key): r for r in rows_b}
+    by_key_a = {tuple(_hashable(r[i]) for i in key): r for r in rows_a}
+    by_key_b = {tuple(_hashable(r[i]) for i in key): r for r in rows_b}
     matched = [k for k in by_key_a if k in by_key_b]
     bounds = [columns.index(c) for c in BOUNDS if c in columns]
     changed: set[str] = set()

@@ -111,3 +111,21 @@ def test_biaswh_diff_prints_one_line_per_group_or_identical_and_refuses_an_unkno
     assert code == 0 and out.splitlines()[0] == "config: seed" and len(out.splitlines()) == 3
     code, _, error = run_main(["diff", "a", "zz"], capsys)
     assert_refused(code, error, ["'zz'", "no run"])
+
+
+def test_rows_keyed_by_a_list_or_struct_cell_are_matched_and_their_change_named(tmp_path):
+    """A WEAT table keys its rows by a list of words: two runs that differ there are described, not a crash."""
+    file = str(tmp_path / "warehouse.duckdb")
+    with duckdb.connect(file) as con:
+        con.execute("create schema marts; create schema analysis")
+        con.execute("create table marts.dim_runs (run_id varchar, parameters varchar)")
+        con.execute(
+            "create table analysis.word_sets (run_id varchar, words varchar[], options struct(k integer), d double)"
+        )
+        con.execute(
+            "insert into analysis.word_sets values ('a', ['x', 'y'], {'k': 1}, 0.5), ('b', ['x', 'y'], {'k': 1}, 0.7),"
+            " ('a', ['z'], {'k': 2}, 0.1), ('b', ['z'], {'k': 2}, 0.1)"
+        )
+        (table,) = [t for t in result_rows.run_keyed_tables(con) if t.name == "analysis.word_sets"]
+        described = result_rows.table_difference(con, table, "a", "b", (2, 2))
+    assert described == "2 vs 2 rows; changed d"
