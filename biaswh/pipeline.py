@@ -8,8 +8,7 @@ from pathlib import Path
 from typing import Sequence
 
 from biaswh.compute.common.engine import chat_pool, compute_settings, with_compute
-from biaswh.compute.retrieval.ray_embeddings import sentence_encoder_pool
-from biaswh.ingest.weat.sentence_vectors import sentence_encoding_on
+from biaswh.compute.common.sentence_encoding import sentence_encoding
 from biaswh.plugins import load_plugins
 from biaswh.run_outcome import finish_or_fail as _finish_or_fail  # (the name tests/warehouse/test_busy_status.py calls)
 from biaswh.study_builds import LOCAL_TARGET, SPARK_TARGET, run_record, selected_build
@@ -278,7 +277,7 @@ def run_loaded_study(
     from biaswh.ingest.common.llm.batch import chat_pool_for_calls  # the HTTP client only for a study run
 
     engine = compute_settings(study.settings)
-    with chat_pool_for_calls(lambda: chat_pool(engine)), sentence_encoding_on(sentence_encoder_pool(engine)):
+    with chat_pool_for_calls(lambda: chat_pool(engine)), sentence_encoding(engine):
         _finish_or_fail(run_id, lambda: withdrawn_if_failing(run_id, chain))
     index = None
     if build_site:

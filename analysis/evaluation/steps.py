@@ -16,6 +16,7 @@ import polars as pl
 
 from biaswh.analysis.common.store import replace_run_rows
 from biaswh.analysis.evaluation import subject_findings  # noqa: F401 - registers the retrievers' findings
+from biaswh.analysis.evaluation.alert_lifecycle import ensure_alert_tables
 from biaswh.analysis.evaluation.alerts import series_alerts
 from biaswh.analysis.evaluation.comparisons import system_comparisons
 from biaswh.analysis.evaluation.intervals import METRICS, metrics_with_intervals
@@ -127,6 +128,7 @@ def evaluation_analysis(con, study, run_id: str) -> None:
                 con, "evaluation_alerts", evaluation_run, alerts.filter(pl.col("run_id") == evaluation_run)
             )
         replace_run_rows(con, "evaluation_system_comparisons", run_id, comparisons)
+        ensure_alert_tables(con)  # empty until a monitored study opens an alert: its contract views always exist
     print(
         f"  analysis.evaluation_metrics_at_k: {metrics.height:,} rows; analysis.evaluation_alerts: "
         f"{alerts.height:,} alerts ({alerts['is_significant'].sum()} significant); "

@@ -20,6 +20,8 @@ from biaswh.warehouse.relations.subjects import register_subject_findings
 STUDY_TYPE = "retrieval evaluation"
 QUALITY_METRICS = ("recall", "precision", "ndcg", "mrr")
 _NAMED = "if(runs.is_baseline, {table}.retriever, {table}.retriever || ' (' || runs.label || ')')"
+NAMED_METRICS = _NAMED.format(table="metrics")
+NAMED_ALERTS = _NAMED.format(table="alerts")
 
 register_subject_findings(
     STUDY_TYPE,
@@ -49,7 +51,7 @@ register_subject_findings(
             over (partition by metrics.run_id, metrics.query_set, metrics.retriever, metrics.metric),
         min(metrics.k) over (partition by metrics.run_id, metrics.query_set, metrics.retriever, metrics.metric)
     )
-    """.format(named=_NAMED.format(table="metrics"), metrics=QUALITY_METRICS),
+    """.format(named=NAMED_METRICS, metrics=QUALITY_METRICS),
 )
 
 register_subject_findings(
@@ -75,5 +77,5 @@ register_subject_findings(
     from analysis.evaluation_alerts as alerts
     inner join marts.dim_evaluation_runs as runs on alerts.run_id = runs.run_id
     where not runs.is_baseline and alerts.status = 'tested'
-    """.format(named=_NAMED.format(table="alerts")),
+    """.format(named=NAMED_ALERTS),
 )

@@ -21,6 +21,9 @@ from biaswh.warehouse.dbt_build.runner import FAILED_STATUSES, BuildSummary, bui
 from biaswh.warehouse.errors import UserError
 from biaswh.warehouse.settings.home import DBT_PROJECT_DIR, warehouse_paths
 
+# the dbt flags that take a list of values (one value per flag for dagster-dbt)
+_LIST_FLAGS = frozenset({"--exclude", "--select"})
+
 
 def dbt_manifest() -> Path:
     """The project's ``manifest.json`` as parsed now (dbt's parse state is reused: about a second)."""
@@ -39,7 +42,7 @@ def joined_selection(args: Sequence[str]) -> list[str]:
     out: list[str] = []
     values: list[str] | None = None
     for arg in args:
-        if arg in ("--select", "--exclude"):
+        if arg in _LIST_FLAGS:
             out.append(arg)
             values = []
             out.append("")

@@ -82,6 +82,7 @@ def test_findings_are_the_index_cards_with_their_runs(demo_home):
         "dialect_features",
         "evaluation",
         "evaluation",
+        "evaluation",  # the evaluation, external-runs and monitoring demos
         "weat",
         "silent_bias",
         "recsys",

@@ -116,6 +116,8 @@ def test_the_demo_audit_plans_each_kinds_study_types_and_says_why_not_the_others
     assert measured == {
         ("dialect retrieval bias", "bm25-k1-1.5-b-0.75", "bm25"),
         ("dialect retrieval bias", "dense-minilm", "dense"),
+        ("retrieval evaluation", "bm25-k1-1.5-b-0.75", "bm25"),
+        ("retrieval evaluation", "dense-minilm", "dense"),
         ("word-embedding association (WEAT)", "minilm-all-MiniLM-L6-v2", "minilm-all-MiniLM-L6-v2"),
         ("word-embedding association (WEAT)", "demo-vectors-1", "demo-vectors-1"),
         ("word-embedding association (WEAT)", "demo-vectors-2", "demo-vectors-2"),
@@ -125,9 +127,9 @@ def test_the_demo_audit_plans_each_kinds_study_types_and_says_why_not_the_others
     not_run = {(s.subject.label, s.study_type) for s in skipped if s.status == "not run"}
     assert not_run == {("demo-model-a", "recommendation bias"), ("demo-model-b", "recommendation bias")}
     assert all("OpenAI-compatible endpoint" in s.reason for s in skipped if s.status == "not run")
-    # 7 subjects x 4 study types, 7 measured and 2 not run: the other 19 do not apply, each with its reason
+    # 7 subjects x 5 study types, 9 measured and 2 not run: the other 24 do not apply, each with its reason
     not_applicable = [s for s in skipped if s.status == "does not apply"]
-    assert len(not_applicable) == 19
+    assert len(not_applicable) == 24
     articles = {"retriever": "a retriever is not", "embedding": "an embedding is not", "llm": "an LLM is not"}
     assert all(s.reason.startswith(articles[s.subject.kind]) for s in not_applicable)
     # one seed and one policy in every generated study, each config as `biaswh run` checks it
@@ -147,8 +149,9 @@ def test_two_versions_of_one_retriever_go_to_separate_runs_and_differ_in_id(tmp_
     audit = load_audit(path)
     planned, _ = plan_audit(audit)
     runs = [sorted(subject.label for subject, _ in study.members) for study in planned]
-    assert runs == [["bm25-a", "dense"], ["bm25-b"]]
-    assert [study.config["retrieval"]["bm25"] for study in planned] == [{"k1": 1.2}, {"k1": 0.9}]
+    # the dialect study, then the retrieval evaluation, each in two runs
+    assert runs == [["bm25-a", "dense"], ["bm25-b"]] * 2
+    assert [study.config["retrieval"]["bm25"] for study in planned] == [{"k1": 1.2}, {"k1": 0.9}] * 2
     first, second, _ = audit.subjects
     assert first.subject_id != second.subject_id and first.config_hash != second.config_hash
 
