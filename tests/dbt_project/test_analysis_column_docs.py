@@ -40,7 +40,7 @@ def documented(demo_site) -> dict:
             con.execute(
                 "select schema_name || '.' || table_name, comment from duckdb_tables()"
                 " where schema_name in ('analysis', 'marts') union all select schema_name || '.' || view_name, comment"
-                " from duckdb_views() where schema_name in ('main', 'marts') and not internal"
+                " from duckdb_views() where schema_name in ('analysis', 'main', 'marts') and not internal"
             ).fetchall()
         )
         marts = {
