@@ -22,9 +22,9 @@ MARTS_PATH = "models/marts/"
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> tuple[dict, dict[str, list[tuple[str, str | None]]], dict[str, str | None], dict]:
+def built(tmp_path_factory) -> tuple[dict, dict[str, list[tuple[str, str | None]]], dict[str, str | None], dict, dict]:
     """(mart models by relation name, their columns with comments in order, their relation comments,
-    the dbt sources of schema analysis by table name)."""
+    the dbt sources of schema analysis by table name, the mart tables' column types by table)."""
     home = tmp_path_factory.mktemp("mart_docs") / "warehouse"
     with pytest.MonkeyPatch.context() as env:
         env.setenv(HOME_VARIABLE, str(home))
@@ -63,7 +63,13 @@ def built(tmp_path_factory) -> tuple[dict, dict[str, list[tuple[str, str | None]
                 " union all select view_name, comment from duckdb_views() where schema_name = 'marts'"
             ).fetchall()
         )
-    return models, columns, relation_comments, analysis_sources
+        types: dict[str, dict[str, str]] = {}
+        for table, column, data_type in con.execute(
+            "select table_name, column_name, data_type from duckdb_columns() where schema_name = 'marts'"
+            " and table_name in (select table_name from duckdb_tables() where schema_name = 'marts')"
+        ).fetchall():
+            types.setdefault(table, {})[column] = data_type
+    return models, columns, relation_comments, analysis_sources, types
 
 
 def undocumented_columns(models: dict, columns: dict[str, list]) -> list[str]:
@@ -108,7 +114,7 @@ def test_a_new_column_without_a_description_is_reported(built):
 
 
 def test_descriptions_are_duckdb_comments_for_plain_duckdb_users(built):
-    models, columns, relation_comments, _ = built
+    models, columns, relation_comments, *_ = built
     # Incremental (run-keyed) tables and a plain table.
     for relation in ("fct_weat_results", "agg_dialect_recall_at_k", "dim_corpus_documents"):
         assert relation_comments[relation] == models[relation]["description"]
@@ -121,8 +127,22 @@ def test_descriptions_are_duckdb_comments_for_plain_duckdb_users(built):
     assert not without_comment
 
 
+def test_every_mart_table_column_declares_the_type_duckdb_builds(built):
+    # A Spark build's tables are read by DuckDB through views that cast to these types
+    # (warehouse/spark/marts.py): Parquet has no HUGEINT or JSON, and Spark's sums and ranks
+    # are not DuckDB's integer types. A column added or retyped must say its DuckDB type here.
+    models, *_, types = built
+    wrong = [
+        f"{table}.{name}: yml {models[table]['columns'].get(name, {}).get('data_type')!r}, DuckDB {kind!r}"
+        for table, columns in sorted(types.items())
+        for name, kind in columns.items()
+        if models[table]["columns"].get(name, {}).get("data_type") != kind
+    ]
+    assert not wrong, f"{len(wrong)} mart column(s) whose yml data_type is not DuckDB's: {'; '.join(wrong)}"
+
+
 def test_dbt_docs_describe_the_analysis_tables_as_python_comments_them(built):
-    *_, sources = built
+    *_, sources, _ = built
     assert set(sources) == set(analysis_descriptions())
     for name, (description, columns) in analysis_descriptions().items():
         assert sources[name]["description"] == description
