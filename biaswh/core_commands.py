@@ -123,11 +123,13 @@ def _run_arguments(run) -> None:
     run.add_argument(
         "--compute", choices=("local", "ray"), help="where the compute jobs run (default: the study's [compute] engine)"
     )
+    from biaswh.warehouse.spark.targets import build_targets
+
     run.add_argument(
         "--target",
-        choices=("local", "spark"),
-        default="local",
-        help="where dbt builds the models: local (DuckDB) or spark (dbt-spark; marts copied into DuckDB)",
+        choices=build_targets(),
+        help="where dbt builds the models: local (DuckDB), spark (dbt-spark in this process) or cluster (a Spark"
+        " Thrift server at BIASWH_SPARK_HOST/PORT); default: the study's [compute] build_target, else local",
     )
     run.add_argument(
         "--ray-address", type=ray_address, help="Ray cluster to use: auto, or ray://host:10001 (implies --compute ray)"

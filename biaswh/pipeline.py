@@ -11,12 +11,11 @@ from biaswh.compute.common.engine import chat_pool, compute_settings, with_compu
 from biaswh.compute.common.sentence_encoding import sentence_encoding
 from biaswh.plugins import load_plugins
 from biaswh.run_outcome import finish_or_fail as _finish_or_fail  # (the name tests/warehouse/test_busy_status.py calls)
-from biaswh.study_builds import LOCAL_TARGET, SPARK_TARGET, run_record, selected_build
+from biaswh.study_builds import LOCAL_TARGET, check_spark_target, run_record, selected_build, study_build_target
 from biaswh.warehouse.database.command_lock import exclusive_command
 from biaswh.warehouse.database.connection import open_warehouse
 from biaswh.warehouse.database.transactions import transaction
 from biaswh.warehouse.dbt_build.runner import BuildSummary, run_dbt_build
-from biaswh.warehouse.errors import UserError
 from biaswh.warehouse.relations.contracts import publish_contract_views
 from biaswh.warehouse.runs.parameters import record_run_inputs, record_run_parameters
 from biaswh.warehouse.runs.registry import check_study_run, latest_succeeded_study_run, start_run
@@ -29,8 +28,6 @@ from biaswh.warehouse.runs.study import (
     load_study,
 )
 from biaswh.warehouse.settings.home import warehouse_paths
-from biaswh.warehouse.spark.jvm import missing_spark_extra
-from biaswh.warehouse.spark.target import check_raw_location
 from biaswh.withdrawal import withdrawn_if_failing
 
 
@@ -155,7 +152,7 @@ def run_study(
     compute: str | None = None,
     ray_address: str | None = None,
     corpus_shards: int | None = None,
-    target: str = LOCAL_TARGET,
+    target: str | None = None,
 ) -> Path:
     """Run a study end to end and return the dashboard site's index page.
 
@@ -168,15 +165,13 @@ def run_study(
     The whole run holds the warehouse's command lock (:mod:`biaswh.warehouse.database.command_lock`), so no
     other writing command can slip in between its stages. ``compute`` / ``ray_address``
     / ``corpus_shards`` override the study's ``[compute]`` table (:mod:`biaswh.compute.common.engine`).
-    ``target``: ``spark`` builds the models on Spark and copies its marts into DuckDB
-    (:mod:`biaswh.warehouse.spark.marts`); DuckDB builds the DuckDB-only models either way.
+    ``target``: where dbt builds (a target of ``dbt_project/profiles.yml``; None: the study's
+    ``[compute] build_target``, else ``local``); a Spark target (``spark``, ``cluster``) builds the
+    models on Spark and copies its marts into DuckDB (:mod:`biaswh.warehouse.spark.marts`);
+    DuckDB builds the DuckDB-only models either way.
     """
-    if target not in (LOCAL_TARGET, SPARK_TARGET):
-        raise UserError(f"--target {target}: choose {LOCAL_TARGET} or {SPARK_TARGET}")
-    if target == SPARK_TARGET:
-        check_raw_location()  # before the extra: a URL is refused whatever is installed
-    if target == SPARK_TARGET and missing_spark_extra():
-        raise UserError(missing_spark_extra())
+    if target is not None:
+        check_spark_target(target)
     with exclusive_command(f"biaswh run {study_path}"):
         return _run_study(
             study_path,
@@ -215,7 +210,7 @@ def _run_study(
     compute: str | None = None,
     ray_address: str | None = None,
     corpus_shards: int | None = None,
-    target: str = LOCAL_TARGET,
+    target: str | None = None,
 ) -> Path:
     """Stages of :func:`run_study`, run while it holds the command lock."""
     started = time.perf_counter()
@@ -226,6 +221,9 @@ def _run_study(
         address=ray_address,
         corpus_shards=corpus_shards,
     )
+    if target is None:
+        target = study_build_target(study)
+        check_spark_target(target, where=f"{study.path} [compute] build_target =")
     return run_loaded_study(study, target=target, started=started)[1]
 
 

@@ -1,27 +1,63 @@
 """A study's two dbt builds: the models its steps select, skipped when their inputs are unchanged.
 
 The data tests of a build check the study run's rows (and its evaluation runs'), not every
-run the warehouse holds; on the ``spark`` target Spark builds what it can and DuckDB the rest.
+run the warehouse holds; on a Spark target (``spark``, ``cluster``) Spark builds what it can and DuckDB the rest.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Callable
 
 from biaswh.compute.common.engine import compute_settings
 from biaswh.warehouse.database.connection import open_warehouse
 from biaswh.warehouse.dbt_build.build_state import is_up_to_date, mark_built
+from biaswh.warehouse.dbt_build.invoke import environment
 from biaswh.warehouse.dbt_build.selection import site_selection
 from biaswh.warehouse.dbt_build.view_state import record_views, selection_nodes, unchanged_views, view_fingerprint
+from biaswh.warehouse.errors import UserError
 from biaswh.warehouse.runs.registry import ENGINE_PACKAGES
+from biaswh.warehouse.spark.jvm import missing_spark_extra
+from biaswh.warehouse.spark.marts import WAREHOUSE_LOCATION_VARIABLE
+from biaswh.warehouse.spark.target import check_raw_location
+from biaswh.warehouse.spark.targets import (
+    LOCAL_TARGET,
+    SPARK_TARGET_VARIABLE,
+    check_build_target,
+    is_spark_target,
+    missing_thrift_extra,
+    spark_method,
+)
 from biaswh.withdrawal import built_run_ids
 
-# The dbt profile targets a study can build on (dbt_project/profiles.yml).
-LOCAL_TARGET = "local"
-SPARK_TARGET = "spark"
 # Study builds leave dbt's unit tests out: they test the SQL, not the data, and run once in
 # `make test` / `biaswh build`.
 STUDY_BUILD_ARGS = ["--exclude-resource-type", "unit_test"]
+
+
+def check_spark_target(target: str, *, where: str = "--target") -> None:
+    """Refuse, before any work, a build target the profile lacks or that cannot run here, in one line."""
+    check_build_target(target, where=where)
+    if not is_spark_target(target):
+        return
+    check_raw_location()  # before the extra: a URL is refused whatever is installed
+    if spark_method(target) == "session":
+        missing = missing_spark_extra()
+    else:
+        missing = missing_thrift_extra()
+        if missing is None and not os.environ.get(WAREHOUSE_LOCATION_VARIABLE):
+            # DuckDB copies the marts from the server's table folders: it must be told where they are.
+            missing = (
+                f"{where} {target}: set {WAREHOUSE_LOCATION_VARIABLE} to the Spark server's spark.sql.warehouse.dir"
+                " (a path this machine reads: a shared filesystem or a mounted bucket)"
+            )
+    if missing:
+        raise UserError(missing)
+
+
+def study_build_target(study) -> str:
+    """The study's ``[compute] build_target``, else ``local``."""
+    return (study.settings.get("compute") or {}).get("build_target", LOCAL_TARGET)
 
 
 def run_record(study, *, target: str = LOCAL_TARGET) -> tuple[dict, tuple[str, ...]]:
@@ -31,7 +67,10 @@ def run_record(study, *, target: str = LOCAL_TARGET) -> tuple[dict, tuple[str, .
     parameters = study.parameters()
     if target != LOCAL_TARGET:
         parameters["build_target"] = target
-    used = (compute_settings(study.settings).engine, target)
+    spark = None
+    if is_spark_target(target):
+        spark = "spark" if spark_method(target) == "session" else f"spark_{spark_method(target)}"
+    used = (compute_settings(study.settings).engine, spark)
     return parameters, tuple(engine for engine in used if engine in ENGINE_PACKAGES)
 
 
@@ -47,8 +86,8 @@ def selected_build(
     """Build ``selection`` (None: the whole project) unless its inputs are unchanged since its last build.
 
     Its data tests check the rows of study run ``run_id`` and its evaluation runs, not every
-    run the warehouse holds: an earlier run's rows were tested when it was built. On the
-    ``spark`` target Spark builds every model of the selection it can and DuckDB the rest
+    run the warehouse holds: an earlier run's rows were tested when it was built. On a Spark
+    ``target`` (``spark``, ``cluster``) Spark builds every model of the selection it can and DuckDB the rest
     (:mod:`biaswh.warehouse.spark.marts`). ``build``: what runs ``dbt build`` (its ``args``,
     ``label``, ``run_ids`` and ``progress_label``; a summary with a ``line`` back), default
     :func:`biaswh.pipeline.dbt_build` (the Dagster jobs pass dagster-dbt's, :mod:`biaswh.schedule.dbt_step`).
@@ -79,11 +118,12 @@ def selected_build(
                 with open_warehouse() as con:
                     mark_built(con, key)
                 return f"dbt build ({label}): {len(kept)} unchanged views kept, nothing else selected"
-    if target == SPARK_TARGET:
+    if is_spark_target(target):
         from biaswh.warehouse.spark.marts import build_on_spark_into_duckdb
 
         spark_args = [_with_view_ancestors(arg) if selection and arg == selection else arg for arg in args]
-        spark_summary, built_on_spark = build_on_spark_into_duckdb(spark_args, label=label, run_ids=run_ids)
+        with environment({SPARK_TARGET_VARIABLE: target}):
+            spark_summary, built_on_spark = build_on_spark_into_duckdb(spark_args, label=label, run_ids=run_ids)
         lines.append(spark_summary.line)
         if built_on_spark:
             args += ["--exclude", *built_on_spark]

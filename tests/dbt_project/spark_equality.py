@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
 import shutil
 import subprocess
 
+import duckdb
 import pytest
 
 FLOAT_TYPES = ("DOUBLE", "FLOAT", "DECIMAL", "REAL")
@@ -92,3 +94,14 @@ def first_difference(one: str, two: str, context: int = 120) -> str:
     at = next((i for i, (a, b) in enumerate(zip(one, two)) if a != b), min(len(one), len(two)))
     start = max(0, at - context)
     return f"at character {at}: {one[start : at + context]!r} vs {two[start : at + context]!r}"
+
+
+@contextlib.contextmanager
+def beside_duckdb_run(home, duckdb_home):
+    """A read-only connection to the warehouse at ``home`` with the one at ``duckdb_home`` attached as ``duck``."""
+    connection = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
+    connection.execute(f"attach '{duckdb_home / 'warehouse.duckdb'}' as duck (read_only)")
+    try:
+        yield connection
+    finally:
+        connection.close()

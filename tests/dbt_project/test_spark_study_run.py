@@ -14,12 +14,17 @@ import os
 import re
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from biaswh.warehouse.settings.home import HOME_VARIABLE
 from tests.conftest import DEMO_STUDY
-from tests.dbt_project.spark_equality import assert_equal, comparable_page, first_difference, require_spark
+from tests.dbt_project.spark_equality import (
+    assert_equal,
+    beside_duckdb_run,
+    comparable_page,
+    first_difference,
+    require_spark,
+)
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 
@@ -42,13 +47,8 @@ def spark_study(demo_warehouse, tmp_path_factory):
 @pytest.fixture
 def both(spark_study, demo_warehouse):
     """The Spark run's warehouse, with the DuckDB demo run's attached as ``duck``."""
-    home, _, _ = spark_study
-    connection = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
-    connection.execute(f"attach '{demo_warehouse.home / 'warehouse.duckdb'}' as duck (read_only)")
-    try:
+    with beside_duckdb_run(spark_study[0], demo_warehouse.home) as connection:
         yield connection
-    finally:
-        connection.close()
 
 
 def test_recall_at_k_and_the_paired_tests_equal_the_duckdb_run(both):

@@ -34,6 +34,7 @@ from biaswh.warehouse.settings.home import (
     duckdb_memory_limit,
     warehouse_paths,
 )
+from biaswh.warehouse.spark.targets import is_spark_target
 
 FAILED_STATUSES = {"error", "fail", "runtime error"}
 
@@ -211,7 +212,7 @@ def run_dbt_build(
             ok, rows, error, nodes = _run_in_process(command, env, log_file, quiet=quiet, callbacks=[counter])
     seconds = time.perf_counter() - begin
     counts, failed = _counts_and_failures(rows)
-    on_duckdb = target_name(command) != "spark"
+    on_duckdb = not is_spark_target(target_name(command) or "local")
     failures = [(*_failed_node(nodes, target, uid, on_duckdb=on_duckdb), message) for uid, message in failed]
     summary = BuildSummary(label, seconds, counts, failures, str(log_file))
     if not ok:

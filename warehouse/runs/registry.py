@@ -43,7 +43,11 @@ TRACKED_PACKAGES = (
     "altair",
 )
 # The packages of an engine a run used besides DuckDB (Ray's compute, Spark's dbt build).
-ENGINE_PACKAGES = {"ray": ("ray",), "spark": ("pyspark", "dbt-spark")}
+ENGINE_PACKAGES = {
+    "ray": ("ray",),
+    "spark": ("pyspark", "dbt-spark"),  # Spark inside this process (session mode)
+    "spark_thrift": ("dbt-spark", "PyHive", "thrift"),  # a Spark Thrift server's client
+}
 
 
 def file_sha256(path: str | Path) -> str:

@@ -84,6 +84,8 @@ STUDY_SCHEMA = Table(
                 "workers": Number(integer=True, minimum=1, maximum=10_000),
                 # retrieval over this many corpus shards, merged exactly (compute/retrieval/shards.py)
                 "corpus_shards": Number(integer=True, minimum=1, maximum=10_000),
+                # where dbt builds: local, or a Spark target of dbt_project/profiles.yml (warehouse/spark/targets.py)
+                "build_target": STRING,
             }
         ),
     }

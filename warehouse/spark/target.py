@@ -23,6 +23,7 @@ from typing import Sequence
 
 import duckdb
 
+from biaswh.warehouse.database.object_storage import has_parquet, is_url, open_object_storage
 from biaswh.warehouse.dbt_build.invoke import close_dbt_log_files, environment
 from biaswh.warehouse.dbt_build.project_dir import dbt_project_dir
 from biaswh.warehouse.dbt_build.runner import BUILD_RUN_IDS_VARIABLE, FAILED_STATUSES, BuildSummary
@@ -30,6 +31,7 @@ from biaswh.warehouse.errors import UserError
 from biaswh.warehouse.runs.sub_runs import SUB_RUN_KINDS, withdrawn_sub_runs_sql
 from biaswh.warehouse.settings.home import DBT_PROJECT_DIR, HOME_VARIABLE, warehouse_paths
 from biaswh.warehouse.spark.jvm import start_jvm_quietly
+from biaswh.warehouse.spark.targets import spark_method, spark_target_name
 
 # Where the raw Parquet goes: a folder path every executor reads (on a cluster, a shared
 # filesystem or a mounted bucket; a URL is refused, check_raw_location). Default: $BIASWH_HOME/spark/raw.
@@ -37,7 +39,6 @@ RAW_LOCATION_VARIABLE = "BIASWH_SPARK_RAW_LOCATION"
 # The withdrawn runs (macro not_withdrawn), listed for a Spark build: Spark plans the macro's
 # `not in (subquery)` as a null-aware anti join, half a second of every data test on small data.
 WITHDRAWN_RUN_IDS_VARIABLE = "BIASWH_WITHDRAWN_RUN_IDS"
-SPARK_TARGET = "spark"
 # A run id becomes a folder name (run_id=<id>) that Spark parses back: only these characters.
 _SAFE_RUN_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
 # DuckDB column types as Spark DDL. Timestamps stay without a time zone, as DuckDB writes them.
@@ -122,6 +123,9 @@ def _spark_type(duckdb_type: str, *, table: str, column: str) -> str:
 
 
 def _write_parquet(connection: duckdb.DuckDBPyConnection, query: str, params: list, folder: str) -> None:
+    if is_url(folder):  # an object appears whole when its upload completes
+        connection.execute(f"copy ({query}) to '{folder}/data.parquet' (format parquet)", params)
+        return
     # Written beside, then renamed: a reader never sees half a file.
     Path(folder).mkdir(parents=True, exist_ok=True)
     final = Path(folder) / "data.parquet"
@@ -130,15 +134,21 @@ def _write_parquet(connection: duckdb.DuckDBPyConnection, query: str, params: li
     partial.replace(final)
 
 
-def export_raw(connection: duckdb.DuckDBPyConnection, *, run_ids: list[str] | None = None) -> list[RawTable]:
+def export_raw(
+    connection: duckdb.DuckDBPyConnection, *, run_ids: list[str] | None = None, location: str | None = None
+) -> list[RawTable]:
     """Write ``raw.*`` to Parquet for Spark: each run's rows in its own ``run_id=<id>`` folder.
 
     ``run_ids``: these runs' folders are (re)written, and those of runs never exported yet
     (a finished run's raw rows never change); None writes every run. ``raw.runs`` is written
     whole every time (a run's status changes when it ends), as are tables without ``run_id``.
+    ``location``: the lake's root, a folder or ``s3://bucket/prefix`` (DuckDB's httpfs,
+    :mod:`biaswh.warehouse.database.object_storage`); default :func:`raw_location`.
     Returns every raw table, for :func:`register_raw_tables`.
     """
-    location = raw_location()
+    location = location or raw_location()
+    if is_url(location):
+        open_object_storage(connection, location)
     tables = [
         row[0]
         for row in connection.execute(
@@ -158,13 +168,14 @@ def export_raw(connection: duckdb.DuckDBPyConnection, *, run_ids: list[str] | No
         columns = tuple((name, _spark_type(kind, table=table, column=name)) for name, kind in data_columns)
         folder = f"{location}/{table}"
         # Spark declares a table on its folder, so the folder exists even before a run has rows.
-        Path(folder).mkdir(parents=True, exist_ok=True)
+        if not is_url(folder):
+            Path(folder).mkdir(parents=True, exist_ok=True)
         select_list = ", ".join(f'"{name}"' for name, _ in data_columns)
         if partitioned:
             present = [r[0] for r in connection.execute(f"select distinct run_id from raw.{table}").fetchall()]
             wanted = present
             if run_ids is not None and table not in _MUTABLE_TABLES:
-                never_exported = {r for r in present if not Path(f"{folder}/run_id={r}").exists()}
+                never_exported = {r for r in present if not has_parquet(connection, f"{folder}/run_id={r}")}
                 wanted = sorted(set(run_ids) | never_exported)
             for run_id in wanted:
                 if not _SAFE_RUN_ID.match(run_id):
@@ -179,11 +190,13 @@ def export_raw(connection: duckdb.DuckDBPyConnection, *, run_ids: list[str] | No
 
 
 def _invoke(arguments: list[str]):
-    """Run one dbt command on the Spark target in this process; (result, seconds)."""
+    """Run one dbt command on the Spark target (:func:`spark_target_name`) in this process; (result, seconds)."""
     from dbt.cli.main import dbtRunner
 
     folder = warehouse_paths().home / "dbt"
-    start_jvm_quietly(folder / "logs" / "spark-jvm.log")
+    target = spark_target_name()
+    if spark_method(target) == "session":
+        start_jvm_quietly(folder / "logs" / "spark-jvm.log")
     os.environ[HOME_VARIABLE] = str(warehouse_paths().home)
     os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
     command = [
@@ -193,9 +206,9 @@ def _invoke(arguments: list[str]):
         "--profiles-dir",
         str(DBT_PROJECT_DIR),
         "--target",
-        SPARK_TARGET,
+        target,
         "--target-path",
-        str(folder / "target-spark"),
+        str(folder / f"target-{target}"),
         "--log-path",
         str(folder / "logs"),
         "--quiet",
