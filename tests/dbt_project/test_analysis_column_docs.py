@@ -166,3 +166,19 @@ def test_a_write_comments_its_columns_and_contract_views_copy_them():
         con.execute(relation_comment.format(kind="view", schema="main"), ["silent_bias_rates"]).fetchone()
         == con.execute(relation_comment.format(kind="table", schema="analysis"), ["silent_bias_rates"]).fetchone()
     )
+
+
+def test_a_contract_view_already_current_is_kept_and_one_behind_its_home_made_again():
+    con = duckdb.connect()
+    replace_run_rows(con, "silent_bias_rates", "r1", pl.DataFrame({"run_id": ["r1"], "silent_bias_rate": [0.5]}))
+    oid = "select view_oid from duckdb_views() where schema_name = 'main' and view_name = 'silent_bias_rates'"
+    assert publish_contract_views(con) == ["silent_bias_rates"]
+    first = con.execute(oid).fetchone()
+    assert publish_contract_views(con) == ["silent_bias_rates"] and con.execute(oid).fetchone() == first
+    con.execute("comment on column analysis.silent_bias_rates.silent_bias_rate is 'changed'")
+    publish_contract_views(con)
+    assert con.execute(oid).fetchone() != first
+    assert _comments(con, "main", "silent_bias_rates") == _comments(con, "analysis", "silent_bias_rates")
+    con.execute("alter table analysis.silent_bias_rates add column n_pairs integer")  # a newer step's column
+    publish_contract_views(con)
+    assert "n_pairs" in _comments(con, "main", "silent_bias_rates")

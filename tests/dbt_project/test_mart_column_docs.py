@@ -7,6 +7,7 @@ descriptions, ``doc()`` blocks rendered) beside the build.
 """
 
 import json
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -21,26 +22,40 @@ pytestmark = pytest.mark.dbt
 MARTS_PATH = "models/marts/"
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory) -> tuple[dict, dict[str, list[tuple[str, str | None]]], dict[str, str | None], dict, dict]:
-    """(mart models by relation name, their columns with comments in order, their relation comments,
-    the dbt sources of schema analysis by table name, the mart tables' column types by table)."""
-    home = tmp_path_factory.mktemp("mart_docs") / "warehouse"
+def _build_models(home: Path, selection: str) -> dict:
+    """``dbt build`` of ``selection`` (no tests) on the warehouse in ``home``; dbt's manifest."""
     with pytest.MonkeyPatch.context() as env:
         env.setenv(HOME_VARIABLE, str(home))
         connect().close()
         run_dbt_build(
-            [
-                "--select",
-                f"+path:{MARTS_PATH}",
-                "--exclude-resource-type",
-                "test",
-                "--exclude-resource-type",
-                "unit_test",
-            ],
+            ["--select", selection, "--exclude-resource-type", "test", "--exclude-resource-type", "unit_test"],
             label="mart docs",
         )
-        manifest = json.loads((dbt_folder() / "target" / "manifest.json").read_text(encoding="utf-8"))
+        return json.loads((dbt_folder() / "target" / "manifest.json").read_text(encoding="utf-8"))
+
+
+def _column_comments(home: Path, table: str) -> dict[str, str | None]:
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+        return dict(
+            con.execute(
+                "select column_name, comment from duckdb_columns() where schema_name = 'marts' and table_name = ?",
+                [table],
+            ).fetchall()
+        )
+
+
+@pytest.fixture(scope="module")
+def marts_home(tmp_path_factory) -> tuple[Path, dict]:
+    """A warehouse folder with every mart built on empty raw tables, and dbt's manifest."""
+    home = tmp_path_factory.mktemp("mart_docs") / "warehouse"
+    return home, _build_models(home, f"+path:{MARTS_PATH}")
+
+
+@pytest.fixture(scope="module")
+def built(marts_home) -> tuple[dict, dict[str, list[tuple[str, str | None]]], dict[str, str | None], dict, dict]:
+    """(mart models by relation name, their columns with comments in order, their relation comments,
+    the dbt sources of schema analysis by table name, the mart tables' column types by table)."""
+    home, manifest = marts_home
     models = {
         node["alias"]: node
         for node in manifest["nodes"].values()
@@ -147,3 +162,16 @@ def test_dbt_docs_describe_the_analysis_tables_as_python_comments_them(built):
     for name, (description, columns) in analysis_descriptions().items():
         assert sources[name]["description"] == description
         assert {c: node["description"] for c, node in sources[name]["columns"].items()} == columns
+
+
+def test_a_rebuild_writes_back_a_changed_comment_and_keeps_the_others(marts_home, tmp_path):
+    from tests.conftest import copy_warehouse
+
+    home = copy_warehouse(marts_home[0], tmp_path / "warehouse")
+    before = _column_comments(home, "fct_weat_results")
+    with duckdb.connect(str(home / "warehouse.duckdb")) as con:
+        con.execute("comment on column marts.fct_weat_results.effect_size is 'stale'")
+    manifest = _build_models(home, "fct_weat_results")  # incremental: its rows stay, its docs are written
+    described = next(n for n in manifest["nodes"].values() if n.get("alias") == "fct_weat_results")["columns"]
+    after = _column_comments(home, "fct_weat_results")
+    assert after == before == {name: column["description"] for name, column in described.items()}

@@ -56,19 +56,33 @@ def comment_analysis_table(con: duckdb.DuckDBPyConnection, table: str) -> None:
             con.execute(f'comment on column analysis.{table}."{name}" is {sql_string(columns[name])}')
 
 
-def copy_comments(con: duckdb.DuckDBPyConnection, *, source: str, view: str) -> None:
-    """Give view ``view`` (``schema.name``) the relation comment and column comments of ``source``."""
-    source_schema, source_name = source.split(".")
-    (comment,) = con.execute(
-        "select any_value(comment) from (select comment from duckdb_tables() where schema_name = ? and table_name = ?"
-        " union all select comment from duckdb_views() where schema_name = ? and view_name = ?)",
-        [source_schema, source_name, source_schema, source_name],
-    ).fetchone()
+def relation_docs(con: duckdb.DuckDBPyConnection, schemas: tuple[str, ...]) -> dict[tuple[str, str], tuple]:
+    """``{(schema, relation): (its comment, ((column, its comment), ...))}`` of every table and view
+    in ``schemas``, columns in their order; a missing comment is None. One read of the catalog."""
+    listed = ", ".join(sql_string(schema) for schema in schemas)
+    relations = con.execute(
+        f"select schema_name, table_name, comment from duckdb_tables() where schema_name in ({listed})"
+        f" union all select schema_name, view_name, comment from duckdb_views()"
+        f" where schema_name in ({listed}) and not internal"
+    ).fetchall()
+    columns: dict[tuple[str, str], list] = {}
+    for schema, relation, column, comment in con.execute(
+        "select schema_name, table_name, column_name, comment from duckdb_columns()"
+        f" where schema_name in ({listed}) order by schema_name, table_name, column_index"
+    ).fetchall():
+        columns.setdefault((schema, relation), []).append((column, comment or None))
+    return {
+        (schema, relation): (comment or None, tuple(columns.get((schema, relation), ())))
+        for schema, relation, comment in relations
+    }
+
+
+def copy_comments(con: duckdb.DuckDBPyConnection, *, docs: tuple, view: str) -> None:
+    """Give view ``view`` (``schema.name``) a relation's comment and column comments, ``docs`` as
+    :func:`relation_docs` reads them."""
+    comment, columns = docs
     if comment:
         con.execute(f"comment on view {view} is {sql_string(comment)}")
-    for name, column_comment in con.execute(
-        "select column_name, comment from duckdb_columns() where schema_name = ? and table_name = ?"
-        " and comment is not null",
-        [source_schema, source_name],
-    ).fetchall():
-        con.execute(f'comment on column {view}."{name}" is {sql_string(column_comment)}')
+    for name, column_comment in columns:
+        if column_comment:
+            con.execute(f'comment on column {view}."{name}" is {sql_string(column_comment)}')

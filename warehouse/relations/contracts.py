@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import duckdb
 
-from biaswh.warehouse.relations.column_docs import copy_comments
+from biaswh.warehouse.relations.column_docs import copy_comments, relation_docs
 from biaswh.warehouse.relations.subjects import publish_subject_views
 
 # contract view name -> (the schema it lives in, the relation there); each study family
@@ -37,16 +37,24 @@ def register_contract_relations(schema: str, *names: str, **views: str) -> None:
 def publish_contract_views(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Create ``main.<relation>`` views for every contract relation that exists; return their names.
 
-    The subjects' views (``subject_findings``, ``dim_subjects``; :mod:`biaswh.warehouse.relations.subjects`) are
-    published with them.
+    A view that already shows its relation, with the relation's columns and comments as they
+    are now, is kept as it is: every study run publishes, and rewriting a comment is a write to
+    the catalog (a few hundred per publish). The subjects' views (``subject_findings``,
+    ``dim_subjects``; :mod:`biaswh.warehouse.relations.subjects`) are published with them.
     """
-    existing = {
-        (s, t) for s, t in con.execute("select table_schema, table_name from information_schema.tables").fetchall()
-    }
+    docs = relation_docs(con, ("main", "marts", "analysis"))
+    definitions = dict(
+        con.execute("select view_name, sql from duckdb_views() where schema_name = 'main' and not internal").fetchall()
+    )
     published = []
     for name, (schema, relation) in CONTRACT_RELATIONS.items():
-        if (schema, relation) in existing:
+        if (schema, relation) not in docs:
+            continue
+        shown = docs[(schema, relation)]
+        # How DuckDB stores the definition below (any other spelling: made again).
+        current = definitions.get(name) == f"CREATE VIEW {name} AS SELECT * FROM {schema}.{relation};"
+        if not (current and docs.get(("main", name)) == shown):
             con.execute(f"create or replace view main.{name} as select * from {schema}.{relation}")
-            copy_comments(con, source=f"{schema}.{relation}", view=f"main.{name}")  # the same docs, unqualified
-            published.append(name)
+            copy_comments(con, docs=shown, view=f"main.{name}")  # the same docs, unqualified
+        published.append(name)
     return published + publish_subject_views(con)
