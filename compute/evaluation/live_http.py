@@ -19,7 +19,8 @@ import math
 import os
 from urllib.parse import urlsplit, urlunsplit
 
-from biaswh.ingest.common.llm.client import AttemptFailed, EndpointClient, EndpointRefused
+from biaswh.ingest.common.llm.client import EndpointClient, EndpointRefused
+from biaswh.ingest.common.llm.replies import AttemptFailed
 from biaswh.ingest.common.llm.settings import EndpointSettings, redact
 from biaswh.warehouse.errors import UserError
 

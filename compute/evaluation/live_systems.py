@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from biaswh.compute.evaluation.live_http import SearchClient, header_values
-from biaswh.ingest.common.llm.client import AttemptFailed
+from biaswh.ingest.common.llm.replies import AttemptFailed
 from biaswh.warehouse.errors import UserError
 from biaswh.warehouse.settings.config_schema import (
     BACKOFF_SECONDS,

@@ -199,7 +199,8 @@ class OpenAIProvider:
 
     def _call(self, method: str, path: str, payload: dict | None, check):
         """One request through the client's retry policy; after the last retry, EndpointFailed."""
-        from biaswh.ingest.common.llm.client import AttemptFailed, EndpointFailed
+        from biaswh.ingest.common.llm.client import EndpointFailed
+        from biaswh.ingest.common.llm.replies import AttemptFailed
 
         def attempt():
             self.n_requests += 1
@@ -251,7 +252,7 @@ class OpenAIProvider:
 
 
 def _model_ids(data: dict) -> set[str]:
-    from biaswh.ingest.common.llm.client import AttemptFailed
+    from biaswh.ingest.common.llm.replies import AttemptFailed
 
     models = data.get("data")
     if not isinstance(models, list) or not all(isinstance(m, dict) and isinstance(m.get("id"), str) for m in models):
@@ -261,7 +262,7 @@ def _model_ids(data: dict) -> set[str]:
 
 def _embedding_rows(data: dict, n_texts: int) -> list[list[float]]:
     """The reply's vectors in input order, checked: one per text, all of one length, finite numbers."""
-    from biaswh.ingest.common.llm.client import AttemptFailed
+    from biaswh.ingest.common.llm.replies import AttemptFailed
 
     items = data.get("data")
     if not isinstance(items, list) or len(items) != n_texts:

@@ -22,26 +22,21 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-WH_WORDS = {"who", "what", "which", "when", "where", "why", "how", "whom", "whose"}
-DO_SUPPORT = {"did", "does", "do"}
-PAST_BE = {"was", "were"}
-PRESENT_BE = {"is", "are"}
-AUXILIARIES = DO_SUPPORT | PAST_BE | PRESENT_BE | {"has", "have", "had", "can", "could", "will", "would", "should"}
-NEGATIVE_POLARITY = {
-    "any": "no",
-    "anything": "nothing",
-    "anyone": "nobody",
-    "anybody": "nobody",
-    "anywhere": "nowhere",
-    "ever": "never",
-    "either": "neither",
-}
-NEGATORS = {"not", "never", "no", "nothing", "nobody", "none"}
-AINT_FORMS = {"isn't", "aren't", "haven't", "hasn't", "didn't"}
-HABITUAL_ADVERBS = {"usually", "often", "always", "typically", "generally", "normally", "commonly", "regularly"}
-# -ed verbs whose bare form is not the -ed word minus "d"/"ed" by the simple spelling rules below.
-_E_STEMS = re.compile(r"(?:at|it|iz|is|ir|iv|ov|ur|uc|ag|ng|rg|dg|ps|ns|rc|ud|ut|ac|ol|id|ib|ab|ub|ag|om|in|uir|ar)$")
-_WORD = re.compile(r"^(?P<lead>\W*)(?P<core>.*?)(?P<trail>[^\w']*)$", re.DOTALL)
+from biaswh.ingest.dialect.word_forms import (
+    AINT_FORMS,
+    AUXILIARIES,
+    DO_SUPPORT,
+    HABITUAL_ADVERBS,
+    NEGATIVE_POLARITY,
+    NEGATORS,
+    PAST_BE,
+    PRESENT_BE,
+    bare_verb,
+    core,
+    drop_word,
+    wh_phrase_end,
+    with_core,
+)
 
 
 @dataclass(frozen=True)
@@ -54,44 +49,13 @@ class Rule:
     apply: Callable[[list[str], Callable[[], bool]], tuple[list[str], bool]]
 
 
-def core(word: str) -> str:
-    """The word without surrounding punctuation, lowercased, with curly apostrophes made straight."""
-    return _WORD.match(word)["core"].lower().replace("’", "'")
-
-
-def _with_core(word: str, new: str) -> str:
-    """``word`` with its core replaced by ``new``, keeping punctuation and an initial capital."""
-    parts = _WORD.match(word)
-    if parts["core"][:1].isupper():
-        new = new[:1].upper() + new[1:]
-    return parts["lead"] + new + parts["trail"]
-
-
-def _drop(words: list[str], i: int) -> list[str]:
-    """Remove word ``i``, moving its trailing punctuation onto the previous word."""
-    trail = _WORD.match(words[i])["trail"]
-    out = words[:i] + words[i + 1 :]
-    if trail and i > 0:
-        out[i - 1] += trail
-    return out
-
-
-def _wh_phrase_end(words: list[str]) -> int | None:
-    """Index just after the opening wh-phrase ("How deep", "Which team", "What"), else None."""
-    if not words or core(words[0]) not in WH_WORDS:
-        return None
-    if core(words[0]) in {"how", "which", "what", "whose"} and len(words) > 2 and core(words[1]) not in AUXILIARIES:
-        return 2
-    return 1
-
-
 def _copula_deletion(words, fire):
     # eWAVE 176-178: present-tense copula is/are deleted before an NP, AdjP or locative; never
     # sentence-initially (a yes/no question), never before -ing (that is rule 174), never "am".
     for i in range(1, len(words) - 1):
         nxt = core(words[i + 1])
         if core(words[i]) in PRESENT_BE and not nxt.endswith("ing") and nxt not in {"not", "n't"} and fire():
-            return _drop(words, i), True
+            return drop_word(words, i), True
     return words, False
 
 
@@ -99,7 +63,7 @@ def _aux_be_deletion(words, fire):
     # eWAVE 174: auxiliary is/are deleted before a progressive (V-ing).
     for i in range(1, len(words) - 1):
         if core(words[i]) in PRESENT_BE and core(words[i + 1]).endswith("ing") and fire():
-            return _drop(words, i), True
+            return drop_word(words, i), True
     return words, False
 
 
@@ -109,7 +73,7 @@ def _habitual_be(words, fire):
     for i in range(1, len(words)):
         neighbours = {core(w) for w in words[max(0, i - 1) : i + 2]}
         if core(words[i]) in PRESENT_BE and neighbours & HABITUAL_ADVERBS and fire():
-            return words[:i] + [_with_core(words[i], "be")] + words[i + 1 :], True
+            return words[:i] + [with_core(words[i], "be")] + words[i + 1 :], True
     return words, False
 
 
@@ -121,7 +85,7 @@ def _negative_concord(words, fire):
         if w in NEGATORS or w.endswith("n't"):
             negated = True
         elif negated and w in NEGATIVE_POLARITY and fire():
-            out[i], fired = _with_core(word, NEGATIVE_POLARITY[w]), True
+            out[i], fired = with_core(word, NEGATIVE_POLARITY[w]), True
     return out, fired
 
 
@@ -134,9 +98,9 @@ def _aint(words, fire):
             w in AINT_FORMS or (w == "not" and i > 0 and core(words[i - 1]) in {"is", "are", "has", "have"})
         ) and fire():
             if w == "not":
-                out[i - 1], out[i] = _with_core(words[i - 1], "ain't"), None
+                out[i - 1], out[i] = with_core(words[i - 1], "ain't"), None
             else:
-                out[i] = _with_core(word, "ain't")
+                out[i] = with_core(word, "ain't")
             fired = True
     return [w for w in out if w is not None], fired
 
@@ -149,7 +113,7 @@ def _third_singular_s_absence(words, fire):
     for i, word in enumerate(words):
         w = core(word)
         if w in swaps and fire():
-            out[i], fired = _with_core(word, swaps[w]), True
+            out[i], fired = with_core(word, swaps[w]), True
         elif (
             i == 1
             and core(words[0]) == "who"
@@ -157,33 +121,19 @@ def _third_singular_s_absence(words, fire):
             and w not in AUXILIARIES | {"was", "this", "has"}
             and fire()
         ):
-            out[i], fired = _with_core(word, w[:-2] if w.endswith(("ches", "shes", "sses", "xes")) else w[:-1]), True
+            out[i], fired = with_core(word, w[:-2] if w.endswith(("ches", "shes", "sses", "xes")) else w[:-1]), True
     return out, fired
-
-
-def _bare_verb(word: str) -> str | None:
-    """The bare form of a regular -ed verb by spelling rules, or None when unsure."""
-    if not re.fullmatch(r"[a-z]{3,}ed", word) or word.endswith("eed"):
-        return None
-    stem = word[:-2]
-    if stem.endswith("i"):
-        return stem[:-1] + "y"
-    if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
-        return stem[:-1]
-    needs_e = _E_STEMS.search(stem) or re.search(r"(?<![aeiou])[aeiou]k$", stem)
-    needs_e = needs_e or (re.search(r"[aeiou]s$", stem) and not stem.endswith(("cus", "bias")))
-    return stem + "e" if needs_e else stem
 
 
 def _zero_past_tense(words, fire):
     # eWAVE 132: zero past tense of regular verbs, on the verb right after a subject wh-phrase
     # ("Who overshadowed ..." -> "Who overshadow ...", "Which team won" is irregular: untouched).
-    end = _wh_phrase_end(words)
+    end = wh_phrase_end(words)
     if end is None or end >= len(words):
         return words, False
-    bare = _bare_verb(core(words[end]))
+    bare = bare_verb(core(words[end]))
     if bare is not None and core(words[end - 1]) not in AUXILIARIES and fire():
-        return words[:end] + [_with_core(words[end], bare)] + words[end + 1 :], True
+        return words[:end] + [with_core(words[end], bare)] + words[end + 1 :], True
     return words, False
 
 
@@ -191,14 +141,14 @@ def _no_inversion(words, fire):
     # eWAVE 228: no inversion / no auxiliary in wh-questions: the do-support or past be after
     # the wh-phrase is left out ("How deep was the focus" -> "How deep the focus",
     # "When did the war end" -> "When the war end").
-    end = _wh_phrase_end(words)
+    end = wh_phrase_end(words)
     if end is None or end >= len(words) - 1:
         return words, False
     dropped = DO_SUPPORT | PAST_BE
     if end == 2 and core(words[0]) in {"what", "which", "whose"}:
         dropped = DO_SUPPORT  # "What dye was known ..." asks about the subject: nothing is inverted
     if core(words[end]) in dropped and fire():
-        return _drop(words, end), True
+        return drop_word(words, end), True
     return words, False
 
 
@@ -209,7 +159,7 @@ def _g_dropping(words, fire):
     for i, word in enumerate(words):
         w = core(word)
         if len(w) > 5 and w.endswith("ing") and re.search(r"[aeiouy]", w[:-3]) and fire():
-            out[i], fired = _with_core(word, w[:-3] + "in'"), True
+            out[i], fired = with_core(word, w[:-3] + "in'"), True
     return out, fired
 
 

@@ -47,3 +47,16 @@ def test_dbt_events_count_finished_nodes_against_the_builds_total(monkeypatch, c
         on_event(event("NodeFinished"))
     out = capsys.readouterr().out
     assert "[demo] dbt build (results): 2/2 nodes" in out
+
+
+def test_duckdbs_own_progress_bar_is_off_on_every_connection_we_open(tmp_path):
+    # DuckDB draws its bar on standard output for any query slower than 2 s: under load that
+    # text landed in a subprocess's output and would land in a piped `biaswh sql` result.
+    from biaswh.warehouse.database.connection import open_file
+    from biaswh.warehouse.database.lance_tables import _database
+
+    setting = "select current_setting('enable_progress_bar')"
+    con = open_file(tmp_path / "w.duckdb", read_only=False)
+    assert con.execute(setting).fetchone() == (False,)
+    con.close()
+    assert _database().execute(setting).fetchone() == (False,)

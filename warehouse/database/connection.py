@@ -57,7 +57,7 @@ def open_file(path, *, read_only: bool, config: dict | None = None, shown=None) 
     """
     shown = shown or path
     try:
-        return duckdb.connect(str(path), read_only=read_only, config=config or {})
+        con = duckdb.connect(str(path), read_only=read_only, config=config or {})
     except duckdb.IOException as exc:
         text = str(exc)
         if "lock" in text.lower():
@@ -68,6 +68,15 @@ def open_file(path, *, read_only: bool, config: dict | None = None, shown=None) 
                 " ingests, or point BIASWH_HOME at another folder"
             ) from None
         raise
+    quiet(con)
+    return con
+
+
+def quiet(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """``con`` without DuckDB's progress bar, which a query slower than 2 s otherwise prints to
+    standard output (into a `biaswh sql` result piped to a file, or a test's captured output)."""
+    con.execute("set enable_progress_bar = false")
+    return con
 
 
 def _open_waiting(path, *, read_only: bool, wait: bool = True) -> duckdb.DuckDBPyConnection:

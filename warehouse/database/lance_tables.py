@@ -16,6 +16,8 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from biaswh.warehouse.database.connection import quiet
+
 _LOCK = threading.Lock()
 
 
@@ -29,7 +31,7 @@ def extension_path() -> Path:
 
 @functools.cache
 def _database() -> duckdb.DuckDBPyConnection:
-    con = duckdb.connect()
+    con = quiet(duckdb.connect())
     con.execute(f"load {quoted(extension_path())}")
     return con
 

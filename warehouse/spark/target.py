@@ -23,6 +23,7 @@ from typing import Sequence
 
 import duckdb
 
+from biaswh.warehouse.database.connection import quiet
 from biaswh.warehouse.database.object_storage import has_parquet, is_url, open_object_storage
 from biaswh.warehouse.dbt_build.invoke import close_dbt_log_files, environment
 from biaswh.warehouse.dbt_build.project_dir import dbt_project_dir
@@ -253,7 +254,7 @@ def withdrawn_run_ids() -> list[str] | None:
     exported = {kind.table for kind in SUB_RUN_KINDS.values() if any((folder / kind.table).glob("run_id=*/*.parquet"))}
     query = f"select run_id from {parquet('runs')} where {withdrawn}"
     query += withdrawn_sub_runs_sql(parquet, f"parent.{withdrawn}", tables=exported)
-    with duckdb.connect() as connection:
+    with quiet(duckdb.connect()) as connection:
         return sorted({row[0] for row in connection.execute(query).fetchall()})
 
 

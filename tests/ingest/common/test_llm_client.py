@@ -13,7 +13,8 @@ import time
 
 import pytest
 
-from biaswh.ingest.common.llm.client import MAX_REPLY_DEPTH, EndpointClient, nesting_depth
+from biaswh.ingest.common.llm.client import EndpointClient
+from biaswh.ingest.common.llm.replies import MAX_REPLY_DEPTH, nesting_depth
 from biaswh.ingest.common.llm.settings import EndpointSettings, public_url, redact
 from biaswh.warehouse.errors import UserError
 from tests.ingest.chat_stand_in import ChatStandIn

@@ -13,15 +13,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from biaswh.ingest.common.llm.client import (
-    Answer,
-    AttemptFailed,
-    EndpointClient,
-    EndpointRefused,
-    _detail,
-    _json_object,
-    chat_reply,
-)
+from biaswh.ingest.common.llm.client import Answer, EndpointClient, EndpointRefused
+from biaswh.ingest.common.llm.replies import AttemptFailed, _detail, _json_object, chat_reply
 from biaswh.ingest.common.llm.settings import EndpointSettings
 from biaswh.warehouse.errors import UserError
 from tests.ingest.chat_stand_in import ChatStandIn

@@ -16,7 +16,8 @@ import types
 import pytest
 
 import biaswh.ingest.common.llm.client as client_module
-from biaswh.ingest.common.llm.client import AttemptFailed, EndpointClient, _detail, _json_object
+from biaswh.ingest.common.llm.client import EndpointClient
+from biaswh.ingest.common.llm.replies import AttemptFailed, _detail, _json_object
 from biaswh.ingest.common.llm.settings import EndpointSettings
 from tests.ingest.chat_stand_in import ChatStandIn
 

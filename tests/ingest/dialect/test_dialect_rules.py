@@ -2,7 +2,8 @@
 
 import pytest
 
-from biaswh.ingest.dialect.rules import RULE_ORDER, RULES, _bare_verb, transform
+from biaswh.ingest.dialect.rules import RULE_ORDER, RULES, transform
+from biaswh.ingest.dialect.word_forms import bare_verb
 from biaswh.warehouse.errors import UserError
 
 # One question per rule where exactly that rule applies, and what the rule alone makes of it.
@@ -58,10 +59,10 @@ def test_copula_is_kept_sentence_initially_and_before_progressives():
 
 def test_bare_forms_of_regular_verbs():
     words = ["released", "provoked", "looked", "focused", "stopped", "carried", "created", "walked", "called"]
-    assert [_bare_verb(w) for w in words] == [
+    assert [bare_verb(w) for w in words] == [
         "release", "provoke", "look", "focus", "stop", "carry", "create", "walk", "call"
     ]  # fmt: skip
-    assert _bare_verb("agreed") is None and _bare_verb("red") is None
+    assert bare_verb("agreed") is None and bare_verb("red") is None
 
 
 def test_deterministic_given_a_seed():
