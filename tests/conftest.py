@@ -24,8 +24,15 @@ AUDIT_DEMO = REPOSITORY_ROOT / "studies" / "audit_demo.toml"
 
 
 # How `make test` spreads the tests over its workers, the demo warehouses it builds beside them,
-# the coverage pauses, the dbt cache and the one Ray instance the Ray tests share.
-pytest_plugins = ["tests.scheduling", "tests.coverage_pause", "tests.dbt_cache", "tests.ray_local"]
+# the coverage pauses, the dbt cache, the one Ray instance the Ray tests share and the one series
+# of monitoring ticks the monitoring tests share.
+pytest_plugins = [
+    "tests.scheduling",
+    "tests.coverage_pause",
+    "tests.dbt_cache",
+    "tests.ray_local",
+    "tests.monitoring_series",
+]
 
 
 def _session_cache(tmp_path_factory, variable: str, name: str):

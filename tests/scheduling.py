@@ -21,10 +21,13 @@ PREBUILT = bool(os.environ.get(prebuilt.FOLDER_VARIABLE))
 # Groups shorter than this (seconds in tests/durations.json) go last, after the long ones.
 FILLER_SECONDS = 5.0
 DEMO_FIXTURES = {"demo_warehouse", "demo_site", "audit_site"}  # audit_site: the demo site, then the demo audit
+# A module using several of them joins the first listed (the monitoring series, a few minutes of
+# ticks, before the browser, a few seconds' start).
 if PREBUILT:
-    SHARED_GROUPS = {"ray_local": "ray", "browser": "browser"}
+    SHARED_GROUPS = {"monitoring_series": "monitoring", "ray_local": "ray", "browser": "browser"}
 else:
     SHARED_GROUPS = {
+        "monitoring_series": "monitoring",
         "demo_warehouse": "demo",
         "demo_site": "demo",
         "audit_site": "demo",
@@ -46,9 +49,9 @@ WORKER_NICENESS = 3
 def _asked_group(item: pytest.Item) -> str | None:
     """The group ``item`` asks for: its shared session fixture's, else Spark's (one JVM), else
     another session fixture's (one module's conftest may declare one); None: its module decides."""
-    for name in item.fixturenames:
-        if name in SHARED_GROUPS:
-            return SHARED_GROUPS[name]
+    for name, group in SHARED_GROUPS.items():
+        if name in item.fixturenames:
+            return group
     if item.get_closest_marker("spark"):
         return "spark"
     # pytest has no public accessor for a fixture's scope; the item's fixture closure holds it.

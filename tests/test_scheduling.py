@@ -74,6 +74,16 @@ def test_a_long_module_starts_its_own_browser_and_keeps_ray_shared(monkeypatch):
     }
 
 
+def test_a_long_page_module_reading_the_monitoring_series_joins_its_group_not_its_own_browser(monkeypatch):
+    monkeypatch.setattr(durations, "load", lambda: {"tests/series_page.py": 300.0, "tests/ticks.py": 200.0})
+    shared = {"monitoring_series": "monitoring", "browser": "browser"}
+    monkeypatch.setattr(scheduling, "SHARED_GROUPS", shared)
+    # The test asks for the browser before the fixture that reads the series.
+    items = [_item("tests/series_page.py", ["sites", "browser", "monitoring_series"])]
+    items += [_item("tests/ticks.py", ["ticks", "monitoring_series"])]
+    assert _groups(items) == {"tests/series_page.py": "monitoring", "tests/ticks.py": "monitoring"}
+
+
 def test_every_measured_module_still_exists():
     root = Path(__file__).parent.parent
     measured = durations.load()

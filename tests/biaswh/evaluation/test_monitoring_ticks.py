@@ -1,120 +1,33 @@
 """Eight weekly ticks of studies/demo_monitoring.toml: one alert, delivered once, kept, acknowledged, resolved.
 
-The demo's live system (a shipped demo callable) loses half its index in the weeks of 2026-01-26
-and 2026-02-02 and recovers on 2026-02-09. Each tick is a real study run (ingest, dbt build,
-evaluation, analysis) in one warehouse; the alerts go to a webhook receiver on 127.0.0.1 (its
-URL, a secret, from the environment), to a webhook that always fails, to one whose variable is
-unset, and to a file. Between the ticks the alert is acknowledged through the CLI.
+The series is the session's (:func:`tests.monitoring_series.monitoring_series`): the demo's live
+system loses half its index in the weeks of 2026-01-26 and 2026-02-02 and recovers on 2026-02-09.
+Each tick is a real study run (ingest, dbt build, evaluation, analysis) in one warehouse; the
+alerts go to a webhook receiver on 127.0.0.1 (its URL, a secret, from the environment), to a
+webhook that always fails, to one whose variable is unset, and to a file. Between the ticks the
+alert is acknowledged through the CLI.
 """
 
 from __future__ import annotations
 
 import datetime
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import duckdb
 import pytest
 
-from biaswh.evaluation.monitor import run_tick
-from tests.conftest import REPOSITORY_ROOT, assert_refused, run_here, run_main
+from tests.conftest import assert_refused, run_here, run_main
+from tests.monitoring_series import ACK_NOTE, DROP, RECOVERED, STUDY, WEEKS, first_tick_rows
 
 pytestmark = pytest.mark.dbt
 
-STUDY = REPOSITORY_ROOT / "studies" / "demo_monitoring.toml"
-START = datetime.date(2026, 1, 5)
-WEEKS = [START + datetime.timedelta(days=7 * n) for n in range(8)]
-DROP, RECOVERED = datetime.date(2026, 1, 26), datetime.date(2026, 2, 9)
-SECRET_PATH = "/hooks/T0001/B0002/very-secret-token"
-
-
-class Receiver:
-    """A webhook on 127.0.0.1 recording every JSON body; ``status`` is what it answers."""
-
-    def __init__(self, status: int = 200) -> None:
-        self.bodies: list[dict] = []
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                receiver.bodies.append(json.loads(self.rfile.read(int(self.headers["content-length"]))))
-                self.send_response(status)
-                self.send_header("Content-Length", "2")
-                self.end_headers()
-                self.wfile.write(b"ok")
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}{SECRET_PATH}"
-
-
-def _config(folder) -> str:
-    """demo_monitoring.toml with its data paths absolute and four delivery channels."""
-    text = STUDY.read_text(encoding="utf-8").replace('"demo_data/', f'"{STUDY.parent}/demo_data/')
-    text += f"""
-[[monitoring.deliver]]
-webhook_env = "TEST_ALERT_WEBHOOK"
-format = "json"
-[[monitoring.deliver]]
-webhook_env = "TEST_SLACK_WEBHOOK"
-format = "slack"
-[[monitoring.deliver]]
-webhook_env = "TEST_BROKEN_WEBHOOK"
-retries = 2
-backoff = 0
-[[monitoring.deliver]]
-webhook_env = "TEST_UNSET_WEBHOOK"
-[[monitoring.deliver]]
-file = "{folder}/alerts.jsonl"
-"""
-    path = folder / "demo_monitoring.toml"
-    path.write_text(text, encoding="utf-8")
-    return str(path)
-
 
 @pytest.fixture(scope="module")
-def ticks(tmp_path_factory):
-    """Eight ticks; after each, the alert state and what the receivers held: (home, config, receivers, states)."""
-    folder = tmp_path_factory.mktemp("monitoring")
-    home, config = folder / "warehouse", _config(folder)
-    generic, slack, broken = Receiver(), Receiver(), Receiver(status=503)
-    states, snapshot = [], None
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("TEST_ALERT_WEBHOOK", generic.url)
-        patch.setenv("TEST_SLACK_WEBHOOK", slack.url)
-        patch.setenv("TEST_BROKEN_WEBHOOK", broken.url)
-        patch.delenv("TEST_UNSET_WEBHOOK", raising=False)
-        for week in WEEKS:
-            run_id = run_tick(config, week, home=home)
-            with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
-                state = con.execute("select alert_id, state from evaluation_alert_state").fetchall()
-                if week == WEEKS[0]:
-                    snapshot = _first_tick_rows(con, run_id)
-            states.append((week, run_id, state, len(generic.bodies), len(slack.bodies)))
-            if week == DROP:  # acknowledged by a person after the alert arrived
-                ((alert_id, _),) = state
-                run_here("alerts", "ack", alert_id, "--note", "index rebuild running (ana)", home=home)
-    for receiver in (generic, slack, broken):
-        receiver.server.shutdown()
-    return home, folder, (generic, slack, broken), states, snapshot
-
-
-_FIRST_TICK = (
-    "select * from raw.retrieval_results where run_id in"
-    " (select run_id from raw.evaluation_runs where series_run_id = ?) order by all",
-    "select * exclude (created_at) from raw.evaluation_runs where series_run_id = ? order by all",
-    "select * from analysis.evaluation_metrics_at_k where run_id in"
-    " (select run_id from raw.evaluation_runs where series_run_id = ?) order by all",
-    "select * from raw.runs where run_id = ?",
-)
-
-
-def _first_tick_rows(con, run_id: str) -> list:
-    return [con.execute(sql, [run_id]).fetchall() for sql in _FIRST_TICK]
+def ticks(monitoring_series):
+    """(home, config folder, receivers, per tick (week, run id, alert states, bodies received), first tick's rows)."""
+    series = monitoring_series
+    states = [(t.week, t.run_id, t.alert_states, t.generic_bodies, t.slack_bodies) for t in series.ticks]
+    return series.home, series.folder, series.receivers, states, series.first_tick_rows
 
 
 def test_each_tick_is_a_study_run_recording_its_week(ticks):
@@ -148,7 +61,7 @@ def test_exactly_one_alert_opens_on_the_planted_week_is_kept_and_resolves_on_rec
     assert [(p, e) for p, e, _ in events] == [
         (DROP, "opened"), (DROP, "acknowledged"), (kept, "persisting"), (RECOVERED, "resolved"),
     ]  # fmt: skip
-    assert row == (DROP, RECOVERED, "mrr@10", "index rebuild running (ana)", True)
+    assert row == (DROP, RECOVERED, "mrr@10", ACK_NOTE, True)
 
 
 def test_the_alert_is_delivered_once_when_opened_and_once_when_resolved(ticks):
@@ -200,7 +113,7 @@ def test_no_webhook_url_is_stored_in_the_warehouse(ticks):
 def test_the_first_ticks_rows_are_unchanged_by_the_seven_after_it(ticks):
     home, *_, states, snapshot = ticks
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
-        now = _first_tick_rows(con, states[0][1])
+        now = first_tick_rows(con, states[0][1])
     assert all(rows for rows in snapshot) and now == snapshot
 
 

@@ -1,8 +1,10 @@
-"""Eight weekly partitions of studies/demo_monitoring.toml through Dagster's in-process execution.
+"""Weekly partitions of studies/demo_monitoring.toml through Dagster's in-process execution.
 
 The demo's live system loses half its index in the weeks of 2026-01-26 and 2026-02-02 and
-recovers on 2026-02-09. Each partition materializes the study's tick asset (one study run and its
-alerts' lifecycle, in one warehouse); its ``thresholds_hold`` check reports the week's breaches.
+recovers on 2026-02-09. Those three partitions are materialized on a copy of the session's
+monitoring series after its three weeks before the drop (:mod:`tests.monitoring_series`): each
+runs the study's tick asset (one study run and its alerts' lifecycle, in one warehouse) and its
+``thresholds_hold`` check reports the week's breaches.
 """
 
 from __future__ import annotations
@@ -15,24 +17,24 @@ import pytest
 from biaswh.warehouse.database.connection import open_warehouse
 from biaswh.warehouse.settings.home import HOME_VARIABLE
 from tests.conftest import copy_warehouse
+from tests.monitoring_series import START
 
 pytestmark = pytest.mark.dbt
 
 STUDY = Path(__file__).resolve().parents[3] / "studies" / "demo_monitoring.toml"
-START = datetime.date(2026, 1, 5)
-WEEKS = [(START + datetime.timedelta(days=7 * n)).isoformat() for n in range(8)]
 DROP, SECOND_DROP_WEEK, RECOVERED = "2026-01-26", "2026-02-02", "2026-02-09"
+WEEKS = [DROP, SECOND_DROP_WEEK, RECOVERED]  # materialized here; the three weeks before come with the copy
 
 
 @pytest.fixture(scope="module")
-def ticks(tmp_path_factory, dagster_extra):
-    """A warehouse after the eight weekly partitions, and each partition's check result."""
+def ticks(tmp_path_factory, dagster_extra, monitoring_series):
+    """A warehouse after the partitions of the drop and the recovery, and each partition's check result."""
     import dagster as dg
 
     from biaswh.plugins import load_plugins
     from biaswh.schedule.monitoring import monitoring_definitions
 
-    home = tmp_path_factory.mktemp("monitoring") / "warehouse"
+    home = copy_warehouse(monitoring_series.before_drop, tmp_path_factory.mktemp("monitoring") / "warehouse")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(HOME_VARIABLE, str(home))
         load_plugins()
@@ -48,7 +50,7 @@ def ticks(tmp_path_factory, dagster_extra):
     return home, checks, definitions
 
 
-def test_eight_partitions_open_exactly_one_alert_on_the_planted_week_and_resolve_it(ticks, monkeypatch):
+def test_the_partitions_open_exactly_one_alert_on_the_planted_week_and_resolve_it(ticks, monkeypatch):
     home, _, _ = ticks
     monkeypatch.setenv(HOME_VARIABLE, str(home))
     with open_warehouse(read_only=True) as con:
@@ -57,9 +59,11 @@ def test_eight_partitions_open_exactly_one_alert_on_the_planted_week_and_resolve
             " where study_name = 'demo_monitoring' order by partition, event"
         ).fetchall()
         runs = con.execute(
-            "select count(*) from raw.runs where kind = 'study' and name = 'demo_monitoring' and status = 'succeeded'"
-        ).fetchone()[0]
-    assert runs == 8  # one immutable study run per partition
+            "select parameters->>'$.settings.monitoring.partition', count(*) from raw.runs"
+            " where kind = 'study' and name = 'demo_monitoring' and status = 'succeeded' group by all order by 1"
+        ).fetchall()
+    weeks = [(START + datetime.timedelta(days=7 * n)).isoformat() for n in range(3)] + WEEKS
+    assert runs == [(week, 1) for week in weeks]  # one immutable study run per partition
     assert [(week, event) for week, event in events if event == "opened"] == [(DROP, "opened")]
     assert (SECOND_DROP_WEEK, "persisting") in events
     assert [(week, event) for week, event in events if event == "resolved"] == [(RECOVERED, "resolved")]

@@ -1,9 +1,9 @@
 """A monitored system's series page, read in a real browser after real weekly ticks of the monitoring demo.
 
-Four ticks of studies/demo_monitoring.toml (the weeks of 2026-01-19 to 2026-02-09: the planted drop
-starts on 2026-01-26 and is gone on 2026-02-09), and two (the drop's first week and the recovery)
-under each of ``[verdicts] alpha = 0.01`` and ``adjustment = "bh"``. Every sentence and chart
-point of each page is checked against the warehouse it was drawn from.
+The session's eight ticks of studies/demo_monitoring.toml (:mod:`tests.monitoring_series`: the
+planted drop starts on 2026-01-26 and is gone on 2026-02-09), and two ticks (the drop's first
+week and the recovery) under each of ``[verdicts] alpha = 0.01`` and ``adjustment = "bh"``. Every
+sentence and chart point of each page is checked against the warehouse it was drawn from.
 """
 
 from __future__ import annotations
@@ -18,21 +18,22 @@ from biaswh.dashboards.common.format import fixed
 from tests.conftest import REPOSITORY_ROOT
 from tests.dashboards.conftest import open_page
 from tests.dashboards.site_formats import page_findings
+from tests.monitoring_series import WEEKS as SERIES_WEEKS
 
 pytestmark = pytest.mark.dbt
 STUDY = REPOSITORY_ROOT / "studies" / "demo_monitoring.toml"
 PAGE = "monitoring/demo_monitoring-live.html"
 WEEKS = {
-    "default": ["2026-01-19", "2026-01-26", "2026-02-02", "2026-02-09"],
+    "default": [week.isoformat() for week in SERIES_WEEKS],  # the session's series
     "alpha": ["2026-01-26", "2026-02-09"],
     "bh": ["2026-01-26", "2026-02-09"],
 }
-POLICIES = {"default": "", "alpha": "[verdicts]\nalpha = 0.01\n", "bh": '[verdicts]\nadjustment = "bh"\n'}
+POLICIES = {"alpha": "[verdicts]\nalpha = 0.01\n", "bh": '[verdicts]\nadjustment = "bh"\n'}
 _SPECS = """return Array.from(document.querySelectorAll('script[id$="-spec"]')).map(s => s.textContent);"""
 
 
 @pytest.fixture(scope="module")
-def sites(tmp_path_factory):
+def sites(tmp_path_factory, monitoring_series):
     """Policy -> (its warehouse file, its site folder) after its weekly ticks and a dashboard build."""
     from biaswh.evaluation.monitor import run_tick
     from biaswh.pipeline import dashboards
@@ -41,12 +42,15 @@ def sites(tmp_path_factory):
     built = {}
     for policy, weeks in WEEKS.items():
         folder = tmp_path_factory.mktemp(f"series-{policy}")
-        config = folder / "demo_monitoring.toml"
-        text = STUDY.read_text(encoding="utf-8").replace('"demo_data/', f'"{STUDY.parent}/demo_data/')
-        config.write_text(text + "\n" + POLICIES[policy], encoding="utf-8")
         home = folder / "warehouse"
-        for week in weeks:
-            run_tick(config, datetime.date.fromisoformat(week), home=home)
+        if policy == "default":
+            home = monitoring_series.home  # read only: the site goes to this module's folder
+        else:
+            config = folder / "demo_monitoring.toml"
+            text = STUDY.read_text(encoding="utf-8").replace('"demo_data/', f'"{STUDY.parent}/demo_data/')
+            config.write_text(text + "\n" + POLICIES[policy], encoding="utf-8")
+            for week in weeks:
+                run_tick(config, datetime.date.fromisoformat(week), home=home)
         with pytest.MonkeyPatch.context() as patch:
             patch.setenv(HOME_VARIABLE, str(home))
             site = dashboards(str(folder / "site"))
