@@ -24,6 +24,15 @@ from scipy.stats import fisher_exact
 from biaswh.stats.multiple_comparisons import VerdictPolicy, adjust_p_values, is_significant
 
 VERDICT_COLUMNS = ("family", "family_size", "p_adjusted", "adjustment", "alpha", "is_significant")
+# Their types, as every verdict table stores them.
+VERDICT_SCHEMA = {
+    "family": pl.String,
+    "family_size": pl.Int64,
+    "p_adjusted": pl.Float64,
+    "adjustment": pl.String,
+    "alpha": pl.Float64,
+    "is_significant": pl.Boolean,
+}
 
 
 def with_verdicts(
@@ -72,15 +81,7 @@ def with_verdicts(
         values = found.get(row, (None, None, None, None, policy.alpha, False))
         for name, value in zip(VERDICT_COLUMNS, values):
             columns[name].append(value)
-    schema = {
-        "family": pl.String,
-        "family_size": pl.Int64,
-        "p_adjusted": pl.Float64,
-        "adjustment": pl.String,
-        "alpha": pl.Float64,
-        "is_significant": pl.Boolean,
-    }
-    verdicts = pl.DataFrame(columns, schema=schema)
+    verdicts = pl.DataFrame(columns, schema=VERDICT_SCHEMA)
     return pl.concat([frame.drop([c for c in VERDICT_COLUMNS if c in frame.columns]), verdicts], how="horizontal")
 
 

@@ -1,5 +1,6 @@
 """Analysis step ``weat_report``: reads ``marts.fct_weat_results`` and ``marts.fct_weat_metrics`` and writes
 ``analysis.weat_interpretations`` (magnitude, bias level, direction and the verdict per test),
+``analysis.weat_metric_verdicts`` (the other metrics' adjusted p and verdict, ``metric_verdicts.py``),
 ``analysis.weat_bias_level_counts`` (tests per level and embedding) and
 ``analysis.weat_embedding_rankings`` (embeddings ranked per test and metric, with intervals)."""
 
@@ -12,9 +13,10 @@ import polars as pl
 from biaswh.analysis.common.store import replace_run_rows
 from biaswh.analysis.weat import subject_findings  # noqa: F401 - registers the embeddings' findings
 from biaswh.analysis.weat.interpretation import interpret, level_counts
+from biaswh.analysis.weat.metric_verdicts import metric_verdicts, run_metric_rows
 from biaswh.analysis.weat.ranking import Ranked, rank_embeddings
 from biaswh.stats.multiple_comparisons import verdict_policy
-from biaswh.stats.verdicts import with_verdicts
+from biaswh.stats.verdicts import VERDICT_SCHEMA, with_verdicts
 from biaswh.warehouse.database.transactions import transaction
 from biaswh.warehouse.errors import UserError
 from biaswh.warehouse.relations.contracts import register_contract_relations
@@ -29,12 +31,7 @@ SCHEMAS = {
         "status": pl.String,
         "effect_size": pl.Float64,
         "p_value": pl.Float64,
-        "family": pl.String,
-        "family_size": pl.Int64,
-        "p_adjusted": pl.Float64,
-        "adjustment": pl.String,
-        "alpha": pl.Float64,
-        "is_significant": pl.Boolean,
+        **VERDICT_SCHEMA,
         "magnitude": pl.String,
         "bias_level": pl.String,
         "direction": pl.String,
@@ -99,6 +96,8 @@ def report_weat(con, study, run_id: str) -> None:
     The family is one embedding's computed tests: their p-values are adjusted within it by the
     study's verdict policy (``[verdicts]``, Holm by default). ``is_significant`` is the policy's
     verdict (adjusted p < alpha) with the bootstrap interval excluding 0, as the reading requires.
+    The other metrics (RND, MAC, ECT, RIPA, RNSB) are judged by the same policy, each within one
+    embedding's tests of one metric and attribute set (``analysis.weat_metric_verdicts``).
     """
     policy = verdict_policy(study.settings, where=str(study.path))
     report_run = _report_run(con, run_id)
@@ -157,3 +156,5 @@ def report_weat(con, study, run_id: str) -> None:
             ("weat_embedding_rankings", _rankings(con, report_run)),
         ):
             replace_run_rows(con, name, report_run, pl.DataFrame(records, schema=SCHEMAS[name]))
+        judged = metric_verdicts(run_metric_rows(con, report_run), run_id=report_run, policy=policy)
+        replace_run_rows(con, "weat_metric_verdicts", report_run, judged)

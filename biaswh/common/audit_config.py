@@ -37,6 +37,7 @@ import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from biaswh.common.audit_data import REAL_FILES
 from biaswh.stats.multiple_comparisons import VerdictPolicy, verdict_policy
@@ -66,10 +67,20 @@ SUBJECT_KEYS: dict[str, dict] = {
     },
     # word vectors (a file) or a sentence encoder (hf:...), as a WEAT study's word_vectors step
     "embedding": {"path": FILE, "format": STRING, "templates": STRINGS},
-    # an LLM known by its recorded generations of the silent-bias vignettes (a .jsonl file)
-    "llm": {"generations": FILE},
+    # an LLM known by its recorded generations of the silent-bias vignettes (a .jsonl file), and/or
+    # served at an OpenAI-compatible endpoint (the recommendation runner asks it; the key only from
+    # the environment variable api_key_env), optionally with its own pool of posts
+    "llm": {
+        "generations": FILE,
+        "endpoint": STRING,
+        "model": STRING,
+        "api_key_env": STRING,
+        "pool": FILE,
+        "pool_features": FILE,
+    },
 }
-_REQUIRED = {"retriever": ("retriever",), "embedding": ("path",), "llm": ("generations",)}
+_REQUIRED = {"retriever": ("retriever",), "embedding": ("path",), "llm": ()}
+_ENVIRONMENT_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _COMPARISON_KEYS = {"baseline": STRING, "candidate": STRING}
 # The tables besides [[subjects]] and [[comparisons]] (checked per kind in load_audit).
@@ -189,6 +200,8 @@ def load_audit(path: str | Path) -> Audit:
             Table({**_COMMON, **SUBJECT_KEYS[kind]}, required=("name", *_REQUIRED[kind])), table, where
         )
         name, version = cleaned.get("name"), cleaned.get("version", "")
+        if kind == "llm" and not _llm_problems(checker, where, table, cleaned):
+            continue
         if name is None or any(key not in cleaned for key in _REQUIRED[kind]):
             continue
         for key, value in (("name", name), ("version", version)):
@@ -223,6 +236,40 @@ def load_audit(path: str | Path) -> Audit:
         comparisons=tuple(comparisons),
         real_data=real_data,
     )
+
+
+def _llm_problems(checker: Checker, where: str, table: dict, cleaned: dict) -> bool:
+    """Whether an LLM subject is whole: recorded generations or an endpoint (or both), an endpoint
+    without a key or user in it (the key is read from ``api_key_env`` only), a pool with its features."""
+    fine = True
+    if "generations" not in table and "endpoint" not in table:
+        checker.fail(where, "an llm needs generations (recorded answers, .jsonl) or an endpoint (OpenAI-compatible)")
+        fine = False
+    endpoint = cleaned.get("endpoint")
+    if endpoint is not None:
+        parts = urlsplit(endpoint)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            checker.fail(where, f"endpoint {endpoint!r}: give an http:// or https:// base URL (e.g. .../v1)")
+            fine = False
+        elif parts.username or parts.password or parts.query or parts.fragment:
+            checker.fail(
+                where,
+                "endpoint: no user, key or query in the URL (it is recorded); put the key in the environment"
+                " variable api_key_env names",
+            )
+            fine = False
+    for key in ("model", "api_key_env", "pool", "pool_features"):
+        if key in table and "endpoint" not in table:
+            checker.fail(where, f"{key} is for an endpoint: add endpoint, or remove {key}")
+            fine = False
+    if "api_key_env" in cleaned and not _ENVIRONMENT_NAME.match(cleaned["api_key_env"]):
+        # the value is not echoed: it may be the key itself, written where its variable's name belongs
+        checker.fail(where, "api_key_env: name an environment variable (letters, digits, _), never the key itself")
+        fine = False
+    if ("pool" in table) != ("pool_features" in table):
+        checker.fail(where, "pool and pool_features go together: the posts and their feature,type table")
+        fine = False
+    return fine
 
 
 def _comparisons(checker: Checker, declared, subjects: list[Subject]) -> list[Comparison]:

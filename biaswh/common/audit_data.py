@@ -78,3 +78,14 @@ def silent_bias_data(data: str, real_data: Path | None) -> dict:
         return {"source": "silent_bias_vignettes", "path": str(real_data / VIGNETTES), "name": "biased_vignettes_58"}
     path = DEMO_DATA / "silent_bias" / "vignettes_demo.json"
     return {"source": "silent_bias_vignettes", "path": str(path), "name": "silent_bias_demo"}
+
+
+# An audit's recommendation experiment per LLM: 2 prompt styles x 10 trials, 20 posts shown, top 5
+# asked for (40 requests a model; studies/demo_recsys.toml's analysis settings).
+RECOMMENDATION_TRIALS = {"prompt_styles": ["general", "neutral"], "n_posts": 20, "k": 5, "trials": 10}
+
+
+def recsys_pool() -> tuple[str, str]:
+    """The demo pool of posts and its feature table (no real pool ships: a subject may name its own)."""
+    folder = DEMO_DATA / "recsys"
+    return str(folder / "pool_demo.csv"), str(folder / "pool_demo_features.csv")

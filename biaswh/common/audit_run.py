@@ -70,10 +70,14 @@ def _latest_run(con, name: str) -> str:
 
 
 def _findings(con, audit_run: str, subject_id: str) -> dict[tuple[str, str], dict]:
-    """A subject's findings in the audit: (study type, finding) -> the row of ``subject_findings``."""
+    """A subject's headline findings in the audit: (study type, finding) -> the row of ``subject_findings``.
+
+    A metric reported beside a headline (WEAT's RND, MAC, ...) is not compared: it pairs no units of
+    its own, and its test's target words are compared on d.
+    """
     cursor = con.execute(
         "select study_type, finding, dimension, run_id, measured_as from main.subject_findings"
-        " where audit_run_id = ? and subject_id = ?",
+        " where audit_run_id = ? and subject_id = ? and is_headline",
         [audit_run, subject_id],
     )
     names = [d[0] for d in cursor.description]

@@ -11,13 +11,21 @@ whose names would collide in one run (two versions of ``bm25``) go to separate r
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from biaswh.common.audit_config import Audit, Subject
-from biaswh.common.audit_data import described, dialect_data, silent_bias_data, weat_data
+from biaswh.common.audit_data import (
+    RECOMMENDATION_TRIALS,
+    described,
+    dialect_data,
+    recsys_pool,
+    silent_bias_data,
+    weat_data,
+)
 
 A_KIND = {"retriever": "a retriever", "embedding": "an embedding", "llm": "an LLM"}
 
@@ -51,6 +59,8 @@ class StudyType:
     not_applicable: str
     # for a study type the audit cannot run from what a subject gives: what to provide instead
     missing: Callable[[Subject], str] | None = None
+    # which subjects of its kinds it can run (default: every one); the others are "not run", with ``missing``
+    runnable: Callable[[Subject], bool] = lambda subject: True
 
 
 def _head(audit: Audit, suffix: str, description: str, *, jobs: list[str], analysis: list[str]) -> dict:
@@ -206,17 +216,87 @@ def silent_bias_studies(audit: Audit, subjects: list[Subject]) -> list[PlannedSt
     return [PlannedStudy("silent bias", config["study"]["name"], config, members)]
 
 
+def recommendation_studies(audit: Audit, subjects: list[Subject]) -> list[PlannedStudy]:
+    """LLMs at their endpoints asked to recommend posts (the ``recsys_experiment`` runner and the
+    ``recsys_bias`` job, as ``docs/studies/recsys.md``): each subject its own result set, on its own
+    pool or the demo pool (``studies/demo_data/recsys/pool_demo.csv``). Subjects that send one model
+    name go to separate runs (the results name a subject by its model)."""
+    batches = _batches(subjects, key=_model_of, shared=())
+    planned = []
+    for number, batch in enumerate(batches, start=1):
+        own_pools = all("pool" in s.configuration for s in batch)
+        config = _head(
+            audit,
+            _suffix("recommendation", number, len(batches)),
+            "recommendation bias of " + ", ".join(s.label for s in batch),
+            jobs=["recsys_bias"],
+            analysis=[],
+        )
+        if not own_pools:  # the demo pool: the run's data is demo data, whatever the audit's
+            config["study"]["data"] = "demo"
+            config["study"]["description"] = config["study"]["description"].replace(
+                described(audit.data), described("demo")
+            )
+        config["ingest"] = [_experiment_step(audit, subject) for subject in batch]
+        config["recsys"] = {"pool": "non_recommended", "yates": True, "min_group_size": 10}
+        members = tuple((s, _model_of(s)) for s in batch)
+        planned.append(PlannedStudy("recommendation bias", config["study"]["name"], config, members))
+    return planned
+
+
+def _model_of(subject: Subject) -> str:
+    return subject.configuration.get("model", subject.name)
+
+
+def _experiment_step(audit: Audit, subject: Subject) -> dict:
+    settings = subject.configuration
+    pool, features = recsys_pool()
+    if "pool" in settings:
+        pool, features = audit.resolve(_path_of(settings["pool"])), audit.resolve(_path_of(settings["pool_features"]))
+    return {
+        "source": "recsys_experiment",
+        "path": pool,
+        "features_path": features,
+        "name": f"{audit.name}__{subject.label}",
+        "base_url": settings["endpoint"],
+        "models": [_model_of(subject)],
+        "api_key_env": settings.get("api_key_env", "OPENAI_API_KEY"),
+        **RECOMMENDATION_TRIALS,
+        "text_features": True,
+    }
+
+
 def _path_of(value) -> str:
     """A configuration's file value: the path (files are recorded with their sha256)."""
     return value["path"] if isinstance(value, dict) else value
 
 
+def _can_recommend(subject: Subject) -> bool:
+    """An endpoint, and the key its ``api_key_env`` names set in this environment (a subject that names
+    no variable is asked without a key, as a local server is, or with $OPENAI_API_KEY when set)."""
+    variable = subject.configuration.get("api_key_env")
+    return "endpoint" in subject.configuration and (variable is None or bool(os.environ.get(variable)))
+
+
 def _no_endpoint(subject: Subject) -> str:
+    if "endpoint" in subject.configuration:
+        variable = subject.configuration["api_key_env"]
+        return (
+            f"{subject.label}'s endpoint needs its key: set the environment variable {variable} (the key is"
+            " read from it only, never stored)"
+        )
     return (
         f"{subject.label} "
         "needs an OpenAI-compatible endpoint serving the model: the recommendation runner asks it to pick"
-        " posts (recorded silent-bias generations hold no recommendations); run it with a recommendation"
-        ' study ([[ingest]] source = "recsys_experiment", docs/studies/recsys.md)'
+        " posts (recorded silent-bias generations hold no recommendations); give the subject endpoint ="
+        ' "https://.../v1" (and model, api_key_env: the key is read from that environment variable only)'
+    )
+
+
+def _no_generations(subject: Subject) -> str:
+    return (
+        f"{subject.label} needs its recorded answers to the vignettes: give the subject generations ="
+        ' "answers.jsonl" (biaswh generate writes them through an endpoint, docs/studies/silent-bias.md)'
     )
 
 
@@ -231,9 +311,19 @@ STUDY_TYPES: dict[str, StudyType] = {
     "word-embedding association (WEAT)": StudyType(
         ("embedding",), weat_studies, "it measures associations between word or sentence vectors"
     ),
-    "silent bias": StudyType(("llm",), silent_bias_studies, "it measures an LLM's answers to clinical vignettes"),
+    "silent bias": StudyType(
+        ("llm",),
+        silent_bias_studies,
+        "it measures an LLM's answers to clinical vignettes",
+        missing=_no_generations,
+        runnable=lambda subject: "generations" in subject.configuration,
+    ),
     "recommendation bias": StudyType(
-        ("llm",), None, "it measures which posts an LLM recommends from a pool", missing=_no_endpoint
+        ("llm",),
+        recommendation_studies,
+        "it measures which posts an LLM recommends from a pool",
+        missing=_no_endpoint,
+        runnable=_can_recommend,
     ),
 }
 
@@ -247,10 +337,10 @@ def plan_audit(audit: Audit) -> tuple[list[PlannedStudy], list[Skipped]]:
             if subject.kind not in spec.kinds:
                 reason = f"{A_KIND[subject.kind]} is not what {study_type} examines: {spec.not_applicable}"
                 skipped.append(Skipped(subject, study_type, "does not apply", reason))
-        if spec.build is None:
-            skipped += [Skipped(s, study_type, "not run", spec.missing(s)) for s in applies]
-        elif applies:
-            planned += spec.build(audit, applies)
+        runs = [s for s in applies if spec.runnable(s)]
+        skipped += [Skipped(s, study_type, "not run", spec.missing(s)) for s in applies if s not in runs]
+        if runs:
+            planned += spec.build(audit, runs)
     return planned, skipped
 
 

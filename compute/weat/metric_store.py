@@ -73,7 +73,9 @@ def metric_row(run_id: str, key: dict, outcome: MetricOutcome) -> dict:
         "attribute_set": outcome.attribute_set,
         "status": outcome.status,
         "status_reason": outcome.status_reason,
-        "p_holm": outcome.p_holm,
+        # Runs before the adjustment moved to the weat_report step (the study's verdict policy,
+        # analysis.weat_metric_verdicts) hold Holm's p here; later runs leave it null.
+        "p_holm": None,
         "seed": outcome.seed,
         "details": json.dumps(result.details, sort_keys=True) if result is not None else None,
     }

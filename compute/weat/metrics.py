@@ -3,13 +3,12 @@
 A dict registry maps each metric's name to the rows it yields for one test (per attribute set
 where the metric takes one). A metric that cannot be computed for a test (too few words, unequal
 sets for pairwise RIPA) gives a row with status ``undefined`` and the reason, never a silent gap.
-p-values are Holm-adjusted within an embedding's family: the tests it ran, per metric and
-attribute set (:func:`holm_adjust`).
+The p-values are raw: the ``weat_report`` analysis step adjusts and judges them by the study's
+verdict policy (:mod:`biaswh.analysis.weat.metric_verdicts`), as it judges d.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Callable
 
@@ -22,7 +21,6 @@ from biaswh.compute.weat.ripa import RipaVariant, relational_inner_product
 from biaswh.compute.weat.rnd import relative_norm_distance
 from biaswh.compute.weat.rnsb import relative_negative_sentiment
 from biaswh.compute.weat.sensitivity import word_set_sensitivity
-from biaswh.stats.multiple_comparisons import adjust_p_values
 from biaswh.warehouse.settings.random_seeds import derive_seed
 
 ATTRIBUTE_ROLES = ("attribute_a", "attribute_b")
@@ -66,7 +64,6 @@ class MetricOutcome:
     status_reason: str | None
     result: MetricResult | None
     seed: int
-    p_holm: float | None = None
 
 
 Runner = Callable[[dict, dict, int, MetricSettings, ResamplingSettings], list[tuple[str, str, Callable]]]
@@ -187,18 +184,3 @@ def run_metrics(
             except ValueError as exc:
                 outcomes.append(MetricOutcome(metric, role, "undefined", str(exc), None, seed))
     return outcomes
-
-
-def holm_adjust(outcomes: list[MetricOutcome], family: Callable[[MetricOutcome], tuple]) -> list[MetricOutcome]:
-    """Holm-adjusted p within each family of outcomes that have a p (statsmodels' ``multipletests``
-    numbers, without its ``gc.collect()`` per call: :func:`biaswh.stats.multiple_comparisons.holm`)."""
-    families: dict[tuple, list[int]] = {}
-    for index, outcome in enumerate(outcomes):
-        if outcome.result is not None and outcome.result.p_value is not None:
-            families.setdefault(family(outcome), []).append(index)
-    adjusted = list(outcomes)
-    for members in families.values():
-        p_values = [outcomes[i].result.p_value for i in members]
-        for index, p_holm in zip(members, adjust_p_values(p_values, method="holm")):
-            adjusted[index] = dataclasses.replace(outcomes[index], p_holm=float(p_holm))
-    return adjusted

@@ -17,7 +17,7 @@ import dataclasses
 from biaswh.compute.weat.config_section import WEAT
 from biaswh.compute.weat.coverage import Vocabulary
 from biaswh.compute.weat.metric_store import metric_row
-from biaswh.compute.weat.metrics import MetricOutcome, MetricSettings, holm_adjust, planned_rows, run_metrics
+from biaswh.compute.weat.metrics import MetricOutcome, MetricSettings, planned_rows, run_metrics
 from biaswh.compute.weat.runner import ROLES, WeatResult, WeatSettings, run_weat_test
 from biaswh.compute.weat.store import write_results
 from biaswh.compute.weat.vectors import LanceVectors
@@ -146,7 +146,6 @@ def run_weat(con, study, run_id: str) -> None:
         )
     results, metric_rows = [], []
     for embedding, version, lancedb_table in embeddings:
-        embedding_outcomes = []
         vectors = LanceVectors(lancedb_table)
         vocabulary = Vocabulary(vectors.words())
         for test_set, test in tests:
@@ -180,8 +179,5 @@ def run_weat(con, study, run_id: str) -> None:
                 "coverage": result.coverage,
             }
             outcomes = _metric_outcomes(result, vocabulary, vectors, settings, metrics, study.seed)
-            embedding_outcomes += [(key, outcome) for outcome in outcomes]
-        # Holm within the embedding's family: its tests, per metric and attribute set.
-        adjusted = holm_adjust([o for _, o in embedding_outcomes], lambda o: (o.metric, o.attribute_set))
-        metric_rows += [metric_row(run_id, key, o) for (key, _), o in zip(embedding_outcomes, adjusted)]
+            metric_rows += [metric_row(run_id, key, outcome) for outcome in outcomes]
     write_results(con, run_id, results, settings, metric_rows=metric_rows)

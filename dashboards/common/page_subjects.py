@@ -1,9 +1,11 @@
 """The subjects' pages: ``subjects.html`` lists every subject, ``subjects/<subject id>.html`` profiles one.
 
-A profile has one line per bias dimension a study measured: the dimension's strongest finding
-(the smallest adjusted p, else the smallest raw p, else the largest effect), its effect and
-interval, its verdict with how many of the dimension's findings are significant, the data it
-stands on (demo, synthetic or real), and links to its study's page and its run's page. Below it,
+A profile has one line per bias dimension a study measured: the dimension's strongest headline
+finding (on its common scale, e.g. WEAT's d; the smallest adjusted p, else the smallest raw p,
+else the largest effect), its effect and interval, its verdict with how many of the dimension's
+headline findings are significant, the other metrics of the dimension each on its own scale and
+labelled (WEAT's RND, MAC, ECT, RIPA, RNSB), the data it stands on (demo, synthetic or real), and
+links to its study's page and its run's page. Below it,
 the comparisons it is in (versions and rivals, :mod:`biaswh.dashboards.common.page_comparisons`), then
 one "not measured" line per study type an audit did not run for the subject, with why; then
 every finding. All of it reads ``subject_findings`` and ``audit_coverage`` (warehouse/relations/subjects.py).
@@ -14,7 +16,7 @@ from __future__ import annotations
 import duckdb
 
 from biaswh.dashboards.common.addresses import run_file, safe_name, study_file
-from biaswh.dashboards.common.format import interval, number
+from biaswh.dashboards.common.format import interval, number, p_value
 from biaswh.dashboards.common.html import table, text
 from biaswh.dashboards.common.page_comparisons import comparisons_of
 from biaswh.dashboards.common.queries import relation_exists
@@ -88,22 +90,45 @@ def subjects_page(con: duckdb.DuckDBPyConnection) -> str:
     return intro + table(columns, rows, raw_columns=frozenset({"subject", "configuration"}))
 
 
+def _count(verdict: str, group: list[dict]) -> str:
+    """The verdict with how many of ``group`` are significant among the tested."""
+    significant = sum(f["verdict"] == "significant" for f in group)
+    tested = sum(f["verdict"] in ("significant", "no evidence") for f in group)
+    return verdict if not tested else f"{verdict} ({significant} of {tested} significant)"
+
+
+def _beside(others: list[dict]) -> str:
+    """The dimension's other metrics, each on its own scale and labelled: folded under the headline."""
+    if not others:
+        return ""
+    items = "".join(
+        f"<li>{text(f['finding'])}: <b>{text(number(f['effect']) if f['effect'] is not None else 'not computed')}</b>"
+        f" {text(interval(f['ci_low'], f['ci_high'], like=f['effect']) if f['effect'] is not None else '')},"
+        f" {text(f['verdict'])}"
+        + (f" (adjusted p {text(p_value(f['p_adjusted']))})" if f["p_adjusted"] is not None else "")
+        + f'<br><span class="note">scale: {text(f["effect_name"])}</span></li>'
+        for f in others
+    )
+    summary = _count(f"{len(others)} other metrics on their own scales", others)
+    return f'<details class="beside"><summary>{text(summary)}</summary><ul>{items}</ul></details>'
+
+
 def _dimension_lines(findings: list[dict]) -> tuple[list[list], list[dict]]:
     """The profile's lines (display cells) and the stored values behind them (for the download)."""
     lines, stored = [], []
     seen: dict[tuple[str, str], list[dict]] = {}
     for finding in findings:  # strongest first within each dimension (the query's order)
         seen.setdefault((finding["study_type"], finding["dimension"]), []).append(finding)
-    for (study_type, dimension), group in sorted(seen.items()):
+    for (study_type, dimension), every in sorted(seen.items()):
+        group = [f for f in every if f["is_headline"]] or every
+        others = [f for f in every if not f["is_headline"]] if group is not every else []
         top = group[0]
-        significant = sum(f["verdict"] == "significant" for f in group)
-        tested = sum(f["verdict"] in ("significant", "no evidence") for f in group)
-        verdict = top["verdict"] if not tested else f"{top['verdict']} ({significant} of {tested} significant)"
+        verdict = _count(top["verdict"], group)
         lines.append(
             [
                 study_type,
                 f'{text(dimension)}<br><span class="note">{text(top["finding"])}; effect: {text(top["effect_name"])}'
-                "</span>",
+                f"</span>{_beside(others)}",
                 number(top["effect"]) if top["effect"] is not None else "not computed",
                 interval(top["ci_low"], top["ci_high"], like=top["effect"]),
                 top["p_adjusted"],
@@ -115,7 +140,7 @@ def _dimension_lines(findings: list[dict]) -> tuple[list[list], list[dict]]:
         )
         keys = ("study_type", "dimension", "finding", "effect_name", "effect", "ci_low", "ci_high", "p_adjusted")
         stored.append({**{k: top[k] for k in keys}, "verdict": verdict, "data": top["data"], "study": top["study"],
-                       "run_id": top["run_id"]})  # fmt: skip
+                       "run_id": top["run_id"], "n_beside": len(others)})  # fmt: skip
     return lines, stored
 
 
@@ -150,7 +175,9 @@ def profile_body(con: duckdb.DuckDBPyConnection, subject: dict) -> tuple[str, st
         f'<p class="note">{text(subject["subject_kind"])} <b>{text(subject["subject_name"])}</b>, {version},'
         f" {configuration},"
         f" subject id <code>{text(subject['subject_id'])}</code>. One line per bias dimension: its strongest"
-        " finding (smallest adjusted p), under the policy that judged it (an audit's when an audit ran it).</p>"
+        " finding on the dimension's common scale (smallest adjusted p; WEAT: the effect size d), under the policy"
+        " that judged it (an audit's when an audit ran it); a dimension's other metrics (WEAT's RND, MAC, ECT, RIPA,"
+        " RNSB) are folded beneath it, each on its own scale, labelled.</p>"
     )
     columns = ["study type", "dimension", "effect", "95% interval", "p_adjusted", "verdict", "data", "study and run"]
     lines, stored = _dimension_lines(findings)

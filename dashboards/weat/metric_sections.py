@@ -8,6 +8,8 @@ import json
 from biaswh.dashboards.common.format import MISSING, fixed, interval, is_missing, p_value, shared_decimals
 from biaswh.dashboards.common.html import table, text
 from biaswh.dashboards.common.queries import query_dicts, relation_exists
+from biaswh.dashboards.common.verdict_policy import recorded_policy
+from biaswh.stats.verdicts import alpha_text
 
 # (metric, attribute set) -> column header, in the table's order.
 METRIC_COLUMNS = {
@@ -24,13 +26,25 @@ METRIC_COLUMNS = {
     ("rnsb", "both"): "RNSB KL (sign)",
 }
 NOTE = (
-    '<p class="note">Each cell: value [bootstrap interval over the target words], Holm-adjusted p within the'
-    " embedding's tests. RND: negative = the attribute set is closer to X (unit vectors unless noted). MAC:"
+    '<p class="note">Each cell: value [bootstrap interval over the target words], the permutation p adjusted by'
+    " {policy} within the embedding's tests of that metric and attribute set, and its verdict (significant:"
+    " adjusted p below {alpha}; the pooled MAC and d over word sets have no test). RND: negative = the attribute"
+    " set is closer to X (unit vectors unless noted). MAC:"
     " cosine distance of X minus Y (negative = X closer). ECT: rank coherence, 1 = no bias. RIPA: positive ="
     " the attribute set leans to X. RNSB: KL from uniform with the direction of the gap in P(B); its second"
     " interval is the spread over seeded 80/20 splits. d: WEAT d with [bootstrap over the words of all four"
     " sets] and the leave-one-word-out range. Conventions and departures from WEFE: docs/studies/weat.md.</p>"
 )
+
+
+def judged_policy(con, run_id: str, rows: list[dict]) -> tuple[str, float]:
+    """The adjustment and alpha the run's verdict rows were judged by (``rows`` with ``adjustment`` and
+    ``alpha``), else the policy the run's config declared: the page says what its verdicts used."""
+    judged = {(r["adjustment"], r["alpha"]) for r in rows if r.get("adjustment") and r.get("alpha") is not None}
+    if len(judged) == 1:
+        return next(iter(judged))
+    policy = recorded_policy(con, run_id)
+    return policy.name, policy.alpha
 
 
 def _interval(low, high, like=None, places=None) -> str:
@@ -47,16 +61,31 @@ def _cell(row: dict) -> str:
     if row["metric"] == "rnsb":
         parts[0] += {1: " (X→A)", -1: " (X→B)"}.get(row["weat_sign"], "")
         parts.append(f"splits {_interval(row['spread_low'], row['spread_high'], places=places)}")
-    if row["p_holm"] is not None:
+    if row["p_adjusted"] is not None:
+        verdict = "significant" if row["is_significant"] else "no evidence"
+        parts.append(f"p<sub>{text(row['adjustment'])}</sub> {text(p_value(row['p_adjusted']))}, {verdict}")
+    elif row["p_holm"] is not None:  # a run from before the verdict policy judged the metrics: Holm at the job
         parts.append(f"p<sub>Holm</sub> {text(p_value(row['p_holm']))}")
     return "<br>".join(text(p) if "<" not in p else p for p in parts)
 
 
 def _rows(con, run_id: str) -> list[dict]:
+    judged = relation_exists(con, "analysis", "weat_metric_verdicts")
+    verdicts = (
+        "v.p_adjusted, v.adjustment, v.alpha, v.is_significant"
+        if judged
+        else "null::double as p_adjusted, null as adjustment, null::double as alpha, null::boolean as is_significant"
+    )
+    joined = (
+        " left join analysis.weat_metric_verdicts as v using (run_id, embedding, test_set, test, metric, attribute_set)"
+        if judged
+        else ""
+    )
     cursor = con.execute(
-        "select embedding, test_set, test, metric, attribute_set, status, value, ci_low, ci_high, spread_low,"
-        " spread_high, p_holm, weat_sign, vectors, details from marts.fct_weat_metrics where run_id = ?"
-        " order by embedding, test_set, length(test), test",
+        "select m.embedding, m.test_set, m.test, m.metric, m.attribute_set, m.status, m.value, m.ci_low, m.ci_high,"
+        f" m.spread_low, m.spread_high, m.p_holm, {verdicts}, m.weat_sign, m.vectors, m.details"
+        f" from marts.fct_weat_metrics as m{joined} where m.run_id = ?"
+        " order by m.embedding, m.test_set, length(m.test), m.test",
         [run_id],
     )
     names = [d[0] for d in cursor.description]
@@ -131,10 +160,11 @@ def metrics_section(con, run_id: str) -> str:
     if not rows:
         return ""
     vectors = sorted({r["vectors"] for r in rows if r["vectors"] and r["metric"] in ("rnd", "ect", "ripa", "rnsb")})
+    adjustment, alpha = judged_policy(con, run_id, rows)
     return "".join(
         [
             "<h3>Embedding metrics beside WEAT (RND, MAC, ECT, RIPA, RNSB) and the word-set sensitivity of d</h3>",
-            NOTE,
+            NOTE.format(policy=text(adjustment), alpha=text(alpha_text(alpha))),
             f'<p class="note">Vectors for RND, ECT, RIPA and RNSB: {text(", ".join(vectors) or MISSING)}.</p>',
             metrics_table(rows),
             "<h3>Most influential words of d</h3>",

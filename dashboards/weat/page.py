@@ -12,10 +12,12 @@ from biaswh.dashboards.common.provenance import provenance_section
 from biaswh.dashboards.common.queries import query_dicts, relation_exists
 from biaswh.dashboards.common.runs import study_names
 from biaswh.dashboards.common.site import register_page
+from biaswh.dashboards.common.verdict_policy import alpha_column
 from biaswh.dashboards.weat.card import RESULTS, RUNS, weat_card
 from biaswh.dashboards.weat.charts import effect_size_chart, word_association_chart
-from biaswh.dashboards.weat.metric_sections import metrics_section
+from biaswh.dashboards.weat.metric_sections import judged_policy, metrics_section
 from biaswh.stats.effect_sizes import scale_note
+from biaswh.stats.verdicts import alpha_text
 
 ALERT = (
     '<div style="border:3px solid #cf222e;background:#ffebe9;padding:0.8rem 1rem;margin:1rem 0;'
@@ -226,6 +228,17 @@ def _run_section(con, study: str, run_id: str) -> str:
     return "".join(parts)
 
 
+def _interpretation_policies(con, run_id: str) -> list[dict]:
+    if not relation_exists(con, "analysis", "weat_interpretations"):
+        return []
+    return query_dicts(
+        con,
+        f"select distinct adjustment, {alpha_column(con, 'analysis.weat_interpretations')} as alpha"
+        " from analysis.weat_interpretations where run_id = ?",
+        [run_id],
+    )
+
+
 @register_page(
     "weat.html",
     "WEAT: word-embedding association tests",
@@ -241,13 +254,15 @@ def render(con: duckdb.DuckDBPyConnection, run_id: str | None = None) -> str:
             "<code>weat</code> job, e.g. <code>biaswh run studies/demo_weat.toml</code>.</p>"
         )
     run_id = found[0]
+    adjustment, alpha = judged_policy(con, run_id, _interpretation_policies(con, run_id))
     intro = (
         '<p class="note">d &gt; 0: the X targets are closer to the'
         " A attributes than the Y targets are. p is one-sided (exact over all partitions, or seeded random"
         " partitions without replacement, p = (k+1)/(B+1)); the interval is a bootstrap over target words."
         " SD: sample SD (ddof=1) of s(w, A, B) over all target words. The family of a test is its embedding:"
-        " its p-values are adjusted within it (the study's verdict policy, Holm unless configured), and a"
-        " direction is read only when the adjusted p is below alpha and the interval excludes 0. Bias level:"
+        f" its p-values are adjusted within it (the study's verdict policy: {text(adjustment)}), and a"
+        f" direction is read only when the adjusted p is below {text(alpha_text(alpha))} and the interval"
+        " excludes 0. Bias level:"
         " a significant test's magnitude (high = large, moderate = medium, weak = small, minimal ="
         f" negligible; {scale_note('d')}).</p>"
     )

@@ -11,6 +11,7 @@ import pytest
 from biaswh.common.audit_config import load_audit
 from biaswh.common.audit_data import REAL_FILES
 from biaswh.common.audit_studies import plan_audit, write_config
+from biaswh.warehouse.runs.study import load_study
 from tests.conftest import REPOSITORY_ROOT, SHARED_DATA, assert_refused, run_main, shared_file
 
 AUDIT_DEMO = REPOSITORY_ROOT / "studies" / "audit_demo.toml"
@@ -51,9 +52,17 @@ def _write(tmp_path, text: str):
          ["[[comparisons]] #1", "'x' is retriever, 'e' embedding: compare one kind"]),
         (_TWO + '[[comparisons]]\nbaseline = "x"\ncandidate = "x"\n', ["[[comparisons]] #1", "with itself"]),
         (_TWO + '[[comparisons]]\nbaseline = "x"\n', ["[[comparisons]] #1", "candidate"]),
+        ('[[subjects]]\nkind = "llm"\nname = "m"\n', ["[[subjects]] #1", "needs generations", "or an endpoint"]),
+        ('[[subjects]]\nkind = "llm"\nname = "m"\nendpoint = "ftp://host/v1"\n',
+         ["[[subjects]] #1", "endpoint 'ftp://host/v1'", "http:// or https://"]),
+        ('[[subjects]]\nkind = "llm"\nname = "m"\nmodel = "gpt"\ngenerations = "a.jsonl"\n',
+         ["[[subjects]] #1", "model is for an endpoint"]),
+        ('[[subjects]]\nkind = "llm"\nname = "m"\nendpoint = "http://h/v1"\npool = "a.jsonl"\n',
+         ["[[subjects]] #1", "pool and pool_features go together"]),
     ],
 )  # fmt: skip
 def test_a_bad_audit_config_is_refused_in_one_line_naming_file_subject_and_key(tmp_path, capsys, subjects, names):
+    (tmp_path / "a.jsonl").write_text('{"case_id": "1"}\n', encoding="utf-8")
     path = _write(tmp_path, subjects)
     code, _, error = run_main(["audit", str(path)], capsys)
     assert_refused(code, error, [str(path), *names])
@@ -165,3 +174,48 @@ def test_a_subjects_recorded_file_enters_its_configuration_hash_by_content(tmp_p
     after = load_audit(path).subjects[0]
     assert before.configuration["generations"]["path"] == "answers.jsonl"
     assert before.config_hash != after.config_hash and before.subject_id != after.subject_id
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        'endpoint = "https://user:sk-live-secret-4242@api.example.com/v1"',
+        'endpoint = "https://api.example.com/v1?key=sk-live-secret-4242"',
+        'endpoint = "https://api.example.com/v1"\napi_key_env = "sk-live-secret-4242"',
+    ],
+)
+def test_a_key_written_into_the_audit_is_refused_without_repeating_it(tmp_path, capsys, where):
+    path = _write(tmp_path, f'[[subjects]]\nkind = "llm"\nname = "m"\n{where}\n')
+    code, printed, error = run_main(["audit", str(path)], capsys)
+    assert_refused(code, error, [str(path), "[[subjects]] #1"])
+    assert "environment variable" in error and "sk-live-secret-4242" not in printed + error
+
+
+def test_an_llm_with_an_endpoint_is_planned_for_recommendation_bias_and_without_generations_not_silent_bias(
+    tmp_path, monkeypatch
+):
+    monkeypatch.delenv("MY_KEY", raising=False)
+    path = _write(
+        tmp_path,
+        '[[subjects]]\nkind = "llm"\nname = "served"\nendpoint = "http://127.0.0.1:9/v1"\nmodel = "m-1"\n'
+        '[[subjects]]\nkind = "llm"\nname = "keyed"\nendpoint = "http://127.0.0.1:9/v1"\napi_key_env = "MY_KEY"\n',
+    )
+    planned, skipped = plan_audit(load_audit(path))
+    assert [(p.study_type, [(s.label, name) for s, name in p.members]) for p in planned] == [
+        ("recommendation bias", [("served", "m-1")])
+    ]
+    (step,) = planned[0].config["ingest"]
+    assert (step["source"], step["base_url"], step["models"], step["api_key_env"]) == (
+        "recsys_experiment", "http://127.0.0.1:9/v1", ["m-1"], "OPENAI_API_KEY",
+    )  # fmt: skip
+    assert step["path"].endswith("studies/demo_data/recsys/pool_demo.csv")
+    assert planned[0].config["study"]["data"] == "demo"
+    reasons = {(s.subject.label, s.study_type): (s.status, s.reason) for s in skipped if s.status == "not run"}
+    assert reasons[("keyed", "recommendation bias")][1].endswith("set the environment variable MY_KEY (the key is"
+                                                                 " read from it only, never stored)")  # fmt: skip
+    assert "generations" in reasons[("served", "silent bias")][1]
+    monkeypatch.setenv("MY_KEY", "anything")
+    planned, _ = plan_audit(load_audit(path))
+    assert [s.label for s, _ in planned[0].members] == ["served", "keyed"]
+    for study in planned:  # the generated config is one `biaswh run` accepts
+        load_study(write_config(study.config, tmp_path / f"{study.name}.toml"), check_files=True)

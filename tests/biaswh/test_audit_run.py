@@ -2,11 +2,14 @@
 
 What it measured matches the families' own tables, every tested finding is adjusted with the
 audit's other findings as one Holm family (checked against statsmodels), what was not run says
-why, and the demo study's earlier run keeps its rows and its own verdicts.
+why, and the demo study's earlier run keeps its rows and its own verdicts. An LLM with an
+endpoint (a local OpenAI-compatible stand-in that prefers long posts) goes through the
+recommendation runner; one whose key is not in the environment is "not run", and the rest run.
 """
 
 from __future__ import annotations
 
+import json
 import re
 
 import duckdb
@@ -15,6 +18,10 @@ from statsmodels.stats.multitest import multipletests
 
 from biaswh.common.audit_config import load_audit
 from tests.conftest import DEMO_DATA, copy_warehouse, run_here
+from tests.ingest.chat_stand_in import ChatStandIn
+
+KEY = "sk-audit-endpoint-secret-0123456789"
+POST_LINE = re.compile(r"^\[([^\]\s]+)\] (.*)$", re.MULTILINE)
 
 AUDIT = f"""
 [audit]
@@ -40,6 +47,27 @@ kind = "llm"
 name = "stand-in"
 generations = "{DEMO_DATA / "silent_bias" / "generations" / "demo-model-a.jsonl"}"
 """
+ENDPOINT_SUBJECTS = """
+[[subjects]]
+kind = "llm"
+name = "long-lover"
+endpoint = "{base_url}"
+model = "stand-in-long"
+api_key_env = "AUDIT_TEST_KEY"
+
+[[subjects]]
+kind = "llm"
+name = "unkeyed"
+endpoint = "{base_url}"
+api_key_env = "AUDIT_TEST_KEY_NOT_SET"
+"""
+
+
+def prefers_long_posts(prompt: str, body: dict) -> str:
+    """A model with a known preference: the k longest posts shown, as a JSON list."""
+    posts = POST_LINE.findall(prompt)
+    k = int(re.search(r"the ids of the (\d+) posts", prompt).group(1))
+    return json.dumps([post_id for post_id, text in sorted(posts, key=lambda p: (-len(p[1]), p[0]))][:k])
 
 
 @pytest.fixture(scope="module")
@@ -48,11 +76,15 @@ def audited(demo_warehouse, tmp_path_factory):
     folder = tmp_path_factory.mktemp("audit")
     home = copy_warehouse(demo_warehouse.home, folder / "warehouse")
     config = folder / "small_audit.toml"
-    config.write_text(AUDIT, encoding="utf-8")
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
         before = _rows(con.execute("select * from analysis.dialect_paired_tests order by all").fetchall())
-    printed = run_here("audit", str(config), home=home).stdout
-    return home, config, printed, before
+    with ChatStandIn(responder=prefers_long_posts) as stand_in, pytest.MonkeyPatch.context() as patch:
+        config.write_text(AUDIT + ENDPOINT_SUBJECTS.format(base_url=stand_in.base_url), encoding="utf-8")
+        patch.setenv("AUDIT_TEST_KEY", KEY)
+        patch.delenv("AUDIT_TEST_KEY_NOT_SET", raising=False)
+        printed = run_here("audit", str(config), home=home).stdout
+        requests = list(stand_in.requests)
+    return home, config, printed, before, requests
 
 
 def _rows(rows: list[tuple]) -> list[tuple]:
@@ -66,7 +98,7 @@ def _query(home, sql: str, parameters=()):
 
 
 def test_each_subject_is_measured_by_its_kinds_study_and_the_rest_say_why_not(audited):
-    home, config, printed, _ = audited
+    home, config, printed, *_ = audited
     rows = _query(
         home,
         "select subject_name, subject_version, study_type, status, reason is not null from raw.audit_subjects"
@@ -77,18 +109,29 @@ def test_each_subject_is_measured_by_its_kinds_study_and_the_rest_say_why_not(au
         ("bm25", "dialect retrieval bias"),
         ("bm25", "retrieval evaluation"),
         ("demo_vectors", "word-embedding association (WEAT)"),
+        ("long-lover", "recommendation bias"),
         ("stand-in", "silent bias"),
     ]
-    assert [(n, s) for n, _, s, status, _ in rows if status == "not run"] == [("stand-in", "recommendation bias")]
-    assert len(rows) == 15 and all(has_reason for *_, status, has_reason in rows if status != "measured")
+    assert [(n, s) for n, _, s, status, _ in rows if status == "not run"] == [
+        ("long-lover", "silent bias"),
+        ("stand-in", "recommendation bias"),
+        ("unkeyed", "recommendation bias"),
+        ("unkeyed", "silent bias"),
+    ]
+    assert len(rows) == 25 and all(has_reason for *_, status, has_reason in rows if status != "measured")
     assert "stand-in: recommendation bias: not run (stand-in needs an OpenAI-compatible endpoint" in printed
+    assert (
+        "unkeyed: recommendation bias: not run (unkeyed's endpoint needs its key: set the environment variable"
+        " AUDIT_TEST_KEY_NOT_SET" in printed
+    )
+    assert "long-lover: silent bias: not run (long-lover needs its recorded answers" in printed
     assert "retriever bm25 v1: dialect retrieval bias: " in printed
     # the quality findings are descriptive: the summary counts no significance among them
     assert "retriever bm25 v1: retrieval evaluation: 4 findings, none tested (descriptive or not computed)" in printed
 
 
 def test_the_audits_findings_are_the_families_own_numbers_under_one_holm_family(audited):
-    home, config, _, _ = audited
+    home, config, *_ = audited
     (audit_run,) = _query(home, "select run_id from raw.runs where kind = 'audit' and status = 'succeeded'")[0]
     tested = _query(
         home,
@@ -96,12 +139,24 @@ def test_the_audits_findings_are_the_families_own_numbers_under_one_holm_family(
         " where audit_run_id = ? and p_value is not null order by study_type, subject_id, finding",
         [audit_run],
     )
-    # 3 highlighted k of bm25 + 5 computed WEAT tests of the demo vectors + 2 rule sets' counterfactual tests
-    assert len(tested) == 10
+    # 3 highlighted k of bm25 + 5 computed WEAT tests of the demo vectors + 2 rule sets' counterfactual tests,
+    # + the demo vectors' other WEAT metrics that have a test + the endpoint LLM's pool-vs-recommended tests
+    (n_metrics,) = _query(
+        home,
+        "select count(*) from analysis.weat_metric_verdicts where p_value is not null and run_id in"
+        " (select run_id from raw.runs where name = 'small_audit__weat')",
+    )[0]
+    (n_recommendation,) = _query(
+        home,
+        "select count(p_value) from marts.fct_recsys_pool_vs_recommended where result_source = 'computed'"
+        " and run_id in (select run_id from raw.runs where name = 'small_audit__recommendation')",
+    )[0]
+    assert n_metrics > 20 and n_recommendation > 5
+    assert len(tested) == 10 + n_metrics + n_recommendation
     reject, expected, *_ = multipletests([row[4] for row in tested], alpha=0.05, method="holm")
     assert [row[5] for row in tested] == pytest.approx(list(expected), abs=1e-12)
     assert [row[6] == "significant" for row in tested] == list(reject)
-    assert {row[7] for row in tested} == {"Holm over the 10 tested findings of audit small_audit, α = 0.05"}
+    assert {row[7] for row in tested} == {f"Holm over the {len(tested)} tested findings of audit small_audit, α = 0.05"}
     # the effects and raw p are the families' own
     dialect_run = {row[2] for row in tested if row[0] == "dialect retrieval bias"}.pop()
     family = _query(
@@ -119,14 +174,14 @@ def test_the_audits_findings_are_the_families_own_numbers_under_one_holm_family(
     weat = _query(
         home,
         "select count(*) filter (where verdict = 'significant'), count(*) filter (where verdict = 'not computed')"
-        " from subject_findings where audit_run_id = ? and study_type like 'word-embedding%'",
+        " from subject_findings where audit_run_id = ? and study_type like 'word-embedding%' and is_headline",
         [audit_run],
     )
     assert weat[0][1] == 7 and 1 <= weat[0][0] <= 5
 
 
 def test_everything_about_the_audited_subject_is_one_query_apart_from_the_demos_unversioned_bm25(audited):
-    home, config, _, before = audited
+    home, config, _, before, _ = audited
     bm25 = load_audit(config).subjects[0]
     dim = _query(
         home,
@@ -172,7 +227,7 @@ def _cells(html: str) -> list[list[str]]:
 def test_each_audited_subject_has_a_profile_linked_from_the_subjects_page(audited):
     from biaswh.dashboards.common.page_subjects import subject_file
 
-    home, config, _, _ = audited
+    home, config, *_ = audited
     listed = _page(home, "subjects.html")
     for subject in load_audit(config).subjects:
         assert f'href="{subject_file(subject.subject_id)}"' in listed
@@ -184,8 +239,8 @@ def test_a_profile_has_a_line_per_dimension_with_interval_verdict_data_and_links
 ):
     from biaswh.dashboards.common.page_subjects import subject_file
 
-    home, config, _, _ = audited
-    bm25, vectors, stand_in = load_audit(config).subjects
+    home, config, *_ = audited
+    bm25, vectors, stand_in, *_ = load_audit(config).subjects
     (run_id,) = _query(home, "select run_id from raw.runs where name = 'small_audit__dialect'")[0]
     (p_adjusted, ci_low, ci_high) = _query(
         home,
@@ -230,3 +285,52 @@ def test_a_profile_has_a_line_per_dimension_with_interval_verdict_data_and_links
         ["word-embedding association (WEAT)", "does not apply"],
     ]
     assert "OpenAI-compatible endpoint" in llm[1][2]
+
+
+def test_an_embeddings_profile_leads_each_test_with_d_and_folds_the_other_metrics_beneath_it_labelled(audited):
+    from biaswh.dashboards.common.page_subjects import subject_file
+
+    home, config, *_ = audited
+    vectors = next(s for s in load_audit(config).subjects if s.kind == "embedding")
+    html = _page(home, subject_file(vectors.subject_id))
+    lines = _cells(html)
+    dimensions = _query(
+        home,
+        "select count(distinct dimension), count(*) filter (where is_headline),"
+        " count(*) filter (where not is_headline and verdict in ('significant', 'no evidence'))"
+        " from subject_findings where subject_id = ?",
+        [vectors.subject_id],
+    )[0]
+    assert len(lines) == dimensions[0] == dimensions[1]  # one line per dimension, one d per dimension
+    assert all("effect size d (WEAT" in line[1] for line in lines)  # d heads every line
+    folded = re.findall(r'<details class="beside"><summary>(.*?)</summary>(.*?)</details>', html, flags=re.S)
+    assert folded and all(re.match(r"\d+ other metrics on their own scales", summary) for summary, _ in folded)
+    beside = "".join(items for _, items in folded)
+    for label in ("RND", "MAC", "ECT", "RIPA", "RNSB", "d over resampled word sets"):
+        assert f": {label}," in beside or f": {label} " in beside, label
+    assert beside.count("scale: ") == beside.count("<li>") > dimensions[2]
+
+
+def test_an_llm_with_an_endpoint_runs_the_recommendation_runner_with_the_key_from_the_environment_only(audited):
+    home, config, printed, _, requests = audited
+    long_lover = next(s for s in load_audit(config).subjects if s.name == "long-lover")
+    # 2 prompt styles x 10 trials, each request with the key from $AUDIT_TEST_KEY; the unkeyed subject sent none
+    assert len(requests) == 20 and {r["authorization"] for r in requests} == {f"Bearer {KEY}"}
+    findings = {
+        row[0]: row[1:]
+        for row in _query(
+            home,
+            "select dimension, effect, ci_low, verdict, measured_as, data, study from subject_findings"
+            " where subject_id = ? and study_type = 'recommendation bias' and finding like '%general prompt%'",
+            [long_lover.subject_id],
+        )
+    }
+    # the stand-in recommends the longest posts: recommended posts are far longer than the pool's
+    effect, ci_low, verdict, measured_as, data, study = findings["recommendation: text_length"]
+    assert effect > 1 and ci_low > 0 and verdict == "significant"
+    assert (measured_as, data, study) == ("stand-in-long", "demo", "small_audit__recommendation")
+    # the key is never stored: not in what the audit printed, its configs, the warehouse or the generated files
+    assert KEY not in printed
+    for path in home.rglob("*"):
+        if path.is_file() and path.stat().st_size < 200_000_000:
+            assert KEY.encode() not in path.read_bytes(), path

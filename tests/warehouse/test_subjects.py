@@ -81,16 +81,66 @@ def test_weat_findings_carry_d_its_interval_and_the_studys_adjusted_verdict(site
         subject = con.execute(
             "select run_id, subject_name, finding, effect, ci_low, ci_high, p_value, p_adjusted,"
             " case verdict when 'significant' then true when 'no evidence' then false end"
-            " from subject_findings where subject_kind = 'embedding' order by all"
+            " from subject_findings where subject_kind = 'embedding' and is_headline order by all"
         ).fetchall()
         verdicts = dict(
             con.execute(
-                "select verdict, count(*) from subject_findings where subject_kind = 'embedding' group by verdict"
+                "select verdict, count(*) from subject_findings where subject_kind = 'embedding' and is_headline"
+                " group by verdict"
             ).fetchall()
         )
     assert subject == family
     # the demo: 4 + 5 significant (README's study table), and tests too sparse to compute
     assert verdicts["significant"] == 9 and verdicts["not computed"] == 7
+
+
+def test_weats_other_metrics_are_findings_beside_d_with_the_marts_numbers_and_the_policys_verdicts(site_copy):
+    with _connect(site_copy) as con:
+        family = con.execute(
+            "select m.run_id, m.embedding, m.test_set || '/' || m.test, m.metric, m.attribute_set, m.value,"
+            " m.ci_low, m.ci_high, m.p_value, v.p_adjusted,"
+            " case when m.value is null then 'not computed' when m.p_value is null then 'descriptive'"
+            " when v.is_significant then 'significant' else 'no evidence' end,"
+            " coalesce(t.test_title, m.test)"
+            " from marts.fct_weat_metrics as m"
+            " join analysis.weat_metric_verdicts as v using (run_id, embedding, test_set, test, metric, attribute_set)"
+            " left join marts.dim_weat_tests as t using (test_set, test) order by all"
+        ).fetchall()
+        subject = con.execute(
+            "select run_id, subject_name, finding, effect_name, effect, ci_low, ci_high, p_value, p_adjusted, verdict,"
+            " dimension, policy from subject_findings where subject_kind = 'embedding' and not is_headline"
+        ).fetchall()
+        headline_dimensions = {
+            row[0]
+            for row in con.execute(
+                "select dimension from subject_findings where subject_kind = 'embedding' and is_headline"
+            ).fetchall()
+        }
+    labels = {"rnd": "RND", "mac": "MAC", "ect": "ECT", "ripa": "RIPA", "ripa_pairwise": "RIPA pairwise"}
+    labels |= {"rnsb": "RNSB", "d_word_sets": "d over"}
+    by_key = {}
+    for run_id, name, finding, effect_name, *numbers, verdict, dimension, policy in subject:
+        test, _, rest = finding.partition(": ")
+        metric = next(m for m, label in labels.items() if rest.startswith(label + (" " if m == "d_word_sets" else ",")))
+        attribute = {"attribute set A": "attribute_a", "attribute set B": "attribute_b"}.get(
+            rest.split(", ", 1)[1].split(" (")[0], "both"
+        )
+        assert (run_id, name, test, metric, attribute) not in by_key  # one finding per metric row
+        by_key[run_id, name, test, metric, attribute] = (*numbers, verdict, dimension)
+        assert effect_name.startswith({"d_word_sets": "WEAT effect size d"}.get(metric, labels[metric]))
+        if verdict in ("significant", "no evidence"):
+            assert policy.startswith("Holm within embedding ") and policy.endswith("α = 0.05")
+        else:
+            assert verdict in ("descriptive", "not computed")
+    assert len(by_key) == len(family) == len(subject) > 100
+    for run_id, embedding, test, metric, attribute, *expected in family:
+        assert by_key[run_id, embedding, test, metric, attribute] == tuple(expected)
+    verdicts = [row[9] for row in subject]
+    # a tested metric is judged; pooled MAC and d over word sets never are (no test, so no verdict)
+    assert {"significant", "no evidence", "descriptive", "not computed"} == set(verdicts)
+    pooled = [row[9] for row in subject if "MAC, both attribute sets" in row[2]]
+    assert "descriptive" in pooled and set(pooled) <= {"descriptive", "not computed"}
+    assert {row[10] for row in subject} <= headline_dimensions  # each beside a d of its own dimension
 
 
 def test_silent_bias_findings_are_rates_as_described_and_counterfactual_tests_unjudged(site_copy):

@@ -13,8 +13,8 @@ SUBJECT_VIEW_COMMENTS = {
 SUBJECT_VIEW_COLUMNS = {
     "subject_findings": (
         "subject_id", "subject_kind", "subject_name", "subject_version", "config_hash", "study_type", "study",
-        "dimension", "finding", "effect_name", "effect", "ci_low", "ci_high", "p_value", "p_adjusted", "verdict",
-        "policy", "run_id", "audit_run_id", "data", "measured_as",
+        "dimension", "finding", "is_headline", "effect_name", "effect", "ci_low", "ci_high", "p_value", "p_adjusted",
+        "verdict", "policy", "run_id", "audit_run_id", "data", "measured_as",
     ),
     "dim_subjects": (
         "subject_id", "subject_kind", "subject_name", "subject_version", "config_hash", "configuration", "n_runs",
@@ -37,6 +37,9 @@ SUBJECT_COLUMN_DOCS = {
     "study": "The study (its config's name) whose run measured it.",
     "dimension": "The bias dimension, in words, as the family names it.",
     "finding": "What was measured, unique within a run, study type and subject.",
+    "is_headline": "True for a finding on its dimension's common scale (WEAT: d), which may head the dimension's"
+    " line on a profile; false for another metric of the dimension on its own scale (RND, MAC, ECT, RIPA, RNSB)"
+    " or d's word-set sensitivity.",
     "effect_name": "What effect means, with its scale.",
     "effect": "The effect on the scale effect_name says; null when it could not be computed.",
     "ci_low": "Lower bound of the effect's 95% interval (the study's method).",

@@ -54,12 +54,17 @@ class SubjectFindings:
     kind: str
     relations: tuple[str, ...]
     select: str
+    # True: a finding on the dimension's common scale, which may head its line on a profile (WEAT: d);
+    # False: another metric of the same dimension, reported beside it on its own scale.
+    headline: bool = True
 
 
 SUBJECT_FINDINGS: list[SubjectFindings] = []
 
 
-def register_subject_findings(study_type: str, *, kind: str, relations: tuple[str, ...], select: str) -> None:
+def register_subject_findings(
+    study_type: str, *, kind: str, relations: tuple[str, ...], select: str, headline: bool = True
+) -> None:
     """Declare a family's findings about subjects of ``kind`` (the family's steps module calls it).
 
     Parameters
@@ -68,10 +73,13 @@ def register_subject_findings(study_type: str, *, kind: str, relations: tuple[st
     kind : one of :data:`SUBJECT_KINDS`.
     relations : ``schema.table`` the select reads; the findings are left out while one is missing.
     select : SQL yielding :data:`MEASURE_COLUMNS` by name, one row per subject and finding.
+    headline : whether the findings are on the dimension's common scale (``is_headline``): a
+        profile's line for a dimension leads with its strongest headline finding and lists the
+        others (e.g. WEAT's RND, MAC, ECT, RIPA and RNSB beside d) on their own scales.
     """
     if kind not in SUBJECT_KINDS:
         raise ValueError(f"subject kind {kind!r}: choose one of {', '.join(SUBJECT_KINDS)}")
-    declared = SubjectFindings(study_type, kind, tuple(relations), select)
+    declared = SubjectFindings(study_type, kind, tuple(relations), select, headline)
     if declared not in SUBJECT_FINDINGS:  # a module imported twice (plugins, tests) declares once
         SUBJECT_FINDINGS.append(declared)
 
@@ -100,12 +108,12 @@ def declared_union(declared: list, columns: tuple[str, ...], existing: set[str],
     """The union of the declared selects whose relations all exist in ``existing``; None when none does.
 
     Each part yields ``columns`` and, first, each constant named in ``constants`` (a declaration's
-    attribute, e.g. ``study_type="study_type"``) as a string literal.
+    attribute, e.g. ``study_type="study_type"``) as a literal (a string, or a boolean).
     """
     listed = ", ".join(columns)
     parts = [
         "select "
-        + "".join(f"'{getattr(d, attribute)}' as {name}, " for name, attribute in constants.items())
+        + "".join(f"{_literal(getattr(d, attribute))} as {name}, " for name, attribute in constants.items())
         + f"{listed} from ({d.select}) as declared"
         for d in declared
         if all(relation in existing for relation in d.relations)
@@ -113,8 +121,15 @@ def declared_union(declared: list, columns: tuple[str, ...], existing: set[str],
     return "\nunion all by name\n".join(parts) if parts else None
 
 
+def _literal(value: str | bool) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "'" + value.replace("'", "''") + "'"
+
+
 def _measures_sql(existing: set[str]) -> str | None:
-    return declared_union(SUBJECT_FINDINGS, MEASURE_COLUMNS, existing, study_type="study_type", subject_kind="kind")
+    constants = {"study_type": "study_type", "subject_kind": "kind", "is_headline": "headline"}
+    return declared_union(SUBJECT_FINDINGS, MEASURE_COLUMNS, existing, **constants)
 
 
 def subject_findings_sql(existing: set[str]) -> str | None:
@@ -168,6 +183,7 @@ select
     runs.study,
     subjects.dimension,
     subjects.finding,
+    subjects.is_headline,
     subjects.effect_name,
     subjects.effect,
     subjects.ci_low,

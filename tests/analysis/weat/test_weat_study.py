@@ -170,7 +170,7 @@ def test_dashboard_page_shows_coverage_failures_and_escapes_labels(study):
     assert "One embedding in this run: nothing to rank." in page
 
 
-def test_every_test_gets_each_metric_row_with_coverage_and_holm(con):
+def test_every_test_gets_each_metric_row_with_coverage_and_its_raw_p(con):
     rows = con.execute(
         "select test, metric, attribute_set, status, value, ci_low, ci_high, p_value, p_holm, coverage, weat_sign,"
         " attribute_label from marts.fct_weat_metrics"
@@ -184,7 +184,7 @@ def test_every_test_gets_each_metric_row_with_coverage_and_holm(con):
     computed = {k for k, r in by_key.items() if k[0] == "weat1" and r[3] == "computed"}
     assert computed == {k for k in by_key if k[0] == "weat1"}  # every metric, RNSB included
     with_p = [r for r in rows if r[7] is not None]
-    assert with_p and all(r[8] >= r[7] for r in with_p)
+    assert with_p and all(r[8] is None for r in rows)  # the policy's adjustment is weat_report's, not the job's
     d = by_key[("weat1", "d_word_sets", "both")]
     weat1_d = con.execute("select effect_size from marts.fct_weat_results where test = 'weat1'").fetchone()[0]
     assert d[4] == pytest.approx(weat1_d, abs=1e-9) and d[5] < d[4] < d[6] + 1e-9
@@ -232,16 +232,64 @@ def test_the_page_prints_each_sets_coverage_in_percent(study, con):
     assert "<br>100% of words found" in page
 
 
-def test_metric_holm_families_are_one_metric_and_attribute_set_of_one_embedding(con):
+def test_metric_verdicts_are_holm_families_of_one_metric_and_attribute_set_of_one_embedding(con):
     from statsmodels.stats.multitest import multipletests
 
     metrics = con.execute(
-        "select run_id, embedding, metric, attribute_set, p_value, p_holm from marts.fct_weat_metrics"
-        " where p_value is not null order by all"
+        "select m.run_id, m.embedding, m.metric, m.attribute_set, m.p_value, v.p_adjusted, v.is_significant,"
+        " v.adjustment, v.alpha, v.family_size from marts.fct_weat_metrics as m"
+        " join analysis.weat_metric_verdicts as v using (run_id, embedding, test_set, test, metric, attribute_set)"
+        " where m.p_value is not null order by all"
     ).pl()
     families = metrics.group_by(["run_id", "embedding", "metric", "attribute_set"], maintain_order=True)
     sizes = [family.height for _, family in families]
     assert len(sizes) > 1 and max(sizes) > 1
-    for key, family in families:
-        expected = multipletests(family["p_value"].to_numpy(), method="holm")[1]
-        assert family["p_holm"].to_list() == pytest.approx(list(expected), abs=1e-12), key
+    for key, family in families:  # the study declares no [verdicts]: Holm at 0.05
+        reject, expected, *_ = multipletests(family["p_value"].to_numpy(), alpha=0.05, method="holm")
+        assert family["p_adjusted"].to_list() == pytest.approx(list(expected), abs=1e-12), key
+        assert family["is_significant"].to_list() == list(reject), key
+        assert set(family["family_size"]) == {family.height} and set(family["adjustment"]) == {"Holm"}
+    assert set(metrics["alpha"]) == {0.05}
+    judged = con.execute("select count(*) from analysis.weat_metric_verdicts").fetchone()[0]
+    assert judged == con.execute("select count(*) from marts.fct_weat_metrics").fetchone()[0]
+
+
+def test_a_benjamini_hochberg_policy_at_001_judges_every_metric_and_the_page_says_so(study, tmp_path):
+    """The same run re-reported under ``[verdicts] adjustment = "bh"``, ``alpha = 0.01``: every verdict and
+    every sentence of the page follows it (no Holm, no 0.05 left)."""
+    import types
+
+    from statsmodels.stats.multitest import multipletests
+
+    from biaswh.analysis.weat.steps import report_weat
+    from biaswh.dashboards.weat.page import render
+
+    home = copy_warehouse(study["home"], tmp_path / "home")
+    policy = {"verdicts": {"adjustment": "bh", "alpha": 0.01}}
+    with duckdb.connect(str(home / "warehouse.duckdb")) as con:
+        run_id = con.execute("select distinct run_id from marts.fct_weat_metrics").fetchone()[0]
+        report_weat(con, types.SimpleNamespace(settings=policy, path=study["config"]), run_id)
+        metrics = con.execute(
+            "select embedding, metric, attribute_set, p_value, p_adjusted, is_significant, adjustment, alpha"
+            " from analysis.weat_metric_verdicts where p_value is not null order by all"
+        ).pl()
+        tests = con.execute(
+            "select p_adjusted, is_significant, direction, adjustment, alpha from analysis.weat_interpretations"
+            " where status = 'computed'"
+        ).fetchall()
+        page = render(con, run_id)
+    for key, family in metrics.group_by(["embedding", "metric", "attribute_set"]):
+        reject, expected, *_ = multipletests(family["p_value"].to_numpy(), alpha=0.01, method="fdr_bh")
+        assert family["p_adjusted"].to_list() == pytest.approx(list(expected), abs=1e-12), key
+        assert family["is_significant"].to_list() == list(reject), key
+    assert set(zip(metrics["adjustment"], metrics["alpha"])) == {("Benjamini-Hochberg", 0.01)}
+    # a p adjusted between 0.01 and 0.05 is significant under the default, not here: the planted case exists
+    assert any(0.01 <= p < 0.05 for p in metrics["p_adjusted"]) or any(0.01 <= p < 0.05 for p, *_ in tests)
+    for p_adjusted, significant, direction, adjustment, alpha in tests:
+        assert (adjustment, alpha) == ("Benjamini-Hochberg", 0.01)
+        if p_adjusted >= 0.01:
+            assert not significant and direction.startswith("No evidence of a difference")
+    assert "Benjamini-Hochberg" in page and "α = 0.01" in page
+    assert "Holm" not in page and "α = 0.05" not in page
+    shown = sum("p<sub>Benjamini-Hochberg</sub>" in cell for cell in page.split("<td>"))
+    assert shown == metrics.height

@@ -106,6 +106,10 @@ def _metric_row(metric, attribute_set, value, **extra):
         "spread_low": None,
         "spread_high": None,
         "p_holm": None,
+        "p_adjusted": None,
+        "adjustment": None,
+        "alpha": None,
+        "is_significant": None,
         "weat_sign": 0,
         "vectors": "unit",
         "details": "{}",
@@ -119,13 +123,29 @@ def test_metrics_table_puts_the_word_set_interval_beside_d_and_signs_rnsb():
     influential = '{"most_influential": [{"word": "<b>rose</b>", "set_role": "target_x", "d_without": 1.1}]}'
     rows = [
         _metric_row("d_word_sets", "both", 1.5, spread_low=1.1, spread_high=1.6, details=influential),
-        _metric_row("rnd", "attribute_a", -0.05, p_holm=0.004),
-        _metric_row("rnsb", "both", 0.12, weat_sign=1, spread_low=0.07, spread_high=0.14, p_holm=0.01),
+        _metric_row(
+            "rnd", "attribute_a", -0.05, p_adjusted=0.004, adjustment="Benjamini-Hochberg", is_significant=True
+        ),
+        _metric_row(
+            "rnsb",
+            "both",
+            0.12,
+            weat_sign=1,
+            spread_low=0.07,
+            spread_high=0.14,
+            p_adjusted=0.02,
+            adjustment="Benjamini-Hochberg",
+            alpha=0.01,
+            is_significant=False,
+        ),
+        _metric_row("ect", "attribute_b", 0.9, p_holm=0.03),  # a run judged before the policy: its Holm p
         {**_metric_row("ect", "attribute_a", 0.0), "status": "undefined", "value": None},
     ]
     html = metrics_table(rows)
     assert "<b>1.50</b> [1.40, 1.60]<br>leave one out [1.10, 1.60]" in html
-    assert "<b>-0.050</b> [-0.150, 0.050]<br>p<sub>Holm</sub> 0.0040" in html
+    assert "<b>-0.050</b> [-0.150, 0.050]<br>p<sub>Benjamini-Hochberg</sub> 0.0040, significant" in html
+    assert "p<sub>Benjamini-Hochberg</sub> 0.020, no evidence" in html
+    assert "<b>0.90</b> [0.80, 1.00]<br>p<sub>Holm</sub> 0.030" in html
     assert "(X→A)" in html and "splits [0.070, 0.140]" in html
     assert "undefined" in html and "RIPA A" not in html  # only the metrics the run computed get a column
     words = influential_words_table(rows)
