@@ -34,7 +34,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser() -> argparse.ArgumentParser:
     """The argument tree of the commands in :mod:`biaswh.command_registry` (the kernel's and each family's)."""
-    from biaswh import core_commands, diff_cli  # noqa: F401  (importing them registers the kernel's commands)
+    from biaswh import core_commands, diff_cli, where_cli  # noqa: F401  (importing them registers the kernel's commands)
 
     load_plugins(("biaswh",))  # each family's biaswh/<family>/cli.py registers its commands
     parser = _Parser(prog="biaswh", description="The bias warehouse: reproducible AI-bias studies on DuckDB.")

@@ -46,7 +46,7 @@ def check_spark_target(target: str, *, where: str = "--target") -> None:
     else:
         missing = missing_thrift_extra()
         if missing is None and not os.environ.get(WAREHOUSE_LOCATION_VARIABLE):
-            # DuckDB copies the marts from the server's table folders: it must be told where they are.
+            # DuckDB reads the marts in the server's table folders: it must be told where they are.
             missing = (
                 f"{where} {target}: set {WAREHOUSE_LOCATION_VARIABLE} to the Spark server's spark.sql.warehouse.dir"
                 " (a path this machine reads: a shared filesystem or a mounted bucket)"

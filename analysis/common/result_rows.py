@@ -66,10 +66,13 @@ def rows_close(a: tuple, b: tuple) -> bool:
 
 
 def result_tables(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
-    """(schema, table) of every base table in ``analysis`` and ``marts``, sorted."""
+    """(schema, table) of every stored table in ``analysis`` and ``marts``, sorted: base tables and
+    the views over a Spark build's Parquet (``--target spark``), not views computed from them."""
     return con.execute(
         "select table_schema, table_name from information_schema.tables"
-        " where table_schema in ('analysis', 'marts') and table_type = 'BASE TABLE' order by all"
+        " where table_schema in ('analysis', 'marts') and (table_type = 'BASE TABLE' or (table_schema, table_name)"
+        " in (select (schema_name, view_name) from duckdb_views() where sql like '%read_parquet(%'))"
+        " order by all"
     ).fetchall()
 
 

@@ -44,7 +44,7 @@ def test_the_project_families_register_their_commands_from_their_folders():
         "generate": "silent_bias",
         "audit": "common",  # every family's studies at once: the shared folder's command
     }
-    kernel = {"build", "rebuild", "analyze", "dashboards", "export", "run", "sql", "shell", "diff"}
+    kernel = {"build", "rebuild", "analyze", "dashboards", "export", "run", "sql", "shell", "diff", "where"}
     assert set(_registered_in(1)) == kernel
 
 

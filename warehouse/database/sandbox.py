@@ -44,6 +44,7 @@ from typing import Iterator, Sequence
 import duckdb
 
 from biaswh.warehouse.database.connection import close_stopping_queries, open_file
+from biaswh.warehouse.database.parquet_views import parquet_view_folders
 from biaswh.warehouse.errors import UserError
 from biaswh.warehouse.runs.processes import process_alive
 from biaswh.warehouse.settings.home import HOME_VARIABLE, WarehousePaths, duckdb_memory_limit, warehouse_paths
@@ -215,14 +216,26 @@ def open_sandbox(search_path: Sequence[str] = ()) -> Iterator[duckdb.DuckDBPyCon
     DuckDB itself refuses, on this connection, writes to the warehouse, any file access
     (``COPY ... TO``, ``EXPORT DATABASE``, ``ATTACH``, ``read_blob``, ``read_csv``) including
     the warehouse file, its WAL and everything under ``BIASWH_HOME``, installing or loading
-    extensions, and changing settings (``lock_configuration``). ``search_path`` lists the
+    extensions, and changing settings (``lock_configuration``). Readable besides: the Parquet
+    folders the warehouse's views read (a Spark build's tables, :mod:`biaswh.warehouse.database.parquet_views`).
+    ``search_path`` lists the
     schemas unqualified names resolve through; those that do not exist are skipped.
     """
     paths = warehouse_paths()
     if not paths.duckdb_file.exists():
         raise UserError(f"no warehouse at {paths.duckdb_file}: run an ingest or `make demo` first")
-    con, scratch = _open_alias(paths, {**SANDBOX_CONFIG, "memory_limit": duckdb_memory_limit()})
+    # External access goes off once the folders of the views over Parquet are allowed: DuckDB
+    # takes allowed_directories only from a started database, and no query has run before.
+    opening = {key: value for key, value in SANDBOX_CONFIG.items() if key != "enable_external_access"}
+    con, scratch = _open_alias(paths, {**opening, "memory_limit": duckdb_memory_limit()})
     try:
+        # Never a folder holding the warehouse file: its path stays refused.
+        home = paths.home.resolve()
+        folders = [f.rstrip("/") + "/" for f in parquet_view_folders(con) if not home.is_relative_to(Path(f).resolve())]
+        if folders:
+            listed = ", ".join("'" + folder.replace("'", "''") + "'" for folder in folders)
+            con.execute(f"set allowed_directories = [{listed}]")
+        con.execute("set enable_external_access = false")
         existing = {r[0] for r in con.execute("select schema_name from information_schema.schemata").fetchall()}
         path = ",".join(s for s in search_path if s in existing)
         if path:

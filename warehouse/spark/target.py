@@ -5,7 +5,7 @@ exported to Parquet, one folder per run (``<raw location>/<table>/run_id=<id>/``
 registered as Spark tables partitioned by ``run_id`` (the dbt macro
 ``register_raw_tables``, so the same statements reach a Thrift cluster). dbt then builds
 the models on Spark; run-keyed marts are Parquet tables partitioned by ``run_id`` that
-DuckDB reads with :func:`spark_mart_relation`.
+DuckDB reads in place (:mod:`biaswh.warehouse.spark.marts`).
 
 dbt runs in this Python process (``dbtRunner``): dbt-spark's session mode keeps one
 SparkSession, and so one JVM (about 20-50 s to start), for every build of the process.
@@ -141,7 +141,8 @@ def export_raw(
     """Write ``raw.*`` to Parquet for Spark: each run's rows in its own ``run_id=<id>`` folder.
 
     ``run_ids``: these runs' folders are (re)written, and those of runs never exported yet
-    (a finished run's raw rows never change); None writes every run. ``raw.runs`` is written
+    (a finished run's raw rows never change); None writes every run. A run without rows in a
+    table gets no folder there (no empty Parquet). ``raw.runs`` is written
     whole every time (a run's status changes when it ends), as are tables without ``run_id``.
     ``location``: the lake's root, a folder or ``s3://bucket/prefix`` (DuckDB's httpfs,
     :mod:`biaswh.warehouse.database.object_storage`); default :func:`raw_location`.
@@ -176,8 +177,9 @@ def export_raw(
             present = [r[0] for r in connection.execute(f"select distinct run_id from raw.{table}").fetchall()]
             wanted = present
             if run_ids is not None and table not in _MUTABLE_TABLES:
+                # Only runs with rows here: a folder per run and table, never an empty file.
                 never_exported = {r for r in present if not has_parquet(connection, f"{folder}/run_id={r}")}
-                wanted = sorted(set(run_ids) | never_exported)
+                wanted = sorted((set(run_ids) & set(present)) | never_exported)
             for run_id in wanted:
                 if not _SAFE_RUN_ID.match(run_id):
                     raise UserError(f"raw.{table}: run_id {run_id!r} cannot name a Parquet folder for Spark")
@@ -260,12 +262,26 @@ def withdrawn_run_ids() -> list[str] | None:
 
 @dataclass(frozen=True)
 class SparkTable:
-    """A model a Spark build materialised as a table (``materialized`` table or incremental)."""
+    """A model a Spark build materialised as a table (``materialized`` table or incremental).
+
+    ``description`` and ``columns`` (name, declared DuckDB type or '', description), in the
+    order of the model's yml: what DuckDB's relation over it carries.
+    """
 
     model: str
     schema: str
     name: str
     materialized: str
+    description: str = ""
+    columns: tuple[tuple[str, str, str], ...] = ()
+
+
+def _spark_table(node, materialized: str) -> SparkTable:
+    columns = tuple(
+        (column.name, column.data_type or "", (column.description or "").strip()) for column in node.columns.values()
+    )
+    description = (node.description or "").strip()
+    return SparkTable(node.name, node.schema, node.alias, materialized, description, columns)
 
 
 def build_on_spark(
@@ -293,7 +309,7 @@ def build_on_spark(
             failures.append((node.node.unique_id, " ".join(str(node.message or "").split())[:300], None))
         materialized = getattr(node.node.config, "materialized", None)
         if node.node.resource_type == "model" and materialized in ("table", "incremental") and status == "success":
-            tables.append(SparkTable(node.node.name, node.node.schema, node.node.alias, materialized))
+            tables.append(_spark_table(node.node, materialized))
     summary = BuildSummary(f"{label}, Spark", seconds, counts, failures, str(warehouse_paths().home / "dbt" / "logs"))
     if not result.success:
         details = "; ".join(f"{uid}: {message}" for uid, message, _ in failures[:5])
@@ -304,11 +320,3 @@ def build_on_spark(
 def run_spark_build(args: list[str] | None = None, *, label: str = "all") -> BuildSummary:
     """``dbt build --target spark`` in this process; raise a one-line error when a node fails."""
     return build_on_spark(args, label=label)[0]
-
-
-def spark_mart_relation(table: str) -> str:
-    """A DuckDB ``read_parquet`` expression over one Spark mart table's Parquet (marts.<table>)."""
-    if not re.match(r"^[a-z0-9_]+$", table):
-        raise UserError(f"not a mart table name: {table!r}")
-    folder = spark_folder() / "warehouse" / "marts.db" / table
-    return f"read_parquet('{folder}/**/*.parquet', hive_partitioning = true, union_by_name = true)"

@@ -1,0 +1,126 @@
+"""Every demo study run with `--target spark` leaves the warehouse the DuckDB path leaves.
+
+Each ``studies/demo*.toml`` (the monitoring demo as one study run, as `make demo` runs it before
+its weekly ticks) runs in turn with ``target='spark'`` in one fresh warehouse, in this process
+(one JVM); the session's demo site ran the same studies in the same order on DuckDB. Every
+``marts`` relation the DuckDB run holds as a table, and every contract view in ``main``, is
+compared: column names, types and descriptions, the relation's description, and the rows
+(by the rules two runs of one config are compared by, :mod:`biaswh.analysis.common.result_rows`:
+run ids as the run's name and place, floats within 1e-9, what the machine measured left out).
+Spark's tables stay where Spark wrote them: DuckDB holds views over their Parquet, no copy.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import duckdb
+import pytest
+
+from biaswh.analysis.common.result_rows import kept_column, machine_rows_left_out
+from biaswh.warehouse.settings.home import HOME_VARIABLE, REPOSITORY_ROOT
+from tests.conftest import DEMO_STUDY
+from tests.dbt_project.spark_equality import assert_equal, require_spark
+
+pytestmark = [pytest.mark.spark, pytest.mark.dbt]
+
+DEMO_STUDIES = [DEMO_STUDY, *(s for s in sorted((REPOSITORY_ROOT / "studies").glob("demo*.toml")) if s != DEMO_STUDY)]
+_RUN_LABELS = (
+    "select run_id, coalesce(name, kind) || '#'"
+    " || row_number() over (partition by coalesce(name, kind) order by started_at, run_id) as label from {}.raw.runs"
+)
+
+
+@pytest.fixture(scope="module")
+def both(demo_site, tmp_path_factory):
+    """The Spark warehouse (read-only) with the DuckDB demo site's attached as ``duck``, run labels of both."""
+    require_spark()
+    from biaswh.pipeline import run_studies
+
+    folder = tmp_path_factory.mktemp("spark-every-demo")
+    home = folder / "warehouse"
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(io.StringIO()):
+        patch.setenv(HOME_VARIABLE, str(home))
+        patch.setenv("BIASWH_EMBEDDING_CACHE", str(folder / "embeddings"))  # the demo caches stay read-only
+        run_studies([str(study) for study in DEMO_STUDIES], target="spark")
+    connection = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
+    connection.execute(f"attach '{demo_site.parent / 'warehouse.duckdb'}' as duck (read_only)")
+    for side in ("spark", "duck"):
+        catalog = "warehouse" if side == "spark" else "duck"
+        connection.execute(f"create temp table {side}_labels as {_RUN_LABELS.format(catalog)}")
+    try:
+        yield connection
+    finally:
+        connection.close()
+
+
+def _relations(connection, catalog: str, schema: str, kind: str) -> set[str]:
+    query = "select table_name from information_schema.tables where table_catalog = ? and table_schema = ?"
+    return {name for (name,) in connection.execute(f"{query} and table_type = ?", [catalog, schema, kind]).fetchall()}
+
+
+def _described(connection, catalog: str, schema: str, name: str) -> tuple:
+    """(the relation's comment, [(column, type, comment)] in order)."""
+    (comment,) = connection.execute(
+        "select any_value(comment) from (select comment from duckdb_tables() where database_name = $1"
+        " and schema_name = $2 and table_name = $3 union all select comment from duckdb_views()"
+        " where database_name = $1 and schema_name = $2 and view_name = $3)",
+        [catalog, schema, name],
+    ).fetchone()
+    columns = connection.execute(
+        "select column_name, data_type, comment from duckdb_columns() where database_name = ? and schema_name = ?"
+        " and table_name = ? order by column_index",
+        [catalog, schema, name],
+    ).fetchall()
+    return comment, columns
+
+
+def _comparable(connection, catalog: str, schema: str, name: str, side: str) -> str:
+    """The relation's rows as compared: kept columns, each run id column as its run's label."""
+    _, columns = _described(connection, catalog, schema, name)
+    names = [column for column, *_ in columns]
+    selected, joins = [], []
+    for index, (column, kind, _) in enumerate(columns):
+        if kept_column(column, kind):
+            selected.append(f'relation."{column}"')
+        elif column.endswith("run_id"):
+            joins.append(f'left join {side}_labels as l{index} on l{index}.run_id = relation."{column}"')
+            selected.append(f'l{index}.label as "{column}"')
+    where = machine_rows_left_out(names).replace('"depends_on_machine"', 'relation."depends_on_machine"')
+    return (
+        f'(select {", ".join(selected)} from {catalog}.{schema}."{name}" as relation {" ".join(joins)} where {where})'
+    )
+
+
+def test_spark_leaves_no_mart_copy_in_duckdb(both):
+    duckdb_tables = _relations(both, "duck", "marts", "BASE TABLE")
+    assert len(duckdb_tables) > 30, duckdb_tables
+    # Every mart DuckDB builds as a table is a view over Spark's Parquet here, none a table.
+    assert _relations(both, "warehouse", "marts", "BASE TABLE") == set()
+    assert duckdb_tables <= _relations(both, "warehouse", "marts", "VIEW")
+    (sql,) = both.execute(
+        "select sql from duckdb_views() where database_name = 'warehouse' and view_name = 'agg_dialect_recall_at_k'"
+    ).fetchone()
+    assert "read_parquet(" in sql and "/marts.db/agg_dialect_recall_at_k/run_id=*/*.parquet" in sql
+
+
+def test_every_mart_has_duckdbs_types_descriptions_and_rows(both):
+    counts = {}
+    for name in sorted(_relations(both, "duck", "marts", "BASE TABLE")):
+        spark, duck = _described(both, "warehouse", "marts", name), _described(both, "duck", "marts", name)
+        assert spark == duck, name
+        ours, theirs = (_comparable(both, c, "marts", name, s) for c, s in (("warehouse", "spark"), ("duck", "duck")))
+        counts[name] = assert_equal(both, ours, theirs)
+    empty = sorted(name for name, count in counts.items() if count == 0)
+    assert len(empty) <= 2, empty  # fct_pair_gold_judgments: no demo judges its pairs
+
+
+def test_the_contract_views_answer_the_same_sql(both):
+    views = _relations(both, "duck", "main", "VIEW")
+    assert {"dialect_recall_at_k", "weat_results", "silent_bias_rates"} <= views
+    assert _relations(both, "warehouse", "main", "VIEW") == views
+    for name in sorted(views):
+        assert _described(both, "warehouse", "main", name) == _described(both, "duck", "main", name), name
+        ours, theirs = (_comparable(both, c, "main", name, s) for c, s in (("warehouse", "spark"), ("duck", "duck")))
+        assert_equal(both, ours, theirs)
