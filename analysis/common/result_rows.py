@@ -110,9 +110,17 @@ class ResultTable:
 
 def run_keyed_tables(con: duckdb.DuckDBPyConnection) -> list[ResultTable]:
     """Every result table with a run column and a kept column."""
+    # Every table's columns in one read of the catalog (a query per table cost more than the
+    # comparison of a small run's rows on a run's page).
+    columns_of: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for schema, table, name, data_type in con.execute(
+        "select table_schema, table_name, column_name, data_type from information_schema.columns"
+        " where table_schema in ('analysis', 'marts') order by table_schema, table_name, ordinal_position"
+    ).fetchall():
+        columns_of.setdefault((schema, table), []).append((name, data_type))
     found = []
     for schema, table in result_tables(con):
-        columns = table_columns(con, schema, table)
+        columns = columns_of.get((schema, table), [])
         run_columns = tuple(c for c in RUN_COLUMNS if c in {name for name, _ in columns})
         kept = [(name, data_type) for name, data_type in columns if kept_column(name, data_type)]
         if run_columns and kept:
@@ -161,9 +169,14 @@ def _sort_key(row: tuple) -> tuple:
     return tuple(f"{v:.6g}" if isinstance(v, float) else repr(v) for v in row)
 
 
-def table_difference(con, table: ResultTable, run_a: str, run_b: str, counts: tuple[int, int]) -> str | None:
-    """What differs between two runs' rows of one table (None: the same rows, floats by the rules)."""
-    family_a, family_b = run_family(con, run_a), run_family(con, run_b)
+def table_difference(
+    con, table: ResultTable, run_a: str, run_b: str, counts: tuple[int, int], *, families: tuple | None = None
+) -> str | None:
+    """What differs between two runs' rows of one table (None: the same rows, floats by the rules).
+
+    ``families``: the two runs' :func:`run_family`, when the caller has read them already.
+    """
+    family_a, family_b = families or (run_family(con, run_a), run_family(con, run_b))
     rounded = [_only_in_first(con, table, x, y, rounded=True) for x, y in ((family_a, family_b), (family_b, family_a))]
     if rounded == [0, 0]:
         return None

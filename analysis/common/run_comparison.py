@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from biaswh.analysis.common.result_rows import row_counts, run_keyed_tables, table_difference
+from biaswh.analysis.common.result_rows import row_counts, run_family, run_keyed_tables, table_difference
 
 
 @dataclass(frozen=True)
@@ -116,11 +116,12 @@ def compare_runs(con: duckdb.DuckDBPyConnection, run_a: str, run_b: str) -> list
         found.append(Difference("code", ", ".join(code)))
     tables = run_keyed_tables(con)
     counts_a, counts_b = row_counts(con, run_a, tables), row_counts(con, run_b, tables)
+    families = run_family(con, run_a), run_family(con, run_b)
     for table in tables:
         counts = counts_a.get(table.name, 0), counts_b.get(table.name, 0)
         if counts == (0, 0):
             continue
-        detail = table_difference(con, table, run_a, run_b, counts)
+        detail = table_difference(con, table, run_a, run_b, counts, families=families)
         if detail is not None:
             found.append(Difference(table.name, detail))
     return found
