@@ -139,3 +139,20 @@ def test_biaswh_sql_reads_the_views_and_where_names_their_parquet(connection, tm
     scores = tmp_path / "spark-warehouse" / "marts.db" / "fct_scores"
     assert f"marts.fct_scores  view   {scores}" in lines and "marts.dim_local   table  duckdb" in lines, lines
     assert lines[-1] == "2 relations, 1 read in place from Parquet"
+
+
+def test_a_view_over_the_warehouse_folder_opens_no_path_to_the_warehouse_file(tmp_path, monkeypatch):
+    from biaswh.warehouse.database.sandbox import open_sandbox
+    from biaswh.warehouse.settings.home import HOME_VARIABLE
+
+    home = tmp_path / "home"
+    home.mkdir()
+    connection = duckdb.connect(str(home / "warehouse.duckdb"))
+    connection.execute(f"copy (select 1 as item) to '{home / 'items.parquet'}' (format parquet)")
+    connection.execute(f"create view main.items as select * from read_parquet('{home}/*.parquet')")
+    connection.close()
+    monkeypatch.setenv(HOME_VARIABLE, str(home))
+    with open_sandbox() as sandboxed:
+        for query in ("select * from main.items", f"select * from read_blob('{home / 'warehouse.duckdb'}')"):
+            with pytest.raises(duckdb.PermissionException):
+                sandboxed.execute(query)
