@@ -217,7 +217,9 @@ def open_sandbox(search_path: Sequence[str] = ()) -> Iterator[duckdb.DuckDBPyCon
     (``COPY ... TO``, ``EXPORT DATABASE``, ``ATTACH``, ``read_blob``, ``read_csv``) including
     the warehouse file, its WAL and everything under ``BIASWH_HOME``, installing or loading
     extensions, and changing settings (``lock_configuration``). Readable besides: the Parquet
-    folders the warehouse's views read (a Spark build's tables, :mod:`biaswh.warehouse.database.parquet_views`).
+    folders the warehouse's views read (a Spark build's tables, :mod:`biaswh.warehouse.database.parquet_views`);
+    DuckDB would let a COPY write there too, so :func:`refuse_file_statements`, which every entry
+    point runs first, is what refuses writing into them.
     ``search_path`` lists the
     schemas unqualified names resolve through; those that do not exist are skipped.
     """
