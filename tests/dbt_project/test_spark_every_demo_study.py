@@ -2,7 +2,8 @@
 
 Each ``studies/demo*.toml`` (the monitoring demo as one study run, as `make demo` runs it before
 its weekly ticks) runs in turn with ``target='spark'`` in one fresh warehouse, in this process
-(one JVM); the session's demo site ran the same studies in the same order on DuckDB. Every
+(one JVM), with the vectors the DuckDB runs embedded; the session's demo site ran the same
+studies in the same order on DuckDB. Every
 ``marts`` relation the DuckDB run holds as a table, and every contract view in ``main``, is
 compared: column names, types and descriptions, the relation's description, and the rows
 (by the rules two runs of one config are compared by, :mod:`biaswh.analysis.common.result_rows`:
@@ -14,6 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
+import shutil
 
 import duckdb
 import pytest
@@ -33,17 +36,28 @@ _RUN_LABELS = (
 
 
 @pytest.fixture(scope="module")
-def both(demo_site, tmp_path_factory):
+def both(demo_warehouse, demo_site, tmp_path_factory):
     """The Spark warehouse (read-only) with the DuckDB demo site's attached as ``duck``, run labels of both."""
     require_spark()
-    from biaswh.pipeline import run_studies
+    from biaswh.pipeline import run_studies, run_study
 
     folder = tmp_path_factory.mktemp("spark-every-demo")
     home = folder / "warehouse"
+    # The vectors the DuckDB runs used, from copies of their caches (the originals stay read-only):
+    # a text embedded in another batch differs in its last bits, and the dense scores and the IVF
+    # index with it. The site's own cache when prebuilt (tests/prebuilt.py), else the session's.
+    site_cache = demo_site.parent.parent / "embeddings"
+    session_cache = os.environ.get("BIASWH_EMBEDDING_CACHE", "")
     with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(io.StringIO()):
         patch.setenv(HOME_VARIABLE, str(home))
-        patch.setenv("BIASWH_EMBEDDING_CACHE", str(folder / "embeddings"))  # the demo caches stay read-only
-        run_studies([str(study) for study in DEMO_STUDIES], target="spark")
+        patch.setenv("BIASWH_EMBEDDING_CACHE", str(shutil.copytree(demo_warehouse.embedding_cache, folder / "demo")))
+        run_study(str(DEMO_STUDY), target="spark")
+        others = str(shutil.copytree(site_cache, folder / "site")) if site_cache.is_dir() else session_cache
+        if others:
+            patch.setenv("BIASWH_EMBEDDING_CACHE", others)
+        else:
+            patch.delenv("BIASWH_EMBEDDING_CACHE")
+        run_studies([str(study) for study in DEMO_STUDIES[1:]], target="spark")
     connection = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
     connection.execute(f"attach '{demo_site.parent / 'warehouse.duckdb'}' as duck (read_only)")
     for side in ("spark", "duck"):
