@@ -19,7 +19,9 @@ import polars as pl
 from biaswh.analysis.common.store import replace_run_rows
 from biaswh.analysis.common.subject_comparisons import COMPARISON_SCHEMA, compare_subjects, comparison_verdict
 from biaswh.common.audit_config import Audit, Subject, load_audit
-from biaswh.common.audit_studies import PlannedStudy, Skipped, plan_audit, write_config
+from biaswh.common.audit_plan import PlannedStudy, Skipped
+from biaswh.common.audit_studies import plan_audit
+from biaswh.common.audit_toml import write_config
 from biaswh.plugins import load_plugins
 from biaswh.run_outcome import finish_or_fail
 from biaswh.stats.multiple_comparisons import adjust_family, is_significant
@@ -59,14 +61,6 @@ def _record(con, rows: list[dict]) -> None:
         f"insert into raw.audit_subjects ({', '.join(columns)}) values ({', '.join('?' for _ in columns)})",
         [[row[c] for c in columns] for row in rows],
     )
-
-
-def _latest_run(con, name: str) -> str:
-    return con.execute(
-        "select run_id from raw.runs where kind = 'study' and name = ? and status = 'succeeded'"
-        " order by started_at desc limit 1",
-        [name],
-    ).fetchone()[0]
 
 
 def _findings(con, audit_run: str, subject_id: str) -> dict[tuple[str, str], dict]:
@@ -155,7 +149,7 @@ def adjust_audit_findings(con, audit: Audit, audit_run: str) -> pl.DataFrame:
 
 
 def _run_all(audit: Audit, audit_run: str, planned: list[PlannedStudy], configs: list[Path], skipped: list[Skipped]):
-    from biaswh.pipeline import run_study
+    from biaswh.pipeline import run_loaded_study
 
     with open_warehouse() as con, transaction(con):
         _record(
@@ -163,9 +157,10 @@ def _run_all(audit: Audit, audit_run: str, planned: list[PlannedStudy], configs:
         )
     for number, (study, config) in enumerate(zip(planned, configs), start=1):
         print(f"== audit {audit.name}: study {number}/{len(planned)}: {study.study_type} ({config})", flush=True)
-        run_study(str(config))
+        # No site per study run: the audit draws it once, at the end, with every run in it (each
+        # draw renders every page; an audit of five study runs drew five sites and kept one).
+        run_id, _ = run_loaded_study(load_study(config, check_files=True), build_site=False)
         with open_warehouse() as con, transaction(con):
-            run_id = _latest_run(con, study.name)
             _record(
                 con,
                 [

@@ -10,44 +10,16 @@ whose names would collide in one run (two versions of ``bm25``) go to separate r
 
 from __future__ import annotations
 
-import json
-import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from biaswh.common.audit_config import Audit, Subject
-from biaswh.common.audit_data import (
-    RECOMMENDATION_TRIALS,
-    described,
-    dialect_data,
-    recsys_pool,
-    silent_bias_data,
-    weat_data,
-)
+from biaswh.common.audit_data import dialect_data, silent_bias_data, weat_data
+from biaswh.common.audit_plan import PlannedStudy, Skipped, file_path, numbered, study_head, subject_batches
+from biaswh.common.audit_recommendation import can_recommend, no_endpoint, recommendation_studies
 
 A_KIND = {"retriever": "a retriever", "embedding": "an embedding", "llm": "an LLM"}
-
-
-@dataclass(frozen=True)
-class PlannedStudy:
-    """One study run of an audit: its type, config (a TOML table tree) and the subjects it measures."""
-
-    study_type: str
-    name: str
-    config: dict
-    members: tuple[tuple[Subject, str], ...]  # (subject, measured_as)
-
-
-@dataclass(frozen=True)
-class Skipped:
-    """A subject and study type the audit does not run: ``does not apply`` or ``not run``, and why."""
-
-    subject: Subject
-    study_type: str
-    status: str
-    reason: str
 
 
 @dataclass(frozen=True)
@@ -61,44 +33,6 @@ class StudyType:
     missing: Callable[[Subject], str] | None = None
     # which subjects of its kinds it can run (default: every one); the others are "not run", with ``missing``
     runnable: Callable[[Subject], bool] = lambda subject: True
-
-
-def _head(audit: Audit, suffix: str, description: str, *, jobs: list[str], analysis: list[str]) -> dict:
-    return {
-        "study": {
-            "name": f"{audit.name}__{suffix}",
-            "description": f"Audit {audit.name}: {description} ({described(audit.data)})",
-            "data": audit.data,
-            "seed": audit.seed,
-            "jobs": jobs,
-            "analysis": analysis,
-        },
-        "verdicts": {"adjustment": "bh" if audit.policy.method == "fdr_bh" else "holm", "alpha": audit.policy.alpha},
-    }
-
-
-def _batches(subjects: list[Subject], key: Callable[[Subject], str], shared: tuple[str, ...]) -> list[list[Subject]]:
-    """Subjects grouped so that no run holds two with one ``key`` or differing ``shared`` settings."""
-    batches: list[list[Subject]] = []
-    for subject in subjects:
-        for batch in batches:
-            clash = any(key(other) == key(subject) for other in batch) or any(
-                name in subject.configuration
-                and name in other.configuration
-                and subject.configuration[name] != other.configuration[name]
-                for other in batch
-                for name in shared
-            )
-            if not clash:
-                batch.append(subject)
-                break
-        else:
-            batches.append([subject])
-    return batches
-
-
-def _suffix(base: str, number: int, total: int) -> str:
-    return base if total == 1 else f"{base}_{number}"
 
 
 def _retrieval_settings(audit: Audit, batch: list[Subject]) -> tuple[list[dict], dict, dict]:
@@ -117,7 +51,7 @@ def _retrieval_settings(audit: Audit, batch: list[Subject]) -> tuple[list[dict],
 
 
 def _retriever_batches(subjects: list[Subject]) -> list[list[Subject]]:
-    return _batches(subjects, key=lambda s: s.configuration["retriever"], shared=("bm25", "embedding"))
+    return subject_batches(subjects, key=lambda s: s.configuration["retriever"], shared=("bm25", "embedding"))
 
 
 def dialect_studies(audit: Audit, subjects: list[Subject]) -> list[PlannedStudy]:
@@ -126,9 +60,9 @@ def dialect_studies(audit: Audit, subjects: list[Subject]) -> list[PlannedStudy]
     batches = _retriever_batches(subjects)
     planned = []
     for number, batch in enumerate(batches, start=1):
-        config = _head(
+        config = study_head(
             audit,
-            _suffix("dialect", number, len(batches)),
+            numbered("dialect", number, len(batches)),
             "dialect retrieval bias of " + ", ".join(s.label for s in batch),
             jobs=["retrieval"],
             analysis=["dialect_tests"],
@@ -147,9 +81,9 @@ def evaluation_studies(audit: Audit, subjects: list[Subject]) -> list[PlannedStu
     batches = _retriever_batches(subjects)
     planned = []
     for number, batch in enumerate(batches, start=1):
-        config = _head(
+        config = study_head(
             audit,
-            _suffix("evaluation", number, len(batches)),
+            numbered("evaluation", number, len(batches)),
             "retrieval quality of " + ", ".join(s.label for s in batch) + " on the dialect pairs' questions",
             jobs=["evaluation"],
             analysis=["evaluation"],
@@ -172,7 +106,7 @@ def evaluation_studies(audit: Audit, subjects: list[Subject]) -> list[PlannedStu
 def weat_studies(audit: Audit, subjects: list[Subject]) -> list[PlannedStudy]:
     """Embeddings on the Caliskan et al. (2017) tests, and on demo data the demo user tests (as
     ``studies/demo_weat.toml``; when real, as ``studies/weat_word2vec.toml``)."""
-    config = _head(
+    config = study_head(
         audit,
         "weat",
         "WEAT of " + ", ".join(s.label for s in subjects),
@@ -183,7 +117,7 @@ def weat_studies(audit: Audit, subjects: list[Subject]) -> list[PlannedStudy]:
     config["ingest"] = tests
     for subject in subjects:
         settings = subject.configuration
-        step = {"source": "word_vectors", "path": audit.resolve(_path_of(settings["path"])), "name": subject.label}
+        step = {"source": "word_vectors", "path": audit.resolve(file_path(settings["path"])), "name": subject.label}
         if "format" in settings:
             step["format"] = settings["format"]
         if settings.get("format") == "sentence_encoder":
@@ -198,7 +132,7 @@ def weat_studies(audit: Audit, subjects: list[Subject]) -> list[PlannedStudy]:
 def silent_bias_studies(audit: Audit, subjects: list[Subject]) -> list[PlannedStudy]:
     """LLMs' recorded answers to the vignettes (``studies/demo_silent_bias.toml``'s, or when real
     ``studies/silent_bias.toml``'s 58)."""
-    config = _head(
+    config = study_head(
         audit,
         "silent_bias",
         "silent bias of " + ", ".join(s.label for s in subjects),
@@ -208,89 +142,12 @@ def silent_bias_studies(audit: Audit, subjects: list[Subject]) -> list[PlannedSt
     vignettes = silent_bias_data(audit.data, audit.real_data)
     config["ingest"] = [vignettes]
     for subject in subjects:
-        path = audit.resolve(_path_of(subject.configuration["generations"]))
+        path = audit.resolve(file_path(subject.configuration["generations"]))
         step = {"source": "silent_bias_generations", "path": path, "vignette_set": vignettes["name"]}
         config["ingest"].append({**step, "model": subject.label})
     config["silent_bias"] = {"confidence": 0.95}
     members = tuple((s, s.label) for s in subjects)
     return [PlannedStudy("silent bias", config["study"]["name"], config, members)]
-
-
-def recommendation_studies(audit: Audit, subjects: list[Subject]) -> list[PlannedStudy]:
-    """LLMs at their endpoints asked to recommend posts (the ``recsys_experiment`` runner and the
-    ``recsys_bias`` job, as ``docs/studies/recsys.md``): each subject its own result set, on its own
-    pool or the demo pool (``studies/demo_data/recsys/pool_demo.csv``). Subjects that send one model
-    name go to separate runs (the results name a subject by its model)."""
-    batches = _batches(subjects, key=_model_of, shared=())
-    planned = []
-    for number, batch in enumerate(batches, start=1):
-        own_pools = all("pool" in s.configuration for s in batch)
-        config = _head(
-            audit,
-            _suffix("recommendation", number, len(batches)),
-            "recommendation bias of " + ", ".join(s.label for s in batch),
-            jobs=["recsys_bias"],
-            analysis=[],
-        )
-        if not own_pools:  # the demo pool: the run's data is demo data, whatever the audit's
-            config["study"]["data"] = "demo"
-            config["study"]["description"] = config["study"]["description"].replace(
-                described(audit.data), described("demo")
-            )
-        config["ingest"] = [_experiment_step(audit, subject) for subject in batch]
-        config["recsys"] = {"pool": "non_recommended", "yates": True, "min_group_size": 10}
-        members = tuple((s, _model_of(s)) for s in batch)
-        planned.append(PlannedStudy("recommendation bias", config["study"]["name"], config, members))
-    return planned
-
-
-def _model_of(subject: Subject) -> str:
-    return subject.configuration.get("model", subject.name)
-
-
-def _experiment_step(audit: Audit, subject: Subject) -> dict:
-    settings = subject.configuration
-    pool, features = recsys_pool()
-    if "pool" in settings:
-        pool, features = audit.resolve(_path_of(settings["pool"])), audit.resolve(_path_of(settings["pool_features"]))
-    return {
-        "source": "recsys_experiment",
-        "path": pool,
-        "features_path": features,
-        "name": f"{audit.name}__{subject.label}",
-        "base_url": settings["endpoint"],
-        "models": [_model_of(subject)],
-        "api_key_env": settings.get("api_key_env", "OPENAI_API_KEY"),
-        **RECOMMENDATION_TRIALS,
-        "text_features": True,
-    }
-
-
-def _path_of(value) -> str:
-    """A configuration's file value: the path (files are recorded with their sha256)."""
-    return value["path"] if isinstance(value, dict) else value
-
-
-def _can_recommend(subject: Subject) -> bool:
-    """An endpoint, and the key its ``api_key_env`` names set in this environment (a subject that names
-    no variable is asked without a key, as a local server is, or with $OPENAI_API_KEY when set)."""
-    variable = subject.configuration.get("api_key_env")
-    return "endpoint" in subject.configuration and (variable is None or bool(os.environ.get(variable)))
-
-
-def _no_endpoint(subject: Subject) -> str:
-    if "endpoint" in subject.configuration:
-        variable = subject.configuration["api_key_env"]
-        return (
-            f"{subject.label}'s endpoint needs its key: set the environment variable {variable} (the key is"
-            " read from it only, never stored)"
-        )
-    return (
-        f"{subject.label} "
-        "needs an OpenAI-compatible endpoint serving the model: the recommendation runner asks it to pick"
-        " posts (recorded silent-bias generations hold no recommendations); give the subject endpoint ="
-        ' "https://.../v1" (and model, api_key_env: the key is read from that environment variable only)'
-    )
 
 
 def _no_generations(subject: Subject) -> str:
@@ -322,8 +179,8 @@ STUDY_TYPES: dict[str, StudyType] = {
         ("llm",),
         recommendation_studies,
         "it measures which posts an LLM recommends from a pool",
-        missing=_no_endpoint,
-        runnable=_can_recommend,
+        missing=no_endpoint,
+        runnable=can_recommend,
     ),
 }
 
@@ -342,38 +199,3 @@ def plan_audit(audit: Audit) -> tuple[list[PlannedStudy], list[Skipped]]:
         if runs:
             planned += spec.build(audit, runs)
     return planned, skipped
-
-
-def write_config(config: dict, path: Path) -> Path:
-    """Write a study config tree as TOML (tables, arrays of tables, inline values), for ``biaswh run`` too."""
-    lines = []
-    for table, values in config.items():
-        if isinstance(values, list):
-            for item in values:
-                lines += [f"[[{table}]]", *(f"{k} = {_value(v)}" for k, v in item.items()), ""]
-            continue
-        lines.append(f"[{table}]")
-        lines += [f"{k} = {_value(v)}" for k, v in values.items()]
-        lines.append("")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(lines), encoding="utf-8")
-    return path
-
-
-_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
-
-
-def _value(value) -> str:
-    """A TOML inline value: strings and keys as JSON strings (a subset of TOML's basic strings)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, list):
-        return "[" + ", ".join(_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        items = (f"{k if _BARE_KEY.match(k) else json.dumps(k)} = {_value(v)}" for k, v in value.items())
-        return "{ " + ", ".join(items) + " }"
-    raise TypeError(f"no TOML spelling for {value!r}")

@@ -10,7 +10,8 @@ import pytest
 
 from biaswh.common.audit_config import load_audit
 from biaswh.common.audit_data import REAL_FILES
-from biaswh.common.audit_studies import plan_audit, write_config
+from biaswh.common.audit_studies import plan_audit
+from biaswh.common.audit_toml import write_config
 from biaswh.warehouse.runs.study import load_study
 from tests.conftest import REPOSITORY_ROOT, SHARED_DATA, assert_refused, run_main, shared_file
 
