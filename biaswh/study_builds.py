@@ -27,6 +27,7 @@ from biaswh.warehouse.spark.targets import (
     is_spark_target,
     missing_thrift_extra,
     spark_method,
+    unreachable_thrift_server,
 )
 from biaswh.withdrawal import built_run_ids
 
@@ -51,6 +52,7 @@ def check_spark_target(target: str, *, where: str = "--target") -> None:
                 f"{where} {target}: set {WAREHOUSE_LOCATION_VARIABLE} to the Spark server's spark.sql.warehouse.dir"
                 " (a path this machine reads: a shared filesystem or a mounted bucket)"
             )
+        missing = missing or unreachable_thrift_server(target)
     if missing:
         raise UserError(missing)
 

@@ -6,6 +6,8 @@ runs the cluster target against a Thrift server).
 
 from __future__ import annotations
 
+import socket
+
 import pytest
 import yaml
 
@@ -22,6 +24,7 @@ from biaswh.warehouse.spark.targets import (
     spark_method,
     spark_target_name,
     spark_targets,
+    thrift_address,
 )
 from tests.conftest import DEMO_STUDY, run_here
 
@@ -71,13 +74,23 @@ def test_a_cluster_run_records_its_target_and_the_thrift_clients_versions():
     assert (recorded["PyHive"], recorded["dbt-spark"]) == (metadata.version("PyHive"), metadata.version("dbt-spark"))
 
 
-def test_a_cluster_target_without_the_servers_table_folder_is_refused_in_one_line(monkeypatch):
+def test_a_cluster_target_without_the_servers_table_folder_or_server_is_refused_in_one_line(monkeypatch):
     monkeypatch.delenv(WAREHOUSE_LOCATION_VARIABLE, raising=False)
     with pytest.raises(UserError) as refused:
         check_spark_target("cluster")
     assert str(refused.value).startswith(f"--target cluster: set {WAREHOUSE_LOCATION_VARIABLE}")
     monkeypatch.setenv(WAREHOUSE_LOCATION_VARIABLE, "/srv/spark/warehouse")
-    check_spark_target("cluster")  # PyHive is installed with the spark extra
+    monkeypatch.setenv("BIASWH_SPARK_HOST", "127.0.0.1")
+    with socket.socket() as listening:
+        listening.bind(("127.0.0.1", 0))
+        port = listening.getsockname()[1]
+        monkeypatch.setenv("BIASWH_SPARK_PORT", str(port))
+        assert thrift_address() == ("127.0.0.1", port)  # the profile's host and port, as dbt renders them
+        listening.listen()
+        check_spark_target("cluster")  # PyHive installed, the folder named, a server listening
+    with pytest.raises(UserError) as refused:  # the port closed: nobody answers there now
+        check_spark_target("cluster")
+    assert str(refused.value).startswith(f"--target cluster: no Spark Thrift server answers at 127.0.0.1:{port}")
 
 
 def test_an_unknown_target_on_the_command_line_is_refused_by_the_parser(tmp_path):

@@ -12,6 +12,8 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+import re
+import socket
 
 import yaml
 
@@ -68,6 +70,35 @@ def spark_target_name() -> str:
 def spark_method(name: str | None = None) -> str:
     """The dbt-spark connection method of target ``name`` (default: :func:`spark_target_name`)."""
     return spark_targets()[name or spark_target_name()]
+
+
+def thrift_address(name: str = "cluster") -> tuple[str, int]:
+    """The host and port Thrift target ``name`` connects to, rendered as dbt renders the profile:
+    each ``env_var('VARIABLE', 'default')`` of its ``host`` and ``port`` read from the environment."""
+    output = yaml.safe_load((DBT_PROJECT_DIR / "profiles.yml").read_text(encoding="utf-8"))[PROFILE]["outputs"][name]
+
+    def rendered(value) -> str:
+        found = re.search(r"env_var\('(\w+)',\s*'([^']*)'\)", str(value))
+        return (os.environ.get(found.group(1)) or found.group(2)) if found else str(value)
+
+    return rendered(output["host"]), int(rendered(output["port"]))
+
+
+def unreachable_thrift_server(name: str) -> str | None:
+    """Why no Spark Thrift server answers for target ``name`` (one line), or None when its port accepts a connection.
+
+    Checked before a run starts: dbt would otherwise fail only at the first build, after ingest.
+    """
+    host, port = thrift_address(name)
+    try:
+        with socket.create_connection((host, port), timeout=5):
+            return None
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        return (
+            f"--target {name}: no Spark Thrift server answers at {host}:{port} ({reason});"
+            " set BIASWH_SPARK_HOST and BIASWH_SPARK_PORT to the server's"
+        )
 
 
 def missing_thrift_extra() -> str | None:
