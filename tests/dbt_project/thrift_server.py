@@ -73,6 +73,11 @@ def start_thrift_server(folder: Path, *, timeout: float = 600) -> ThriftServer:
         "biaswh-test-thrift-server",
         "--conf",
         "spark.ui.enabled=false",
+        # Every socket of the server on the loopback address, its driver's own included.
+        "--conf",
+        "spark.driver.host=127.0.0.1",
+        "--conf",
+        "spark.driver.bindAddress=127.0.0.1",
         "--conf",
         f"spark.sql.warehouse.dir={warehouse}",
         "--conf",
@@ -88,7 +93,7 @@ def start_thrift_server(folder: Path, *, timeout: float = 600) -> ThriftServer:
         process = subprocess.Popen(
             command,
             cwd=folder,
-            env={**os.environ, "SPARK_HOME": str(spark_home)},
+            env={**os.environ, "SPARK_HOME": str(spark_home), "SPARK_LOCAL_IP": "127.0.0.1"},
             stdout=output,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group: stop() ends spark-submit and the JVM together
