@@ -109,7 +109,8 @@ def _beside(others: list[dict]) -> str:
         + f'<br><span class="note">scale: {text(f["effect_name"])}</span></li>'
         for f in others
     )
-    summary = _count(f"{len(others)} other metrics on their own scales", others)
+    many = len(others) != 1
+    summary = _count(f"{len(others)} other metric{'s on their own scales' if many else ' on its own scale'}", others)
     return f'<details class="beside"><summary>{text(summary)}</summary><ul>{items}</ul></details>'
 
 

@@ -18,9 +18,11 @@ def _warehouse() -> duckdb.DuckDBPyConnection:
         create view main.subject_findings as select
             's1' as subject_id, 'retriever' as subject_kind, '{HOSTILE}' as subject_name, null as subject_version,
             null as config_hash, 'dialect retrieval bias' as study_type, '{HOSTILE}' as study,
-            '{HOSTILE}' as dimension, '{HOSTILE}' as finding, '{HOSTILE}' as effect_name, 1.5 as effect,
+            '{HOSTILE}' as dimension, '{HOSTILE}' || headline as finding, headline as is_headline,
+            '{HOSTILE}' as effect_name, 1.5 as effect,
             0.5 as ci_low, 2.5 as ci_high, 0.01 as p_value, 0.03 as p_adjusted, 'significant' as verdict,
             '{HOSTILE}' as policy, 'r1' as run_id, null as audit_run_id, 'demo' as data, 'x' as measured_as
+        from (values (true), (false)) as t(headline)
         """
     )
     con.execute(
@@ -45,8 +47,10 @@ def test_the_profile_and_the_subjects_page_escape_every_stored_text():
         assert "<script>alert" not in html and "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in html
     assert data == "demo"
     assert "no configuration recorded (named by a study)" in body and "version none" not in body
-    # besides the name: study, dimension, finding, effect name, policy, the study type, why and the audit
-    assert body.count("&lt;script&gt;") >= 8
+    # besides the name: study, dimension, finding, effect name, policy, the study type, why and the audit,
+    # and the metric beside the headline (its finding and scale, folded beneath it)
+    assert body.count("&lt;script&gt;") >= 10
+    assert '<details class="beside"><summary>1 other metric on its own scale (1 of 1 significant)' in body
 
 
 def test_the_subjects_page_labels_each_subjects_data_and_tells_two_of_one_name_apart():
@@ -58,7 +62,7 @@ def test_the_subjects_page_labels_each_subjects_data_and_tells_two_of_one_name_a
         " {hash} as config_hash, 'silent bias' as study_type, 's' as study, 'd' as dimension, 'f' as finding,"
         " 'e' as effect_name, 0.5 as effect, 0.1 as ci_low, 0.9 as ci_high, 0.2 as p_value, 0.4 as p_adjusted,"
         " '{verdict}' as verdict, 'holm' as policy, 'r' as run_id, null as audit_run_id, '{data}' as data,"
-        " 'x' as measured_as"
+        " 'x' as measured_as, true as is_headline"
     )
     con.execute(
         "create view main.subject_findings as "
