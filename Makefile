@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 WHEELS := $(or $(PIP_FIND_LINKS),$(wildcard /opt/wheels))
 FIND_LINKS := $(if $(WHEELS),--find-links $(WHEELS),)
 
-.PHONY: setup browser ray bench-deps spark dagster lint format demo test test-fast mutants bench dashboards docs clean
+.PHONY: setup browser ray bench-deps spark dagster lint format demo test test-fast test-spark-all mutants bench dashboards docs clean
 
 # Bytecode is compiled at install (uv --compile-bytecode; pip compiles by default) and for the
 # project's own packages on every setup (only what changed): where PYTHONDONTWRITEBYTECODE is set,
@@ -51,6 +51,11 @@ test: setup browser ray bench-deps spark dagster lint
 	@begin=$$(date +%s); \
 	BIASWH_TEST_PREBUILD=1 $(BIN)/python -m pytest $(XDIST) --cov --cov-report=term:skip-covered --durations=15; status=$$?; \
 	echo "make test: pytest took $$(( $$(date +%s) - begin )) s"; exit $$status
+
+# Every studies/demo*.toml built on Spark and compared with the DuckDB path (values, types,
+# descriptions): eight Spark builds, too long for `make test`.
+test-spark-all: setup spark
+	BIASWH_TEST_SPARK_ALL=1 $(BIN)/python -m pytest tests/dbt_project/test_spark_every_demo_study.py -q --no-cov
 
 # ruff (lint and format check) over the Python, sqlfluff over dbt's models and macros; the
 # settings live in pyproject.toml [tool.ruff] and .sqlfluff. `make format` applies the fixes.

@@ -121,8 +121,9 @@ def _dimension_lines(findings: list[dict]) -> tuple[list[list], list[dict]]:
     for finding in findings:  # strongest first within each dimension (the query's order)
         seen.setdefault((finding["study_type"], finding["dimension"]), []).append(finding)
     for (study_type, dimension), every in sorted(seen.items()):
-        group = [f for f in every if f["is_headline"]] or every
-        others = [f for f in every if not f["is_headline"]] if group is not every else []
+        # A warehouse whose subject views predate is_headline holds only headline findings (WEAT's d).
+        group = [f for f in every if f.get("is_headline", True)] or every
+        others = [f for f in every if not f.get("is_headline", True)] if group is not every else []
         top = group[0]
         verdict = _count(top["verdict"], group)
         lines.append(

@@ -82,3 +82,18 @@ def test_the_subjects_page_labels_each_subjects_data_and_tells_two_of_one_name_a
     assert len(plain) == 2
     assert plain[0][1:] == ["llm", "named by a study", "real data", "2", "0 of 1"]
     assert plain[1][1:] == ["llm", "0123456789ab", "demo data", "1", "1 of 1"]
+
+
+def test_a_profile_reads_subject_views_published_before_is_headline():
+    # `biaswh dashboards` opens the warehouse read-only: views an older version published (no
+    # is_headline column, headline findings only) must still draw, each finding a line of its own.
+    con = _warehouse()
+    columns = [c for (c,) in con.execute("select column_name from (describe main.subject_findings)").fetchall()]
+    kept = ", ".join(c for c in columns if c != "is_headline")
+    con.execute(f"create table old_findings as select {kept} from main.subject_findings where is_headline")
+    con.execute("create or replace view main.subject_findings as select * from old_findings")
+    subject = {"subject_id": "s1", "subject_kind": "retriever", "subject_name": "x", "subject_version": None,
+               "config_hash": None}  # fmt: skip
+    body, _ = profile_body(con, subject)
+    assert "other metric on its own scale (" not in body and "other metrics on their own scales (" not in body
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;true" in body
