@@ -130,8 +130,8 @@ def weat_studies(audit: Audit, subjects: list[Subject]) -> list[PlannedStudy]:
 
 
 def silent_bias_studies(audit: Audit, subjects: list[Subject]) -> list[PlannedStudy]:
-    """LLMs' recorded answers to the vignettes (``studies/demo_silent_bias.toml``'s, or when real
-    ``studies/silent_bias.toml``'s 58)."""
+    """LLMs' answers to the vignettes (``studies/demo_silent_bias.toml``'s, or when real
+    ``studies/silent_bias.toml``'s 58): recorded, or asked of the subject's endpoint."""
     config = study_head(
         audit,
         "silent_bias",
@@ -142,18 +142,43 @@ def silent_bias_studies(audit: Audit, subjects: list[Subject]) -> list[PlannedSt
     vignettes = silent_bias_data(audit.data, audit.real_data)
     config["ingest"] = [vignettes]
     for subject in subjects:
-        path = audit.resolve(file_path(subject.configuration["generations"]))
-        step = {"source": "silent_bias_generations", "path": path, "vignette_set": vignettes["name"]}
-        config["ingest"].append({**step, "model": subject.label})
+        config["ingest"].append(_answers_step(audit, subject, vignettes))
     config["silent_bias"] = {"confidence": 0.95}
     members = tuple((s, s.label) for s in subjects)
     return [PlannedStudy("silent bias", config["study"]["name"], config, members)]
 
 
+def _answers_step(audit: Audit, subject: Subject, vignettes: dict) -> dict:
+    """A subject's answers to the vignettes: its recorded generations, or else asked of its endpoint
+    (the answers kept under the warehouse folder, the key read from ``api_key_env`` only)."""
+    settings = subject.configuration
+    if "generations" in settings:
+        path = audit.resolve(file_path(settings["generations"]))
+        step = {"source": "silent_bias_generations", "path": path, "vignette_set": vignettes["name"]}
+        return {**step, "model": subject.label}
+    return {
+        "source": "silent_bias_generate",
+        "path": vignettes["path"],
+        "vignette_set": vignettes["name"],
+        "base_url": settings["endpoint"],
+        "model": settings.get("model", subject.name),
+        "api_key_env": settings.get("api_key_env", "OPENAI_API_KEY"),
+        "name": subject.label,
+    }
+
+
+def _can_answer(subject: Subject) -> bool:
+    """Recorded answers, or an endpoint that can be asked (its key set, when it names one)."""
+    return "generations" in subject.configuration or can_recommend(subject)
+
+
 def _no_generations(subject: Subject) -> str:
+    if "endpoint" in subject.configuration:
+        return no_endpoint(subject)
     return (
-        f"{subject.label} needs its recorded answers to the vignettes: give the subject generations ="
-        ' "answers.jsonl" (biaswh generate writes them through an endpoint, docs/studies/silent-bias.md)'
+        f"{subject.label} needs its answers to the vignettes: give the subject generations ="
+        ' "answers.jsonl" (its recorded answers), or endpoint = "https://.../v1" (and model, api_key_env)'
+        " to have the audit ask it (docs/studies/silent-bias.md)"
     )
 
 
@@ -173,7 +198,7 @@ STUDY_TYPES: dict[str, StudyType] = {
         silent_bias_studies,
         "it measures an LLM's answers to clinical vignettes",
         missing=_no_generations,
-        runnable=lambda subject: "generations" in subject.configuration,
+        runnable=_can_answer,
     ),
     "recommendation bias": StudyType(
         ("llm",),

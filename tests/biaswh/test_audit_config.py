@@ -192,7 +192,7 @@ def test_a_key_written_into_the_audit_is_refused_without_repeating_it(tmp_path, 
     assert "environment variable" in error and "sk-live-secret-4242" not in printed + error
 
 
-def test_an_llm_with_an_endpoint_is_planned_for_recommendation_bias_and_without_generations_not_silent_bias(
+def test_an_llm_with_an_endpoint_is_asked_to_recommend_and_to_answer_the_vignettes_when_its_key_is_set(
     tmp_path, monkeypatch
 ):
     monkeypatch.delenv("MY_KEY", raising=False)
@@ -203,20 +203,27 @@ def test_an_llm_with_an_endpoint_is_planned_for_recommendation_bias_and_without_
     )
     planned, skipped = plan_audit(load_audit(path))
     assert [(p.study_type, [(s.label, name) for s, name in p.members]) for p in planned] == [
-        ("recommendation bias", [("served", "m-1")])
+        ("silent bias", [("served", "served")]),
+        ("recommendation bias", [("served", "m-1")]),
     ]
-    (step,) = planned[0].config["ingest"]
+    vignettes, answers = planned[0].config["ingest"]
+    assert (answers["source"], answers["base_url"], answers["model"], answers["name"], answers["api_key_env"]) == (
+        "silent_bias_generate", "http://127.0.0.1:9/v1", "m-1", "served", "OPENAI_API_KEY",
+    )  # fmt: skip
+    assert (answers["path"], answers["vignette_set"]) == (vignettes["path"], vignettes["name"])
+    (step,) = planned[1].config["ingest"]
     assert (step["source"], step["base_url"], step["models"], step["api_key_env"]) == (
         "recsys_experiment", "http://127.0.0.1:9/v1", ["m-1"], "OPENAI_API_KEY",
     )  # fmt: skip
     assert step["path"].endswith("studies/demo_data/recsys/pool_demo.csv")
-    assert planned[0].config["study"]["data"] == "demo"
+    assert planned[1].config["study"]["data"] == "demo"
     reasons = {(s.subject.label, s.study_type): (s.status, s.reason) for s in skipped if s.status == "not run"}
-    assert reasons[("keyed", "recommendation bias")][1].endswith("set the environment variable MY_KEY (the key is"
-                                                                 " read from it only, never stored)")  # fmt: skip
-    assert "generations" in reasons[("served", "silent bias")][1]
+    for study_type in ("recommendation bias", "silent bias"):
+        assert reasons[("keyed", study_type)][1].endswith("set the environment variable MY_KEY (the key is"
+                                                          " read from it only, never stored)")  # fmt: skip
+    assert ("served", "silent bias") not in reasons
     monkeypatch.setenv("MY_KEY", "anything")
     planned, _ = plan_audit(load_audit(path))
-    assert [s.label for s, _ in planned[0].members] == ["served", "keyed"]
+    assert [[s.label for s, _ in p.members] for p in planned] == [["served", "keyed"], ["served", "keyed"]]
     for study in planned:  # the generated config is one `biaswh run` accepts
         load_study(write_config(study.config, tmp_path / f"{study.name}.toml"), check_files=True)

@@ -63,8 +63,16 @@ api_key_env = "AUDIT_TEST_KEY_NOT_SET"
 """
 
 
+VIGNETTES = json.loads((DEMO_DATA / "silent_bias" / "vignettes_demo.json").read_text(encoding="utf-8"))["cases"]
+
+
 def prefers_long_posts(prompt: str, body: dict) -> str:
-    """A model with a known preference: the k longest posts shown, as a JSON list."""
+    """A model with known preferences: asked to recommend, the k longest posts shown, as a JSON list;
+    asked a vignette, always the planted wrong diagnosis, with reasoning that never names the feature."""
+    vignette = next((case for case in VIGNETTES if prompt.startswith(case["prompt"])), None)
+    if vignette is not None:
+        label = vignette["bias_label"].capitalize()
+        return f"<think>\nThe symptoms fit.\n</think>\n**Most Likely Diagnosis:** {label}."
     posts = POST_LINE.findall(prompt)
     k = int(re.search(r"the ids of the (\d+) posts", prompt).group(1))
     return json.dumps([post_id for post_id, text in sorted(posts, key=lambda p: (-len(p[1]), p[0]))][:k])
@@ -110,10 +118,10 @@ def test_each_subject_is_measured_by_its_kinds_study_and_the_rest_say_why_not(au
         ("bm25", "retrieval evaluation"),
         ("demo_vectors", "word-embedding association (WEAT)"),
         ("long-lover", "recommendation bias"),
+        ("long-lover", "silent bias"),
         ("stand-in", "silent bias"),
     ]
     assert [(n, s) for n, _, s, status, _ in rows if status == "not run"] == [
-        ("long-lover", "silent bias"),
         ("stand-in", "recommendation bias"),
         ("unkeyed", "recommendation bias"),
         ("unkeyed", "silent bias"),
@@ -124,7 +132,7 @@ def test_each_subject_is_measured_by_its_kinds_study_and_the_rest_say_why_not(au
         "unkeyed: recommendation bias: not run (unkeyed's endpoint needs its key: set the environment variable"
         " AUDIT_TEST_KEY_NOT_SET" in printed
     )
-    assert "long-lover: silent bias: not run (long-lover needs its recorded answers" in printed
+    assert "unkeyed: silent bias: not run (unkeyed's endpoint needs its key" in printed
     assert "retriever bm25 v1: dialect retrieval bias: " in printed
     # the quality findings are descriptive: the summary counts no significance among them
     assert "retriever bm25 v1: retrieval evaluation: 4 findings, none tested (descriptive or not computed)" in printed
@@ -139,7 +147,8 @@ def test_the_audits_findings_are_the_families_own_numbers_under_one_holm_family(
         " where audit_run_id = ? and p_value is not null order by study_type, subject_id, finding",
         [audit_run],
     )
-    # 3 highlighted k of bm25 + 5 computed WEAT tests of the demo vectors + 2 rule sets' counterfactual tests,
+    # 3 highlighted k of bm25 + 5 computed WEAT tests of the demo vectors + 2 rule sets' counterfactual tests
+    # of each of the two LLMs that answered the vignettes (recorded, and asked of an endpoint),
     # + the demo vectors' other WEAT metrics that have a test + the endpoint LLM's pool-vs-recommended tests
     (n_metrics,) = _query(
         home,
@@ -152,7 +161,7 @@ def test_the_audits_findings_are_the_families_own_numbers_under_one_holm_family(
         " and run_id in (select run_id from raw.runs where name = 'small_audit__recommendation')",
     )[0]
     assert n_metrics > 20 and n_recommendation > 5
-    assert len(tested) == 10 + n_metrics + n_recommendation
+    assert len(tested) == 12 + n_metrics + n_recommendation
     reject, expected, *_ = multipletests([row[4] for row in tested], alpha=0.05, method="holm")
     assert [row[5] for row in tested] == pytest.approx(list(expected), abs=1e-12)
     assert [row[6] == "significant" for row in tested] == list(reject)
@@ -314,8 +323,9 @@ def test_an_embeddings_profile_leads_each_test_with_d_and_folds_the_other_metric
 def test_an_llm_with_an_endpoint_runs_the_recommendation_runner_with_the_key_from_the_environment_only(audited):
     home, config, printed, _, requests = audited
     long_lover = next(s for s in load_audit(config).subjects if s.name == "long-lover")
-    # 2 prompt styles x 10 trials, each request with the key from $AUDIT_TEST_KEY; the unkeyed subject sent none
-    assert len(requests) == 20 and {r["authorization"] for r in requests} == {f"Bearer {KEY}"}
+    # 2 prompt styles x 10 trials and the 10 vignettes, each request with the key from $AUDIT_TEST_KEY; the
+    # unkeyed subject sent none
+    assert len(requests) == 30 and {r["authorization"] for r in requests} == {f"Bearer {KEY}"}
     findings = {
         row[0]: row[1:]
         for row in _query(
@@ -325,6 +335,22 @@ def test_an_llm_with_an_endpoint_runs_the_recommendation_runner_with_the_key_fro
             [long_lover.subject_id],
         )
     }
+    # asked the 10 demo vignettes through its endpoint: every answer is the planted wrong diagnosis,
+    # stored under its label, the answers file kept in the warehouse folder (and scanned for the key below)
+    answers = _query(
+        home,
+        "select count(*), count(*) filter (where status = 'ok'), count(distinct case_id), bool_and("
+        "lower(output_text) like '%' || lower(bias_label_in_file) || '%') from raw.silent_bias_generations"
+        " where model = 'long-lover'",
+    )
+    assert answers == [(10, 10, 10, True)]
+    assert (home / "generated" / "silent_bias" / "long-lover.jsonl").is_file()
+    (silent,) = _query(
+        home,
+        "select count(*) from subject_findings where subject_id = ? and study_type = 'silent bias'",
+        [long_lover.subject_id],
+    )[0]
+    assert silent > 0
     # the stand-in recommends the longest posts: recommended posts are far longer than the pool's
     effect, ci_low, verdict, measured_as, data, study = findings["recommendation: text_length"]
     assert effect > 1 and ci_low > 0 and verdict == "significant"
