@@ -123,8 +123,11 @@ def _dimension_lines(findings: list[dict]) -> tuple[list[list], list[dict]]:
     for (study_type, dimension), every in sorted(seen.items()):
         # A warehouse whose subject views predate is_headline holds only headline findings (WEAT's d).
         group = [f for f in every if f.get("is_headline", True)] or every
-        others = [f for f in every if not f.get("is_headline", True)] if group is not every else []
         top = group[0]
+        # beneath the line: the other metrics of the run its headline comes from (a subject audited
+        # again has every run's findings here)
+        others = [f for f in every if not f.get("is_headline", True) and f["run_id"] == top["run_id"]]
+        others = others if group is not every else []
         verdict = _count(top["verdict"], group)
         lines.append(
             [

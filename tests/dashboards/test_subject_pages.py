@@ -97,3 +97,17 @@ def test_a_profile_reads_subject_views_published_before_is_headline():
     body, _ = profile_body(con, subject)
     assert "other metric on its own scale (" not in body and "other metrics on their own scales (" not in body
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;true" in body
+
+
+def test_the_metrics_folded_beneath_a_line_are_those_of_its_headlines_run():
+    # a subject audited twice: the line's headline comes from one run, and only that run's other
+    # metrics fold beneath it (not every run's, which would double the count)
+    con = _warehouse()
+    con.execute("create table two_runs as select * from main.subject_findings")
+    con.execute("insert into two_runs select * replace ('r2' as run_id, 0.9 as p_adjusted) from main.subject_findings")
+    con.execute("create or replace view main.subject_findings as select * from two_runs")
+    subject = {"subject_id": "s1", "subject_kind": "retriever", "subject_name": "x", "subject_version": None,
+               "config_hash": None}  # fmt: skip
+    body, _ = profile_body(con, subject)
+    assert "<summary>1 other metric on its own scale (1 of 1 significant)" in body
+    assert "2 other metrics" not in body
