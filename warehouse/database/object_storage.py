@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 import duckdb
 
 from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.relations.column_docs import sql_string
 
 # The credentials, as the AWS tools name them; the first two are required.
 KEY_VARIABLES = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")
@@ -37,10 +38,6 @@ def extension_path() -> Path:
     return folder / "extensions" / f"v{duckdb.__version__}" / "httpfs.duckdb_extension"
 
 
-def _literal(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"
-
-
 def open_object_storage(connection: duckdb.DuckDBPyConnection, location: str) -> None:
     """Let ``connection`` read and write ``location`` (``s3://bucket/...``): httpfs loaded, an S3 secret
     made from the environment. Raises a one-line error for another scheme or missing credentials."""
@@ -50,7 +47,7 @@ def open_object_storage(connection: duckdb.DuckDBPyConnection, location: str) ->
     missing = [name for name in KEY_VARIABLES if not os.environ.get(name)]
     if missing:
         raise UserError(f"{location}: object storage needs the credentials {' and '.join(missing)} in the environment")
-    connection.execute(f"load {_literal(str(extension_path()))}")
+    connection.execute(f"load {sql_string(str(extension_path()))}")
     options = {
         "type": "s3",
         "key_id": os.environ["AWS_ACCESS_KEY_ID"],
@@ -64,7 +61,8 @@ def open_object_storage(connection: duckdb.DuckDBPyConnection, location: str) ->
         parts = urlsplit(endpoint if is_url(endpoint) else f"https://{endpoint}")
         options.update(endpoint=parts.netloc, use_ssl=parts.scheme == "https", url_style="path")
     settings = ", ".join(
-        f"{key} {str(value).lower() if isinstance(value, bool) else _literal(value)}" for key, value in options.items()
+        f"{key} {str(value).lower() if isinstance(value, bool) else sql_string(value)}"
+        for key, value in options.items()
     )
     # Temporary: the secret lives in this connection's memory only, never in the database file.
     connection.execute(f"create or replace temporary secret {_SECRET} ({settings})")

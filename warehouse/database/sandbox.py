@@ -46,6 +46,7 @@ import duckdb
 from biaswh.warehouse.database.connection import close_stopping_queries, open_file
 from biaswh.warehouse.database.parquet_views import parquet_view_folders
 from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.relations.column_docs import sql_string
 from biaswh.warehouse.runs.processes import process_alive
 from biaswh.warehouse.settings.home import HOME_VARIABLE, WarehousePaths, duckdb_memory_limit, warehouse_paths
 
@@ -235,7 +236,7 @@ def open_sandbox(search_path: Sequence[str] = ()) -> Iterator[duckdb.DuckDBPyCon
         home = paths.home.resolve()
         folders = [f.rstrip("/") + "/" for f in parquet_view_folders(con) if not home.is_relative_to(Path(f).resolve())]
         if folders:
-            listed = ", ".join("'" + folder.replace("'", "''") + "'" for folder in folders)
+            listed = ", ".join(sql_string(folder) for folder in folders)
             con.execute(f"set allowed_directories = [{listed}]")
         con.execute("set enable_external_access = false")
         existing = {r[0] for r in con.execute("select schema_name from information_schema.schemata").fetchall()}

@@ -70,19 +70,15 @@ def table_location(table: SparkTable) -> str:
     return f"{root.rstrip('/')}/{table.schema}.db/{table.name}"
 
 
-def _quoted(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
 def _parquet_files(con: duckdb.DuckDBPyConnection, pattern: str) -> list[str]:
     return [row[0] for row in con.execute("select file from glob(?) order by 1", [pattern]).fetchall()]
 
 
 def _read(files_or_pattern: list[str] | str, *, by_run: bool) -> str:
     if isinstance(files_or_pattern, str):
-        listed = _quoted(files_or_pattern)
+        listed = sql_string(files_or_pattern)
     else:
-        listed = "[" + ", ".join(_quoted(file) for file in files_or_pattern) + "]"
+        listed = "[" + ", ".join(sql_string(file) for file in files_or_pattern) + "]"
     if not by_run:
         return f"read_parquet({listed}, union_by_name = true)"
     # run_id comes from the folder name and stays text: a run id of digits must not become a number.
