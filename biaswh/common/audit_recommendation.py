@@ -10,7 +10,7 @@ from biaswh.common.audit_data import RECOMMENDATION_TRIALS, described, recsys_po
 from biaswh.common.audit_plan import PlannedStudy, file_path, numbered, study_head, subject_batches
 
 
-def can_recommend(subject: Subject) -> bool:
+def can_be_asked(subject: Subject) -> bool:
     """An endpoint, and the key its ``api_key_env`` names set in this environment (a subject that names
     no variable is asked without a key, as a local server is, or with $OPENAI_API_KEY when set)."""
     variable = subject.configuration.get("api_key_env")

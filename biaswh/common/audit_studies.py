@@ -17,7 +17,7 @@ from typing import Callable
 from biaswh.common.audit_config import Audit, Subject
 from biaswh.common.audit_data import dialect_data, silent_bias_data, weat_data
 from biaswh.common.audit_plan import PlannedStudy, Skipped, file_path, numbered, study_head, subject_batches
-from biaswh.common.audit_recommendation import can_recommend, no_endpoint, recommendation_studies
+from biaswh.common.audit_recommendation import can_be_asked, no_endpoint, recommendation_studies
 
 A_KIND = {"retriever": "a retriever", "embedding": "an embedding", "llm": "an LLM"}
 
@@ -169,7 +169,7 @@ def _answers_step(audit: Audit, subject: Subject, vignettes: dict) -> dict:
 
 def _can_answer(subject: Subject) -> bool:
     """Recorded answers, or an endpoint that can be asked (its key set, when it names one)."""
-    return "generations" in subject.configuration or can_recommend(subject)
+    return "generations" in subject.configuration or can_be_asked(subject)
 
 
 def _no_generations(subject: Subject) -> str:
@@ -205,7 +205,7 @@ STUDY_TYPES: dict[str, StudyType] = {
         recommendation_studies,
         "it measures which posts an LLM recommends from a pool",
         missing=no_endpoint,
-        runnable=can_recommend,
+        runnable=can_be_asked,
     ),
 }
 
