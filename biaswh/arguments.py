@@ -44,6 +44,19 @@ def ray_address(text: str) -> str:
     return text
 
 
+def build_target(text: str) -> str:
+    """An argparse ``type`` for ``--target``: a target of ``dbt_project/profiles.yml``, checked while the
+    arguments are parsed (the profile is read then, not for ``--help``: reading it loads a YAML parser)."""
+    from biaswh.warehouse.errors import UserError
+    from biaswh.warehouse.spark.targets import check_build_target
+
+    try:
+        check_build_target(text, where="")
+    except UserError as error:
+        raise argparse.ArgumentTypeError(str(error).strip()) from None
+    return text
+
+
 def version_text() -> str:
     """``biaswh 0.1.0 (git 1a2b3c4)``: the installed package's version and, in a git checkout, its commit."""
     import subprocess

@@ -7,7 +7,7 @@ runs, so ``--help`` answers at once. ``biaswh diff`` registers in :mod:`biaswh.d
 
 from __future__ import annotations
 
-from biaswh.arguments import number, ray_address
+from biaswh.arguments import build_target, number, ray_address
 from biaswh.cli_help import BUILD_EPILOG
 from biaswh.command_registry import register_command, register_command_group
 from biaswh.output_options import register_output_options
@@ -123,11 +123,9 @@ def _run_arguments(run) -> None:
     run.add_argument(
         "--compute", choices=("local", "ray"), help="where the compute jobs run (default: the study's [compute] engine)"
     )
-    from biaswh.warehouse.spark.targets import build_targets
-
     run.add_argument(
         "--target",
-        choices=build_targets(),
+        type=build_target,
         help="where dbt builds the models: local (DuckDB), spark (dbt-spark in this process) or cluster (a Spark"
         " Thrift server at BIASWH_SPARK_HOST/PORT); default: the study's [compute] build_target, else local",
     )

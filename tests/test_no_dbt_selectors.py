@@ -50,6 +50,12 @@ def _texts(node: ast.AST) -> list[ast.Constant]:
     return [n for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
 
 
+def _is_sql(value: ast.expr) -> bool:
+    """True when ``value`` is SQL: a string, or an f-string whose leading literal, starts with select or with."""
+    first = value.values[0] if isinstance(value, ast.JoinedStr) and value.values else value
+    return isinstance(first, ast.Constant) and isinstance(first.value, str) and bool(SQL_STATEMENT.match(first.value))
+
+
 def dbt_selectors(source: str) -> list[str]:
     """Each dbt node or path ``source`` (Python) spells in a selection, as "line N: what"."""
     tree = ast.parse(source)
@@ -67,7 +73,7 @@ def dbt_selectors(source: str) -> list[str]:
                 hit = pattern.search(text)
                 if hit:
                     found.append(f"line {node.lineno}: {what} {hit.group(0).strip()!r}")
-        elif isinstance(node, ast.keyword) and node.arg in SELECTION_KEYWORDS:
+        elif isinstance(node, ast.keyword) and node.arg in SELECTION_KEYWORDS and not _is_sql(node.value):
             found += [
                 f"line {c.lineno}: {node.arg}={c.value!r}"
                 for c in _texts(node.value)
@@ -144,6 +150,7 @@ def test_a_spelled_selection_is_found(code):
         'handle = os.fdopen(descriptor, "r+")',
         'subprocess.run([sys.executable, "-m", "biaswh.cli", "run"])',
         'register_findings("x", select="""\n    select run_id, effect\n    from analysis.x_tests\n""")',
+        'register_findings("x", select=f"""\n    select run_id, {EFFECT} as effect\n    from analysis.x_tests\n""")',
         'def f():\n    """Builds ``+fct_x`` (a docstring may name a node)."""',
     ],
 )

@@ -37,9 +37,9 @@ SUBJECT_COLUMN_DOCS = {
     "study": "The study (its config's name) whose run measured it.",
     "dimension": "The bias dimension, in words, as the family names it.",
     "finding": "What was measured, unique within a run, study type and subject.",
-    "is_headline": "True for a finding on its dimension's common scale (WEAT: d), which may head the dimension's"
-    " line on a profile; false for another metric of the dimension on its own scale (RND, MAC, ECT, RIPA, RNSB)"
-    " or d's word-set sensitivity.",
+    "is_headline": "True for a finding on its dimension's common scale (the effect its family leads with), which"
+    " may head the dimension's line on a profile; false for another metric of the dimension on its own scale"
+    " or a sensitivity analysis of the headline effect.",
     "effect_name": "What effect means, with its scale.",
     "effect": "The effect on the scale effect_name says; null when it could not be computed.",
     "ci_low": "Lower bound of the effect's 95% interval (the study's method).",
