@@ -16,7 +16,7 @@ from __future__ import annotations
 import duckdb
 
 from biaswh.dashboards.common.addresses import run_file, safe_name, study_file
-from biaswh.dashboards.common.format import interval, number, p_value
+from biaswh.dashboards.common.format import fixed, interval, p_value, shared_decimals
 from biaswh.dashboards.common.html import table, text
 from biaswh.dashboards.common.page_comparisons import comparisons_of
 from biaswh.dashboards.common.queries import relation_exists
@@ -97,14 +97,28 @@ def _count(verdict: str, group: list[dict]) -> str:
     return verdict if not tested else f"{verdict} ({significant} of {tested} significant)"
 
 
+def _effect(finding: dict) -> str:
+    """A finding's effect (bold) and its interval in the same decimals ("<b>1.00</b> [0.99, 1.01]"), escaped."""
+    if finding["effect"] is None:
+        return "<b>not computed</b>"
+    value, bounds = _effect_cells(finding)
+    return f"<b>{text(value)}</b> {text(bounds)}"
+
+
+def _effect_cells(finding: dict) -> tuple[str, str]:
+    """A finding's effect and its interval, in the decimals they share (the one format policy)."""
+    if finding["effect"] is None:
+        return "not computed", interval(finding["ci_low"], finding["ci_high"])
+    places = shared_decimals(finding["effect"], finding["ci_low"], finding["ci_high"])
+    return fixed(finding["effect"], places), interval(finding["ci_low"], finding["ci_high"], places=places)
+
+
 def _beside(others: list[dict]) -> str:
     """The dimension's other metrics, each on its own scale and labelled: folded under the headline."""
     if not others:
         return ""
     items = "".join(
-        f"<li>{text(f['finding'])}: <b>{text(number(f['effect']) if f['effect'] is not None else 'not computed')}</b>"
-        f" {text(interval(f['ci_low'], f['ci_high'], like=f['effect']) if f['effect'] is not None else '')},"
-        f" {text(f['verdict'])}"
+        f"<li>{text(f['finding'])}: {_effect(f)}, {text(f['verdict'])}"
         + (f" (adjusted p {text(p_value(f['p_adjusted']))})" if f["p_adjusted"] is not None else "")
         + f'<br><span class="note">scale: {text(f["effect_name"])}</span></li>'
         for f in others
@@ -134,8 +148,7 @@ def _dimension_lines(findings: list[dict]) -> tuple[list[list], list[dict]]:
                 study_type,
                 f'{text(dimension)}<br><span class="note">{text(top["finding"])}; effect: {text(top["effect_name"])}'
                 f"</span>{_beside(others)}",
-                number(top["effect"]) if top["effect"] is not None else "not computed",
-                interval(top["ci_low"], top["ci_high"], like=top["effect"]),
+                *_effect_cells(top),
                 top["p_adjusted"],
                 verdict,
                 _data(top["data"]),
