@@ -128,26 +128,49 @@ def _beside(others: list[dict]) -> str:
     return f'<details class="beside"><summary>{text(summary)}</summary><ul>{items}</ul></details>'
 
 
-def _dimension_lines(findings: list[dict]) -> tuple[list[list], list[dict]]:
-    """The profile's lines (display cells) and the stored values behind them (for the download)."""
+def _run_starts(con: duckdb.DuckDBPyConnection, findings: list[dict]) -> dict[str, object]:
+    """When each run behind ``findings`` started (marts.dim_runs); {} in a warehouse without it."""
+    run_ids = sorted({f["run_id"] for f in findings})
+    if not run_ids or not relation_exists(con, "marts", "dim_runs"):
+        return {}
+    rows = con.execute("select run_id, started_at from marts.dim_runs where list_contains(?, run_id)", [run_ids])
+    return {run_id: started for run_id, started in rows.fetchall() if started is not None}
+
+
+def _latest_run(group: list[dict], starts: dict[str, object]) -> str:
+    """The run of ``group`` that started last (a run without a start time counts as earliest; ties: run id)."""
+    runs = {f["run_id"] for f in group}
+    dated = [r for r in runs if r in starts]
+    return max(dated, key=lambda r: (starts[r], r)) if dated else group[0]["run_id"]
+
+
+def _dimension_lines(findings: list[dict], starts: dict[str, object]) -> tuple[list[list], list[dict]]:
+    """The profile's lines (display cells) and the stored values behind them (for the download).
+
+    A dimension measured by several runs (a subject audited again, or by a study and an audit) is shown
+    from the run that started last: the strongest finding of that run and its count, never a count of
+    one test repeated over runs. Every run's findings stay in the table beneath the profile."""
     lines, stored = [], []
     seen: dict[tuple[str, str], list[dict]] = {}
     for finding in findings:  # strongest first within each dimension (the query's order)
         seen.setdefault((finding["study_type"], finding["dimension"]), []).append(finding)
     for (study_type, dimension), every in sorted(seen.items()):
         # A warehouse whose subject views predate is_headline holds only headline findings (WEAT's d).
-        group = [f for f in every if f.get("is_headline", True)] or every
+        headlines = [f for f in every if f.get("is_headline", True)] or every
+        latest = _latest_run(headlines, starts)
+        group = [f for f in headlines if f["run_id"] == latest]
         top = group[0]
-        # beneath the line: the other metrics of the run its headline comes from (a subject audited
-        # again has every run's findings here)
-        others = [f for f in every if not f.get("is_headline", True) and f["run_id"] == top["run_id"]]
-        others = others if group is not every else []
+        n_runs = len({f["run_id"] for f in headlines})
+        repeated = f"; the latest of {n_runs} runs that measured it (every run's findings below)" if n_runs > 1 else ""
+        # beneath the line: the other metrics of the run its headline comes from
+        others = [f for f in every if not f.get("is_headline", True) and f["run_id"] == latest]
+        others = others if headlines is not every else []
         verdict = _count(top["verdict"], group)
         lines.append(
             [
                 study_type,
                 f'{text(dimension)}<br><span class="note">{text(top["finding"])}; effect: {text(top["effect_name"])}'
-                f"</span>{_beside(others)}",
+                f"{text(repeated)}</span>{_beside(others)}",
                 *_effect_cells(top),
                 top["p_adjusted"],
                 verdict,
@@ -192,13 +215,14 @@ def profile_body(con: duckdb.DuckDBPyConnection, subject: dict) -> tuple[str, st
     intro = (
         f'<p class="note">{text(subject["subject_kind"])} <b>{text(subject["subject_name"])}</b>, {version},'
         f" {configuration},"
-        f" subject id <code>{text(subject['subject_id'])}</code>. One line per bias dimension: its strongest"
-        " finding on the dimension's common scale (smallest adjusted p; WEAT: the effect size d), under the policy"
+        f" subject id <code>{text(subject['subject_id'])}</code>. One line per bias dimension: the strongest"
+        " finding of the latest run that measured it, on the dimension's common scale (smallest adjusted p; WEAT:"
+        " the effect size d), under the policy"
         " that judged it (an audit's when an audit ran it); a dimension's other metrics (WEAT's RND, MAC, ECT, RIPA,"
         " RNSB) are folded beneath it, each on its own scale, labelled.</p>"
     )
     columns = ["study type", "dimension", "effect", "95% interval", "p_adjusted", "verdict", "data", "study and run"]
-    lines, stored = _dimension_lines(findings)
+    lines, stored = _dimension_lines(findings, _run_starts(con, findings))
     body = intro + table(columns, lines, data=stored, raw_columns=frozenset({"dimension", "study and run"}))
     compared = comparisons_of(con, subject["subject_id"])
     if compared:

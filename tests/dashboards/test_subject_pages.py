@@ -111,3 +111,41 @@ def test_the_metrics_folded_beneath_a_line_are_those_of_its_headlines_run():
     body, _ = profile_body(con, subject)
     assert "<summary>1 other metric on its own scale (1 of 1 significant)" in body
     assert "2 other metrics" not in body
+
+
+def _cells_of(body: str) -> list[list[str]]:
+    """The profile table's body rows, each cell as plain text."""
+    profile = body.split("<details><summary>every finding")[0].split("<h2>")[0]
+    rows = re.findall(r"<tr>(.*?)</tr>", profile, flags=re.S)[1:]
+    return [[re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<td>(.*?)</td>", row, flags=re.S)]
+            for row in rows]  # fmt: skip
+
+
+def test_a_dimension_measured_by_several_runs_shows_the_latest_run_and_counts_only_its_findings():
+    # three audits of one subject: the oldest found it significant (and is the strongest), the two later
+    # ones did not. The line shows the latest run, counts its findings alone (not "1 of 3 significant",
+    # one test repeated), and says how many runs measured the dimension.
+    con = _warehouse()
+    con.execute("create table runs as select * from main.subject_findings where is_headline")
+    con.execute("insert into runs select * replace ('r3' as run_id, 0.2 as p_adjusted, 'no evidence' as verdict,"
+                " 0.7 as effect) from main.subject_findings where is_headline")  # fmt: skip
+    con.execute("insert into runs select * replace ('r2' as run_id, 0.6 as p_adjusted, 'no evidence' as verdict,"
+                " 0.1 as effect) from main.subject_findings where is_headline")  # fmt: skip
+    con.execute("create or replace view main.subject_findings as select * from runs")
+    con.execute("create schema marts")
+    con.execute(
+        "create table marts.dim_runs as select * from (values ('r1', timestamp '2026-01-01'),"
+        " ('r2', timestamp '2026-03-01'), ('r3', timestamp '2026-02-01')) as t(run_id, started_at)"
+    )
+    subject = {"subject_id": "s1", "subject_kind": "retriever", "subject_name": "x", "subject_version": None,
+               "config_hash": None}  # fmt: skip
+    body, _ = profile_body(con, subject)
+    (line,) = _cells_of(body)
+    assert line[2:6] == ["0.10", "[0.50, 2.50]", "0.60", "no evidence (0 of 1 significant)"]
+    assert line[-1].endswith("run r2")
+    assert "the latest of 3 runs that measured it (every run" in line[1]
+    assert "<summary>every finding (3)</summary>" in body
+    # one run only: no such note, and the strongest finding leads
+    con.execute("create or replace view main.subject_findings as select * from runs where run_id = 'r1'")
+    (line,) = _cells_of(profile_body(con, subject)[0])
+    assert line[5] == "significant (1 of 1 significant)" and "latest of" not in line[1]
