@@ -26,6 +26,17 @@ def _which(significant: list[dict]) -> str:
     return "the most severe" if first < second else f"the largest change among the {significant[0]['severity']} ones"
 
 
+def _latency_note(machine: list[dict]) -> str:
+    """The latency breaches in one sentence: counted apart, as they measure the machine, not the retrievers."""
+    tested = [a for a in machine if a.get("p_adjusted") is not None]
+    significant = sum(bool(a["is_significant"]) for a in machine)
+    return (
+        f"Latency, which measures the machine that ran the series: "
+        f"{plural(len(machine), 'threshold breach', 'threshold breaches')}, {significant} significant"
+        f" (their own family: {plural(len(tested), 'tested breach', 'tested breaches')})."
+    )
+
+
 @card("Retrieval evaluation and drift", "evaluation.html", order=20, runs=RUNS)
 def evaluation_card(con, run_id: str | None = None, n_runs: int = 1) -> str | None:
     """The card of one study run (``run_id``; default: the latest run holding results)."""
@@ -41,12 +52,16 @@ def evaluation_card(con, run_id: str | None = None, n_runs: int = 1) -> str | No
         [run_id],
     )
     # A check with no query paired with the baseline is not testable: not a breach to count.
-    alerts = [a for a in alerts if a.get("status") != "not testable"]
+    every = [a for a in alerts if a.get("status") != "not testable"]
+    # Latency measures the machine that ran the series: its breaches are a family of their own
+    # (analysis/evaluation/steps.py) and stay out of the headline, which must read the same on any machine.
+    alerts = [a for a in every if not a.get("depends_on_machine")]
+    machine = [a for a in every if a.get("depends_on_machine")]
     significant = [a for a in alerts if a["is_significant"]]
     # the family: the series' tested breaches, adjusted by the study's verdict policy
     tested = [a for a in alerts if a.get("p_adjusted") is not None]
-    adjustment = next((a["adjustment"] for a in tested if a.get("adjustment")), "Holm")
-    alpha = alpha_text(run_alpha(con, run_id, alerts))
+    adjustment = next((a["adjustment"] for a in every if a.get("adjustment")), "Holm")
+    alpha = alpha_text(run_alpha(con, run_id, every))
     family = f"{plural(len(tested), 'tested breach', 'tested breaches')} of the series, {adjustment}-adjusted, {alpha}"
     if significant:
         top = significant[0]
@@ -67,6 +82,9 @@ def evaluation_card(con, run_id: str | None = None, n_runs: int = 1) -> str | No
             "none significant against the "
             f"baseline (paired sign-flip randomization test; family: {text(family)})."
         )
+    if machine:
+        verdict += " " + _latency_note(machine)
+    significant += [a for a in machine if a["is_significant"]]
     rows = [
         [
             a["label"],
