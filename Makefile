@@ -55,13 +55,14 @@ test: setup browser ray bench-deps spark dagster lint
 	status=$$?; echo "make test: pytest took $$(( $$(date +%s) - begin )) s"; exit $$status
 
 # The tests marked spark (tests/dbt_project/test_spark_*.py: the demo study on Spark in session mode
-# and on a local Thrift server, the demo site's marts built on Spark), on one worker (they share
-# one JVM) beside a build of the demo warehouses they compare with. Their coverage is appended to
-# `make test`'s (.coverage), so the report and the floor cover both steps, as one run did; run
-# after `make test` (CI does: .ci/run).
+# and on a local Thrift server, the demo site's marts built on Spark), beside a build of the demo
+# warehouses they compare with: the session-mode modules share one JVM on one worker, the Thrift
+# server's module (its own JVM) runs on the other. Their coverage is appended to `make test`'s
+# (.coverage), so the report and the floor cover both steps, as one run did; run after `make test`
+# (CI does: .ci/run).
 test-spark: setup spark
 	@begin=$$(date +%s); \
-	BIASWH_TEST_PREBUILD=1 $(BIN)/python -m pytest -n 1 --dist loadgroup -m spark --cov --cov-append \
+	BIASWH_TEST_PREBUILD=1 $(BIN)/python -m pytest $(XDIST) -m spark --cov --cov-append \
 	  --cov-report=term:skip-covered --durations=15; \
 	status=$$?; echo "make test-spark: pytest took $$(( $$(date +%s) - begin )) s"; exit $$status
 

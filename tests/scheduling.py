@@ -47,12 +47,14 @@ WORKER_NICENESS = 3
 
 
 def _asked_group(item: pytest.Item) -> str | None:
-    """The group ``item`` asks for: its shared session fixture's, else Spark's (one JVM), else
-    another session fixture's (one module's conftest may declare one); None: its module decides."""
+    """The group ``item`` asks for: its shared session fixture's, else Spark's (one JVM in the test
+    process; ``spark(in_process=False)``, a Spark of its own in a server, is not), else another
+    session fixture's (one module's conftest may declare one); None: its module decides."""
     for name, group in SHARED_GROUPS.items():
         if name in item.fixturenames:
             return group
-    if item.get_closest_marker("spark"):
+    spark = item.get_closest_marker("spark")
+    if spark and spark.kwargs.get("in_process", True):  # a module driving its own Spark server keeps its own
         return "spark"
     # pytest has no public accessor for a fixture's scope; the item's fixture closure holds it.
     for name, definitions in item._fixtureinfo.name2fixturedefs.items():

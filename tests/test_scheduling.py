@@ -74,6 +74,29 @@ def test_a_long_module_starts_its_own_browser_and_keeps_ray_shared(monkeypatch):
     }
 
 
+def test_spark_in_the_test_process_is_one_group_and_a_spark_server_module_keeps_its_own(monkeypatch):
+    import pytest
+
+    monkeypatch.setattr(durations, "load", lambda: {})
+    monkeypatch.setattr(scheduling, "SHARED_GROUPS", {})
+    marks = {
+        "tests/session_a.py": pytest.mark.spark.mark,
+        "tests/session_b.py": pytest.mark.spark(in_process=True).mark,
+        "tests/cluster.py": pytest.mark.spark(in_process=False).mark,
+    }
+    items = [
+        SimpleNamespace(
+            **{**vars(_item(module, [])), "get_closest_marker": lambda name, m=mark: m if name == "spark" else None}
+        )
+        for module, mark in marks.items()
+    ]
+    assert _groups(items) == {
+        "tests/session_a.py": "spark",
+        "tests/session_b.py": "spark",
+        "tests/cluster.py": "tests/cluster.py",
+    }
+
+
 def test_a_long_page_module_reading_the_monitoring_series_joins_its_group_not_its_own_browser(monkeypatch):
     monkeypatch.setattr(durations, "load", lambda: {"tests/series_page.py": 300.0, "tests/ticks.py": 200.0})
     shared = {"monitoring_series": "monitoring", "browser": "browser"}

@@ -18,7 +18,9 @@ from tests.conftest import DEMO_STUDY, run_here
 from tests.dbt_project.spark_equality import assert_equal, beside_duckdb_run, require_spark
 from tests.dbt_project.thrift_server import start_thrift_server
 
-pytestmark = [pytest.mark.spark, pytest.mark.dbt]
+# Its Spark is the server's JVM, not the test process's: under `make test-spark` it runs beside the
+# modules sharing the in-process JVM, on the other worker (tests/scheduling.py).
+pytestmark = [pytest.mark.spark(in_process=False), pytest.mark.dbt]
 
 
 @pytest.fixture(scope="module")
