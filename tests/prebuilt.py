@@ -3,7 +3,9 @@
 Under pytest-xdist (`make test`: ``BIASWH_TEST_PREBUILD=1``, two workers) the controller process
 starts ``python -m tests.prebuilt FOLDER`` before the workers start: it runs the demo study in
 ``FOLDER/demo`` (the session's :func:`tests.conftest.demo_warehouse`), then, on a copy of it,
-every other ``studies/demo*.toml`` in ``FOLDER/site`` (:func:`tests.conftest.demo_site`), then, on a
+every other ``studies/demo*.toml`` in ``FOLDER/site`` (:func:`tests.conftest.demo_site`; a copy
+of it and its vectors right after the first of them, the demo evaluation study, in
+``FOLDER/evaluation``: :func:`tests.dbt_project.conftest.demo_evaluation`), then, on a
 copy of that, ``studies/audit_demo.toml`` in ``FOLDER/audit`` (:func:`tests.conftest.audit_site`). The
 workers meanwhile run the tests that need neither (those that do are collected last), and
 every test that reads a demo warehouse may then run on either worker: both read the same
@@ -30,6 +32,7 @@ from biaswh.warehouse.settings.home import HOME_VARIABLE, REPOSITORY_ROOT
 PREBUILD_VARIABLE = "BIASWH_TEST_PREBUILD"  # set by `make test`: build the demo warehouses beside the workers
 FOLDER_VARIABLE = "BIASWH_TEST_PREBUILT"  # the folder they are built in (set by the controller for its workers)
 DEMO_STUDY = REPOSITORY_ROOT / "studies" / "demo.toml"
+EVALUATION_STUDY = REPOSITORY_ROOT / "studies" / "demo_evaluation.toml"
 # A worker waits at most this long for a warehouse (the demo study and the six others under load).
 WAIT_SECONDS = 45 * 60
 
@@ -92,7 +95,7 @@ def main(folder: Path) -> None:
     from tests.coverage_site.sitecustomize import pause_coverage_in_libraries
 
     pause_coverage_in_libraries()  # as in the test workers: dbt and the encoder are not ours to measure
-    demo, site, audit = folder / "demo", folder / "site", folder / "audit"
+    demo, site, audit, evaluation = folder / "demo", folder / "site", folder / "audit", folder / "evaluation"
     os.environ["BIASWH_BM25_CACHE"] = str(folder / "bm25")  # the tests' own, never the user's ~/.cache
 
     def demo_study() -> None:
@@ -105,7 +108,16 @@ def main(folder: Path) -> None:
         os.environ[HOME_VARIABLE] = str(site / "warehouse")
         os.environ["BIASWH_EMBEDDING_CACHE"] = str(site / "embeddings")  # workers may read the demo's meanwhile
         studies = sorted((REPOSITORY_ROOT / "studies").glob("demo*.toml"))
-        run_studies([str(study) for study in studies if study != DEMO_STUDY])
+        others = [str(study) for study in studies if study != DEMO_STUDY]
+        assert others[0] == str(EVALUATION_STUDY)  # the first after the demo, in `make demo`'s order
+        run_studies(others[:1])
+        _build(evaluation, evaluation_snapshot)
+        run_studies(others[1:])
+
+    def evaluation_snapshot() -> None:
+        """The site's warehouse (its pages too) and vectors right after the demo evaluation study."""
+        shutil.copytree(site / "warehouse", evaluation / "warehouse")
+        shutil.copytree(site / "embeddings", evaluation / "embeddings")
 
     def demo_audit() -> None:
         shutil.copytree(site / "warehouse", audit / "warehouse", ignore=shutil.ignore_patterns("site"))

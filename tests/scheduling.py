@@ -20,7 +20,9 @@ from tests import durations, prebuilt
 PREBUILT = bool(os.environ.get(prebuilt.FOLDER_VARIABLE))
 # Groups shorter than this (seconds in tests/durations.json) go last, after the long ones.
 FILLER_SECONDS = 5.0
-DEMO_FIXTURES = {"demo_warehouse", "demo_site", "audit_site"}  # audit_site: the demo site, then the demo audit
+# audit_site: the demo site, then the demo audit; demo_evaluation (tests/dbt_project/conftest.py): the
+# demo site's warehouse right after its first study, the demo evaluation
+DEMO_FIXTURES = {"demo_warehouse", "demo_site", "audit_site", "demo_evaluation"}
 # A module using several of them joins the first listed (the monitoring series, a few minutes of
 # ticks, before the browser, a few seconds' start).
 if PREBUILT:

@@ -16,6 +16,7 @@ import pytest
 
 from biaswh.warehouse.settings.home import REPOSITORY_ROOT
 from tests.conftest import copy_warehouse, run_study_here
+from tests.dbt_project.conftest import demo_vectors
 
 pytestmark = pytest.mark.dbt
 STUDY = REPOSITORY_ROOT / "studies" / "demo_evaluation.toml"
@@ -75,13 +76,14 @@ query_set = "queries:squad_beir_validation"
     path.write_text(text, encoding="utf-8")
 
 
-def test_squad_through_beir_gives_the_squad_paths_metrics(tmp_path, demo):
-    home = copy_warehouse(demo[0], tmp_path / "warehouse")  # the session's run of STUDY, copied to add one
+def test_squad_through_beir_gives_the_squad_paths_metrics(tmp_path, demo_evaluation):
+    home = copy_warehouse(demo_evaluation[0], tmp_path / "warehouse")  # the session's run of STUDY, copied to add one
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
         _export_beir(con, tmp_path / "beir")
     study = tmp_path / "demo_evaluation_beir.toml"
     _beir_study(tmp_path / "beir", study)
-    run_study_here(str(study), home=home)
+    with demo_vectors(demo_evaluation[0], tmp_path):  # the squad path's vectors: the same texts, the same bits
+        run_study_here(str(study), home=home)
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
         metrics = con.execute(
             """

@@ -21,8 +21,8 @@ QRELS = DEMO_DATA / "evaluation" / "demo_qrels.csv"
 THRESHOLDS = REPOSITORY_ROOT / "dbt_project" / "seeds" / "evaluation" / "evaluation_alert_thresholds.csv"
 
 
-def test_fusion_choice_is_the_best_on_the_tune_fold(demo):
-    _, con = demo
+def test_fusion_choice_is_the_best_on_the_tune_fold(demo_evaluation):
+    _, con = demo_evaluation
     sweep = con.execute(
         "select run_id, retriever_family, retriever, parameter, fold, value from marts.agg_evaluation_fusion_sweep"
     ).fetchall()
@@ -45,8 +45,8 @@ def test_fusion_choice_is_the_best_on_the_tune_fold(demo):
         )
 
 
-def test_overlap_shares_and_latency(demo):
-    _, con = demo
+def test_overlap_shares_and_latency(demo_evaluation):
+    _, con = demo_evaluation
     shares = con.execute(
         "select run_id, sum(share), sum(n_documents), any_value(n_relevant) from"
         " marts.agg_evaluation_overlap group by run_id"
@@ -60,17 +60,17 @@ def test_overlap_shares_and_latency(demo):
     assert latency[0] == 4 * 20 and latency[1] == latency[0]
 
 
-def test_dashboard_page_shows_the_series(demo):
-    home, _ = demo
+def test_dashboard_page_shows_the_series(demo_evaluation):
+    home, _ = demo_evaluation
     html = (home / "site" / "studies" / "demo_evaluation.html").read_text()
     for heading in ("Alerts", "Drift over the series", "Metrics at k", "Fusion sweep", "Dense vs BM25", "Latency"):
         assert heading in html
     assert "index_missing_10pct" in html
 
 
-def test_qrels_with_unknown_ids_are_refused_before_anything_runs(demo, tmp_path, monkeypatch):
+def test_qrels_with_unknown_ids_are_refused_before_anything_runs(demo_evaluation, tmp_path, monkeypatch):
     """The ingest refuses them, so the bad file never becomes a version; the job checks the marts again."""
-    home, _ = demo
+    home, _ = demo_evaluation
     copy = tmp_path / "warehouse"
     shutil.copytree(home, copy, ignore=shutil.ignore_patterns("site"))
     monkeypatch.setenv(HOME_VARIABLE, str(copy))
@@ -114,8 +114,8 @@ def test_qrels_with_unknown_ids_are_refused_before_anything_runs(demo, tmp_path,
             con.close()
 
 
-def test_page_escapes_labels_and_descriptions(demo, tmp_path):
-    home, _ = demo
+def test_page_escapes_labels_and_descriptions(demo_evaluation, tmp_path):
+    home, _ = demo_evaluation
     hostile = '<script>alert("x")</script>'
     copy = tmp_path / "warehouse.duckdb"
     shutil.copy(home / "warehouse.duckdb", copy)

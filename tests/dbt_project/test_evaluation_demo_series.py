@@ -49,8 +49,8 @@ def reference_metrics(ranking: list[int], judged: dict[int, int], k: int) -> dic
     }
 
 
-def test_metrics_match_an_independent_computation(demo):
-    _, con = demo
+def test_metrics_match_an_independent_computation(demo_evaluation):
+    _, con = demo_evaluation
     judged: dict[str, dict[int, int]] = defaultdict(dict)
     with QRELS.open() as handle:
         for row in csv.DictReader(handle):
@@ -92,8 +92,8 @@ def test_metrics_match_an_independent_computation(demo):
         assert value == pytest.approx(total / n, abs=1e-9), key
 
 
-def test_contract_relations_have_the_agreed_columns(demo):
-    _, con = demo
+def test_contract_relations_have_the_agreed_columns(demo_evaluation):
+    _, con = demo_evaluation
 
     def columns(name):
         return [
@@ -142,8 +142,8 @@ def _bootstrap(values: np.ndarray, seed: int) -> stats.BootstrapResult:
     )
 
 
-def test_metric_intervals_equal_a_scipy_bootstrap_over_the_per_query_metrics(demo):
-    _, con = demo
+def test_metric_intervals_equal_a_scipy_bootstrap_over_the_per_query_metrics(demo_evaluation):
+    _, con = demo_evaluation
     seed = derive_seed(SETTINGS["study"]["seed"], "evaluation", "bootstrap")
     ours = {
         (r, ret, k, m): (low, high)
@@ -202,8 +202,8 @@ def _sign_flip_reference(changes: np.ndarray) -> tuple[float, bool]:
     return float(result.pvalue), exact
 
 
-def test_alert_significance_equals_scipy_sign_flip_test_and_bca_interval(demo):
-    _, con = demo
+def test_alert_significance_equals_scipy_sign_flip_test_and_bca_interval(demo_evaluation):
+    _, con = demo_evaluation
     alerts = con.execute(
         "select run_id, baseline_run_id, query_set, retriever, metric, change_ci_low, change_ci_high,"
         " p_value, min_p, is_significant, alpha, status, ci_method, p_adjusted, label, position"
@@ -311,8 +311,8 @@ def _expected_alerts(con) -> set[tuple]:
     return expected
 
 
-def test_alerts_are_exactly_the_breached_thresholds(demo):
-    _, con = demo
+def test_alerts_are_exactly_the_breached_thresholds(demo_evaluation):
+    _, con = demo_evaluation
     ours = set(con.execute("select run_id, retriever, metric, severity from analysis.evaluation_alerts").fetchall())
     assert ours == _expected_alerts(con)
     # The demo series drifts for real: the incomplete index and the ANN index raise significant alerts.

@@ -15,7 +15,7 @@ import pytest
 
 from biaswh.warehouse.relations.renamed_marts import RENAMED_ANALYSIS_TABLES, RENAMED_MARTS
 from tests.conftest import copy_warehouse, run_study_here
-from tests.dbt_project.conftest import EVALUATION_STUDY
+from tests.dbt_project.conftest import EVALUATION_RUNS, EVALUATION_STUDY, demo_vectors
 
 pytestmark = pytest.mark.dbt
 
@@ -40,13 +40,15 @@ def _put_back_the_old_names(path) -> None:
 
 
 @pytest.fixture(scope="module")
-def carried_over(demo, tmp_path_factory):
+def carried_over(demo_evaluation, tmp_path_factory):
     """(connection, first run, second run) after a second run of the demo evaluation on the old-named copy."""
-    home = copy_warehouse(demo[0], tmp_path_factory.mktemp("evaluation-renamed") / "warehouse")
+    folder = tmp_path_factory.mktemp("evaluation-renamed")
+    home = copy_warehouse(demo_evaluation[0], folder / "warehouse")
     _put_back_the_old_names(home / "warehouse.duckdb")
-    run_study_here(str(EVALUATION_STUDY), home=home)
+    with demo_vectors(demo_evaluation[0], folder):
+        run_study_here(str(EVALUATION_STUDY), home=home)
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
-    runs = con.execute("select run_id from raw.runs where kind = 'study' order by started_at").fetchall()
+    runs = con.execute(EVALUATION_RUNS).fetchall()
     (first,), (second,) = runs
     yield con, first, second
     con.close()

@@ -13,7 +13,7 @@ import pytest
 from biaswh.analysis.common.result_rows import rows_close
 from biaswh.analysis.common.run_comparison import compare_runs, results_identical
 from tests.conftest import copy_warehouse, run_here, run_study_here
-from tests.dbt_project.conftest import EVALUATION_STUDY
+from tests.dbt_project.conftest import EVALUATION_RUNS, EVALUATION_STUDY, demo_vectors
 
 pytestmark = pytest.mark.dbt
 
@@ -28,13 +28,14 @@ MACHINE = "select count(*) from analysis.evaluation_alerts where depends_on_mach
 
 
 @pytest.fixture(scope="module")
-def rerun(demo, tmp_path_factory):
+def rerun(demo_evaluation, tmp_path_factory):
     """A copy of the demo evaluation warehouse after a second run of the same config: (connection, run ids)."""
-    home = copy_warehouse(demo[0], tmp_path_factory.mktemp("evaluation-rerun") / "warehouse")
-    # The session's embedding cache holds the first run's vectors: the rerun reads them, as a user's does.
-    run_study_here(str(EVALUATION_STUDY), home=home)
+    folder = tmp_path_factory.mktemp("evaluation-rerun")
+    home = copy_warehouse(demo_evaluation[0], folder / "warehouse")
+    with demo_vectors(demo_evaluation[0], folder):  # the first run's vectors: the rerun reads them, as a user's does
+        run_study_here(str(EVALUATION_STUDY), home=home)
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
-    found = con.execute("select run_id from raw.runs where kind = 'study' order by started_at").fetchall()
+    found = con.execute(EVALUATION_RUNS).fetchall()
     runs = [run_id for (run_id,) in found]
     yield con, runs
     con.close()
@@ -56,11 +57,11 @@ def test_biaswh_diff_finds_no_result_that_differs_between_the_two_runs(rerun):
     assert results_identical(differences), [d.line() for d in differences]
 
 
-def test_a_series_built_before_depends_on_machine_existed_is_analysed_again(demo, tmp_path):
+def test_a_series_built_before_depends_on_machine_existed_is_analysed_again(demo_evaluation, tmp_path):
     # marts built by an older version lack the column: `biaswh analyze` applies the mart's rule
-    home = copy_warehouse(demo[0], tmp_path / "warehouse")
+    home = copy_warehouse(demo_evaluation[0], tmp_path / "warehouse")
     with duckdb.connect(str(home / "warehouse.duckdb")) as con:
-        (run,) = con.execute("select run_id from raw.runs where kind = 'study'").fetchone()
+        ((run,),) = con.execute(EVALUATION_RUNS).fetchall()
         before = con.execute(ALERTS.replace("not depends_on_machine", "true"), [run]).fetchall()
         machine = con.execute(MACHINE).fetchone()
         con.execute("alter table marts.fct_evaluation_alert_checks drop column depends_on_machine")

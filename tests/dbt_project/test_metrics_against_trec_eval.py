@@ -38,10 +38,10 @@ SERIES = [
 
 
 @pytest.fixture(scope="module", params=SERIES)
-def warehouse(request, tmp_path_factory, demo):
+def warehouse(request, tmp_path_factory, demo_evaluation):
     study, expected_count = request.param
     if study == "demo_evaluation":  # the session's warehouse after that study (tests/dbt_project/conftest.py)
-        yield demo[1], expected_count, study
+        yield demo_evaluation[1], expected_count, study
         return
     if study == "internal_docs_evaluation":
         shared_file("retrieval-eval/internal_docs.md")
