@@ -140,3 +140,16 @@ def test_a_measured_subprocess_runs_dbt_unmeasured(tmp_path):
     assert _started_process(environment) == ["True", "True"]
     unmeasured = {k: v for k, v in environment.items() if not k.startswith("COVERAGE_")}
     assert _started_process(unmeasured) == ["False", "False"]
+
+
+def test_a_kept_prebuild_without_the_evaluation_copy_lets_the_test_build_its_own(tmp_path, monkeypatch):
+    from tests import prebuilt
+
+    monkeypatch.setenv(prebuilt.FOLDER_VARIABLE, str(tmp_path))
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "done").write_text("")
+    assert prebuilt.prebuilt("evaluation") is None  # an older prebuild: no wait of 45 minutes
+    (tmp_path / "evaluation").mkdir()
+    (tmp_path / "evaluation" / "done").write_text("")
+    assert prebuilt.prebuilt("evaluation") == tmp_path / "evaluation"
+    assert prebuilt.prebuilt("site") == tmp_path / "site"

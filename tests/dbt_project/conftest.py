@@ -23,7 +23,8 @@ def demo_evaluation(tmp_path_factory):
     """(home, read-only connection) of one warehouse after the demo evaluation study (shared, never changed).
 
     Under `make test` the prebuild's (tests/prebuilt.py: the demo site's warehouse right after that
-    study, the demo dialect study's run before it), else run here; its vectors lie beside ``home``
+    study, the demo dialect study's run before it), else (or when an older prebuild has none) run
+    here; its vectors lie beside ``home``
     (:func:`demo_vectors`).
     """
     built = prebuilt.prebuilt("evaluation")
