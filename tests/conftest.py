@@ -15,6 +15,7 @@ import pytest
 
 from biaswh.warehouse.settings.home import HOME_VARIABLE, REPOSITORY_ROOT
 from tests import prebuilt
+from tests.encoder_guard import refusing_encoder_loads
 
 # ../shared/data beside the checkout; BIASWH_SHARED_DATA overrides it (e.g. in a git worktree elsewhere).
 SHARED_DATA = Path(os.environ.get("BIASWH_SHARED_DATA") or REPOSITORY_ROOT.parent / "shared" / "data")
@@ -211,7 +212,7 @@ def assert_refused(code: int, error: str, names) -> None:
 @dataclass(frozen=True)
 class DemoWarehouse:
     """A warehouse after one `biaswh run studies/demo.toml`: its folder, what the run printed,
-    and the embedding cache it filled (its own, so the run embedded the demo's texts)."""
+    and the embedding cache it filled (its own, empty before: the run imported the shipped demo vectors)."""
 
     home: Path
     stdout: str
@@ -239,7 +240,7 @@ def demo_warehouse(tmp_path_factory) -> DemoWarehouse:
     home = tmp_path_factory.mktemp("demo-warehouse") / "warehouse"
     cache = tmp_path_factory.mktemp("demo-embeddings")
     printed = io.StringIO()
-    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(printed):
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(printed), refusing_encoder_loads():
         patch.setenv(HOME_VARIABLE, str(home))
         patch.setenv("BIASWH_EMBEDDING_CACHE", str(cache))
         run_study(str(DEMO_STUDY))
@@ -261,8 +262,9 @@ def demo_site(tmp_path_factory, request) -> Path:
     demo_warehouse = request.getfixturevalue("demo_warehouse")
     home = copy_warehouse(demo_warehouse.home, tmp_path_factory.mktemp("demo-site") / "warehouse")
     others = [str(study) for study in sorted((REPOSITORY_ROOT / "studies").glob("demo*.toml")) if study != DEMO_STUDY]
-    with pytest.MonkeyPatch.context() as patch:
+    with pytest.MonkeyPatch.context() as patch, refusing_encoder_loads():
         patch.setenv(HOME_VARIABLE, str(home))
+        patch.setenv("BIASWH_EMBEDDING_CACHE", str(home.parent / "embeddings"))  # empty, as the prebuilt site's
         run_studies(others)  # in turn, as `make demo` runs them
     return home / "site"
 
@@ -280,7 +282,8 @@ def audit_site(tmp_path_factory, request) -> Path:
 
     demo_site = request.getfixturevalue("demo_site")
     home = copy_warehouse(demo_site.parent, tmp_path_factory.mktemp("audit-site") / "warehouse")
-    with pytest.MonkeyPatch.context() as patch:
+    with pytest.MonkeyPatch.context() as patch, refusing_encoder_loads():
         patch.setenv(HOME_VARIABLE, str(home))
+        patch.setenv("BIASWH_EMBEDDING_CACHE", str(home.parent / "embeddings"))  # empty, as the prebuilt audit's
         run_audit(str(AUDIT_DEMO))
     return home / "site"

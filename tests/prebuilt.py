@@ -83,10 +83,20 @@ def prebuilt(name: str) -> Path | None:
 
 
 def _build(folder: Path, work) -> None:
-    """Run ``work()`` with stdout captured to ``folder/stdout.txt``; mark ``done`` or ``failed``."""
+    """Run ``work()`` with stdout captured to ``folder/stdout.txt``; mark ``done`` or ``failed``.
+
+    Each build starts from an empty embedding cache of its own and may not load the encoder:
+    the shipped demo vectors must serve every demo text (tests/encoder_guard.py).
+    """
+    from tests.encoder_guard import refusing_encoder_loads
+
     folder.mkdir(parents=True, exist_ok=True)
     try:
-        with open(folder / "stdout.txt", "w", encoding="utf-8") as out, contextlib.redirect_stdout(out):
+        with (
+            open(folder / "stdout.txt", "w", encoding="utf-8") as out,
+            contextlib.redirect_stdout(out),
+            refusing_encoder_loads(),
+        ):
             work()
     except BaseException:
         (folder / "failed").write_text(traceback.format_exc(), encoding="utf-8")
@@ -106,7 +116,7 @@ def main(folder: Path) -> None:
 
     def demo_study() -> None:
         os.environ[HOME_VARIABLE] = str(demo / "warehouse")
-        os.environ["BIASWH_EMBEDDING_CACHE"] = str(demo / "embeddings")  # its own: the run embeds the demo texts
+        os.environ["BIASWH_EMBEDDING_CACHE"] = str(demo / "embeddings")  # its own, empty: the demo's vectors imported
         run_study(str(DEMO_STUDY))
 
     def other_studies() -> None:

@@ -16,6 +16,11 @@ from pathlib import Path
 from biaswh.warehouse.settings.home import REPOSITORY_ROOT
 
 DEMO_DATA = REPOSITORY_ROOT / "studies" / "demo_data"
+# The demo texts' all-MiniLM-L6-v2 vectors, as the retrieval provider and the WEAT sentence encoder
+# store them (python -m biaswh.common.demo_vectors writes them): a demo run embeds only new texts.
+DEMO_RETRIEVAL_VECTORS = DEMO_DATA / "embeddings" / "retrieval-all-MiniLM-L6-v2.parquet"
+DEMO_SENTENCE_VECTORS = DEMO_DATA / "embeddings" / "weat-sentences-all-MiniLM-L6-v2.parquet"
+MINILM_ENCODER_PATHS = ("hf:sentence-transformers/all-MiniLM-L6-v2", "hf:all-MiniLM-L6-v2")
 # The real data's files, relative to [audit] real_data.
 SQUAD_TRAIN = "squad-v1.1/train.parquet"
 DIALECT_PAIRS = "dialect-pairs/aave_poc_dataset_20250927-193921.json"
@@ -59,7 +64,8 @@ def dialect_data(data: str, real_data: Path | None) -> tuple[list[dict], dict, d
             "cleanup": True,
         },
     ]
-    return ingest, {"depth": 20}, {"dialect_highlight_k": [1, 3, 5], "dialect_reference_variant": "sae"}
+    retrieval = {"depth": 20, "precomputed": [str(DEMO_RETRIEVAL_VECTORS)]}
+    return ingest, retrieval, {"dialect_highlight_k": [1, 3, 5], "dialect_reference_variant": "sae"}
 
 
 def weat_data(data: str) -> tuple[list[dict], list[str], dict]:
@@ -70,6 +76,12 @@ def weat_data(data: str) -> tuple[list[dict], list[str], dict]:
         return tests, ["caliskan2017"], {"match_policy": "exact", **settings}
     tests.append({"source": "weat_tests", "path": str(DEMO_DATA / "weat" / "demo_user_tests.yaml")})
     return tests, ["caliskan2017", "demo_user_tests"], {"match_policy": "casefold", **settings}
+
+
+def sentence_vectors(data: str, encoder_path: str) -> list[str]:
+    """The precomputed sentence vectors a sentence-encoder subject's WEAT step imports: the demo's
+    for the local MiniLM on demo data, else none (a real study's sentences are embedded once, then cached)."""
+    return [str(DEMO_SENTENCE_VECTORS)] if data != "real" and encoder_path in MINILM_ENCODER_PATHS else []
 
 
 def silent_bias_data(data: str, real_data: Path | None) -> dict:

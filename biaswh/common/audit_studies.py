@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable
 
 from biaswh.common.audit_config import Audit, Subject
-from biaswh.common.audit_data import dialect_data, silent_bias_data, weat_data
+from biaswh.common.audit_data import dialect_data, sentence_vectors, silent_bias_data, weat_data
 from biaswh.common.audit_plan import PlannedStudy, Skipped, file_path, numbered, study_head, subject_batches
 from biaswh.common.audit_recommendation import can_be_asked, no_endpoint, recommendation_studies
 
@@ -123,6 +123,8 @@ def weat_studies(audit: Audit, subjects: list[Subject]) -> list[PlannedStudy]:
         if settings.get("format") == "sentence_encoder":
             step["words_from"] = test_sets
             step["templates"] = settings.get("templates", ["This is {word}.", "That is {word}.", "{word} is here."])
+            if sentence_vectors(audit.data, settings["path"]):
+                step["precomputed"] = sentence_vectors(audit.data, settings["path"])
         config["ingest"].append(step)
     config["weat"] = weat_settings
     members = tuple((s, s.label) for s in subjects)

@@ -17,7 +17,7 @@ import numpy as np
 
 from biaswh.ingest.common.embedding_batches import forward_batches, place_rows
 from biaswh.ingest.common.llm.settings import DEFAULT_MAX_REPLY_BYTES, EndpointSettings
-from biaswh.ingest.weat.sentence_vectors import load_sentence_encoder
+from biaswh.ingest.weat.sentence_vectors import load_sentence_encoder, model_sha256
 from biaswh.warehouse.errors import UserError
 
 DEFAULT_LOCAL_MODEL = "all-MiniLM-L6-v2"
@@ -100,6 +100,11 @@ class LocalProvider:
 
     def preflight(self) -> None:
         self._load()
+
+    def model_sha256(self) -> str | None:
+        """The sha256 of the model folder (None for a hub id): what a vector file's version check compares."""
+        location, is_local = self._location()
+        return model_sha256(location) if is_local else None
 
     def _load(self):
         if self._encoder is None:

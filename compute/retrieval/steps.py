@@ -68,6 +68,9 @@ def prepare_dense(
     """
     provider = provider_from_settings({**config.embedding})
     provider.check()
+    # A vector file recording another version of a local model is skipped (its folder's hash differs);
+    # the folder is hashed only when a file records a hash (0.5 s for MiniLM).
+    model_sha256 = provider.model_sha256 if isinstance(provider, LocalProvider) else None
     if engine is not None and engine.engine == "ray" and isinstance(provider, LocalProvider):
         from biaswh.compute.retrieval.ray_embeddings import RayEmbedder  # imports Ray: only when asked for
 
@@ -77,12 +80,12 @@ def prepare_dense(
             raise UserError(f"{path}: no such embeddings file ([retrieval.embedding] precomputed)")
     cache = shared_embedding_cache(provider.model_id)
     for path in config.precomputed:
-        result = cache.import_parquet(path)
+        result = cache.import_parquet(path, model_sha256=model_sha256)
         con.execute(
             "insert into raw.run_sources values (?, ?, ?, ?)",
             [run_id, result.path, result.source_sha256, Path(path).stat().st_size],
         )
-        print(f"  embeddings {Path(path).name}: {result.n_rows:,} vectors, {result.n_new:,} new in the cache")
+        print(f"  {result.describe()}")
     texts = {t for c in corpora.values() for t in c.texts}
     texts |= {q.text for queries in query_sets.values() for q in queries if q.text.strip()}
     cached = cache.known_shas()

@@ -23,6 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from biaswh.ingest.common.vector_files import ModelHash, skip_reason, unit_rows
 from biaswh.warehouse.database import lance_tables
 from biaswh.warehouse.database.output_files import write_text_atomically
 from biaswh.warehouse.errors import InputError, UserError
@@ -81,6 +82,14 @@ class ImportResult:
     n_rows: int
     n_new: int
     dimension: int
+    skipped: str | None = None  # why nothing was imported (another model's vectors), else None
+
+    def describe(self) -> str:
+        """One line for the run's log: what the file added, or why it was skipped."""
+        name = Path(self.path).name
+        if self.skipped:
+            return f"embeddings {name}: skipped, {self.skipped}; the texts are embedded here"
+        return f"embeddings {name}: {self.n_rows:,} vectors, {self.n_new:,} new in the cache"
 
 
 class EmbeddingCache:
@@ -112,6 +121,12 @@ class EmbeddingCache:
         if not self._exists():
             return pa.table({"text_sha256": pa.array([], pa.string()), "vector": pa.array([], pa.list_(pa.float32()))})
         return self._read("text_sha256, vector")
+
+    def rows_with_text(self) -> pa.Table:
+        """Every cached (text_sha256, vector, text) of this model (what an export writes)."""
+        if not self._exists():
+            return self.known().append_column("text", pa.array([], pa.string()))
+        return self._read("text_sha256, vector, text")
 
     def known_shas(self) -> set[str]:
         """The text sha256 of every cached vector of this model.
@@ -161,16 +176,22 @@ class EmbeddingCache:
             raise _as_os_error(exc, self.lancedb_dir) from None
         return len(keep)
 
-    def import_parquet(self, path: str | Path) -> ImportResult:
+    def import_parquet(self, path: str | Path, *, model_sha256: ModelHash = None) -> ImportResult:
         """Import precomputed vectors (columns ``text_sha256``, ``vector``, optional ``text``).
 
-        Rows already cached are skipped; vectors are stored unit-normalised. When ``text``
-        is present, its sha256 must equal ``text_sha256`` (a mismatch names the row).
+        Rows already cached are skipped; vectors are stored unit-normalised (a row already of
+        unit length is stored bit for bit: :func:`~biaswh.ingest.common.vector_files.unit_rows`).
+        When ``text`` is present, its sha256 must equal ``text_sha256`` (a mismatch names the row).
+        A file whose metadata names another model (:mod:`~biaswh.ingest.common.vector_files`; or
+        another ``model_sha256`` of the model folder) is skipped: ``skipped`` says why.
         """
         path = Path(path)
         if not path.is_file():
             raise UserError(f"{path}: no such embeddings file")
         digest = file_sha256(path)
+        reason = skip_reason(path, self.model_id, model_sha256)
+        if reason:
+            return ImportResult(str(path), digest, 0, 0, 0, skipped=reason)
         imported = self._imported(path, digest)
         if imported is not None:
             return imported
@@ -196,8 +217,7 @@ class EmbeddingCache:
         vectors = vectors.reshape(len(shas), -1) if len(shas) else vectors.reshape(0, 0)
         if not np.isfinite(vectors).all():
             raise InputError(path, "vector holds NaN or infinity", field="vector")
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        vectors = vectors / np.where(norms == 0, 1, norms)
+        vectors = unit_rows(vectors)
         new = self.add(shas, vectors, texts, origin=f"import:{path.name}:{digest[:12]}")
         result = ImportResult(str(path), digest, len(shas), new, vectors.shape[1] if len(shas) else 0)
         self._mark_imported(result, shas)

@@ -47,9 +47,17 @@ def model_sha256(model_path: str) -> str:
     folder = Path(model_path)
     if not folder.is_dir():
         return hashlib.sha256(model_path.encode("utf-8")).hexdigest()
+    files = sorted(p for p in folder.rglob("*") if p.is_file())
+    # Hashed once per process while no file changed (0.5 s for MiniLM's 88 MB; several studies ask).
+    stamp = tuple((file.relative_to(folder).as_posix(), file.stat().st_size, file.stat().st_mtime_ns) for file in files)
+    return _folder_sha256(str(folder), stamp)
+
+
+@functools.lru_cache(maxsize=8)
+def _folder_sha256(folder: str, stamp: tuple) -> str:
     digest = hashlib.sha256()
-    for file in sorted(p for p in folder.rglob("*") if p.is_file()):
-        digest.update(f"{file.relative_to(folder).as_posix()}\0{file_sha256(file)}\n".encode("utf-8"))
+    for relative, _, _ in stamp:
+        digest.update(f"{relative}\0{file_sha256(Path(folder) / relative)}\n".encode("utf-8"))
     return digest.hexdigest()
 
 
@@ -66,13 +74,20 @@ def load_sentence_encoder(location: str):
 
 
 def encode_words(
-    words: list[str], *, model_path: str, templates: tuple[str, ...] = DEFAULT_TEMPLATES, batch_size: int = 64
+    words: list[str],
+    *,
+    model_path: str,
+    templates: tuple[str, ...] = DEFAULT_TEMPLATES,
+    batch_size: int = 64,
+    precomputed: tuple[str, ...] = (),
 ) -> WordVectors:
     """Encode each word in every template and average the (unit-normalised) sentence vectors.
 
     The sentences go through the machine's embedding cache; those it lacks are encoded here, or
     on Ray workers within :func:`sentence_encoding_on` (a study run with ``[compute] engine = "ray"``),
-    in the same forward batches either way, so the vectors are the same bits.
+    in the same forward batches either way, so the vectors are the same bits. ``precomputed``
+    Parquet files are imported into the cache first (a file of another model is skipped, with a
+    note), so the encoder loads only for sentences none of them holds.
     """
     if not words:
         raise UserError("the sentence encoder needs at least one word (none listed by the tests)")
@@ -81,7 +96,9 @@ def encode_words(
             raise UserError(f"template {template!r} must contain '{{word}}'")
     unique_words = list(dict.fromkeys(words))
     sentences = [template.format(word=word) for template in templates for word in unique_words]
-    encoded = SentenceEncoder(model=model_path, batch_size=batch_size).cached(sentences)
+    encoder = SentenceEncoder(model=model_path, batch_size=batch_size)
+    encoder.import_precomputed(precomputed)
+    encoded = encoder.cached(sentences)
     per_template = encoded.reshape(len(templates), len(unique_words), -1)
     return WordVectors(unique_words, per_template.mean(axis=0).astype(np.float32), len(words) - len(unique_words))
 
@@ -145,6 +162,13 @@ class SentenceEncoder:
         """Unit rows for ``sentences`` in order, one forward batch after another."""
         batches = forward_batches(sentences, self.batch_size)
         return place_rows(len(sentences), batches, [self.encode_batch([sentences[i] for i in b]) for b in batches])
+
+    def import_precomputed(self, paths: tuple[str, ...]) -> None:
+        """Import vector files into this model's cache (one line each: what it added, or why it was skipped)."""
+        from biaswh.ingest.common.embedding_cache import shared_embedding_cache
+
+        for path in paths:
+            print(f"  {shared_embedding_cache(self.model_id).import_parquet(path).describe()}")
 
     def cached(self, sentences: list[str]) -> np.ndarray:
         """Rows for ``sentences``: the cache's, the missing ones encoded here or by the remote encoder."""

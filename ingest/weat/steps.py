@@ -8,7 +8,7 @@ from biaswh.ingest.weat.weat_tests import load_weat_tests
 from biaswh.ingest.weat.word_vectors import load_word_vectors
 from biaswh.warehouse.errors import UserError
 from biaswh.warehouse.runs.study import register_ingester
-from biaswh.warehouse.settings.config_schema import STRING, STRINGS
+from biaswh.warehouse.settings.config_schema import FILE, STRING, STRINGS, ListOf, OneOf
 from biaswh.warehouse.settings.study_schema import ingest_step
 
 
@@ -41,15 +41,25 @@ def _words_of_test_sets(con, test_sets: list[str]) -> list[str]:
 @register_ingester(
     "word_vectors",
     options=ingest_step(
-        {"name": STRING, "format": STRING, "table": STRING, "words_from": STRINGS, "templates": STRINGS},
+        {
+            "name": STRING,
+            "format": STRING,
+            "table": STRING,
+            "words_from": STRINGS,
+            "templates": STRINGS,
+            "precomputed": OneOf((FILE, ListOf(FILE)), "a path or a list of paths"),
+        },
         required=("name",),
     ),
 )
 def ingest_word_vectors(con, study, step: dict) -> IngestResult:
-    """``path``, ``name``, optional ``format``, ``table``; sentence encoders take ``words_from`` and ``templates``."""
+    """``path``, ``name``, optional ``format``, ``table``; sentence encoders take ``words_from``, ``templates``
+    and ``precomputed`` (Parquet vector files, relative to the config, imported before anything is encoded)."""
     if "name" not in step:
         raise UserError(f'{study.path}: [[ingest]] source = "word_vectors" needs a name')
     fmt = step.get("format", "auto")
+    precomputed = step.get("precomputed", [])
+    precomputed = tuple(study.resolve(p) for p in ([precomputed] if isinstance(precomputed, str) else precomputed))
     if fmt == "sentence_encoder":
         words = _words_of_test_sets(con, list(step.get("words_from", [])))
         return load_word_vectors(
@@ -59,5 +69,13 @@ def ingest_word_vectors(con, study, step: dict) -> IngestResult:
             format=fmt,
             words=words,
             templates=tuple(step.get("templates", DEFAULT_TEMPLATES)),
+            precomputed=precomputed,
         )
-    return load_word_vectors(con, study.resolve(step["path"]), name=step["name"], format=fmt, table=step.get("table"))
+    return load_word_vectors(
+        con,
+        study.resolve(step["path"]),
+        name=step["name"],
+        format=fmt,
+        table=step.get("table"),
+        precomputed=precomputed,
+    )

@@ -77,6 +77,7 @@ def load_word_vectors(
     table: str | None = None,
     words: list[str] | None = None,
     templates: tuple[str, ...] = DEFAULT_TEMPLATES,
+    precomputed: tuple[str, ...] = (),
 ) -> IngestResult:
     """Load an embedding as a new version (or do nothing when the identical source is loaded).
 
@@ -91,6 +92,10 @@ def load_word_vectors(
     table : the table to read for ``format="lancedb"`` (default: the folder's name).
     words : the words to encode for ``format="sentence_encoder"`` (e.g. every word of the tests).
     templates : sentence templates with ``{word}`` for ``format="sentence_encoder"``; vectors are their mean.
+    precomputed : Parquet files of the sentence encoder's vectors (``text_sha256``, ``vector``, ``text``)
+        for ``format="sentence_encoder"``, imported into the embedding cache before encoding: the
+        model loads only for sentences they lack. They are not part of the version's identity (the
+        vectors are the model's either way); a file recording another model is skipped.
     """
     if not NAME_PATTERN.match(name or ""):
         raise UserError(f"embedding name {name!r} must be letters, digits, '_', '-' or '.' (at most 64)")
@@ -107,8 +112,12 @@ def load_word_vectors(
             "words_sha256": hashlib.sha256("\n".join(unique_words).encode("utf-8")).hexdigest(),
         }
         # Encoding is slow: only done inside rows(), i.e. when this is not an identical re-ingest.
-        read = lambda: encode_words(unique_words, model_path=model_path, templates=tuple(templates))  # noqa: E731
+        read = lambda: encode_words(  # noqa: E731
+            unique_words, model_path=model_path, templates=tuple(templates), precomputed=tuple(precomputed)
+        )
     else:
+        if precomputed:
+            raise UserError(f'{name}: precomputed vectors are for format = "sentence_encoder", not {format!r}')
         source_path = Path(path).expanduser().resolve()
         fmt = _detect_format(source_path) if format == "auto" else format
         vectors = read_word_vectors(source_path, format=fmt, table=table)

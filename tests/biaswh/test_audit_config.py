@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from biaswh.common.audit_config import load_audit
-from biaswh.common.audit_data import REAL_FILES
+from biaswh.common.audit_data import DEMO_RETRIEVAL_VECTORS, DEMO_SENTENCE_VECTORS, REAL_FILES
 from biaswh.common.audit_studies import plan_audit
 from biaswh.common.audit_toml import write_config
 from biaswh.warehouse.runs.study import load_study
@@ -142,6 +142,13 @@ def test_the_demo_audit_plans_each_kinds_study_types_and_says_why_not_the_others
     assert len(not_applicable) == 24
     articles = {"retriever": "a retriever is not", "embedding": "an embedding is not", "llm": "an LLM is not"}
     assert all(s.reason.startswith(articles[s.subject.kind]) for s in not_applicable)
+    # the demo's shipped vectors serve its MiniLM retriever and sentence encoder (the demo vectors are files)
+    configs = {study.study_type: study.config for study in planned}
+    for study_type in ("dialect retrieval bias", "retrieval evaluation"):
+        assert configs[study_type]["retrieval"]["embedding"]["precomputed"] == [str(DEMO_RETRIEVAL_VECTORS)]
+    weat_steps = configs["word-embedding association (WEAT)"]["ingest"]
+    vectors = {step.get("name"): step.get("precomputed") for step in weat_steps if step["source"] == "word_vectors"}
+    assert vectors["minilm-all-MiniLM-L6-v2"] == [str(DEMO_SENTENCE_VECTORS)] and vectors["demo-vectors-1"] is None
     # one seed and one policy in every generated study, each config as `biaswh run` checks it
     for study in planned:
         config = load_study(write_config(study.config, tmp_path / f"{study.name}.toml"), check_files=True)
