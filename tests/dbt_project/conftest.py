@@ -12,6 +12,7 @@ import pytest
 from biaswh.warehouse.settings.home import REPOSITORY_ROOT
 from tests import prebuilt
 from tests.conftest import run_study_here
+from tests.encoder_guard import refusing_encoder_loads
 
 EVALUATION_STUDY = REPOSITORY_ROOT / "studies" / "demo_evaluation.toml"
 # The demo evaluation run's rows: the prebuilt warehouse holds the demo dialect study's run before it.
@@ -33,7 +34,7 @@ def demo_evaluation(tmp_path_factory):
     else:
         folder = tmp_path_factory.mktemp("evaluation")
         home = folder / "warehouse"
-        with pytest.MonkeyPatch.context() as patch:
+        with pytest.MonkeyPatch.context() as patch, refusing_encoder_loads():  # the shipped demo vectors serve it
             patch.setenv("BIASWH_EMBEDDING_CACHE", str(folder / "embeddings"))
             run_study_here(str(EVALUATION_STUDY), home=home)
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
