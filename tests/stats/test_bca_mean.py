@@ -1,5 +1,7 @@
 """The closed-form BCa interval of a mean equals scipy.stats.bootstrap's, in linear memory."""
 
+import warnings
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -79,3 +81,22 @@ def test_a_paired_difference_reports_scipys_bca_interval():
     assert result.ci_method.startswith("BCa bootstrap, 2,000 resamples, seed ")
     seed = int(result.ci_method.rsplit("seed ", 1)[1])
     np.testing.assert_allclose((result.ci_low, result.ci_high), _scipy(a - b, seed), rtol=1e-12)
+
+
+def test_single_precision_values_give_the_double_precision_interval():
+    values = np.random.default_rng(3).exponential(size=50).astype(np.float32)
+    ours = bca_mean_interval(values, rng=np.random.default_rng(1), n_resamples=2000)
+    theirs = bca_mean_interval(values.astype(float), rng=np.random.default_rng(1), n_resamples=2000)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
+def test_a_degenerate_bootstrap_gives_nan_ends_as_scipy_does_and_no_warning():
+    # One resample above the mean: every resampled mean lies above the estimate, so the bias
+    # correction is infinite and BCa is undefined (warnings are errors in this suite).
+    values = np.array([0.0, 0.0, 0.0, 0.0, 1.0])
+    low, high = bca_mean_interval(values, rng=np.random.default_rng(4), n_resamples=1)
+    assert np.isnan(low) and np.isnan(high)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert all(np.isnan(_scipy(values, 4, n_resamples=1)))
+    assert any(issubclass(w.category, stats.DegenerateDataWarning) for w in caught)

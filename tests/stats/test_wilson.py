@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from statsmodels.stats.proportion import proportion_confint
 
-from biaswh.stats.wilson import wilson_interval
+from biaswh.stats.wilson import RateInterval, wilson_interval
 
 
 @pytest.mark.parametrize("successes,trials", [(0, 7), (1, 7), (3, 11), (12, 12), (5, 58)])
@@ -37,3 +37,7 @@ def test_rate_is_undefined_not_zero_without_trials():
         wilson_interval(3, 2)
     with pytest.raises(ValueError):
         wilson_interval(-1, 2)
+
+
+def test_a_rate_without_trials_keeps_its_counts_and_level():
+    assert wilson_interval(0, 0, confidence=0.9) == RateInterval(0, 0, None, None, None, 0.9, "wilson")
