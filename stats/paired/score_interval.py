@@ -115,12 +115,8 @@ def paired_difference_interval(
     low_b, high_b = _wilson(both + only_b, n, z)
     phi = _phi(*counts)
     difference = rate_a - rate_b
-    below = math.sqrt(
-        max(0.0, (rate_a - low_a) ** 2 - 2 * phi * (rate_a - low_a) * (high_b - rate_b) + (high_b - rate_b) ** 2)
-    )
-    above = math.sqrt(
-        max(0.0, (rate_b - low_b) ** 2 - 2 * phi * (rate_b - low_b) * (high_a - rate_a) + (high_a - rate_a) ** 2)
-    )
+    below = _square_and_add(rate_a - low_a, high_b - rate_b, phi)
+    above = _square_and_add(rate_b - low_b, high_a - rate_a, phi)
     return PairedDifferenceInterval(
         difference=difference,
         ci_low=max(-1.0, difference - below),

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
+from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
 from biaswh.stats.paired.bootstrap import paired_recall_difference
 from biaswh.stats.paired.mcnemar import mcnemar
-from biaswh.stats.paired.score_interval import _wilson, paired_difference_interval
+from biaswh.stats.paired.score_interval import _phi, _wilson, paired_difference_interval
 
 
 @pytest.mark.parametrize(
@@ -72,3 +75,44 @@ def test_the_interval_holds_its_estimate_and_narrows_with_confidence():
 def test_impossible_input_is_refused(table, confidence):
     with pytest.raises(ValueError):
         paired_difference_interval(*table, confidence=confidence)
+
+
+def test_the_limits_stay_inside_their_range_where_rounding_would_step_over():
+    # computed without the clamps, these limits come out one float beyond 1 (and -1)
+    assert _wilson(20, 20, float(stats.norm.ppf(0.9)))[1] == 1.0
+    assert paired_difference_interval(0, 13, 0, 0, confidence=0.99).ci_high == 1.0
+    assert paired_difference_interval(0, 0, 13, 0, confidence=0.99).ci_low == -1.0
+
+
+@pytest.mark.parametrize(
+    ("table", "cross"),
+    [
+        ((3, 1, 1, 3), 8 - 4),  # AD - BC above n / 2: shrunk by n / 2
+        ((2, 5, 0, 2), 0),  # 4, between n / 3 and n / 2 (n = 9): 0
+        ((1, 1, 1, 1), 0),  # 0: stays 0
+        ((1, 2, 3, 1), 1 - 6),  # negative: kept as it is
+    ],
+)
+def test_newcombes_phi_shrinks_a_positive_cross_product_by_half_the_pairs(table, cross):
+    both, only_a, only_b, neither = table
+    margins = (both + only_a) * (only_b + neither) * (both + only_b) * (only_a + neither)
+    assert _phi(*table) == pytest.approx(cross / math.sqrt(margins), abs=1e-15)
+
+
+@pytest.mark.parametrize(
+    ("table", "confidence", "message"),
+    [
+        ((0, -1, 0, 3), 0.95, "paired counts must be non-negative"),
+        ((0, 0, 0, 0), 0.95, "no pairs to compare"),
+        ((1, 1, 1, 1), 0.0, "confidence must be between 0 and 1"),
+        ((1, 1, 1, 1), 1.0, "confidence must be between 0 and 1"),
+    ],
+)
+def test_impossible_input_is_refused_by_name(table, confidence, message):
+    with pytest.raises(ValueError, match=f"^{message}$"):
+        paired_difference_interval(*table, confidence=confidence)
+
+
+def test_the_interval_keeps_its_level():
+    result = paired_difference_interval(100, 9, 3, 88, confidence=0.9)
+    assert result.confidence == 0.9 and result.method == "Newcombe hybrid score (method 10, 1998)"
