@@ -55,3 +55,41 @@ def test_bias_corrected_v_follows_bergsma_and_is_smaller():
     assert result.bias_corrected_v == pytest.approx(expected)
     assert result.bias_corrected_v < result.v
     assert bias_corrected_cramers_v(0.0, np.array([[10, 10], [10, 10]])) == 0.0
+
+
+THREE_BY_FOUR = np.array([[20, 15, 10, 5], [10, 12, 14, 16], [8, 9, 10, 30]])
+
+
+def _bergsma(chi_square: float, table: np.ndarray) -> float:
+    n, (r, k) = table.sum(), table.shape
+    phi2 = max(0.0, chi_square / n - (r - 1) * (k - 1) / (n - 1))
+    return math.sqrt(phi2 / min(r - (r - 1) ** 2 / (n - 1) - 1, k - (k - 1) ** 2 / (n - 1) - 1))
+
+
+@pytest.mark.parametrize("table", [THREE_BY_FOUR, THREE_BY_FOUR.T, THREE_BY_FOUR[:2], THREE_BY_FOUR[:2].T])
+def test_v_and_bergsmas_v_on_tables_wider_than_two_columns_either_way(table):
+    result = cramers_v_chi_square(table)
+    assert result.v == pytest.approx(association(table, method="cramer"))
+    assert result.bias_corrected_v == pytest.approx(_bergsma(result.statistic, table)) and result.bias_corrected_v > 0
+    assert result.n == table.sum() and result.degrees_of_freedom == (table.shape[0] - 1) * (table.shape[1] - 1)
+
+
+@pytest.mark.parametrize("table", [[[1, 0], [0, 1]], [[1, 0, 0], [0, 1, 0], [0, 0, 1]]])
+def test_bergsmas_v_is_0_where_the_corrected_table_has_no_degree_of_freedom(table):
+    # n no larger than the number of columns: k - (k - 1)^2 / (n - 1) - 1 is 0
+    assert bias_corrected_cramers_v(2.0, np.array(table)) == 0.0
+    assert bias_corrected_cramers_v(float(len(table)), np.array(table)) == 0.0
+
+
+def test_the_variant_names_the_test_and_its_correction():
+    assert cramers_v_chi_square(TWO_BY_TWO).variant == (
+        "Pearson chi-square test of independence (value × group), Yates' continuity correction on 2×2 tables"
+    )
+    assert cramers_v_chi_square(TWO_BY_TWO, yates=False).variant == (
+        "Pearson chi-square test of independence (value × group), no continuity correction"
+    )
+
+
+def test_the_table_holds_integer_counts():
+    table = contingency_table([[1, 2, 2], [2.0, 3]])  # values compared as text: "2" and "2.0" differ
+    assert table.dtype == np.int64 and table.tolist() == [[1, 0], [2, 0], [0, 1], [0, 1]]
