@@ -9,7 +9,15 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import confint_proportions_2indep
 
 from biaswh.stats.multiple_comparisons import VerdictPolicy, adjust_family, verdict_policy
-from biaswh.stats.verdicts import compare_rates, highest, significance_count, with_verdicts
+from biaswh.stats.verdicts import (
+    VERDICT_SCHEMA,
+    Leader,
+    RateComparison,
+    compare_rates,
+    highest,
+    significance_count,
+    with_verdicts,
+)
 from biaswh.warehouse.errors import UserError
 
 # Holm and BH disagree on this family: Holm keeps only the first, BH keeps all four.
@@ -131,3 +139,51 @@ def test_the_study_schema_accepts_the_verdicts_table_and_refuses_other_adjustmen
         check_config(tmp_path / "s.toml", {"study": {"name": "s", "seed": 1}, "verdicts": {"adjustment": "bonferroni"}})
     with pytest.raises(UserError, match=r"unknown key 'alhpa'"):
         check_config(tmp_path / "s.toml", {"study": {"name": "s", "seed": 1}, "verdicts": {"alhpa": 0.1}})
+
+
+def test_the_whole_comparison_is_fishers_two_sided_p_and_newcombes_interval():
+    result = compare_rates(7, 9, 3, 11)
+    low, high = confint_proportions_2indep(7, 9, 3, 11, compare="diff", method="newcomb")
+    assert result == RateComparison(
+        rate_a=7 / 9,
+        rate_b=3 / 11,
+        difference=7 / 9 - 3 / 11,
+        ci_low=pytest.approx(low),
+        ci_high=pytest.approx(high),
+        p_value=pytest.approx(fisher_exact([[7, 2], [3, 8]], alternative="two-sided").pvalue),
+        test="Fisher's exact test (two-sided); Newcombe hybrid score interval of the difference",
+    )
+    wald = confint_proportions_2indep(7, 9, 3, 11, compare="diff", method="wald")
+    assert (result.ci_low, result.ci_high) != pytest.approx(wald)
+
+
+@pytest.mark.parametrize("counts", [(0, 0, 1, 2), (1, 2, 0, 0), (0, -1, 0, 2)])
+def test_a_rate_over_nothing_is_refused_by_name(counts):
+    with pytest.raises(ValueError, match="^both rates need a positive denominator$"):
+        compare_rates(*counts)
+
+
+def test_a_rate_over_one_trial_is_compared():
+    result = compare_rates(1, 1, 0, 1)
+    assert (result.rate_a, result.rate_b, result.difference, result.p_value) == (1.0, 0.0, 1.0, 1.0)
+
+
+def test_the_leader_in_every_case_with_its_runner_up():
+    assert highest({"only": 0.4}, lambda x, y: False) == Leader("highest", "only", None)
+    # equal rates: a tie, the first name first whatever the order given
+    assert highest({"b": 0.5, "a": 0.5, "c": 0.1}, lambda x, y: True) == Leader("tie", "a", "b")
+    asked = []
+    leader = highest({"c": 0.2, "a": 0.9, "b": 0.6}, lambda x, y: asked.append((x, y)) or True)
+    assert leader == Leader("highest", "a", "b") and asked == [("a", "b"), ("a", "c")]
+    assert highest({"c": 0.2, "a": 0.9, "b": 0.6}, lambda x, y: y != "c") == Leader(
+        "no evidence of a difference", "a", "b"
+    )
+
+
+def test_a_table_without_a_test_keeps_the_verdict_columns_types():
+    untested = pl.DataFrame(
+        {"embedding": ["a", "b"], "p_value": [None, None]}, schema={"embedding": pl.String, "p_value": pl.Float64}
+    )
+    judged = with_verdicts(untested, by=["embedding"], family_name=str, policy=verdict_policy({}))
+    assert {name: judged.schema[name] for name in VERDICT_SCHEMA} == VERDICT_SCHEMA
+    assert judged["is_significant"].to_list() == [False, False] and judged["family"].null_count() == 2

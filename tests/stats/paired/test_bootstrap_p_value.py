@@ -88,3 +88,11 @@ def test_the_interval_covers_a_true_difference_about_95_percent_of_the_time(true
     assert low <= covered <= high, (covered, (low, high))
     # A difference of 0.4 SD over 150 pairs has power above 99.5% (z = 0.4 * sqrt(150) = 4.9).
     assert rejections >= N_SIMULATIONS - 5
+
+
+@pytest.mark.parametrize(
+    ("a", "b"), [(np.zeros(3), np.zeros(4)), (np.zeros((3, 2)), np.zeros((3, 2))), (np.zeros((3, 1)), np.zeros(3))]
+)
+def test_hits_of_other_lengths_or_not_one_dimensional_are_refused_by_name(a, b):
+    with pytest.raises(ValueError, match="^hits_a and hits_b must be 1-d with one entry per pair$"):
+        paired_recall_difference(a, b, seed=1)
