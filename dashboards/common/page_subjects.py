@@ -48,6 +48,13 @@ def _data(kind: str | None) -> str:
     return BADGES.get(kind or "real", "real data").lower()
 
 
+def _data_kinds(kinds) -> str:
+    """Every kind of data in ``kinds``, real first: "real data", "real and demo data"."""
+    present = {kind or "real" for kind in kinds} or {"real"}
+    words = [_data(kind).removesuffix(" data") for kind in ("real", "synthetic", "demo") if kind in present]
+    return (", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else words[0]) + " data"
+
+
 def _kind_of(kinds) -> str:
     """The data kind a subject's findings stand on: demo when any is demo data, then synthetic, else real."""
     kinds = {kind or "real" for kind in kinds}
@@ -59,14 +66,33 @@ def subjects_page(con: duckdb.DuckDBPyConnection) -> str:
     """Every subject a study or an audit measured, linked to its profile."""
     if not relation_exists(con, "main", "dim_subjects"):
         return '<p class="note">No subject measured yet: run a study, or an audit (biaswh audit AUDIT.toml).</p>'
+    runs = (
+        "marts.dim_runs"
+        if relation_exists(con, "marts", "dim_runs")
+        else "(select null::varchar as run_id, null::timestamp as started_at where false)"
+    )
     subjects = _rows(
         con,
-        "select d.subject_id, d.subject_kind, d.subject_name, d.subject_version, d.config_hash, d.n_runs,"
-        " count(f.finding) filter (where f.verdict = 'significant') as n_significant, count(f.finding) as n_findings,"
-        " list(distinct coalesce(f.data, 'real')) filter (where f.finding is not null) as data_kinds"
-        " from dim_subjects as d left join subject_findings as f using (subject_id)"
-        " group by all order by d.subject_kind, d.subject_name, d.subject_version nulls first,"
-        " d.config_hash nulls first",
+        f"""
+        with latest as (
+            select f.subject_id, f.verdict from subject_findings as f left join {runs} as r using (run_id)
+            qualify dense_rank() over (partition by f.subject_id, f.study_type, f.dimension
+                order by r.started_at desc nulls last, f.run_id desc) = 1
+        ),
+        counts as (
+            select subject_id, count(*) filter (where verdict = 'significant') as n_significant,
+                count(*) filter (where verdict in ('significant', 'no evidence')) as n_tested
+            from latest group by subject_id
+        ),
+        kinds as (
+            select subject_id, list(distinct coalesce(data, 'real')) as data_kinds
+            from subject_findings group by subject_id
+        )
+        select d.subject_id, d.subject_kind, d.subject_name, d.subject_version, d.config_hash, d.n_runs,
+            coalesce(c.n_significant, 0) as n_significant, coalesce(c.n_tested, 0) as n_tested, k.data_kinds
+        from dim_subjects as d left join counts as c using (subject_id) left join kinds as k using (subject_id)
+        order by d.subject_kind, d.subject_name, d.subject_version nulls first, d.config_hash nulls first
+        """,
     )
     rows = [
         [
@@ -74,19 +100,22 @@ def subjects_page(con: duckdb.DuckDBPyConnection) -> str:
             f"{text(_label(s['subject_name'], s['subject_version']))}</a>",
             s["subject_kind"],
             f"<code>{text(s['config_hash'][:12])}</code>" if s["config_hash"] else "named by a study",
-            _data(_kind_of(s["data_kinds"] or [])),
+            _data_kinds(s["data_kinds"] or []),
             s["n_runs"],
-            f"{s['n_significant']} of {s['n_findings']}",
+            f"{s['n_significant']} of {s['n_tested']}" if s["n_tested"] else "none tested",
         ]
         for s in subjects
     ]
     intro = (
         '<p class="note">Every subject (a retriever, an embedding, an LLM) a study or an audit measured. A subject'
         " an audit declared has a version and a configuration hash; one a study named outside an audit is known by"
-        " its kind and name only (its configuration: named by a study). Everything about one subject is one query:"
+        " its kind and name only (its configuration: named by a study). Significant: of the tested findings of each"
+        " dimension's latest run (as its profile shows them), how many are significant under the policy that judged"
+        " them; descriptive findings are not counted. Data: every kind of data the subject's runs stand on."
+        " Everything about one subject is one query:"
         " <code>select * from subject_findings where subject_id = '...'</code>.</p>"
     )
-    columns = ["subject", "kind", "configuration", "data", "runs", "findings significant"]
+    columns = ["subject", "kind", "configuration", "data", "runs", "significant (latest runs)"]
     return intro + table(columns, rows, raw_columns=frozenset({"subject", "configuration"}))
 
 

@@ -149,3 +149,43 @@ def test_a_dimension_measured_by_several_runs_shows_the_latest_run_and_counts_on
     con.execute("create or replace view main.subject_findings as select * from runs where run_id = 'r1'")
     (line,) = _cells_of(profile_body(con, subject)[0])
     assert line[5] == "significant (1 of 1 significant)" and "latest of" not in line[1]
+
+
+def test_the_subjects_page_counts_the_latest_runs_tested_findings_and_names_every_kind_of_data():
+    # bm25 measured three times: an old demo run found it significant, the latest real run did not;
+    # a descriptive finding is not tested and not counted. The count is the profile's (latest run of
+    # each dimension), and the data column names both kinds.
+    con = duckdb.connect()
+    finding = (
+        "select 's' as subject_id, '{dimension}' as dimension, 'dialect retrieval bias' as study_type,"
+        " '{verdict}' as verdict, '{run}' as run_id, '{data}' as data, 'f' as finding"
+    )
+    rows = [
+        finding.format(dimension="gap", verdict="significant", run="old", data="demo"),
+        finding.format(dimension="gap", verdict="no evidence", run="new", data="real"),
+        finding.format(dimension="gap", verdict="descriptive", run="new", data="real"),
+        finding.format(dimension="quality", verdict="significant", run="new", data="real"),
+    ]
+    con.execute("create view main.subject_findings as " + " union all ".join(rows))
+    con.execute(
+        "create view main.dim_subjects as select 's' as subject_id, 'retriever' as subject_kind,"
+        " 'bm25' as subject_name, null as subject_version, null as config_hash, 2 as n_runs"
+    )
+    con.execute("create schema marts")
+    con.execute(
+        "create table marts.dim_runs as select * from (values ('old', timestamp '2026-01-01'),"
+        " ('new', timestamp '2026-02-01')) as t(run_id, started_at)"
+    )
+    html = subjects_page(con)
+    (row,) = [re.findall(r"<td>(.*?)</td>", r, flags=re.S) for r in re.findall(r"<tr>(.*?)</tr>", html)[1:]]
+    assert [re.sub(r"<[^>]+>", "", cell) for cell in row[1:]] == [
+        "retriever", "named by a study", "real and demo data", "2", "1 of 2"
+    ]  # fmt: skip
+    # the old run the latest: its dimension counts its one significant finding
+    con.execute("create or replace table marts.dim_runs as select * from (values ('old', timestamp '2026-03-01'),"
+                " ('new', timestamp '2026-02-01')) as t(run_id, started_at)")  # fmt: skip
+    row = re.findall(r"<td>(.*?)</td>", re.findall(r"<tr>(.*?)</tr>", subjects_page(con))[1])
+    assert row[-1] == "2 of 2"
+    con.execute("create or replace view main.subject_findings as " + rows[2])
+    row = re.findall(r"<td>(.*?)</td>", re.findall(r"<tr>(.*?)</tr>", subjects_page(con))[1])
+    assert row[3:] == ["real data", "2", "none tested"]
