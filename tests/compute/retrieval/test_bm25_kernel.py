@@ -81,6 +81,25 @@ def test_kernel_equals_rank_bm25_on_real_squad(monkeypatch):
         want_ids, want_scores = _oracle_top(oracle, tokens, doc_ids, 100)
         _assert_identical(found, want_ids, want_scores)
         _assert_identical(also, want_ids, want_scores)
+    # Both of the kernel's ways were taken: most queries ranked on their candidates alone, some
+    # (a dense-row term's bound reaching the kept hits) on every document.
+    *_, scored_every_document = bm25_numba.rank_terms(index, *bm25_numba.known_term_ids(index, queries), 100)
+    assert 0 < scored_every_document.sum() < len(queries) / 2
+
+
+def test_documents_outside_the_candidates_enter_when_the_bound_allows(monkeypatch):
+    # Short documents of a dense-row term only ("the") outscore the three long ones holding the
+    # rare term: the candidates cannot bound them, so the kernel must score every document.
+    documents = [["the"] * 3] * 20 + [["rare"] + [f"filler{d}"] * 30 for d in range(3)]
+    index, oracle = BM25Index(documents), BM25Okapi(documents)
+    assert bm25_numba._kernel_dense_slot(index)[index.vocabulary["the"]] >= 0
+    queries = [["the", "rare"], ["rare", "the"], ["rare"]]
+    *_, scored_every_document = bm25_numba.rank_terms(index, *bm25_numba.known_term_ids(index, queries), 3)
+    assert scored_every_document.tolist() == [True, True, False]
+    kernel, _ = _both_paths(index, queries, 3, monkeypatch)
+    for tokens, found in zip(queries, kernel):
+        _assert_identical(found, *_oracle_top(oracle, tokens, np.arange(len(documents)), 3))
+    assert kernel[0].doc_ids.tolist() == [0, 1, 2]  # outside documents, tied, lowest doc_ids first
 
 
 WORDS = st.sampled_from(["the", "of", "garden", "food", "city", "library", "book", "river", "zebra"])
@@ -133,15 +152,18 @@ def test_kernel_ranks_ties_by_doc_id_across_blocks(monkeypatch):
     assert kernel[1].doc_ids.tolist() == sorted(doc_ids[:100].tolist())[:30]
     known = [[index.vocabulary[t] for t in q] for q in (["red"], ["apple", "red"], ["sky"])]
     for tile in (7, 64):  # several tiles, ties across their edges
-        tiled = bm25_numba.rank_known_terms(index, known, 30, tile=tile)
+        tiled = bm25_numba.rank_known_terms(index, known, 30, tile=tile, candidates=False)
         assert [(ids.tolist(), s.tolist()) for ids, s in tiled] == [
             (h.doc_ids.tolist(), h.scores.tolist()) for h in kernel
         ]
 
 
 def test_kernel_threads_give_the_same_hits(monkeypatch):
+    from biaswh.compute.retrieval.bm25_kernel import CHUNK
+
+    # More queries than one chunk (the share a free thread takes), so both threads rank some.
     documents = [[f"w{(i * 7 + j) % 50}" for j in range(i % 9 + 1)] for i in range(500)]
-    queries = [[f"w{(q * 3 + j) % 60}" for j in range(q % 5)] for q in range(40)]
+    queries = [[f"w{(q * 3 + j) % 60}" for j in range(q % 5)] for q in range(3 * CHUNK)]
     index = BM25Index(documents)
     one = index.search_tokens(queries, depth=20, threads=1)
     two = index.search_tokens(queries, depth=20, threads=2)
@@ -167,6 +189,7 @@ def test_kernel_tiles_give_the_numpy_paths_hits(documents, queries, tile, depth)
         monkeypatch.setenv(bm25_numba.DISABLE_VARIABLE, "0")
         want = index.search_tokens(queries, depth=depth)
     known = [[index.vocabulary[t] for t in q if t in index.vocabulary] for q in queries]
-    found = bm25_numba.rank_known_terms(index, known, depth, tile=tile)
-    for (ids, scores), hits in zip(found, want):
-        assert (ids.tolist(), scores.tolist()) == (hits.doc_ids.tolist(), hits.scores.tolist())
+    for candidates in (True, False):  # False: every query scored in full, tile by tile
+        found = bm25_numba.rank_known_terms(index, known, depth, tile=tile, candidates=candidates)
+        for (ids, scores), hits in zip(found, want):
+            assert (ids.tolist(), scores.tolist()) == (hits.doc_ids.tolist(), hits.scores.tolist())

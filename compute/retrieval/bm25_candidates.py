@@ -1,0 +1,96 @@
+"""BM25's numba kernel for a query scored on its candidates only (:mod:`biaswh.compute.retrieval.bm25_kernel`).
+
+A query's candidates are the documents holding one of its rare terms (those without a dense
+row). Their scores are the full score row's, bit for bit: every token adds in query order. A
+document outside them holds only dense-row terms, so its score is at most the same rounded
+sum of each such term's largest weight; when that bound is below the worst kept hit, no
+outside document can enter and the query is answered without touching the rest of the corpus
+(on SQuAD train, 97% of the questions). Imported only when numba is used.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from biaswh.compute.retrieval.bm25_heap import offer
+
+# Buckets of the score histogram that picks which candidates go through the heap.
+BUCKETS = 512
+
+
+@numba.njit(cache=True, nogil=True)
+def rank_candidates(terms, corpus, workspace, heap_scores, heap_docs, capacity):
+    """Rank only the documents holding a query term that has no dense row (the candidates).
+
+    Returns the heap's size, or -1 when a document holding only dense-row terms could still
+    enter the hits (the caller then scores every document). ``corpus`` and ``workspace`` are
+    the kernel's (:func:`biaswh.compute.retrieval.bm25_kernel.rank_queries`); the workspace's
+    scores are zeros on entry and on return.
+    """
+    indptr, indices, data, dense_slot, dense_weights, term_maxima, doc_ids = corpus
+    scores, candidates, values, buckets, _ = workspace
+    n_candidates = 0
+    has_dense = False
+    earlier_slots = np.empty(terms.shape[0], dtype=np.int64)  # the dense rows of the tokens so far
+    n_earlier = 0
+    # A document outside the candidates scores the rounded sum, in query order, of its dense-row
+    # weights; rounded addition is monotone, so the same sum of each term's largest weight bounds it.
+    bound = upper = 0.0
+    # Token by token in query order: a dense-row term adds to the candidates found so far; a
+    # rare term's document found for the first time first gets the dense-row weights of the
+    # tokens before (the sum the full score row would hold; weights are positive, so a
+    # document is new exactly when its score is still zero).
+    for position in range(terms.shape[0]):
+        term = terms[position]
+        slot = dense_slot[term]
+        if slot >= 0:
+            has_dense = True
+            earlier_slots[n_earlier] = slot
+            n_earlier += 1
+            bound += term_maxima[term]
+            upper += term_maxima[term]
+            row = dense_weights[slot]
+            for candidate in range(n_candidates):
+                doc = candidates[candidate]
+                scores[doc] += row[doc]
+            continue
+        upper += term_maxima[term]
+        for entry in range(indptr[term], indptr[term + 1]):
+            doc = indices[entry]
+            if scores[doc] == 0.0:
+                candidates[n_candidates] = doc
+                n_candidates += 1
+                if n_earlier > 0:
+                    score = 0.0
+                    for earlier in range(n_earlier):
+                        score += dense_weights[earlier_slots[earlier], doc]
+                    scores[doc] = score + data[entry]
+                    continue
+            scores[doc] += data[entry]
+    if has_dense and n_candidates < capacity:  # documents outside would enter the hits
+        for candidate in range(n_candidates):
+            scores[candidates[candidate]] = 0.0
+        return -1
+    # Only the scores in the histogram's top buckets holding ``capacity`` of them go through the
+    # heap (which applies the tie rule): a few more than ``capacity`` heap operations, not one
+    # per better score met in document order. ``upper`` bounds every score (as ``bound`` does).
+    scale = BUCKETS / max(upper, 1e-300)
+    buckets[:] = 0
+    for candidate in range(n_candidates):
+        doc = candidates[candidate]
+        score = scores[doc]
+        scores[doc] = 0.0
+        values[candidate] = score
+        buckets[min(BUCKETS, int(score * scale))] += 1
+    lowest, reached = BUCKETS, buckets[BUCKETS]
+    while reached < capacity and lowest > 0:
+        lowest -= 1
+        reached += buckets[lowest]
+    size = 0
+    for candidate in range(n_candidates):
+        score = values[candidate]
+        if min(BUCKETS, int(score * scale)) >= lowest and (size < capacity or score >= heap_scores[0]):
+            size = offer(score, candidates[candidate], heap_scores, heap_docs, doc_ids, size, capacity)
+    # Strictly below the worst kept hit: no outside document can enter, not even by a tie.
+    return size if not has_dense or capacity == 0 or bound < heap_scores[0] else -1
