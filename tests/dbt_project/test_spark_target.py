@@ -14,6 +14,7 @@ import duckdb
 import pytest
 
 from biaswh.warehouse.settings.home import HOME_VARIABLE
+from biaswh.warehouse.spark.raw_registration import register_raw_tables
 from tests.conftest import copy_warehouse
 from tests.dbt_project.spark_equality import assert_equal, require_spark
 
@@ -80,7 +81,7 @@ def spark_build(tmp_path_factory, demo_site):
             tables = spark_target.export_raw(connection)
         finally:
             connection.close()
-        spark_target.register_raw_tables(tables)
+        register_raw_tables(tables)
         summary, tables = spark_target.build_on_spark(
             [
                 "--select",

@@ -34,7 +34,8 @@ from biaswh.warehouse.database.transactions import transaction
 from biaswh.warehouse.dbt_build.runner import BuildSummary
 from biaswh.warehouse.relations.column_docs import sql_string
 from biaswh.warehouse.runs.sub_runs import SUB_RUN_KINDS, withdrawn_sub_runs_sql
-from biaswh.warehouse.spark.target import SparkTable, build_on_spark, export_raw, register_raw_tables, spark_folder
+from biaswh.warehouse.spark.raw_registration import register_raw_tables
+from biaswh.warehouse.spark.target import SparkTable, build_on_spark, export_raw, spark_folder
 
 # The Spark tables' root when no local SparkSession can say (a Thrift server's warehouse dir).
 WAREHOUSE_LOCATION_VARIABLE = "BIASWH_SPARK_WAREHOUSE_LOCATION"

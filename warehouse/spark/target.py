@@ -13,7 +13,6 @@ SparkSession, and so one JVM (about 20-50 s to start), for every build of the pr
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import time
@@ -64,12 +63,15 @@ _MUTABLE_TABLES = {"runs"}
 
 @dataclass(frozen=True)
 class RawTable:
-    """One exported ``raw`` table: its Spark columns, whether it is split by run, and where."""
+    """One exported ``raw`` table: its Spark columns, whether it is split by run, and where;
+    for a split one, the runs it holds rows of (``partitions``) and those this export wrote (``written``)."""
 
     name: str
     columns: tuple[tuple[str, str], ...]
     partitioned: bool
     location: str
+    partitions: tuple[str, ...] = ()
+    written: tuple[str, ...] = ()
 
 
 def spark_folder() -> Path:
@@ -146,7 +148,7 @@ def export_raw(
     whole every time (a run's status changes when it ends), as are tables without ``run_id``.
     ``location``: the lake's root, a folder or ``s3://bucket/prefix`` (DuckDB's httpfs,
     :mod:`biaswh.warehouse.database.object_storage`); default :func:`raw_location`.
-    Returns every raw table, for :func:`register_raw_tables`.
+    Returns every raw table, for :func:`biaswh.warehouse.spark.raw_registration.register_raw_tables`.
     """
     location = location or raw_location()
     if is_url(location):
@@ -173,6 +175,7 @@ def export_raw(
         if not is_url(folder):
             Path(folder).mkdir(parents=True, exist_ok=True)
         select_list = ", ".join(f'"{name}"' for name, _ in data_columns)
+        present, wanted = [], []
         if partitioned:
             present = [r[0] for r in connection.execute(f"select distinct run_id from raw.{table}").fetchall()]
             wanted = present
@@ -188,11 +191,11 @@ def export_raw(
             columns = (*columns, ("run_id", "string"))
         else:
             _write_parquet(connection, f"select {select_list} from raw.{table}", [], folder)
-        exported.append(RawTable(table, columns, partitioned, folder))
+        exported.append(RawTable(table, columns, partitioned, folder, tuple(sorted(present)), tuple(sorted(wanted))))
     return exported
 
 
-def _invoke(arguments: list[str]):
+def invoke_dbt(arguments: list[str]):
     """Run one dbt command on the Spark target (:func:`spark_target_name`) in this process; (result, seconds)."""
     from dbt.cli.main import dbtRunner
 
@@ -224,17 +227,6 @@ def _invoke(arguments: list[str]):
     finally:
         close_dbt_log_files()
     return result, time.perf_counter() - begin
-
-
-def register_raw_tables(tables: list[RawTable]) -> None:
-    """(Re)declare each exported raw table on Spark and pick up its run folders."""
-    payload = [
-        {"name": t.name, "columns": [list(c) for c in t.columns], "partitioned": t.partitioned, "location": t.location}
-        for t in tables
-    ]
-    result, _ = _invoke(["run-operation", "register_raw_tables", "--args", json.dumps({"tables": payload})])
-    if not result.success:
-        raise UserError(f"registering the raw Parquet on Spark failed: {result.exception or 'see dbt.log'}")
 
 
 def withdrawn_run_ids() -> list[str] | None:
@@ -298,7 +290,7 @@ def build_on_spark(
         WITHDRAWN_RUN_IDS_VARIABLE: None if withdrawn is None else ",".join(withdrawn),
     }
     with environment(variables):
-        result, seconds = _invoke(["build", *(args or [])])
+        result, seconds = invoke_dbt(["build", *(args or [])])
     counts: dict[str, int] = {}
     failures = []
     tables = []
