@@ -11,7 +11,14 @@ from biaswh.compute.common.engine import chat_pool, compute_settings, with_compu
 from biaswh.compute.common.sentence_encoding import sentence_encoding
 from biaswh.plugins import load_plugins
 from biaswh.run_outcome import finish_or_fail as _finish_or_fail  # (the name tests/warehouse/test_busy_status.py calls)
-from biaswh.study_builds import LOCAL_TARGET, check_spark_target, run_record, selected_build, study_build_target
+from biaswh.study_builds import (
+    LOCAL_TARGET,
+    check_spark_target,
+    run_record,
+    selected_build,
+    start_dbt_early,
+    study_build_target,
+)
 from biaswh.warehouse.database.command_lock import exclusive_command
 from biaswh.warehouse.database.connection import open_warehouse
 from biaswh.warehouse.database.transactions import transaction
@@ -240,6 +247,7 @@ def run_loaded_study(
     run_id = open_study_run(study, target=target)
     stages: dict[str, float] = {"load plugins and config": time.perf_counter() - started}
     selections = build_selections(study)
+    start_dbt_early(selections, target)  # dbt's start-up overlaps the run's own work
 
     def timed(stage: str, work) -> None:
         begin = time.perf_counter()

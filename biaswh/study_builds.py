@@ -12,7 +12,8 @@ from typing import Callable
 from biaswh.compute.common.engine import compute_settings
 from biaswh.warehouse.database.connection import open_warehouse
 from biaswh.warehouse.dbt_build.build_state import is_up_to_date, mark_built
-from biaswh.warehouse.dbt_build.invoke import environment
+from biaswh.warehouse.dbt_build.invoke import environment, start_dbt_in_background
+from biaswh.warehouse.dbt_build.runner import SUBPROCESS_VARIABLE
 from biaswh.warehouse.dbt_build.selection import site_selection
 from biaswh.warehouse.dbt_build.view_state import record_views, selection_nodes, unchanged_views, view_fingerprint
 from biaswh.warehouse.errors import UserError
@@ -74,6 +75,14 @@ def run_record(study, *, target: str = LOCAL_TARGET) -> tuple[dict, tuple[str, .
         spark = "spark" if spark_method(target) == "session" else f"spark_{spark_method(target)}"
     used = (compute_settings(study.settings).engine, spark)
     return parameters, tuple(engine for engine in used if engine in ENGINE_PACKAGES)
+
+
+def start_dbt_early(selections: dict[str, str | None], target: str = LOCAL_TARGET) -> None:
+    """Load dbt in the background while the run ingests and computes, when a build of
+    ``selections`` (step -> selection; ``""``: no build) will call dbt in this process on DuckDB."""
+    builds = any(selection != "" for selection in selections.values())
+    if builds and target == LOCAL_TARGET and os.environ.get(SUBPROCESS_VARIABLE) != "1":
+        start_dbt_in_background()
 
 
 def selected_build(

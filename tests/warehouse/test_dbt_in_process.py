@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -99,3 +100,60 @@ def test_a_fresh_warehouse_starts_from_the_parse_another_process_made(tmp_path):
     for home in ("second", "third"):
         assert (tmp_path / home / "dbt" / "target" / "manifest.json").exists()
     assert not (REPOSITORY_ROOT / "warehouse.duckdb").exists() and not (tmp_path / "warehouse.duckdb").exists()
+
+
+def test_a_study_run_loads_dbt_in_the_background_and_its_build_reuses_it(tmp_path, monkeypatch):
+    """The kept parsed project is loaded once, by the background start, before the first build
+    asks; the build runs from it. A project changed since it was kept is not loaded from it."""
+    from biaswh.study_builds import start_dbt_early
+    from biaswh.warehouse.dbt_build import warm_start
+    from biaswh.warehouse.dbt_build.parse_cache import store_parsed
+
+    monkeypatch.setenv(HOME_VARIABLE, str(tmp_path / "parsed"))
+    store_parsed(dbt_invoke.parsed_project(), dbt_invoke.project_digest(), [])  # kept for this project
+    dbt_invoke.forget_parsed_projects()
+    loads, loaded_when_called, called = [], [], threading.Event()
+    real_load, real_options = dbt_invoke.load_parsed, dbt_invoke.parse_options
+
+    def counting(digest, parse_args):
+        if threading.current_thread().name == warm_start.THREAD_NAME:
+            called.wait(timeout=3)  # a dbt call that did not wait for this load would have begun
+        loads.append(threading.current_thread().name)
+        return real_load(digest, parse_args)
+
+    def calling(args):
+        loaded_when_called.append(bool(dbt_invoke._MANIFESTS))
+        called.set()
+        return real_options(args)
+
+    monkeypatch.setattr(dbt_invoke, "load_parsed", counting)
+    monkeypatch.setattr(dbt_invoke, "parse_options", calling)
+    start_dbt_early({"sources": None, "results": ""})
+    monkeypatch.setenv(HOME_VARIABLE, str(tmp_path / "study"))
+    connect().close()
+    summary = run_dbt_build(SELECTION, label="study")
+    assert summary.counts.get("success") == 1 and not summary.failures
+    assert loads == [warm_start.THREAD_NAME]  # loaded in the background only, and only once
+    assert loaded_when_called[0]  # the build's dbt call began after the background load ended
+
+    # Edited since: the background start finds nothing kept for it and keeps nothing stale.
+    dbt_invoke.forget_parsed_projects()
+    monkeypatch.setattr(dbt_invoke, "project_digest", lambda: "an edited project")
+    dbt_invoke.start_dbt_in_background()
+    warm_start.wait_for_dbt()
+    assert loads == [warm_start.THREAD_NAME] * 2 and dbt_invoke._MANIFESTS == {}
+
+
+def test_no_background_start_for_a_run_without_dbt_or_with_dbt_in_a_child(monkeypatch):
+    from biaswh.study_builds import start_dbt_early
+
+    started = []
+    monkeypatch.setattr("biaswh.study_builds.start_dbt_in_background", lambda: started.append("started"))
+    start_dbt_early({"sources": "", "results": ""})  # no build
+    start_dbt_early({"sources": None}, "spark")  # Spark's own parse (another key)
+    monkeypatch.setenv("BIASWH_DBT_SUBPROCESS", "1")
+    start_dbt_early({"sources": None})  # dbt in a child process
+    assert started == []
+    monkeypatch.delenv("BIASWH_DBT_SUBPROCESS")
+    start_dbt_early({"sources": None, "results": ""})
+    assert started == ["started"]

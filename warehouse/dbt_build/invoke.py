@@ -37,6 +37,7 @@ from biaswh.warehouse.dbt_build.parse_cache import (
     share_partial_parse,
     store_parsed,
 )
+from biaswh.warehouse.dbt_build.warm_start import start_in_background, wait_for_dbt
 from biaswh.warehouse.settings.home import warehouse_paths
 
 # Events whose text is what `dbt build` prints on a terminal: the per-node lines go to the log.
@@ -154,6 +155,7 @@ def invoke_dbt(
     dbtRunnerResult
         ``success``, ``exception`` and ``result`` (a ``RunExecutionResult`` for build/run/test).
     """
+    wait_for_dbt()  # a background start of dbt (warm_start.py) ends before any call
     from dbt.cli.main import dbtRunner
 
     paths = warehouse_paths()
@@ -253,6 +255,7 @@ def parsed_nodes(unique_ids: Sequence[str]) -> dict[str, dict]:
 def parsed_project(args: Sequence[str] = (), *, env: dict[str, str] | None = None):
     """The parsed project (dbt's ``Manifest``) for the options ``args`` (``--target``, ``--vars``):
     this process's cached one, else a ``dbt parse`` of it for the warehouse ``BIASWH_HOME`` names."""
+    wait_for_dbt()
     parse_args = parse_options(args)
     manifest = _MANIFESTS.get((project_digest(), *parse_args))
     if manifest is not None:
@@ -261,6 +264,28 @@ def parsed_project(args: Sequence[str] = (), *, env: dict[str, str] | None = Non
     if not outcome.success:
         raise RuntimeError(f"dbt parse failed: {outcome.exception}")
     return outcome.result
+
+
+def start_dbt_in_background(parse_args: Sequence[str] = ()) -> None:
+    """Import dbt and load the kept parsed project for ``parse_args`` (none: the profile's default
+    target) in a background thread (:mod:`biaswh.warehouse.dbt_build.warm_start`). It only fills
+    this process's cache, keyed as every call keys it: a project edited meanwhile is looked up
+    under its own key and parsed by the call; a failure here costs the call nothing but time."""
+
+    def warm() -> None:
+        try:
+            import dbt.adapters.duckdb  # noqa: F401 - dbt's adapter factory imports it on the first call
+            import dbt.cli.main  # noqa: F401
+
+            key = (project_digest(), *parse_args)
+            if key not in _MANIFESTS:
+                manifest = load_parsed(key[0], list(parse_args))
+                if manifest is not None:
+                    _keep(key, manifest)
+        except Exception:  # noqa: BLE001 - the call that needs dbt loads it and says what is wrong
+            return
+
+    start_in_background(warm)
 
 
 def forget_parsed_projects() -> None:
