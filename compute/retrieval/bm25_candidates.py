@@ -20,57 +20,71 @@ BUCKETS = 512
 
 
 @numba.njit(cache=True, nogil=True)
-def rank_candidates(terms, corpus, workspace, heap_scores, heap_docs, capacity):
+def rank_candidates(terms, corpus, workspace, heap_scores, heap_docs, capacity, tile):
     """Rank only the documents holding a query term that has no dense row (the candidates).
 
     Returns the heap's size, or -1 when a document holding only dense-row terms could still
     enter the hits (the caller then scores every document). ``corpus`` and ``workspace`` are
     the kernel's (:func:`biaswh.compute.retrieval.bm25_kernel.rank_queries`); the workspace's
-    scores are zeros on entry and on return.
+    scores are zeros on entry and on return. The documents are taken ``tile`` at a time, so
+    the scores being added to (and the dense rows read at them) stay in cache.
     """
     indptr, indices, data, dense_slot, dense_weights, term_maxima, doc_ids = corpus
     scores, candidates, values, buckets, _ = workspace
+    n_docs = scores.shape[0]
     n_candidates = 0
     has_dense = False
     earlier_slots = np.empty(terms.shape[0], dtype=np.int64)  # the dense rows of the tokens so far
-    n_earlier = 0
     # A document outside the candidates scores the rounded sum, in query order, of its dense-row
     # weights; rounded addition is monotone, so the same sum of each term's largest weight bounds it.
     bound = upper = 0.0
-    # Token by token in query order: a dense-row term adds to the candidates found so far; a
-    # rare term's document found for the first time first gets the dense-row weights of the
-    # tokens before (the sum the full score row would hold; weights are positive, so a
-    # document is new exactly when its score is still zero).
     for position in range(terms.shape[0]):
         term = terms[position]
-        slot = dense_slot[term]
-        if slot >= 0:
-            has_dense = True
-            earlier_slots[n_earlier] = slot
-            n_earlier += 1
-            bound += term_maxima[term]
-            upper += term_maxima[term]
-            row = dense_weights[slot]
-            for candidate in range(n_candidates):
-                doc = candidates[candidate]
-                scores[doc] += row[doc]
-            continue
         upper += term_maxima[term]
-        for entry in range(indptr[term], indptr[term + 1]):
-            doc = indices[entry]
-            if scores[doc] == 0.0:
-                candidates[n_candidates] = doc
-                n_candidates += 1
-                if n_earlier > 0:
-                    score = 0.0
-                    for earlier in range(n_earlier):
-                        score += dense_weights[earlier_slots[earlier], doc]
-                    scores[doc] = score + data[entry]
-                    continue
-            scores[doc] += data[entry]
+        if dense_slot[term] >= 0:
+            has_dense = True
+            bound += term_maxima[term]
+    cursors = indptr[terms].copy()  # where each token's postings resume in the next tile
+    for lo in range(0, n_docs, tile):
+        hi = min(n_docs, lo + tile)
+        first = n_candidates  # this tile's candidates start here
+        n_earlier = 0
+        # Token by token in query order: a dense-row term adds to the tile's candidates found so
+        # far; a rare term's document found for the first time first gets the dense-row weights
+        # of the tokens before (the sum the full score row would hold; weights are positive, so
+        # a document is new exactly when its score is still zero).
+        for position in range(terms.shape[0]):
+            term = terms[position]
+            slot = dense_slot[term]
+            if slot >= 0:
+                earlier_slots[n_earlier] = slot
+                n_earlier += 1
+                row = dense_weights[slot]
+                for candidate in range(first, n_candidates):
+                    doc = candidates[candidate]
+                    scores[doc] += row[doc]
+                continue
+            entry, end = cursors[position], indptr[term + 1]
+            while entry < end and indices[entry] < hi:
+                doc = indices[entry]
+                if scores[doc] == 0.0:
+                    candidates[n_candidates] = doc
+                    n_candidates += 1
+                    if n_earlier > 0:
+                        score = 0.0
+                        for earlier in range(n_earlier):
+                            score += dense_weights[earlier_slots[earlier], doc]
+                        scores[doc] = score + data[entry]
+                        entry += 1
+                        continue
+                scores[doc] += data[entry]
+                entry += 1
+            cursors[position] = entry
+        for candidate in range(first, n_candidates):  # the tile's scores, in order; its row cleared
+            doc = candidates[candidate]
+            values[candidate] = scores[doc]
+            scores[doc] = 0.0
     if has_dense and n_candidates < capacity:  # documents outside would enter the hits
-        for candidate in range(n_candidates):
-            scores[candidates[candidate]] = 0.0
         return -1
     # Only the scores in the histogram's top buckets holding ``capacity`` of them go through the
     # heap (which applies the tie rule): a few more than ``capacity`` heap operations, not one
@@ -78,11 +92,7 @@ def rank_candidates(terms, corpus, workspace, heap_scores, heap_docs, capacity):
     scale = BUCKETS / max(upper, 1e-300)
     buckets[:] = 0
     for candidate in range(n_candidates):
-        doc = candidates[candidate]
-        score = scores[doc]
-        scores[doc] = 0.0
-        values[candidate] = score
-        buckets[min(BUCKETS, int(score * scale))] += 1
+        buckets[min(BUCKETS, int(values[candidate] * scale))] += 1
     lowest, reached = BUCKETS, buckets[BUCKETS]
     while reached < capacity and lowest > 0:
         lowest -= 1

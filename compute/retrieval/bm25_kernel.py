@@ -23,6 +23,10 @@ from biaswh.compute.retrieval.bm25_heap import offer, sort_heap
 BLOCK = 16
 # Documents per tile of a query with a dense row: 256 KB of float64 scores, held in a core's cache.
 TILE = 32_768
+# A score row larger than a tile misses the cache: a candidate's scattered add or gather then
+# costs about this many of the full path's sequential adds, so a query is ranked on its
+# candidates first only when its rare terms' postings, times this, are at most the documents.
+CANDIDATE_COST = 4
 # Queries per chunk shared among threads: small enough that threads finish together on a busy machine.
 CHUNK = 256
 
@@ -66,7 +70,19 @@ def _rank_range(scores, lo, hi, maxima, doc_ids, heap_scores, heap_docs, size, c
 
 
 @_jit
-def _rank_one_query(terms, corpus, workspace, heap_scores, heap_docs, capacity, tile, use_candidates):
+def _candidates_pay(terms, indptr, dense_slot, n_docs, tile, candidate_cost):
+    """Whether ranking on the candidates first is cheaper than scoring every document, tile by tile."""
+    if n_docs <= tile:  # the score row stays in cache: scattered adds cost no more than sequential ones
+        return True
+    postings = 0
+    for term in terms:
+        if dense_slot[term] < 0:
+            postings += indptr[term + 1] - indptr[term]
+    return postings * candidate_cost <= n_docs
+
+
+@_jit
+def _rank_one_query(terms, corpus, workspace, heap_scores, heap_docs, capacity, tile, candidate_cost):
     """Score one query in the workspace's score row (zeros on entry and on return); its hits best first.
 
     Returns the number of hits and whether every document was scored (not only candidates).
@@ -75,8 +91,8 @@ def _rank_one_query(terms, corpus, workspace, heap_scores, heap_docs, capacity, 
     scores, _, _, _, maxima = workspace
     n_docs = scores.shape[0]
     size = -1
-    if use_candidates:
-        size = rank_candidates(terms, corpus, workspace, heap_scores, heap_docs, capacity)
+    if candidate_cost >= 0 and _candidates_pay(terms, indptr, dense_slot, n_docs, tile, candidate_cost):
+        size = rank_candidates(terms, corpus, workspace, heap_scores, heap_docs, capacity, tile)
     if size >= 0:
         sort_heap(heap_scores, heap_docs, doc_ids, size)
         return size, False
@@ -108,7 +124,7 @@ def _rank_one_query(terms, corpus, workspace, heap_scores, heap_docs, capacity, 
     return size, True
 
 
-def _rank_queries(query_terms, query_offsets, corpus, depth, tile, use_candidates):
+def _rank_queries(query_terms, query_offsets, corpus, depth, tile, candidate_cost):
     n_queries = query_offsets.shape[0] - 1
     n_docs = corpus[-1].shape[0]
     capacity = min(depth, n_docs)
@@ -130,7 +146,7 @@ def _rank_queries(query_terms, query_offsets, corpus, depth, tile, use_candidate
         for query in range(chunk * CHUNK, min(n_queries, (chunk + 1) * CHUNK)):
             terms = query_terms[query_offsets[query] : query_offsets[query + 1]]
             hit_counts[query], scored_every_document[query] = _rank_one_query(
-                terms, corpus, workspace, hit_scores[query], hit_docs[query], capacity, tile, use_candidates
+                terms, corpus, workspace, hit_scores[query], hit_docs[query], capacity, tile, candidate_cost
             )
     return hit_docs, hit_scores, hit_counts, scored_every_document
 
@@ -157,6 +173,7 @@ def rank_queries(
     threads: int | None = None,
     tile: int = TILE,
     candidates: bool = True,
+    candidate_cost: int = CANDIDATE_COST,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Each query's best ``depth`` document positions, their scores, how many there are, and
     whether every document was scored (rather than only its candidates).
@@ -165,8 +182,10 @@ def rank_queries(
     query order; ``weights`` the index's term-by-document CSR matrix; ``dense_slot`` each
     term's dense row (-1: none); ``term_maxima`` each term's largest weight. ``threads``:
     queries are shared among this many numba threads (default: one); ``tile``: documents per
-    tile of a query scored in full; ``candidates=False`` scores every query in full (the
-    results depend on neither; tests pass small tiles and both).
+    tile of a query scored in full; ``candidates=False`` scores every query in full;
+    ``candidate_cost``: when the score row exceeds a tile, a query is ranked on its candidates
+    first only if its rare terms' postings times this are at most the documents (0: always).
+    The results depend on none of them; tests pass small tiles and each way.
     """
     threads = 1 if threads is None else max(1, int(threads))
     kernel = _kernel(threads > 1)
@@ -183,7 +202,7 @@ def rank_queries(
             term_maxima,
             doc_ids,
         )
-        return kernel(query_terms, query_offsets, corpus, depth, tile, candidates)
+        return kernel(query_terms, query_offsets, corpus, depth, tile, int(candidate_cost) if candidates else -1)
     finally:
         numba.set_parallel_chunksize(previous_chunk)
         numba.set_num_threads(previous)

@@ -94,15 +94,18 @@ def rank_terms(
     threads: int | None = None,
     tile: int | None = None,
     candidates: bool = True,
+    candidate_cost: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The kernel's ranking of queries given as term ids (``terms[offsets[i]:offsets[i + 1]]``).
 
     Returns per query (rows) the hits' doc_ids and scores best first, how many hits there are,
     and whether every document was scored (not only the candidates its rare terms name).
     ``candidates=False`` scores every document of every query (the same hits; for tests and
-    the benchmark's profile); ``tile``: documents per tile when a query is scored in full.
+    the benchmark's profile); ``tile``: documents per tile when a query is scored in full;
+    ``candidate_cost``: see :func:`biaswh.compute.retrieval.bm25_kernel.rank_queries` (0: the
+    candidates are always tried first).
     """
-    from biaswh.compute.retrieval.bm25_kernel import TILE, rank_queries
+    from biaswh.compute.retrieval.bm25_kernel import CANDIDATE_COST, TILE, rank_queries
 
     positions, scores, counts, scored_every_document = rank_queries(
         terms,
@@ -116,6 +119,7 @@ def rank_terms(
         threads=threads,
         tile=tile or TILE,
         candidates=candidates,
+        candidate_cost=CANDIDATE_COST if candidate_cost is None else candidate_cost,
     )
     return index.doc_ids[positions], scores, counts, scored_every_document
 
@@ -134,6 +138,7 @@ def rank_known_terms(
     threads: int | None = None,
     tile: int | None = None,
     candidates: bool = True,
+    candidate_cost: int | None = None,
 ) -> list:
     """Each query's (doc_ids, scores) best first, from its known term ids in query order (options as
     :func:`rank_terms`'s)."""
@@ -142,6 +147,6 @@ def rank_known_terms(
     np.cumsum(lengths, out=offsets[1:])
     terms = np.fromiter(chain.from_iterable(known), dtype=np.int64, count=int(offsets[-1]))
     doc_ids, scores, counts, _ = rank_terms(
-        index, terms, offsets, depth, threads=threads, tile=tile, candidates=candidates
+        index, terms, offsets, depth, threads=threads, tile=tile, candidates=candidates, candidate_cost=candidate_cost
     )
     return [(doc_ids[row, :count], scores[row, :count]) for row, count in enumerate(counts.tolist())]

@@ -102,6 +102,22 @@ def test_documents_outside_the_candidates_enter_when_the_bound_allows(monkeypatc
     assert kernel[0].doc_ids.tolist() == [0, 1, 2]  # outside documents, tied, lowest doc_ids first
 
 
+def test_candidates_are_tried_first_only_when_they_pay():
+    # A score row larger than a tile: a query's candidates go first only when its rare terms'
+    # postings, times the cost, are at most the documents; the hits are the same either way.
+    documents = [["the", f"word{d % 7}"] for d in range(40)] + [["rare", "the"]]
+    index = BM25Index(documents)
+    assert bm25_numba._kernel_dense_slot(index)[index.vocabulary["the"]] >= 0
+    queries = [["rare", "the"], ["word3", "the"]]  # 1 and 6 rare postings among 41 documents; depth 1
+    terms, offsets = bm25_numba.known_term_ids(index, queries)
+    found = {}
+    for cost in (0, 10, 41):
+        *hits, scored_every_document = bm25_numba.rank_terms(index, terms, offsets, 1, tile=8, candidate_cost=cost)
+        found[cost] = [h.tolist() for h in hits]
+        assert scored_every_document.tolist() == [cost * 1 > 41, cost * 6 > 41]
+    assert found[0] == found[10] == found[41]
+
+
 WORDS = st.sampled_from(["the", "of", "garden", "food", "city", "library", "book", "river", "zebra"])
 CORPUS_WORDS = WORDS.filter(lambda word: word != "zebra")  # zebra: a query term no document has
 
@@ -189,7 +205,8 @@ def test_kernel_tiles_give_the_numpy_paths_hits(documents, queries, tile, depth)
         monkeypatch.setenv(bm25_numba.DISABLE_VARIABLE, "0")
         want = index.search_tokens(queries, depth=depth)
     known = [[index.vocabulary[t] for t in q if t in index.vocabulary] for q in queries]
-    for candidates in (True, False):  # False: every query scored in full, tile by tile
-        found = bm25_numba.rank_known_terms(index, known, depth, tile=tile, candidates=candidates)
+    # Candidates first always (cost 0), when they pay (the default) or never (every query in full).
+    for candidates, cost in ((True, 0), (True, None), (False, None)):
+        found = bm25_numba.rank_known_terms(index, known, depth, tile=tile, candidates=candidates, candidate_cost=cost)
         for (ids, scores), hits in zip(found, want):
             assert (ids.tolist(), scores.tolist()) == (hits.doc_ids.tolist(), hits.scores.tolist())
