@@ -31,14 +31,28 @@ BATCHES_PER_TASK = 8
 _POOLS: dict[str, list] = {}
 
 
+def _encoding_threads() -> int:
+    """The intra-op threads torch gives a forward pass in this process (the local encoder's): the actors
+    use as many, so their vectors equal the local ones bit for bit (1 thread and 2 differ in the last bits)."""
+    import torch
+
+    return torch.get_num_threads()
+
+
 class EmbeddingWorker:
     """One Ray actor: each encoder built once, forward batches encoded one after another."""
 
     def __init__(self) -> None:
         self.encoders: dict[tuple, object] = {}
 
-    def encode(self, encoder: tuple[type, str, int], batches: list[list[str]]) -> list[np.ndarray]:
-        """``encoder``: (class, model, batch size), as :meth:`RayEmbedder._encoder` names it."""
+    def encode(self, encoder: tuple[type, str, int], batches: list[list[str]], threads: int) -> list[np.ndarray]:
+        """``encoder``: (class, model, batch size), as :meth:`RayEmbedder._encoder` names it; ``threads``:
+        torch's intra-op threads of the driver, which a forward pass's bits depend on (Ray starts an
+        actor with one)."""
+        import torch
+
+        if torch.get_num_threads() != threads:
+            torch.set_num_threads(threads)
         if encoder not in self.encoders:
             encoder_class, model, batch_size = encoder
             self.encoders[encoder] = encoder_class(model=model, batch_size=batch_size)
@@ -98,11 +112,12 @@ class RayEmbedder:
         groups = [batches[first : first + BATCHES_PER_TASK] for first in range(0, len(batches), BATCHES_PER_TASK)]
         ray, actors = self._pool()
         encoder = self._encoder()
+        threads = _encoding_threads()
         rows: list[np.ndarray] = []
         pending: deque = deque()
         for number, group in enumerate(groups):
             actor = actors[number % len(actors)]
-            pending.append(actor.encode.remote(encoder, [[texts[i] for i in batch] for batch in group]))
+            pending.append(actor.encode.remote(encoder, [[texts[i] for i in batch] for batch in group], threads))
             if len(pending) >= 2 * len(actors):
                 rows.extend(ray.get(pending.popleft()))
         while pending:

@@ -46,7 +46,7 @@ _VERDICTS = """return Array.from(document.querySelectorAll('p.verdict')).map(p =
 
 def _config(name: str, verdicts: str, folder: Path) -> Path:
     """A copy of ``studies/<name>`` with the ``[verdicts]`` table, its data paths made absolute."""
-    text = (STUDIES / name).read_text(encoding="utf-8").replace('path = "demo_data/', f'path = "{STUDIES}/demo_data/')
+    text = (STUDIES / name).read_text(encoding="utf-8").replace('"demo_data/', f'"{STUDIES}/demo_data/')
     path = folder / name
     path.write_text(text + "\n" + verdicts, encoding="utf-8")
     return path

@@ -74,8 +74,15 @@ def open_file(path, *, read_only: bool, config: dict | None = None, shown=None) 
 
 def quiet(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     """``con`` without DuckDB's progress bar, which a query slower than 2 s otherwise prints to
-    standard output (into a `biaswh sql` result piped to a file, or a test's captured output)."""
-    con.execute("set enable_progress_bar = false")
+    standard output (into a `biaswh sql` result piped to a file, or a test's captured output).
+
+    In a Jupyter kernel without ipywidgets DuckDB refuses to change the setting at all (it would
+    draw its bar as a widget there): the connection is then left as DuckDB made it."""
+    try:
+        con.execute("set enable_progress_bar = false")
+    except duckdb.InvalidInputException as error:
+        if "ipywidgets" not in str(error):
+            raise
     return con
 
 

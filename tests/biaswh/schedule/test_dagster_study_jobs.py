@@ -102,7 +102,7 @@ def test_a_failing_stage_fails_its_op_and_marks_the_study_run_failed(warehouse_h
     text = (STUDIES / "demo_evaluation.toml").read_text(encoding="utf-8")
     text = text.replace('path = "demo_data/evaluation/demo_qrels.csv"', f'path = "{unknown}"')
     config = tmp_path / "demo_evaluation.toml"
-    config.write_text(text.replace('path = "demo_data/', f'path = "{STUDIES}/demo_data/'), encoding="utf-8")
+    config.write_text(text.replace('"demo_data/', f'"{STUDIES}/demo_data/'), encoding="utf-8")
     job = study_job(config)
     assert job.executor_def is in_process_executor  # one process: DuckDB has one writer
     result = job.execute_in_process(instance=DagsterInstance.ephemeral(), raise_on_error=False)
