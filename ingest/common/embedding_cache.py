@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from biaswh.ingest.common.vector_files import ModelHash, skip_reason, unit_rows
+from biaswh.ingest.common.vector_files import ModelHash, skip_reason, unit_rows_kept_exact
 from biaswh.warehouse.database import lance_tables
 from biaswh.warehouse.database.output_files import write_text_atomically
 from biaswh.warehouse.errors import InputError, UserError
@@ -180,7 +180,7 @@ class EmbeddingCache:
         """Import precomputed vectors (columns ``text_sha256``, ``vector``, optional ``text``).
 
         Rows already cached are skipped; vectors are stored unit-normalised (a row already of
-        unit length is stored bit for bit: :func:`~biaswh.ingest.common.vector_files.unit_rows`).
+        unit length is stored bit for bit: :func:`~biaswh.ingest.common.vector_files.unit_rows_kept_exact`).
         When ``text`` is present, its sha256 must equal ``text_sha256`` (a mismatch names the row).
         A file whose metadata names another model (:mod:`~biaswh.ingest.common.vector_files`; or
         another ``model_sha256`` of the model folder) is skipped: ``skipped`` says why.
@@ -217,7 +217,7 @@ class EmbeddingCache:
         vectors = vectors.reshape(len(shas), -1) if len(shas) else vectors.reshape(0, 0)
         if not np.isfinite(vectors).all():
             raise InputError(path, "vector holds NaN or infinity", field="vector")
-        vectors = unit_rows(vectors)
+        vectors = unit_rows_kept_exact(vectors)
         new = self.add(shas, vectors, texts, origin=f"import:{path.name}:{digest[:12]}")
         result = ImportResult(str(path), digest, len(shas), new, vectors.shape[1] if len(shas) else 0)
         self._mark_imported(result, shas)

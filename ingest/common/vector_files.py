@@ -40,7 +40,7 @@ def ignoring_precomputed():
         _IGNORE_PRECOMPUTED.reset(token)
 
 
-def unit_rows(vectors: np.ndarray) -> np.ndarray:
+def unit_rows_kept_exact(vectors: np.ndarray) -> np.ndarray:
     """``vectors`` (float32) with each row of unit length; a row within :data:`UNIT_TOLERANCE` of
     unit length is kept bit for bit (an encoder's normalised row, stored as it gave it)."""
     vectors = np.asarray(vectors, dtype=np.float32)

@@ -14,7 +14,7 @@ from biaswh.ingest.common.vector_files import (
     export_parquet,
     ignoring_precomputed,
     recorded_model,
-    unit_rows,
+    unit_rows_kept_exact,
 )
 
 TEXTS = ["the first text", "a second one", "and a third"]
@@ -55,7 +55,7 @@ def test_an_exported_file_imports_into_an_empty_cache_bit_for_bit(tmp_path):
 
 def test_rows_not_of_unit_length_are_still_normalised():
     rows = np.asarray([[3.0, 4.0], [0.6, 0.8], [0.0, 0.0]], dtype=np.float32)
-    unit = unit_rows(rows)
+    unit = unit_rows_kept_exact(rows)
     np.testing.assert_allclose(unit[0], [0.6, 0.8], rtol=1e-6)
     assert unit[1].tobytes() == rows[1].tobytes() and not unit[2].any()
 
