@@ -19,6 +19,7 @@ from biaswh.dashboards.common.html import chart, table, text
 from biaswh.dashboards.common.provenance import provenance_section
 from biaswh.dashboards.common.queries import query_dicts, query_rows
 from biaswh.dashboards.common.site import register_page
+from biaswh.dashboards.common.verdict_policy import policy_phrase
 from biaswh.dashboards.evaluation.card import RUNS
 from biaswh.dashboards.evaluation.data import baseline_run, charts, drift_checks, split_drift, system_metrics
 from biaswh.dashboards.evaluation.page_series import series_links
@@ -116,7 +117,19 @@ def _alert_counts(found: list[dict]) -> str:
         status: sum(1 for a in found if a.get("status") == status and not a["is_significant"])
         for status in ("tested", "too few queries", "not testable", "baseline")
     }
-    parts = [f"<b>{n_significant} significant</b> (a paired change unlikely under no change)"]
+    families = {
+        (a["family"], a["family_size"], a["adjustment"], a["alpha"])
+        for a in found
+        if a.get("family") and a.get("p_adjusted") is not None
+    }
+    judged = "; ".join(
+        policy_phrase(adjustment, size, alpha, family=family)
+        for family, size, adjustment, alpha in sorted(families, key=str)
+    )
+    parts = [
+        f"<b>{n_significant} significant</b> (a paired change unlikely under no change"
+        + (f"; {text(judged)})" if judged else ")")
+    ]
     parts += [f"{by_status['tested']} within noise"] if by_status["tested"] else []
     parts += (
         [f"{by_status['too few queries']} on too few paired queries to test"] if by_status["too few queries"] else []

@@ -76,3 +76,26 @@ def test_metrics_at_k_axis_spans_the_data_not_a_padded_log_range():
     band = metrics_at_k_chart(df).to_dict()["spec"]["layer"][0]
     assert band["encoding"]["x"]["scale"]["domain"] == [1, 20]
     assert band["encoding"]["x"]["axis"]["values"] == [1, 2, 5, 10, 20]
+
+
+def test_the_alert_count_names_the_policy_that_judged_each_family(con):
+    con.execute("create schema if not exists analysis")
+    con.execute(
+        "create table analysis.evaluation_alerts (series_run_id varchar, position integer, label varchar,"
+        " retriever varchar, metric varchar, value double, baseline_value double, direction varchar,"
+        " threshold double, severity varchar, is_significant boolean, mean_change double,"
+        " change_ci_low double, change_ci_high double, p_value double, n_paired_queries integer,"
+        " status varchar, family varchar, family_size integer, adjustment varchar, alpha double, p_adjusted double)"
+    )
+    con.execute(
+        "insert into analysis.evaluation_alerts values"
+        " ('s', 1, 'week-2', 'bm25', 'recall@5', 0.5, 0.8, 'below', 0.6, 'high', true, -0.3, -0.4, -0.2,"
+        " 0.001, 64, 'tested', 'the series'' breaches', 2, 'bh', 0.01, 0.002),"
+        " ('s', 2, 'week-3', 'bm25', 'recall@5', 0.7, 0.8, 'below', 0.75, 'low', false, -0.1, -0.2, 0.01,"
+        " 0.2, 64, 'tested', 'the series'' breaches', 2, 'bh', 0.01, 0.2)"
+    )
+    html = _alerts(con, "s")
+    assert (
+        "2 alerts: <b>1 significant</b> (a paired change unlikely under no change; Benjamini-Hochberg-adjusted"
+        " within the series&#x27; breaches (2 tests), α = 0.01), 1 within noise." in html
+    )
