@@ -18,6 +18,7 @@ from biaswh.compute.weat.resampling import (
     ResamplingSettings,
     VectorNorm,
     evaluate,
+    in_shared_span,
     prepare,
     shared_fields,
 )
@@ -63,7 +64,7 @@ def embedding_coherence(
     """ECT of X and Y over the words of one attribute set (needs at least 3 attribute words)."""
     if len(attribute) < 3:
         raise ValueError(f"ECT needs at least 3 attribute words to rank, got {len(attribute)}")
-    x, y, s = (prepare(m, vectors) for m in (target_x, target_y, attribute))
+    x, y, s = in_shared_span(*(prepare(m, vectors) for m in (target_x, target_y, attribute)))
     kernel = _ect_kernel(s)
     value, interval, p = evaluate(x, y, kernel, alternative="less", seed=seed, settings=settings)
     similarity_x = s @ x.mean(axis=0) / (np.linalg.norm(s, axis=1) * np.linalg.norm(x.mean(axis=0)))

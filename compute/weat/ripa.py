@@ -20,6 +20,7 @@ from biaswh.compute.weat.resampling import (
     ResamplingSettings,
     VectorNorm,
     evaluate,
+    in_shared_span,
     percentile_interval,
     prepare,
     resample_counts,
@@ -86,7 +87,7 @@ def relational_inner_product(
     settings: ResamplingSettings = DEFAULT_RESAMPLING,
 ) -> MetricResult:
     """RIPA of one attribute set along the X - Y relation (``variant`` as in the module docstring)."""
-    x, y, s = (prepare(m, vectors) for m in (target_x, target_y, attribute))
+    x, y, s = in_shared_span(*(prepare(m, vectors) for m in (target_x, target_y, attribute)))
     ci_method = "percentile bootstrap over the target words of X and of Y (attribute sets fixed)"
     if variant == "mean_difference":
         kernel = _mean_difference_kernel(s)

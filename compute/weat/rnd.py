@@ -18,6 +18,7 @@ from biaswh.compute.weat.resampling import (
     ResamplingSettings,
     VectorNorm,
     evaluate,
+    in_shared_span,
     prepare,
     shared_fields,
     sign_of,
@@ -53,7 +54,7 @@ def relative_norm_distance(
     settings: ResamplingSettings = DEFAULT_RESAMPLING,
 ) -> MetricResult:
     """RND of ``attribute`` (role ``attribute_set``: attribute_a or attribute_b) between X and Y."""
-    x, y, s = (prepare(m, vectors) for m in (target_x, target_y, attribute))
+    x, y, s = in_shared_span(*(prepare(m, vectors) for m in (target_x, target_y, attribute)))
     value, interval, p = evaluate(x, y, _rnd_kernel(s), alternative="two-sided", seed=seed, settings=settings)
     closer = "target_x" if value < 0 else "target_y"
     # X closer to A reads like d > 0; X closer to B like d < 0.
