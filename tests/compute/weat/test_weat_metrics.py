@@ -9,7 +9,7 @@ from scipy import stats
 from biaswh.compute.weat.ect import embedding_coherence
 from biaswh.compute.weat.mac import mean_average_cosine
 from biaswh.compute.weat.metrics import MetricSettings, planned_rows, run_metrics
-from biaswh.compute.weat.resampling import ResamplingSettings, permutation_p
+from biaswh.compute.weat.resampling import ResamplingSettings, in_shared_span, permutation_p
 from biaswh.compute.weat.ripa import relational_inner_product
 from biaswh.compute.weat.rnd import relative_norm_distance
 from biaswh.compute.weat.rnsb import relative_negative_sentiment
@@ -227,3 +227,18 @@ def test_run_metrics_gives_the_planned_rows_with_raw_p_values(planted):
 def test_unknown_metric_names_are_refused():
     with pytest.raises(ValueError, match="unknown metric"):
         MetricSettings(names=("rnd", "weat2"))
+
+
+def test_the_shared_span_keeps_every_inner_product_in_as_many_dimensions_as_rows():
+    rng = np.random.default_rng(3)
+    x, y, s = rng.normal(size=(5, 384)), rng.normal(size=(4, 384)), rng.normal(size=(6, 384))
+    px, py, ps = in_shared_span(x, y, s)
+    assert px.shape == (5, 15) and py.shape == (4, 15) and ps.shape == (6, 15)
+    before, after = np.concatenate([x, y, s]), np.concatenate([px, py, ps])
+    np.testing.assert_allclose(after @ after.T, before @ before.T, rtol=0, atol=1e-10)
+    means = np.stack([x.mean(axis=0), y.mean(axis=0)])
+    projected_means = np.stack([px.mean(axis=0), py.mean(axis=0)])
+    np.testing.assert_allclose(projected_means @ ps.T, means @ s.T, rtol=0, atol=1e-12)
+    # More rows than dimensions: nothing to gain, the matrices come back as they were.
+    first, second = rng.normal(size=(10, 8)), rng.normal(size=(10, 8))
+    assert all(kept is given for kept, given in zip(in_shared_span(first, second), (first, second)))
