@@ -225,15 +225,24 @@ def _print_summary(audit: Audit, audit_run: str) -> None:
         ).fetchall()
     tests = "all tested findings and comparisons" if audit.comparisons else "all tested findings"
     print(f"[audit {audit.name}] run {audit_run}: {audit.policy.name} over {tests}, {alpha_text(audit.policy.alpha)}")
+    lines: dict[str, list[str]] = {}
+    not_applying: dict[str, list[str]] = {}
     for kind, name, version, study_type, status, reason, n_findings, n_significant, n_tested in rows:
         label = f"{kind} {name}" + (f" {version}" if version else "")
+        said = lines.setdefault(label, [])
         if status == "measured" and n_tested:
             untested = f"; {n_findings - n_tested} not tested" if n_findings > n_tested else ""
-            print(f"  {label}: {study_type}: {n_significant} of {n_tested} tested findings significant{untested}")
+            said.append(f"{study_type}: {n_significant} of {n_tested} tested findings significant{untested}")
         elif status == "measured":
-            print(f"  {label}: {study_type}: {n_findings} findings, none tested (descriptive or not computed)")
+            said.append(f"{study_type}: {n_findings} findings, none tested (descriptive or not computed)")
+        elif status == "does not apply":  # each reason is on the subject's profile page
+            not_applying.setdefault(label, []).append(study_type)
         else:
-            print(f"  {label}: {study_type}: {status} ({reason})")
+            said.append(f"{study_type}: {status} ({reason})")
+    for label, said in lines.items():
+        if label in not_applying:
+            said.append(f"does not apply to its kind: {', '.join(not_applying[label])}")
+        print("\n".join(f"  {label}: {line}" for line in said))
     if audit.comparisons:
         with open_warehouse(read_only=True) as con:
             compared = con.execute(

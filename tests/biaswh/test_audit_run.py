@@ -136,6 +136,13 @@ def test_each_subject_is_measured_by_its_kinds_study_and_the_rest_say_why_not(au
     assert "retriever bm25 v1: dialect retrieval bias: " in printed
     # the quality findings are descriptive: the summary counts no significance among them
     assert "retriever bm25 v1: retrieval evaluation: 4 findings, none tested (descriptive or not computed)" in printed
+    # what cannot apply to a kind is one line per subject, right after the subject's other lines
+    summary = [line.strip() for line in printed.splitlines() if line.startswith("  retriever bm25 v1: ")]
+    assert summary[-1] == (
+        "retriever bm25 v1: does not apply to its kind: recommendation bias, silent bias,"
+        " word-embedding association (WEAT)"
+    )
+    assert len(summary) == 3 and "does not apply (" not in printed
 
 
 def test_the_audits_findings_are_the_families_own_numbers_under_one_holm_family(audited):
