@@ -11,6 +11,8 @@ and the row is cleared for the next query. Imported only when numba is installed
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numba
 import numpy as np
 
@@ -27,8 +29,10 @@ TILE = 32_768
 # costs about this many of the full path's sequential adds, so a query is ranked on its
 # candidates first only when its rare terms' postings, times this, are at most the documents.
 CANDIDATE_COST = 4
-# Queries per chunk shared among threads: small enough that threads finish together on a busy machine.
+# Threads share a batch in parts of at least CHUNK queries, PARTS_PER_THREAD parts per thread:
+# small enough that the threads finish together on a busy machine.
 CHUNK = 256
+PARTS_PER_THREAD = 8
 
 
 def _jit(function):
@@ -124,6 +128,7 @@ def _rank_one_query(terms, corpus, workspace, heap_scores, heap_docs, capacity, 
     return size, True
 
 
+@_jit
 def _rank_queries(query_terms, query_offsets, corpus, depth, tile, candidate_cost):
     n_queries = query_offsets.shape[0] - 1
     n_docs = corpus[-1].shape[0]
@@ -132,32 +137,25 @@ def _rank_queries(query_terms, query_offsets, corpus, depth, tile, candidate_cos
     hit_scores = np.zeros((n_queries, capacity), dtype=np.float64)
     hit_counts = np.zeros(n_queries, dtype=np.int64)
     scored_every_document = np.zeros(n_queries, dtype=np.bool_)
-    n_chunks = (n_queries + CHUNK - 1) // CHUNK
-    # Chunks of queries go to whichever thread is free, each with its own workspace (zeros
-    # between queries); allocating it per chunk costs little beside the chunk's queries.
-    for chunk in numba.prange(n_chunks):
-        workspace = (
-            np.zeros(n_docs, dtype=np.float64),  # the score row
-            np.empty(n_docs, dtype=np.int64),  # the candidates
-            np.empty(n_docs, dtype=np.float64),  # their scores
-            np.zeros(BUCKETS + 1, dtype=np.int64),  # their score histogram
-            np.zeros((min(n_docs, tile) + BLOCK - 1) // BLOCK, dtype=np.float64),  # a tile's block maxima
+    workspace = (
+        np.zeros(n_docs, dtype=np.float64),  # the score row (zeros between queries)
+        np.empty(n_docs, dtype=np.int64),  # the candidates
+        np.empty(n_docs, dtype=np.float64),  # their scores
+        np.zeros(BUCKETS + 1, dtype=np.int64),  # their score histogram
+        np.zeros((min(n_docs, tile) + BLOCK - 1) // BLOCK, dtype=np.float64),  # a tile's block maxima
+    )
+    for query in range(n_queries):
+        terms = query_terms[query_offsets[query] : query_offsets[query + 1]]
+        hit_counts[query], scored_every_document[query] = _rank_one_query(
+            terms, corpus, workspace, hit_scores[query], hit_docs[query], capacity, tile, candidate_cost
         )
-        for query in range(chunk * CHUNK, min(n_queries, (chunk + 1) * CHUNK)):
-            terms = query_terms[query_offsets[query] : query_offsets[query + 1]]
-            hit_counts[query], scored_every_document[query] = _rank_one_query(
-                terms, corpus, workspace, hit_scores[query], hit_docs[query], capacity, tile, candidate_cost
-            )
     return hit_docs, hit_scores, hit_counts, scored_every_document
 
 
-_compiled: dict[bool, object] = {}
-
-
-def _kernel(parallel: bool):
-    if parallel not in _compiled:
-        _compiled[parallel] = numba.njit(cache=True, nogil=True, parallel=parallel)(_rank_queries)
-    return _compiled[parallel]
+def _parts(n_queries: int, threads: int) -> list[tuple[int, int]]:
+    """Query ranges for ``threads`` threads: several per thread, so that they finish together."""
+    size = max(CHUNK, -(-n_queries // (threads * PARTS_PER_THREAD)))
+    return [(lo, min(n_queries, lo + size)) for lo in range(0, n_queries, size)]
 
 
 def rank_queries(
@@ -181,28 +179,32 @@ def rank_queries(
     ``query_terms[query_offsets[i]:query_offsets[i + 1]]`` are query i's known term ids in
     query order; ``weights`` the index's term-by-document CSR matrix; ``dense_slot`` each
     term's dense row (-1: none); ``term_maxima`` each term's largest weight. ``threads``:
-    queries are shared among this many numba threads (default: one); ``tile``: documents per
+    queries are shared among this many threads (default: one); ``tile``: documents per
     tile of a query scored in full; ``candidates=False`` scores every query in full;
     ``candidate_cost``: when the score row exceeds a tile, a query is ranked on its candidates
     first only if its rare terms' postings times this are at most the documents (0: always).
     The results depend on none of them; tests pass small tiles and each way.
     """
     threads = 1 if threads is None else max(1, int(threads))
-    kernel = _kernel(threads > 1)
-    previous = numba.get_num_threads()
-    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
-    previous_chunk = numba.set_parallel_chunksize(1)  # one chunk of queries at a time: dynamic sharing
-    try:
-        corpus = (
-            weights.indptr.astype(np.int64, copy=False),
-            weights.indices,
-            weights.data,
-            dense_slot,
-            dense_weights,
-            term_maxima,
-            doc_ids,
-        )
-        return kernel(query_terms, query_offsets, corpus, depth, tile, int(candidate_cost) if candidates else -1)
-    finally:
-        numba.set_parallel_chunksize(previous_chunk)
-        numba.set_num_threads(previous)
+    corpus = (
+        weights.indptr.astype(np.int64, copy=False),
+        weights.indices,
+        weights.data,
+        dense_slot,
+        dense_weights,
+        term_maxima,
+        doc_ids,
+    )
+    settings = (depth, tile, int(candidate_cost) if candidates else -1)
+    parts = _parts(query_offsets.shape[0] - 1, threads)
+    if threads == 1 or len(parts) == 1:
+        return _rank_queries(query_terms, query_offsets, corpus, *settings)
+
+    def rank_part(bounds: tuple[int, int]):
+        # The kernel releases the GIL: each thread ranks its part on its own core.
+        offsets = query_offsets[bounds[0] : bounds[1] + 1]
+        return _rank_queries(query_terms[offsets[0] : offsets[-1]], offsets - offsets[0], corpus, *settings)
+
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        ranked = list(pool.map(rank_part, parts))
+    return tuple(np.concatenate(arrays) for arrays in zip(*ranked))

@@ -189,6 +189,31 @@ def test_kernel_threads_give_the_same_hits(monkeypatch):
     assert sum(len(h) for h in one) > 0
 
 
+def test_two_threads_rank_two_parts_at_once_with_the_kernel_free_of_the_gil(monkeypatch):
+    import threading
+
+    from biaswh.compute.retrieval import bm25_kernel
+
+    documents = [[f"w{(i * 7 + j) % 50}" for j in range(i % 9 + 1)] for i in range(300)]
+    queries = [[f"w{(q * 3 + j) % 60}" for j in range(q % 5 + 1)] for q in range(4 * bm25_kernel.CHUNK)]
+    index = BM25Index(documents)
+    kernel, together, callers = bm25_kernel._rank_queries, threading.Barrier(2, timeout=30), []
+
+    def spied(*args):
+        callers.append(threading.get_ident())
+        if len(callers) <= 2:
+            together.wait()  # breaks (and fails the call) unless a second part runs meanwhile
+        return kernel(*args)
+
+    monkeypatch.setattr(bm25_kernel, "_rank_queries", spied)
+    index.search_tokens(queries, depth=10, threads=2)
+    assert len(callers) == 4 and len(set(callers)) == 2 and threading.get_ident() not in callers
+    assert kernel.targetoptions["nogil"]
+    parts = bm25_kernel._parts(10_000, 2)
+    assert parts[0][0] == 0 and parts[-1][1] == 10_000 and len(parts) == 2 * bm25_kernel.PARTS_PER_THREAD
+    assert all(left[1] == right[0] for left, right in zip(parts, parts[1:]))
+
+
 @settings(max_examples=100, deadline=None)
 @given(
     documents=st.lists(st.lists(CORPUS_WORDS, min_size=1, max_size=12), min_size=1, max_size=60),
