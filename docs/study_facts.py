@@ -22,13 +22,19 @@ def study_files() -> list[Path]:
     return sorted(path for path in STUDIES.glob("*.toml") if not path.name.startswith("audit_"))
 
 
+def audit_files() -> list[Path]:
+    """Every audit config (``biaswh audit``), by name: the table leads with them."""
+    return sorted(STUDIES.glob("audit_*.toml"))
+
+
 def _config(path: Path) -> dict:
     return tomllib.loads(path.read_text(encoding="utf-8"))
 
 
 def study_name(path: Path) -> str:
-    """The study's ``[study] name`` (the name its runs carry)."""
-    return _config(path)["study"]["name"]
+    """The study's ``[study] name`` (an audit's ``[audit] name``): the name its runs carry."""
+    config = _config(path)
+    return config["audit"]["name"] if "audit" in config else config["study"]["name"]
 
 
 def study_kind(path: Path) -> str:
@@ -62,6 +68,35 @@ def study_inputs(path: Path) -> list[str]:
     return seen
 
 
+def audit_inputs(path: Path) -> tuple[str, list[str]]:
+    """An audit's kind of data and what its studies read: the demo data, or the real data its
+    subjects' kinds use (``biaswh/common/audit_data.py``), and what its subjects name."""
+    from biaswh.common import audit_data
+
+    config = _config(path)
+    kind = config["audit"].get("data", "demo")
+    subjects = config.get("subjects", [])
+    kinds = {subject["kind"] for subject in subjects}
+    real_files = {
+        "retriever": [audit_data.SQUAD_TRAIN, audit_data.DIALECT_PAIRS, audit_data.MINILM_VECTORS],
+        "llm": [audit_data.VIGNETTES],
+    }
+    named = [SHARED + f for k in sorted(kinds) for f in real_files.get(k, [])] if kind == "real" else []
+    named += ["builtin:caliskan2017"] if "embedding" in kinds else []
+    named += [str(s.get("path") or s.get("generations") or "") for s in subjects]
+    shown = ["studies/demo_data"] if kind != "real" else []
+    for where in named:
+        if where.startswith(("hf:", "builtin:")):
+            entry = where
+        elif where.startswith(SHARED):
+            entry = "../shared/data/" + where.removeprefix(SHARED).split("/")[0]
+        else:
+            continue  # the demo data's own files
+        if entry not in shown:
+            shown.append(entry)
+    return kind, shown
+
+
 def load_results() -> dict[str, dict]:
     """The recorded runs: study name -> {kind, seconds, verdicts}."""
     return json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() else {}
@@ -75,17 +110,30 @@ def read_run_facts(home: Path, names: list[str]) -> dict[str, dict]:
     warehouse = biaswh.open(home)
     findings = warehouse.findings()
     runs = warehouse.sql(
-        "select name, arg_max(epoch(finished_at) - epoch(started_at), started_at) as seconds from raw.runs"
-        " where kind = 'study' and status = 'succeeded' group by name"
+        "select name, kind, arg_max(run_id, started_at) as run_id,"
+        " arg_max(epoch(finished_at) - epoch(started_at), started_at) as seconds from raw.runs"
+        " where kind in ('study', 'audit') and status = 'succeeded' group by name, kind"
     )
-    seconds = dict(zip(runs["name"].to_list(), runs["seconds"].to_list()))
+    latest = {row["name"]: row for row in runs.iter_rows(named=True)}
     facts = {}
     for name in names:
-        if name not in seconds:
-            raise ValueError(f"{home}: no succeeded run of the study {name}")
-        verdicts = [row["verdict"] for row in findings.frame.iter_rows(named=True) if row["study"] == name]
-        facts[name] = {"seconds": round(seconds[name]), "verdicts": verdicts}
+        if name not in latest:
+            raise ValueError(f"{home}: no succeeded run of the study or audit {name}")
+        if latest[name]["kind"] == "audit":
+            verdicts = [_audit_headline(home, latest[name]["run_id"])]
+        else:
+            verdicts = [row["verdict"] for row in findings.frame.iter_rows(named=True) if row["study"] == name]
+        facts[name] = {"seconds": round(latest[name]["seconds"]), "verdicts": verdicts}
     return facts
+
+
+def _audit_headline(home: Path, audit_run: str) -> str:
+    import duckdb
+
+    from biaswh.common.audit_summary import audit_headline
+
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+        return audit_headline(con, audit_run)
 
 
 def record(home: Path, names: list[str]) -> None:
@@ -126,6 +174,14 @@ def studies_table() -> str:
     results = load_results()
     timed = benchmark_seconds()
     lines = ["| study | data | needs | time (2 cores) | headline finding |", "|---|---|---|---|---|"]
+    for path in audit_files():
+        name = study_name(path)
+        kind, inputs = audit_inputs(path)
+        seconds = results.get(name, {}).get("seconds")
+        time = _duration(seconds) if seconds is not None else "–"
+        cell = ("Audit (`biaswh audit`): " + _verdict(name, results)).replace("|", "\\|")
+        needs = ", ".join(f"`{i}`" for i in inputs)
+        lines.append(f"| `{path.name}` | {kind} | {needs} | {time} | {cell} |")
     for path in study_files():
         name = study_name(path)
         inputs = ", ".join(f"`{i}`" for i in study_inputs(path))

@@ -21,6 +21,7 @@ from biaswh.analysis.common.subject_comparisons import COMPARISON_SCHEMA, compar
 from biaswh.common.audit_config import Audit, Subject, load_audit
 from biaswh.common.audit_plan import PlannedStudy, Skipped
 from biaswh.common.audit_studies import plan_audit
+from biaswh.common.audit_summary import audit_headline
 from biaswh.common.audit_toml import write_config
 from biaswh.plugins import load_plugins
 from biaswh.run_outcome import finish_or_fail
@@ -223,8 +224,8 @@ def _print_summary(audit: Audit, audit_run: str) -> None:
             """,
             [audit_run],
         ).fetchall()
-    tests = "all tested findings and comparisons" if audit.comparisons else "all tested findings"
-    print(f"[audit {audit.name}] run {audit_run}: {audit.policy.name} over {tests}, {alpha_text(audit.policy.alpha)}")
+        headline = audit_headline(con, audit_run)
+    print(f"[audit {audit.name}] run {audit_run}: {headline}")
     lines: dict[str, list[str]] = {}
     not_applying: dict[str, list[str]] = {}
     for kind, name, version, study_type, status, reason, n_findings, n_significant, n_tested in rows:

@@ -173,6 +173,15 @@ def test_the_audits_findings_are_the_families_own_numbers_under_one_holm_family(
     assert [row[5] for row in tested] == pytest.approx(list(expected), abs=1e-12)
     assert [row[6] == "significant" for row in tested] == list(reject)
     assert {row[7] for row in tested} == {f"Holm over the {len(tested)} tested findings of audit small_audit, α = 0.05"}
+    # the summary's first line says the same: what was measured, and the significant share under the policy
+    n_significant = sum(row[6] == "significant" for row in tested)
+    start = f"[audit small_audit] run {audit_run}: "
+    headline = next(line for line in audited[2].splitlines() if line.startswith(start))
+    assert headline.split(": ", 1)[1].startswith("5 subjects measured by ")
+    assert headline.endswith(
+        f" study runs (3 subject-study pairs not run: see each profile): {n_significant} of {len(tested)} tested"
+        f" findings significant (Holm over the {len(tested)} tested findings of audit small_audit, α = 0.05)."
+    )
     # the effects and raw p are the families' own
     dialect_run = {row[2] for row in tested if row[0] == "dialect retrieval bias"}.pop()
     family = _query(
@@ -367,3 +376,22 @@ def test_an_llm_with_an_endpoint_runs_the_recommendation_runner_with_the_key_fro
     for path in home.rglob("*"):
         if path.is_file() and path.stat().st_size < 200_000_000:
             assert KEY.encode() not in path.read_bytes(), path
+
+
+def test_the_headline_names_the_pairs_that_moved_and_counts_the_rest():
+    from biaswh.common.audit_summary import _comparisons
+
+    rows = [
+        ("v2", "v1", "worse", 1),
+        ("v2", "v1", "no evidence of a difference", 4),
+        ("v2", "v1", "not compared", 7),
+        ("dense", "bm25", "better", 2),
+        ("dense", "bm25", "worse", 1),
+        ("b", "a", "no evidence of a difference", 3),
+    ]
+    assert _comparisons(rows) == (
+        "; v2 against v1 is worse in 1 of 5 compared findings; dense against bm25 is worse in 1 and better in 2"
+        " of 3 compared findings, no evidence of a difference in the other 1 pair"
+    )
+    assert _comparisons(rows[-1:]) == "; no evidence of a difference in any of the 1 pair compared"
+    assert _comparisons([]) == ""

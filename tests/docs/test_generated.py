@@ -43,6 +43,19 @@ def test_the_table_has_a_row_and_a_recorded_finding_for_every_study_config():
         assert isinstance(results[name]["seconds"], int)
 
 
+def test_the_table_leads_with_the_audits_each_with_its_recorded_headline():
+    rows = [line for line in study_facts.studies_table().splitlines() if line.startswith("| `")]
+    audits = study_facts.audit_files()
+    assert [path.name for path in audits] == ["audit_demo.toml", "audit_real.toml"]
+    assert [row.split("`")[1] for row in rows[: len(audits)]] == [path.name for path in audits]
+    results = study_facts.load_results()
+    for path, row in zip(audits, rows):
+        (headline,) = results[study_facts.study_name(path)]["verdicts"]
+        assert f"Audit (`biaswh audit`): {headline}" in row and " tested findings significant" in headline
+    assert "| demo | `studies/demo_data`, `builtin:caliskan2017`" in rows[0]
+    assert "| real | `../shared/data/silent-bias`, `../shared/data/squad-v1.1`" in rows[1]
+
+
 def test_the_kind_of_data_is_the_declared_one_else_follows_the_inputs(tmp_path):
     kinds = {p.name: study_facts.study_kind(p) for p in study_facts.study_files()}
     assert kinds["demo.toml"] == "demo" and kinds["squad_dialect.toml"] == "real"
