@@ -19,6 +19,7 @@ from biaswh.compute.retrieval.embeddings import LocalProvider
 from biaswh.ingest.common.embedding_cache import EmbeddingCache
 
 DEPTH = 100
+ANN_SEED = 20261122  # the ANN index's partitions (compute/retrieval/ann_centroids.py)
 EMBED_SAMPLE = 32
 
 
@@ -43,7 +44,9 @@ def run() -> dict:
         ann = {}
         for kind in ("ivf_flat", "ivf_hnsw_sq"):
             (_, report), seconds = _timed(
-                lambda kind=kind: search_ann(index, query_vectors, lancedb_dir=lancedb_dir, index=kind, depth=DEPTH)
+                lambda kind=kind: search_ann(
+                    index, query_vectors, lancedb_dir=lancedb_dir, index=kind, seed=ANN_SEED, depth=DEPTH
+                )
             )
             ann[kind] = {
                 "recall_at_depth": report.recall,

@@ -6,8 +6,10 @@ and sha256), the code, then each result table whose rows differ by the rules of
 :mod:`biaswh.analysis.common.result_rows` (shared with ``benchmarks/compare_warehouses.py``).
 ``biaswh diff`` prints it; each run's page says it about the study's run before.
 
-An ANN index (``[retrieval.ann]``) is trained unseeded: it is built once per warehouse and
-reused, so two runs in one warehouse agree, but runs in two fresh warehouses differ in its rows.
+An ANN index (``[retrieval.ann]``) is built once per warehouse and reused, its partitions from
+seeded centroids (:mod:`biaswh.compute.retrieval.ann_centroids`): ``ivf_flat`` runs agree in two
+fresh warehouses too; ``ivf_hnsw_sq`` and ``ivf_pq`` runs may not (Lance builds their graph and
+codebook unseeded).
 """
 
 from __future__ import annotations

@@ -28,10 +28,9 @@ SEARCH_RETRIEVERS = {
 
 def search(study_path: str, query: str, *, retriever: str = "bm25", k: int = 10, split: str | None = None) -> str:
     """Search a study's corpus by hand with one of its retrievers, using the study's settings."""
-    from biaswh.compute.retrieval.config import config_from_settings
     from biaswh.compute.retrieval.embeddings import provider_from_settings
     from biaswh.compute.retrieval.runner import Query, run_retrievers
-    from biaswh.compute.retrieval.steps import load_corpora
+    from biaswh.compute.retrieval.steps import load_corpora, study_retrieval_config
     from biaswh.ingest.common.embedding_cache import EmbeddingCache
     from biaswh.warehouse.database.connection import open_warehouse
     from biaswh.warehouse.runs.study import load_study
@@ -40,7 +39,7 @@ def search(study_path: str, query: str, *, retriever: str = "bm25", k: int = 10,
     if retriever not in SEARCH_RETRIEVERS:
         raise UserError(f"unknown retriever {retriever!r}; choose from {', '.join(SEARCH_RETRIEVERS)}")
     study = load_study(study_path, check_steps=False)
-    config = config_from_settings(study.settings.get("retrieval"), resolve=study.resolve)
+    config = study_retrieval_config(study)  # its ANN index seeded as the study's retrieval runs seed it
     config = dataclasses.replace(
         config, retrievers=(SEARCH_RETRIEVERS[retriever],), depth=k, sweep_weights=(), sweep_rrf_k=(), precomputed=()
     )

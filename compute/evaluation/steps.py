@@ -33,6 +33,7 @@ Each run's judgments are its query set's qrels, pinned by dbt when the run is fi
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -183,6 +184,7 @@ def _evaluation_run(
     """One run of the series: a sub-run of ``run_id`` retrieving ``queries`` (or reading its run file);
     ``pool_for`` gives the series' Ray pool for its corpora and configuration (None locally)."""
     config = config_from_settings(run["retrieval"], resolve=study.resolve)
+    config = replace(config, ann_seed=derive_seed(study.seed, "evaluation", run["label"], "ann"))
     corpora = _run_corpora(study, run, corpora_all)
     child = start_run(
         con,

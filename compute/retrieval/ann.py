@@ -11,17 +11,26 @@ engine, before any worker searches, so no two workers build it at once), and its
 out: each worker opens the same LanceDB table and searches its own chunk of queries
 (:func:`ann_search`). Recall is counted in documents found (:class:`AnnReport`), so the reports of
 chunks add up to the query set's exactly (:func:`combined_report`).
+
+The same vectors and seed build the same index: the partition centroids are trained by a seeded
+k-means of ours (:mod:`biaswh.compute.retrieval.ann_centroids`; LanceDB's own starts from an
+unseeded random draw) and given to Lance through pylance (``ivf_centroids``), whose version is the
+Lance that LanceDB embeds. What stays unseeded in Lance 13: an ``ivf_hnsw_sq`` index's graph (each
+node's level is drawn from a thread-local random generator, so two builds may find other documents
+within a partition) and an ``ivf_pq`` index's product-quantisation codebook; ``ivf_flat`` has neither.
 """
 
 from __future__ import annotations
 
 import hashlib
+import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 
+from biaswh.compute.retrieval.ann_centroids import partition_centroids
 from biaswh.compute.retrieval.config import RetrievalConfig
 from biaswh.compute.retrieval.dense import ANN_INDEXES, AnnIndex, DenseIndex, unit_rows
 from biaswh.compute.retrieval.ranking import QueryHits
@@ -62,33 +71,57 @@ def ann_table(
     *,
     lancedb_dir: str | Path,
     index: AnnIndex,
+    seed: int,
     n_partitions: int | None = None,
     n_probes: int | None = None,
 ) -> AnnTable:
     """The LanceDB table holding ``dense``'s documents and an ``index`` over them, built unless it is there.
 
-    The table's name holds a fingerprint of the document ids and vectors, so a changed corpus
-    or model gets a new index and the same corpus reuses its index.
+    The index's partitions are trained with ``seed`` (:func:`_build_index`). The table's name holds
+    a fingerprint of the document ids, the vectors and the seed, so a changed corpus, model or seed
+    gets a new index and the same ones reuse theirs.
     """
-    from lancedb.index import HnswSq, IvfFlat, IvfPq
-
     if dense.own != (0, len(dense.vectors)):
         raise ValueError("an ANN index covers whole corpora, not a shard's documents")
     if index not in ANN_INDEXES or index == "none":
         raise UserError(f"unknown ANN index {index!r}; choose one of {', '.join(ANN_INDEXES[1:])}")
     n_partitions = n_partitions or max(1, int(np.sqrt(len(dense.doc_ids))))
     n_probes = n_probes or max(1, n_partitions // 4)
-    fingerprint = hashlib.sha256(dense.doc_ids.tobytes() + dense.vectors.tobytes()).hexdigest()[:16]
-    name = f"ann_{index}_{n_partitions}_{fingerprint}"
+    fingerprint = hashlib.sha256(dense.doc_ids.tobytes() + dense.vectors.tobytes() + str(seed).encode()).hexdigest()
+    name = f"ann_{index}_{n_partitions}_{fingerprint[:16]}"
     import lancedb  # imported here: it costs seconds at start-up and only ANN search needs it
 
     db = lancedb.connect(str(lancedb_dir))
-    if name not in db.list_tables().tables:
+    if name in db.list_tables().tables:
+        table = db.open_table(name)
+    else:
         vectors = pa.FixedSizeListArray.from_arrays(pa.array(dense.vectors.ravel()), dense.vectors.shape[1])
         table = db.create_table(name, pa.table({"doc_id": pa.array(dense.doc_ids), "vector": vectors}))
-        config = {"ivf_flat": IvfFlat, "ivf_hnsw_sq": HnswSq, "ivf_pq": IvfPq}[index]
-        table.create_index("vector", config=config(distance_type="cosine", num_partitions=n_partitions))
+    if not table.list_indices():  # also a table whose build stopped before its index: never searched unindexed
+        _build_index(table, dense.vectors, index, n_partitions, seed=seed)
     return AnnTable(name, index, n_partitions, n_probes)
+
+
+def _build_index(table, vectors: np.ndarray, index: AnnIndex, n_partitions: int, *, seed: int) -> None:
+    """Index LanceDB ``table``'s vectors by cosine distance in partitions of seeded centroids, through pylance
+    (LanceDB's own ``create_index`` takes no centroids); the other settings are LanceDB's defaults."""
+    options = {
+        "ivf_flat": {},
+        "ivf_hnsw_sq": {"m": 20, "ef_construction": 300},
+        "ivf_pq": {"num_sub_vectors": _sub_vectors(vectors.shape[1])},
+    }[index]
+    centroids = partition_centroids(vectors, n_partitions, seed=seed)
+    # Importing pylance registers a warning at every later fork of this process; none of ours
+    # uses Lance in the child (dbt's subprocess execs at once, Ray starts its own workers).
+    warnings.filterwarnings("ignore", message="lance is not fork-safe", category=UserWarning)
+    table.to_lance().create_index(
+        "vector", index.upper(), metric="cosine", num_partitions=n_partitions, ivf_centroids=centroids, **options
+    )
+
+
+def _sub_vectors(dimension: int) -> int:
+    """LanceDB's default number of product-quantisation sub-vectors for ``dimension``."""
+    return dimension // 16 if dimension % 16 == 0 else dimension // 8 if dimension % 8 == 0 else 1
 
 
 def build_ann_tables(corpora: dict, splits: set[str], config: RetrievalConfig, vectors, *, lancedb_dir) -> dict:
@@ -104,6 +137,7 @@ def build_ann_tables(corpora: dict, splits: set[str], config: RetrievalConfig, v
             DenseIndex(corpora[split].doc_ids, vectors.vectors_for(corpora[split].texts, None)[0]),
             lancedb_dir=lancedb_dir,
             index=config.ann_index,
+            seed=config.ann_seed,
             n_partitions=config.ann_partitions,
             n_probes=config.ann_probes,
         )
@@ -147,12 +181,16 @@ def search_ann(
     *,
     lancedb_dir: str | Path,
     index: AnnIndex,
+    seed: int,
     depth: int = 100,
     n_partitions: int | None = None,
     n_probes: int | None = None,
 ) -> tuple[list[QueryHits], AnnReport]:
-    """Search through a LanceDB ANN index of ``dense``'s documents and measure its recall@depth against exact search."""
-    table = ann_table(dense, lancedb_dir=lancedb_dir, index=index, n_partitions=n_partitions, n_probes=n_probes)
+    """Search through a LanceDB ANN index of ``dense``'s documents (its partitions trained with ``seed``)
+    and measure its recall@depth against exact search."""
+    table = ann_table(
+        dense, lancedb_dir=lancedb_dir, index=index, seed=seed, n_partitions=n_partitions, n_probes=n_probes
+    )
     found = ann_search(table, query_vectors, lancedb_dir=lancedb_dir, depth=depth)
     return found, recall_report(table, found, dense.search(query_vectors, depth=depth), depth=depth)
 

@@ -88,6 +88,8 @@ class RetrievalConfig:
     ann_index: str = "none"
     ann_partitions: int | None = None
     ann_probes: int | None = None
+    # Not a TOML key: the job sets it from the study seed and the run's identity (an ANN index's partitions).
+    ann_seed: int = 0
     drop_documents_fraction: float = 0.0
 
     @property

@@ -128,6 +128,7 @@ def _dense_for_split(
             query_vectors,
             lancedb_dir=lancedb_dir,
             index=config.ann_index,
+            seed=config.ann_seed,
             depth=config.depth,
             n_partitions=config.ann_partitions,
             n_probes=config.ann_probes,

@@ -15,6 +15,7 @@ missing embeddings file, empty corpus) is reported before any retrieval starts.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -114,6 +115,12 @@ def check_retrieval_settings(study) -> None:
         )
 
 
+def study_retrieval_config(study) -> RetrievalConfig:
+    """The study's resolved ``[retrieval]`` table, its ANN index seeded from the study seed."""
+    config = config_from_settings(study.settings.get("retrieval"), resolve=study.resolve)
+    return replace(config, ann_seed=derive_seed(study.seed, "retrieval", "ann"))
+
+
 @register_job(
     "retrieval",
     writes=RETRIEVAL_TABLES,
@@ -128,7 +135,7 @@ def check_retrieval_settings(study) -> None:
 )
 def retrieval_job(con, study, run_id: str) -> None:
     """Run the study's ``[retrieval]`` configuration and write ``raw.retrieval_*`` for run ``run_id``."""
-    config = config_from_settings(study.settings.get("retrieval"), resolve=study.resolve)
+    config = study_retrieval_config(study)
     query_sets, kinds = load_query_sets(con, config, study.limit, run_id=run_id)
     splits = {q.corpus_split for qs in query_sets.values() for q in qs}
     corpora_all = load_corpora(con, splits)

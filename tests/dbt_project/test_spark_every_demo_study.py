@@ -2,12 +2,13 @@
 
 Each ``studies/demo*.toml`` (the monitoring demo as one study run, as `make demo` runs it before
 its weekly ticks) runs in turn with ``target='spark'`` in one fresh warehouse, in this process
-(one JVM), with the vectors the DuckDB runs embedded and the ANN indexes they trained; the
-session's demo site ran the same studies in the same order on DuckDB. Every ``marts`` relation
-the DuckDB run holds as a table, and every contract view in ``main``, is compared: column names,
-types and descriptions, the relation's description, and the rows (by the rules two runs of one
-config are compared by, :mod:`biaswh.analysis.common.result_rows`: run ids as the run's name and
-place, floats within 1e-9, what the machine measured left out).
+(one JVM), with the vectors the DuckDB runs embedded (its ANN index is trained again, from the
+same seeded centroids: the same index); the session's demo site ran the same studies in the same
+order on DuckDB. Every ``marts`` relation the DuckDB run holds as a table, and every contract
+view in ``main``, is compared: column names, types and descriptions, the relation's description,
+and the rows (by the rules two runs of one config are compared by,
+:mod:`biaswh.analysis.common.result_rows`: run ids as the run's name and place, floats within
+1e-9, what the machine measured left out).
 Spark's tables stay where Spark wrote them: DuckDB holds views over their Parquet, no copy.
 """
 
@@ -59,13 +60,6 @@ def both(demo_warehouse, demo_site, tmp_path_factory):
 
     folder = tmp_path_factory.mktemp("spark-every-demo")
     home = folder / "warehouse"
-    # The DuckDB site's ANN indexes, copied: LanceDB trains an IVF index's k-means from an
-    # unseeded random start, so an index built again in a fresh warehouse partitions the corpus
-    # otherwise, and a query probing 1 of 4 partitions finds other documents (any two fresh
-    # warehouses differ so, whichever target builds them). Named by the fingerprint of the
-    # document ids and vectors, a copy is what the Spark run's index step finds and reuses.
-    for index in (demo_site.parent / "lancedb").glob("ann_*.lance"):
-        shutil.copytree(index, home / "lancedb" / index.name)
     # The vectors the DuckDB runs used, from copies of their caches (the originals stay read-only):
     # a text embedded in another batch differs in its last bits, and the dense scores and the IVF
     # index with it. The site's own cache when prebuilt (tests/prebuilt.py), else the session's.

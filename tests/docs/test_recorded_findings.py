@@ -9,19 +9,11 @@ import re
 from docs import study_facts
 
 RECORD = "python -m docs.generate record --warehouse HOME STUDY..."
-# Studies whose numbers differ between two fresh builds of the same code: demo_evaluation's series
-# holds an IVF-flat ANN run, whose index LanceDB trains unseeded (docs/retrieval-engine.md), so
-# its breaches, and the Holm family they form, vary. Its finding is compared without numbers.
-NOT_BIT_REPRODUCIBLE = {"demo_evaluation"}
 
 
 # What a finding says of the machine that ran it (the evaluation card's latency sentence): a busy
 # machine breaches latency thresholds a quiet one does not, so it is left out of the comparison.
 MACHINE_SENTENCE = re.compile(r" Latency, which measures the machine that ran the series: [^.]*\.$")
-
-
-def _without_numbers(verdicts: list[str]) -> list[str]:
-    return [re.sub(r"-?\d+(\.\d+)?", "#", verdict) for verdict in verdicts]
 
 
 def _of_the_study(verdicts: list[str]) -> list[str]:
@@ -35,8 +27,6 @@ def assert_recorded(home, names):
     now = study_facts.read_run_facts(home, list(names))
     for name in names:
         expected, got = _of_the_study(recorded[name]["verdicts"]), _of_the_study(now[name]["verdicts"])
-        if name in NOT_BIT_REPRODUCIBLE:
-            expected, got = _without_numbers(expected), _without_numbers(got)
         assert got == expected, f"{name}: the docs state another finding than a run gives; record it again: {RECORD}"
 
 
@@ -45,11 +35,6 @@ def test_only_the_machines_sentence_is_left_out():
     verdict += " ran the series: 3 threshold breaches, 1 significant (their own family: 3 tested breaches)."
     assert _of_the_study([verdict]) == ["1 of 3 threshold breaches are significant (family: 2)."]
     assert _of_the_study(["No significant drift."]) == ["No significant drift."]
-
-
-def test_numbers_are_masked_only_for_the_studies_that_need_it():
-    assert _without_numbers(["1 of 27 breaches, p = 0.0023"]) == ["# of # breaches, p = #"]
-    assert NOT_BIT_REPRODUCIBLE <= {study_facts.study_name(p) for p in study_facts.study_files()}
 
 
 def test_the_demo_findings_are_what_the_demo_runs_give(demo_site):

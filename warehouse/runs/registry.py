@@ -35,6 +35,7 @@ TRACKED_PACKAGES = (
     "numpy",
     "rank-bm25",
     "lancedb",
+    "pylance",  # builds the ANN indexes (compute/retrieval/ann.py)
     "sentence-transformers",
     "torch",
     "openai",

@@ -46,18 +46,18 @@ def test_ann_index_reports_recall_against_exact(vectors, tmp_path):
     documents, queries = vectors
     index = DenseIndex(np.arange(len(documents)), documents)
     found, report = search_ann(
-        index, queries, lancedb_dir=tmp_path, index="ivf_flat", depth=10, n_partitions=8, n_probes=2
+        index, queries, lancedb_dir=tmp_path, index="ivf_flat", seed=1, depth=10, n_partitions=8, n_probes=2
     )
     exact = index.search(queries, depth=10)
     overlap = np.mean([len(set(a.doc_ids.tolist()) & set(e.doc_ids.tolist())) / 10 for a, e in zip(found, exact)])
     assert report.recall == pytest.approx(overlap)
     assert 0 < report.recall <= 1 and report.n_queries == len(queries) and report.index == "ivf_flat"
     _, all_probes = search_ann(
-        index, queries, lancedb_dir=tmp_path, index="ivf_flat", depth=10, n_partitions=8, n_probes=8
+        index, queries, lancedb_dir=tmp_path, index="ivf_flat", seed=1, depth=10, n_partitions=8, n_probes=8
     )
     assert all_probes.recall >= report.recall
     with pytest.raises(UserError, match="unknown ANN index"):
-        search_ann(index, queries, lancedb_dir=tmp_path, index="none")
+        search_ann(index, queries, lancedb_dir=tmp_path, index="none", seed=1)
 
 
 def test_ann_setting_is_checked():
