@@ -104,3 +104,13 @@ def test_a_new_session_declares_every_table_again(raw):
         ("settings", "create"),
     ]
     assert plan[0]["columns"] == [["status", "string"], ["run_id", "string"]]
+
+
+def test_a_fresh_warehouses_first_spark_command_starts_from_the_shared_parse(raw, tmp_path, monkeypatch):
+    # The first command parsed the project (or found the session's shared parse of it) and shared
+    # its state; another warehouse's first command starts from that state, not a full parse.
+    _register(raw, None)
+    monkeypatch.setenv(HOME_VARIABLE, str(tmp_path / "another"))
+    assert _register(raw, None)  # the settings table is refreshed: a dbt command ran
+    log = (tmp_path / "another" / "dbt" / "logs" / "dbt.log").read_text(encoding="utf-8")
+    assert "Partial parsing enabled" in log and "Starting full parse" not in log, log[:3000]

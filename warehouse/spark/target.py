@@ -25,6 +25,7 @@ import duckdb
 from biaswh.warehouse.database.connection import quiet
 from biaswh.warehouse.database.object_storage import has_parquet, is_url, open_object_storage
 from biaswh.warehouse.dbt_build.invoke import close_dbt_log_files, environment
+from biaswh.warehouse.dbt_build.parse_cache import seed_partial_parse, share_partial_parse
 from biaswh.warehouse.dbt_build.project_dir import dbt_project_dir
 from biaswh.warehouse.dbt_build.runner import BUILD_RUN_IDS_VARIABLE, FAILED_STATUSES, BuildSummary
 from biaswh.warehouse.errors import UserError
@@ -196,11 +197,13 @@ def export_raw(
 
 
 def invoke_dbt(arguments: list[str]):
-    """Run one dbt command on the Spark target (:func:`spark_target_name`) in this process; (result, seconds)."""
+    """Run one dbt command on the Spark target (:func:`spark_target_name`) in this process; (result, seconds).
+    A warehouse's first starts from the machine's parse state of the target (dbt_build/parse_cache.py)."""
     from dbt.cli.main import dbtRunner
 
     folder = warehouse_paths().home / "dbt"
     target = spark_target_name()
+    target_path, parse_args = folder / f"target-{target}", ["--target", target]
     if spark_method(target) == "session":
         start_jvm_quietly(folder / "logs" / "spark-jvm.log")
     os.environ[HOME_VARIABLE] = str(warehouse_paths().home)
@@ -214,18 +217,21 @@ def invoke_dbt(arguments: list[str]):
         "--target",
         target,
         "--target-path",
-        str(folder / f"target-{target}"),
+        str(target_path),
         "--log-path",
         str(folder / "logs"),
         "--quiet",
         *arguments[1:],
     ]
-    begin = time.perf_counter()
+    seed_partial_parse(target_path, parse_args)
+    begin, started = time.perf_counter(), time.time_ns()
     close_dbt_log_files()  # dbt drops the previous handler without closing it
     try:
         result = dbtRunner().invoke(command)
     finally:
         close_dbt_log_files()
+    if result.success:
+        share_partial_parse(target_path, parse_args, started)
     return result, time.perf_counter() - begin
 
 
