@@ -6,7 +6,8 @@ starts ``python -m tests.prebuilt FOLDER`` before the workers start: it runs the
 every other ``studies/demo*.toml`` in ``FOLDER/site`` (:func:`tests.conftest.demo_site`; a copy
 of it and its vectors right after the first of them, the demo evaluation study, in
 ``FOLDER/evaluation``: :func:`tests.dbt_project.conftest.demo_evaluation`), then, on a
-copy of that, ``studies/audit_demo.toml`` in ``FOLDER/audit`` (:func:`tests.conftest.audit_site`). The
+copy of that, ``studies/audit_demo.toml`` in ``FOLDER/audit`` (:func:`tests.conftest.audit_site`);
+`make test-spark` stops after the site (:func:`wanted`: none of its tests reads the audit's). The
 workers meanwhile run the tests that need neither (those that do are collected last), and
 every test that reads a demo warehouse may then run on either worker: both read the same
 finished folders (read-only; a test that changes one works on a copy). Without the variable, or
@@ -29,7 +30,10 @@ from pathlib import Path
 
 from biaswh.warehouse.settings.home import HOME_VARIABLE, REPOSITORY_ROOT
 
-PREBUILD_VARIABLE = "BIASWH_TEST_PREBUILD"  # set by `make test`: build the demo warehouses beside the workers
+# Set by `make test`: build the demo warehouses beside the workers; "1" all of them, or the names of
+# those the step's tests read (`make test-spark`: "demo,site", no test of it reads the audit's).
+PREBUILD_VARIABLE = "BIASWH_TEST_PREBUILD"
+BUILT_IN_ORDER = ("demo", "site", "audit")  # each starts from a copy of the one before
 FOLDER_VARIABLE = "BIASWH_TEST_PREBUILT"  # the folder they are built in (set by the controller for its workers)
 DEMO_STUDY = REPOSITORY_ROOT / "studies" / "demo.toml"
 EVALUATION_STUDY = REPOSITORY_ROOT / "studies" / "demo_evaluation.toml"
@@ -56,15 +60,24 @@ def start(folder: Path) -> subprocess.Popen:
         log.close()  # the child holds its own handle
 
 
+def wanted() -> tuple[str, ...]:
+    """The warehouses of :data:`BUILT_IN_ORDER` this session's prebuild builds: up to the last one
+    ``BIASWH_TEST_PREBUILD`` names (those before it too, which it starts from); all when it names none."""
+    names = {name.strip() for name in os.environ.get(PREBUILD_VARIABLE, "").split(",")}
+    named = [BUILT_IN_ORDER.index(name) for name in names if name in BUILT_IN_ORDER]
+    return BUILT_IN_ORDER[: max(named, default=len(BUILT_IN_ORDER) - 1) + 1]
+
+
 def prebuilt(name: str) -> Path | None:
     """``FOLDER/name`` once its warehouse is complete; None when no prebuild runs for this session,
-    or when a prebuild from before ``name`` was kept in it (:data:`MADE_BEFORE_THE_SITE`).
+    when it does not build ``name`` (:func:`wanted`), or when a prebuild from before ``name`` was
+    kept in it (:data:`MADE_BEFORE_THE_SITE`).
 
     Raises ``RuntimeError`` with the build's traceback when it failed, or when it takes longer
     than :data:`WAIT_SECONDS`.
     """
     folder = os.environ.get(FOLDER_VARIABLE)
-    if not folder:
+    if not folder or ("site" if name in MADE_BEFORE_THE_SITE else name) not in wanted():
         return None
     built = Path(folder) / name
     deadline = time.monotonic() + WAIT_SECONDS
@@ -142,9 +155,8 @@ def main(folder: Path) -> None:
         run_audit(str(REPOSITORY_ROOT / "studies" / "audit_demo.toml"))
 
     try:
-        _build(demo, demo_study)
-        _build(site, other_studies)
-        _build(audit, demo_audit)
+        for name, work in zip(wanted(), (demo_study, other_studies, demo_audit)):
+            _build(folder / name, work)
     finally:
         (folder / "ended").write_text("", encoding="utf-8")
 

@@ -153,3 +153,25 @@ def test_a_kept_prebuild_without_the_evaluation_copy_lets_the_test_build_its_own
     (tmp_path / "evaluation" / "done").write_text("")
     assert prebuilt.prebuilt("evaluation") == tmp_path / "evaluation"
     assert prebuilt.prebuilt("site") == tmp_path / "site"
+
+
+def test_a_prebuild_naming_its_warehouses_builds_those_and_leaves_the_others_to_the_tests(tmp_path, monkeypatch):
+    from tests import prebuilt
+
+    monkeypatch.setenv(prebuilt.FOLDER_VARIABLE, str(tmp_path))
+    for name in ("demo", "site", "evaluation"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "done").write_text("")
+    monkeypatch.setenv(prebuilt.PREBUILD_VARIABLE, "demo,site")  # `make test-spark`
+    assert prebuilt.wanted() == ("demo", "site")
+    assert prebuilt.prebuilt("audit") is None  # built by its fixture, no wait for a build that never starts
+    assert [prebuilt.prebuilt(name) for name in ("demo", "site", "evaluation")] == [
+        tmp_path / "demo",
+        tmp_path / "site",
+        tmp_path / "evaluation",
+    ]
+    monkeypatch.setenv(prebuilt.PREBUILD_VARIABLE, "site")  # and the demo it starts from
+    assert prebuilt.wanted() == ("demo", "site")
+    for every in ("1", "demo,site,audit"):
+        monkeypatch.setenv(prebuilt.PREBUILD_VARIABLE, every)
+        assert prebuilt.wanted() == ("demo", "site", "audit")
