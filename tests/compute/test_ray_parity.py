@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from biaswh.warehouse.settings.home import HOME_VARIABLE, REPOSITORY_ROOT
+from tests import prebuilt
 from tests.conftest import DEMO_STUDY, assert_refused, copy_warehouse, run_main
 from tests.fingerprints import run_content_fingerprints
 
@@ -48,15 +49,17 @@ def both_runs(tmp_path_factory, ray_local, demo_warehouse):
     from biaswh.warehouse.database.connection import connect
 
     root = tmp_path_factory.mktemp("ray-parity")
-    home = copy_warehouse(demo_warehouse.home, root / "warehouse")
-    caches = {
-        "local": shutil.copytree(demo_warehouse.embedding_cache, root / "vectors-local"),
-        "ray": root / "vectors-ray",
-    }
+    # Under `make test` the local evaluation run is the prebuild's (tests/prebuilt.py: the demo
+    # warehouse, then that study, with the vectors they used), copied; else it runs here.
+    evaluated = prebuilt.prebuilt("evaluation")
+    home = copy_warehouse(evaluated / "warehouse" if evaluated else demo_warehouse.home, root / "warehouse")
+    vectors = evaluated / "embeddings" if evaluated else demo_warehouse.embedding_cache
+    caches = {"local": shutil.copytree(vectors, root / "vectors-local"), "ray": root / "vectors-ray"}
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(HOME_VARIABLE, str(home))
         patch.setenv("BIASWH_EMBEDDING_CACHE", str(caches["local"]))
-        run_study(str(EVALUATION_STUDY))
+        if not evaluated:
+            run_study(str(EVALUATION_STUDY))
         patch.setenv("BIASWH_EMBEDDING_CACHE", str(caches["ray"]))
         # The Ray runs reuse the local runs' sources builds. The demo's 28 documents in 2 shards:
         # each cut falls inside the one dense tile. The Python API's options, as a notebook passes them.
