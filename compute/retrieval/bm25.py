@@ -267,7 +267,8 @@ class BM25Index:
         """
         if ranking == "seed_compatible":
             return self._search_seed_compatible(queries, depth)
-        hits = self.search_tokens([self.tokenizer(text) for text in queries], depth=depth)
+        tokens = [self.tokenizer(text) for text in queries]
+        hits = self.search_tokens(tokens, depth=depth, threads=bm25_numba.default_threads())
         return [no_hits(EMPTY_QUERY) if not text.strip() else found for text, found in zip(queries, hits)]
 
     def search_tokens(

@@ -22,6 +22,8 @@ from itertools import chain, repeat
 
 import numpy as np
 
+from biaswh.warehouse.errors import UserError
+
 DISABLE_VARIABLE = "BIASWH_BM25_NUMBA"
 # Terms in at least 1/4 of the documents are added as dense rows: one vectorised pass over the
 # score row beats scattering that many postings one by one (measured on SQuAD train).
@@ -29,6 +31,22 @@ KERNEL_DENSE_FRACTION = 4
 # numba's import and the load of its cached code take about a second: below this many
 # (query, document) cells a batch is ranked faster by the NumPy path than that costs.
 KERNEL_MIN_CELLS = 40_000_000
+
+
+THREADS_VARIABLE = "BIASWH_BM25_THREADS"
+
+
+def default_threads() -> int:
+    """The threads a study's batch is ranked on by the kernel: ``BIASWH_BM25_THREADS``, else
+    ``OMP_NUM_THREADS`` (Ray sets it to a worker's CPUs), else the CPUs this process may run on.
+    The hits do not depend on it."""
+    for variable in (THREADS_VARIABLE, "OMP_NUM_THREADS"):
+        value = os.environ.get(variable, "").strip()
+        if value:
+            if not value.isdigit() or int(value) < 1:
+                raise UserError(f"{variable}={value!r}: the number of threads must be a whole number of at least 1")
+            return int(value)
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
 def available() -> bool:

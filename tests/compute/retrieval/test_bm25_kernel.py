@@ -7,6 +7,8 @@ Both paths must rank the same documents with bit-identical scores, equal to rank
 from __future__ import annotations
 
 import json
+import os
+import re
 import sys
 
 import numpy as np
@@ -235,3 +237,26 @@ def test_kernel_tiles_give_the_numpy_paths_hits(documents, queries, tile, depth)
         found = bm25_numba.rank_known_terms(index, known, depth, tile=tile, candidates=candidates, candidate_cost=cost)
         for (ids, scores), hits in zip(found, want):
             assert (ids.tolist(), scores.tolist()) == (hits.doc_ids.tolist(), hits.scores.tolist())
+
+
+def test_a_studys_batch_is_ranked_on_the_threads_the_process_may_use(monkeypatch):
+    from biaswh.warehouse.errors import UserError
+
+    monkeypatch.delenv(bm25_numba.THREADS_VARIABLE, raising=False)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert bm25_numba.default_threads() == len(os.sched_getaffinity(0))
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # as Ray sets it for a one-CPU worker
+    assert bm25_numba.default_threads() == 1
+    monkeypatch.setenv(bm25_numba.THREADS_VARIABLE, "3")
+    assert bm25_numba.default_threads() == 3
+    for bad in ("0", "two", "-1", "1.5"):
+        monkeypatch.setenv(bm25_numba.THREADS_VARIABLE, bad)
+        with pytest.raises(UserError, match=f"BIASWH_BM25_THREADS='{re.escape(bad)}'"):
+            bm25_numba.default_threads()
+    monkeypatch.setenv(bm25_numba.THREADS_VARIABLE, "2")
+    seen = []
+    ranked = lambda index, tokens, depth, threads: seen.append(threads) or []  # noqa: E731
+    monkeypatch.setattr(bm25_numba, "rank_token_lists", ranked)
+    monkeypatch.setattr(bm25_numba, "pays", lambda n_queries, n_docs: True)
+    BM25Index([["a", "x"], ["b", "y"], ["c", "z"]]).search(["a b", "c"], depth=2)
+    assert seen == [2]
