@@ -17,11 +17,13 @@ from biaswh.study_builds import (
     run_record,
     selected_build,
     start_dbt_early,
+    start_dbt_process,
     study_build_target,
 )
 from biaswh.warehouse.database.command_lock import exclusive_command
 from biaswh.warehouse.database.connection import open_warehouse
 from biaswh.warehouse.database.transactions import transaction
+from biaswh.warehouse.dbt_build import build_process
 from biaswh.warehouse.dbt_build.runner import BuildSummary, run_dbt_build
 from biaswh.warehouse.relations.contracts import publish_contract_views
 from biaswh.warehouse.runs.parameters import record_run_inputs, record_run_parameters
@@ -179,7 +181,7 @@ def run_study(
     """
     if target is not None:
         check_spark_target(target)
-    with exclusive_command(f"biaswh run {study_path}"):
+    with exclusive_command(f"biaswh run {study_path}"), build_process.serving():
         return _run_study(
             study_path,
             limit=limit,
@@ -200,14 +202,15 @@ def run_studies(study_paths: list[str], **options) -> Path:
     """
     if len(study_paths) == 1:
         return run_study(study_paths[0], **options)
-    load_plugins()
-    for path in study_paths:
-        load_study(path, limit=options.get("limit"), check_files=True)
-    site = None
-    for n, path in enumerate(study_paths, start=1):
-        print(f"== study {n}/{len(study_paths)}: {path}", flush=True)
-        site = run_study(path, **options)
-    return site
+    with build_process.serving():  # one dbt process for every study
+        load_plugins()
+        for path in study_paths:
+            load_study(path, limit=options.get("limit"), check_files=True)
+        site = None
+        for n, path in enumerate(study_paths, start=1):
+            print(f"== study {n}/{len(study_paths)}: {path}", flush=True)
+            site = run_study(path, **options)
+        return site
 
 
 def _run_study(
@@ -221,6 +224,8 @@ def _run_study(
 ) -> Path:
     """Stages of :func:`run_study`, run while it holds the command lock."""
     started = time.perf_counter()
+    if target in (None, LOCAL_TARGET):
+        start_dbt_process()  # a study builds on DuckDB unless its config says otherwise: dbt loads meanwhile
     load_plugins()
     study = with_compute(
         load_study(study_path, limit=limit, check_files=True),

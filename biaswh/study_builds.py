@@ -11,6 +11,7 @@ from typing import Callable
 
 from biaswh.compute.common.engine import compute_settings
 from biaswh.warehouse.database.connection import open_warehouse
+from biaswh.warehouse.dbt_build import build_process
 from biaswh.warehouse.dbt_build.build_state import is_up_to_date, mark_built
 from biaswh.warehouse.dbt_build.invoke import environment, start_dbt_in_background
 from biaswh.warehouse.dbt_build.runner import SUBPROCESS_VARIABLE
@@ -78,11 +79,18 @@ def run_record(study, *, target: str = LOCAL_TARGET) -> tuple[dict, tuple[str, .
 
 
 def start_dbt_early(selections: dict[str, str | None], target: str = LOCAL_TARGET) -> None:
-    """Load dbt in the background while the run ingests and computes, when a build of
-    ``selections`` (step -> selection; ``""``: no build) will call dbt in this process on DuckDB."""
+    """Load dbt while the run ingests and computes, when a build of ``selections`` (step ->
+    selection; ``""``: no build) will call dbt from this process on DuckDB: in the child that
+    then runs the builds (:func:`start_dbt_process`), else in a background thread."""
     builds = any(selection != "" for selection in selections.values())
-    if builds and target == LOCAL_TARGET and os.environ.get(SUBPROCESS_VARIABLE) != "1":
+    if builds and target == LOCAL_TARGET and not start_dbt_process() and os.environ.get(SUBPROCESS_VARIABLE) != "1":
         start_dbt_in_background()
+
+
+def start_dbt_process() -> bool:
+    """Start the child that loads dbt and runs the builds of a study run (inside
+    :func:`~biaswh.warehouse.dbt_build.build_process.serving`; not with ``BIASWH_DBT_SUBPROCESS=1``)."""
+    return os.environ.get(SUBPROCESS_VARIABLE) != "1" and build_process.start()
 
 
 def selected_build(

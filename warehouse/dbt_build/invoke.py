@@ -266,26 +266,26 @@ def parsed_project(args: Sequence[str] = (), *, env: dict[str, str] | None = Non
     return outcome.result
 
 
-def start_dbt_in_background(parse_args: Sequence[str] = ()) -> None:
+def load_dbt(parse_args: Sequence[str] = ()) -> None:
     """Import dbt and load the kept parsed project for ``parse_args`` (none: the profile's default
-    target) in a background thread (:mod:`biaswh.warehouse.dbt_build.warm_start`). It only fills
-    this process's cache, keyed as every call keys it: a project edited meanwhile is looked up
-    under its own key and parsed by the call; a failure here costs the call nothing but time."""
+    target) into this process's cache, keyed as every call keys it: a project edited meanwhile is
+    looked up under its own key and parsed by the call; a failure here costs the call nothing but time."""
+    try:
+        import dbt.adapters.duckdb  # noqa: F401 - dbt's adapter factory imports it on the first call
+        import dbt.cli.main  # noqa: F401
 
-    def warm() -> None:
-        try:
-            import dbt.adapters.duckdb  # noqa: F401 - dbt's adapter factory imports it on the first call
-            import dbt.cli.main  # noqa: F401
+        key = (project_digest(), *parse_args)
+        if key not in _MANIFESTS:
+            manifest = load_parsed(key[0], list(parse_args))
+            if manifest is not None:
+                _keep(key, manifest)
+    except Exception:  # noqa: BLE001 - the call that needs dbt loads it and says what is wrong
+        return
 
-            key = (project_digest(), *parse_args)
-            if key not in _MANIFESTS:
-                manifest = load_parsed(key[0], list(parse_args))
-                if manifest is not None:
-                    _keep(key, manifest)
-        except Exception:  # noqa: BLE001 - the call that needs dbt loads it and says what is wrong
-            return
 
-    start_in_background(warm)
+def start_dbt_in_background(parse_args: Sequence[str] = ()) -> None:
+    """:func:`load_dbt` in a background thread (:mod:`biaswh.warehouse.dbt_build.warm_start`)."""
+    start_in_background(lambda: load_dbt(parse_args))
 
 
 def forget_parsed_projects() -> None:

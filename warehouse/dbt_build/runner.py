@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Sequence
 
 from biaswh.warehouse.database.busy import busy_error, is_lock_conflict
+from biaswh.warehouse.dbt_build import build_process
 from biaswh.warehouse.dbt_build.checks import describe_failed_checks, failing_checks
 from biaswh.warehouse.dbt_build.invoke import dbt_folder, invoke_dbt, parsed_nodes
 from biaswh.warehouse.dbt_build.options import target_name
@@ -34,7 +35,7 @@ from biaswh.warehouse.settings.home import (
     duckdb_memory_limit,
     warehouse_paths,
 )
-from biaswh.warehouse.spark.targets import is_spark_target
+from biaswh.warehouse.spark.targets import LOCAL_TARGET, is_spark_target
 
 FAILED_STATUSES = {"error", "fail", "runtime error"}
 
@@ -128,7 +129,12 @@ def _counts_and_failures(results: list[tuple[str, str, str]]) -> tuple[dict[str,
 
 
 def _run_in_process(command: list[str], env: dict, log_file: Path, *, quiet: bool, callbacks=()):
-    """``dbt build`` through :func:`~biaswh.warehouse.dbt_build.invoke.invoke_dbt`: (ok, result rows, error, nodes)."""
+    """``dbt build`` through :func:`~biaswh.warehouse.dbt_build.invoke.invoke_dbt`: (ok, result rows, error, nodes),
+    in the study run's dbt process when one is running (:mod:`~biaswh.warehouse.dbt_build.build_process`)."""
+    if target_name(command) in (None, LOCAL_TARGET):
+        served = build_process.build(command, env=env, log_file=log_file, console=not quiet, callbacks=callbacks)
+        if served is not None:
+            return served
     outcome = invoke_dbt(["build", *command], env=env, callbacks=callbacks, log_file=log_file, console=not quiet)
     if isinstance(outcome.exception, KeyboardInterrupt):
         raise outcome.exception
