@@ -198,14 +198,17 @@ def serve(read_fd: int, write_fd: int) -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # between builds: the parent decides
     requests, replies = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
-    load_dbt()
     # A build's first call in a process pays dbt's one-time set-up (flags, profile and project
     # schemas, the adapter, the graph): paid here, on a build that selects nothing and so never
     # opens the warehouse (1.21 s of CPU on a first build, 0.50 s after this, 0.26 s later on).
-    try:
-        invoke_dbt(["build", "--select", WARM_UP_SELECTION], env=build_environment(()))
-    except Exception:  # noqa: BLE001 - the first real build pays the set-up, and says what is wrong
-        pass
+    # Not without a kept parsed project: it would parse while this process's parent may be
+    # parsing too (a machine's first run lists its selections); the first build loads the
+    # project the parent kept, or parses it.
+    if load_dbt():
+        try:
+            invoke_dbt(["build", "--select", WARM_UP_SELECTION], env=build_environment(()))
+        except Exception:  # noqa: BLE001 - the first real build pays the set-up, and says what is wrong
+            pass
     replies.send("ready")
     while True:
         try:

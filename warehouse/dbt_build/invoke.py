@@ -266,10 +266,11 @@ def parsed_project(args: Sequence[str] = (), *, env: dict[str, str] | None = Non
     return outcome.result
 
 
-def load_dbt(parse_args: Sequence[str] = ()) -> None:
+def load_dbt(parse_args: Sequence[str] = ()) -> bool:
     """Import dbt and load the kept parsed project for ``parse_args`` (none: the profile's default
     target) into this process's cache, keyed as every call keys it: a project edited meanwhile is
-    looked up under its own key and parsed by the call; a failure here costs the call nothing but time."""
+    looked up under its own key and parsed by the call; a failure here costs the call nothing but time.
+    True when the parsed project is now in this process."""
     try:
         import dbt.adapters.duckdb  # noqa: F401 - dbt's adapter factory imports it on the first call
         import dbt.cli.main  # noqa: F401
@@ -279,8 +280,9 @@ def load_dbt(parse_args: Sequence[str] = ()) -> None:
             manifest = load_parsed(key[0], list(parse_args))
             if manifest is not None:
                 _keep(key, manifest)
+        return key in _MANIFESTS
     except Exception:  # noqa: BLE001 - the call that needs dbt loads it and says what is wrong
-        return
+        return False
 
 
 def start_dbt_in_background(parse_args: Sequence[str] = ()) -> None:
