@@ -52,19 +52,35 @@ def code_digest() -> str:
     return digest.hexdigest()
 
 
-def _body_key(con, kind: StudyType, run_id: str, previous: str | None) -> str:
+@dataclass(frozen=True)
+class RunStates:
+    """What the bodies of runs' pages depend on besides the runs themselves, read once for a
+    site: each run's status and end, and the analyses re-run on it (in end order)."""
+
+    status: dict[str, tuple]
+    analyses: list[tuple]
+
+
+def run_states(con, run_ids: list[str]) -> RunStates:
+    """:class:`RunStates` of ``run_ids`` (two queries, however many runs the warehouse holds)."""
+    status = con.execute(
+        "select run_id, run_status, finished_at from marts.dim_runs where list_contains(?, run_id)", [run_ids]
+    ).fetchall()
+    analyses = con.execute(
+        "select parameters ->> 'target_run_id' as target, finished_at from marts.dim_runs"
+        " where run_kind = 'analysis' and list_contains(?, target) order by target, finished_at",
+        [run_ids],
+    ).fetchall()
+    return RunStates({row[0]: row for row in status}, analyses)
+
+
+def _body_key(states: RunStates, kind: StudyType, run_id: str, previous: str | None) -> str:
     """What one run's body of a type depends on: that run and the runs before it (a page may compare
     with them), their status, the analyses re-run on them since, and the study's run before it."""
     earlier = kind.runs[kind.runs.index(run_id) :]
-    state = con.execute(
-        "select run_id, run_status, finished_at from marts.dim_runs where list_contains(?, run_id) order by run_id",
-        [earlier],
-    ).fetchall()
-    state += con.execute(
-        "select parameters ->> 'target_run_id' as target, finished_at from marts.dim_runs"
-        " where run_kind = 'analysis' and list_contains(?, target) order by target, finished_at",
-        [earlier],
-    ).fetchall()
+    state = sorted(states.status[r] for r in earlier if r in states.status)
+    wanted = set(earlier)
+    state += [row for row in states.analyses if row[0] in wanted]
     return hashlib.sha256(repr((code_digest(), kind.file_name, earlier, previous, state)).encode()).hexdigest()
 
 
@@ -113,9 +129,11 @@ def difference_lines(differences: list[Difference]) -> list[str]:
     return [difference.line() for difference in differences] or ["identical"]
 
 
-def _drawn_body(con, out_dir: Path, run_id: str, previous: str | None, kinds: list[StudyType]) -> str:
+def _drawn_body(
+    con, out_dir: Path, run_id: str, previous: str | None, kinds: list[StudyType], states: RunStates
+) -> str:
     """The run's comparison line and the bodies of its types (one page, charts numbered from 1)."""
-    key = hashlib.sha256("".join(_body_key(con, k, run_id, previous) for k in kinds).encode()).hexdigest()
+    key = hashlib.sha256("".join(_body_key(states, k, run_id, previous) for k in kinds).encode()).hexdigest()
 
     def render() -> str:
         restart_chart_ids()
@@ -160,6 +178,7 @@ def write_study_pages(con, out_dir: Path, kinds: list[StudyType], nav: str) -> d
     """Write every run's page and every study's page; return study -> its runs, newest first."""
     all_runs = list(dict.fromkeys(r for kind in kinds for r in kind.runs))
     names, started, data = study_names(con, all_runs), _started(con, all_runs), data_kinds(con, all_runs)
+    states = run_states(con, all_runs)
     studies: dict[str, list[str]] = {}
     for run_id in sorted(all_runs, key=lambda r: (str(started.get(r) or ""), r), reverse=True):
         studies.setdefault(names.get(run_id, "unnamed study"), []).append(run_id)
@@ -167,7 +186,7 @@ def write_study_pages(con, out_dir: Path, kinds: list[StudyType], nav: str) -> d
         for position, run_id in enumerate(runs):
             previous = runs[position + 1] if position + 1 < len(runs) else None
             mine = [k for k in kinds if run_id in k.runs]
-            body = _drawn_body(con, out_dir, run_id, previous, mine)
+            body = _drawn_body(con, out_dir, run_id, previous, mine, states)
             kind = data.get(run_id, "real")
             shown = _Shown(study, run_id, " and ".join(k.title for k in mine), timestamp(started.get(run_id)), kind)
             selector = _selector(study, runs, run_id, started)
