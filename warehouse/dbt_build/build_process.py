@@ -130,20 +130,24 @@ def build(
 
     Raises KeyboardInterrupt when the build was interrupted (the child is then ended).
     """
+    request = {"args": ["build", *args], "env": env, "log_file": str(log_file), "console": console}
+    return _call(request, callbacks)
+
+
+def listing(args: Sequence[str]) -> tuple[bool, list[str]] | None:
+    """``invoke_dbt(["ls", *args])`` in the child: (success, the lines listed); None when no
+    child is running (the caller lists)."""
+    answer = _call({"args": ["ls", *args], "env": None, "log_file": None, "console": False}, ())
+    return None if answer is None else (answer[0], answer[1])
+
+
+def _call(request: dict, callbacks: Sequence[Callable]) -> tuple[bool, list, str, dict] | None:
     with _LOCK:
         child = _CHILD[0] if _CHILD and _SCOPES[0] else None
         if child is None or not _await_ready(child):
             return None
-        request = {
-            "environ": dict(os.environ),
-            "cwd": os.getcwd(),
-            "args": ["build", *args],
-            "env": env,
-            "log_file": str(log_file),
-            "console": console,
-        }
         try:
-            child.requests.send(request)
+            child.requests.send({**request, "environ": dict(os.environ), "cwd": os.getcwd()})
             return _reply(child, callbacks)
         except (EOFError, OSError) as error:
             _CHILD.clear()
@@ -193,18 +197,17 @@ def _reply(child: _Child, callbacks: Sequence[Callable]) -> tuple[bool, list, st
 
 def serve(read_fd: int, write_fd: int) -> None:
     """The child: load dbt, say so, then run each request until this process's input ends."""
-    from biaswh.warehouse.dbt_build.invoke import invoke_dbt, load_dbt, parsed_nodes
-    from biaswh.warehouse.dbt_build.runner import FAILED_STATUSES, build_environment
+    from biaswh.warehouse.dbt_build.invoke import invoke_dbt, load_dbt
+    from biaswh.warehouse.dbt_build.runner import build_environment
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # between builds: the parent decides
     requests, replies = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
-    # A build's first call in a process pays dbt's one-time set-up (flags, profile and project
-    # schemas, the adapter, the graph): paid here, on a build that selects nothing and so never
-    # opens the warehouse (1.21 s of CPU on a first build, 0.50 s after this, 0.26 s later on).
-    # Not without a kept parsed project: it would parse while this process's parent may be
-    # parsing too (a machine's first run lists its selections); the first build loads the
-    # project the parent kept, or parses it.
-    if load_dbt():
+    # Without a kept parsed project (a machine's first run, an edited project), the child parses
+    # it now, beside the run's own work (its selection listing asks the child too). A build's
+    # first call in a process pays dbt's one-time set-up (flags, profile and project schemas, the
+    # adapter, the graph): paid here, on a build that selects nothing and so never opens the
+    # warehouse (1.21 s of CPU on a first build, 0.50 s after this, 0.26 s later on).
+    if load_dbt() or invoke_dbt(["parse"], env=build_environment(())).success:  # a machine's first run parses here
         try:
             invoke_dbt(["build", "--select", WARM_UP_SELECTION], env=build_environment(()))
         except Exception:  # noqa: BLE001 - the first real build pays the set-up, and says what is wrong
@@ -218,29 +221,36 @@ def serve(read_fd: int, write_fd: int) -> None:
         os.environ.clear()
         os.environ.update(request["environ"])
         os.chdir(request["cwd"])
+        replies.send(_answer(request, replies))
 
-        def forward(event) -> None:
-            if event.info.name in FORWARDED_EVENTS:
-                replies.send(("event", event.info.name, {"total": getattr(event.data, "total", None)}))
 
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        try:
-            outcome = invoke_dbt(
-                request["args"],
-                env=request["env"],
-                callbacks=[forward],
-                log_file=Path(request["log_file"]),
-                console=request["console"],
-            )
-        except KeyboardInterrupt:
-            outcome = SimpleNamespace(success=False, result=None, exception=KeyboardInterrupt())
-        finally:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
-        run = outcome.result if hasattr(outcome.result, "results") else None
-        rows = [(r.node.unique_id, str(r.status), _text(r.message)) for r in (run.results if run else [])]
-        failed = parsed_nodes([uid for uid, status, _ in rows if status in FAILED_STATUSES])
-        interrupted = isinstance(outcome.exception, KeyboardInterrupt)
-        replies.send(("done", bool(outcome.success), rows, str(outcome.exception or ""), failed, interrupted))
+def _answer(request: dict, replies: Connection) -> tuple:
+    """Run one request: ("done", success, rows or listed lines, error text, failed nodes, interrupted)."""
+    from biaswh.warehouse.dbt_build.invoke import invoke_dbt, parsed_nodes
+    from biaswh.warehouse.dbt_build.runner import FAILED_STATUSES
+
+    def forward(event) -> None:
+        if event.info.name in FORWARDED_EVENTS:
+            replies.send(("event", event.info.name, {"total": getattr(event.data, "total", None)}))
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        log_file = Path(request["log_file"]) if request["log_file"] else None
+        outcome = invoke_dbt(
+            request["args"], env=request["env"], callbacks=[forward], log_file=log_file, console=request["console"]
+        )
+    except KeyboardInterrupt:
+        outcome = SimpleNamespace(success=False, result=None, exception=KeyboardInterrupt())
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    interrupted = isinstance(outcome.exception, KeyboardInterrupt)
+    if request["args"][0] == "ls":
+        listed = [str(line) for line in outcome.result] if outcome.success and outcome.result else []
+        return "done", bool(outcome.success), listed, str(outcome.exception or ""), {}, interrupted
+    run = outcome.result if hasattr(outcome.result, "results") else None
+    rows = [(r.node.unique_id, str(r.status), _text(r.message)) for r in (run.results if run else [])]
+    failed = parsed_nodes([uid for uid, status, _ in rows if status in FAILED_STATUSES])
+    return "done", bool(outcome.success), rows, str(outcome.exception or ""), failed, interrupted
 
 
 def _text(message) -> str | None:

@@ -29,6 +29,7 @@ import duckdb
 
 from biaswh.warehouse.database.connection import raw_schema_ddl
 from biaswh.warehouse.database.output_files import write_text_atomically
+from biaswh.warehouse.dbt_build import build_process
 from biaswh.warehouse.dbt_build.build_state import project_digest
 from biaswh.warehouse.dbt_build.invoke import invoke_dbt
 from biaswh.warehouse.dbt_build.parse_cache import dbt_versions, parse_cache_dir
@@ -91,10 +92,14 @@ def _listed(selection_args: Sequence[str]) -> list[dict] | None:
     """``dbt ls`` of ``selection_args``: the nodes a build runs (models, seeds, snapshots, data
     tests), as :class:`SelectedNode` fields."""
     keys = "unique_id name resource_type schema alias config"
-    outcome = invoke_dbt(["ls", *selection_args, "--output", "json", "--output-keys", keys])
-    if not outcome.success:
+    args = [*selection_args, "--output", "json", "--output-keys", keys]
+    listed = build_process.listing(args)  # a study run's dbt process answers, else this one
+    if listed is None:
+        outcome = invoke_dbt(["ls", *args])
+        listed = outcome.success, outcome.result
+    if not listed[0]:
         return None
-    rows = [json.loads(line) for line in outcome.result]
+    rows = [json.loads(line) for line in listed[1]]
     fields = ("unique_id", "name", "resource_type", "schema", "alias")
     return [
         {**{f: row.get(f) for f in fields}, "materialized": (row.get("config") or {}).get("materialized")}
