@@ -66,9 +66,9 @@ def _analyze_arguments(analyze) -> None:
 )
 def analyze(args) -> None:
     """``biaswh analyze STUDY``: its analysis steps on one of its runs."""
-    from biaswh import pipeline
+    from biaswh import reanalysis
 
-    print(f"analysed study run {pipeline.analyze(args.study, run_id=args.run)}")
+    print(f"analysed study run {reanalysis.analyze(args.study, run_id=args.run)}")
 
 
 register_output_options("dashboards", "out", folder=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from contextlib import suppress
 from pathlib import Path
 from typing import Sequence
 
@@ -27,7 +28,7 @@ from biaswh.warehouse.dbt_build import build_process
 from biaswh.warehouse.dbt_build.runner import BuildSummary, run_dbt_build
 from biaswh.warehouse.relations.contracts import publish_contract_views
 from biaswh.warehouse.runs.parameters import record_run_inputs, record_run_parameters
-from biaswh.warehouse.runs.registry import check_study_run, latest_succeeded_study_run, start_run
+from biaswh.warehouse.runs.registry import start_run
 from biaswh.warehouse.runs.study import (
     ANALYSIS_STEPS,
     FIRST_QUERIES,
@@ -128,32 +129,6 @@ def analysis_stage(study, run_id: str) -> None:
         publish_contract_views(con)
 
 
-def analyze(study_path: str, *, run_id: str | None = None) -> str:
-    """Re-run a study's analysis steps on the current marts for one of its study runs.
-
-    The steps analyse the study run ``run_id`` (default: the study's latest succeeded run); the
-    re-analysis itself is recorded as a run of kind ``analysis`` naming that target.
-    """
-    load_plugins()
-    study = load_study(study_path)
-    with open_warehouse() as con:
-        target = run_id
-        if target is not None:
-            check_study_run(con, study, target)
-        else:
-            target, finished_at = latest_succeeded_study_run(con, study)
-            print(
-                f"[{study.name}] analysing study run {target}, the latest that succeeded"
-                f" (finished {finished_at:%Y-%m-%d %H:%M:%S} UTC)",
-                flush=True,
-            )
-        analysis_run = start_run(
-            con, kind="analysis", name=study.name, parameters={**study.parameters(), "target_run_id": target}
-        ).run_id
-    _finish_or_fail(analysis_run, lambda: _run_registered(study, target, study.analysis, ANALYSIS_STEPS))
-    return target
-
-
 def run_study(
     study_path: str,
     *,
@@ -162,8 +137,9 @@ def run_study(
     ray_address: str | None = None,
     corpus_shards: int | None = None,
     target: str | None = None,
-) -> Path:
-    """Run a study end to end and return the dashboard site's index page.
+    build_site: bool = True,
+) -> Path | None:
+    """Run a study end to end and return the dashboard site's index page (``build_site=False``: no site, None).
 
     The run records its resolved parameters (``raw.run_parameters``) and the source
     versions it read (``raw.run_inputs``); run-keyed marts compute only runs they do not
@@ -189,6 +165,7 @@ def run_study(
             ray_address=ray_address,
             corpus_shards=corpus_shards,
             target=target,
+            build_site=build_site,
         )
 
 
@@ -198,7 +175,8 @@ def run_studies(study_paths: list[str], **options) -> Path:
     One process for all: Python, the plugins and dbt's parsed project are loaded once, not once
     per study (`make demo` runs its seven studies so). Every config is checked before the first
     run starts, so a mistake in the last one costs no run; a study that fails stops the rest
-    (the runs before it stay, as separate `biaswh run` calls would leave them).
+    (the runs before it stay, as separate `biaswh run` calls would leave them). The site is
+    drawn once, by the last study (or after the one that failed): a draw is the whole site.
     """
     if len(study_paths) == 1:
         return run_study(study_paths[0], **options)
@@ -206,10 +184,15 @@ def run_studies(study_paths: list[str], **options) -> Path:
         load_plugins()
         for path in study_paths:
             load_study(path, limit=options.get("limit"), check_files=True)
-        site = None
         for n, path in enumerate(study_paths, start=1):
             print(f"== study {n}/{len(study_paths)}: {path}", flush=True)
-            site = run_study(path, **options)
+            try:
+                site = run_study(path, build_site=n == len(study_paths), **options)
+            except Exception:
+                if n > 1:
+                    with suppress(Exception):  # the study's own error is the one to tell
+                        dashboards()
+                raise
         return site
 
 
@@ -221,7 +204,8 @@ def _run_study(
     ray_address: str | None = None,
     corpus_shards: int | None = None,
     target: str | None = None,
-) -> Path:
+    build_site: bool = True,
+) -> Path | None:
     """Stages of :func:`run_study`, run while it holds the command lock."""
     started = time.perf_counter()
     if target in (None, LOCAL_TARGET):
@@ -236,7 +220,7 @@ def _run_study(
     if target is None:
         target = study_build_target(study)
         check_spark_target(target, where=f"{study.path} [compute] build_target =")
-    return run_loaded_study(study, target=target, started=started)[1]
+    return run_loaded_study(study, target=target, started=started, build_site=build_site)[1]
 
 
 def run_loaded_study(

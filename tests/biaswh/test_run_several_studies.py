@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
+
 from tests.conftest import DEMO_STUDY, assert_refused, run_main
 
 
@@ -32,3 +34,25 @@ def _runs(home) -> int:
         return connection.execute("select count(*) from raw.runs").fetchone()[0]
     finally:
         connection.close()
+
+
+def test_the_site_is_drawn_once_by_the_last_study_or_after_the_one_that_failed(monkeypatch, tmp_path):
+    from biaswh import pipeline
+
+    studies, drawn = [], []
+
+    def run_study(path, *, build_site=True, **options):
+        studies.append((path, build_site))
+        if path == "fails":
+            raise RuntimeError("the study failed")
+        return tmp_path / "index.html" if build_site else None
+
+    monkeypatch.setattr(pipeline, "run_study", run_study)
+    monkeypatch.setattr(pipeline, "load_study", lambda *args, **kwargs: None)
+    monkeypatch.setattr(pipeline, "dashboards", lambda: drawn.append("after the failure"))
+    assert pipeline.run_studies(["a", "b", "c"]) == tmp_path / "index.html"
+    assert studies == [("a", False), ("b", False), ("c", True)] and drawn == []
+    studies.clear()
+    with pytest.raises(RuntimeError, match="the study failed"):
+        pipeline.run_studies(["a", "fails", "c"])
+    assert studies == [("a", False), ("fails", False)] and drawn == ["after the failure"]
