@@ -8,16 +8,20 @@ import subprocess
 import sys
 
 from tests.conftest import REPOSITORY_ROOT
+from tests.coverage_site.sitecustomize import COVERAGE_VARIABLES
 
 
 def test_the_site_builds_strict_without_a_warning(tmp_path):
+    # mkdocs imports none of the measured packages (mkdocstrings reads the sources with griffe), so
+    # the build runs without coverage's tracer: 3.5 CPU-seconds against 6.4 measured.
+    unmeasured = {name: value for name, value in os.environ.items() if name not in COVERAGE_VARIABLES}
     done = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
         cwd=REPOSITORY_ROOT,
         capture_output=True,
         text=True,
         timeout=300,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},  # Material's notice of its successor
+        env={**unmeasured, "NO_MKDOCS_2_WARNING": "1"},  # Material's notice of its successor
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "WARNING -" not in done.stderr and "ERROR -" not in done.stderr, done.stderr
