@@ -4,14 +4,17 @@ Every tick is a whole study run (ingest, two dbt builds, evaluation, analysis) a
 lifecycle; the modules about monitoring (the ticks and their deliveries, Dagster's partitions,
 the series page) read one series instead of each running its own. Under `make test` they share
 one xdist group (``monitoring``, :mod:`tests.scheduling`), so the series is built once, on one
-worker. Read only: a test that adds ticks works on :func:`tests.conftest.copy_warehouse` of
-:attr:`MonitoringSeries.before_drop`.
+worker. Read only: a test that changes the warehouse works on :func:`tests.conftest.copy_warehouse`
+of :attr:`MonitoringSeries.home`.
 
 The demo's live system (a shipped demo callable) loses half its index in the weeks of
 2026-01-26 and 2026-02-02 and recovers on 2026-02-09. The alerts go to a webhook receiver on
 127.0.0.1 (its URL, a secret, from the environment), to a Slack-format one, to a webhook that
 always fails, to one whose variable is unset, and to a file. Between the ticks the alert is
-acknowledged through the CLI.
+acknowledged through the CLI. The weeks of the drop and the recovery (:data:`DAGSTER_WEEKS`) run
+through Dagster's in-process execution where the dagster extra is installed: the study's tick asset
+(biaswh/schedule/monitoring.py) with its ``thresholds_hold`` check, which
+tests/biaswh/schedule/test_dagster_monitoring.py reads instead of running ticks of its own.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ WEEKS = [START + datetime.timedelta(days=7 * n) for n in range(8)]
 DROP, RECOVERED = datetime.date(2026, 1, 26), datetime.date(2026, 2, 9)
 SECRET_PATH = "/hooks/T0001/B0002/very-secret-token"
 ACK_NOTE = "index rebuild running (ana)"
+DAGSTER_WEEKS = (DROP, DROP + datetime.timedelta(days=7), RECOVERED)
 
 # The first tick's own rows: the later ticks must leave them as they were.
 _FIRST_TICK = (
@@ -71,27 +75,27 @@ class Receiver:
 
 @dataclass(frozen=True)
 class Tick:
-    """One tick as the series saw it: its week and run, the alert states after it, the bodies received so far."""
+    """One tick as the series saw it: its week and run, the alert states after it, the bodies received
+    so far, and for a week run through Dagster whether its ``thresholds_hold`` check passed (else None)."""
 
     week: datetime.date
     run_id: str
     alert_states: list
     generic_bodies: int
     slack_bodies: int
+    check_passed: bool | None = None
 
 
 @dataclass(frozen=True)
 class MonitoringSeries:
     """The warehouse after the eight ticks (``home``), its config's folder (``folder``), the
-    receivers (generic, slack, broken), each tick, the first tick's rows read right after it, and a
-    copy of the warehouse after the three weeks before the drop (``before_drop``)."""
+    receivers (generic, slack, broken), each tick and the first tick's rows read right after it."""
 
     home: Path
     folder: Path
     receivers: tuple[Receiver, Receiver, Receiver]
     ticks: list[Tick]
     first_tick_rows: list
-    before_drop: Path
 
 
 def first_tick_rows(con, run_id: str) -> list:
@@ -123,34 +127,65 @@ file = "{folder}/alerts.jsonl"
     return str(path)
 
 
+def dagster_ticks(config: str):
+    """A function running one week's tick through Dagster, returning (run id, thresholds_hold passed),
+    or None where the dagster extra is missing. It runs in ``$BIASWH_HOME``, as the asset does."""
+    from biaswh.schedule.extra import missing_dagster_extra
+
+    if missing_dagster_extra():
+        return None
+    import dagster as dg
+
+    from biaswh.plugins import load_plugins
+    from biaswh.schedule.monitoring import monitoring_definitions
+
+    load_plugins()
+    asset = monitoring_definitions(Path(config)).resolve_assets_def(dg.AssetKey(["monitoring", "demo_monitoring"]))
+    instance = dg.DagsterInstance.ephemeral()
+
+    def tick(week: datetime.date) -> tuple[str, bool]:
+        result = dg.materialize([asset], partition_key=week.isoformat(), instance=instance)
+        assert result.success
+        (materialized,) = result.get_asset_materialization_events()
+        (evaluation,) = result.get_asset_check_evaluations()
+        return materialized.materialization.metadata["run_id"].value, evaluation.passed
+
+    return tick
+
+
 @pytest.fixture(scope="session")
 def monitoring_series(tmp_path_factory) -> MonitoringSeries:
     """The eight ticks of the monitoring demo, once per session (see the module docstring)."""
     from biaswh.evaluation.monitor import run_tick
-    from tests.conftest import copy_warehouse, run_here
+    from tests.conftest import run_here
 
     folder = tmp_path_factory.mktemp("monitoring-series")
     home, config = folder / "warehouse", series_config(folder)
     generic, slack, broken = Receiver(), Receiver(), Receiver(status=503)
-    ticks, first_rows, before_drop = [], None, None
+    ticks, first_rows = [], None
     with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("BIASWH_HOME", str(home))  # where a tick run by Dagster's asset goes
+        patch.setenv("DAGSTER_HOME", str(folder))  # Dagster writes nothing anywhere else
         patch.setenv("TEST_ALERT_WEBHOOK", generic.url)
         patch.setenv("TEST_SLACK_WEBHOOK", slack.url)
         patch.setenv("TEST_BROKEN_WEBHOOK", broken.url)
         patch.delenv("TEST_UNSET_WEBHOOK", raising=False)
+        through_dagster = dagster_ticks(config)
         for week in WEEKS:
-            if week == DROP:
-                before_drop = copy_warehouse(home, folder / "before-drop")
-            run_id = run_tick(config, week, home=home)
+            passed = None
+            if through_dagster and week in DAGSTER_WEEKS:
+                run_id, passed = through_dagster(week)
+            else:
+                run_id = run_tick(config, week, home=home)
             with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
                 state = con.execute("select alert_id, state from evaluation_alert_state").fetchall()
                 if week == WEEKS[0]:
                     first_rows = first_tick_rows(con, run_id)
-            ticks.append(Tick(week, run_id, state, len(generic.bodies), len(slack.bodies)))
+            ticks.append(Tick(week, run_id, state, len(generic.bodies), len(slack.bodies), passed))
             if week == DROP:  # acknowledged by a person after the alert arrived
                 ((alert_id, _),) = state
                 run_here("alerts", "ack", alert_id, "--note", ACK_NOTE, home=home)
     for receiver in (generic, slack, broken):
         receiver.server.shutdown()
         receiver.server.server_close()
-    return MonitoringSeries(home, folder, (generic, slack, broken), ticks, first_rows, before_drop)
+    return MonitoringSeries(home, folder, (generic, slack, broken), ticks, first_rows)

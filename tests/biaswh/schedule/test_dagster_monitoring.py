@@ -1,10 +1,10 @@
 """Weekly partitions of studies/demo_monitoring.toml through Dagster's in-process execution.
 
 The demo's live system loses half its index in the weeks of 2026-01-26 and 2026-02-02 and
-recovers on 2026-02-09. Those three partitions are materialized on a copy of the session's
-monitoring series after its three weeks before the drop (:mod:`tests.monitoring_series`): each
-runs the study's tick asset (one study run and its alerts' lifecycle, in one warehouse) and its
-``thresholds_hold`` check reports the week's breaches.
+recovers on 2026-02-09. Those three partitions of the session's monitoring series
+(:mod:`tests.monitoring_series`) were materialized through Dagster, after three weeks run by
+``run_tick`` and before two more: each ran the study's tick asset (one study run and its alerts'
+lifecycle, in one warehouse) and its ``thresholds_hold`` check reported the week's breaches.
 """
 
 from __future__ import annotations
@@ -17,37 +17,27 @@ import pytest
 from biaswh.warehouse.database.connection import open_warehouse
 from biaswh.warehouse.settings.home import HOME_VARIABLE
 from tests.conftest import copy_warehouse
-from tests.monitoring_series import START
+from tests.monitoring_series import DAGSTER_WEEKS
+from tests.monitoring_series import WEEKS as SERIES_WEEKS
 
 pytestmark = pytest.mark.dbt
 
 STUDY = Path(__file__).resolve().parents[3] / "studies" / "demo_monitoring.toml"
 DROP, SECOND_DROP_WEEK, RECOVERED = "2026-01-26", "2026-02-02", "2026-02-09"
-WEEKS = [DROP, SECOND_DROP_WEEK, RECOVERED]  # materialized here; the three weeks before come with the copy
+WEEKS = [DROP, SECOND_DROP_WEEK, RECOVERED]  # materialized through Dagster in the series
 
 
 @pytest.fixture(scope="module")
-def ticks(tmp_path_factory, dagster_extra, monitoring_series):
-    """A warehouse after the partitions of the drop and the recovery, and each partition's check result."""
-    import dagster as dg
-
+def ticks(dagster_extra, monitoring_series):
+    """The series' warehouse, each partition materialized through Dagster with its check result, and the
+    study's Dagster definitions."""
     from biaswh.plugins import load_plugins
     from biaswh.schedule.monitoring import monitoring_definitions
 
-    home = copy_warehouse(monitoring_series.before_drop, tmp_path_factory.mktemp("monitoring") / "warehouse")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(HOME_VARIABLE, str(home))
-        load_plugins()
-        definitions = monitoring_definitions(STUDY)
-        asset = definitions.resolve_assets_def(dg.AssetKey(["monitoring", "demo_monitoring"]))
-        instance = dg.DagsterInstance.ephemeral()
-        checks = {}
-        for week in WEEKS:
-            result = dg.materialize([asset], partition_key=week, instance=instance)
-            assert result.success
-            (evaluation,) = result.get_asset_check_evaluations()
-            checks[week] = evaluation.passed
-    return home, checks, definitions
+    checks = {t.week.isoformat(): t.check_passed for t in monitoring_series.ticks if t.check_passed is not None}
+    assert list(checks) == WEEKS == [week.isoformat() for week in DAGSTER_WEEKS]
+    load_plugins()
+    return monitoring_series.home, checks, monitoring_definitions(STUDY)
 
 
 def test_the_partitions_open_exactly_one_alert_on_the_planted_week_and_resolve_it(ticks, monkeypatch):
@@ -62,8 +52,7 @@ def test_the_partitions_open_exactly_one_alert_on_the_planted_week_and_resolve_i
             "select parameters->>'$.settings.monitoring.partition', count(*) from raw.runs"
             " where kind = 'study' and name = 'demo_monitoring' and status = 'succeeded' group by all order by 1"
         ).fetchall()
-    weeks = [(START + datetime.timedelta(days=7 * n)).isoformat() for n in range(3)] + WEEKS
-    assert runs == [(week, 1) for week in weeks]  # one immutable study run per partition
+    assert runs == [(week.isoformat(), 1) for week in SERIES_WEEKS]  # one immutable study run per partition
     assert [(week, event) for week, event in events if event == "opened"] == [(DROP, "opened")]
     assert (SECOND_DROP_WEEK, "persisting") in events
     assert [(week, event) for week, event in events if event == "resolved"] == [(RECOVERED, "resolved")]
@@ -103,4 +92,4 @@ def test_the_sensor_starts_an_evaluation_when_a_qrels_version_changes_and_not_ot
             assert load_qrels(con, changed, query_set="squad_questions:demo_validation").status == "loaded"
         request = sensor(dg.build_sensor_context(instance=instance))
     assert request.tags["biaswh/changed_sources"] == "qrels demo_qrels v1 -> v2"
-    assert datetime.date.fromisoformat(request.partition_key).weekday() == START.weekday()
+    assert datetime.date.fromisoformat(request.partition_key).weekday() == SERIES_WEEKS[0].weekday()
