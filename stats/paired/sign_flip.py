@@ -63,13 +63,17 @@ def _lattice_steps(nonzero: np.ndarray) -> np.ndarray | None:
     fractions = [Fraction(float(x)).limit_denominator(LATTICE_MAX_DENOMINATOR) for x in np.abs(nonzero)]
     if any(abs(float(f) - abs(x)) > TIE_TOLERANCE * max(1.0, abs(x)) for f, x in zip(fractions, nonzero)):
         return None
+    # A nonzero difference within the tolerance of 0 would be a step of 0: on no lattice, drawn.
+    if not all(fractions):
+        return None
     denominator = math.lcm(*(f.denominator for f in fractions))
     integers = [f.numerator * (denominator // f.denominator) for f in fractions]
     common = math.gcd(*integers)
-    steps = np.array([i // common for i in integers], dtype=np.int64)
-    if int(steps.sum()) * len(steps) > LATTICE_MAX_CELLS:
+    steps = [i // common for i in integers]
+    # Counted in Python's integers: a difference of 1e9 in steps of 1/5040 is past int64.
+    if sum(steps) * len(steps) > LATTICE_MAX_CELLS:
         return None
-    return steps
+    return np.array(steps, dtype=np.int64)
 
 
 def _lattice_p(steps: np.ndarray, observed_sum: int) -> float:
