@@ -14,7 +14,7 @@ from tests.warehouse.test_dbt_in_process import SELECTION
 pytestmark = pytest.mark.dbt
 
 
-def test_builds_inside_a_study_run_go_to_one_child_which_ends_with_the_run(tmp_path, monkeypatch):
+def test_builds_inside_a_study_run_go_to_one_child_kept_for_the_next_run(tmp_path, monkeypatch):
     assert not build_process.start()  # outside a study run: no child
     events = []
     with build_process.serving():
@@ -39,7 +39,14 @@ def test_builds_inside_a_study_run_go_to_one_child_which_ends_with_the_run(tmp_p
             assert con.execute("select count(*) from staging.stg_squad__questions").fetchone() == (0,)
             con.close()
         assert child.poll() is None  # one child for every build of the run
-    assert child.wait(timeout=10) == 0  # ended with the run
+    assert (
+        child.poll() is None
+        and build_process.build(SELECTION, env={}, log_file=tmp_path / "y.log", console=False) is None
+    )
+    with build_process.serving():  # the next run of this process finds it loaded
+        assert build_process.start() and build_process._CHILD[0].process is child
+    build_process.stop()  # as at this process's exit
+    assert child.wait(timeout=10) == 0 and not build_process._CHILD
     assert ("LogStartLine", len(rows)) in events and [e for e in events if e[0] == "NodeFinished"]
     assert build_process.build(SELECTION, env={}, log_file=tmp_path / "x.log", console=False) is None
 
