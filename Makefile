@@ -50,7 +50,7 @@ demo: setup
 # BIASWH_TEST_PREBUILD builds the demo warehouses once per step, beside the workers (tests/prebuilt.py).
 TEST_WORKERS ?= 2
 XDIST := -n $(TEST_WORKERS) --dist loadgroup
-test: setup browser ray bench-deps dagster lint
+test: setup browser ray bench-deps spark dagster lint
 	@status=0; \
 	$(MAKE) --no-print-directory test-core || status=1; \
 	$(BIN)/python -m coverage report --skip-covered --fail-under=0 || status=1; \

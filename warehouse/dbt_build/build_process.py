@@ -43,7 +43,7 @@ FORWARDED_EVENTS = ("LogStartLine", "NodeFinished")
 WARM_UP_SELECTION = "tag:biaswh_warm_up_selects_nothing"
 _CHILD_CODE = (
     "import json, sys; sys.path[:] = json.loads(sys.argv[1]);"
-    " from biaswh.warehouse.dbt_build.build_process import serve; serve(int(sys.argv[2]), int(sys.argv[3]))"
+    " from biaswh.warehouse.dbt_build.build_child import serve; serve(int(sys.argv[2]), int(sys.argv[3]))"
 )
 
 
@@ -69,10 +69,12 @@ class _Child:
         self.ready = False
 
     def stop(self) -> None:
+        """Close its ends: an idle child returns at once; one still loading dbt (a run refused
+        early, an exit) is not waited for beyond a second."""
         for end in (self.requests, self.replies):
             end.close()
         try:
-            self.process.wait(timeout=5)
+            self.process.wait(timeout=1)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
@@ -194,65 +196,3 @@ def _reply(child: _Child, callbacks: Sequence[Callable]) -> tuple[bool, list, st
             child.stop()
             raise KeyboardInterrupt
         return success, rows, error, nodes
-
-
-def serve(read_fd: int, write_fd: int) -> None:
-    """The child: load dbt, say so, then run each request until this process's input ends."""
-    from biaswh.warehouse.dbt_build.invoke import invoke_dbt, load_dbt
-    from biaswh.warehouse.dbt_build.runner import build_environment
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # between builds: the parent decides
-    requests, replies = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
-    # Without a kept parsed project (a machine's first run, an edited project), the child parses
-    # it now, beside the run's own work (its selection listing asks the child too). A build's
-    # first call in a process pays dbt's one-time set-up (flags, profile and project schemas, the
-    # adapter, the graph): paid here, on a build that selects nothing and so never opens the
-    # warehouse (1.21 s of CPU on a first build, 0.50 s after this, 0.26 s later on).
-    if load_dbt() or invoke_dbt(["parse"], env=build_environment(())).success:  # a machine's first run parses here
-        try:
-            invoke_dbt(["build", "--select", WARM_UP_SELECTION], env=build_environment(()))
-        except Exception:  # noqa: BLE001 - the first real build pays the set-up, and says what is wrong
-            pass
-    replies.send("ready")
-    while True:
-        try:
-            request = requests.recv()
-        except EOFError:
-            return
-        os.environ.clear()
-        os.environ.update(request["environ"])
-        os.chdir(request["cwd"])
-        replies.send(_answer(request, replies))
-
-
-def _answer(request: dict, replies: Connection) -> tuple:
-    """Run one request: ("done", success, rows or listed lines, error text, failed nodes, interrupted)."""
-    from biaswh.warehouse.dbt_build.invoke import invoke_dbt, parsed_nodes
-    from biaswh.warehouse.dbt_build.runner import FAILED_STATUSES
-
-    def forward(event) -> None:
-        if event.info.name in FORWARDED_EVENTS:
-            replies.send(("event", event.info.name, {"total": getattr(event.data, "total", None)}))
-
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        log_file = Path(request["log_file"]) if request["log_file"] else None
-        outcome = invoke_dbt(
-            request["args"], env=request["env"], callbacks=[forward], log_file=log_file, console=request["console"]
-        )
-    except KeyboardInterrupt:
-        outcome = SimpleNamespace(success=False, result=None, exception=KeyboardInterrupt())
-    finally:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-    interrupted = isinstance(outcome.exception, KeyboardInterrupt)
-    if request["args"][0] == "ls":
-        listed = [str(line) for line in outcome.result] if outcome.success and outcome.result else []
-        return "done", bool(outcome.success), listed, str(outcome.exception or ""), {}, interrupted
-    run = outcome.result if hasattr(outcome.result, "results") else None
-    rows = [(r.node.unique_id, str(r.status), _text(r.message)) for r in (run.results if run else [])]
-    failed = parsed_nodes([uid for uid, status, _ in rows if status in FAILED_STATUSES])
-    return "done", bool(outcome.success), rows, str(outcome.exception or ""), failed, interrupted
-
-
-def _text(message) -> str | None:
-    return None if message is None else str(message)
