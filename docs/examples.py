@@ -1,6 +1,6 @@
 """The examples of README.md and docs/*.md: fenced blocks a test runs and checks.
 
-Conventions (docs/testing.md):
+Conventions (docs/test-suite.md):
 
 - ``console``: each ``$ `` line is a shell command (indented lines and a trailing ``\\`` continue
   it); the lines up to the next ``$ `` are its expected output, where ``...`` stands for any text
