@@ -1,12 +1,14 @@
-"""The bootstrap interval for d: seeded, brackets d, narrows with more words, and equals a hand computation."""
+"""The bootstrap interval for d: seeded, brackets d, narrows with more words, and equals a hand computation
+(its defaults, its level, and the fallback when some resamples have no d)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy import stats
 from scipy.stats import norm
 
-from biaswh.compute.weat.bootstrap import effect_size_interval
+from biaswh.compute.weat.bootstrap import BootstrapInterval, effect_size_interval
 from biaswh.compute.weat.effect_size import weat_effect_size
 
 
@@ -73,3 +75,62 @@ def test_bca_interval_equals_a_hand_written_bca():
     # BCa shifts the percentile interval here (d is skewed): the check is not the percentile one again.
     percentile = effect_size_interval(x, y, seed=2, n_resamples=1000)
     assert abs(percentile.low - result.low) > 0.01
+
+
+def test_the_default_is_a_95_percent_percentile_interval_over_5000_resamples():
+    rng = np.random.default_rng(7)
+    x, y = rng.normal(0.5, 1, 6), rng.normal(0, 1, 7)
+    result = effect_size_interval(x, y, seed=4)
+    low, high = np.percentile(_resampled_d(x, y, seed=4, n_resamples=5000), [2.5, 97.5])
+    assert result == BootstrapInterval(
+        pytest.approx(low, abs=1e-12), pytest.approx(high, abs=1e-12), 0.95, "percentile", 5000
+    )
+
+
+@pytest.mark.parametrize("method", ["percentile", "basic", "BCa"])
+@pytest.mark.parametrize(
+    "x, y", [([0.0, 0.0, 0.0, 0.37, 1.21], [0.0, 0.0, 0.0, 0.5, 2.3]), ([0.0, 0.0, 0.37, 1.21], [0.0, 0.0, 0.5, 2.3])]
+)
+def test_resamples_without_a_spread_are_dropped_and_the_rest_give_a_percentile_interval(method, x, y):
+    # A resample of only zeros has SD 0 and no d (0 / 0): 12 and 6 of these 2,000. scipy's interval
+    # is then NaN (with its warning); the 90% percentile interval of the resamples that have a d
+    # (hundreds of distinct values: its ends move with the level) is reported instead, and says so.
+    x, y = np.array(x), np.array(y)
+    with pytest.warns(stats.DegenerateDataWarning):
+        result = effect_size_interval(x, y, seed=1, n_resamples=2000, confidence_level=0.9, method=method)
+    with np.errstate(invalid="ignore"):
+        resampled = _resampled_d(x, y, seed=1, n_resamples=2000)
+    assert np.isnan(resampled).sum() in (6, 12)
+    low, high = np.percentile(resampled[np.isfinite(resampled)], [5, 95])
+    assert result == BootstrapInterval(
+        pytest.approx(low, abs=1e-12),
+        pytest.approx(high, abs=1e-12),
+        0.9,
+        f"{method} (percentile of finite resamples)",
+        2000,
+    )
+
+
+def test_the_level_is_the_one_asked_for():
+    rng = np.random.default_rng(9)
+    x, y = rng.normal(0.5, 1, 8), rng.normal(0, 1, 9)
+    result = effect_size_interval(x, y, seed=2, n_resamples=800, confidence_level=0.8)
+    low, high = np.percentile(_resampled_d(x, y, seed=2, n_resamples=800), [10, 90])
+    assert (result.low, result.high, result.confidence_level) == (
+        pytest.approx(low, abs=1e-12),
+        pytest.approx(high, abs=1e-12),
+        0.8,
+    )
+
+
+def test_single_precision_scores_give_the_interval_of_their_double_values():
+    # Word vectors are often float32; d is computed in double (a float32 mean rounds to 7 digits).
+    rng = np.random.default_rng(3)
+    x, y = rng.normal(0.3, 0.1, 7).astype(np.float32), rng.normal(0, 0.1, 8).astype(np.float32)
+    single = effect_size_interval(x, y, seed=1, n_resamples=300)
+    double = effect_size_interval(x.astype(np.float64), y.astype(np.float64), seed=1, n_resamples=300)
+    assert single == double
+    low, high = np.percentile(
+        _resampled_d(x.astype(np.float64), y.astype(np.float64), seed=1, n_resamples=300), [2.5, 97.5]
+    )
+    assert (single.low, single.high) == (pytest.approx(low, abs=1e-12), pytest.approx(high, abs=1e-12))
