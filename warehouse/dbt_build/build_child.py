@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+from multiprocessing import resource_tracker
 from multiprocessing.connection import Connection
 from pathlib import Path
 from types import SimpleNamespace
@@ -20,11 +21,26 @@ def serve(read_fd: int, write_fd: int) -> None:
     """The child: load dbt, say so, then run each request until this process's input ends; a run
     that ended meanwhile (its ends closed) ends the child quietly."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # between builds: the parent decides
+    _quiet_resource_tracker()
     requests, replies = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
     try:
         _serve(requests, replies)
     except (BrokenPipeError, ConnectionResetError, EOFError):
         return
+
+
+def _quiet_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker (dbt's locks need it) with its error output discarded:
+    a run that ends while this child still loads dbt kills it, and the tracker would then warn on
+    the run's terminal of 'leaked semaphore objects' under the run's own one-line message."""
+    saved, discard = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(discard, 2)
+        resource_tracker.ensure_running()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(discard)
 
 
 def _serve(requests: Connection, replies: Connection) -> None:

@@ -69,12 +69,13 @@ class _Child:
         self.ready = False
 
     def stop(self) -> None:
-        """Close its ends: an idle child returns at once; one still loading dbt (a run refused
-        early, an exit) is not waited for beyond a second."""
+        """Close its ends: an idle child returns at once (waited for up to a second); one still
+        loading dbt (a run refused by its config checks, an exit before the first build) is
+        killed at once, since it holds nothing yet."""
         for end in (self.requests, self.replies):
             end.close()
         try:
-            self.process.wait(timeout=1)
+            self.process.wait(timeout=1 if self.ready else 0)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
