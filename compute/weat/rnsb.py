@@ -16,6 +16,7 @@ import math
 from typing import TYPE_CHECKING
 
 import numpy as np
+from scipy.special import xlogy
 
 from biaswh.compute.weat.resampling import (
     DEFAULT_RESAMPLING,
@@ -75,13 +76,16 @@ def _negative_probability(model: LogisticRegression, words: np.ndarray) -> np.nd
 
 
 def _kl_from_uniform(probabilities: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """KL of the normalised probabilities of a multiset (``counts`` rows of multiplicities) from uniform."""
+    """KL of the normalised probabilities of a multiset (``counts`` rows of multiplicities) from uniform.
+
+    A word whose P(B | w) is 0 (a far target word of raw vectors: scikit-learn's 1 - expit(d) is 0
+    past d = 37) adds 0 (0 log 0 = 0); a resample of only such words has no KL (NaN).
+    """
     total = counts @ probabilities
     n = counts.sum(axis=1)
-    share = probabilities[None, :] / total[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(counts > 0, counts * share * np.log(share * n[:, None]), 0.0)
-    return terms.sum(axis=1)
+        share = probabilities[None, :] / total[:, None]
+        return xlogy(counts * share, share * n[:, None]).sum(axis=1)
 
 
 def relative_negative_sentiment(
