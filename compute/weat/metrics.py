@@ -9,6 +9,7 @@ verdict policy (:mod:`biaswh.analysis.weat.metric_verdicts`), as it judges d.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Callable
 
@@ -69,26 +70,36 @@ class MetricOutcome:
 Runner = Callable[[dict, dict, int, MetricSettings, ResamplingSettings], list[tuple[str, str, Callable]]]
 
 
-def _per_attribute(metric: str | Callable[[MetricSettings], str], function: Callable, **options) -> Runner:
-    def plan(vectors, words, seed, settings, resampling):
-        return [
-            (
-                metric if isinstance(metric, str) else metric(settings),
-                role,
-                lambda role=role: function(
-                    vectors["target_x"],
-                    vectors["target_y"],
-                    vectors[role],
-                    attribute_set=role,
-                    seed=seed,
-                    settings=resampling,
-                    **{k: getattr(settings, v) for k, v in options.items()},
-                ),
-            )
-            for role in ATTRIBUTE_ROLES
-        ]
+def _per_attribute(
+    metric: str | Callable[[MetricSettings], str],
+    function: Callable,
+    options: dict[str, str],
+    vectors,
+    words,
+    seed,
+    settings,
+    resampling,
+):
+    """A Runner once the metric, its function and its options (keyword -> MetricSettings field) are bound.
 
-    return plan
+    It is bound with functools.partial, not built as a closure at import, so its body runs for each test.
+    """
+    return [
+        (
+            metric if isinstance(metric, str) else metric(settings),
+            role,
+            lambda role=role: function(
+                vectors["target_x"],
+                vectors["target_y"],
+                vectors[role],
+                attribute_set=role,
+                seed=seed,
+                settings=resampling,
+                **{k: getattr(settings, v) for k, v in options.items()},
+            ),
+        )
+        for role in ATTRIBUTE_ROLES
+    ]
 
 
 def _mac(vectors, words, seed, settings, resampling):
@@ -130,15 +141,15 @@ def _sensitivity(vectors, words, seed, settings, resampling):
 
 
 METRICS: dict[str, Runner] = {
-    "rnd": _per_attribute("rnd", relative_norm_distance, vectors="vectors"),
+    "rnd": functools.partial(_per_attribute, "rnd", relative_norm_distance, {"vectors": "vectors"}),
     "rnsb": _rnsb,
     "mac": _mac,
-    "ect": _per_attribute("ect", embedding_coherence, vectors="vectors"),
-    "ripa": _per_attribute(
+    "ect": functools.partial(_per_attribute, "ect", embedding_coherence, {"vectors": "vectors"}),
+    "ripa": functools.partial(
+        _per_attribute,
         lambda settings: "ripa" if settings.ripa == "mean_difference" else "ripa_pairwise",
         relational_inner_product,
-        vectors="vectors",
-        variant="ripa",
+        {"vectors": "vectors", "variant": "ripa"},
     ),
     "d_word_sets": _sensitivity,
 }

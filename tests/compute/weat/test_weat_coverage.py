@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from biaswh.compute.weat.coverage import Vocabulary, balance_targets, match_words, set_coverage
+from biaswh.compute.weat.coverage import Vocabulary, WordMatch, balance_targets, match_words, set_coverage
 from biaswh.compute.weat.runner import WeatSettings, run_weat_test
 
-VOCABULARY = Vocabulary(["NASA", "Nasa", "einstein", "John", "rose", "Rose"])
+# Built inside each test, never at import: a mutant of Vocabulary's constructor must reach it.
+WORDS = ["NASA", "Nasa", "einstein", "John", "rose", "Rose"]
 
 
 def _words(role: str, *words: str, excluded=()) -> list[dict]:
@@ -27,13 +28,13 @@ def _words(role: str, *words: str, excluded=()) -> list[dict]:
     ],
 )
 def test_each_policy_records_how_a_word_was_found(policy, expected):
-    matches = match_words(_words("target_x", "John", "Einstein", "nasa", "Darnell"), VOCABULARY, policy)
+    matches = match_words(_words("target_x", "John", "Einstein", "nasa", "Darnell"), Vocabulary(WORDS), policy)
     assert [(m.match_kind, m.matched_word) for m in matches] == expected
 
 
 def test_exclusions_count_nowhere_and_a_repeated_vector_is_used_once():
     words = _words("target_x", "rose", "Zinnia", excluded=("Zinnia",)) + _words("target_y", "ROSE")
-    matches = match_words(words, VOCABULARY, "casefold")
+    matches = match_words(words, Vocabulary(WORDS), "casefold")
     assert [m.match_kind for m in matches] == ["exact", "excluded_by_definition", "lower"]
     assert [m.used for m in matches] == [True, False, False]
     assert "same vector as 'rose' in target_x" in matches[2].drop_reason
@@ -100,3 +101,42 @@ def test_balanced_run_uses_equal_target_sets_and_records_the_dropped_words():
     assert result.status == "computed" and (result.n_target_x, result.n_target_y) == (3, 3)
     assert result.n_permutations == 20  # C(6, 3) partitions of the balanced sets
     assert sum("balanced out" in (m.drop_reason or "") for m in result.matches) == 3
+
+
+@pytest.mark.parametrize("n_x", [4, 8])  # one word too many (the smallest imbalance), and five
+def test_balancing_drops_exactly_the_excess_and_keeps_each_dropped_words_record(n_x):
+    vocabulary = Vocabulary([f"x{i}" for i in range(n_x)] + ["y0", "y1", "y2"])
+    words = _words("target_x", *[f"x{i}" for i in range(n_x)]) + _words("target_y", "y0", "y1", "y2")
+    matches = match_words(words, vocabulary, "exact")
+    for seed in range(30):  # drawn with replacement, some seed would drop a word twice and fewer than the excess
+        balanced = balance_targets(matches, np.random.default_rng(seed))
+        assert sum(m.used for m in balanced if m.set_role == "target_x") == 3, seed
+        assert all(m.used for m in balanced if m.set_role == "target_y")
+        for before, after in zip(matches, balanced):
+            assert (after.set_role, after.position, after.word) == (before.set_role, before.position, before.word)
+            assert (after.match_kind, after.matched_word) == ("exact", before.matched_word)
+            if not after.used:
+                assert after.drop_reason == "balanced out (seeded) to match the 3 words of target_y"
+
+
+def test_each_record_keeps_its_set_position_and_word_and_says_why_it_is_unused():
+    words = _words("target_x", "rose", "Zinnia", "ROSE", "John", "Darnell", excluded=("Zinnia",)) + _words(
+        "attribute_a", "Tulip", excluded=("Tulip",)
+    )
+    matches = match_words(words, Vocabulary(WORDS), "lower")
+    assert matches == [
+        WordMatch("target_x", 1, "rose", "exact", "rose", True),
+        WordMatch("target_x", 2, "Zinnia", "excluded_by_definition", None, False, "excluded by the test definition"),
+        WordMatch("target_x", 3, "ROSE", "lower", "rose", False, "same vector as 'rose' in target_x"),
+        WordMatch("target_x", 4, "John", "exact", "John", True),  # matched after a repeat, not left out
+        WordMatch("target_x", 5, "Darnell", "missing", None, False),
+        WordMatch("attribute_a", 1, "Tulip", "excluded_by_definition", None, False, "excluded by the test definition"),
+    ]
+    # A repeated vector is found (then not used); a set whose every word is excluded lists none and finds none.
+    assert set_coverage(matches) == {"target_x": (3, 4, 0.75), "attribute_a": (0, 0, 0.0)}
+
+
+def test_an_unknown_policy_is_refused_with_the_known_ones():
+    with pytest.raises(ValueError) as refused:
+        match_words(_words("target_x", "rose"), Vocabulary(WORDS), "fuzzy")
+    assert str(refused.value) == "unknown match policy 'fuzzy'; expected one of ('exact', 'lower', 'casefold')"
