@@ -102,7 +102,7 @@ def word_set_sensitivity(
         group_x_value=None,
         group_y_value=None,
         weat_sign=sign_of(value),
-        direction="target_x closer to attribute_a" if value > 0 else "target_y closer to attribute_a",
+        direction=f"target_{'x' if value > 0 else 'y'} closer to attribute_a" if value != 0 else "no difference",
         ci_low=interval[0],
         ci_high=interval[1],
         ci_method="percentile bootstrap over the words of X, Y, A and B, each within its set",

@@ -141,3 +141,14 @@ def test_a_resample_whose_target_words_all_score_alike_has_no_d_and_is_left_out(
     resampled = _hand_drawn_d(vectors, seed=3, n_resamples=200)
     assert 150 < len(resampled) < 200  # about one in sixteen has no d
     assert (result.ci_low, result.ci_high) == pytest.approx(tuple(np.percentile(resampled, [2.5, 97.5])), abs=1e-9)
+
+
+def test_a_small_d_names_its_group_and_a_d_of_zero_names_none(planted):
+    basis = np.eye(8)
+    # The same two basis vectors in each group: their cosines are exact, so the group means are equal.
+    same = {**planted, "target_x": basis[[0, 2]], "target_y": basis[[2, 0]]}
+    none = word_set_sensitivity(same, _names(same), seed=3, settings=ResamplingSettings(bootstrap_resamples=100))
+    assert none.value == 0 and none.weat_sign == 0 and none.direction == "no difference"
+    weak = {**planted, "target_x": basis[[0, 2]], "target_y": basis[[2, 3]]}  # X leans to A by e0 against e3 only
+    small = word_set_sensitivity(weak, _names(weak), seed=3, settings=ResamplingSettings(bootstrap_resamples=100))
+    assert 0 < small.value < 1 and small.direction == "target_x closer to attribute_a"

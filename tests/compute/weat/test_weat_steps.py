@@ -45,7 +45,7 @@ TEST_WORDS = {
         "attribute_b": ["b1", "b3"],
     },
 }
-LIGHT = {"bootstrap_resamples": 200, "metrics": {"names": ["rnd", "mac"], "bootstrap_resamples": 100}}
+LIGHT = {"bootstrap_resamples": 200, "metrics": {"names": ["rnd", "d_word_sets"], "bootstrap_resamples": 100}}
 
 
 class MatrixVectors:
@@ -99,6 +99,9 @@ def con():
 
 
 def test_the_studys_metric_settings_and_their_refusals_name_the_file_and_the_table():
+    no_table = Study(path=Path("study.toml"), name="s", seed=3, ingest=[], jobs=["weat"], analysis=[])
+    assert steps.metric_settings(no_table) == MetricSettings()
+    assert steps.weat_settings(no_table) == (WeatSettings(), {"embeddings": None, "test_sets": None, "tests": None})
     assert steps.metric_settings(_study({"match_policy": "lower"})) == MetricSettings()
     chosen = steps.metric_settings(_study({"metrics": {"names": ["rnd"], "vectors": "raw"}}))
     assert (chosen.names, chosen.vectors) == (("rnd",), "raw")
@@ -177,7 +180,7 @@ def test_the_job_hands_the_store_each_test_and_metric_as_run_directly(con, monke
     steps.run_weat(con, study, "r1")
     settings, metrics = (
         WeatSettings(bootstrap_resamples=200),
-        MetricSettings(names=("rnd", "mac"), bootstrap_resamples=100),
+        MetricSettings(names=("rnd", "d_word_sets"), bootstrap_resamples=100),
     )
     assert recorded["run_id"] == "r1" and recorded["settings"] == settings
     expected_results, expected_rows, printed = [], [], []
@@ -214,5 +217,5 @@ def test_the_job_hands_the_store_each_test_and_metric_as_run_directly(con, monke
                 printed.append(f"  {embedding} caliskan/{test}: insufficient coverage ({result.status_reason})")
             expected_rows += [metric_row("r1", key, outcome) for outcome in outcomes]
     assert recorded["results"] == expected_results
-    assert recorded["metric_rows"] == expected_rows and len(expected_rows) == 4 * 5
+    assert recorded["metric_rows"] == expected_rows and len(expected_rows) == 4 * 3
     assert capsys.readouterr().out.splitlines() == printed
