@@ -64,6 +64,13 @@ def run_alpha(con, run_id: str, rows: list[dict]) -> float:
     return float(stored[0]) if stored else recorded_policy(con, run_id).alpha
 
 
+def run_adjustment(con, run_id: str, rows: list[dict]) -> str:
+    """The adjustment ``rows`` (verdict rows of one run) were judged by, as a page says it; with no
+    row to say it (a run without a test), the adjustment the run's config declared."""
+    stored = next((r["adjustment"] for r in rows if r.get("adjustment")), None)
+    return adjustment_name(stored) if stored else recorded_policy(con, run_id).name
+
+
 def adjustment_name(method: str | None) -> str:
     """ "Holm" or "Benjamini-Hochberg", from either spelling a table stores."""
     if not method:

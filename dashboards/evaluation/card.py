@@ -7,7 +7,7 @@ from biaswh.dashboards.common.format import floor_note, p_value, plural
 from biaswh.dashboards.common.html import text
 from biaswh.dashboards.common.queries import number, query_dicts, relation_exists
 from biaswh.dashboards.common.runs import RunsIn
-from biaswh.dashboards.common.verdict_policy import run_alpha
+from biaswh.dashboards.common.verdict_policy import run_adjustment, run_alpha
 from biaswh.stats.verdicts import alpha_text
 
 # every series, alerts or not (a series without a breach is a finding too); the page shows the same runs
@@ -60,7 +60,7 @@ def evaluation_card(con, run_id: str | None = None, n_runs: int = 1) -> str | No
     significant = [a for a in alerts if a["is_significant"]]
     # the family: the series' tested breaches, adjusted by the study's verdict policy
     tested = [a for a in alerts if a.get("p_adjusted") is not None]
-    adjustment = next((a["adjustment"] for a in every if a.get("adjustment")), "Holm")
+    adjustment = run_adjustment(con, run_id, every)
     alpha = alpha_text(run_alpha(con, run_id, every))
     family = f"{plural(len(tested), 'tested breach', 'tested breaches')} of the series, {adjustment}-adjusted, {alpha}"
     if significant:

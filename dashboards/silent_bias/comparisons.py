@@ -12,7 +12,7 @@ from __future__ import annotations
 from biaswh.dashboards.common.format import p_value, percent, plural, points
 from biaswh.dashboards.common.html import table, text
 from biaswh.dashboards.common.queries import query_dicts, relation_exists
-from biaswh.dashboards.common.verdict_policy import run_alpha
+from biaswh.dashboards.common.verdict_policy import run_adjustment, run_alpha
 from biaswh.stats.verdicts import alpha_text
 
 COLUMNS = [
@@ -73,7 +73,7 @@ def model_comparisons_section(con, run_id: str) -> list[str]:
     overall = [r for r in rows if r["dimension"] == "all"]
     by_dimension = [r for r in rows if r["dimension"] != "all"]
     significant = sum(bool(r["is_significant"]) for r in overall)
-    adjustment = next((r["adjustment"] for r in overall if r["adjustment"]), "Holm")
+    adjustment = run_adjustment(con, run_id, rows)
     alpha = run_alpha(con, run_id, rows)
     parts += [
         f'<p class="verdict"><b>{significant} of {len(overall)} between-model comparisons</b> over all '

@@ -31,7 +31,8 @@ def _warehouse(alerts: list[tuple]) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect()
     con.execute("create schema analysis")
     con.execute(f"create table analysis.evaluation_alerts ({COLUMNS})")
-    con.executemany(f"insert into analysis.evaluation_alerts values ({', '.join('?' * 19)})", alerts)
+    if alerts:
+        con.executemany(f"insert into analysis.evaluation_alerts values ({', '.join('?' * 19)})", alerts)
     return con
 
 
@@ -74,3 +75,17 @@ def test_no_significant_quality_breach_reads_no_drift_even_when_latency_is_signi
     assert verdict.startswith("No significant drift: 1 threshold breach, none significant against the baseline")
     assert "family: 1 tested breach of the series" in verdict
     assert "3 threshold breaches, 1 significant (their own family: 3 tested breaches)." in verdict
+
+
+def test_a_series_without_a_breach_names_the_policy_its_config_declared():
+    """No alert row says the adjustment: the card reads the run's recorded [verdicts], not a default."""
+    con = _warehouse([])
+    con.execute("create schema marts")
+    con.execute("create table marts.dim_runs (run_id varchar, parameters json, run_parameters json)")
+    settings = '{"settings": {"verdicts": {"adjustment": "bh", "alpha": 0.01}}}'
+    con.execute("insert into marts.dim_runs values ('s1', ?, '{}')", [settings])
+    verdict = _verdict(evaluation_card(con, run_id="s1"))
+    assert verdict.startswith("No significant drift: 0 threshold breaches")
+    assert "family: 0 tested breaches of the series, Benjamini-Hochberg-adjusted, α = 0.01)" in verdict
+    con.execute("update marts.dim_runs set parameters = '{\"settings\": {}}'")
+    assert "Holm-adjusted, α = 0.05)" in _verdict(evaluation_card(con, run_id="s1"))
