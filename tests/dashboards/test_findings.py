@@ -16,24 +16,24 @@ def _warehouse_with_dialect_tests(con, rows: list[tuple]) -> None:
         " now() as started_at, '{}' as parameters, '{}'::json as run_parameters from (select unnest(['r1']) as run_id)"
     )
     con.execute(
-        "create table analysis.dialect_paired_tests (run_id varchar, retriever varchar, k integer,"
+        "create table analysis.dialect_paired_tests (run_id varchar, pair_set varchar, retriever varchar, k integer,"
         " variant_a varchar, variant_b varchar, recall_a double, recall_b double, delta_pp double,"
         " ci_low double, ci_high double, p_adjusted double, is_highlighted_k boolean, adjustment varchar,"
         " is_significant boolean)"
     )
     con.executemany(
-        "insert into analysis.dialect_paired_tests values ('r1', ?, ?, 'sae', 'aae', ?, ?, ?, ?, ?, ?, true,"
+        "insert into analysis.dialect_paired_tests values ('r1', 'pairs', ?, ?, 'sae', 'aae', ?, ?, ?, ?, ?, ?, true,"
         " 'Holm', ?)",
         [(*row, row[-1] < 0.05) for row in rows],
     )
     con.execute(
-        "create table analysis.dialect_power (run_id varchar, retriever varchar, k integer,"
+        "create table analysis.dialect_power (run_id varchar, pair_set varchar, retriever varchar, k integer,"
         " detectable_gap_pp double, n_pairs integer, discordance_rate double)"
     )
     # 25 discordant pairs of 200: gaps of 6.8 and 7.2 points can occur (below 12.5), so they are detectable
     con.execute(
         "insert into analysis.dialect_power values"
-        " ('r1', 'dense', 10, 7.2, 200, 0.125), ('r1', 'bm25', 10, 6.8, 200, 0.125)"
+        " ('r1', 'pairs', 'dense', 10, 7.2, 200, 0.125), ('r1', 'pairs', 'bm25', 10, 6.8, 200, 0.125)"
     )
 
 
