@@ -37,7 +37,6 @@ def _latency_note(machine: list[dict]) -> str:
     )
 
 
-@card("Retrieval evaluation and drift", "evaluation.html", order=20, runs=RUNS)
 def evaluation_card(con, run_id: str | None = None, n_runs: int = 1) -> str | None:
     """The card of one study run (``run_id``; default: the latest run holding results)."""
     latest = (run_id, n_runs) if run_id else RUNS.latest(con)
@@ -100,3 +99,8 @@ def evaluation_card(con, run_id: str | None = None, n_runs: int = 1) -> str | No
     ]
     columns = ["run", "retriever", "metric", "baseline", "value", "change 95% CI", f"{adjustment} p", "severity"]
     return card_body(verdict, "Significant alerts (top 5)", columns, rows, run_id, n_runs, data=significant[:5])
+
+
+# Registered by a call, not a decorator: mutmut 3 leaves decorated functions unmutated, and the card's
+# verdict and table are built here (docs/mutation-survivors-pages.md).
+card("Retrieval evaluation and drift", "evaluation.html", order=20, runs=RUNS)(evaluation_card)
