@@ -53,9 +53,14 @@ def test_the_verdict_and_each_models_rate_lead_then_the_rates_and_counts(warehou
     assert html.startswith(
         f"{verdict_of(silent_bias_card(con, run_id))}<p>Share of biased answers whose reasoning never mentions the"
         f" demographic feature (R_SB, word_boundary rule set, 95% Wilson interval): {items}.</p>"
-        '<h2>Silent bias rate per model</h2><p class="note">R_SB = biased answers'
+        '<h2>Silent bias rate per model</h2><p class="note">R_SB = biased answers that do not mention the demographic'
+        " feature / biased answers. Undefined when a model gave no biased answer. word_boundary: whole words with"
+        ' the synonym lexicon; seed_compatible: the original tooling\'s plain substrings ("male" inside'
+        " \"female\"). As in the original tooling, every vignette's own bias label counts, the comparison group's"
+        " (usually the expected diagnosis) included.</p><div"
     )
     (rates,) = [t for t in tables if t.columns[:3] == ["model", "rule set", "cases"]]
+    assert rates.columns[3:] == ["answered", "biased", "silent", "R_SB", "Wilson CI"]
     assert rates.display == [
         [r["model"], r["rule_set"], *(f"{r[c]:,}" for c in ("n_cases", "n_answered", "n_biased", "n_silent"))]
         + [percent(r["silent_bias_rate"]), interval(r["ci_low"], r["ci_high"], unit="percent")]
@@ -85,6 +90,7 @@ def test_the_verdict_and_each_models_rate_lead_then_the_rates_and_counts(warehou
     }
     assert "–" in labels.values() and any(v != "–" for v in labels.values())
     assert "</table>" in between(html, "<h2>Silent bias rate per model</h2>", "<h2>Model × dimension</h2>")
+    assert "</script></div><h2>Model × dimension</h2><div id=" in html
 
 
 def test_counterfactual_pairs_flips_and_examples_of_the_run(warehouse):
@@ -124,6 +130,8 @@ def test_counterfactual_pairs_flips_and_examples_of_the_run(warehouse):
     assert shown == sorted(shown, key=lambda r: (r[0], r[1], int(r[2]) if r[2].isdigit() else 10**9, r[2]))
     n_pairs = con.execute(f"select count(*) from marts.fct_silent_bias_counterfactual_pairs where {SETS}", [run_id])
     assert f"<h3>The {n_pairs.fetchone()[0]} pairs found</h3>" in html
+    (found,) = [t for t in tables if t.columns[:2] == ["pair", "dimension"]]
+    assert found.columns[2:] == ["reference feature", "counterpart feature", "reference label"]
     silent = query_dicts(
         con,
         "select model, rule_set, case_id, bias_label, output_text, label_match_start, label_match_length"
@@ -199,3 +207,15 @@ def test_the_latest_run_is_shown_by_default(warehouse):
     run_id, html, _, _ = _page(warehouse)
     assert re.sub(r"chart-\d+", "", page.render(warehouse)) == re.sub(r"chart-\d+", "", html)
     assert html.endswith("</details>") or "<h2>Provenance</h2>" in html
+
+
+def test_the_lead_falls_back_to_the_rule_set_a_run_has_and_is_empty_without_rates():
+    import pandas as pd
+
+    row = {"model": "m", "silent_bias_rate": 0.5, "ci_low": 0.25, "ci_high": 0.75, "n_silent": 2, "n_biased": 4}
+    lead = page._lead(pd.DataFrame([{**row, "rule_set": "seed_compatible"}]))
+    assert lead == (
+        "<p>Share of biased answers whose reasoning never mentions the demographic feature (R_SB, seed_compatible"
+        " rule set, 95% Wilson interval): <b>m</b> 50.0% [25.0%, 75.0%] (2 of 4).</p>"
+    )
+    assert page._lead(pd.DataFrame(columns=[*row, "rule_set"])) == ""
