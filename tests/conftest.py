@@ -25,14 +25,15 @@ AUDIT_DEMO = REPOSITORY_ROOT / "studies" / "audit_demo.toml"
 
 
 # How `make test` spreads the tests over its workers, the demo warehouses it builds beside them,
-# the coverage pauses, the dbt cache, the one Ray instance the Ray tests share and the one series
-# of monitoring ticks the monitoring tests share.
+# the coverage pauses, the dbt cache, the one Ray instance the Ray tests share, the one series
+# of monitoring ticks the monitoring tests share and the one run of the docs' real-data examples.
 pytest_plugins = [
     "tests.scheduling",
     "tests.coverage_pause",
     "tests.dbt_cache",
     "tests.ray_local",
     "tests.monitoring_series",
+    "tests.real_data_examples",
 ]
 
 

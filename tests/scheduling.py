@@ -26,7 +26,12 @@ DEMO_FIXTURES = {"demo_warehouse", "demo_site", "audit_site", "demo_evaluation"}
 # A module using several of them joins the first listed (the monitoring series, a few minutes of
 # ticks, before the browser, a few seconds' start).
 if PREBUILT:
-    SHARED_GROUPS = {"monitoring_series": "monitoring", "ray_local": "ray", "browser": "browser"}
+    SHARED_GROUPS = {
+        "monitoring_series": "monitoring",
+        "real_data_examples": "real-data-examples",
+        "ray_local": "ray",
+        "browser": "browser",
+    }
 else:
     SHARED_GROUPS = {
         "monitoring_series": "monitoring",
@@ -35,6 +40,7 @@ else:
         "audit_site": "demo",
         "browser": "demo",
         "ray_local": "demo",
+        "real_data_examples": "demo",  # it starts from a copy of the demo warehouse
     }
 # Shared groups whose start is cheap (Chromium: a few seconds): a module of theirs measured longer
 # than OWN_GROUP_SECONDS starts its own instead of holding the others on one worker behind it

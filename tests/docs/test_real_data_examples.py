@@ -1,19 +1,15 @@
 """The real-data and endpoint examples of README.md and docs/ run, in page order, in one warehouse.
 
-A module of its own: it reads only the session's demo warehouse, not the demo site, so under
-`make test` it runs while the site's studies are still being built beside the workers
-(tests/prebuilt.py), not after them with every test that reads the site.
+The session runs them once (tests/real_data_examples.py): a module about one of the real studies
+they run whole reads its run there. They read only the session's demo warehouse, not the demo
+site, so under `make test` they run while the site's studies are still being built beside the
+workers (tests/prebuilt.py), not after them with every test that reads the site.
 """
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
-from docs.examples import blocks
-from tests.conftest import copy_warehouse, shared_file
-from tests.docs.example_runner import ExampleRunner, example_pages, prepare_workdir
 from tests.docs.test_recorded_findings import assert_recorded
 
 # The real studies the examples run whole: their findings must be the ones the docs state.
@@ -29,24 +25,9 @@ REAL_STUDIES_RUN_WHOLE = (
 
 
 @pytest.mark.real_data
-def test_every_real_data_and_endpoint_example_runs(demo_warehouse, tmp_path, capsys):
-    """In page order, in one warehouse; an endpoint example's --base-url points at a local
-    OpenAI-compatible stand-in (tests/ingest/chat_stand_in.py), never the network."""
-    from dataclasses import replace
-
-    from tests.ingest.chat_stand_in import ChatStandIn
-
-    shared_file("squad-v1.1/train.parquet")
-    home = copy_warehouse(demo_warehouse.home, tmp_path / "warehouse")
-    runner = ExampleRunner(prepare_workdir(tmp_path / "work"), home)
-    with ChatStandIn(responder=lambda prompt, body: "Where he be at?") as server:
-        for page in example_pages():
-            for block in blocks(page):
-                if block.mark == "endpoint":
-                    block = replace(block, code=re.sub(r"--base-url \S+", f"--base-url {server.base_url}", block.code))
-                if block.mark in ("real_data", "endpoint"):
-                    runner.run(block)
+def test_every_real_data_and_endpoint_example_runs(real_data_examples, capsys):
+    """Each ran as its page shows (the session fixture raises naming the first that did not)."""
     with capsys.disabled():
-        print(f"\ndocs real-data and endpoint examples: {runner.count} run")
-    assert runner.count >= 10
-    assert_recorded(home, REAL_STUDIES_RUN_WHOLE)
+        print(f"\ndocs real-data and endpoint examples: {real_data_examples.count} run")
+    assert real_data_examples.count >= 10
+    assert_recorded(real_data_examples.home, REAL_STUDIES_RUN_WHOLE)

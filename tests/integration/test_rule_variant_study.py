@@ -2,7 +2,9 @@
 
 `biaswh run studies/squad_rule_variants.toml`: per rule, the recall difference with a paired
 interval, McNemar, Holm over rules and the power statement, checked against scipy and
-statsmodels; and the dashboard's one row per rule.
+statsmodels; and the dashboard's one row per rule. The run is the one the docs' real-data
+examples made (docs/studies/rule-variants.md, run once per session: tests/real_data_examples.py),
+read only; its rows are those of its own run id.
 """
 
 import json
@@ -13,24 +15,24 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from biaswh.ingest.dialect.rules import RULE_ORDER
-from tests.conftest import REPOSITORY_ROOT, run_study_here, shared_file
 
 pytestmark = [pytest.mark.real_data, pytest.mark.dbt]
-STUDY = REPOSITORY_ROOT / "studies" / "squad_rule_variants.toml"
 
 
 @pytest.fixture(scope="module")
-def study(tmp_path_factory):
-    shared_file("squad-v1.1/train.parquet")
-    home = tmp_path_factory.mktemp("rules") / "warehouse"
-    run_study_here(str(STUDY), home=home)
+def study(real_data_examples):
+    home = real_data_examples.home
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
+    (run,) = con.execute(
+        "select run_id from raw.runs where kind = 'study' and name = 'squad_rule_variants' and status = 'succeeded'"
+    ).fetchall()
+    con.execute("create temp table effects as select * from analysis.dialect_feature_effects where run_id = ?", run)
     yield home, con
     con.close()
 
 
 def _effects(con) -> list[dict]:
-    cursor = con.execute("select * from analysis.dialect_feature_effects order by k, rule")
+    cursor = con.execute("select * from effects order by k, rule")
     names = [d[0] for d in cursor.description]
     return [dict(zip(names, row)) for row in cursor.fetchall()]
 
@@ -69,9 +71,7 @@ def test_statistics_agree_with_scipy_and_statsmodels(study):
 
 def test_the_power_statement_shows_what_2000_pairs_can_detect(study):
     _, con = study
-    gap = con.execute(
-        "select detectable_gap_pp from analysis.dialect_feature_effects where rule = 'aae_rules' and k = 10"
-    ).fetchone()[0]
+    gap = con.execute("select detectable_gap_pp from effects where rule = 'aae_rules' and k = 10").fetchone()[0]
     assert 0 < gap < 2  # a ~1-point gap is within reach at 2,000 pairs (200 pairs: ~7 points)
 
 
