@@ -14,8 +14,8 @@ import duckdb
 import pytest
 
 from biaswh.pipeline import run_study
-from biaswh.warehouse.settings.home import warehouse_paths
-from tests.conftest import REPOSITORY_ROOT
+from biaswh.warehouse.settings.home import HOME_VARIABLE, warehouse_paths
+from tests.conftest import REPOSITORY_ROOT, copy_warehouse
 
 pytestmark = pytest.mark.dbt
 
@@ -30,13 +30,11 @@ cleanup = true
 """
 
 
-def _study(tmp_path, name: str, *, second_pair_set: bool) -> str:
+def _study_with_a_second_pair_set(tmp_path, name: str) -> str:
+    """studies/demo.toml named ``name``, with a copy of its pair set under another name."""
     text = (REPOSITORY_ROOT / "studies" / "demo.toml").read_text(encoding="utf-8")
     text = text.replace('name = "demo"\n', f'name = "{name}"\n', 1)
-    if second_pair_set:
-        text = text.replace(
-            "\n# Retrieval over the demo corpus", SECOND_PAIR_SET + "\n# Retrieval over the demo corpus", 1
-        )
+    text = text.replace("\n# Retrieval over the demo corpus", SECOND_PAIR_SET + "\n# Retrieval over the demo corpus", 1)
     shutil.copytree(REPOSITORY_ROOT / "studies" / "demo_data", tmp_path / "demo_data", dirs_exist_ok=True)
     path = tmp_path / f"{name}.toml"
     path.write_text(text, encoding="utf-8")
@@ -47,9 +45,10 @@ def _sections(html: str) -> dict[str, str]:
     return dict(re.findall(r'<section id="pair-set-([^"]+)">(.*?)</section>', html, flags=re.S))
 
 
-def test_each_run_has_its_page_and_each_pair_set_its_section(warehouse_home, tmp_path):
-    run_study(_study(tmp_path, "dialect_first", second_pair_set=False))
-    run_study(_study(tmp_path, "dialect_second", second_pair_set=True))
+def test_each_run_has_its_page_and_each_pair_set_its_section(demo_warehouse, tmp_path, monkeypatch):
+    # the first run is the session's demo study (studies/demo.toml, one pair set), on a copy of its warehouse
+    monkeypatch.setenv(HOME_VARIABLE, str(copy_warehouse(demo_warehouse.home, tmp_path / "warehouse")))
+    run_study(_study_with_a_second_pair_set(tmp_path, "dialect_second"))
     with duckdb.connect(str(warehouse_paths().duckdb_file), read_only=True) as con:
         (first, second) = [
             r[0]
@@ -59,7 +58,7 @@ def test_each_run_has_its_page_and_each_pair_set_its_section(warehouse_home, tmp
         ]
     site = warehouse_paths().site_dir
     latest = (site / "studies" / "dialect_second.html").read_text(encoding="utf-8")
-    earlier = (site / "studies" / "dialect_first.html").read_text(encoding="utf-8")
+    earlier = (site / "studies" / "demo.html").read_text(encoding="utf-8")
     run_page = (site / "runs" / f"{first}.html").read_text(encoding="utf-8")
     assert f"Study run <code>{first}</code>" in run_page and second not in run_page
 
@@ -67,7 +66,7 @@ def test_each_run_has_its_page_and_each_pair_set_its_section(warehouse_home, tmp
         assert 'class="run-selector"' in html and "Runs of <a" in html
         assert f"Study run <code>{current}</code>" in html and other not in html
     listing = (site / "dialect.html").read_text(encoding="utf-8")
-    assert 'href="studies/dialect_first.html"' in listing and 'href="studies/dialect_second.html"' in listing
+    assert 'href="studies/demo.html"' in listing and 'href="studies/dialect_second.html"' in listing
 
     latest_sections, earlier_sections = _sections(latest), _sections(earlier)
     assert set(latest_sections) == {"dialect_pairs_demo", "dialect_pairs_demo_copy"}
