@@ -17,6 +17,14 @@ from biaswh.warehouse.settings.home import HOME_VARIABLE, REPOSITORY_ROOT
 from tests import prebuilt
 from tests.encoder_guard import refusing_encoder_loads
 
+# Idle BLAS (OpenBLAS) and OpenMP (torch, numba) threads sleep at once instead of spinning: `make test`
+# runs two workers and the demo prebuild on two cores, where a spinning thread takes the core its
+# sibling waits for (an encoder pass cost 19.4 CPU-s spinning and 5.0 s passive, QR and products 13.0
+# and 2.0, load ~16). The thread counts stay as they were, so every result keeps its bits (checked).
+# Set before the workers, the prebuild and every process the tests start load those libraries.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
+
 # ../shared/data beside the checkout; BIASWH_SHARED_DATA overrides it (e.g. in a git worktree elsewhere).
 SHARED_DATA = Path(os.environ.get("BIASWH_SHARED_DATA") or REPOSITORY_ROOT.parent / "shared" / "data")
 DEMO_STUDY = REPOSITORY_ROOT / "studies" / "demo.toml"
