@@ -122,11 +122,12 @@ def permutation_importance(
 
 
 def condition_importance(
-    values: pl.DataFrame, *, seed: int, trees: int = 100, folds: int = 5, repeats: int = 5
+    values: pl.DataFrame, *, seed: int, trees: int = 100, folds: int = 5, repeats: int = 5, threads: int = 2
 ) -> ConditionImportance:
     """Cross-validated random-forest importance of every feature for one condition.
 
-    Raises ``ValueError`` when either class has fewer posts than two folds need.
+    ``threads`` builds each forest's trees (the forest is the same for any number). Raises
+    ``ValueError`` when either class has fewer posts than two folds need.
     """
     # scikit-learn is imported when a forest is fitted: about 0.6 s that no other study pays for.
     from sklearn.ensemble import RandomForestClassifier
@@ -141,9 +142,9 @@ def condition_importance(
     splitter = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=seed)
     aurocs, impurity, permutation, permutation_sd = [], [], [], []
     for train, test in splitter.split(x, y):
-        # Trees are built on two threads (each tree's seed is drawn before, so the forest is the
+        # Trees are built on threads (each tree's seed is drawn before, so the forest is the
         # same), but predicted on one: the threads would add the trees' votes in any order.
-        forest = RandomForestClassifier(n_estimators=trees, random_state=seed, n_jobs=2).fit(x[train], y[train])
+        forest = RandomForestClassifier(n_estimators=trees, random_state=seed, n_jobs=threads).fit(x[train], y[train])
         forest.set_params(n_jobs=1)
         mean, sd, auroc = permutation_importance(forest, x[test], y[test], repeats=repeats, seed=seed)
         aurocs.append(auroc)

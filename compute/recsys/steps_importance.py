@@ -39,7 +39,7 @@ def importance_options(study) -> dict:
     return options
 
 
-def _rows(run_id, now, post_set, version, condition, seed, values, options) -> list[dict]:
+def _rows(run_id, now, post_set, version, condition, seed, values, result) -> list[dict]:
     base = {
         "run_id": run_id,
         "computed_at": now,
@@ -48,14 +48,7 @@ def _rows(run_id, now, post_set, version, condition, seed, values, options) -> l
         **dict(zip(_CONDITION, condition, strict=True)),
         "seed": seed,
     }
-    # scikit-learn only when the job runs: the plugins load for every study and command.
-    from biaswh.compute.recsys.importance import condition_importance
-
-    try:
-        result = condition_importance(
-            values, seed=seed, trees=options["trees"], folds=options["folds"], repeats=options["repeats"]
-        )
-    except ValueError as exc:
+    if isinstance(result, ValueError):
         n_positive = values.filter(pl.col("selected")).select(pl.col("post").n_unique()).item()
         n_samples = values.select(pl.col("post").n_unique()).item()
         features = values.select("feature", "feature_type").unique().sort("feature").iter_rows()
@@ -68,7 +61,7 @@ def _rows(run_id, now, post_set, version, condition, seed, values, options) -> l
                 "n_positive": n_positive,
                 "n_negative": n_samples - n_positive,
                 "status": "error",
-                "message": str(exc),
+                "message": str(result),
             }
             for feature, kind in features
         ]
@@ -104,6 +97,7 @@ def recsys_feature_importance_job(con: duckdb.DuckDBPyConnection, study, run_id:
     options = importance_options(study)
     now = datetime.now(timezone.utc).replace(tzinfo=None)
     rows: list[dict] = []
+    tasks: list[tuple] = []
     if _has(con, "marts", "fct_recsys_post_values"):
         post_sets = con.execute(
             "select distinct post_set, source_version from marts.fct_recsys_post_values order by post_set"
@@ -119,7 +113,13 @@ def recsys_feature_importance_job(con: duckdb.DuckDBPyConnection, study, run_id:
             ).pl()
             for condition, group in values.group_by(list(_CONDITION), maintain_order=False):
                 seed = derive_seed(study.seed, "recsys", "importance", post_set, *condition)
-                rows += _rows(run_id, now, post_set, version, condition, seed, group, options)
+                tasks.append((post_set, version, condition, seed, group))
+    # scikit-learn only when the job runs: the plugins load for every study and command.
+    from biaswh.compute.recsys.importance_pool import condition_importances
+
+    results = condition_importances([(group, seed) for *_, seed, group in tasks], options)
+    for task, result in zip(tasks, results, strict=True):
+        rows += _rows(run_id, now, *task, result)
     rows.sort(key=lambda r: (r["result_set"], *(r[c] for c in _CONDITION), r["feature"]))
     with transaction(con):
         _insert(con, "recsys_computed_feature_importance", rows)
