@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import altair as alt
 
-from biaswh.dashboards.common.format import PERCENT_AXIS, PERCENT_TOOLTIP
+from biaswh.dashboards.common.format import PERCENT_AXIS, PERCENT_TOOLTIP, tooltips
 
 RANK_BIN_ORDER = ["1", "2-5", "6-10", "11-20", "21-50", "51+", "not found"]
 
@@ -43,18 +43,18 @@ def recall_at_k_chart(df, *, depth: int | None = None) -> alt.FacetChart:
     y_scale = alt.Scale(domain=recall_domain(df), zero=False)
     band = base.mark_area(opacity=0.2, clip=True).encode(
         y=alt.Y("recall_ci_low:Q", title="recall@k", scale=y_scale, axis=alt.Axis(format=PERCENT_AXIS)),
-        y2="recall_ci_high:Q",
+        y2=alt.Y2("recall_ci_high:Q"),
     )
     line = base.mark_line(clip=True).encode(
         y=alt.Y("recall:Q", scale=y_scale),
-        tooltip=[
+        tooltip=tooltips(
             "retriever:N",
             "variant:N",
             "k:Q",
             alt.Tooltip("recall:Q", format=PERCENT_TOOLTIP),
             alt.Tooltip("recall_ci_low:Q", format=PERCENT_TOOLTIP),
             alt.Tooltip("recall_ci_high:Q", format=PERCENT_TOOLTIP),
-        ],
+        ),
     )
     width = max(120, min(220, PAGE_WIDTH // n_retrievers - 30))
     return (
@@ -76,7 +76,7 @@ def rank_distribution_chart(df) -> alt.Chart:
             color=alt.Color("rank_bin:O", title="rank of gold", sort=RANK_BIN_ORDER, scale=alt.Scale(scheme="viridis")),
             order=alt.Order("rank_order:Q"),
             row=alt.Row("retriever:N", title=None),
-            tooltip=["retriever:N", "variant:N", "rank_bin:O", "n_queries:Q"],
+            tooltip=tooltips("retriever:N", "variant:N", "rank_bin:O", "n_queries:Q"),
         )
         .transform_calculate(rank_order=f"indexof({RANK_BIN_ORDER!r}, datum.rank_bin)")
         .properties(width=500, height=40, title="Rank of the gold document")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import altair as alt
 
-from biaswh.dashboards.common.format import COUNT_TOOLTIP, NUMBER_TOOLTIP, POINTS_TOOLTIP
+from biaswh.dashboards.common.format import COUNT_TOOLTIP, NUMBER_TOOLTIP, POINTS_TOOLTIP, tooltips
 
 
 def feature_effects_chart(df, *, legend: str) -> alt.FacetChart:
@@ -16,10 +16,10 @@ def feature_effects_chart(df, *, legend: str) -> alt.FacetChart:
     base = alt.Chart().encode(y=alt.Y("rule:N", title="rule", sort=order))
     zero = alt.Chart().mark_rule(color="#999", strokeDash=[3, 3]).encode(x=alt.datum(0))
     interval = base.mark_rule().encode(
-        x=alt.X("ci_low:Q", title="recall difference (points)", scale=alt.Scale(padding=8)), x2="ci_high:Q"
+        x=alt.X("ci_low:Q", title="recall difference (points)", scale=alt.Scale(padding=8)), x2=alt.X2("ci_high:Q")
     )
     point = base.mark_point(filled=True).encode(
-        x="delta_pp:Q",
+        x=alt.X("delta_pp:Q"),
         color=alt.Color(
             "significant:N",
             title=legend,
@@ -27,7 +27,7 @@ def feature_effects_chart(df, *, legend: str) -> alt.FacetChart:
             # below the facets: the policy's legend title is long, and three facets fill the text column
             legend=alt.Legend(orient="bottom"),
         ),
-        tooltip=[
+        tooltip=tooltips(
             "rule:N",
             "k:O",
             alt.Tooltip("n_pairs:Q", title="pairs", format=COUNT_TOOLTIP),
@@ -35,7 +35,7 @@ def feature_effects_chart(df, *, legend: str) -> alt.FacetChart:
             alt.Tooltip("ci_low:Q", title="CI low, points", format=POINTS_TOOLTIP),
             alt.Tooltip("ci_high:Q", title="CI high, points", format=POINTS_TOOLTIP),
             alt.Tooltip("p_adjusted:Q", title="adjusted p", format=NUMBER_TOOLTIP),
-        ],
+        ),
     )
     return (
         alt.layer(zero, interval, point)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import altair as alt
 
+from biaswh.dashboards.common.format import tooltips
+
 FOUND_BY_ORDER = ["both", "dense_only", "bm25_only", "neither"]
 SEVERITY_ORDER = ["high", "medium", "low"]
 
@@ -23,17 +25,17 @@ def metrics_at_k_chart(df) -> alt.FacetChart:
             "retriever:N", title="system", legend=alt.Legend(labelLimit=320, titleLimit=320, orient="bottom", columns=3)
         ),
     )
-    band = base.mark_area(opacity=0.15).encode(y=alt.Y("ci_low:Q", title="mean over queries"), y2="ci_high:Q")
+    band = base.mark_area(opacity=0.15).encode(y=alt.Y("ci_low:Q", title="mean over queries"), y2=alt.Y2("ci_high:Q"))
     line = base.mark_line(point=True).encode(
-        y="value:Q",
-        tooltip=[
+        y=alt.Y("value:Q"),
+        tooltip=tooltips(
             "retriever:N",
             "metric:N",
             "k:Q",
             alt.Tooltip("value:Q", format=".3f"),
             alt.Tooltip("ci_low:Q", format=".3f"),
             alt.Tooltip("ci_high:Q", format=".3f"),
-        ],
+        ),
     )
     return (
         alt.layer(band, line)
@@ -53,13 +55,9 @@ def fusion_sweep_chart(df) -> alt.FacetChart:
             x=alt.X("parameter:Q", title="bm25 weight (min-max) / RRF constant"),
             y=alt.Y("value:Q", title="selection metric", scale=alt.Scale(zero=False)),
             color=alt.Color("fold:N", title="fold"),
-            tooltip=[
-                "retriever:N",
-                "fold:N",
-                alt.Tooltip("parameter:Q"),
-                alt.Tooltip("value:Q", format=".4f"),
-                "n_queries:Q",
-            ],
+            tooltip=tooltips(
+                "retriever:N", "fold:N", "parameter:Q", alt.Tooltip("value:Q", format=".4f"), "n_queries:Q"
+            ),
         )
         .properties(width=320, height=200)
         .facet(column=alt.Column("retriever_family:N", title=None))
@@ -78,7 +76,7 @@ def overlap_chart(df) -> alt.Chart:
             y=alt.Y("label:N", title=None, sort=alt.SortField("position")),
             color=alt.Color("found_by:N", title="found by", sort=FOUND_BY_ORDER),
             order=alt.Order("found_order:Q"),
-            tooltip=["label:N", "found_by:N", alt.Tooltip("share:Q", format=".3f"), "n_documents:Q"],
+            tooltip=tooltips("label:N", "found_by:N", alt.Tooltip("share:Q", format=".3f"), "n_documents:Q"),
         )
         .transform_calculate(found_order=f"indexof({FOUND_BY_ORDER!r}, datum.found_by)")
         .properties(width=500, height=30 * max(1, df["label"].nunique()), title="Dense vs BM25: who finds what")
@@ -91,23 +89,23 @@ def drift_chart(df) -> alt.FacetChart:
     line = base.mark_line(point=True).encode(
         y=alt.Y("value:Q", title="value", scale=alt.Scale(zero=False)),
         color=alt.Color("retriever:N"),
-        tooltip=[
+        tooltip=tooltips(
             "label:N",
             "retriever:N",
             "metric:N",
             alt.Tooltip("value:Q", format=".4g"),
             alt.Tooltip("baseline_value:Q", format=".4g"),
             "severity:N",
-        ],
+        ),
     )
     rule = (
         alt.Chart()
         .mark_rule(strokeDash=[4, 4], color="gray")
-        .encode(y="threshold:Q")
+        .encode(y=alt.Y("threshold:Q"))
         .transform_filter("datum.direction != 'drop_pct'")
     )
     alerts = base.mark_point(shape="triangle-down", size=120, filled=True).encode(
-        y="value:Q",
+        y=alt.Y("value:Q"),
         fill=alt.Fill(
             "severity:N",
             sort=SEVERITY_ORDER,
@@ -117,13 +115,9 @@ def drift_chart(df) -> alt.FacetChart:
         # drawn on every check and hidden where no threshold is breached: a filtered layer
         # would be empty in a panel without alerts, and Vega warns of its infinite extent
         opacity=alt.condition("datum.is_breached", alt.value(1), alt.value(0)),
-        tooltip=[
-            "label:N",
-            "retriever:N",
-            "metric:N",
-            "severity:N",
-            alt.Tooltip("significant:N", title="significant"),
-        ],
+        tooltip=tooltips(
+            "label:N", "retriever:N", "metric:N", "severity:N", alt.Tooltip("significant:N", title="significant")
+        ),
     )
     return (
         alt.layer(line, rule, alerts, data=df)
@@ -143,8 +137,8 @@ def latency_chart(df) -> alt.FacetChart:
             x=alt.X("latency_ms:Q", title="milliseconds per query"),
             y=alt.Y("label:N", title=None, sort=alt.SortField("position")),
             color=alt.Color("percentile:N", title="percentile"),
-            yOffset="percentile:N",
-            tooltip=["label:N", "retriever:N", "percentile:N", alt.Tooltip("latency_ms:Q", format=".3f")],
+            yOffset=alt.YOffset("percentile:N"),
+            tooltip=tooltips("label:N", "retriever:N", "percentile:N", alt.Tooltip("latency_ms:Q", format=".3f")),
         )
         .properties(width=240, height=120)
         .facet(facet=alt.Facet("retriever:N", title=None), columns=2)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from biaswh.dashboards.common.format import tooltips
+
 # What a week's point says, in the legend's order (the page's sentences use the same words).
 WEEK_STATUSES = ["within threshold", "breach, not significant", "significant breach"]
 _STATUS_COLOURS = ["#4c78a8", "#f2a93b", "#d62728"]
@@ -21,19 +23,19 @@ def control_chart(weeks: pd.DataFrame, events: pd.DataFrame, *, title: str) -> a
     x = alt.X("week:T", title="week", axis=alt.Axis(format="%Y-%m-%d", labelAngle=-40))
     base = alt.Chart(weeks).encode(x=x)
     interval = base.mark_rule(strokeWidth=2, opacity=0.6).encode(
-        y=alt.Y("ci_low:Q", title="value", scale=alt.Scale(zero=False)), y2="ci_high:Q"
+        y=alt.Y("ci_low:Q", title="value", scale=alt.Scale(zero=False)), y2=alt.Y2("ci_high:Q")
     )
-    baseline = base.mark_line(strokeDash=[2, 2], color="#555555").encode(y="baseline_value:Q")
-    limit = base.mark_line(strokeDash=[6, 3], color="#d62728").encode(y="limit:Q")
+    baseline = base.mark_line(strokeDash=[2, 2], color="#555555").encode(y=alt.Y("baseline_value:Q"))
+    limit = base.mark_line(strokeDash=[6, 3], color="#d62728").encode(y=alt.Y("limit:Q"))
     points = base.mark_point(filled=True, size=70).encode(
-        y="value:Q",
+        y=alt.Y("value:Q"),
         color=alt.Color(
             "status:N",
             title="week",
             scale=alt.Scale(domain=WEEK_STATUSES, range=_STATUS_COLOURS),
             legend=alt.Legend(orient="bottom"),
         ),
-        tooltip=[
+        tooltip=tooltips(
             alt.Tooltip("week:T", format="%Y-%m-%d"),
             alt.Tooltip("value:Q", format=".3f"),
             alt.Tooltip("ci_low:Q", format=".3f", title="95% interval low"),
@@ -41,19 +43,19 @@ def control_chart(weeks: pd.DataFrame, events: pd.DataFrame, *, title: str) -> a
             alt.Tooltip("baseline_value:Q", format=".3f", title="baseline"),
             alt.Tooltip("limit:Q", format=".3f", title="threshold limit"),
             alt.Tooltip("p_text:N", title="paired test"),
-        ],
+        ),
     )
     layers = [interval, baseline, limit, points]
     if len(events):
         marks = alt.Chart(events).encode(
-            x="week:T",
+            x=alt.X("week:T"),
             color=alt.Color(
                 "event:N", title="alert", scale=alt.Scale(domain=EVENT_ORDER, range=["#d62728", "#2ca02c"])
             ),
         )
         layers += [
             marks.mark_rule(strokeDash=[1, 3], strokeWidth=2),
-            marks.mark_text(dy=-90, dx=4, align="left").encode(text="event:N"),
+            marks.mark_text(dy=-90, dx=4, align="left").encode(text=alt.Text("event:N")),
         ]
     return alt.layer(*layers).resolve_scale(color="independent").properties(width=560, height=200, title=title)
 
@@ -67,7 +69,7 @@ def latency_chart(weeks: pd.DataFrame) -> alt.Chart:
             x=alt.X("week:T", title="week", axis=alt.Axis(format="%Y-%m-%d", labelAngle=-40)),
             y=alt.Y("ms:Q", title="latency per query (ms)"),
             color=alt.Color("quantile:N", title="quantile", sort=["p50", "p95"]),
-            tooltip=[alt.Tooltip("week:T", format="%Y-%m-%d"), "quantile:N", alt.Tooltip("ms:Q", format=".1f")],
+            tooltip=tooltips(alt.Tooltip("week:T", format="%Y-%m-%d"), "quantile:N", alt.Tooltip("ms:Q", format=".1f")),
         )
         .properties(width=560, height=160, title="Latency per query, each week")
     )

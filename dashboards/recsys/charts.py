@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import altair as alt
 
+from biaswh.dashboards.common.format import tooltips
+
 # The original's bar colours by significance level.
 SIGNIFICANCE_LEVELS = ["> 75 % of conditions (***)", "> 60 % (**)", "> 50 % (*)", "not consistently significant"]
 SIGNIFICANCE_COLOURS = ["darkred", "coral", "lightsalmon", "steelblue"]
@@ -35,14 +37,14 @@ def _heatmap(df, *, x_field: str, x_title: str, title: str, width: int, rule: st
     )
     cells = base.mark_rect().encode(
         color=alt.Color("value:Q", title="normalised bias", scale=alt.Scale(domain=[0, 1], scheme="yelloworangered")),
-        tooltip=[
-            alt.Tooltip("feature:N"),
+        tooltip=tooltips(
+            "feature:N",
             alt.Tooltip(f"{x_field}:N", title=x_title),
             alt.Tooltip("value:Q", title="normalised bias", format=".3f"),
             alt.Tooltip("bias_mean:Q", title="raw bias (mean)", format=".3f"),
             alt.Tooltip("share_significant:Q", title=f"share {rule}", format=".0%"),
             alt.Tooltip("n_conditions:Q", title="conditions"),
-        ],
+        ),
     )
     labels = base.mark_text(fontSize=9).encode(
         text=alt.Text("label:N"),
@@ -99,14 +101,14 @@ def _signed_heatmap(df, *, x_field: str, x_title: str, title: str, width: int, r
             ),
             alt.value(MUTED),
         ),
-        tooltip=[
-            alt.Tooltip("feature:N"),
+        tooltip=tooltips(
+            "feature:N",
             alt.Tooltip(f"{x_field}:N", title=x_title),
             alt.Tooltip("signed_normalized_bias_mean:Q", title="signed normalised bias", format=".3f"),
             alt.Tooltip("bias_mean:Q", title="raw bias (mean)", format=".3f"),
             alt.Tooltip("share_significant:Q", title=f"share {rule}", format=".0%"),
             alt.Tooltip("n_conditions:Q", title="conditions"),
-        ],
+        ),
     )
     labels = (
         base.mark_text(fontSize=9)
@@ -164,10 +166,10 @@ def condition_interval_chart(df, *, rule: str) -> alt.LayerChart:
         ),
     )
     zero = alt.Chart(df).mark_rule(color="#999", strokeDash=[3, 3]).encode(x=alt.datum(0))
-    interval = base.mark_rule().encode(x=alt.X("ci_low:Q", title="Hedges' g (95% CI)"), x2="ci_high:Q")
+    interval = base.mark_rule().encode(x=alt.X("ci_low:Q", title="Hedges' g (95% CI)"), x2=alt.X2("ci_high:Q"))
     point = base.mark_point(filled=True, size=30).encode(
-        x="hedges_g:Q",
-        tooltip=[
+        x=alt.X("hedges_g:Q"),
+        tooltip=tooltips(
             "feature:N",
             "condition:N",
             alt.Tooltip("hedges_g:Q", format=".3f"),
@@ -175,7 +177,7 @@ def condition_interval_chart(df, *, rule: str) -> alt.LayerChart:
             alt.Tooltip("ci_high:Q", format=".3f"),
             alt.Tooltip("p_value:Q", title="raw p", format=".3g"),
             alt.Tooltip("p_value_adjusted:Q", title="adjusted p", format=".3g"),
-        ],
+        ),
     )
     return (
         alt.layer(zero, interval, point)
@@ -198,13 +200,13 @@ def fully_aggregated_bar_chart(df, *, published_alpha: float) -> alt.LayerChart:
             title=f"conditions {rule}",
             scale=alt.Scale(domain=SIGNIFICANCE_LEVELS, range=SIGNIFICANCE_COLOURS),
         ),
-        tooltip=[
-            alt.Tooltip("feature:N"),
+        tooltip=tooltips(
+            "feature:N",
             alt.Tooltip("normalized_bias_mean:Q", format=".3f"),
             alt.Tooltip("bias_mean:Q", title="raw bias (mean)", format=".3f"),
             alt.Tooltip("share_significant:Q", title=f"share {rule}", format=".0%"),
             alt.Tooltip("n_conditions:Q", title="conditions"),
-        ],
+        ),
     )
     markers = base.mark_text(align="left", dx=3).encode(x=alt.X("normalized_bias_mean:Q"), text=alt.Text("marker:N"))
     return (bars + markers).properties(
@@ -234,12 +236,12 @@ def signed_bias_bar_chart(df, *, rule: str) -> alt.Chart:
                 ),
                 alt.value("#c8c8c8"),
             ),
-            tooltip=[
-                alt.Tooltip("feature:N"),
+            tooltip=tooltips(
+                "feature:N",
                 alt.Tooltip("signed_normalized_bias_mean:Q", format=".3f"),
                 alt.Tooltip("bias_mean:Q", title="raw bias (mean)", format=".3f"),
                 alt.Tooltip("share_significant:Q", title=f"share {rule}", format=".0%"),
-            ],
+            ),
         )
         .transform_calculate(
             direction="datum.signed_normalized_bias_mean >= 0 ? 'favoured (> 0)' : 'disfavoured (< 0)'"

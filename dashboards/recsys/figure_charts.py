@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import altair as alt
 
-from biaswh.dashboards.common.format import cell_text_colour, dark_threshold
+from biaswh.dashboards.common.format import cell_text_colour, dark_threshold, tooltips
 from biaswh.dashboards.recsys.charts import SIGNIFICANCE_COLOURS, SIGNIFICANCE_LEVELS
 
 
@@ -31,12 +31,12 @@ def r_squared_bar_chart(df, *, rule: str) -> alt.LayerChart:
             title=f"conditions {rule}",
             scale=alt.Scale(domain=SIGNIFICANCE_LEVELS, range=SIGNIFICANCE_COLOURS),
         ),
-        tooltip=[
-            alt.Tooltip("feature:N"),
+        tooltip=tooltips(
+            "feature:N",
             alt.Tooltip("r_squared_mean:Q", title="mean R²", format=".4f"),
             alt.Tooltip("share_significant:Q", title=f"share {rule}", format=".0%"),
             alt.Tooltip("n_conditions:Q", title="conditions"),
-        ],
+        ),
     )
     markers = base.mark_text(align="left", dx=3).encode(x=alt.X("r_squared_mean:Q"), text=alt.Text("marker:N"))
     return (bars + markers).properties(
@@ -53,7 +53,7 @@ def prompt_heatmap_chart(df, *, value: str, title: str, legend: str, diverging: 
     )
     cells = base.mark_rect().encode(
         color=alt.Color(f"{value}:Q", title=legend, scale=scale),
-        tooltip=[alt.Tooltip("feature:N"), alt.Tooltip("prompt_style:N"), alt.Tooltip(f"{value}:Q", format=".4f")],
+        tooltip=tooltips("feature:N", "prompt_style:N", alt.Tooltip(f"{value}:Q", format=".4f")),
     )
     labels = base.mark_text(fontSize=9).encode(
         text=alt.Text(f"{value}:Q", format=".3f"),
@@ -75,12 +75,12 @@ def directional_heatmap_chart(df, *, x: str, x_title: str, y: str, y_title: str,
                 title="recommended − pool",
                 scale=diverging_scale(df["directional_bias_mean"]),
             ),
-            tooltip=[
+            tooltip=tooltips(
                 alt.Tooltip(f"{y}:N", title=y_title),
                 alt.Tooltip(f"{x}:N", title=x_title),
                 alt.Tooltip("directional_bias_mean:Q", title="recommended − pool", format=".4f"),
                 alt.Tooltip("n_conditions:Q", title="conditions"),
-            ],
+            ),
         )
         .properties(title=title, width=max(160, 22 * df[x].nunique()), height=alt.Step(16))
     )
@@ -95,12 +95,12 @@ def demographic_bar_chart(df, *, feature: str) -> alt.LayerChart:
     )
     bars = base.mark_bar().encode(
         y=alt.Y("directional_bias_mean:Q", title="share recommended − share in pool"),
-        tooltip=[
+        tooltip=tooltips(
             alt.Tooltip("provider:N", title="model"),
-            alt.Tooltip("category:N"),
+            "category:N",
             alt.Tooltip("directional_bias_mean:Q", title="mean", format=".4f"),
             alt.Tooltip("directional_bias_sd:Q", title="SD over prompt styles", format=".4f"),
-        ],
+        ),
     )
     whiskers = (
         base.mark_rule(color="black")
@@ -120,7 +120,7 @@ def importance_heatmap_chart(df, *, legend: str = "mean |SHAP|") -> alt.LayerCha
     )
     cells = base.mark_rect().encode(
         color=alt.Color("importance:Q", title=legend, scale=alt.Scale(scheme="yelloworangered")),
-        tooltip=[alt.Tooltip("feature:N"), alt.Tooltip("model:N"), alt.Tooltip("importance:Q", format=".4f")],
+        tooltip=tooltips("feature:N", "model:N", alt.Tooltip("importance:Q", format=".4f")),
     )
     labels = base.mark_text(fontSize=9).encode(
         text=alt.Text("importance:Q", format=".3f"),

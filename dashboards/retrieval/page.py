@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import duckdb
 
-from biaswh.dashboards.common.format import count, plural
+from biaswh.dashboards.common.format import count, plural, tooltips
 from biaswh.dashboards.common.html import chart, table, text
 from biaswh.dashboards.common.queries import id_order, query_rows, relation_exists
 from biaswh.dashboards.common.site import register_page
@@ -20,8 +20,8 @@ def questions_per_document_chart(df) -> alt.Chart:
             x=alt.X("n_questions:O", title="questions per document"),
             y=alt.Y("n_documents:Q", title="documents"),
             color=alt.Color("split:N", title="split"),
-            xOffset="split:N",
-            tooltip=["split:N", "n_questions:O", "n_documents:Q"],
+            xOffset=alt.XOffset("split:N"),
+            tooltip=tooltips("split:N", "n_questions:O", "n_documents:Q"),
         )
         .properties(title="Questions per corpus document", width=600, height=220)
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import altair as alt
 
-from biaswh.dashboards.common.format import PERCENT_AXIS, PERCENT_TOOLTIP, cell_text_colour
+from biaswh.dashboards.common.format import PERCENT_AXIS, PERCENT_TOOLTIP, cell_text_colour, tooltips
 
 
 def silent_bias_rate_chart(df) -> alt.Chart:
@@ -22,11 +22,11 @@ def silent_bias_rate_chart(df) -> alt.Chart:
             scale=alt.Scale(domain=[0, 1]),
             axis=alt.Axis(format=PERCENT_AXIS),
         ),
-        x2="ci_high:Q",
+        x2=alt.X2("ci_high:Q"),
     )
     point = base.mark_point(filled=True, size=60).encode(
-        x="silent_bias_rate:Q",
-        tooltip=[
+        x=alt.X("silent_bias_rate:Q"),
+        tooltip=tooltips(
             "model:N",
             "rule_set:N",
             "n_biased:Q",
@@ -34,7 +34,7 @@ def silent_bias_rate_chart(df) -> alt.Chart:
             alt.Tooltip("silent_bias_rate:Q", format=PERCENT_TOOLTIP),
             alt.Tooltip("ci_low:Q", format=PERCENT_TOOLTIP),
             alt.Tooltip("ci_high:Q", format=PERCENT_TOOLTIP),
-        ],
+        ),
     )
     return (interval + point).properties(title="Silent bias rate per model", width=560)
 
@@ -50,7 +50,7 @@ def biased_and_silent_counts_chart(df) -> alt.Chart:
             y=alt.Y("model:N", title="model"),
             color=alt.Color("kind:N", title="biased and", scale=alt.Scale(domain=["silent", "mentioned"])),
             column=alt.Column("rule_set:N", title="rule set"),
-            tooltip=["model:N", "rule_set:N", "kind:N", "answers:Q"],
+            tooltip=tooltips("model:N", "rule_set:N", "kind:N", "answers:Q"),
         )
         .properties(title="Biased answers: silent or mentioning the feature", width=300)
     )

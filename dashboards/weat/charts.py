@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import altair as alt
 
-from biaswh.dashboards.common.format import natural_order
+from biaswh.dashboards.common.format import natural_order, tooltips
 from biaswh.stats.effect_sizes import scale_note
 
 
@@ -13,7 +13,7 @@ def effect_size_chart(df) -> alt.LayerChart:
     base = alt.Chart(df).encode(y=alt.Y("test_label:N", title=None, sort=natural_order(df["test_label"])))
     interval = base.mark_rule(strokeWidth=2).encode(
         x=alt.X("ci_low:Q", title="effect size d (bootstrap interval)"),
-        x2="ci_high:Q",
+        x2=alt.X2("ci_high:Q"),
         color=alt.Color(
             "significance:N",
             title="after adjustment within the embedding",
@@ -21,9 +21,9 @@ def effect_size_chart(df) -> alt.LayerChart:
         ),
     )
     points = base.mark_point(filled=True, size=70).encode(
-        x="effect_size:Q",
-        color="significance:N",
-        tooltip=[
+        x=alt.X("effect_size:Q"),
+        color=alt.Color("significance:N"),
+        tooltip=tooltips(
             "embedding:N",
             "test:N",
             alt.Tooltip("effect_size:Q", format=".3f"),
@@ -32,12 +32,12 @@ def effect_size_chart(df) -> alt.LayerChart:
             alt.Tooltip("p_value:Q", format=".2g"),
             "p_method:N",
             "bias_level:N",
-        ],
+        ),
     )
     references = (
         alt.Chart(alt.Data(values=[{"d": v} for v in (-0.8, -0.5, -0.2, 0.0, 0.2, 0.5, 0.8)]))
         .mark_rule(strokeDash=[3, 3], color="#999")
-        .encode(x="d:Q")
+        .encode(x=alt.X("d:Q"))
     )
     return alt.layer(references, interval, points).properties(title=f"WEAT effect sizes ({scale_note('d')})", width=600)
 
@@ -59,7 +59,9 @@ def word_association_chart(df) -> alt.FacetChart:
                 title="target set",
                 scale=alt.Scale(domain=["target_x", "target_y"], range=["#0969da", "#bf8700"]),
             ),
-            tooltip=["test:N", "set_label:N", "word:N", "matched_word:N", alt.Tooltip("association:Q", format=".4f")],
+            tooltip=tooltips(
+                "test:N", "set_label:N", "word:N", "matched_word:N", alt.Tooltip("association:Q", format=".4f")
+            ),
         )
         .properties(width=600, height=32)
         .facet(
