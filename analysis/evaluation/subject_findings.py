@@ -7,6 +7,9 @@ Two kinds of finding per retriever of a series (a system written elsewhere count
   (``analysis.evaluation_metrics_at_k``); fusion sweep points (``hybrid_minmax@0.3``) are left out;
 - its drift, tested: each alert check of a run against the series' baseline (the paired change in
   the checked metric, its interval, exact p and the series' own verdict, ``analysis.evaluation_alerts``).
+  Latency checks are left out: they measure the machine that ran the series, not the retriever
+  (the study's card counts them apart), and two runs of one config on two machines must agree on
+  every finding about a subject.
 
 The baseline run's retrievers are named as the results name them (``bm25``); a retriever of another
 run of the series carries the run's label (``bm25 (index_missing_10pct)``): it is another configuration.
@@ -76,6 +79,6 @@ register_subject_findings(
         || if(alerts.family_size = 1, ' test', ' tests') || '), α = ' || alerts.alpha as policy
     from analysis.evaluation_alerts as alerts
     inner join marts.dim_evaluation_runs as runs on alerts.run_id = runs.run_id
-    where not runs.is_baseline and alerts.status = 'tested'
+    where not runs.is_baseline and alerts.status = 'tested' and not coalesce(alerts.depends_on_machine, false)
     """.format(named=NAMED_ALERTS),
 )

@@ -181,7 +181,7 @@ def test_evaluation_findings_are_each_retrievers_quality_at_10_and_its_tested_dr
         drift = con.execute(
             "select a.series_run_id, a.retriever || ' (' || r.label || ')', a.mean_change, a.p_value, a.p_adjusted,"
             " a.is_significant from analysis.evaluation_alerts as a join raw.evaluation_runs as r using (run_id)"
-            " where a.status = 'tested' order by all"
+            " where a.status = 'tested' and not a.depends_on_machine order by all"
         ).fetchall()
         tested = con.execute(
             "select run_id, subject_name, effect, p_value, p_adjusted, verdict = 'significant' from subject_findings"
@@ -253,3 +253,28 @@ def test_the_views_have_the_documented_columns_each_with_its_comment(site_copy):
                 [view],
             ).fetchall()
             assert columns == [(name, SUBJECT_COLUMN_DOCS[name]) for name in documented], view
+
+
+def test_a_check_that_measures_the_machine_is_no_finding_about_the_retriever(site_copy, tmp_path):
+    """A latency breach is tested in its series (a family of its own) but says nothing about the
+    retriever: two runs of one config on two machines must agree on every subject's findings."""
+    home = copy_warehouse(site_copy, tmp_path / "warehouse")
+    drift = "select count(*) from subject_findings where study_type = 'retrieval evaluation' and p_value is not null"
+    with duckdb.connect(str(home / "warehouse.duckdb")) as con:
+        before = con.execute(drift).fetchone()[0]
+        (machine,) = con.execute(
+            "select count(*) from analysis.evaluation_alerts as a join raw.evaluation_runs as r using (run_id)"
+            " where a.status = 'tested' and not r.is_baseline and a.depends_on_machine"
+        ).fetchone()
+        con.execute(
+            "update analysis.evaluation_alerts set depends_on_machine = true where (run_id, metric) in (select"
+            " a.run_id, a.metric from analysis.evaluation_alerts as a join raw.evaluation_runs as r using (run_id)"
+            " where a.status = 'tested' and not r.is_baseline and not a.depends_on_machine order by all limit 1)"
+        )
+        (marked,) = con.execute(
+            "select count(*) from analysis.evaluation_alerts as a join raw.evaluation_runs as r using (run_id)"
+            " where a.status = 'tested' and not r.is_baseline and a.depends_on_machine"
+        ).fetchone()
+        after = con.execute(drift).fetchone()[0]
+    assert before >= 10 and marked > machine
+    assert after == before - (marked - machine)
