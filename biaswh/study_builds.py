@@ -21,7 +21,7 @@ from biaswh.warehouse.errors import UserError
 from biaswh.warehouse.runs.registry import ENGINE_PACKAGES
 from biaswh.warehouse.spark.jvm import missing_spark_extra
 from biaswh.warehouse.spark.marts import WAREHOUSE_LOCATION_VARIABLE
-from biaswh.warehouse.spark.target import check_raw_location
+from biaswh.warehouse.spark.raw_export import check_raw_location
 from biaswh.warehouse.spark.targets import (
     LOCAL_TARGET,
     SPARK_TARGET_VARIABLE,

@@ -13,7 +13,7 @@ import json
 import pytest
 
 from biaswh.warehouse.spark.marts import WAREHOUSE_LOCATION_VARIABLE
-from biaswh.warehouse.spark.target import RAW_LOCATION_VARIABLE
+from biaswh.warehouse.spark.raw_export import RAW_LOCATION_VARIABLE
 from tests.conftest import DEMO_STUDY, run_here
 from tests.dbt_project.spark_equality import assert_equal, beside_duckdb_run, require_spark
 from tests.dbt_project.thrift_server import start_thrift_server

@@ -27,7 +27,7 @@ RAW_TABLES = {
 def raw(tmp_path, monkeypatch):
     """A DuckDB ``raw`` schema of :data:`RAW_TABLES`, exported under ``tmp_path/lake``."""
     require_spark()
-    from biaswh.warehouse.spark.target import RAW_LOCATION_VARIABLE
+    from biaswh.warehouse.spark.raw_export import RAW_LOCATION_VARIABLE
 
     monkeypatch.setenv(HOME_VARIABLE, str(tmp_path / "warehouse"))
     monkeypatch.setenv(RAW_LOCATION_VARIABLE, str(tmp_path / "lake"))
@@ -41,8 +41,8 @@ def raw(tmp_path, monkeypatch):
 
 
 def _register(connection, run_ids: list[str] | None) -> dict[str, dict]:
+    from biaswh.warehouse.spark.raw_export import export_raw
     from biaswh.warehouse.spark.raw_registration import register_raw_tables
-    from biaswh.warehouse.spark.target import export_raw
 
     plan = register_raw_tables(export_raw(connection, run_ids=run_ids))
     return {table["name"]: table for table in plan}
@@ -93,8 +93,8 @@ def test_a_later_build_adds_new_runs_and_refreshes_rewritten_folders(raw):
 
 
 def test_a_new_session_declares_every_table_again(raw):
+    from biaswh.warehouse.spark.raw_export import export_raw
     from biaswh.warehouse.spark.raw_registration import registration_plan
-    from biaswh.warehouse.spark.target import export_raw
 
     tables = export_raw(raw, run_ids=None)
     plan = registration_plan(tables, {})

@@ -69,6 +69,7 @@ def spark_build(tmp_path_factory, demo_site):
     """(home, build summary, names of the marts built) after every demo study on DuckDB and their marts on Spark."""
     require_spark()
     from biaswh.warehouse.database.connection import connect
+    from biaswh.warehouse.spark import raw_export
     from biaswh.warehouse.spark import target as spark_target
 
     # The session's demo site (prebuilt beside the workers under `make test`), copied: every demo
@@ -78,7 +79,7 @@ def spark_build(tmp_path_factory, demo_site):
         patch.setenv(HOME_VARIABLE, str(home))
         connection = connect(read_only=True)
         try:
-            tables = spark_target.export_raw(connection)
+            tables = raw_export.export_raw(connection)
         finally:
             connection.close()
         register_raw_tables(tables)

@@ -21,7 +21,8 @@ from biaswh.warehouse.runs.parameters import parameter_defaults, resolve_paramet
 from biaswh.warehouse.runs.sub_runs import SUB_RUN_KINDS, SubRunKind
 from biaswh.warehouse.settings.home import DBT_PROJECT_DIR
 from biaswh.warehouse.settings.plugin_roots import PLUGINS_VARIABLE, family_names
-from biaswh.warehouse.spark.target import RAW_LOCATION_VARIABLE, withdrawn_run_ids
+from biaswh.warehouse.spark.raw_export import RAW_LOCATION_VARIABLE
+from biaswh.warehouse.spark.target import withdrawn_run_ids
 
 
 @pytest.fixture(scope="module", autouse=True)

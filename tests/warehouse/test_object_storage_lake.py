@@ -12,7 +12,7 @@ import pytest
 
 from biaswh.warehouse.database.object_storage import open_object_storage
 from biaswh.warehouse.errors import UserError
-from biaswh.warehouse.spark.target import export_raw
+from biaswh.warehouse.spark.raw_export import export_raw
 
 # moto accepts any key; these values must still never reach the lake, a log or the warehouse.
 KEY_ID, SECRET = "biaswh-test-key", "biaswh-test-secret-value"

@@ -228,7 +228,8 @@ def test_a_run_failing_a_data_test_is_withdrawn_and_poisons_no_later_build(copy_
     # A Spark build lists the withdrawn runs, read from the raw Parquet it exports, instead of
     # the subquery (Spark plans `not in (subquery)` as a null-aware anti join). No Spark needed:
     # the list is what DuckDB's build then tests with.
-    from biaswh.warehouse.spark.target import WITHDRAWN_RUN_IDS_VARIABLE, export_raw, withdrawn_run_ids
+    from biaswh.warehouse.spark.raw_export import export_raw
+    from biaswh.warehouse.spark.target import WITHDRAWN_RUN_IDS_VARIABLE, withdrawn_run_ids
 
     with _con(copy_home) as con:
         export_raw(con)

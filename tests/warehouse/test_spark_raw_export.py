@@ -1,4 +1,4 @@
-"""The raw Parquet a Spark build reads (warehouse/spark/target.py export_raw): each run's rows once, no empty file.
+"""The raw Parquet a Spark build reads (warehouse/spark/raw_export.py export_raw): each run's rows once, no empty file.
 
 No JVM: DuckDB writes the Parquet; Spark only reads it.
 """
@@ -9,7 +9,7 @@ import duckdb
 import pytest
 
 from biaswh.warehouse.settings.home import HOME_VARIABLE
-from biaswh.warehouse.spark.target import RAW_LOCATION_VARIABLE, export_raw
+from biaswh.warehouse.spark.raw_export import RAW_LOCATION_VARIABLE, export_raw
 
 
 @pytest.fixture

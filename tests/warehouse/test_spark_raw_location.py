@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from biaswh.warehouse.errors import UserError
-from biaswh.warehouse.spark.target import RAW_LOCATION_VARIABLE, check_raw_location, raw_location
+from biaswh.warehouse.spark.raw_export import RAW_LOCATION_VARIABLE, check_raw_location, raw_location
 from tests.conftest import REPOSITORY_ROOT, run_here
 
 

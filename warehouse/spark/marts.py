@@ -3,7 +3,7 @@
 One build step on Spark, in order:
 
 1. the runs' ``raw.*`` rows go to Parquet, one folder per run, registered as Spark tables
-   (:mod:`biaswh.warehouse.spark.target`);
+   (:mod:`biaswh.warehouse.spark.raw_export`);
 2. ``dbt build --target spark`` builds every selected model that builds on Spark (the
    DuckDB-only ones are disabled there) with its data tests;
 3. each table Spark built becomes, in ONE DuckDB transaction, a view of the same schema and
@@ -34,8 +34,9 @@ from biaswh.warehouse.database.transactions import transaction
 from biaswh.warehouse.dbt_build.runner import BuildSummary
 from biaswh.warehouse.relations.column_docs import sql_string
 from biaswh.warehouse.runs.sub_runs import SUB_RUN_KINDS, withdrawn_sub_runs_sql
+from biaswh.warehouse.spark.raw_export import export_raw, spark_folder
 from biaswh.warehouse.spark.raw_registration import register_raw_tables
-from biaswh.warehouse.spark.target import SparkTable, build_on_spark, export_raw, spark_folder
+from biaswh.warehouse.spark.target import SparkTable, build_on_spark
 
 # The Spark tables' root when no local SparkSession can say (a Thrift server's warehouse dir).
 WAREHOUSE_LOCATION_VARIABLE = "BIASWH_SPARK_WAREHOUSE_LOCATION"

@@ -20,7 +20,8 @@ import json
 from dataclasses import dataclass
 
 from biaswh.warehouse.errors import UserError
-from biaswh.warehouse.spark.target import RawTable, invoke_dbt
+from biaswh.warehouse.spark.raw_export import RawTable
+from biaswh.warehouse.spark.target import invoke_dbt
 from biaswh.warehouse.spark.targets import spark_method, spark_target_name, thrift_address
 
 

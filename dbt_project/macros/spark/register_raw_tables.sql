@@ -1,6 +1,6 @@
 {#
     `dbt run-operation register_raw_tables --target spark --args '{"tables": [...]}'`, called by
-    warehouse/spark/raw_registration.py after warehouse/spark/target.py wrote the raw Parquet.
+    warehouse/spark/raw_registration.py after warehouse/spark/raw_export.py wrote the raw Parquet.
     Each table: name, location, partitioned, and its action:
     - create (columns: [name, spark type], run_id last when partitioned): declared again (an
       external table: dropping it keeps the files), its run_id=<id> folders recovered as partitions;
