@@ -6,8 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from biaswh.common.audit_config import Audit, Subject
+from biaswh.common.audit_config import Audit
 from biaswh.common.audit_data import described
+from biaswh.common.audit_subjects import Subject
 
 
 @dataclass(frozen=True)

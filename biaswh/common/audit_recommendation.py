@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import os
 
-from biaswh.common.audit_config import Audit, Subject
+from biaswh.common.audit_config import Audit
 from biaswh.common.audit_data import RECOMMENDATION_TRIALS, described, recsys_pool
 from biaswh.common.audit_plan import PlannedStudy, file_path, numbered, study_head, subject_batches
+from biaswh.common.audit_subjects import Subject
 
 
 def can_be_asked(subject: Subject) -> bool:

@@ -18,9 +18,10 @@ import polars as pl
 
 from biaswh.analysis.common.store import replace_run_rows
 from biaswh.analysis.common.subject_comparisons import COMPARISON_SCHEMA, compare_subjects, comparison_verdict
-from biaswh.common.audit_config import Audit, Subject, load_audit
+from biaswh.common.audit_config import Audit, load_audit
 from biaswh.common.audit_plan import PlannedStudy, Skipped
 from biaswh.common.audit_studies import plan_audit
+from biaswh.common.audit_subjects import Subject
 from biaswh.common.audit_summary import audit_headline
 from biaswh.common.audit_toml import write_config
 from biaswh.plugins import load_plugins

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from biaswh.common.audit_config import Audit, Subject
+from biaswh.common.audit_config import Audit
 from biaswh.common.audit_data import dialect_data, sentence_vectors, silent_bias_data, weat_data
 from biaswh.common.audit_plan import PlannedStudy, Skipped, file_path, numbered, study_head, subject_batches
 from biaswh.common.audit_recommendation import can_be_asked, no_endpoint, recommendation_studies
+from biaswh.common.audit_subjects import Subject
 
 A_KIND = {"retriever": "a retriever", "embedding": "an embedding", "llm": "an LLM"}
 
