@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import math
 from collections import defaultdict
-from dataclasses import dataclass
 from itertools import chain
 from typing import Callable, Literal, Sequence
 
@@ -30,6 +28,7 @@ import numpy as np
 from scipy import sparse
 
 from biaswh.compute.retrieval import bm25_numba
+from biaswh.compute.retrieval.bm25_statistics import BM25Parameters, CorpusStatistics, idf_values
 from biaswh.compute.retrieval.ranking import EMPTY_QUERY, QueryHits, argsort_reversed_top_k, no_hits, top_k_rows
 from biaswh.compute.retrieval.tokenize import RegexTokenizer
 from biaswh.warehouse.errors import UserError
@@ -43,46 +42,6 @@ CACHE_CELLS = 262_144
 # Terms in at least 1/16 of the documents also get dense weight rows, within this memory budget.
 DENSE_TERM_FRACTION = 16
 DENSE_BYTES = 256 * 1024 * 1024
-
-
-@dataclass(frozen=True)
-class BM25Parameters:
-    """rank_bm25's BM25Okapi defaults."""
-
-    k1: float = 1.5
-    b: float = 0.75
-    epsilon: float = 0.25
-
-
-@dataclass(frozen=True)
-class CorpusStatistics:
-    """The whole corpus's BM25 statistics, for an index over one shard of it.
-
-    ``idf``: each term of the shard and its (floored) idf over the whole corpus;
-    ``average_length``: tokens per document over the whole corpus. With these a shard's
-    weights are the unsharded index's weights, bit for bit (see :mod:`biaswh.compute.retrieval.shards`).
-    """
-
-    n_docs: int
-    vocabulary_size: int
-    average_length: float
-    average_idf: float
-    idf: dict[str, float]
-
-
-def idf_values(document_frequencies: list[int], n_docs: int, epsilon: float) -> tuple[np.ndarray, float]:
-    """Each term's idf (floored at ``epsilon`` times the mean) and that mean, as rank_bm25 computes them.
-
-    ``document_frequencies`` in vocabulary (first-occurrence) order: math.log and a plain
-    running sum in that order, as rank_bm25.
-    """
-    idf = [math.log(n_docs - df + 0.5) - math.log(df + 0.5) for df in document_frequencies]
-    idf_sum = 0.0
-    for value in idf:
-        idf_sum += value
-    average_idf = idf_sum / len(idf)
-    floor = epsilon * average_idf
-    return np.asarray([floor if value < 0 else value for value in idf], dtype=np.float64), average_idf
 
 
 @contextlib.contextmanager

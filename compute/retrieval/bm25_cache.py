@@ -26,7 +26,8 @@ from typing import Sequence
 import numpy as np
 from scipy import sparse
 
-from biaswh.compute.retrieval.bm25 import BM25Index, BM25Parameters
+from biaswh.compute.retrieval.bm25 import BM25Index
+from biaswh.compute.retrieval.bm25_statistics import BM25Parameters
 from biaswh.compute.retrieval.tokenize import RegexTokenizer
 from biaswh.warehouse.settings.home import user_cache_dir
 

@@ -34,7 +34,7 @@ import math
 import re
 from dataclasses import asdict, dataclass, field
 
-from biaswh.compute.retrieval.bm25 import BM25Parameters
+from biaswh.compute.retrieval.bm25_statistics import BM25Parameters
 from biaswh.compute.retrieval.dense import ANN_INDEXES
 from biaswh.compute.retrieval.hybrid import DEFAULT_RRF_K
 from biaswh.compute.retrieval.tokenize import tokenizer_from_settings

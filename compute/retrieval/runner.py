@@ -11,8 +11,9 @@ from dataclasses import asdict
 from pathlib import Path
 
 from biaswh.compute.retrieval.ann import combined_report, search_ann
-from biaswh.compute.retrieval.bm25 import BM25Index, BM25Parameters
+from biaswh.compute.retrieval.bm25 import BM25Index
 from biaswh.compute.retrieval.bm25_cache import cached_bm25_index
+from biaswh.compute.retrieval.bm25_statistics import BM25Parameters
 from biaswh.compute.retrieval.config import SEED_COMPATIBLE_BM25, RetrievalConfig
 from biaswh.compute.retrieval.dense import DenseIndex
 from biaswh.compute.retrieval.embeddings import EmbeddingProvider

@@ -27,7 +27,8 @@ import time
 from pathlib import Path
 
 from biaswh.compute.retrieval.ann import AnnTable, ann_search, combined_report, recall_report
-from biaswh.compute.retrieval.bm25 import BM25Index, BM25Parameters, CorpusStatistics, idf_values
+from biaswh.compute.retrieval.bm25 import BM25Index
+from biaswh.compute.retrieval.bm25_statistics import BM25Parameters, CorpusStatistics, idf_values
 from biaswh.compute.retrieval.config import SEED_COMPATIBLE_BM25, RetrievalConfig
 from biaswh.compute.retrieval.dense import DOC_TILE
 from biaswh.compute.retrieval.ranking import EMPTY_QUERY, merge_query_hits, no_hits

@@ -9,8 +9,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from biaswh.compute.retrieval import bm25_cache
-from biaswh.compute.retrieval.bm25 import BM25Index, BM25Parameters
+from biaswh.compute.retrieval.bm25 import BM25Index
 from biaswh.compute.retrieval.bm25_cache import cached_bm25_index, index_key
+from biaswh.compute.retrieval.bm25_statistics import BM25Parameters
 from biaswh.compute.retrieval.tokenize import RegexTokenizer
 from biaswh.ingest.dialect.text_cleanup import light_cleanup
 from tests.conftest import shared_file

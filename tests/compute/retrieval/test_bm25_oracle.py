@@ -9,7 +9,8 @@ import pyarrow.parquet as pq
 import pytest
 from rank_bm25 import BM25Okapi
 
-from biaswh.compute.retrieval.bm25 import NO_KNOWN_TOKENS, NO_TOKENS, BM25Index, BM25Parameters
+from biaswh.compute.retrieval.bm25 import NO_KNOWN_TOKENS, NO_TOKENS, BM25Index
+from biaswh.compute.retrieval.bm25_statistics import BM25Parameters
 from biaswh.compute.retrieval.ranking import EMPTY_QUERY, top_k
 from biaswh.compute.retrieval.tokenize import RegexTokenizer
 from biaswh.ingest.dialect.text_cleanup import light_cleanup
