@@ -9,7 +9,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import numpy as np
 import pytest
 
-from biaswh.compute.retrieval.embeddings import LocalProvider, OpenAIProvider, provider_from_settings
+from biaswh.compute.retrieval.embeddings import LocalProvider, provider_from_settings
+from biaswh.compute.retrieval.openai_embeddings import OpenAIProvider
 from biaswh.warehouse.errors import UserError
 
 
