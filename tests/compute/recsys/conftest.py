@@ -1,4 +1,5 @@
-"""Turn simulated post rows into the long (item, feature) frame the recsys job reads from the mart."""
+"""Turn simulated post rows into the long (item, feature) frame the recsys job reads from the mart; the
+recsys study (tests/compute/recsys/recsys_study.py) run once for the modules that read its warehouse."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import polars as pl
 import pytest
 
 from biaswh.ingest.recsys.simulate import FEATURE_TYPES
+from tests.compute.recsys.recsys_study import run_recsys_study
 
 
 def long_values(rows: list[dict]) -> pl.DataFrame:
@@ -32,3 +34,10 @@ def long_values(rows: list[dict]) -> pl.DataFrame:
 @pytest.fixture(scope="session")
 def to_long():
     return long_values
+
+
+@pytest.fixture(scope="session")
+def recsys_warehouse(tmp_path_factory):
+    """(home, what the run printed) after the recsys study: a session fixture, so the pipeline and the
+    hand-checked modules share one xdist group (tests/scheduling.py) and the study runs once."""
+    return run_recsys_study(tmp_path_factory.mktemp("recsys"))
