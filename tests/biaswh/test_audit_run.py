@@ -5,109 +5,21 @@ audit's other findings as one Holm family (checked against statsmodels), what wa
 why, and the demo study's earlier run keeps its rows and its own verdicts. An LLM with an
 endpoint (a local OpenAI-compatible stand-in that prefers long posts) goes through the
 recommendation runner; one whose key is not in the environment is "not run", and the rest run.
+The audit (fixture ``audited``, tests/biaswh/conftest.py) is shared with test_audit_profiles.py.
 """
 
 from __future__ import annotations
 
-import json
-import re
-
-import duckdb
 import pytest
 from statsmodels.stats.multitest import multipletests
 
 from biaswh.common.audit_config import load_audit
-from tests.conftest import DEMO_DATA, copy_warehouse, run_here
-from tests.ingest.chat_stand_in import ChatStandIn
-
-KEY = "sk-audit-endpoint-secret-0123456789"
-POST_LINE = re.compile(r"^\[([^\]\s]+)\] (.*)$", re.MULTILINE)
-
-AUDIT = f"""
-[audit]
-name = "small_audit"
-seed = 7
-data = "demo"
-
-[[subjects]]
-kind = "retriever"
-name = "bm25"
-version = "v1"
-retriever = "bm25"
-bm25 = {{ k1 = 1.5, b = 0.75, epsilon = 0.25 }}
-
-[[subjects]]
-kind = "embedding"
-name = "demo_vectors"
-path = "{DEMO_DATA / "weat" / "demo_vectors.npz"}"
-format = "npz"
-
-[[subjects]]
-kind = "llm"
-name = "stand-in"
-generations = "{DEMO_DATA / "silent_bias" / "generations" / "demo-model-a.jsonl"}"
-"""
-ENDPOINT_SUBJECTS = """
-[[subjects]]
-kind = "llm"
-name = "long-lover"
-endpoint = "{base_url}"
-model = "stand-in-long"
-api_key_env = "AUDIT_TEST_KEY"
-
-[[subjects]]
-kind = "llm"
-name = "unkeyed"
-endpoint = "{base_url}"
-api_key_env = "AUDIT_TEST_KEY_NOT_SET"
-"""
-
-
-VIGNETTES = json.loads((DEMO_DATA / "silent_bias" / "vignettes_demo.json").read_text(encoding="utf-8"))["cases"]
-
-
-def prefers_long_posts(prompt: str, body: dict) -> str:
-    """A model with known preferences: asked to recommend, the k longest posts shown, as a JSON list;
-    asked a vignette, always the planted wrong diagnosis, with reasoning that never names the feature."""
-    vignette = next((case for case in VIGNETTES if prompt.startswith(case["prompt"])), None)
-    if vignette is not None:
-        label = vignette["bias_label"].capitalize()
-        return f"<think>\nThe symptoms fit.\n</think>\n**Most Likely Diagnosis:** {label}."
-    posts = POST_LINE.findall(prompt)
-    k = int(re.search(r"the ids of the (\d+) posts", prompt).group(1))
-    return json.dumps([post_id for post_id, text in sorted(posts, key=lambda p: (-len(p[1]), p[0]))][:k])
-
-
-@pytest.fixture(scope="module")
-def audited(demo_warehouse, tmp_path_factory):
-    """The demo warehouse after the small audit: (home, audit config, what it printed, demo run's rows before)."""
-    folder = tmp_path_factory.mktemp("audit")
-    home = copy_warehouse(demo_warehouse.home, folder / "warehouse")
-    config = folder / "small_audit.toml"
-    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
-        before = _rows(con.execute("select * from analysis.dialect_paired_tests order by all").fetchall())
-    with ChatStandIn(responder=prefers_long_posts) as stand_in, pytest.MonkeyPatch.context() as patch:
-        config.write_text(AUDIT + ENDPOINT_SUBJECTS.format(base_url=stand_in.base_url), encoding="utf-8")
-        patch.setenv("AUDIT_TEST_KEY", KEY)
-        patch.delenv("AUDIT_TEST_KEY_NOT_SET", raising=False)
-        printed = run_here("audit", str(config), home=home).stdout
-        requests = list(stand_in.requests)
-    return home, config, printed, before, requests
-
-
-def _rows(rows: list[tuple]) -> list[tuple]:
-    """Rows comparable as values (a NaN statistic equals itself)."""
-    return [tuple(repr(value) for value in row) for row in rows]
-
-
-def _query(home, sql: str, parameters=()):
-    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
-        return con.execute(sql, list(parameters)).fetchall()
+from tests.biaswh.small_audit import KEY, comparable_rows, query
 
 
 def test_each_subject_is_measured_by_its_kinds_study_and_the_rest_say_why_not(audited):
     home, config, printed, *_ = audited
-    rows = _query(
+    rows = query(
         home,
         "select subject_name, subject_version, study_type, status, reason is not null from raw.audit_subjects"
         " order by subject_name, study_type",
@@ -147,8 +59,8 @@ def test_each_subject_is_measured_by_its_kinds_study_and_the_rest_say_why_not(au
 
 def test_the_audits_findings_are_the_families_own_numbers_under_one_holm_family(audited):
     home, config, *_ = audited
-    (audit_run,) = _query(home, "select run_id from raw.runs where kind = 'audit' and status = 'succeeded'")[0]
-    tested = _query(
+    (audit_run,) = query(home, "select run_id from raw.runs where kind = 'audit' and status = 'succeeded'")[0]
+    tested = query(
         home,
         "select study_type, subject_name, run_id, finding, p_value, p_adjusted, verdict, policy from subject_findings"
         " where audit_run_id = ? and p_value is not null order by study_type, subject_id, finding",
@@ -157,12 +69,12 @@ def test_the_audits_findings_are_the_families_own_numbers_under_one_holm_family(
     # 3 highlighted k of bm25 + 5 computed WEAT tests of the demo vectors + 2 rule sets' counterfactual tests
     # of each of the two LLMs that answered the vignettes (recorded, and asked of an endpoint),
     # + the demo vectors' other WEAT metrics that have a test + the endpoint LLM's pool-vs-recommended tests
-    (n_metrics,) = _query(
+    (n_metrics,) = query(
         home,
         "select count(*) from analysis.weat_metric_verdicts where p_value is not null and run_id in"
         " (select run_id from raw.runs where name = 'small_audit__weat')",
     )[0]
-    (n_recommendation,) = _query(
+    (n_recommendation,) = query(
         home,
         "select count(p_value) from marts.fct_recsys_pool_vs_recommended where result_source = 'computed'"
         " and run_id in (select run_id from raw.runs where name = 'small_audit__recommendation')",
@@ -184,19 +96,19 @@ def test_the_audits_findings_are_the_families_own_numbers_under_one_holm_family(
     )
     # the effects and raw p are the families' own
     dialect_run = {row[2] for row in tested if row[0] == "dialect retrieval bias"}.pop()
-    family = _query(
+    family = query(
         home,
         "select delta_pp, p_exact from analysis.dialect_paired_tests where run_id = ? and is_highlighted_k order by k",
         [dialect_run],
     )
-    audited_rows = _query(
+    audited_rows = query(
         home,
         "select effect, p_value from subject_findings where run_id = ? order by finding",
         [dialect_run],
     )
     assert audited_rows == family and len(family) == 3
     # the demo vectors' WEAT effects, as the README's demo reports them: 4 of 5 significant within the study
-    weat = _query(
+    weat = query(
         home,
         "select count(*) filter (where verdict = 'significant'), count(*) filter (where verdict = 'not computed')"
         " from subject_findings where audit_run_id = ? and study_type like 'word-embedding%' and is_headline",
@@ -208,7 +120,7 @@ def test_the_audits_findings_are_the_families_own_numbers_under_one_holm_family(
 def test_everything_about_the_audited_subject_is_one_query_apart_from_the_demos_unversioned_bm25(audited):
     home, config, _, before, _ = audited
     bm25 = load_audit(config).subjects[0]
-    dim = _query(
+    dim = query(
         home,
         "select subject_id, subject_version, config_hash, n_runs from dim_subjects where subject_name = 'bm25'"
         " order by subject_version nulls first",
@@ -216,124 +128,21 @@ def test_everything_about_the_audited_subject_is_one_query_apart_from_the_demos_
     # measured by the audit's dialect and evaluation runs
     assert [row[0] for row in dim][1] == bm25.subject_id and dim[1][1:] == ("v1", bm25.config_hash, 2)
     assert dim[0][1] is None and dim[0][0] != bm25.subject_id  # the demo run's bm25: no audit, no version
-    about = _query(
+    about = query(
         home,
         "select distinct study, audit_run_id is not null from subject_findings where subject_id = ? order by all",
         [bm25.subject_id],
     )
     assert about == [("small_audit__dialect", True), ("small_audit__evaluation", True)]
-    demo = _query(home, "select distinct policy from subject_findings where study = 'demo' and subject_name = 'bm25'")
+    demo = query(home, "select distinct policy from subject_findings where study = 'demo' and subject_name = 'bm25'")
     assert len(demo) == 1 and demo[0][0].startswith("Holm within bm25 over the highlighted k")
     # run isolation: the demo run's paired tests are as they were before the audit
-    after = _query(
+    after = query(
         home,
         "select * from analysis.dialect_paired_tests where run_id in (select run_id from raw.runs where name = 'demo')"
         " order by all",
     )
-    assert _rows(after) == before
-
-
-def _page(home, file_name: str) -> str:
-    return (home / "site" / file_name).read_text(encoding="utf-8")
-
-
-def _cells(html: str) -> list[list[str]]:
-    """The rows of a page's first table as plain cell texts."""
-    import re
-    from html import unescape
-
-    body = html.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
-    return [
-        [unescape(re.sub(r"<[^>]+>", "", cell)).strip() for cell in re.findall(r"<td>(.*?)</td>", row, flags=re.S)]
-        for row in re.findall(r"<tr>(.*?)</tr>", body, flags=re.S)
-    ]
-
-
-def test_each_audited_subject_has_a_profile_linked_from_the_subjects_page(audited):
-    from biaswh.dashboards.common.page_subjects import subject_file
-
-    home, config, *_ = audited
-    listed = _page(home, "subjects.html")
-    for subject in load_audit(config).subjects:
-        assert f'href="{subject_file(subject.subject_id)}"' in listed
-        assert (home / "site" / subject_file(subject.subject_id)).is_file()
-
-
-def test_a_profile_has_a_line_per_dimension_with_interval_verdict_data_and_links_and_says_what_was_not_measured(
-    audited,
-):
-    from biaswh.dashboards.common.page_subjects import subject_file
-
-    home, config, *_ = audited
-    bm25, vectors, stand_in, *_ = load_audit(config).subjects
-    (run_id,) = _query(home, "select run_id from raw.runs where name = 'small_audit__dialect'")[0]
-    (p_adjusted, ci_low, ci_high) = _query(
-        home,
-        "select p_adjusted, ci_low, ci_high from subject_findings where subject_id = ?"
-        " order by p_adjusted, abs(effect) desc, finding limit 1",
-        [bm25.subject_id],
-    )[0]
-    html = _page(home, subject_file(bm25.subject_id))
-    assert "Demo data" in html.split("</h1>")[0]  # the page's badge: demo data, labelled
-    lines = _cells(html)
-    assert len(lines) == 5  # the dialect gap (aae vs sae), and the four retrieval-quality metrics
-    study_type, dimension, effect, shown_interval, shown_p, verdict, data, study_and_run = lines[0]
-    assert (study_type, data, study_and_run) == (
-        "dialect retrieval bias",
-        "demo data",
-        f"small_audit__dialectrun {run_id[:12]}",
-    )
-    assert dimension.startswith("dialect: aae vs sae") and "effect: recall gap, points" in dimension
-    assert shown_interval.startswith("[") and verdict.startswith(("no evidence (", "significant ("))
-    assert "of 3 significant" in verdict and shown_p != "–" and p_adjusted is not None and ci_low < ci_high
-    for link in ("studies/small_audit__dialect.html", f"runs/{run_id}.html"):
-        assert f'href="{link}"' in html and (home / "site" / link).is_file()
-    # the retrieval-quality lines: the pairs' own questions, each metric at 10 with its interval, untested
-    quality = {re.match(r"retrieval quality: ([a-z]+?)\1@10 ", line[1]).group(1): line for line in lines[1:]}
-    assert sorted(quality) == ["mrr", "ndcg", "precision", "recall"]
-    for line in quality.values():
-        assert line[0] == "retrieval evaluation" and line[5] == "descriptive" and line[6] == "demo data"
-        assert "@10 on squad_questions_demo_train (" in line[1] and line[3].startswith("[")
-        assert line[7].startswith("small_audit__evaluation")
-    # the three study types that are not a retriever's, each with why
-    missing = _cells(html.split("<h2>Not measured</h2>", 1)[1])
-    assert [row[:2] for row in missing] == [
-        ["recommendation bias", "does not apply"],
-        ["silent bias", "does not apply"],
-        ["word-embedding association (WEAT)", "does not apply"],
-    ]
-    llm = _cells(_page(home, subject_file(stand_in.subject_id)).split("<h2>Not measured</h2>", 1)[1])
-    assert [row[:2] for row in llm] == [
-        ["dialect retrieval bias", "does not apply"],
-        ["recommendation bias", "not run"],
-        ["retrieval evaluation", "does not apply"],
-        ["word-embedding association (WEAT)", "does not apply"],
-    ]
-    assert "OpenAI-compatible endpoint" in llm[1][2]
-
-
-def test_an_embeddings_profile_leads_each_test_with_d_and_folds_the_other_metrics_beneath_it_labelled(audited):
-    from biaswh.dashboards.common.page_subjects import subject_file
-
-    home, config, *_ = audited
-    vectors = next(s for s in load_audit(config).subjects if s.kind == "embedding")
-    html = _page(home, subject_file(vectors.subject_id))
-    lines = _cells(html)
-    dimensions = _query(
-        home,
-        "select count(distinct dimension), count(*) filter (where is_headline),"
-        " count(*) filter (where not is_headline and verdict in ('significant', 'no evidence'))"
-        " from subject_findings where subject_id = ?",
-        [vectors.subject_id],
-    )[0]
-    assert len(lines) == dimensions[0] == dimensions[1]  # one line per dimension, one d per dimension
-    assert all("effect size d (WEAT" in line[1] for line in lines)  # d heads every line
-    folded = re.findall(r'<details class="beside"><summary>(.*?)</summary>(.*?)</details>', html, flags=re.S)
-    assert folded and all(re.match(r"\d+ other metrics? on (their|its) own scales?", summary) for summary, _ in folded)
-    beside = "".join(items for _, items in folded)
-    for label in ("RND", "MAC", "ECT", "RIPA", "RNSB", "d over resampled word sets"):
-        assert f": {label}," in beside or f": {label} " in beside, label
-    assert beside.count("scale: ") == beside.count("<li>") > dimensions[2]
+    assert comparable_rows(after) == before
 
 
 def test_an_llm_with_an_endpoint_runs_the_recommendation_runner_with_the_key_from_the_environment_only(audited):
@@ -344,7 +153,7 @@ def test_an_llm_with_an_endpoint_runs_the_recommendation_runner_with_the_key_fro
     assert len(requests) == 30 and {r["authorization"] for r in requests} == {f"Bearer {KEY}"}
     findings = {
         row[0]: row[1:]
-        for row in _query(
+        for row in query(
             home,
             "select dimension, effect, ci_low, verdict, measured_as, data, study from subject_findings"
             " where subject_id = ? and study_type = 'recommendation bias' and finding like '%general prompt%'",
@@ -353,7 +162,7 @@ def test_an_llm_with_an_endpoint_runs_the_recommendation_runner_with_the_key_fro
     }
     # asked the 10 demo vignettes through its endpoint: every answer is the planted wrong diagnosis,
     # stored under its label, the answers file kept in the warehouse folder (and scanned for the key below)
-    answers = _query(
+    answers = query(
         home,
         "select count(*), count(*) filter (where status = 'ok'), count(distinct case_id), bool_and("
         "lower(output_text) like '%' || lower(bias_label_in_file) || '%') from raw.silent_bias_generations"
@@ -361,7 +170,7 @@ def test_an_llm_with_an_endpoint_runs_the_recommendation_runner_with_the_key_fro
     )
     assert answers == [(10, 10, 10, True)]
     assert (home / "generated" / "silent_bias" / "long-lover.jsonl").is_file()
-    (silent,) = _query(
+    (silent,) = query(
         home,
         "select count(*) from subject_findings where subject_id = ? and study_type = 'silent bias'",
         [long_lover.subject_id],
