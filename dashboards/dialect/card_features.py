@@ -79,12 +79,6 @@ def feature_finding(rows: list[dict]) -> str:
     )
 
 
-@card(
-    "Dialect features (one rule at a time)",
-    "dialect_features.html",
-    order=15,
-    runs=RUNS,
-)
 def dialect_features_card(con, run_id: str | None = None, n_runs: int = 1) -> str | None:
     """The card of one study run (``run_id``; default: the latest run holding results)."""
     latest = (run_id, n_runs) if run_id else RUNS.latest(con)
@@ -107,3 +101,8 @@ def dialect_features_card(con, run_id: str | None = None, n_runs: int = 1) -> st
     columns = ["rule", "pairs", "recall SAE", "recall with the rule", "difference, points", f"{adjustment} p"]
     caption = f"Largest costs at k = {rows[0]['k']} (top 5; {rules_policy(rows)})" if rows else ""
     return card_body(feature_finding(rows), caption, columns, table_rows, run_id, n_runs, data=rows[:5])
+
+
+# Registered by a call, not a decorator: mutmut 3 leaves decorated functions unmutated, and the card's
+# table and caption are built here (docs/mutation-survivors-pages.md).
+card("Dialect features (one rule at a time)", "dialect_features.html", order=15, runs=RUNS)(dialect_features_card)

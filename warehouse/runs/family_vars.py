@@ -18,7 +18,8 @@ import jinja2
 import yaml
 
 from biaswh.warehouse.errors import UserError
-from biaswh.warehouse.settings.plugin_roots import family_roots
+from biaswh.warehouse.settings.home import DBT_PROJECT_DIR
+from biaswh.warehouse.settings.plugin_roots import plugin_folders
 
 # What names a macro of a family's run parameter defaults (dbt's family_var looks for the same).
 DEFAULTS_MACRO_SUFFIX = "_run_parameter_defaults"
@@ -40,10 +41,13 @@ def _return(value):
 def defaults_macro_files() -> list[Path]:
     """Every ``.sql`` file under a family root's ``dbt_project/macros/`` defining a defaults macro,
     the project's first, then each plugin folder's, in path order within each."""
+    # The project's dbt_project/ is DBT_PROJECT_DIR, beside the layers in a checkout and beside biaswh/ in an
+    # installed layout (a mutation workspace's); a plugin folder's is inside it.
+    folders = [DBT_PROJECT_DIR, *(folder / "dbt_project" for folder in plugin_folders())]
     return [
         path
-        for root in family_roots()
-        for path in sorted((root / "dbt_project" / "macros").rglob("*.sql"))
+        for folder in folders
+        for path in sorted((folder / "macros").rglob("*.sql"))
         if _DEFAULTS_MACRO.search(path.read_text(encoding="utf-8"))
     ]
 
