@@ -165,10 +165,12 @@ test-fast: setup
 # docs/testing.md): the guarded modules changed against main, `MODULES=all`, or named modules and
 # folders (`MODULES="stats/ compute/weat/ect.py"`). One mutmut worker, niced; each mutant runs only
 # the guard tests that reach its function. Prints the kill rate per module and every survivor.
-# Not part of `make test`.
+# Not part of `make test`. `IN_PROCESS=1` judges one named module's mutants in one pytest process
+# instead (tests/mutants/in_process.py: for guard tests too slow to start per mutant, the study pages).
 MODULES ?=
+IN_PROCESS ?=
 mutants: setup
-	nice -n 15 $(BIN)/python -m tests.mutants $(MODULES)
+	nice -n 15 $(BIN)/python -m tests.mutants$(if $(IN_PROCESS),.in_process) $(MODULES)
 
 bench: setup ray bench-deps
 	$(BIN)/python -m benchmarks

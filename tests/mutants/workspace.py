@@ -105,6 +105,11 @@ def prepare(module: str, tests: list[str]) -> Path:
         if not link.is_symlink():
             link.symlink_to(target)
     (folder / "pyproject.toml").write_text(settings_for(module, tests, pyproject), encoding="utf-8")
+    # The mutated copy's biaswh/ is where the layers are found (LAYERS_ROOT): the families' dbt macros
+    # (their run parameters' defaults) are read from its dbt_project/, as in a checkout.
+    (folder / "mutants" / PACKAGE).mkdir(parents=True, exist_ok=True)
+    if not (folder / "mutants" / PACKAGE / "dbt_project").is_symlink():
+        (folder / "mutants" / PACKAGE / "dbt_project").symlink_to(REPOSITORY / "dbt_project")
     return folder
 
 
