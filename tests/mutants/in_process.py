@@ -126,6 +126,10 @@ class Judge:
             signal.alarm(seconds)
             try:
                 reports = runtestprotocol(item, nextitem=following, log=False)
+            except MutantTimeout:  # the alarm rang outside the test's body: in a hook, a fixture, a report
+                with contextlib.suppress(Exception):
+                    session._setupstate.teardown_exact(None)
+                return item.nodeid, "MutantTimeout (outside the test's body)"
             finally:
                 signal.alarm(0)
             if durations is None:  # the clean run: how long each test takes and which functions it runs
@@ -185,7 +189,10 @@ def judge(module: str, tests: list[str], *, everything: bool = False, shard: tup
     target = importlib.import_module(installed_path(module).removesuffix(".py").replace("/", "."))
     if not Path(target.__file__).is_relative_to(folder / "mutants"):
         raise RuntimeError(f"{module} was imported from {target.__file__}, not from its mutated copy")
-    arguments = ["-q", "-p", "no:randomly", "-p", "no:cacheprovider", "--no-cov", "-c", "pyproject.toml", *tests]
+    # Plain asserts: a verdict needs only pass or fail, and explaining a failed comparison of a page's
+    # long strings can take longer than the test.
+    options = ["-q", "-p", "no:randomly", "-p", "no:cacheprovider", "--no-cov", "--assert=plain", "--tb=line"]
+    arguments = [*options, "-c", "pyproject.toml", *tests]
     pytest.main(arguments, plugins=[plugin])
     return plugin
 
