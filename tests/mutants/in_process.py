@@ -38,7 +38,7 @@ from mutmut.state import state
 from mutmut.utils.format_utils import mangled_name_from_mutant_name
 
 from tests.mutants import workspace
-from tests.mutants.results import NOT_KILLED, installed_path, status_of
+from tests.mutants.results import NOT_KILLED, installed_path, load_equivalents, status_of
 
 # mutmut's exit codes (tests/mutants/results.py): killed, survived, killed by timeout, run by no guard test.
 KILLED, SURVIVED, TIMED_OUT, NO_TESTS = 1, 0, 36, 33
@@ -84,10 +84,16 @@ def generate(module: str, tests: list[str]) -> Path:
 
 
 def to_judge(folder: Path, module: str, *, everything: bool = False, shard: tuple[int, int] = (0, 1)) -> list[str]:
-    """The mutants to run, in mutmut's order: those not judged or not killed (all with ``everything``),
-    every ``count``-th from the ``index``-th of them for ``shard=(index, count)``."""
+    """The mutants to run, in mutmut's order: those not judged, and those not killed but for the survivors
+    ``equivalent.toml`` names (all with ``everything``), every ``count``-th from the ``index``-th of
+    them for ``shard=(index, count)``."""
     codes = json.loads(_meta(folder, module).read_text(encoding="utf-8"))["exit_code_by_key"]
-    names = [n for n, code in codes.items() if everything or code is None or status_of(code) in NOT_KILLED]
+    equivalent = load_equivalents()
+    names = [
+        n
+        for n, code in codes.items()
+        if everything or code is None or (status_of(code) in NOT_KILLED and n not in equivalent)
+    ]
     names.sort(key=lambda n: (n.rsplit("_", 1)[0], int(n.rsplit("_", 1)[1])))
     index, count = shard
     return names[index::count]

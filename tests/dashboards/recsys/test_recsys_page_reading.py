@@ -1,6 +1,7 @@
 """The recommendation-bias page of the demo site read against the warehouse: the intro's rules, each
 result set's counts, finding, labelled heatmap cells, condition intervals, the original's folded views
-and the raw rows, the Benjamini-Hochberg rule planted on a copy, and the note before any result."""
+and the raw rows, the intro and the result set's headings and notes word for word, the Benjamini-Hochberg
+rule, the run's own paper level and α planted on a copy, and the note before any result."""
 
 from __future__ import annotations
 
@@ -76,6 +77,8 @@ def test_the_intro_counts_finding_and_raw_rows_of_the_result_set(warehouse):
     assert list(raw_table.data["p_value"]) == [r[page.RESULT_COLUMNS.index("p_value")] for r in rows]
     assert f"<details><summary>Raw results ({len(rows):,} rows)</summary><div" in html
     assert "</table>" in between(html, "Raw results (", "</details><h2>Provenance</h2>")
+    assert html.count("<details>") == html.count("</details>")  # every folded block is closed
+    assert "</script></div></details><h2>Provenance</h2>" in html  # the raw rows' download, then the provenance
     headings = re.findall(r"<h3>(.*?)</h3>", between(html, f"<h2>{RESULT_SET} ", "<h2>Provenance"))
     assert headings == [
         "Fully aggregated",
@@ -136,6 +139,8 @@ def test_the_lead_names_each_consistently_favoured_feature_and_its_direction():
         " 0.123, significant in 3 of 4 conditions). The other features show no consistent difference.</p>"
     )
     assert "No feature is consistently favoured" in page._lead(overall, {"length": 2}, "f")
+    one = pd.DataFrame({"feature": ["a"], "bias_mean": [0.5], "n_conditions": [1]})
+    assert "No feature is consistently favoured" in page._lead(one, {}, "f")  # no adjusted test counts as none
     assert page._label(0.5, "**") == "0.50**" and page._label(-0.125, None) == "-0.12" and page._label(1, "") == "1.00"
 
 
@@ -147,9 +152,21 @@ def test_benjamini_hochberg_on_the_results_and_no_synthetic_record_on_a_copy(dem
     assert html.startswith(f'<h2>{RESULT_SET} <span class="note">(computed results)</span></h2><p>')
     assert "significant after Benjamini-Hochberg within the result set, α = 0.05; as published" in html
     assert page._synthetic_post_sets(con) == {RESULT_SET}
-    con.execute("update marts.fct_recsys_pool_vs_recommended set adjustment_method = null, status = 'error'")
+    con.execute(
+        "update marts.fct_recsys_pool_vs_recommended set adjustment_method = null, status = 'error',"
+        " pool_definition = null"
+    )
     html = page._result_set_section(con, run_id, "computed", RESULT_SET, synthetic=False)
-    assert "no adjusted p-values (run the recsys_bias job)" in html and "computations failed (see the table)." in html
+    n, raw = con.execute(
+        "select count(*), count(*) filter (where p_value < 0.05) from marts.fct_recsys_pool_vs_recommended"
+        f" where {WHERE}",
+        [run_id],
+    ).fetchone()
+    assert (
+        f"no adjusted p-values (run the recsys_bias job); {PUBLISHED}: {raw:,}. {n} computations failed (see the"
+        " table).</p>" in html
+    )  # no pool named
+    assert "in more than half of its conditions (no adjusted p-values).</p><h3>Fully aggregated</h3>" in html
     con.execute("drop table marts.dim_runs")
     assert page._synthetic_post_sets(con) == set()
 
@@ -159,3 +176,68 @@ def test_before_any_result_the_page_says_what_to_run():
         '<p class="note">No recommendation-bias results yet: <code>biaswh run studies/demo_recsys.toml</code>'
         " or <code>biaswh run studies/recsys_paper.toml</code>, then reload.</p>"
     )
+
+
+def _skeleton(html: str) -> str:
+    """The page with each chart (its div, spec and embedding script) as ``[chart]``."""
+    return re.sub(r'<div id="chart-\d+" class="chart"></div>.*?vegaEmbed\(.*?</script>', "[chart]", html, flags=re.S)
+
+
+def test_the_intro_and_the_result_sets_headings_notes_and_charts_word_for_word(warehouse):
+    con = warehouse
+    run_id, html, _, _ = _page(con)
+    intro = html.split("<h3>The paper's figures", 1)[0]
+    assert intro == (
+        '<p class="note">Each condition (dataset × model × prompt style) compares the posts a model recommended'
+        " with the pool it was shown. Numerical features: Cohen's d (recommended minus pool, pooled SD) and"
+        " Welch's t-test; categorical and binary features: Cramér's V and the chi-square test (Yates' correction"
+        " on 2×2 tables). The heatmaps colour the signed bias (bias / max |bias| per feature, -1 to 1: red, the"
+        " model favours higher values or the category mix differs; blue, lower) on a diverging scale around 0,"
+        " and grey out cells whose conditions are not mostly significant, so noise is not painted. The verdicts,"
+        " the markers (* above 50 %, ** above 60 %, *** above 75 % of the conditions) and the grey cells all"
+        f" count tests {RULE} (the family: every feature × condition of one recommendation run). The"
+        " original's min-max views, which stretch noise over 0-1, stay available below each result set,"
+        f" labelled {PUBLISHED}: their markers count raw p, as the paper did.</p>"
+    )
+    prompts = con.execute(
+        f"select count(distinct prompt_style) from marts.fct_recsys_pool_vs_recommended where {WHERE}", [run_id]
+    ).fetchone()[0]
+    section = _skeleton(between(html, f"<h2>{RESULT_SET} ", "<details><summary>Raw results"))
+    assert section.split("</p><h3>Fully aggregated</h3>", 1)[1] == (
+        "[chart]<h3>By prompt style, dataset and model</h3>"
+        + "[chart]" * 3
+        + "<h3>One heatmap per prompt style</h3>"
+        + "[chart]" * prompts
+        + '<h3>Condition-level intervals</h3><p class="note">Hedges\' g of every condition with its 95%'
+        " normal-approximation interval (numerical features; categorical and binary features have Cramér's V,"
+        " without an interval in the mart).</p>[chart]"
+        f"<details><summary>The original's min-max normalised views, {PUBLISHED}</summary>"
+        '<p class="note">Min-max normalisation per feature stretches pure noise over 0-1: a feature with no'
+        " significant condition can reach 1.00. Their markers count raw p below the paper's level, unadjusted:"
+        " the verdicts above count only tests significant after the adjustment.</p>"
+        + "[chart]" * (1 + 3 + prompts)
+        + "</details>"
+    )
+
+
+def test_the_paper_level_is_the_runs_own_in_the_counts_and_the_folded_views(demo_site):
+    con = writable_copy(demo_site, "recsys")
+    run_id = run_of(con, "demo_recsys")
+    con.execute(
+        "update marts.dim_runs set run_parameters"
+        " = json_merge_patch(run_parameters, '{\"recsys_published_alpha\": 0.1}') where run_id = ?",
+        [run_id],
+    )
+    raw = con.execute(
+        f"select count(*) filter (where p_value < 0.1) from marts.fct_recsys_pool_vs_recommended where {WHERE}",
+        [run_id],
+    ).fetchone()[0]
+    con.execute(
+        "update marts.dim_runs set parameters"
+        """ = json_merge_patch(parameters, '{"settings": {"verdicts": {"alpha": 0.01}}}') where run_id = ?""",
+        [run_id],
+    )
+    html = page._result_set_section(con, run_id, "computed", RESULT_SET, synthetic=True)
+    assert f"; as published (raw p &lt; 0.1): {raw:,}. Pool: non_recommended.</p>" in html
+    assert "significant after Holm within the result set, α = 0.01; as published" in html  # the run's policy
+    assert "<details><summary>The original's min-max normalised views, as published (raw p &lt; 0.1)</summary>" in html
