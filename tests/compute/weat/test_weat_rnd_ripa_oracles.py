@@ -18,7 +18,8 @@ from biaswh.compute.weat.ripa import CONVENTION as RIPA_CONVENTION
 from biaswh.compute.weat.ripa import _sign_flip_p, relational_inner_product
 from biaswh.compute.weat.rnd import CONVENTION as RND_CONVENTION
 from biaswh.compute.weat.rnd import relative_norm_distance
-from tests.compute.weat.test_weat_resampling_edges import _brute_force_p, _hand_drawn_interval, _hand_drawn_p
+from tests.compute.weat.test_weat_resampling_edges import _brute_force_p, _hand_drawn_p
+from tests.compute.weat.test_weat_resampling_intervals import _hand_drawn_interval
 
 EPS = np.finfo(np.float64).eps
 SETTINGS = ResamplingSettings(confidence_level=0.9, bootstrap_resamples=300, exact_limit=126, n_permutations=199)
