@@ -72,16 +72,18 @@ test-core: setup
 # and on a local Thrift server, the demo site's marts built on Spark), beside a build of the demo
 # warehouses they compare with: the session-mode modules share one JVM on one worker, the Thrift
 # server's module (its own JVM) runs on the other; the prebuild stops after the demo site (no Spark
-# test reads the demo audit). Their coverage is appended to the data
+# test reads the demo audit). Every studies/demo*.toml built on Spark and compared with the DuckDB
+# path (tests/dbt_project/test_spark_every_demo_study.py, eight Spark builds) runs here too, on the
+# session-mode worker. Their coverage is appended to the data
 # `make test-core` left (.coverage), so `make coverage-floor` then covers both steps.
 test-spark: setup spark
 	@begin=$$(date +%s); \
-	BIASWH_TEST_PREBUILD=demo,site $(BIN)/python -m pytest $(XDIST) -m spark --cov --cov-append --cov-report= \
+	BIASWH_TEST_SPARK_ALL=1 BIASWH_TEST_PREBUILD=demo,site $(BIN)/python -m pytest $(XDIST) -m spark --cov --cov-append --cov-report= \
 	  --cov-fail-under=0 --durations=15; \
 	status=$$?; echo "make test-spark: pytest took $$(( $$(date +%s) - begin )) s"; exit $$status
 
 # Every studies/demo*.toml built on Spark and compared with the DuckDB path (values, types,
-# descriptions): eight Spark builds, too long for `make test`.
+# descriptions), alone: eight Spark builds (part of `make test-spark`, too long for `make test`).
 test-spark-all: setup spark
 	BIASWH_TEST_SPARK_ALL=1 $(BIN)/python -m pytest tests/dbt_project/test_spark_every_demo_study.py -q --no-cov
 

@@ -29,7 +29,8 @@ from tests.conftest import DEMO_STUDY
 from tests.dbt_project.spark_equality import assert_equal, require_spark
 
 # Eight studies built on Spark (1,011 s for all eight in one JVM on 2 cores at load 5-10, the
-# DuckDB site prebuilt): outside `make test`'s time, run by `make test-spark-all`.
+# DuckDB site prebuilt): outside `make test`'s time, run by `make test-spark` (CI's Spark step) and
+# alone by `make test-spark-all`.
 ALL_STUDIES_VARIABLE = "BIASWH_TEST_SPARK_ALL"
 pytestmark = [
     pytest.mark.spark,
