@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 WHEELS := $(or $(PIP_FIND_LINKS),$(wildcard /opt/wheels))
 FIND_LINKS := $(if $(WHEELS),--find-links $(WHEELS),)
 
-.PHONY: setup browser ray bench-deps spark dagster lint format demo test test-core test-spark coverage-floor test-fast test-spark-all mutants bench dashboards docs clean
+.PHONY: setup browser ray bench-deps spark dagster lint format demo test test-core test-spark coverage-floor test-fast test-spark-all test-repeat mutants bench dashboards docs clean
 
 # Bytecode is compiled at install (uv --compile-bytecode; pip compiles by default) and for the
 # project's own packages on every setup (only what changed): where PYTHONDONTWRITEBYTECODE is set,
@@ -157,6 +157,15 @@ $(VENV)/.spark-installed: $(VENV)/.installed requirements-spark.lock
 
 # The edit-test loop: no dbt build (nor a test reading a demo warehouse), no real data, no Ray or
 # Spark start; prints its duration and slowest tests (target < 3 min).
+# The hostile endpoint module (a server that drips, stalls, redirects, floods) REPEAT times in a row,
+# each in a fresh process, stopping at the first failure: its timing cases once raced.
+REPEAT ?= 20
+test-repeat: setup
+	@for i in $$(seq 1 $(REPEAT)); do \
+	  $(BIN)/python -m pytest -q --no-cov -p no:randomly tests/hostile/test_endpoints.py > /dev/null \
+	    || { echo "make test-repeat: run $$i of $(REPEAT) failed"; exit 1; }; \
+	done; echo "make test-repeat: $(REPEAT) runs in a row passed"
+
 test-fast: setup
 	@begin=$$(date +%s); \
 	$(BIN)/python -m pytest $(XDIST) -q -m "not dbt and not real_data and not ray and not spark" --durations=10; \
