@@ -22,17 +22,11 @@ import sys
 
 import polars as pl
 
+from biaswh.compute.common.engine import usable_cpus
 from biaswh.compute.recsys.importance import ConditionImportance, condition_importance
 
 # Trees in all (conditions × folds × trees) from which worker processes pay for their start.
 POOL_FROM_TREES = 2000
-
-
-def _available_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 def _one(values: pl.DataFrame, seed: int, options: dict, threads: int) -> ConditionImportance | ValueError:
@@ -61,7 +55,7 @@ def condition_importances(
     """
     if workers is None:
         trees = len(conditions) * options["trees"] * options["folds"]
-        workers = min(_available_cores(), len(conditions)) if trees >= POOL_FROM_TREES else 1
+        workers = min(usable_cpus(), len(conditions)) if trees >= POOL_FROM_TREES else 1
     if workers <= 1:
         return [_one(values, seed, options, 2) for values, seed in conditions]
     environment = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
