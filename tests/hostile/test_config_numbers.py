@@ -224,3 +224,21 @@ def test_the_real_command_refuses_in_one_line(argv, fragment, tmp_path, warehous
     lines = completed.stderr.strip().splitlines()  # one line per mistake: [nan, inf] holds two
     assert all(line.startswith("biaswh") and " error: " in line for line in lines), lines
     assert len(lines) == (1 if argv[0] == "generate" else 2) and not (warehouse_home / "warehouse.duckdb").exists()
+
+
+def test_a_family_alpha_contradicting_the_verdict_policy_is_refused_before_any_work(tmp_path, warehouse_home, capsys):
+    from biaswh.warehouse.runs.study import load_study
+
+    (tmp_path / "demo_data").symlink_to(DEMO_DATA)
+    text = with_value((STUDIES / "demo_evaluation.toml").read_text(encoding="utf-8"), "verdicts", "alpha", "0.01")
+    repeated, contradicted = tmp_path / "repeated.toml", tmp_path / "contradicted.toml"
+    repeated.write_text(with_value(text, "evaluation", "alpha", "0.01"), encoding="utf-8")
+    contradicted.write_text(with_value(text, "evaluation", "alpha", "0.05"), encoding="utf-8")
+    assert load_study(repeated, check_files=True).settings["evaluation"]["alpha"] == 0.01  # repeating it is fine
+    assert main(["run", str(contradicted)]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines == [
+        f"biaswh: error: {contradicted}: [evaluation] alpha = 0.05 differs from [verdicts] alpha = 0.01:"
+        " a study has one verdict policy; set alpha in [verdicts] only"
+    ], lines
+    assert not (warehouse_home / "warehouse.duckdb").exists()

@@ -150,7 +150,22 @@ def config_problems(
             cleaned[name] = checker.table(STUDY_SCHEMA.keys[name], value, f"[{name}]")
     if "study" not in config:
         checker.problems.append(f"{path}: [study] needs a name and a seed")
+    _one_alpha(checker, cleaned)
     return checker.problems, cleaned
+
+
+def _one_alpha(checker: Checker, cleaned: dict) -> None:
+    """A study has one verdict policy: a family table's own ``alpha`` (an older key, read when
+    ``[verdicts]`` sets none) may only repeat ``[verdicts] alpha``, never contradict it."""
+    policy = (cleaned.get("verdicts") or {}).get("alpha")
+    if policy is None:
+        return
+    for name, table in cleaned.items():
+        if name != "verdicts" and isinstance(table, dict) and "alpha" in table and table["alpha"] != policy:
+            checker.problems.append(
+                f"{checker.path}: [{name}] alpha = {table['alpha']} differs from [verdicts] alpha = {policy}:"
+                f" a study has one verdict policy; set alpha in [verdicts] only"
+            )
 
 
 def _ingest_steps(checker: Checker, steps, *, check_sources: bool) -> list[dict]:
