@@ -6,6 +6,8 @@ The server is the local stand-in on 127.0.0.1 (tests/ingest/chat_stand_in.py), n
 from __future__ import annotations
 
 import json
+import locale
+import sys
 
 import pytest
 
@@ -74,6 +76,28 @@ def test_the_cache_appends_text_as_written_and_compacts_in_the_given_order(tmp_p
     assert cache.path.read_text(encoding="utf-8") == _lines(
         {"id": "b", "t": 3}, {"id": "a", "t": 2}, {"id": "z", "t": "é"}
     )
+
+
+@pytest.fixture
+def ascii_locale():
+    """The C locale, whose default text encoding is ASCII (a container or server without a UTF-8 locale)."""
+    if sys.flags.utf8_mode:
+        pytest.skip("Python's UTF-8 mode makes every default text encoding UTF-8, whatever the locale")
+    saved = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    try:
+        yield
+    finally:
+        locale.setlocale(locale.LC_CTYPE, saved)
+
+
+def test_the_cache_is_written_and_read_as_utf_8_whatever_the_locale(tmp_path, ascii_locale):
+    path = tmp_path / "answers.jsonl"
+    assert locale.getencoding() == "ANSI_X3.4-1968"  # what a file opened without an encoding would use
+    JsonlCache(path).append({"id": "q1", "t": "naïve — 日本"})
+    assert path.read_bytes() == '{"id": "q1", "t": "naïve — 日本"}\n'.encode()
+    path.write_bytes('{"id": "q2", "t": "café"}\n'.encode())
+    assert JsonlCache(path).read() == {"q2": {"id": "q2", "t": "café"}}
 
 
 def _settings(server: ChatStandIn, **changes) -> EndpointSettings:

@@ -8,8 +8,11 @@ the refusal to follow a redirect, and the nesting-depth check.
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 import threading
 import time
+import types
 
 import pytest
 
@@ -75,6 +78,20 @@ def test_a_drip_past_the_deadline_has_one_reason_whichever_thread_sees_it():
     assert {answer.failure for answer in answers} == {"no complete reply within the 0.3 s deadline"}
 
 
+@pytest.mark.parametrize(
+    ("seconds_after", "failure"), [(0.0, ""), (0.001, "no complete reply within the 5 s deadline")]
+)
+def test_the_thread_reading_a_reply_holds_the_deadline_itself(monkeypatch, seconds_after, failure):
+    # The client's clock reads 1000 s when the question is asked and when the deadline is set, then
+    # ``seconds_after`` past the deadline: the waiting thread, on the real clock, has not woken yet.
+    readings = iter([1000.0, 1000.0])
+    clock = types.SimpleNamespace(monotonic=lambda: next(readings, 1005.0 + seconds_after), sleep=time.sleep)
+    monkeypatch.setattr("biaswh.ingest.common.llm.client.time", clock)
+    with ChatStandIn() as server:
+        answer = _chat(server, max_retries=0)
+    assert answer.failure == failure and answer.ok == (not failure)
+
+
 def test_headers_dripped_one_byte_at_a_time_are_cut_at_the_deadline():
     """No single read waits past the read timeout, so only the waiting thread's deadline ends this."""
     with socket.create_server(("127.0.0.1", 0)) as listener:
@@ -103,6 +120,67 @@ def test_headers_dripped_one_byte_at_a_time_are_cut_at_the_deadline():
         stop.set()
     assert answer.failure == "no complete reply within the 0.5 s deadline" and answer.attempts == 1
     assert elapsed < 5  # the headers alone would take 10 s
+
+
+class HeaderDripper:
+    """Sends every connection on 127.0.0.1 a status line and then header bytes one every 50 ms, for 20 s."""
+
+    def __init__(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.dripped_all = threading.Event()
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.listener.getsockname()[1]}/v1"
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:  # closed
+                return
+            threading.Thread(target=self._drip, args=(connection,), daemon=True).start()
+
+    def _drip(self, connection: socket.socket) -> None:
+        with connection:
+            connection.recv(65536)
+            for byte in b"HTTP/1.1 200 OK\r\nX-Padding: " + b"x" * 400:
+                try:
+                    connection.sendall(bytes([byte]))
+                except OSError:  # the client let go
+                    return
+                time.sleep(0.05)
+        self.dripped_all.set()
+
+
+UNCLOSED_CLIENT = """
+import sys
+from biaswh.ingest.common.llm.client import EndpointClient
+from biaswh.ingest.common.llm.settings import EndpointSettings
+client = EndpointClient(EndpointSettings(base_url=sys.argv[1], timeout_seconds=0.5, max_retries=0))
+print(client.chat(model="m", prompt="q", sampling={}).failure)
+"""
+
+
+def test_an_attempt_abandoned_on_a_client_never_closed_does_not_hold_the_process_open():
+    # The embeddings provider keeps its client open to the end, and a server dripping headers keeps
+    # the abandoned attempt reading (each byte comes within the read timeout): Python must exit anyway.
+    server = HeaderDripper()
+    before = set(threading.enumerate())
+    client = EndpointClient(EndpointSettings(base_url=server.base_url, timeout_seconds=0.5, max_retries=0))
+    try:
+        answer = client.chat(model="m", prompt="q", sampling={})
+        left_reading = [thread for thread in threading.enumerate() if thread not in before and thread.is_alive()]
+        assert answer.failure == "no complete reply within the 0.5 s deadline"
+        assert left_reading and all(thread.daemon for thread in left_reading)  # not waited for at exit
+        command = [sys.executable, "-c", UNCLOSED_CLIENT, server.base_url]
+        finished = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        assert (finished.returncode, finished.stdout) == (0, "no complete reply within the 0.5 s deadline\n")
+        assert not server.dripped_all.is_set()  # it exited while the server was still dripping
+    finally:
+        client.close()
+        server.listener.close()
 
 
 @pytest.mark.parametrize(

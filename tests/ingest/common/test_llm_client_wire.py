@@ -12,6 +12,7 @@ import socket
 import threading
 import time
 import types
+from collections.abc import Callable
 
 import pytest
 
@@ -25,9 +26,10 @@ CAP = 1_000
 
 
 class CannedServer:
-    """Answers every connection on 127.0.0.1 with ``reply`` (raw bytes), then closes it; None: sends nothing."""
+    """Answers every connection on 127.0.0.1 with ``reply`` (raw bytes, or made from the request's bytes by a
+    function), then closes it; None: sends nothing."""
 
-    def __init__(self, reply: bytes | None) -> None:
+    def __init__(self, reply: bytes | Callable[[bytes], bytes] | None) -> None:
         self.reply = reply
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.listener.settimeout(0.2)
@@ -55,9 +57,9 @@ class CannedServer:
             except TimeoutError:
                 continue
             with connection:
-                connection.recv(65536)
+                request = connection.recv(65536)
                 if self.reply is not None:
-                    connection.sendall(self.reply)
+                    connection.sendall(self.reply(request) if callable(self.reply) else self.reply)
                     self._drain(connection)
                     continue
                 connection.settimeout(0.1)
@@ -150,6 +152,22 @@ def test_a_3xx_without_a_location_is_a_redirect_to_nowhere(status, failure):
     with CannedServer(_response(status, b"")) as server:
         answer = _chat(server.base_url, max_retries=2)
     assert answer.failure.startswith(failure) and answer.attempts == 1
+
+
+def test_a_key_the_server_echoes_in_a_header_line_it_breaks_is_not_recorded(monkeypatch):
+    # The HTTP parser quotes a header line it cannot read in its error, and the error is recorded with the answer.
+    monkeypatch.setenv("BIASWH_TEST_WIRE_KEY", "hunter2-not-shaped-like-a-key")
+
+    def echo_the_key(request: bytes) -> bytes:
+        sent = next(line for line in request.split(b"\r\n") if line.lower().startswith(b"authorization:"))
+        return b"HTTP/1.1 200 OK\r\nX-Echo " + sent.partition(b":")[2].strip() + b"\r\n\r\n"
+
+    with CannedServer(echo_the_key) as server:
+        answer = _chat(server.base_url, api_key_env="BIASWH_TEST_WIRE_KEY")
+    assert (
+        answer.failure
+        == "APIConnectionError: RemoteProtocolError: illegal header line: bytearray(b'X-Echo Bearer ***')"
+    )
 
 
 def test_an_abandoned_attempt_lets_go_of_its_connection_at_its_read_timeout():
