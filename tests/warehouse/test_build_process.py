@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from biaswh.warehouse.database.connection import connect
 from biaswh.warehouse.dbt_build import build_process
+from biaswh.warehouse.dbt_build.macro_templates import CALLED_MACROS_FILE
 from biaswh.warehouse.dbt_build.runner import run_dbt_build
 from biaswh.warehouse.errors import UserError
 from biaswh.warehouse.settings.home import HOME_VARIABLE
@@ -38,6 +41,9 @@ def test_builds_inside_a_study_run_go_to_one_child_kept_for_the_next_run(tmp_pat
             con = connect()  # the child let go of the file
             assert con.execute("select count(*) from staging.stg_squad__questions").fetchone() == (0,)
             con.close()
+            # the macros the build called, for the next child to compile while it waits (macro_templates.py)
+            called = json.loads((home / "dbt" / "target" / CALLED_MACROS_FILE).read_text())
+            assert "macro.dbt.materialization_view_default" in called
         assert child.poll() is None  # one child for every build of the run
     assert (
         child.poll() is None

@@ -13,7 +13,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from biaswh.warehouse.dbt_build.build_process import FORWARDED_EVENTS, WARM_UP_SELECTION
-from biaswh.warehouse.dbt_build.invoke import invoke_dbt, load_dbt, parsed_nodes
+from biaswh.warehouse.dbt_build.invoke import dbt_folder, invoke_dbt, last_manifest, load_dbt, parsed_nodes
+from biaswh.warehouse.dbt_build.macro_templates import compile_recorded, record_called
 from biaswh.warehouse.dbt_build.runner import FAILED_STATUSES, build_environment
 
 
@@ -56,6 +57,7 @@ def _serve(requests: Connection, replies: Connection) -> None:
             pass
     replies.send("ready")
     while True:
+        _compile_macros_while_idle(requests)
         try:
             request = requests.recv()
         except EOFError:
@@ -63,7 +65,18 @@ def _serve(requests: Connection, replies: Connection) -> None:
         os.environ.clear()
         os.environ.update(request["environ"])
         os.chdir(request["cwd"])
-        replies.send(_answer(request, replies))
+        answer = _answer(request, replies)
+        if request["args"][0] == "build" and last_manifest() is not None:
+            record_called(last_manifest(), dbt_folder() / "target")  # a few ms
+        replies.send(answer)
+
+
+def _compile_macros_while_idle(requests: Connection) -> None:
+    """Compile the templates of the macros this warehouse's builds called before (the run's
+    results build compiled ~110 of them on its critical path), until a request arrives."""
+    manifest = last_manifest()
+    if manifest is not None:
+        compile_recorded(manifest, dbt_folder() / "target", keep_going=lambda: not requests.poll(0))
 
 
 def _answer(request: dict, replies: Connection) -> tuple:

@@ -243,6 +243,11 @@ def close_dbt_log_files() -> None:
                 handler.close()
 
 
+def last_manifest():
+    """The parsed project (dbt's ``Manifest``) of the last call in this process; None before any."""
+    return _LAST_USED[0] if _LAST_USED else None
+
+
 def parsed_nodes(unique_ids: Sequence[str]) -> dict[str, dict]:
     """The nodes ``unique_ids`` as dicts (the shape of ``manifest.json``'s ``nodes``), from the
     manifest of the last call (empty before any)."""
