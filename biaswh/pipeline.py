@@ -10,7 +10,7 @@ from typing import Sequence
 
 from biaswh.compute.common.engine import chat_pool, compute_settings, with_compute
 from biaswh.compute.common.sentence_encoding import sentence_encoding
-from biaswh.plugins import load_plugins
+from biaswh.plugins import RUN_LAYERS, load_plugins, loading_in_background
 from biaswh.run_outcome import finish_or_fail as _finish_or_fail  # (the name tests/warehouse/test_busy_status.py calls)
 from biaswh.study_builds import (
     LOCAL_TARGET,
@@ -210,7 +210,7 @@ def _run_study(
     started = time.perf_counter()
     if target in (None, LOCAL_TARGET):
         start_dbt_process()  # a study builds on DuckDB unless its config says otherwise: dbt loads meanwhile
-    load_plugins()
+    load_plugins(RUN_LAYERS)  # the dashboards' during the results build (or by dashboards())
     study = with_compute(
         load_study(study_path, limit=limit, check_files=True),
         engine=compute,
@@ -257,12 +257,13 @@ def run_loaded_study(
         if study.jobs:
             timed("jobs", lambda: jobs_stage(study, run_id))
             if selections["results"] != "":
-                timed(
-                    "dbt build (results)",
-                    lambda: selected_build(
-                        selections["results"], "results", run_id=run_id, study_name=study.name, target=target
-                    ),
-                )
+                with loading_in_background(("dashboards",) if build_site else ()):
+                    timed(
+                        "dbt build (results)",
+                        lambda: selected_build(
+                            selections["results"], "results", run_id=run_id, study_name=study.name, target=target
+                        ),
+                    )
         timed("analysis", lambda: analysis_stage(study, run_id))
 
     # A failed run's results leave the marts before it is marked failed (biaswh/withdrawal.py).
