@@ -38,7 +38,9 @@ def where_lines(schema: str | None = None) -> list[str]:
         "where": (
             "List every relation of the warehouse with its kind and home: 'duckdb' (rows in the warehouse"
             " file), 'duckdb view', or the Parquet folder a view reads in place (the tables a --target spark"
-            " build wrote stay in Spark's Parquet).",
+            " build wrote stay in Spark's Parquet). Parquet inside the warehouse folder moves with it:"
+            " a moved or copied folder reads its own (views name it ~/..., read with DuckDB's home_directory"
+            " set to the folder; a plain duckdb user runs: set home_directory = '<the folder>').",
             "biaswh where --schema marts",
             f"Reads {HOME}; changes nothing.",
         )

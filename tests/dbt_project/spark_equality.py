@@ -99,7 +99,8 @@ def first_difference(one: str, two: str, context: int = 120) -> str:
 @contextlib.contextmanager
 def beside_duckdb_run(home, duckdb_home):
     """A read-only connection to the warehouse at ``home`` with the one at ``duckdb_home`` attached as ``duck``."""
-    connection = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
+    # home_directory: the views over the Parquet in the warehouse folder name it ~/ (parquet_views.py).
+    connection = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True, config={"home_directory": str(home)})
     connection.execute(f"attach '{duckdb_home / 'warehouse.duckdb'}' as duck (read_only)")
     try:
         yield connection

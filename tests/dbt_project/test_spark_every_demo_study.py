@@ -77,7 +77,7 @@ def both(demo_warehouse, demo_site, tmp_path_factory):
             patch.delenv("BIASWH_EMBEDDING_CACHE")
         run_studies([str(study) for study in DEMO_STUDIES[1:]], target="spark")
     sides = {
-        "spark": duckdb.connect(str(home / "warehouse.duckdb"), read_only=True),
+        "spark": duckdb.connect(str(home / "warehouse.duckdb"), read_only=True, config={"home_directory": str(home)}),
         "duck": duckdb.connect(str(demo_site.parent / "warehouse.duckdb"), read_only=True),
     }
     for connection in sides.values():

@@ -12,6 +12,7 @@ import io
 import json
 import os
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -129,3 +130,44 @@ def test_sparks_jvm_writes_its_console_to_the_log_not_the_terminal(spark_study):
     # spark.driver.memory, say, counts).
     command = (console.parent / "cmdline").read_bytes().split(b"\0")
     assert b"spark.sql.parser.escapedStringLiterals=true" in command and b"spark.master=local[2]" in command
+
+
+def test_the_warehouse_folder_moved_elsewhere_reads_its_own_lake(spark_study, tmp_path):
+    # The folder is copied elsewhere and the original renamed away (the JVM's files in it stay
+    # open): biaswh sql, biaswh where, the contract views and the site read the same rows there.
+    from biaswh.warehouse.database.connection import open_warehouse
+    from biaswh.warehouse.settings.home import home_set_to
+    from biaswh.where_cli import where_lines
+    from tests.conftest import run_here
+
+    home, index, _ = spark_study
+    query = "select * from main.dialect_recall_at_k order by all"
+    asked = ("sql", "select retriever, k, count(*) from marts.agg_dialect_recall_at_k group by all order by all")
+    with home_set_to(home), open_warehouse(read_only=True) as connection:
+        before = connection.execute(query).fetchall()
+        named_here = connection.execute(
+            "select count(*) from duckdb_views() where sql like '%read_parquet(''~/spark/warehouse/%'"
+        ).fetchone()[0]
+    printed = run_here(*asked, home=home).stdout
+    lines_before = where_lines()
+    moved = tmp_path / "moved elsewhere" / "warehouse"
+    shutil.copytree(home, moved, ignore=shutil.ignore_patterns("site", "*.lck"))
+    away = home.with_name(home.name + "-away")
+    home.rename(away)
+    try:
+        with home_set_to(moved), open_warehouse(read_only=True) as connection:
+            assert connection.execute(query).fetchall() == before and before
+        assert run_here(*asked, home=moved).stdout == printed
+        with home_set_to(moved):
+            lines = where_lines()
+        assert lines == [line.replace(str(home), str(moved)) for line in lines_before]
+        assert str(home) not in "\n".join(lines)
+        # The session's Spark folder is the first warehouse's it built in: there, views name ~/.
+        assert named_here > 0 or not any(str(home) in line for line in lines_before)
+        run_here("dashboards", home=moved)
+        for page in sorted(index.parent.glob("*.html")):
+            ours = comparable_page((moved / "site" / page.name).read_text(encoding="utf-8"))
+            theirs = comparable_page(page.read_text(encoding="utf-8"))
+            assert ours == theirs, f"{page.name} {first_difference(ours, theirs)}"
+    finally:
+        away.rename(home)

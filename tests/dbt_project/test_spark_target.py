@@ -117,7 +117,7 @@ def test_every_spark_mart_equals_duckdbs(spark_build):
     from pyspark.sql import SparkSession
 
     session = SparkSession.getActiveSession()
-    connection = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
+    connection = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True, config={"home_directory": str(home)})
     try:
         counts = {}
         for mart in marts:
@@ -157,7 +157,7 @@ def test_duckdb_reads_the_spark_mart_parquet(spark_build):
     from biaswh.warehouse.spark.marts import table_location
     from biaswh.warehouse.spark.target import SparkTable
 
-    connection = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
+    connection = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True, config={"home_directory": str(home)})
     try:
         location = table_location(SparkTable("agg_dialect_recall_at_k", "marts", "agg_dialect_recall_at_k", "table"))
         relation = f"read_parquet('{location}/**/*.parquet', hive_partitioning = true)"

@@ -6,12 +6,14 @@ import re
 import sys
 import time
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Iterator
 
 import duckdb
 
 from biaswh.warehouse.database import command_lock
 from biaswh.warehouse.database.busy import BUSY_ADVICE, busy_error
+from biaswh.warehouse.database.parquet_views import home_directory_config, name_lake_from_home
 from biaswh.warehouse.errors import UserError, WarehouseBusyError
 from biaswh.warehouse.relations.layout import check_layout, record_layout
 from biaswh.warehouse.relations.renamed_marts import carry_over_renamed_marts
@@ -88,8 +90,9 @@ def quiet(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
 
 def _open_waiting(path, *, read_only: bool, wait: bool = True) -> duckdb.DuckDBPyConnection:
     """Open the file (with the memory limit); a writing command that opened it before waits for a
-    reader to finish (:mod:`biaswh.warehouse.database.command_lock`), unless ``wait`` is false."""
-    config = {"memory_limit": duckdb_memory_limit()}
+    reader to finish (:mod:`biaswh.warehouse.database.command_lock`), unless ``wait`` is false.
+    DuckDB's ``home_directory`` is the file's folder: views over the lake in it read it there."""
+    config = {"memory_limit": duckdb_memory_limit(), **home_directory_config(Path(path).parent)}
     if not (wait and command_lock.may_wait()):
         con = open_file(path, read_only=read_only, config=config)
         command_lock.note_opened()
@@ -144,6 +147,7 @@ def connect(*, read_only: bool = False, wait: bool = True) -> duckdb.DuckDBPyCon
         if stored is None:
             record_layout(con)
         carry_over_renamed_marts(con)  # before any dbt build sees a mart's old name
+        name_lake_from_home(con)  # views written with absolute paths: the folder can then move
         apply_pending_failures(con)  # before the next line would call those runs interrupted
         mark_interrupted_runs(con)
     return con

@@ -44,7 +44,12 @@ from typing import Iterator, Sequence
 import duckdb
 
 from biaswh.warehouse.database.connection import close_stopping_queries, open_file
-from biaswh.warehouse.database.parquet_views import parquet_view_folders
+from biaswh.warehouse.database.parquet_views import (
+    IN_THE_FOLDER,
+    folders_named_from_home,
+    home_directory_config,
+    parquet_view_folders,
+)
 from biaswh.warehouse.errors import UserError
 from biaswh.warehouse.relations.column_docs import sql_string
 from biaswh.warehouse.runs.processes import process_alive
@@ -210,6 +215,23 @@ def _open_alias(paths: WarehousePaths, config: dict) -> tuple[duckdb.DuckDBPyCon
     return con, scratch
 
 
+def _home_patterns(con: duckdb.DuckDBPyConnection, home: Path) -> list[str]:
+    """The ``~/...`` folders the views name, as allowed_directories entries.
+
+    DuckDB checks a glob's pattern (``~/spark/.../run_id=*/*.parquet``) before it expands ``~`` with
+    ``home_directory``, and expands it for that check with the process's ``$HOME``; the files it
+    then finds are checked by their real paths. So an entry is listed only where ``$HOME`` holds
+    no such folder, or the same one: it then allows nothing the views do not read.
+    """
+    entries = []
+    for named in folders_named_from_home(con):
+        seen_by_the_check = Path(os.path.expanduser(named))
+        ours = home / named[len(IN_THE_FOLDER) :].lstrip("/")
+        if not seen_by_the_check.exists() or seen_by_the_check.resolve() == ours.resolve():
+            entries.append(named.rstrip("/") + "/")
+    return entries
+
+
 @contextmanager
 def open_sandbox(search_path: Sequence[str] = ()) -> Iterator[duckdb.DuckDBPyConnection]:
     """A read-only connection for ad hoc SQL that cannot touch anything but the warehouse's tables.
@@ -230,11 +252,14 @@ def open_sandbox(search_path: Sequence[str] = ()) -> Iterator[duckdb.DuckDBPyCon
     # External access goes off once the folders of the views over Parquet are allowed: DuckDB
     # takes allowed_directories only from a started database, and no query has run before.
     opening = {key: value for key, value in SANDBOX_CONFIG.items() if key != "enable_external_access"}
-    con, scratch = _open_alias(paths, {**opening, "memory_limit": duckdb_memory_limit()})
+    # home_directory: the warehouse's folder, not the alias's, so its views read the lake in it.
+    config = {**opening, "memory_limit": duckdb_memory_limit(), **home_directory_config(paths.home)}
+    con, scratch = _open_alias(paths, config)
     try:
         # Never a folder holding the warehouse file: its path stays refused.
         home = paths.home.resolve()
         folders = [f.rstrip("/") + "/" for f in parquet_view_folders(con) if not home.is_relative_to(Path(f).resolve())]
+        folders += _home_patterns(con, home)
         if folders:
             listed = ", ".join(sql_string(folder) for folder in folders)
             con.execute(f"set allowed_directories = [{listed}]")

@@ -32,6 +32,7 @@ from biaswh.warehouse.dbt_build.node_index import install as install_indexed_sel
 from biaswh.warehouse.dbt_build.options import full_args, parse_options
 from biaswh.warehouse.dbt_build.parse_cache import (
     DUCKDB_FILE_VARIABLE,
+    HOME_DIRECTORY_VARIABLE,
     load_parsed,
     seed_partial_parse,
     share_partial_parse,
@@ -165,7 +166,7 @@ def invoke_dbt(
     parse_args = parse_options(args)
     key = (project_digest(), *parse_args)
     write, close_log = _log_writer(log_file)
-    values = {DUCKDB_FILE_VARIABLE: paths.duckdb_file.name, **(env or {})}
+    values = {DUCKDB_FILE_VARIABLE: paths.duckdb_file.name, HOME_DIRECTORY_VARIABLE: ".", **(env or {})}
     try:
         with _ONE_AT_A_TIME, environment(values), _working_directory(paths.home):
             close_dbt_log_files()  # reopened by a late event? closed before dbt drops the handler

@@ -37,6 +37,9 @@ CACHE_VARIABLE = "BIASWH_DBT_CACHE"
 # the warehouse folder (dbt's partial-parse state hashes the profile's rendered values, so an
 # absolute path would make every warehouse look like a changed profile).
 DUCKDB_FILE_VARIABLE = "BIASWH_DBT_DUCKDB_FILE"
+# DuckDB's home_directory (what "~" in a view's path means) as the profile names it during our
+# calls: "." (the warehouse folder, dbt's working directory), for the same reason.
+HOME_DIRECTORY_VARIABLE = "BIASWH_DBT_HOME_DIRECTORY"
 STATE_FILE = "partial_parse.msgpack"
 
 

@@ -7,10 +7,13 @@ One build step on Spark, in order:
 2. ``dbt build --target spark`` builds every selected model that builds on Spark (the
    DuckDB-only ones are disabled there) with its data tests;
 3. each table Spark built becomes, in ONE DuckDB transaction, a view of the same schema and
-   name over its Parquet (:func:`publish_spark_tables`): no row is copied. The view casts each
+   name over its Parquet (:func:`publish_spark_tables`): no row is copied. Parquet in the
+   warehouse folder is named ``~/...`` (DuckDB's ``home_directory`` is that folder), so the
+   views follow the folder when it is moved or copied. The view casts each
    column to the type its yml declares (``data_type``: DuckDB's type, what the DuckDB build
    gives) and carries the yml's descriptions as comments, so ``biaswh sql``, the contract
-   views and plain ``duckdb`` users see the same relation as on the default target. A
+   views and plain ``duckdb`` users (``home_directory`` set to the folder) see the same
+   relation as on the default target. A
    run-keyed view leaves out withdrawn runs (failed, interrupted, and their sub-runs), whose
    rows the DuckDB path deletes, and the runs of other warehouses. A warehouse whose DuckDB
    already holds the table (built there on the default target) keeps it, and gets this
@@ -30,6 +33,7 @@ from typing import Sequence
 import duckdb
 
 from biaswh.warehouse.database.connection import open_warehouse
+from biaswh.warehouse.database.parquet_views import connection_home, lake_path
 from biaswh.warehouse.database.transactions import transaction
 from biaswh.warehouse.dbt_build.runner import BuildSummary
 from biaswh.warehouse.relations.column_docs import sql_string
@@ -183,9 +187,11 @@ def publish_spark_tables(con: duckdb.DuckDBPyConnection, tables: Sequence[SparkT
     neither published nor copied (no Parquet, no declared types) is left out.
     """
     published: dict[str, str | int] = {}
+    # A view names the Parquet in the warehouse folder ~/...: it moves with the folder (parquet_views.py).
+    home = connection_home(con)
     with transaction(con):
         for table in tables:
-            location = table_location(table)
+            location = lake_path(table_location(table), home)
             key = f"{table.schema}.{table.name}"
             if _kind(con, table.schema, table.name) == "BASE TABLE":
                 copied = _copy_runs(con, table, location, run_ids)

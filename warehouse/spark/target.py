@@ -30,6 +30,7 @@ from biaswh.warehouse.errors import UserError
 from biaswh.warehouse.runs.sub_runs import SUB_RUN_KINDS, withdrawn_sub_runs_sql
 from biaswh.warehouse.settings.home import DBT_PROJECT_DIR, HOME_VARIABLE, warehouse_paths
 from biaswh.warehouse.spark.jvm import start_jvm_quietly
+from biaswh.warehouse.spark.metastore_move import repoint_metastore, spark_running
 from biaswh.warehouse.spark.raw_export import raw_location
 from biaswh.warehouse.spark.targets import spark_method, spark_target_name
 
@@ -47,6 +48,8 @@ def invoke_dbt(arguments: list[str]):
     target = spark_target_name()
     target_path, parse_args = folder / f"target-{target}", ["--target", target]
     if spark_method(target) == "session":
+        if not spark_running():  # a moved or copied folder's metastore names its own folder first
+            repoint_metastore()
         start_jvm_quietly(folder / "logs" / "spark-jvm.log")
     os.environ[HOME_VARIABLE] = str(warehouse_paths().home)
     os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
