@@ -143,13 +143,14 @@ def test_the_warehouse_folder_moved_elsewhere_reads_its_own_lake(spark_study, tm
     home, index, _ = spark_study
     query = "select * from main.dialect_recall_at_k order by all"
     asked = ("sql", "select retriever, k, count(*) from marts.agg_dialect_recall_at_k group by all order by all")
-    with home_set_to(home), open_warehouse(read_only=True) as connection:
-        before = connection.execute(query).fetchall()
-        named_here = connection.execute(
-            "select count(*) from duckdb_views() where sql like '%read_parquet(''~/spark/warehouse/%'"
-        ).fetchone()[0]
-    printed = run_here(*asked, home=home).stdout
-    lines_before = where_lines()
+    with home_set_to(home):
+        with open_warehouse(read_only=True) as connection:
+            before = connection.execute(query).fetchall()
+            named_here = connection.execute(
+                "select count(*) from duckdb_views() where sql like '%read_parquet(''~/spark/warehouse/%'"
+            ).fetchone()[0]
+        printed = run_here(*asked, home=home).stdout
+        lines_before = where_lines()
     moved = tmp_path / "moved elsewhere" / "warehouse"
     shutil.copytree(home, moved, ignore=shutil.ignore_patterns("site", "*.lck"))
     away = home.with_name(home.name + "-away")
