@@ -164,14 +164,14 @@ def run_here(*args: str, home: Path, check: bool = True) -> subprocess.Completed
     return completed
 
 
-def run_study_here(config: str, *, home: Path, limit: int | None = None) -> Path:
-    """``biaswh run CONFIG`` in this process against the warehouse at ``home`` (the session's
-    parsed dbt project is reused: no interpreter, dbt start-up or parse per study)."""
+def run_study_here(config: str, *, home: Path, limit: int | None = None, site: bool = True) -> Path | None:
+    """``biaswh run CONFIG`` in this process against the warehouse at ``home`` (the session's parsed dbt
+    project is reused: no interpreter, dbt start-up or parse per study); ``site=False``: no site drawn."""
     from biaswh.pipeline import run_study
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(HOME_VARIABLE, str(home))
-        return run_study(str(config), limit=limit)
+        return run_study(str(config), limit=limit, build_site=site)
 
 
 def run_study_printed(config: str, *, home: Path, limit: int | None = None) -> str:

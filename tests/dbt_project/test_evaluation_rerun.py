@@ -48,7 +48,7 @@ def rerun(demo_evaluation, tmp_path_factory):
     for index in indexes:
         shutil.rmtree(index)
     with demo_vectors(demo_evaluation[0], folder):  # the first run's vectors: the rerun reads them, as a user's does
-        run_study_here(str(EVALUATION_STUDY), home=home)
+        run_study_here(str(EVALUATION_STUDY), home=home, site=False)  # rows only: no site drawn
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
     found = con.execute(EVALUATION_RUNS).fetchall()
     runs = [run_id for (run_id,) in found]

@@ -27,7 +27,7 @@ def warehouse(tmp_path_factory):
     pairs = shared_file("dialect-pairs/aave_poc_dataset_20250927-193921.json")
     folder = tmp_path_factory.mktemp("parity")
     home = folder / "warehouse"
-    run_study_here(str(STUDY), home=home)
+    run_study_here(str(STUDY), home=home, site=False)  # the second run draws the site, with both
     # The corrected default, BM25 only (the full squad_dialect.toml adds dense and hybrids).
     default = folder / "squad_dialect_bm25.toml"
     default.write_text(

@@ -66,7 +66,7 @@ def test_a_rerun_skips_the_unchanged_build_and_adds_only_its_own_rows(copy_home,
 
     with _con(copy_home) as con:
         before = run_fingerprints(con)
-    run_study(str(DEMO_STUDY))
+    run_study(str(DEMO_STUDY), build_site=False)  # rows only: no site drawn
     out = capsys.readouterr().out
     assert "dbt build (sources): inputs unchanged since the last build, skipped" in out
     with _con(copy_home) as con:
@@ -193,7 +193,7 @@ def test_a_run_failing_a_data_test_is_withdrawn_and_poisons_no_later_build(copy_
     monkeypatch.setitem(STUDY_JOBS, "retrieval", poisoning_job)
     monkeypatch.setattr(biaswh.withdrawal, "withdraw_run", recorded_withdrawal)
     with pytest.raises(UserError, match="expression_is_true.*on stg_retrieval__query_stats"):
-        run_study(str(DEMO_STUDY))
+        run_study(str(DEMO_STUDY), build_site=False)  # rows only: no site drawn
     monkeypatch.setitem(STUDY_JOBS, "retrieval", real_job)
     with _con(copy_home) as con:
         failed, status, message = con.execute(
@@ -208,7 +208,7 @@ def test_a_run_failing_a_data_test_is_withdrawn_and_poisons_no_later_build(copy_
     assert withdrawn and sum(withdrawn[0].values()) > 0  # marts built beside the failing test held its rows
     assert poisoned_raw[0] > 0  # its raw rows stay, for forensics
 
-    run_study(str(DEMO_STUDY))
+    run_study(str(DEMO_STUDY), build_site=False)  # rows only: no site drawn
     # The study's build tested its own run only (the compiled test names it).
     with _con(copy_home) as con:
         latest = con.execute(

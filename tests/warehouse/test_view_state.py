@@ -44,7 +44,7 @@ def test_a_rerun_keeps_the_unchanged_views_and_runs_every_data_test_of_the_selec
     assert views and tests
     with duckdb.connect(str(copy_home / "warehouse.duckdb"), read_only=True) as con:
         before = run_fingerprints(con)
-    run_study(str(DEMO_STUDY))
+    run_study(str(DEMO_STUDY), build_site=False)  # builds and rows only: no site drawn
     out = capsys.readouterr().out
     assert f"{len(views)} unchanged views kept" in out
     built = _built(copy_home)
@@ -71,7 +71,7 @@ def test_a_view_changed_outside_a_study_build_is_built_again(copy_home, capsys):
         ).fetchone()[0]
         # What a plain `dbt build` of an edited project would leave: the same name, another query.
         con.execute(f"create or replace view {target.schema}.{target.alias} as select 1 as is_hit")
-    run_study(str(DEMO_STUDY))
+    run_study(str(DEMO_STUDY), build_site=False)  # builds and rows only: no site drawn
     assert _built(copy_home)[target.unique_id] == "success"
     with duckdb.connect(str(copy_home / "warehouse.duckdb"), read_only=True) as con:
         restored = con.execute(

@@ -45,7 +45,7 @@ def con(tmp_path_factory):
         encoding="utf-8",
     )
     home = folder / "warehouse"
-    run_study_here(str(study), home=home)
+    run_study_here(str(study), home=home, site=False)  # rows only: no site drawn
     connection = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
     yield connection
     connection.close()
