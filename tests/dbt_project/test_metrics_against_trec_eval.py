@@ -5,9 +5,9 @@ built on ``marts.fct_evaluation_relevant_ranks``) and by trec_eval's own C code 
 ``pytrec_eval`` (the provider ``ir-measures`` uses), fed the run's raw results and the qrels
 of its query set for the queries it asked. Every metric of every query, retriever, run and k
 must agree, and the judgments dbt pinned for each run are exactly those qrels.
-The series: the demo over SQuAD-style demo data with a graded qrels file, and the
-internal-documents study (a corpus of one-line notes from ../shared/data, its Markdown gold
-questions and our BEIR-layout judgments naming documents by their source ids).
+The series: the demo over SQuAD-style demo data with a graded qrels file, and the external-runs
+demo. The internal-documents study (real data) is checked the same way on the run the docs'
+examples made: tests/dbt_project/test_metrics_against_trec_eval_internal_docs.py.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import pytest
 from ir_measures import AP, RR, P, R, Rprec, Success, nDCG
 
 from biaswh.warehouse.settings.home import REPOSITORY_ROOT
-from tests.conftest import run_study_here, shared_file
+from tests.conftest import run_study_here
 
 pytestmark = pytest.mark.dbt
 STUDIES = REPOSITORY_ROOT / "studies"
@@ -33,7 +33,6 @@ SERIES = [
     pytest.param(("demo_evaluation", 4 * 20 * 64 * 5 * 7), id="demo"),
     # a BEIR folder, three dated TREC/JSON runs of an external system and our BM25 (4 k)
     pytest.param(("demo_external_runs", 4 * 1 * 6 * 4 * 7), id="external_runs"),
-    pytest.param(("internal_docs_evaluation", 3 * 4 * 6 * 5 * 7), id="internal_docs", marks=pytest.mark.real_data),
 ]
 
 
@@ -43,10 +42,8 @@ def warehouse(request, tmp_path_factory, demo_evaluation):
     if study == "demo_evaluation":  # the session's warehouse after that study (tests/dbt_project/conftest.py)
         yield demo_evaluation[1], expected_count, study
         return
-    if study == "internal_docs_evaluation":
-        shared_file("retrieval-eval/internal_docs.md")
     home = tmp_path_factory.mktemp(study) / "warehouse"
-    run_study_here(str(STUDIES / f"{study}.toml"), home=home)
+    run_study_here(str(STUDIES / f"{study}.toml"), home=home, site=False)  # metrics only: no site
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
     yield con, expected_count, study
     con.close()
@@ -128,29 +125,6 @@ def test_every_query_metric_is_trec_evals(warehouse):
             assert value == pytest.approx(reference, abs=1e-9), (run_id, retriever, query_id, k, name)
             compared += 1
     assert compared == expected_count
-
-
-def test_the_internal_documents_keep_their_source_ids_and_alerts_fire(warehouse):
-    con, _, study = warehouse
-    if study != "internal_docs_evaluation":
-        pytest.skip("the internal-documents study only")
-    documents = con.execute(
-        "select count(*), count(*) filter (where source_doc_id like 'internal_docs.md:%')"
-        " from marts.dim_corpus_documents where split = 'internal_docs'"
-    ).fetchone()
-    assert documents == (104, 104)  # one document per non-empty line
-    assert con.execute("select count(*) from marts.fct_corpus_queries where query_set = 'gold_queries'").fetchone() == (
-        10,
-    )
-    # the gold document of question 3 (the PostgreSQL migration heading) is line 50 of the notes
-    assert con.execute(
-        "select d.source_doc_id from intermediate.int_evaluation_judgments_pinned j"
-        " join raw.evaluation_runs e using (run_id)"
-        " join marts.dim_corpus_documents d on d.split = 'internal_docs' and d.doc_id = j.doc_id"
-        " where e.is_baseline and j.query_id = '3' and j.relevance = 2 order by d.doc_id limit 1"
-    ).fetchone() == ("internal_docs.md:50",)
-    labels = {r[0] for r in con.execute("select distinct label from analysis.evaluation_alerts").fetchall()}
-    assert "index_missing_10pct" in labels
 
 
 def test_an_external_systems_dated_runs_drift_alert_and_compare(warehouse):
