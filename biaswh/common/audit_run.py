@@ -174,8 +174,9 @@ def _run_all(audit: Audit, audit_run: str, planned: list[PlannedStudy], configs:
         adjust_audit_findings(con, audit, audit_run)
 
 
-def run_audit(path: str) -> Path:
-    """Run the audit ``path`` end to end; print what was measured and what not; return the site's index."""
+def run_audit(path: str, *, build_site: bool = True) -> Path | None:
+    """Run the audit ``path`` end to end; print what was measured and what not; return the site's index
+    (``build_site=False``: no dashboards, None)."""
     from biaswh.pipeline import dashboards
 
     load_plugins()
@@ -203,7 +204,7 @@ def run_audit(path: str) -> Path:
         with open_warehouse() as con:
             audit_run = start_run(con, kind="audit", name=audit.name, parameters=parameters).run_id
         finish_or_fail(audit_run, lambda: _run_all(audit, audit_run, planned, configs, skipped))
-        index = dashboards() / "index.html"
+        index = dashboards() / "index.html" if build_site else None
     _print_summary(audit, audit_run)
     return index
 
