@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -236,9 +235,9 @@ class DemoWarehouse:
 
 
 def copy_warehouse(source: Path, destination: Path) -> Path:
-    """A private copy of the warehouse folder ``source`` (without its site) for a test that changes it."""
-    shutil.copytree(source, destination, ignore=shutil.ignore_patterns("site"))
-    return destination
+    """A private copy of the warehouse folder ``source`` (its site's kept bodies, not its pages) for a test
+    that changes it: :func:`tests.prebuilt.copy_without_pages`."""
+    return prebuilt.copy_without_pages(source, destination)
 
 
 @pytest.fixture(scope="session")

@@ -44,6 +44,18 @@ WAIT_SECONDS = 45 * 60
 MADE_BEFORE_THE_SITE = ("evaluation",)
 
 
+def copy_without_pages(source: Path, destination: Path) -> Path:
+    """A copy of the warehouse folder ``source`` without its site's pages but with the bodies its draws
+    kept (``site/.drawn``): the copy's next draw reuses the body of each run whose key (the runs, their
+    states, the dashboards code) is unchanged, as the source's own next draw would, and draws the rest."""
+    from biaswh.dashboards.common.study_pages import DRAWN_FOLDER
+
+    shutil.copytree(source, destination, ignore=shutil.ignore_patterns("site"))
+    if (source / "site" / DRAWN_FOLDER).is_dir():
+        shutil.copytree(source / "site" / DRAWN_FOLDER, destination / "site" / DRAWN_FOLDER)
+    return destination
+
+
 def start(folder: Path) -> subprocess.Popen:
     """Start building the demo warehouses in ``folder``; its output goes to ``folder/build.log``."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -149,7 +161,7 @@ def main(folder: Path) -> None:
         shutil.copytree(site / "embeddings", evaluation / "embeddings")
 
     def demo_audit() -> None:
-        shutil.copytree(site / "warehouse", audit / "warehouse", ignore=shutil.ignore_patterns("site"))
+        copy_without_pages(site / "warehouse", audit / "warehouse")
         os.environ[HOME_VARIABLE] = str(audit / "warehouse")
         os.environ["BIASWH_EMBEDDING_CACHE"] = str(audit / "embeddings")
         run_audit(str(REPOSITORY_ROOT / "studies" / "audit_demo.toml"))
