@@ -7,6 +7,7 @@ import json
 import duckdb
 import pytest
 
+from biaswh.plugins import load_plugins
 from biaswh.study_builds import STUDY_BUILD_ARGS
 from biaswh.warehouse.dbt_build.view_state import selection_nodes, unchanged_views, view_fingerprint
 from biaswh.warehouse.runs.study import build_selections, load_study
@@ -25,6 +26,7 @@ def copy_home(demo_warehouse, tmp_path, monkeypatch):
 
 
 def _results_nodes() -> list:
+    load_plugins()  # the families' ingest sources and steps, which the demo config names
     selection = build_selections(load_study(DEMO_STUDY))["results"]
     return selection_nodes(["--select", selection, "--indirect-selection", "cautious"])
 
