@@ -82,6 +82,13 @@ class OpenAIProvider:
             self._client = EndpointClient(self.endpoint, refused_hint=hint)
         return self._client
 
+    def close(self) -> None:
+        """Close the client and its connections (a later request opens a new one): ``preflight`` and
+        ``embed`` end with it, so nothing stays open between the embedding steps, nor after the last."""
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
     def _call(self, method: str, path: str, payload: dict | None, check):
         """One request through the client's retry policy; after the last retry, EndpointFailed."""
         from biaswh.ingest.common.llm.client import EndpointFailed
@@ -108,6 +115,8 @@ class OpenAIProvider:
             if refused.status == 404:
                 return  # some compatible servers do not list models; the first request will tell
             raise
+        finally:
+            self.close()
         if self.model not in served:
             raise UserError(
                 f"unknown embedding model {self.model!r}: the API at {self.base_url or 'OpenAI'} serves "
@@ -116,11 +125,14 @@ class OpenAIProvider:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         rows = []
-        for start in range(0, len(texts), self.batch_size):
-            batch = list(texts[start : start + self.batch_size])
-            payload = {"model": self.model, "input": batch}
-            n_texts = len(batch)
-            rows.extend(self._call("POST", "embeddings", payload, lambda data, n=n_texts: _embedding_rows(data, n)))
+        try:
+            for start in range(0, len(texts), self.batch_size):
+                batch = list(texts[start : start + self.batch_size])
+                payload = {"model": self.model, "input": batch}
+                n_texts = len(batch)
+                rows.extend(self._call("POST", "embeddings", payload, lambda data, n=n_texts: _embedding_rows(data, n)))
+        finally:
+            self.close()
         self.n_embedded += len(texts)
         return unit_rows(np.asarray(rows, dtype=np.float32).reshape(len(texts), -1))
 

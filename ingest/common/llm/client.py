@@ -147,6 +147,8 @@ class EndpointClient:
         def attempt() -> None:
             try:
                 outcome["value"] = self._send(method, path, payload, deadline, abandoned)
+            except AttemptFailed as failed:  # its words may quote the reply, a header line or a redirect's address
+                outcome["error"] = AttemptFailed(redact(failed.reason, self.key), retryable=failed.retryable)
             except BaseException as exc:  # handed to the waiting thread, which raises it
                 outcome["error"] = exc
             finally:
@@ -183,9 +185,7 @@ class EndpointClient:
                 raise self._past_deadline() from None
             raise AttemptFailed(f"APITimeoutError: {type(exc).__name__}", retryable=True) from None
         except httpx2.HTTPError as exc:
-            raise AttemptFailed(
-                redact(f"APIConnectionError: {type(exc).__name__}: {exc}", self.key), retryable=True
-            ) from None
+            raise AttemptFailed(f"APIConnectionError: {type(exc).__name__}: {exc}", retryable=True) from None
         if 300 <= status < 400:  # never followed: the key would go to whatever server it names
             where = public_url(location) if location else "nowhere"
             raise AttemptFailed(

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, quote_plus, urlsplit, urlunsplit
 
 from biaswh.warehouse.errors import UserError
 from biaswh.warehouse.settings.config_schema import BACKOFF_SECONDS, CONCURRENCY, RETRIES, TIMEOUT_SECONDS, Number
@@ -79,8 +80,21 @@ def public_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
+def key_forms(key: str) -> list[str]:
+    r"""Every spelling of ``key`` a recorded error can hold, longest first: as sent; inside JSON text
+    (``\\`` ``\"``, and ``\/`` from some servers); inside a Python repr of either (the HTTP parser's
+    ``bytearray(b'...')``, a reply's first characters: ``\\\\`` ``\'``); percent-encoded in a URL."""
+    in_json = json.dumps(key)[1:-1]
+    texts = {key, in_json, in_json.replace("/", "\\/")}
+    quoted = {text.replace("\\", "\\\\") for text in texts}
+    quoted |= {text.replace("'", "\\'") for text in quoted}
+    encoded = {quote(key, safe=""), quote(key), quote_plus(key)}
+    encoded |= {re.sub("%[0-9A-F]{2}", lambda escape: escape.group().lower(), text) for text in encoded}
+    return sorted(texts | quoted | encoded, key=len, reverse=True)
+
+
 def redact(text: str, key: str | None) -> str:
-    """``text`` without the key, nor anything shaped like an OpenAI key."""
+    """``text`` without the key in any of its :func:`key_forms`, nor anything shaped like an OpenAI key."""
     if key:
-        text = text.replace(key, "***")
+        text = re.sub("|".join(map(re.escape, key_forms(key))), "***", text)
     return _KEY_LIKE.sub("sk-***", text)

@@ -102,6 +102,35 @@ def test_openai_gives_up_after_its_retries_in_one_line(api, monkeypatch):
     assert len(server.requests) == 2
 
 
+class _KeepAlive(_StandIn):
+    protocol_version = "HTTP/1.1"  # the connection stays open after each reply, in the client's pool
+
+
+def test_openai_provider_closes_its_connections_after_each_step_even_a_failed_one(api, monkeypatch):
+    import biaswh.ingest.common.llm.client as client_module
+
+    server, base_url = api
+    server.RequestHandlerClass = _KeepAlive
+    opened = []
+
+    class Recorded(client_module.EndpointClient):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            opened.append(self)
+
+    monkeypatch.setattr(client_module, "EndpointClient", Recorded)
+    monkeypatch.setenv("TEST_EMBED_KEY", "k")
+    provider = OpenAIProvider(model="tiny-embed", base_url=base_url, api_key_env="TEST_EMBED_KEY", max_retries=0)
+    provider.preflight()
+    assert provider.embed(["a", "bb"]).shape == (2, 3)
+    server.failures.append(503)
+    with pytest.raises(UserError, match="HTTP 503"):
+        provider.embed(["c"])
+    assert len(opened) == 3 and all(c._http.is_closed for c in opened)
+    assert [c._http._transport._pool.connections for c in opened] == [[], [], []]
+    assert provider.embed(["d"]).shape == (1, 3) and len(opened) == 4  # a later step opens a new client
+
+
 def test_unknown_openai_model_is_reported_by_preflight(api, monkeypatch):
     server, base_url = api
     monkeypatch.setenv("TEST_EMBED_KEY", "k")

@@ -7,12 +7,14 @@ the refusal to follow a redirect, and the nesting-depth check.
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
 import threading
 import time
 import types
+from urllib.parse import quote, quote_plus
 
 import pytest
 
@@ -215,6 +217,31 @@ def test_a_recorded_reason_shows_neither_the_key_nor_anything_shaped_like_one():
     assert redact(f"401: bad key {key} ({key})", key) == "401: bad key *** (***)"
     assert redact("the body echoed sk-AbC_12-*x and sk-xy", None) == "the body echoed sk-*** and sk-xy"
     assert redact("sk-abcd1234 is here", "") == "sk-*** is here"
+
+
+def test_a_key_is_redacted_in_every_spelling_a_recorded_error_can_hold():
+    key = "k\\e\"y's/ x"  # printable ASCII, so a header carries it; lower case, for the lower-case hex
+    in_json = json.dumps(key)[1:-1]
+    spellings = {
+        "as sent": key,
+        "JSON": in_json,
+        "JSON, slash escaped": in_json.replace("/", "\\/"),
+        "repr": repr(key)[1:-1],
+        "repr of JSON": repr(in_json)[1:-1],
+        "repr of JSON, slash escaped": repr(in_json.replace("/", "\\/"))[1:-1],
+        "URL path": quote(key),
+        "URL component": quote(key, safe=""),
+        "URL component, lower-case hex": quote(key, safe="").lower(),  # the key's own letters are lower case
+        "form value": quote_plus(key),
+    }
+    assert len(set(spellings.values())) == len(spellings)
+    for spelling in spellings.values():
+        assert redact(f"<{spelling}>", key) == "<***>", spelling
+    # Without a double quote, a repr of JSON text holding it can be in double quotes ("'" kept);
+    # and a key ending in a backslash is the start of its JSON spelling, which must go whole.
+    key = "e'y\\"
+    for spelling in (key, json.dumps(key)[1:-1], repr(json.dumps(key)[1:-1])[1:-1]):
+        assert redact(f"<{spelling}>", key) == "<***>", spelling
 
 
 @pytest.mark.parametrize(

@@ -7,13 +7,16 @@ retries, recorded from the client's clock, and the nesting check's cheap first c
 
 from __future__ import annotations
 
+import json
 import random
 import socket
 import threading
 import time
 import types
 from collections.abc import Callable
+from urllib.parse import quote
 
+import httpx2
 import pytest
 
 import biaswh.ingest.common.llm.client as client_module
@@ -170,6 +173,54 @@ def test_a_key_the_server_echoes_in_a_header_line_it_breaks_is_not_recorded(monk
     )
 
 
+# Printable ASCII, so a header carries it; each way of quoting text spells it differently.
+ODD_KEY = "k3y\\with\"quote's/slash"
+_JSON_KEY = json.dumps(ODD_KEY)[1:-1]
+
+
+@pytest.mark.parametrize(
+    ("reply", "recorded"),
+    [
+        pytest.param(  # the HTTP parser quotes the line it cannot read: a Python repr
+            lambda key: b"HTTP/1.1 200 OK\r\nX-Echo Bearer " + key.encode() + b"\r\n\r\n",
+            "APIConnectionError: RemoteProtocolError: illegal header line: bytearray(b'X-Echo Bearer ***')",
+            id="repr",
+        ),
+        pytest.param(  # an error body that is not JSON is recorded as sent: JSON-escaped
+            lambda key: _response("500 Oops", b'{"error": "key \\"' + _JSON_KEY.encode() + b'\\" refused"'),
+            'HTTP 500 InternalServerError: {"error": "key \\"***\\" refused"',
+            id="json",
+        ),
+        pytest.param(  # some servers also escape the slash
+            lambda key: _response("500 Oops", b'{"error": "' + _JSON_KEY.replace("/", "\\/").encode() + b'"'),
+            'HTTP 500 InternalServerError: {"error": "***"',
+            id="json-slash",
+        ),
+        pytest.param(  # a reply that is not JSON is quoted by its first characters: a repr of JSON text
+            lambda key: _response("200 OK", b'<p data-key="' + _JSON_KEY.encode() + b'">'),
+            "the reply is HTML, not JSON (Expecting value); it starts '<p data-key=\"***\">'",
+            id="repr-of-json",
+        ),
+        pytest.param(  # a redirect's address is named (without its query): the key as it is
+            lambda key: _response("302 Found", b"", "Location: http://127.0.0.1:9/took/" + key),
+            "HTTP 302: the endpoint redirects to http://127.0.0.1:9/took/***; redirects are not followed",
+            id="raw",
+        ),
+        pytest.param(  # or percent-encoded
+            lambda key: _response("302 Found", b"", "Location: http://127.0.0.1:9/took/" + quote(key, safe="")),
+            "HTTP 302: the endpoint redirects to http://127.0.0.1:9/took/***; redirects are not followed",
+            id="url-encoded",
+        ),
+    ],
+)
+def test_a_key_the_server_echoes_is_recorded_in_no_spelling(monkeypatch, reply, recorded):
+    monkeypatch.setenv("BIASWH_TEST_WIRE_KEY", ODD_KEY)
+    with CannedServer(lambda request: reply(ODD_KEY)) as server:
+        answer = _chat(server.base_url, api_key_env="BIASWH_TEST_WIRE_KEY")
+    assert answer.failure.startswith(recorded)
+    assert "k3y" not in answer.failure and "slash" not in answer.failure
+
+
 def test_an_abandoned_attempt_lets_go_of_its_connection_at_its_read_timeout():
     with CannedServer(None) as server:
         with EndpointClient(EndpointSettings(base_url=server.base_url, timeout_seconds=0.5, max_retries=0)) as client:
@@ -177,6 +228,24 @@ def test_an_abandoned_attempt_lets_go_of_its_connection_at_its_read_timeout():
             assert answer.failure == "no complete reply within the 0.5 s deadline"
             # the client is still open: only the attempt's own read timeout can close the connection
             assert server.released.wait(3)  # its read timeout is 0.5 s; httpx's default would be 5 s
+
+
+def test_a_connection_the_kernel_gives_up_on_before_the_deadline_is_a_timeout_and_retried(monkeypatch):
+    # A peer that takes no more bytes: the kernel ends the connection with ETIMEDOUT, here after
+    # TCP_USER_TIMEOUT (0.2 s), on a real network after its own retries (about 2 minutes for a lost
+    # SYN, 15 for lost data), well within a deadline of up to a day; httpx calls that a timeout.
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)  # its connections are never accepted, their bytes never read
+    real_client = httpx2.Client
+    give_up = httpx2.HTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT, 200)])
+    monkeypatch.setattr(httpx2, "Client", lambda **options: real_client(transport=give_up, **options))
+    settings = EndpointSettings(base_url=f"http://127.0.0.1:{listener.getsockname()[1]}/v1", max_retries=1,
+                                backoff_seconds=0.01, timeout_seconds=30)  # fmt: skip
+    with listener, EndpointClient(settings) as client:
+        answer = client.chat(model="m", prompt="a" * 16_000_000, sampling={})  # more than the socket buffers hold
+    assert answer.failure == "APITimeoutError: WriteTimeout" and answer.attempts == 2
 
 
 def test_a_reply_past_its_deadline_is_asked_again():
