@@ -195,7 +195,7 @@ class EndpointClient:
             )
         if status >= 400:
             self._status_failure(status, bytes(body))
-        return _json_object(bytes(body), content_type)
+        return _json_object(bytes(body), content_type, lambda text: redact(text, self.key))
 
     def _past_deadline(self) -> AttemptFailed:
         """The one failure of a request past its deadline, whichever thread (the waiting one or the
@@ -205,7 +205,7 @@ class EndpointClient:
 
     def _status_failure(self, status: int, body: bytes) -> None:
         name = _STATUS_NAMES.get(status, "InternalServerError" if status >= 500 else "APIStatusError")
-        detail = redact(_detail(body), self.key)
+        detail = _detail(body, lambda text: redact(text, self.key))
         if status in _REFUSED:
             raise EndpointRefused(
                 f"the endpoint refused the request (HTTP {status} {name}): {self.refused_hint}: {detail}", status=status

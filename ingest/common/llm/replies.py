@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+from typing import Callable
 
 _DETAIL_CHARACTERS = 200
 # A chat completion nests 4 deep (object, choices, choice, message); Python's JSON parser recurses
@@ -24,15 +25,16 @@ class AttemptFailed(Exception):
         self.reason, self.retryable, self.attempts = reason, retryable, 1
 
 
-def _detail(body: bytes) -> str:
-    """The error message an endpoint sent, on one line and short."""
-    text = body[:4000].decode("utf-8", "replace")
+def _detail(body: bytes, clean: Callable[[str], str] = str) -> str:
+    """The error message an endpoint sent, on one line and short. ``clean`` (the key's redaction)
+    reads the whole text before it is cut: a key the cut halved would no longer be found."""
+    text = clean(body.decode("utf-8", "replace"))[:4000]  # JSON is looked for in the first 4,000 only
     try:
         error = json.loads(text).get("error")
         text = str(error.get("message", error) if isinstance(error, dict) else error)
     except (ValueError, AttributeError):
         pass
-    return " ".join(text.split())[:_DETAIL_CHARACTERS]
+    return " ".join(text.split())[:_DETAIL_CHARACTERS]  # the reason is redacted again whole (request_json)
 
 
 def nesting_depth(body: bytes) -> int:
@@ -41,7 +43,9 @@ def nesting_depth(body: bytes) -> int:
     return max(itertools.accumulate(map(_STEP.__getitem__, brackets)), default=0)
 
 
-def _json_object(body: bytes, content_type: str) -> dict:
+def _json_object(body: bytes, content_type: str, clean: Callable[[str], str] = str) -> dict:
+    """The reply as a JSON object, or AttemptFailed; ``clean`` (the key's redaction) reads a
+    non-JSON reply whole before its start is quoted."""
     if body.count(b"[") + body.count(b"{") > MAX_REPLY_DEPTH and nesting_depth(body) > MAX_REPLY_DEPTH:
         raise AttemptFailed(f"the reply's JSON nests deeper than {MAX_REPLY_DEPTH} levels", retryable=False)
     try:
@@ -52,7 +56,7 @@ def _json_object(body: bytes, content_type: str) -> dict:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         html = "html" in content_type.lower() or text.lstrip()[:1] == "<"
-        start = " ".join(text[:60].split())
+        start = " ".join(clean(text).split())[:60]
         what = "HTML, not JSON" if html else "not JSON"
         raise AttemptFailed(f"the reply is {what} ({exc.msg}); it starts {start!r}", retryable=False) from None
     if not isinstance(data, dict):

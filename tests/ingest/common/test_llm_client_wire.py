@@ -201,6 +201,23 @@ _JSON_KEY = json.dumps(ODD_KEY)[1:-1]
             "the reply is HTML, not JSON (Expecting value); it starts '<p data-key=\"***\">'",
             id="repr-of-json",
         ),
+        pytest.param(  # an error message cut to 200 characters: the cut would halve a key past 190
+            lambda key: _response("500 Oops", b'{"error": {"message": "' + b"x" * 190 + _JSON_KEY.encode() + b'"}}'),
+            "HTTP 500 InternalServerError: " + "x" * 190 + "***",
+            id="cut-detail",
+        ),
+        pytest.param(  # a message JSON spells with \u escapes is found once decoded
+            lambda key: _response(
+                "500 Oops", json.dumps({"error": {"message": key}}, ensure_ascii=False).replace("k", "\\u006b").encode()
+            ),  # fmt: skip
+            "HTTP 500 InternalServerError: ***",
+            id="json-unicode-escaped",
+        ),
+        pytest.param(  # a reply that is not JSON is quoted by its first 60 characters, which would halve it
+            lambda key: _response("200 OK", b"!" * 50 + key.encode()),
+            "the reply is not JSON (Expecting value); it starts '" + "!" * 50 + "***'",
+            id="cut-start",
+        ),
         pytest.param(  # a redirect's address is named (without its query): the key as it is
             lambda key: _response("302 Found", b"", "Location: http://127.0.0.1:9/took/" + key),
             "HTTP 302: the endpoint redirects to http://127.0.0.1:9/took/***; redirects are not followed",
