@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import sys
 import time
 from contextlib import contextmanager
@@ -14,35 +13,13 @@ import duckdb
 from biaswh.warehouse.database import command_lock
 from biaswh.warehouse.database.busy import BUSY_ADVICE, busy_error
 from biaswh.warehouse.database.parquet_views import home_directory_config, name_lake_from_home
+from biaswh.warehouse.database.raw_schema import ensure_raw_schema
 from biaswh.warehouse.errors import UserError, WarehouseBusyError
 from biaswh.warehouse.relations.layout import check_layout, record_layout
 from biaswh.warehouse.relations.renamed_marts import carry_over_renamed_marts
 from biaswh.warehouse.runs.pending_failures import apply_pending_failures
 from biaswh.warehouse.runs.registry import mark_interrupted_runs
 from biaswh.warehouse.settings.home import duckdb_memory_limit, warehouse_paths
-from biaswh.warehouse.settings.plugin_roots import raw_ddl_files
-
-
-def raw_schema_ddl() -> str:
-    """The raw schema's DDL: the kernel's (``warehouse/relations/raw_schema/``), then each family's own files
-    (:func:`biaswh.warehouse.settings.plugin_roots.raw_ddl_files`), so no two families edit the same DDL."""
-    return "\n".join(path.read_text(encoding="utf-8") for path in raw_ddl_files())
-
-
-_DROP_NOT_NULL = re.compile(r"(?im)^alter table (\w+)\.(\w+) alter column (\w+) drop not null;[^\n]*$")
-
-
-def _pending_ddl(con: duckdb.DuckDBPyConnection, ddl: str) -> str:
-    """``ddl`` without the ``drop not null`` migrations already done: DuckDB rewrites the table's
-    catalog entry each time one runs, so every writing command changed the file's bytes, even one
-    refused before any work (the other statements are ``if not exists``: no change when done)."""
-    nullable = {
-        (schema, table, column)
-        for schema, table, column in con.execute(
-            "select table_schema, table_name, column_name from information_schema.columns where is_nullable = 'YES'"
-        ).fetchall()
-    }
-    return _DROP_NOT_NULL.sub(lambda m: "" if m.groups() in nullable else m.group(0), ddl)
 
 
 def open_file(path, *, read_only: bool, config: dict | None = None, shown=None) -> duckdb.DuckDBPyConnection:
@@ -143,7 +120,7 @@ def connect(*, read_only: bool = False, wait: bool = True) -> duckdb.DuckDBPyCon
         con.close()
         raise
     if not read_only:
-        con.execute(_pending_ddl(con, raw_schema_ddl()))
+        ensure_raw_schema(con)
         if stored is None:
             record_layout(con)
         carry_over_renamed_marts(con)  # before any dbt build sees a mart's old name

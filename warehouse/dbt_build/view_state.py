@@ -27,8 +27,8 @@ from typing import Sequence
 
 import duckdb
 
-from biaswh.warehouse.database.connection import raw_schema_ddl
 from biaswh.warehouse.database.output_files import write_text_atomically
+from biaswh.warehouse.database.raw_schema import raw_schema_ddl
 from biaswh.warehouse.dbt_build import build_process
 from biaswh.warehouse.dbt_build.build_state import project_digest
 from biaswh.warehouse.dbt_build.invoke import invoke_dbt
