@@ -77,7 +77,8 @@ HELP: dict[str, tuple[str, str, str]] = {
         "Run a study end to end: check its config, ingest its inputs, build, run its compute jobs,"
         " analyse, and write the site. Several studies run in turn in one process.",
         "biaswh run studies/demo.toml",
-        f"Writes {HOME} and the site {SITE}; the last line printed is the site's path.",
+        f"Writes {HOME} and the site {SITE}; the last line printed is the site's path. With"
+        " --no-site the site is left as it was, and the last line says to draw it with `biaswh dashboards`.",
     ),
     "sql": (
         "Run one SQL statement, read-only. Unqualified names resolve through marts, analysis,"
@@ -100,6 +101,8 @@ HELP: dict[str, tuple[str, str, str]] = {
     ),
 }
 
+# `biaswh run --no-site`, `biaswh audit --no-site`: for schedulers and batches of runs.
+NO_SITE_HELP = "do not redraw the dashboard site (a scheduler or a batch draws it once, with `biaswh dashboards`)"
 
 TOP_EPILOG = f"""\
 example:

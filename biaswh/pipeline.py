@@ -12,6 +12,7 @@ from biaswh.compute.common.engine import chat_pool, compute_settings, with_compu
 from biaswh.compute.common.sentence_encoding import sentence_encoding
 from biaswh.plugins import RUN_LAYERS, load_plugins, loading_in_background
 from biaswh.run_outcome import finish_or_fail as _finish_or_fail  # (the name tests/warehouse/test_busy_status.py calls)
+from biaswh.run_outcome import print_next_steps
 from biaswh.study_builds import (
     LOCAL_TARGET,
     check_spark_target,
@@ -31,7 +32,6 @@ from biaswh.warehouse.runs.parameters import record_run_inputs, record_run_param
 from biaswh.warehouse.runs.registry import start_run
 from biaswh.warehouse.runs.study import (
     ANALYSIS_STEPS,
-    FIRST_QUERIES,
     STUDY_INGESTERS,
     STUDY_JOBS,
     build_selections,
@@ -169,7 +169,7 @@ def run_study(
         )
 
 
-def run_studies(study_paths: list[str], **options) -> Path:
+def run_studies(study_paths: list[str], *, build_site: bool = True, **options) -> Path | None:
     """Run each study of ``study_paths`` in turn with :func:`run_study`'s ``options``; return the site's index.
 
     One process for all: Python, the plugins and dbt's parsed project are loaded once, not once
@@ -177,9 +177,10 @@ def run_studies(study_paths: list[str], **options) -> Path:
     run starts, so a mistake in the last one costs no run; a study that fails stops the rest
     (the runs before it stay, as separate `biaswh run` calls would leave them). The site is
     drawn once, by the last study (or after the one that failed): a draw is the whole site.
+    ``build_site=False`` (``biaswh run --no-site``): no study draws it, and the index is None.
     """
     if len(study_paths) == 1:
-        return run_study(study_paths[0], **options)
+        return run_study(study_paths[0], build_site=build_site, **options)
     with build_process.serving():  # one dbt process for every study
         load_plugins()
         for path in study_paths:
@@ -187,9 +188,9 @@ def run_studies(study_paths: list[str], **options) -> Path:
         for n, path in enumerate(study_paths, start=1):
             print(f"== study {n}/{len(study_paths)}: {path}", flush=True)
             try:
-                site = run_study(path, build_site=n == len(study_paths), **options)
+                site = run_study(path, build_site=build_site and n == len(study_paths), **options)
             except Exception:
-                if n > 1:
+                if n > 1 and build_site:
                     with suppress(Exception):  # the study's own error is the one to tell
                         dashboards()
                 raise
@@ -220,17 +221,22 @@ def _run_study(
     if target is None:
         target = study_build_target(study)
         check_spark_target(target, where=f"{study.path} [compute] build_target =")
-    return run_loaded_study(study, target=target, started=started, build_site=build_site)[1]
+    return run_loaded_study(study, target=target, started=started, build_site=build_site, next_steps=True)[1]
 
 
 def run_loaded_study(
-    study, *, target: str = LOCAL_TARGET, started: float | None = None, build_site: bool = True
+    study,
+    *,
+    target: str = LOCAL_TARGET,
+    started: float | None = None,
+    build_site: bool = True,
+    next_steps: bool = False,
 ) -> tuple[str, Path | None]:
     """The stages of a study run for a loaded, checked ``study``: (its run id, the site's index page).
 
     The caller holds the command lock and has loaded the plugins (``biaswh monitor`` runs a
     study whose settings carry the week it evaluates). ``build_site=False``: no dashboards
-    (the index is None).
+    (the index is None), and the queries to ask next only with ``next_steps`` (``biaswh run --no-site``).
     """
     started = time.perf_counter() if started is None else started
     run_id = open_study_run(study, target=target)
@@ -281,19 +287,10 @@ def run_loaded_study(
         index = dashboards() / "index.html"
         stages["dashboards"] = time.perf_counter() - begin
     stages["total"] = time.perf_counter() - started
-    print(f"[{study.name}] dashboards: {stages.get('dashboards', 0):.1f} s; total {stages['total']:.1f} s", flush=True)
+    drawn = f"dashboards: {stages['dashboards']:.1f} s" if build_site else "dashboards: not drawn"
+    print(f"[{study.name}] {drawn}; total {stages['total']:.1f} s", flush=True)
     with open_warehouse() as con:
         con.execute("update raw.runs set stage_seconds = ? where run_id = ?", [json.dumps(stages), run_id])
-    if build_site:
-        _print_next_steps(study, run_id)
+    if build_site or next_steps:
+        print_next_steps(study, run_id, site=build_site)
     return run_id, index
-
-
-# What to ask first after each kind of study (contract relations, reachable unqualified).
-def _print_next_steps(study, run_id: str) -> None:
-    """Three ways in: the site (printed last), this run's headline query, and the run list."""
-    step = next((s for s in [*study.analysis, *study.jobs] if s in FIRST_QUERIES), None)
-    print(f"[{study.name}] next: open the dashboard site below; query this run (biaswh sql, or biaswh shell):")
-    if step:
-        print(f'  biaswh sql "{FIRST_QUERIES[step].format(run=run_id)}"')
-    print('  biaswh sql "select run_name, run_status, started_at, inputs from dim_runs order by started_at desc"')

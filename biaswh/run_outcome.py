@@ -2,6 +2,7 @@
 
 A run that cannot be marked failed at once (a reader still holds the file, a full disk) leaves
 its failure for the next writer to record (:mod:`biaswh.warehouse.runs.pending_failures`).
+A finished run then prints what to ask next, and where its site is, or that it was not redrawn.
 """
 
 from __future__ import annotations
@@ -11,6 +12,10 @@ import duckdb
 from biaswh.warehouse.database.connection import open_warehouse
 from biaswh.warehouse.errors import UserError
 from biaswh.warehouse.runs.pending_failures import record_pending_failure
+from biaswh.warehouse.runs.study import FIRST_QUERIES
+
+# The last line of `biaswh run --no-site` and `biaswh audit --no-site`.
+SITE_NOT_REDRAWN = "dashboard site: not redrawn (--no-site); draw it with: biaswh dashboards"
 
 
 def finish_or_fail(run_id: str, work) -> None:
@@ -49,3 +54,14 @@ def record_failure(run_id: str, message: str) -> None:
         record_pending_failure(run_id, message)
     except OSError:
         pass  # nowhere to write: the next writer marks the run interrupted
+
+
+# What to ask first after each kind of study (contract relations, reachable unqualified).
+def print_next_steps(study, run_id: str, *, site: bool = True) -> None:
+    """Three ways in: the site (printed last, when drawn), this run's headline query, and the run list."""
+    step = next((s for s in [*study.analysis, *study.jobs] if s in FIRST_QUERIES), None)
+    where = "open the dashboard site below; " if site else ""
+    print(f"[{study.name}] next: {where}query this run (biaswh sql, or biaswh shell):")
+    if step:
+        print(f'  biaswh sql "{FIRST_QUERIES[step].format(run=run_id)}"')
+    print('  biaswh sql "select run_name, run_status, started_at, inputs from dim_runs order by started_at desc"')
