@@ -227,11 +227,13 @@ class Warehouse:
         compute: Literal["local", "ray"] | None = None,
         ray_address: str | None = None,
         corpus_shards: int | None = None,
+        dashboards: bool = True,
     ) -> str:
         """Run a study end to end, as ``biaswh run`` does.
 
-        The same pipeline and command lock as the CLI; dashboards are rebuilt. Querying this
-        object afterwards sees the new run (no connection was held across it).
+        The same pipeline and command lock as the CLI; dashboards are rebuilt (unless
+        ``dashboards=False``). Querying this object afterwards sees the new run (no connection
+        was held across it).
 
         Parameters
         ----------
@@ -245,6 +247,8 @@ class Warehouse:
             The Ray cluster to join (``--ray-address``); implies ``compute="ray"``.
         corpus_shards : int, optional
             With Ray, retrieve over this many corpus shards (``--corpus-shards``).
+        dashboards : bool, default True
+            False: the site is not redrawn (``biaswh run --no-site``; ``biaswh dashboards`` draws it).
 
         Returns
         -------
@@ -266,6 +270,7 @@ class Warehouse:
         check.choice("run", "compute", compute, ("local", "ray"))
         check.ray_address("run", ray_address)
         check.number("run", "corpus_shards", corpus_shards, POSITIVE_INTEGER)
+        check.flag("run", "dashboards", dashboards)
         if self.read_only:
             raise UserError(
                 f"this Warehouse ({self.home}) was opened read-only: biaswh.open(read_only=False) runs studies"
@@ -275,7 +280,12 @@ class Warehouse:
         with self._at_home():
             before = self._study_run_ids()
             pipeline_run(
-                str(study_path), limit=limit, compute=compute, ray_address=ray_address, corpus_shards=corpus_shards
+                str(study_path),
+                limit=limit,
+                compute=compute,
+                ray_address=ray_address,
+                corpus_shards=corpus_shards,
+                build_site=dashboards,
             )
             new = self._study_run_ids() - before
         if len(new) != 1:

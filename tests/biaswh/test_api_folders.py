@@ -122,10 +122,10 @@ def test_run_hands_the_pipeline_every_option_inside_this_warehouse_and_returns_t
     else:
         monkeypatch.setenv(HOME_VARIABLE, before)
     run_id = biaswh.open(home, read_only=False).run(
-        DEMO_STUDY, limit=3, compute="ray", ray_address="127.0.0.1:6379", corpus_shards=2
+        DEMO_STUDY, limit=3, compute="ray", ray_address="127.0.0.1:6379", corpus_shards=2, dashboards=False
     )
     assert run_id == "new-0"
-    options = {"limit": 3, "compute": "ray", "ray_address": "127.0.0.1:6379", "corpus_shards": 2}
+    options = {"limit": 3, "compute": "ray", "ray_address": "127.0.0.1:6379", "corpus_shards": 2, "build_site": False}
     assert pipeline.calls == [(str(DEMO_STUDY), options, str(home.resolve()))]
     assert os.environ.get(HOME_VARIABLE) == before  # the setting is put back as it was
     assert biaswh.open(home).sql("select 1 as one")["one"].to_list() == [1]
@@ -136,7 +136,7 @@ def test_run_study_runs_into_its_folder_with_the_limit(home, monkeypatch):
     pipeline = RecordingPipeline(home)
     monkeypatch.setattr("biaswh.pipeline.run_study", pipeline)
     assert biaswh.run_study(DEMO_STUDY, limit=2, home=home) == "new-0"
-    options = {"limit": 2, "compute": None, "ray_address": None, "corpus_shards": None}
+    options = {"limit": 2, "compute": None, "ray_address": None, "corpus_shards": None, "build_site": True}
     assert pipeline.calls == [(str(DEMO_STUDY), options, str(home.resolve()))]
 
 
