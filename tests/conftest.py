@@ -173,12 +173,12 @@ def run_study_here(config: str, *, home: Path, limit: int | None = None, site: b
         return run_study(str(config), limit=limit, build_site=site)
 
 
-def run_study_printed(config: str, *, home: Path, limit: int | None = None) -> str:
+def run_study_printed(config: str, *, home: Path, limit: int | None = None, site: bool = True) -> str:
     """:func:`run_study_here`, returning what the run printed (its summary lines), for fixtures
     that cannot take ``capsys``; a study that fails raises as ``biaswh run`` would report it."""
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        run_study_here(config, home=home, limit=limit)
+        run_study_here(config, home=home, limit=limit, site=site)
     return printed.getvalue()
 
 

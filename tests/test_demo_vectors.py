@@ -92,7 +92,7 @@ def test_a_changed_demo_text_is_embedded_and_only_it(tmp_path, monkeypatch, caps
     monkeypatch.setenv(HOME_VARIABLE, str(tmp_path / "warehouse"))
     monkeypatch.setenv(CACHE_VARIABLE, str(tmp_path / "embeddings"))
     with contextlib.redirect_stdout(io.StringIO()) as printed:
-        run_study(str(study / "demo.toml"))
+        run_study(str(study / "demo.toml"), build_site=False)  # the embedding cache is read, not a page
     assert "  1 text(s) to embed with all-MiniLM-L6-v2" in printed.getvalue()
     cache = EmbeddingCache(tmp_path / "embeddings", "all-MiniLM-L6-v2")
     computed = cache._read("text, origin", "origin = 'computed'").column("text").to_pylist()

@@ -24,7 +24,7 @@ def audited(tmp_path_factory):
     for name in REAL_FILES:
         shared_file(name)
     home = tmp_path_factory.mktemp("audit-real") / "warehouse"
-    printed = run_here("audit", str(AUDIT_REAL), home=home).stdout
+    printed = run_here("audit", str(AUDIT_REAL), "--no-site", home=home).stdout
     return home, printed
 
 

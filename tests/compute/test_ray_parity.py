@@ -62,10 +62,11 @@ def both_runs(tmp_path_factory, ray_local, demo_warehouse):
             run_study(str(EVALUATION_STUDY))
         patch.setenv("BIASWH_EMBEDDING_CACHE", str(caches["ray"]))
         # The Ray runs reuse the local runs' sources builds. The demo's 28 documents in 2 shards:
-        # each cut falls inside the one dense tile. The Python API's options, as a notebook passes them.
-        biaswh.open(home, read_only=False).run(DEMO_STUDY, compute="ray", corpus_shards=2)
-        biaswh.open(home, read_only=False).run(EVALUATION_STUDY, compute="ray")
-        biaswh.open(home, read_only=False).run(EVALUATION_STUDY, compute="ray", corpus_shards=2)
+        # each cut falls inside the one dense tile. The Python API's options, as a notebook passes them
+        # (no site: no test here reads a page).
+        biaswh.open(home, read_only=False).run(DEMO_STUDY, compute="ray", corpus_shards=2, dashboards=False)
+        biaswh.open(home, read_only=False).run(EVALUATION_STUDY, compute="ray", dashboards=False)
+        biaswh.open(home, read_only=False).run(EVALUATION_STUDY, compute="ray", corpus_shards=2, dashboards=False)
         connection = connect()
         runs = connection.execute(
             "select name, coalesce(parameters->>'$.settings.compute.engine', 'local')"

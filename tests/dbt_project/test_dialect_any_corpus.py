@@ -51,7 +51,7 @@ def study(tmp_path_factory):
     assert "by_document.csv" in config and "by_query.csv" in config
     (folder / "study.toml").write_text(config, encoding="utf-8")
     home = folder / "warehouse"
-    run_study_here(str(folder / "study.toml"), home=home)
+    run_study_here(str(folder / "study.toml"), home=home, site=False)  # rows only: no page is read
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
     yield SimpleNamespace(con=con, home=home, toml=folder / "study.toml")
     con.close()

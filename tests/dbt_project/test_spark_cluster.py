@@ -37,7 +37,7 @@ def cluster_study(demo_warehouse, tmp_path_factory):
             patch.setenv(RAW_LOCATION_VARIABLE, str(shared / "raw"))
             patch.setenv("BIASWH_EMBEDDING_CACHE", str(demo_warehouse.embedding_cache))
             home = shared / "warehouse"
-            result = run_here("run", str(DEMO_STUDY), "--target", "cluster", home=home)
+            result = run_here("run", str(DEMO_STUDY), "--target", "cluster", "--no-site", home=home)
             yield home, result.stdout, server
     finally:
         server.stop()

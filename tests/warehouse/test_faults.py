@@ -6,7 +6,8 @@ the warehouse opens for writing, no run is left ``running``, no failed or interr
 left rows, and an interrupted job left no output (each ingest and each job is one transaction).
 
 The processes are real: ``tests/warehouse/fault_driver.py`` runs ``biaswh`` with a fault point
-that announces itself on stdout and waits, and the test sends SIGKILL.
+that announces itself on stdout and waits, and the test sends SIGKILL. No test here reads a page:
+the runs say ``--no-site`` (the rerun drew the whole site, the others loaded the dashboards' modules).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import pytest
 
 from biaswh.cli import main
 from biaswh.compute.retrieval import steps as retrieval_steps
+from biaswh.run_outcome import SITE_NOT_REDRAWN
 from biaswh.warehouse.settings.home import HOME_VARIABLE
 from tests.conftest import DEMO_STUDY, run_here
 from tests.warehouse.fault_harness import (
@@ -61,14 +63,14 @@ def _drive_faults(tmp_path_factory) -> dict:
 
     # 1. kill -9 inside the first ingest's transaction (its rows written, not committed).
     lines: list[str] = []
-    process = start(home, "ingest", "run", demo)
+    process = start(home, "ingest", "run", demo, "--no-site")
     wait_for_line(process, r"FAULT-POINT ingest", lines)
     kill(process)
     seen["ingest"] = {"state": warehouse_state(home), "pid": process.pid}
 
     # 2. kill -9 during the sources dbt build (dbt must die with biaswh).
     lines = []
-    process = start(home, "none", "run", demo)
+    process = start(home, "none", "run", demo, "--no-site")
     since = log_size(home)
     wait_for_line(process, r"FAULT-POINT dbt build sources started", lines)
     wait_for_dbt_progress(home, since)
@@ -77,7 +79,7 @@ def _drive_faults(tmp_path_factory) -> dict:
 
     # 3. kill -9 inside the retrieval job's transaction.
     lines = []
-    process = start(home, "jobs", "run", demo)
+    process = start(home, "jobs", "run", demo, "--no-site")
     wait_for_line(process, r"FAULT-POINT jobs", lines, timeout=180)
     kill(process)
     seen["jobs"] = {"state": warehouse_state(home), "pid": process.pid}
@@ -86,7 +88,7 @@ def _drive_faults(tmp_path_factory) -> dict:
     #    then holds the warehouse for a moment only delays the first; then kill -9 in the results build.
     lines = []
     release = home.parent / "release"
-    process = start(home, "before-results-build", "run", demo, BIASWH_TEST_RELEASE=str(release))
+    process = start(home, "before-results-build", "run", demo, "--no-site", BIASWH_TEST_RELEASE=str(release))
     wait_for_line(process, r"FAULT-POINT before-results-build", lines, timeout=180)
     since = log_size(home)
     second = biaswh(home, "run", demo)
@@ -118,7 +120,8 @@ def _drive_faults(tmp_path_factory) -> dict:
     seen["full disk"] = _full_disk_run(home, demo)
 
     # 7. A plain rerun succeeds (in this process: no process boundary is under test here).
-    seen["rerun"] = {"completed": run_here("run", demo, home=home, check=False), "state": warehouse_state(home)}
+    completed = run_here("run", demo, "--no-site", home=home, check=False)
+    seen["rerun"] = {"completed": completed, "state": warehouse_state(home)}
     return seen
 
 
@@ -137,7 +140,7 @@ def _full_disk_run(home: Path, demo: str) -> dict:
         patch.setattr(retrieval_steps, "write_relevant_documents", write_then_fail)
         out, err = io.StringIO(), io.StringIO()
         with redirect_stdout(out), redirect_stderr(err):
-            code = main(["run", demo])
+            code = main(["run", demo, "--no-site"])
     return {"code": code, "stderr": err.getvalue(), "state": warehouse_state(home)}
 
 
@@ -211,6 +214,7 @@ def test_a_full_disk_fails_the_run_in_one_line_and_rolls_back_the_job(faults):
 def test_a_rerun_after_every_fault_succeeds(faults):
     completed = faults["rerun"]["completed"]
     assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]
+    assert completed.stdout.splitlines()[-1] == SITE_NOT_REDRAWN
     state = faults["rerun"]["state"]
     assert_consistent(state)
     assert study_runs(state)[-1][1] == "succeeded"

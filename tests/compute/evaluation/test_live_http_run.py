@@ -76,7 +76,7 @@ def live_run(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch, SearchStandIn(lambda q, k: demo_search([q], k)[0], key=KEY,
                                                                 faults=FAULTS) as server:  # fmt: skip
         patch.setenv("SEARCH_KEY", KEY)
-        printed = run_study_printed(_config(folder, server.url), home=folder / "warehouse")
+        printed = run_study_printed(_config(folder, server.url), home=folder / "warehouse", site=False)
     con = duckdb.connect(str(folder / "warehouse" / "warehouse.duckdb"), read_only=True)
     yield con, printed, folder, server
     con.close()

@@ -83,12 +83,12 @@ def test_the_study_recovers_the_injected_preference_through_the_stand_in(tmp_pat
         )
         home = tmp_path / "warehouse"
         monkeypatch.setenv(HOME_VARIABLE, str(home))
-        code, *first = run_main(["run", str(study)], capfd)
+        code, *first = run_main(["run", str(study), "--no-site"], capfd)
         assert code == 0, first
         n_requests = len(stand_in.requests)
         assert n_requests == 24 + 2  # every trial once, plus the two scripted 500s retried
         assert {r["authorization"] for r in stand_in.requests} == {f"Bearer {KEY}"}
-        code, *second = run_main(["run", str(study)], capfd)
+        code, *second = run_main(["run", str(study), "--no-site"], capfd)
         assert code == 0, second
         assert len(stand_in.requests) == n_requests  # resumed from the cache: nothing re-sent
     assert "24 cached, 0 sent" in second[0] and "is unchanged" in second[0]
