@@ -39,7 +39,8 @@ def audit_headline(con: duckdb.DuckDBPyConnection, audit_run: str) -> str:
     """The headline of the audit run ``audit_run`` (its rows in ``raw.audit_subjects`` and the
     ``analysis.audit_*`` tables)."""
     n_subjects, n_runs, n_not_run = con.execute(
-        "select count(distinct subject_id), count(distinct run_id) filter (where status = 'measured'),"
+        "select count(distinct subject_id) filter (where status = 'measured'),"
+        " count(distinct run_id) filter (where status = 'measured'),"
         " count(*) filter (where status = 'not run') from raw.audit_subjects where audit_run_id = ?",
         [audit_run],
     ).fetchone()
@@ -55,6 +56,8 @@ def audit_headline(con: duckdb.DuckDBPyConnection, audit_run: str) -> str:
     ).fetchall()
     not_run = f" ({n_not_run} subject-study pairs not run: see each profile)" if n_not_run else ""
     measured = f"{_plural(n_subjects, 'subject')} measured by {_plural(n_runs, 'study run')}{not_run}"
+    if not n_subjects:  # every pair not run (or not applying): nothing was measured
+        measured = f"no subject measured{not_run}"
     if not n_tested:
         return f"{measured}: no tested finding{_comparisons(compared)}."
     significant = f"{n_significant} of {_plural(n_tested, 'tested finding')} significant"

@@ -108,8 +108,8 @@ def comparisons_page(con: duckdb.DuckDBPyConnection, run_id: str) -> str:
 
 def comparisons_of(con: duckdb.DuckDBPyConnection, subject_id: str) -> list[list]:
     """A profile's "Versions and rivals" lines: each latest comparison the subject is in, linked to its section."""
-    if not relation_exists(con, "analysis", "audit_comparisons"):
-        return []
+    if not (relation_exists(con, "analysis", "audit_comparisons") and relation_exists(con, "marts", "dim_runs")):
+        return []  # no comparison, or no build yet to say which runs succeeded
     rows = _rows(
         con,
         "with latest as (select c.run_id, c.baseline_subject_id, c.candidate_subject_id, c.baseline_label,"

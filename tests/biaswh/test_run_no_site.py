@@ -76,3 +76,26 @@ def test_no_site_leaves_the_site_and_dashboards_draws_what_a_run_draws(demo_ware
     assert printed.splitlines()[-1] == SITE_NOT_REDRAWN and "[audit unkeyed] run " in printed
     assert _latest_run(drawing, "audit")[1] == "succeeded"
     assert _files(drawing / "site") == before
+
+
+def test_an_audit_that_can_run_nothing_in_a_fresh_warehouse_says_so_and_draws_its_site(tmp_path):
+    # No study has ever written results here: no family table, no built marts, yet the audit's
+    # summary, headline, profile and comparison reads must answer (they raised CatalogExceptions).
+    audit = tmp_path / "audit.toml"
+    audit.write_text(
+        '[audit]\nname = "unkeyed"\nseed = 1\n[[subjects]]\nkind = "llm"\nname = "m"\n'
+        'endpoint = "http://127.0.0.1:9/v1"\napi_key_env = "BIASWH_TEST_KEY_NEVER_SET"\n'
+        '[[subjects]]\nkind = "llm"\nname = "n"\nendpoint = "http://127.0.0.1:9/v1"\n'
+        'api_key_env = "BIASWH_TEST_KEY_NEVER_SET"\n[[comparisons]]\nbaseline = "m"\ncandidate = "n"\n',
+        encoding="utf-8",
+    )
+    home = tmp_path / "fresh"
+    printed = run_here("audit", str(audit), home=home).stdout
+    headline = next(line for line in printed.splitlines() if line.startswith("[audit unkeyed] run "))
+    assert headline.endswith(
+        ": no subject measured (4 subject-study pairs not run: see each profile): no tested finding."
+    )
+    assert printed.splitlines()[-1] == f"dashboard site: {home / 'site' / 'index.html'}"
+    assert _latest_run(home, "audit")[1] == "succeeded"
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+        assert con.execute("select count(*) from main.subject_findings").fetchone() == (0,)

@@ -132,11 +132,20 @@ def _measures_sql(existing: set[str]) -> str | None:
     return declared_union(SUBJECT_FINDINGS, MEASURE_COLUMNS, existing, **constants)
 
 
-def subject_findings_sql(existing: set[str]) -> str | None:
-    """The ``subject_findings`` view's select over the relations in ``existing``; None when no family ran."""
-    measures = _measures_sql(existing)
-    if measures is None:
-        return None
+# The measures before any family has written results: no row, the columns' types (an audit that
+# could run no study, on a fresh warehouse, still reads the view and finds nothing).
+_NO_MEASURES = (
+    "select null::varchar as study_type, null::varchar as subject_kind, null::boolean as is_headline,"
+    " null::varchar as run_id, null::varchar as measured_as, null::varchar as dimension, null::varchar as finding,"
+    " null::varchar as effect_name, null::double as effect, null::double as ci_low, null::double as ci_high,"
+    " null::double as p_value, null::double as p_adjusted, null::boolean as is_significant,"
+    " null::varchar as policy where false"
+)
+
+
+def subject_findings_sql(existing: set[str]) -> str:
+    """The ``subject_findings`` view's select over the relations in ``existing`` (no row before any family ran)."""
+    measures = _measures_sql(existing) or _NO_MEASURES
     derived_id = subject_id_sql("m.subject_kind", "m.measured_as", "''", "''")
     if "analysis.audit_findings" in existing:
         audited = "select study_run_id, subject_id, study_type, finding, p_adjusted, is_significant, policy"
@@ -267,15 +276,13 @@ def _quoted(text: str) -> str:
 def publish_subject_views(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Create ``main.subject_findings``, ``main.dim_subjects`` and ``main.audit_coverage``; return the names made.
 
-    ``subject_findings`` and ``dim_subjects`` wait until a family that declares findings has run.
+    Before a family that declares findings has run, ``subject_findings`` and ``dim_subjects`` hold no row.
     """
     existing = _existing(con)
     if "raw.audit_subjects" not in existing:
         return []
-    views = {"audit_coverage": AUDIT_COVERAGE_SQL}
-    select = subject_findings_sql(existing)
-    if select is not None:
-        views = {"subject_findings": select, "dim_subjects": DIM_SUBJECTS_SQL, **views}
+    views = {"subject_findings": subject_findings_sql(existing), "dim_subjects": DIM_SUBJECTS_SQL}
+    views["audit_coverage"] = AUDIT_COVERAGE_SQL
     for view, sql in views.items():
         con.execute(f"create or replace view main.{view} as {sql}")
         con.execute(f"comment on view main.{view} is {_quoted(SUBJECT_VIEW_COMMENTS[view])}")
