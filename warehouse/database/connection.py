@@ -65,11 +65,18 @@ def quiet(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     return con
 
 
+def warehouse_config(path) -> dict:
+    """DuckDB's settings for every connection to the warehouse file ``path`` (one process's
+    connections to one file must agree on them): the memory limit, and ``home_directory`` the
+    file's folder, so views over the lake in it read it there."""
+    return {"memory_limit": duckdb_memory_limit(), **home_directory_config(Path(path).parent)}
+
+
 def _open_waiting(path, *, read_only: bool, wait: bool = True) -> duckdb.DuckDBPyConnection:
     """Open the file (with the memory limit); a writing command that opened it before waits for a
     reader to finish (:mod:`biaswh.warehouse.database.command_lock`), unless ``wait`` is false.
     DuckDB's ``home_directory`` is the file's folder: views over the lake in it read it there."""
-    config = {"memory_limit": duckdb_memory_limit(), **home_directory_config(Path(path).parent)}
+    config = warehouse_config(path)
     if not (wait and command_lock.may_wait()):
         con = open_file(path, read_only=read_only, config=config)
         command_lock.note_opened()
@@ -162,5 +169,5 @@ def refuse_if_busy() -> None:
     """
     path = warehouse_paths().duckdb_file
     if path.exists():
-        open_file(path, read_only=False, config={"memory_limit": duckdb_memory_limit()}).close()
+        open_file(path, read_only=False, config=warehouse_config(path)).close()
         command_lock.note_opened()
