@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import sys
-from pathlib import Path
 
 import duckdb
 
@@ -28,7 +27,7 @@ from biaswh.analysis.common.result_rows import (
     rows_close,
     table_columns,
 )
-from biaswh.warehouse.database.parquet_views import home_directory_config
+from biaswh.warehouse.database.connection import warehouse_config
 from biaswh.warehouse.relations.renamed_marts import RENAMED_RELATIONS
 
 
@@ -67,7 +66,7 @@ def table_digests(path: str) -> dict[str, tuple[int, str, dict[str, str]]]:
     ``run_id``) tell which runs differ.
     """
     out = {}
-    with duckdb.connect(path, read_only=True, config=home_directory_config(Path(path).parent)) as con:
+    with duckdb.connect(path, read_only=True, config=warehouse_config(path)) as con:
         labels = _run_labels(con)
         for schema, table in result_tables(con):
             has_runs, rows = _table_rows(con, schema, table, labels)
@@ -88,7 +87,7 @@ def equal_within_tolerance(before: str, after: str, name: str) -> bool:
     schema, table = name.split(".", 1)
     found = []
     for path, wanted in ((before, table), (after, table)):
-        with duckdb.connect(path, read_only=True, config=home_directory_config(Path(path).parent)) as con:
+        with duckdb.connect(path, read_only=True, config=warehouse_config(path)) as con:
             old = {new: old for old, new in RENAMED_RELATIONS.get(schema, {}).items()}
             names = {t for _, t in result_tables(con)}
             real = wanted if wanted in names else old.get(wanted, wanted)

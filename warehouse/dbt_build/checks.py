@@ -12,8 +12,7 @@ from pathlib import Path
 
 import duckdb
 
-from biaswh.warehouse.database.connection import open_file
-from biaswh.warehouse.database.parquet_views import home_directory_config
+from biaswh.warehouse.database.connection import open_file, warehouse_config
 
 # The macro's arguments, in the order it checks them, and the dbt test each one stands for.
 KINDS = {
@@ -44,7 +43,7 @@ def failing_checks(compiled: Path, duckdb_file: Path) -> list[tuple[str, int]] |
     file (read-only); None when either cannot be read (a busy file, a query of another target)."""
     try:
         query = compiled.read_text(encoding="utf-8")
-        con = open_file(duckdb_file, read_only=True, config=home_directory_config(Path(duckdb_file).parent))
+        con = open_file(duckdb_file, read_only=True, config=warehouse_config(duckdb_file))
     except (OSError, duckdb.Error):
         return None
     try:

@@ -252,7 +252,7 @@ def last_manifest():
 def parsed_nodes(unique_ids: Sequence[str]) -> dict[str, dict]:
     """The nodes ``unique_ids`` as dicts (the shape of ``manifest.json``'s ``nodes``), from the
     manifest of the last call (empty before any)."""
-    manifest = _LAST_USED[0] if _LAST_USED else None
+    manifest = last_manifest()
     if manifest is None:
         return {}
     return {uid: manifest.nodes[uid].to_dict() for uid in unique_ids if uid in manifest.nodes}
