@@ -114,3 +114,18 @@ def test_a_fresh_warehouses_first_spark_command_starts_from_the_shared_parse(raw
     assert _register(raw, None)  # the settings table is refreshed: a dbt command ran
     log = (tmp_path / "another" / "dbt" / "logs" / "dbt.log").read_text(encoding="utf-8")
     assert "Partial parsing enabled" in log and "Starting full parse" not in log, log[:3000]
+
+
+def test_a_lake_folder_named_with_quotes_is_declared_and_read(raw, tmp_path, monkeypatch):
+    # Each location is written as an escaped Spark string literal (it was cut at the quote).
+    from biaswh.warehouse.spark.raw_export import RAW_LOCATION_VARIABLE
+
+    lake = tmp_path / 'it\'s a "lake"'
+    monkeypatch.setenv(RAW_LOCATION_VARIABLE, str(lake))
+    first = _register(raw, None)
+    assert first["scores"]["location"] == str(lake / "scores")
+    assert _spark("select run_id, score from raw.scores") == [("a", 0.25), ("a", 0.5)]
+    raw.execute("insert into raw.runs values ('c', 'running')")
+    raw.execute("insert into raw.scores values ('c', 0.75)")
+    assert _register(raw, ["c"])["scores"]["add"] == ["c"]  # a partition added at its escaped folder
+    assert _spark("select run_id, score from raw.scores") == [("a", 0.25), ("a", 0.5), ("c", 0.75)]

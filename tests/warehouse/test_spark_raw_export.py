@@ -52,3 +52,14 @@ def test_a_finished_runs_rows_are_written_once(connection, tmp_path):
         " order by all"
     ).fetchall()
     assert rows == [("a", 0.25), ("a", 0.5), ("c", 0.75)]
+
+
+def test_a_lake_folder_named_with_a_quote_is_written(connection, tmp_path, monkeypatch):
+    lake = tmp_path / 'it\'s a "lake"'
+    monkeypatch.setenv(RAW_LOCATION_VARIABLE, str(lake))
+    export_raw(connection, run_ids=["a"])
+    assert sorted(p.relative_to(lake).as_posix() for p in lake.rglob("*.parquet")) == [
+        "runs/run_id=a/data.parquet",
+        "runs/run_id=b/data.parquet",
+        "scores/run_id=a/data.parquet",
+    ]

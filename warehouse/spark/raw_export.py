@@ -17,6 +17,7 @@ import duckdb
 
 from biaswh.warehouse.database.object_storage import has_parquet, is_url, open_object_storage
 from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.relations.column_docs import sql_string
 from biaswh.warehouse.settings.home import warehouse_paths
 
 # Where the raw Parquet goes: a folder path every executor reads (on a cluster, a shared
@@ -112,13 +113,13 @@ def _spark_type(duckdb_type: str, *, table: str, column: str) -> str:
 
 def _write_parquet(connection: duckdb.DuckDBPyConnection, query: str, params: list, folder: str) -> None:
     if is_url(folder):  # an object appears whole when its upload completes
-        connection.execute(f"copy ({query}) to '{folder}/data.parquet' (format parquet)", params)
+        connection.execute(f"copy ({query}) to {sql_string(folder + '/data.parquet')} (format parquet)", params)
         return
     # Written beside, then renamed: a reader never sees half a file.
     Path(folder).mkdir(parents=True, exist_ok=True)
     final = Path(folder) / "data.parquet"
     partial = Path(folder) / ".data.parquet.partial"
-    connection.execute(f"copy ({query}) to '{partial}' (format parquet)", params)
+    connection.execute(f"copy ({query}) to {sql_string(str(partial))} (format parquet)", params)
     partial.replace(final)
 
 

@@ -27,6 +27,7 @@ from biaswh.warehouse.dbt_build.parse_cache import seed_partial_parse, share_par
 from biaswh.warehouse.dbt_build.project_dir import dbt_project_dir
 from biaswh.warehouse.dbt_build.runner import BUILD_RUN_IDS_VARIABLE, FAILED_STATUSES, BuildSummary
 from biaswh.warehouse.errors import UserError
+from biaswh.warehouse.relations.column_docs import sql_string
 from biaswh.warehouse.runs.sub_runs import SUB_RUN_KINDS, withdrawn_sub_runs_sql
 from biaswh.warehouse.settings.home import DBT_PROJECT_DIR, HOME_VARIABLE, warehouse_paths
 from biaswh.warehouse.spark.jvm import start_jvm_quietly
@@ -93,8 +94,8 @@ def withdrawn_run_ids() -> list[str] | None:
     withdrawn = "status in ('failed', 'interrupted')"
 
     def parquet(table: str) -> str:
-        files = f"{folder / table}/run_id=*/*.parquet".replace("'", "''")
-        return f"read_parquet('{files}', hive_partitioning = true, hive_types = {{'run_id': varchar}})"
+        files = sql_string(f"{folder / table}/run_id=*/*.parquet")
+        return f"read_parquet({files}, hive_partitioning = true, hive_types = {{'run_id': varchar}})"
 
     exported = {kind.table for kind in SUB_RUN_KINDS.values() if any((folder / kind.table).glob("run_id=*/*.parquet"))}
     query = f"select run_id from {parquet('runs')} where {withdrawn}"

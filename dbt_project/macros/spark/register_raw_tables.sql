@@ -27,7 +27,7 @@
     {%- do run_query('drop table if exists raw.' ~ table['name']) -%}
 {%- do run_query(
     'create table raw.' ~ table['name'] ~ ' (' ~ columns | join(', ') ~ ') using parquet '
-    ~ partitioning ~ " location '" ~ table['location'] ~ "'"
+    ~ partitioning ~ ' location ' ~ spark_string(table['location'])
 ) -%}
     {%- if table['partitioned'] -%}
         {%- do run_query('alter table raw.' ~ table['name'] ~ ' recover partitions') -%}
@@ -38,7 +38,8 @@
     {%- set partitions = [] -%}
     {%- for run_id in table.get('add', []) -%}
         {%- set folder = table['location'] ~ '/run_id=' ~ run_id -%}
-        {%- do partitions.append("partition (run_id = '" ~ run_id ~ "') location '" ~ folder ~ "'") -%}
+        {%- set partition = 'partition (run_id = ' ~ spark_string(run_id) ~ ')' -%}
+        {%- do partitions.append(partition ~ ' location ' ~ spark_string(folder)) -%}
     {%- endfor -%}
     {%- if partitions -%}
         {%- do run_query('alter table raw.' ~ table['name'] ~ ' add if not exists ' ~ partitions | join(' ')) -%}
@@ -46,4 +47,10 @@
     {%- if table.get('refresh') -%}
         {%- do run_query('refresh table raw.' ~ table['name']) -%}
     {%- endif -%}
+{%- endmacro %}
+
+{#- A Spark SQL string literal: a quote in a folder's name (a warehouse home in "it's") is written \',
+    and a backslash, which Spark reads as an escape, \\. -#}
+{% macro spark_string(text) -%}
+    {{- "'" ~ (text | string).replace('\\', '\\\\').replace("'", "\\'") ~ "'" -}}
 {%- endmacro %}
