@@ -1,7 +1,8 @@
-"""Eight weekly ticks of studies/demo_monitoring.toml: one alert, delivered once, kept, acknowledged, resolved.
+"""Five weekly ticks of studies/demo_monitoring.toml: one alert, delivered once, kept, acknowledged, resolved.
 
 The series is the session's (:func:`tests.monitoring_series.monitoring_series`): the demo's live
-system loses half its index in the weeks of 2026-01-26 and 2026-02-02 and recovers on 2026-02-09.
+system loses half its index in the weeks of 2026-01-26 and 2026-02-02 and recovers on 2026-02-09;
+the ticks are a healthy week before (2026-01-05), both weeks of the drop, the recovery and the week after.
 Each tick is a real study run (ingest, dbt build, evaluation, analysis) in one warehouse; the
 alerts go to a webhook receiver on 127.0.0.1 (its URL, a secret, from the environment), to a
 webhook that always fails, to one whose variable is unset, and to a file. Between the ticks the
@@ -67,7 +68,9 @@ def test_exactly_one_alert_opens_on_the_planted_week_is_kept_and_resolves_on_rec
 def test_the_alert_is_delivered_once_when_opened_and_once_when_resolved(ticks):
     _, folder, (generic, slack, _), states, _ = ticks
     delivered = {week: (n_generic, n_slack) for week, _, _, n_generic, n_slack in states}
-    assert [delivered[week] for week in WEEKS] == [(0, 0)] * 3 + [(1, 1)] * 2 + [(2, 2)] * 3
+    week = datetime.timedelta(days=7)  # the last tick, a week after the recovery: nothing delivered again
+    assert WEEKS == [datetime.date(2026, 1, 5), DROP, DROP + week, RECOVERED, RECOVERED + week]
+    assert [delivered[week] for week in WEEKS] == [(0, 0)] + [(1, 1)] * 2 + [(2, 2)] * 2
     opened, resolved = generic.bodies
     assert (opened["event"], resolved["event"]) == ("opened", "resolved")
     assert opened["partition"] == DROP.isoformat() and opened["metric"] == "mrr@10" and opened["p_value"] < 0.05
@@ -89,7 +92,7 @@ def test_a_failing_webhook_is_recorded_attempt_by_attempt_and_fails_no_tick(tick
         ("$TEST_BROKEN_WEBHOOK", event, n, "failed", 503) for event in ("opened", "resolved") for n in (1, 2, 3)
     ]
     assert [a[5] for a in attempts if a[0] == "$TEST_UNSET_WEBHOOK"] == ["$TEST_UNSET_WEBHOOK is not set"] * 2
-    assert len(states) == 8  # every tick finished (test_each_tick_is_a_study_run_recording_its_week: succeeded)
+    assert len(states) == len(WEEKS)  # every tick ended (succeeded: test_each_tick_is_a_study_run_recording_its_week)
 
 
 def test_no_webhook_url_is_stored_in_the_warehouse(ticks):
@@ -110,7 +113,7 @@ def test_no_webhook_url_is_stored_in_the_warehouse(ticks):
     assert not found and len(columns) > 50
 
 
-def test_the_first_ticks_rows_are_unchanged_by_the_seven_after_it(ticks):
+def test_the_first_ticks_rows_are_unchanged_by_the_four_after_it(ticks):
     home, *_, states, snapshot = ticks
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
         now = first_tick_rows(con, states[0][1])

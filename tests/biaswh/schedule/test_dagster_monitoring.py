@@ -2,8 +2,8 @@
 
 The demo's live system loses half its index in the weeks of 2026-01-26 and 2026-02-02 and
 recovers on 2026-02-09. Those three partitions of the session's monitoring series
-(:mod:`tests.monitoring_series`) were materialized through Dagster, after three weeks run by
-``run_tick`` and before two more: each ran the study's tick asset (one study run and its alerts'
+(:mod:`tests.monitoring_series`) were materialized through Dagster, after a week run by
+``run_tick`` and before one more: each ran the study's tick asset (one study run and its alerts'
 lifecycle, in one warehouse) and its ``thresholds_hold`` check reported the week's breaches.
 """
 
