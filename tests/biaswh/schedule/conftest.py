@@ -1,5 +1,6 @@
 """The Dagster tests: skipped where the dagster extra is not installed (failed under CI=true), each
-with its own ephemeral Dagster instance and a DAGSTER_HOME in its temporary folder."""
+with its own ephemeral Dagster instance and a DAGSTER_HOME in its temporary folder; the study job's
+run continues the session's warehouse after the evaluation demo (``demo_evaluation``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import os
 import pytest
 
 from biaswh.schedule.extra import missing_dagster_extra
+from tests.dbt_project.conftest import demo_evaluation  # noqa: F401 - the session's fixture, for these modules too
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -1,4 +1,10 @@
-"""A study config as a Dagster job: the pipeline's stages as its ops, dbt's builds through dagster-dbt."""
+"""A study config as a Dagster job: the pipeline's stages as its ops, dbt's builds through dagster-dbt.
+
+The evaluation demo's job runs in a copy of the session's warehouse after that study
+(:func:`tests.dbt_project.conftest.demo_evaluation`, prebuilt under `make test`), as a user's next
+run of it: its sources build is skipped (unchanged inputs) and its results build goes through
+dagster-dbt, with no first build of the whole project in an empty warehouse.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,9 @@ import pytest
 from biaswh.schedule import extra
 from biaswh.warehouse.database.connection import open_warehouse
 from biaswh.warehouse.runs.sub_runs import sub_run_ids
+from biaswh.warehouse.settings.home import HOME_VARIABLE
+from tests.conftest import copy_warehouse
+from tests.dbt_project.conftest import demo_vectors
 
 STUDIES = Path(__file__).resolve().parents[3] / "studies"
 
@@ -64,14 +73,19 @@ def test_every_study_config_is_a_job_and_the_asset_graph_is_dbts_lineage(warehou
 
 
 @pytest.mark.dbt
-def test_the_evaluation_demo_runs_as_a_dagster_job_and_records_what_biaswh_run_records(warehouse_home):
+def test_the_evaluation_demo_runs_as_a_dagster_job_and_records_what_biaswh_run_records(
+    demo_evaluation, tmp_path, monkeypatch
+):
     from dagster import AssetKey, DagsterInstance
 
     from biaswh.plugins import load_plugins
     from biaswh.schedule.study_jobs import study_job
 
+    warehouse_home = copy_warehouse(demo_evaluation[0], tmp_path / "warehouse")  # its pages not copied
+    monkeypatch.setenv(HOME_VARIABLE, str(warehouse_home))
     load_plugins()
-    result = study_job(STUDIES / "demo_evaluation.toml").execute_in_process(instance=DagsterInstance.ephemeral())
+    with demo_vectors(demo_evaluation[0], tmp_path):  # the first run's vectors, as a user's next run reads them
+        result = study_job(STUDIES / "demo_evaluation.toml").execute_in_process(instance=DagsterInstance.ephemeral())
     assert result.success
     run_id = result.output_for_node("start")
     with open_warehouse(read_only=True) as con:
