@@ -8,14 +8,14 @@ worker. Read only: a test that changes the warehouse works on :func:`tests.conft
 of :attr:`MonitoringSeries.home`.
 
 The demo's live system (a shipped demo callable) loses half its index in the weeks of
-2026-01-26 and 2026-02-02 and recovers on 2026-02-09. The series ticks a healthy week before the drop
-(the demo's first), both weeks of the drop, the recovery and the week after it: the weeks it skips
-(2026-01-12, 2026-01-19 and 2026-02-23, which `make demo` runs) are healthy weeks whose answers equal
-the first's and the recovery's (the callable is deterministic), so their ticks would repeat those
-lines; a week after a gap is judged as the week after its predecessor. The alerts go to a webhook receiver on
-127.0.0.1 (its URL, a secret, from the environment), to a Slack-format one, to a webhook that
-always fails, to one whose variable is unset, and to a file. Between the ticks the alert is
-acknowledged through the CLI. The weeks of the drop and the recovery (:data:`DAGSTER_WEEKS`) run
+2026-01-26 and 2026-02-02 and recovers on 2026-02-09. The series ticks the demo's first week
+(healthy), both weeks of the drop, the recovery and the week after it. The weeks `make demo` also
+runs (2026-01-12, 2026-01-19, 2026-02-23) are healthy too: the callable answers them exactly as the
+first week and the week after the recovery, so their ticks would repeat those ticks' checks. A tick
+after a skipped week is judged against the alerts still open, as any tick is. The alerts go to a
+webhook receiver on 127.0.0.1 (its URL, a secret, from the environment), to a Slack-format one, to
+a webhook that always fails, to one whose variable is unset, and to a file. Between the ticks the
+alert is acknowledged through the CLI. The weeks of the drop and the recovery (:data:`DAGSTER_WEEKS`) run
 through Dagster's in-process execution where the dagster extra is installed: the study's tick asset
 (biaswh/schedule/monitoring.py) with its ``thresholds_hold`` check, which
 tests/biaswh/schedule/test_dagster_monitoring.py reads instead of running ticks of its own.
