@@ -1,4 +1,8 @@
-"""The flagship study on the real data: `biaswh run studies/squad_dialect.toml`, end to end."""
+"""The flagship study on the real data: `biaswh run studies/squad_dialect.toml`, end to end.
+
+Its run is the session's (tests/integration/conftest.py), in a warehouse that also holds the
+seed-compatible study's run: every check reads this run's rows and pairs.
+"""
 
 import random
 import re
@@ -13,30 +17,25 @@ from statsmodels.stats.proportion import proportion_confint
 
 from biaswh.dashboards.dialect.power_sentences import reachable_gap
 from biaswh.stats.paired.power import detectable_gap
-from tests.conftest import REPOSITORY_ROOT, run_here, shared_file
+from tests.conftest import run_here
+from tests.integration.conftest import PAIR_SET
 from tests.readme_claims import power_explanation
 
 pytestmark = [pytest.mark.real_data, pytest.mark.dbt]
-STUDY = REPOSITORY_ROOT / "studies" / "squad_dialect.toml"
 
 
 @pytest.fixture(scope="module")
-def study(tmp_path_factory):
-    for name in (
-        "squad-v1.1/train.parquet",
-        "dialect-pairs/aave_poc_dataset_20250927-193921.json",
-        "embeddings/all-MiniLM-L6-v2.parquet",
-    ):
-        shared_file(name)
-    home = tmp_path_factory.mktemp("dialect") / "warehouse"
-    completed = run_here("run", str(STUDY), home=home)
+def study(real_dialect_studies):
+    """(warehouse folder, connection, what the run printed, its run id): the session's run of the study
+    (tests/integration/conftest.py), beside the seed-compatible run it shares the warehouse with."""
+    home = real_dialect_studies.home
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
-    yield home, con, completed
+    yield home, con, real_dialect_studies.completed, real_dialect_studies.run_id
     con.close()
 
 
 def test_contract_relations_answer_ad_hoc_sql(study):
-    home, _, _ = study
+    home, _, _, _ = study
     recall = run_here(
         "sql",
         "select retriever, variant, k, n_queries, n_hits, recall from dialect_recall_at_k"
@@ -71,7 +70,7 @@ def test_contract_relations_answer_ad_hoc_sql(study):
 def test_bm25_ranks_equal_a_direct_rank_bm25_computation(study):
     """rank_bm25 itself over the whole corpus, for 60 of the 200 pairs (seeded; the library's
     scoring loop costs 0.17 s a query), gives our gold ranks; the recall mart counts those ranks."""
-    _, con, _ = study
+    _, con, _, run_id = study
     documents = con.execute(
         "select doc_id, document_text from marts.dim_corpus_documents where split = 'train' order by doc_id"
     ).fetchall()
@@ -81,7 +80,8 @@ def test_bm25_ranks_equal_a_direct_rank_bm25_computation(study):
     queries = con.execute(
         "select q.query_id, q.variant, q.query_text, g.gold_doc_id from staging.stg_retrieval__queries q"
         " join marts.fct_pair_gold_documents g on g.pair_set = q.query_set and g.pair_id = q.query_id"
-        " order by 1, 2"
+        " where q.query_set = ? order by 1, 2",
+        [PAIR_SET],
     ).fetchall()
     assert len(queries) == 400
     checked = set(random.Random(20261124).sample(sorted({pair_id for pair_id, *_ in queries}), 60))
@@ -95,6 +95,8 @@ def test_bm25_ranks_equal_a_direct_rank_bm25_computation(study):
         (p, v): r
         for p, v, r in con.execute(
             "select pair_id, variant, rank_of_gold from marts.fct_dialect_gold_ranks where retriever = 'bm25'"
+            " and run_id = ?",
+            [run_id],
         ).fetchall()
     }
     assert len(expected_ranks) == 120 and len(ours) == 400
@@ -105,17 +107,19 @@ def test_bm25_ranks_equal_a_direct_rank_bm25_computation(study):
         for variant in ("sae", "aae"):
             counted = sum(r is not None and r <= k for (p, v), r in ours.items() if v == variant)
             stored = con.execute(
-                "select n_hits from marts.agg_dialect_recall_at_k where retriever = 'bm25' and k = ? and variant = ?",
-                [k, variant],
+                "select n_hits from marts.agg_dialect_recall_at_k where retriever = 'bm25' and k = ? and variant = ?"
+                " and run_id = ?",
+                [k, variant, run_id],
             ).fetchone()[0]
             assert stored == counted, (k, variant)
 
 
 def test_p_values_and_intervals_match_statsmodels(study):
-    _, con, _ = study
+    _, con, _, run_id = study
     rows = con.execute(
         "select both_hit, only_a, only_b, neither, p_exact, p_chi2_cc, p_midp, p_holm, is_highlighted_k"
-        " from analysis.dialect_paired_tests"
+        " from analysis.dialect_paired_tests where run_id = ?",
+        [run_id],
     ).fetchall()
     assert len(rows) == 5 * 100
     for both, only_a, only_b, neither, p_exact, p_chi2, p_midp, p_holm, highlighted in rows:
@@ -133,18 +137,21 @@ def test_p_values_and_intervals_match_statsmodels(study):
 
 
 def test_wilcoxon_policies_report_their_n_and_power_says_what_it_cannot_tell(study):
-    _, con, _ = study
+    _, con, _, run_id = study
     policies = con.execute(
-        "select policy, min(n_used), max(n_used) from analysis.dialect_rank_tests group by 1 order by 1"
+        "select policy, min(n_used), max(n_used) from analysis.dialect_rank_tests where run_id = ?"
+        " group by 1 order by 1",
+        [run_id],
     ).fetchall()
     assert policies[0][0] == "miss_as_depth_plus_one" and policies[0][1:] == (200, 200)
     assert policies[1][0] == "original" and policies[1][2] < 200
-    sentences = [s for (s,) in con.execute("select sentence from analysis.dialect_power").fetchall()]
+    power = con.execute("select sentence from analysis.dialect_power where run_id = ?", [run_id]).fetchall()
+    sentences = [s for (s,) in power]
     assert len(sentences) == 15 and any("cannot tell" in s for s in sentences)
 
 
 def test_dashboard_page_shows_the_study(study):
-    home, _, completed = study
+    home, _, completed, _ = study
     site = Path(completed.stdout.strip().splitlines()[-1].removeprefix("dashboard site: ")).parent
     page = site / "studies" / "squad_dialect.html"
     html = page.read_text(encoding="utf-8")
@@ -162,11 +169,13 @@ def test_dashboard_page_shows_the_study(study):
 def test_planning_power_and_power_at_the_observed_discordance_are_explained_with_this_runs_numbers(study):
     """docs/formats-and-exports.md: 200 pairs detect ~7 points at 12.5% discordance (planning), but
     this run's 1 to 6 discordant pairs make no gap detectable (every formula gap exceeds its discordance)."""
-    home, con, _ = study
+    home, con, _, run_id = study
     claims = power_explanation()
     assert round(100 * detectable_gap(200, claims["planning_rate"], alpha=0.05), 1) == claims["planning_gap"]
     power = con.execute(
         "select n_pairs, n_discordant, discordance_rate, detectable_gap_pp from analysis.dialect_power"
+        " where run_id = ?",
+        [run_id],
     ).fetchall()
     assert {n for n, *_ in power} == {200}
     discordant = [d for _, d, _, _ in power]

@@ -1,22 +1,24 @@
-"""The real files in ../shared/data: SQuAD v1.1 train and the 200 SAE/AAE pairs."""
+"""The real files in ../shared/data: SQuAD v1.1 train and the 200 SAE/AAE pairs.
+
+As the session's real dialect studies loaded and built them (tests/integration/conftest.py): the
+same readers `biaswh ingest squad` and `biaswh ingest pairs` call, whose commands on these files
+docs/studies/dialect.md runs (tests/docs/test_real_data_examples.py). The seed-compatible study
+loaded the pairs under a name of its own: the checks of the pairs read the default's.
+"""
 
 import pyarrow.parquet as pq
 import pytest
 
 from tests.conftest import run_here, shared_file
+from tests.integration.conftest import PAIR_SET
 
 pytestmark = [pytest.mark.real_data, pytest.mark.dbt]
 
 
 @pytest.fixture(scope="module")
-def real(tmp_path_factory):
-    squad = shared_file("squad-v1.1/train.parquet")
-    pairs = shared_file("dialect-pairs/aave_poc_dataset_20250927-193921.json")
-    home = tmp_path_factory.mktemp("real") / "warehouse"
-    run_here("ingest", "squad", str(squad), "--split", "train", home=home)
-    run_here("ingest", "pairs", str(pairs), home=home)
-    run_here("build", home=home)
-    return home
+def real(real_dialect_studies):
+    """The warehouse the session's real dialect studies loaded both files into (tests/integration/conftest.py)."""
+    return real_dialect_studies.home
 
 
 def _csv(home, sql):
@@ -40,11 +42,13 @@ def test_real_corpus_has_18891_documents_matching_the_published_embeddings(real)
 
 
 def test_all_200_real_pairs_map_to_their_gold_document(real):
-    assert _csv(real, "select mapping_status, count(*) from fct_pair_gold_documents group by 1") == ["mapped,200"]
-    assert _csv(real, "select count(*) from fct_query_variants") == ["400"]
+    assert _csv(
+        real, f"select mapping_status, count(*) from fct_pair_gold_documents where pair_set = '{PAIR_SET}' group by 1"
+    ) == ["mapped,200"]
+    assert _csv(real, f"select count(*) from fct_query_variants where pair_set = '{PAIR_SET}'") == ["400"]
     # Pair 0 references row 85143; its gold document is that row's normalised context.
     assert _csv(
         real,
         "select p.gold_doc_id = q.doc_id from fct_pair_gold_documents p join fct_squad_questions q"
-        " on q.split = 'train' and q.row_idx = p.squad_idx where p.pair_id = '0'",
+        f" on q.split = 'train' and q.row_idx = p.squad_idx where p.pair_id = '0' and p.pair_set = '{PAIR_SET}'",
     ) == ["true"]

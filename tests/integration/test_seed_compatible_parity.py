@@ -3,17 +3,15 @@
 Published (200 real pairs, SQuAD v1.1 train contexts): k = 5 SAE 0.845 AAE 0.835, table
 [[165, 4], [2, 29]], McNemar chi-square with continuity correction p 0.6831; k = 10 0.900 /
 0.890, [[178, 2], [0, 20]], p 0.4795; k = 20 0.925 / 0.930, [[185, 0], [1, 14]], p 1.0.
-The corrected default differs (SAE 170 hits at k = 5, AAE 185 at k = 20), and the dialect
-page shows both runs.
+The corrected default (the BM25 of `studies/squad_dialect.toml`) differs (SAE 170 hits at k = 5,
+AAE 185 at k = 20), and the dialect page shows both runs. Both runs are the session's, in one
+warehouse (tests/integration/conftest.py).
 """
 
 import duckdb
 import pytest
 
-from tests.conftest import REPOSITORY_ROOT, run_study_here, shared_file
-
 pytestmark = [pytest.mark.real_data, pytest.mark.dbt]
-STUDY = REPOSITORY_ROOT / "studies" / "squad_dialect_seed_compatible.toml"
 PUBLISHED = {
     5: (0.845, 0.835, (165, 4, 2, 29), 0.6831),
     10: (0.900, 0.890, (178, 2, 0, 20), 0.4795),
@@ -22,38 +20,10 @@ PUBLISHED = {
 
 
 @pytest.fixture(scope="module")
-def warehouse(tmp_path_factory):
-    squad = shared_file("squad-v1.1/train.parquet")
-    pairs = shared_file("dialect-pairs/aave_poc_dataset_20250927-193921.json")
-    folder = tmp_path_factory.mktemp("parity")
-    home = folder / "warehouse"
-    run_study_here(str(STUDY), home=home, site=False)  # the second run draws the site, with both
-    # The corrected default, BM25 only (the full squad_dialect.toml adds dense and hybrids).
-    default = folder / "squad_dialect_bm25.toml"
-    default.write_text(
-        f"""[study]
-name = "squad_dialect_bm25"
-seed = 20250927
-jobs = ["retrieval"]
-analysis = ["dialect_tests"]
-
-[[ingest]]
-source = "squad"
-path = "{squad}"
-split = "train"
-
-[[ingest]]
-source = "pairs"
-path = "{pairs}"
-
-[retrieval]
-retrievers = ["bm25"]
-
-[parameters]
-dialect_highlight_k = [5, 10, 20]
-"""
-    )
-    run_study_here(str(default), home=home)
+def warehouse(real_dialect_studies):
+    """The session's seed-compatible run beside studies/squad_dialect.toml's, the corrected default
+    (tests/integration/conftest.py): its BM25 is the default's, its page draws the parity section."""
+    home = real_dialect_studies.home
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
     yield home, con
     con.close()
@@ -102,7 +72,7 @@ def test_the_default_stays_the_corrected_behaviour(warehouse):
 
 def test_the_dialect_page_shows_both_modes(warehouse):
     home, _ = warehouse
-    page = (home / "site" / "studies" / "squad_dialect_bm25.html").read_text()
+    page = (home / "site" / "studies" / "squad_dialect.html").read_text()
     section = page[page.index('id="parity"') :]
     assert "seed_compatible (original notebook)" in section and "default (corrected)" in section
     for table in ("[[165, 4], [2, 29]]", "[[178, 2], [0, 20]]", "[[185, 0], [1, 14]]"):
