@@ -33,7 +33,8 @@ AUDIT_DEMO = REPOSITORY_ROOT / "studies" / "audit_demo.toml"
 
 # How `make test` spreads the tests over its workers, the demo warehouses it builds beside them,
 # the coverage pauses, the dbt cache, the one Ray instance the Ray tests share, the one series
-# of monitoring ticks the monitoring tests share and the one run of the docs' real-data examples.
+# of monitoring ticks the monitoring tests share, the one run of the docs' real-data examples and
+# the one warehouse of the real dialect studies.
 pytest_plugins = [
     "tests.scheduling",
     "tests.coverage_pause",
@@ -41,6 +42,7 @@ pytest_plugins = [
     "tests.ray_local",
     "tests.monitoring_series",
     "tests.real_data_examples",
+    "tests.real_dialect_studies",
 ]
 
 

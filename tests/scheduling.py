@@ -29,6 +29,7 @@ if PREBUILT:
     SHARED_GROUPS = {
         "monitoring_series": "monitoring",
         "real_data_examples": "real-data-examples",
+        "real_dialect_studies": "real-dialect",
         "ray_local": "ray",
         "browser": "browser",
     }
@@ -41,6 +42,7 @@ else:
         "browser": "demo",
         "ray_local": "demo",
         "real_data_examples": "demo",  # it starts from a copy of the demo warehouse
+        "real_dialect_studies": "real-dialect",
     }
 # Shared groups whose start is cheap (Chromium: a few seconds): a module of theirs measured longer
 # than OWN_GROUP_SECONDS starts its own instead of holding the others on one worker behind it

@@ -13,17 +13,20 @@ from statsmodels.stats.multitest import multipletests
 
 from biaswh.common.audit_config import load_audit
 from biaswh.common.audit_data import REAL_FILES
-from tests.conftest import REPOSITORY_ROOT, run_here, shared_file
+from tests.conftest import REPOSITORY_ROOT, copy_warehouse, run_here, shared_file
 
 pytestmark = [pytest.mark.dbt, pytest.mark.real_data]
 AUDIT_REAL = REPOSITORY_ROOT / "studies" / "audit_real.toml"
 
 
 @pytest.fixture(scope="module")
-def audited(tmp_path_factory):
+def audited(real_dialect_studies, tmp_path_factory):
+    """The audit run in a copy of the session's real dialect warehouse (tests/real_dialect_studies.py):
+    SQuAD train and the pairs are loaded there already (the audit finds them unchanged), and the
+    session's BM25 index and vectors of their corpus are cached; every check reads the audit's runs."""
     for name in REAL_FILES:
         shared_file(name)
-    home = tmp_path_factory.mktemp("audit-real") / "warehouse"
+    home = copy_warehouse(real_dialect_studies.home, tmp_path_factory.mktemp("audit-real") / "warehouse")
     printed = run_here("audit", str(AUDIT_REAL), "--no-site", home=home).stdout
     return home, printed
 

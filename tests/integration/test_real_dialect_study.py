@@ -1,6 +1,6 @@
 """The flagship study on the real data: `biaswh run studies/squad_dialect.toml`, end to end.
 
-Its run is the session's (tests/integration/conftest.py), in a warehouse that also holds the
+Its run is the session's (tests/real_dialect_studies.py), in a warehouse that also holds the
 seed-compatible study's run: every check reads this run's rows and pairs.
 """
 
@@ -18,8 +18,8 @@ from statsmodels.stats.proportion import proportion_confint
 from biaswh.dashboards.dialect.power_sentences import reachable_gap
 from biaswh.stats.paired.power import detectable_gap
 from tests.conftest import run_here
-from tests.integration.conftest import PAIR_SET
 from tests.readme_claims import power_explanation
+from tests.real_dialect_studies import PAIR_SET
 
 pytestmark = [pytest.mark.real_data, pytest.mark.dbt]
 
@@ -27,7 +27,7 @@ pytestmark = [pytest.mark.real_data, pytest.mark.dbt]
 @pytest.fixture(scope="module")
 def study(real_dialect_studies):
     """(warehouse folder, connection, what the run printed, its run id): the session's run of the study
-    (tests/integration/conftest.py), beside the seed-compatible run it shares the warehouse with."""
+    (tests/real_dialect_studies.py), beside the seed-compatible run it shares the warehouse with."""
     home = real_dialect_studies.home
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
     yield home, con, real_dialect_studies.completed, real_dialect_studies.run_id

@@ -1,6 +1,6 @@
 """The real files in ../shared/data: SQuAD v1.1 train and the 200 SAE/AAE pairs.
 
-As the session's real dialect studies loaded and built them (tests/integration/conftest.py): the
+As the session's real dialect studies loaded and built them (tests/real_dialect_studies.py): the
 same readers `biaswh ingest squad` and `biaswh ingest pairs` call, whose commands on these files
 docs/studies/dialect.md runs (tests/docs/test_real_data_examples.py). The seed-compatible study
 loaded the pairs under a name of its own: the checks of the pairs read the default's.
@@ -10,14 +10,14 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.conftest import run_here, shared_file
-from tests.integration.conftest import PAIR_SET
+from tests.real_dialect_studies import PAIR_SET
 
 pytestmark = [pytest.mark.real_data, pytest.mark.dbt]
 
 
 @pytest.fixture(scope="module")
 def real(real_dialect_studies):
-    """The warehouse the session's real dialect studies loaded both files into (tests/integration/conftest.py)."""
+    """The warehouse the session's real dialect studies loaded both files into (tests/real_dialect_studies.py)."""
     return real_dialect_studies.home
 
 

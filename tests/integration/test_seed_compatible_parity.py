@@ -5,7 +5,7 @@ Published (200 real pairs, SQuAD v1.1 train contexts): k = 5 SAE 0.845 AAE 0.835
 0.890, [[178, 2], [0, 20]], p 0.4795; k = 20 0.925 / 0.930, [[185, 0], [1, 14]], p 1.0.
 The corrected default (the BM25 of `studies/squad_dialect.toml`) differs (SAE 170 hits at k = 5,
 AAE 185 at k = 20), and the dialect page shows both runs. Both runs are the session's, in one
-warehouse (tests/integration/conftest.py).
+warehouse (tests/real_dialect_studies.py).
 """
 
 import duckdb
@@ -22,7 +22,7 @@ PUBLISHED = {
 @pytest.fixture(scope="module")
 def warehouse(real_dialect_studies):
     """The session's seed-compatible run beside studies/squad_dialect.toml's, the corrected default
-    (tests/integration/conftest.py): its BM25 is the default's, its page draws the parity section."""
+    (tests/real_dialect_studies.py): its BM25 is the default's, its page draws the parity section."""
     home = real_dialect_studies.home
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
     yield home, con

@@ -1,12 +1,15 @@
-"""The real dialect studies, run once per session in one warehouse for the modules that only read them.
+"""The real dialect studies, run once per session in one warehouse (a plugin of tests/conftest.py).
 
 ``studies/squad_dialect_seed_compatible.toml`` (no site), then ``studies/squad_dialect.toml`` (its
-site shows both): the flagship study (tests/integration/test_real_dialect_study.py), the
-seed-compatible parity with its corrected default, the full study's BM25
-(tests/integration/test_seed_compatible_parity.py), and the real SQuAD and pairs they loaded
-(tests/integration/test_real_squad_and_pairs.py) each ran a study, or the same ingest and build,
-in a warehouse of their own. A session fixture of this folder: under `make test` the three share
-one xdist group (:mod:`tests.scheduling`), so the studies run once, on one worker. Read only.
+site shows both). The modules that only read them (the flagship study's checks in
+tests/integration/test_real_dialect_study.py, the seed-compatible parity with its corrected default,
+the full study's BM25, in tests/integration/test_seed_compatible_parity.py, and the real SQuAD and
+pairs those runs loaded in tests/integration/test_real_squad_and_pairs.py) read this warehouse; the
+real audit (tests/biaswh/test_audit_real.py) runs in a copy of it, where SQuAD, the pairs and their
+corpus are loaded and built already, and the session's BM25 index and vectors of that corpus are
+cached. Under `make test` they share one xdist group (``real-dialect``, :mod:`tests.scheduling`),
+so the studies run once, on one worker. Read only: a test that changes the warehouse works on
+:func:`tests.conftest.copy_warehouse` of :attr:`RealDialectStudies.home`.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPOSITORY_ROOT, run_here, shared_file
+from biaswh.warehouse.settings.home import REPOSITORY_ROOT
 
 STUDIES = REPOSITORY_ROOT / "studies"
 REAL_DIALECT_FILES = (
@@ -30,7 +33,7 @@ PAIR_SET = "aave_poc_dataset_20250927-193921"  # squad_dialect.toml's pairs (the
 
 @dataclass(frozen=True)
 class RealDialectStudies:
-    """The warehouse of both runs, the run ids, and what `biaswh run studies/squad_dialect.toml` printed."""
+    """The warehouse of both runs, their run ids, and what `biaswh run studies/squad_dialect.toml` printed."""
 
     home: Path
     run_id: str  # squad_dialect
@@ -42,6 +45,8 @@ class RealDialectStudies:
 def real_dialect_studies(tmp_path_factory) -> RealDialectStudies:
     """Both real dialect studies in one warehouse, once per session; shared and read-only."""
     import duckdb
+
+    from tests.conftest import run_here, shared_file
 
     for name in REAL_DIALECT_FILES:
         shared_file(name)
