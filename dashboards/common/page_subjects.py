@@ -166,6 +166,18 @@ def _run_starts(con: duckdb.DuckDBPyConnection, findings: list[dict]) -> dict[st
     return {run_id: started for run_id, started in rows.fetchall() if started is not None}
 
 
+def _findings_of(con: duckdb.DuckDBPyConnection, subject_ids: list[str]) -> dict[str, list[dict]]:
+    """Each subject's findings, strongest first within each dimension, in one query: the view
+    ``subject_findings`` gathers every family's results, and read once per subject it was most of
+    a draw (23 subjects: 3.7 s, against 0.1 s for all at once)."""
+    findings: dict[str, list[dict]] = {subject_id: [] for subject_id in subject_ids}
+    order = f"subject_id, study_type, dimension, {_STRONGEST_FIRST}"
+    for finding in _rows(con, f"select * from subject_findings where list_contains(?, subject_id) order by {order}",
+                         [subject_ids]):  # fmt: skip
+        findings[finding["subject_id"]].append(finding)
+    return findings
+
+
 def _latest_run(group: list[dict], starts: dict[str, object]) -> str:
     """The run of ``group`` that started last (a run without a start time counts as earliest; ties: run id)."""
     runs = {f["run_id"] for f in group}
@@ -227,13 +239,13 @@ def _not_measured(con: duckdb.DuckDBPyConnection, subject_id: str) -> list[list]
     return [[r["study_type"], r["status"], r["reason"], r["audit"]] for r in rows]
 
 
-def profile_body(con: duckdb.DuckDBPyConnection, subject: dict) -> tuple[str, str]:
-    """One subject's profile and the data kind its findings stand on (``demo`` when any is demo data)."""
-    findings = _rows(
-        con,
-        f"select * from subject_findings where subject_id = ? order by study_type, dimension, {_STRONGEST_FIRST}",
-        [subject["subject_id"]],
-    )
+def profile_body(con: duckdb.DuckDBPyConnection, subject: dict, findings: list[dict] | None = None) -> tuple[str, str]:
+    """One subject's profile and the data kind its findings stand on (``demo`` when any is demo data).
+
+    ``findings``: the subject's rows of ``subject_findings`` in :func:`_findings_of`'s order, when read
+    already (None: read here)."""
+    if findings is None:
+        findings = _findings_of(con, [subject["subject_id"]])[subject["subject_id"]]
     data = _kind_of(f["data"] for f in findings)
     version = f"version {text(subject['subject_version'])}" if subject["subject_version"] else "no version declared"
     configuration = (
@@ -280,8 +292,10 @@ def subject_pages(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str, s
     if not relation_exists(con, "main", "dim_subjects"):
         return []
     pages = []
-    for subject in _rows(con, "select * from dim_subjects order by subject_id"):
-        body, data = profile_body(con, subject)
+    subjects = _rows(con, "select * from dim_subjects order by subject_id")
+    findings = _findings_of(con, [subject["subject_id"] for subject in subjects])
+    for subject in subjects:
+        body, data = profile_body(con, subject, findings[subject["subject_id"]])
         title = f"{subject['subject_kind']} {_label(subject['subject_name'], subject['subject_version'])}"
         pages.append((subject_file(subject["subject_id"]), title, body, data))
     return pages

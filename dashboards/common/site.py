@@ -17,6 +17,7 @@ import duckdb
 from biaswh.dashboards.common.addresses import depth_of, run_file
 from biaswh.dashboards.common.findings import findings_body, load_cards
 from biaswh.dashboards.common.html import page, restart_chart_ids, table, text
+from biaswh.dashboards.common.queries import catalog_read_once
 from biaswh.dashboards.common.runs import BADGES, RunsIn, data_badge
 from biaswh.dashboards.common.study_pages import DRAWN_FOLDER, StudyType, type_page_body, write_study_pages
 from biaswh.dashboards.common.vendor import write_bundle
@@ -189,6 +190,11 @@ def _index_body(con: duckdb.DuckDBPyConnection, kinds: list[StudyType] | None = 
 
 def build_site(con: duckdb.DuckDBPyConnection, out_dir: Path) -> Path:
     """Write the whole site into ``out_dir`` and return that folder."""
+    with catalog_read_once(con):  # the draw only reads: which relations exist is asked once
+        return _build_site(con, out_dir)
+
+
+def _build_site(con: duckdb.DuckDBPyConnection, out_dir: Path) -> Path:
     load_cards()
     out_dir.mkdir(parents=True, exist_ok=True)
     write_bundle(out_dir)

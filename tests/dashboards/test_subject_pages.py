@@ -6,7 +6,8 @@ import re
 
 import duckdb
 
-from biaswh.dashboards.common.page_subjects import profile_body, subjects_page
+from biaswh.dashboards.common.addresses import run_file
+from biaswh.dashboards.common.page_subjects import profile_body, subject_pages, subjects_page
 
 HOSTILE = '<script>alert("x")</script>'
 
@@ -189,3 +190,21 @@ def test_the_subjects_page_counts_the_latest_runs_tested_findings_and_names_ever
     con.execute("create or replace view main.subject_findings as " + rows[2])
     row = re.findall(r"<td>(.*?)</td>", re.findall(r"<tr>(.*?)</tr>", subjects_page(con))[1])
     assert row[3:] == ["real data", "2", "none tested"]
+
+
+def test_the_site_reads_every_subjects_findings_at_once_and_each_profile_holds_only_its_own():
+    con = _warehouse()
+    con.execute("create table findings as select * from main.subject_findings")
+    con.execute("insert into findings select * replace ('s2' as subject_id, 'r2' as run_id, 2.5 as effect)"
+                " from main.subject_findings")  # fmt: skip
+    con.execute("create or replace view main.subject_findings as select * from findings")
+    con.execute("create or replace view main.dim_subjects as select * from (values ('s1', 'retriever', 'a', null,"
+                " null, 1), ('s2', 'retriever', 'b', null, null, 1)) as t(subject_id, subject_kind, subject_name,"
+                " subject_version, config_hash, n_runs)")  # fmt: skip
+    cursor = con.execute("select * from main.dim_subjects order by subject_id")
+    subjects = [dict(zip([d[0] for d in cursor.description], row)) for row in cursor.fetchall()]
+    pages = subject_pages(con)
+    assert [body for _, _, body, _ in pages] == [profile_body(con, subject)[0] for subject in subjects]
+    first, second = (body for _, _, body, _ in pages)
+    assert run_file("r1") in first and run_file("r2") not in first and "<b>1.50</b>" in first
+    assert run_file("r2") in second and run_file("r1") not in second and "<b>2.50</b>" in second
