@@ -6,9 +6,10 @@ tests/integration/test_real_dialect_study.py, the seed-compatible parity with it
 the full study's BM25, in tests/integration/test_seed_compatible_parity.py, and the real SQuAD and
 pairs those runs loaded in tests/integration/test_real_squad_and_pairs.py) read this warehouse; the
 real audit (tests/biaswh/test_audit_real.py) runs in a copy of it, where SQuAD, the pairs and their
-corpus are loaded and built already, and the session's BM25 index and vectors of that corpus are
-cached. Under `make test` they share one xdist group (``real-dialect``, :mod:`tests.scheduling`),
-so the studies run once, on one worker. Read only: a test that changes the warehouse works on
+corpus are loaded and built already, and the session's BM25 index and vectors of that corpus
+(among them the 4 AAE queries the precomputed file lacks, embedded by the first run) are cached.
+Under `make test` they share one xdist group (``real-dialect``, :mod:`tests.scheduling`), so the
+studies run once, on one worker. Read only: a test that changes the warehouse works on
 :func:`tests.conftest.copy_warehouse` of :attr:`RealDialectStudies.home`.
 """
 

@@ -1,9 +1,11 @@
 """Runs are immutable: in one warehouse, every later study leaves every earlier run's rows as they were.
 
-One warehouse runs, in turn: the demo dialect study (a copy of the session's demo warehouse);
-the real dialect study on 20 pairs; the demo dialect study again with other highlighted k; the
-demo evaluation; the demo WEAT; and a plain `dbt build`. After each step, every earlier run's
-rows in every run-keyed mart and `analysis.*` table hash the same as before.
+One warehouse runs, in turn: every `studies/demo*.toml` (a copy of the session's demo site, where
+`make demo`'s order ran them: the dialect, evaluation, external-runs, monitoring, recsys,
+rule-variant, silent-bias and WEAT families); the real dialect study on 20 pairs; the demo dialect
+study again with other highlighted k; a small audit, whose dialect, evaluation and WEAT studies run
+after those families' demo runs; and a plain `dbt build`. After each step, every earlier run's rows
+in every run-keyed mart and `analysis.*` table hash the same as before.
 """
 
 from __future__ import annotations
@@ -88,6 +90,14 @@ def _study_runs(home: Path, name: str) -> list[str]:
         ]
 
 
+def _studies_run(home: Path) -> set[str]:
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+        return {
+            r[0]
+            for r in con.execute("select name from raw.runs where kind = 'study' and status = 'succeeded'").fetchall()
+        }
+
+
 def _highlighted_k(home: Path, run_id: str) -> list[int]:
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
         return [
@@ -99,21 +109,23 @@ def _highlighted_k(home: Path, run_id: str) -> list[int]:
         ]
 
 
-def test_every_study_leaves_earlier_runs_unchanged(demo_warehouse, tmp_path, monkeypatch):
+def test_every_study_leaves_earlier_runs_unchanged(demo_site, tmp_path, monkeypatch):
     shared_file("squad-v1.1/train.parquet")
     shared_file("dialect-pairs/aave_poc_dataset_20250927-193921.json")
-    # Step 1, the demo dialect study, is the session's demo warehouse, copied.
-    warehouse_home = copy_warehouse(demo_warehouse.home, tmp_path / "warehouse")
+    # Step 1, every demo study, is the session's demo site's warehouse, copied.
+    warehouse_home = copy_warehouse(demo_site.parent, tmp_path / "warehouse")
     monkeypatch.setenv(HOME_VARIABLE, str(warehouse_home))
+    demo_studies = sorted(path.stem for path in STUDIES.glob("demo*.toml"))
+    assert sorted(_studies_run(warehouse_home)) == demo_studies
     steps = [
         ("squad_dialect", STUDIES / "squad_dialect.toml", 20),
         ("demo", _demo_with_highlight_k(tmp_path, [2, 4]), None),
-        ("demo_evaluation", STUDIES / "demo_evaluation.toml", None),
-        ("demo_weat", STUDIES / "demo_weat.toml", None),
         ("audit", _small_audit(tmp_path), None),
     ]
     before = _fingerprints(warehouse_home)
-    assert before, "step 1 (demo.toml) added no run-keyed rows"
+    tables = {table for table, _ in before}
+    for family in ("dialect", "evaluation", "recsys", "silent_bias", "weat"):  # earlier runs of each family's tables
+        assert any(family in table for table in tables), (family, sorted(tables))
     for number, (name, config, limit) in enumerate(steps, start=2):
         if name == "audit":
             run_audit(str(config), build_site=False)  # rows only: no site drawn
