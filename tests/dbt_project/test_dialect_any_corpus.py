@@ -120,6 +120,10 @@ def test_the_run_pinned_the_gold_querys_qrels_in_dbt_and_copied_nothing_into_raw
 
 
 GOLD_RANKS = "select * from marts.fct_dialect_gold_ranks order by all"
+# A study build of the judgments a run is evaluated with: the pinned judgments and everything they
+# read (the gold marts, the qrels, the pairs' pin), data tests included; the marts downstream are
+# run-keyed and never recompute a finished run (a rebuild of the run does, below).
+JUDGMENTS_BUILD = [*STUDY_BUILD_ARGS, "--select", "+int_retrieval_judgments_pinned", "--indirect-selection", "cautious"]
 
 
 def _building(home, work):
@@ -143,7 +147,7 @@ def test_a_later_qrels_version_changes_the_gold_but_never_a_finished_runs_judgme
     )
     assert "q1\tkb-003" in qrels.read_text(encoding="utf-8")
     run_here("ingest", "qrels", str(qrels), "--query-set", "queries:helpdesk_demo_test", "--name", "test", home=home)
-    _building(home, lambda: dbt_build(STUDY_BUILD_ARGS))
+    _building(home, lambda: dbt_build(JUDGMENTS_BUILD))
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
         gold = con.execute(
             "select pair_id, d.source_doc_id from marts.fct_pair_gold_judgments g"
@@ -168,7 +172,7 @@ def test_a_warehouse_whose_raw_judgments_hold_the_copied_gold_still_builds_with_
             " from intermediate.int_retrieval_pair_judgments_pinned"
         )
         con.execute("drop table intermediate.int_retrieval_pair_judgments_pinned")  # a warehouse from before the pin
-    _building(home, lambda: dbt_build(STUDY_BUILD_ARGS))
+    _building(home, lambda: dbt_build(JUDGMENTS_BUILD))
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
         assert _pinned(con) == PINNED  # the copied rows, once each
         assert con.execute("select count(*) from intermediate.int_retrieval_pair_judgments_pinned").fetchone()[0] == 0
