@@ -205,14 +205,15 @@ def test_the_ray_runs_embedded_the_local_vectors(both_runs):
 
 
 def test_chunks_fanned_out_over_workers_write_the_local_rows(both_runs, parity_con, monkeypatch):
-    """BM25 in chunks of 3 queries: many chunks per query set, spread over both workers, written in order."""
+    """BM25 in chunks of 3 queries: many chunks per query set, spread over both workers, written in order
+    (the first 12 pairs and 12 questions: 8 and 4 chunks; every query of the demo goes to Ray in the runs above)."""
     import biaswh.compute.retrieval.query_set_retrieval as chunked
     import biaswh.compute.retrieval.steps as job
     from tests.compute.retrieval.test_retrieval_job import _pin_like_the_study, _study
 
     monkeypatch.setattr(chunked, "QUERY_CHUNK", 3)
     monkeypatch.setattr(chunked, "RAY_QUERY_CHUNK", 3)
-    study = dataclasses.replace(_study(retrievers=["bm25", "bm25@k1=0.9,b=0.4"], hybrid={}), limit=None)
+    study = dataclasses.replace(_study(retrievers=["bm25", "bm25@k1=0.9,b=0.4"], hybrid={}), limit=12)
     for run_id, engine in (("chunks-local", "local"), ("chunks-ray", "ray")):
         _pin_like_the_study(parity_con, run_id)
         job.retrieval_job(
