@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from biaswh.warehouse.settings.home import HOME_VARIABLE
-from tests.conftest import DEMO_DATA, copy_warehouse, run_cli, run_study_printed
+from tests.conftest import DEMO_DATA, copy_warehouse, run_here, run_study_printed
 from tests.fingerprints import raw_fingerprint
 
 pytestmark = pytest.mark.dbt
@@ -82,7 +82,7 @@ def con(study):
 
 
 def test_weat_results_is_the_contract_relation_reachable_unqualified(study):
-    printed = run_cli("sql", "select * from weat_results limit 1", "--csv", home=study["home"]).stdout
+    printed = run_here("sql", "select * from weat_results limit 1", "--csv", home=study["home"]).stdout
     assert printed.splitlines()[0].split(",")[:14] == CONTRACT
 
 
