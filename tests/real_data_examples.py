@@ -4,8 +4,9 @@ In page order, in one warehouse (a copy of the session's demo warehouse): among 
 studies (``squad_rule_variants``, ``squad_dialect_seed_compatible``, ``weat_word2vec``...).
 tests/docs/test_real_data_examples.py checks that every example ran as its page shows; a module
 about one of those studies that only reads its run (tests/integration/test_rule_variant_study.py,
-tests/dbt_project/test_metrics_against_trec_eval_internal_docs.py) reads it here instead of running
-the study again in a warehouse of its own. Under `make test` they share one xdist group
+tests/dbt_project/test_metrics_against_trec_eval_internal_docs.py,
+tests/compute/recsys/test_recsys_paper_figures.py) reads it here instead of running the study again
+in a warehouse of its own. Under `make test` they share one xdist group
 (``real-data-examples``, :mod:`tests.scheduling`), so the examples run once, on one worker. Read
 only: a test that changes the warehouse works on :func:`tests.conftest.copy_warehouse` of
 :attr:`RealDataExamples.home`.

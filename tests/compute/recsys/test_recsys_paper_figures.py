@@ -1,7 +1,9 @@
 """The paper's figure data (figure-data/ of "LLMs as Content Curators") from our marts.
 
-One warehouse runs studies/recsys_paper.toml on the published files; each test reads the
-marts the recommendation page draws and compares them with the published figure file.
+The run of studies/recsys_paper.toml on the published files that docs/studies/recsys.md runs, in the
+warehouse of the docs' real-data examples (tests/real_data_examples.py, once per session, read only;
+the demo's and recsys_published's recommendation runs are beside it); each test reads this run's
+rows of the marts the recommendation page draws and compares them with the published figure file.
 Equal means equal up to floating-point summation order (relative 1e-9).
 """
 
@@ -14,7 +16,7 @@ import statistics
 import duckdb
 import pytest
 
-from tests.conftest import REPOSITORY_ROOT, run_study_here, shared_file
+from tests.conftest import shared_file
 
 pytestmark = [pytest.mark.dbt, pytest.mark.real_data]
 
@@ -36,34 +38,43 @@ def _equal(ours, published: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory):
+def home(real_data_examples):
     shared_file("recsys-bias/paper-submitted/pool_vs_recommended_summary.csv")
-    home = tmp_path_factory.mktemp("recsys_paper") / "warehouse"
-    run_study_here(str(REPOSITORY_ROOT / "studies" / "recsys_paper.toml"), home=home)
-    return home
+    return real_data_examples.home
 
 
 @pytest.fixture(scope="module")
 def con(home):
+    """(read-only connection, the recsys_paper run's id): every query reads that run's rows only."""
     connection = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
-    yield connection
+    runs = connection.execute(
+        "select run_id from raw.runs where kind = 'study' and name = 'recsys_paper' and status = 'succeeded'"
+    ).fetchall()
+    assert len(runs) == 1, runs
+    yield connection, runs[0][0]
     connection.close()
 
 
 def _rows(con, sql: str, *parameters) -> dict:
-    """``{key columns: last column}`` of a query whose last column is the value."""
-    return {tuple(r[:-1]) if len(r) > 2 else r[0]: r[-1] for r in con.execute(sql, list(parameters)).fetchall()}
+    """``{key columns: last column}`` of a query whose last column is the value; its first parameter
+    is the recsys_paper run's id."""
+    connection, run_id = con
+    rows = connection.execute(sql, [run_id, *parameters]).fetchall()
+    return {tuple(r[:-1]) if len(r) > 2 else r[0]: r[-1] for r in rows}
 
 
 def _effect_sizes(con, level: str, column: str) -> dict:
     key = "feature" if level == "all" else "feature, prompt_style"
-    return _rows(con, f"select {key}, {column} from recsys_effect_sizes_aggregated where level = ?", level)
+    return _rows(
+        con, f"select {key}, {column} from recsys_effect_sizes_aggregated where run_id = ? and level = ?", level
+    )
 
 
 def _directional(con, level: str, key: str, where: str = "true") -> dict:
     return _rows(
         con,
-        f"select {key}, directional_bias_mean from marts.agg_recsys_directional_bias where level = ? and {where}",
+        f"select {key}, directional_bias_mean from marts.agg_recsys_directional_bias"
+        f" where run_id = ? and level = ? and {where}",
         level,
     )
 
@@ -75,7 +86,9 @@ def test_01_mean_r_squared_and_share_significant_equal_the_published_bars(con):
     for row in published:
         assert _equal(r_squared[row["feature"]], row["r_squared"]), row
         assert _equal(share[row["feature"]], row["significant"]), row
-    n_author = _rows(con, "select feature, n_conditions from recsys_effect_sizes_aggregated where level = 'all'")
+    n_author = _rows(
+        con, "select feature, n_conditions from recsys_effect_sizes_aggregated where run_id = ? and level = 'all'"
+    )
     assert n_author["author_gender"] == 18 and n_author["toxicity"] == 54  # author_* on twitter only
 
 
@@ -106,9 +119,10 @@ def test_04_author_demographics_on_twitter_equal_the_published_bars(con, feature
     sql = (
         "select coalesce(provider, 'Average'), category, directional_bias_mean, directional_bias_sd"
         " from marts.agg_recsys_directional_bias"
-        " where level in ('dataset_model', 'dataset') and dataset = 'twitter' and feature = ?"
+        " where run_id = ? and level in ('dataset_model', 'dataset') and dataset = 'twitter' and feature = ?"
     )
-    ours = {(r[0], r[1]): r[2:] for r in con.execute(sql, [feature]).fetchall()}
+    connection, run_id = con
+    ours = {(r[0], r[1]): r[2:] for r in connection.execute(sql, [run_id, feature]).fetchall()}
     published = _figure(f"04_{feature}_twitter_data.csv")
     assert [row["provider"] for row in published] == ["anthropic", "openai", "gemini", "Average"]
     for row in published:
@@ -143,7 +157,7 @@ def test_07_importance_by_model_equals_the_published_heatmap(con):
     display = {row["feature_display"]: row["feature"] for row in _figure("01_aggregated_r2_bar_plot_data.csv")}
     sql = (
         "select coalesce(provider, 'all'), feature, shap_importance_mean_all_datasets"
-        " from marts.agg_recsys_feature_importance where level in ('model', 'all')"
+        " from marts.agg_recsys_feature_importance where run_id = ? and level in ('model', 'all')"
     )
     ours = _rows(con, sql)
     labels = {label: provider for provider, label in PROVIDER_LABELS.items()}
@@ -203,8 +217,11 @@ def test_the_recommendation_page_draws_every_figure_and_leads_with_the_finding(h
     page = (home / "site" / "studies" / "recsys_paper.html").read_text(encoding="utf-8")
     for number in ("01", "02 and 03", "04", "05", "06 and 09", "07", "08", "10"):
         assert f"Figure {number}" in page or f"Figures {number}" in page, number
-    top = con.execute(
-        "select feature from recsys_effect_sizes_aggregated where level = 'all' order by r_squared_mean desc limit 1"
+    connection, run_id = con
+    top = connection.execute(
+        "select feature from recsys_effect_sizes_aggregated where run_id = ? and level = 'all'"
+        " order by r_squared_mean desc limit 1",
+        [run_id],
     ).fetchone()[0]
     section = page.index("The paper's figures: paper_submitted")
     start = page.index('<p class="verdict">', section)
@@ -222,9 +239,10 @@ def test_the_recommendation_page_draws_every_figure_and_leads_with_the_finding(h
 def test_pool_distributions_equal_our_pool_means_to_the_printed_six_decimals(con):
     sql = (
         "select feature, dataset, category, coalesce(prop_pool_mean, mean_pool_mean)"
-        " from marts.agg_recsys_directional_bias where level = 'dataset'"
+        " from marts.agg_recsys_directional_bias where run_id = ? and level = 'dataset'"
     )
-    ours = {tuple(r[:3]): r[3] for r in con.execute(sql).fetchall()}
+    connection, run_id = con
+    ours = {tuple(r[:3]): r[3] for r in connection.execute(sql, [run_id]).fetchall()}
     compared = 0
     for row in _figure("pool_distributions.csv"):
         if row["feature"].startswith("author_") and row["dataset"] != "twitter":
