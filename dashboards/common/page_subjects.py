@@ -171,9 +171,9 @@ def _findings_of(con: duckdb.DuckDBPyConnection, subject_ids: list[str]) -> dict
     ``subject_findings`` gathers every family's results, and read once per subject it was most of
     a draw (23 subjects: 3.7 s, against 0.1 s for all at once)."""
     findings: dict[str, list[dict]] = {subject_id: [] for subject_id in subject_ids}
-    order = f"subject_id, study_type, dimension, {_STRONGEST_FIRST}"
-    for finding in _rows(con, f"select * from subject_findings where list_contains(?, subject_id) order by {order}",
-                         [subject_ids]):  # fmt: skip
+    sql = "select * from subject_findings where list_contains(?, subject_id) order by subject_id, study_type, dimension"
+    sql += f", {_STRONGEST_FIRST}"
+    for finding in _rows(con, sql, [subject_ids]):
         findings[finding["subject_id"]].append(finding)
     return findings
 
