@@ -26,8 +26,8 @@ register_rebuild_table("dialect", "fct_dialect_gold_ranks")
 
 @register_analysis(
     "dialect_tests",
-    first_query="select retriever, k, delta_pp, p_exact, p_holm, ci_low, ci_high from dialect_paired_tests"
-    " where run_id = '{run}' and is_highlighted_k",
+    first_query="select retriever, k, delta_pp, p_exact, p_adjusted, adjustment, ci_low, ci_high"
+    " from dialect_paired_tests where run_id = '{run}' and is_highlighted_k",
 )
 def dialect_tests(con, study, run_id: str) -> None:
     """Write ``analysis.dialect_paired_tests``, ``dialect_rank_tests`` and ``dialect_power`` for ``run_id``."""
