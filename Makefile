@@ -40,32 +40,40 @@ demo: setup
 	$(BIN)/biaswh run $$(ls studies/demo*.toml | grep -v demo_monitoring)
 	$(BIN)/biaswh audit studies/audit_demo.toml
 
-# `make test` runs every test but the Spark group (`make test-core`: those not marked spark) and
-# prints their line coverage of the packages in pyproject.toml [tool.coverage.run]. The Spark group
-# (the dbt project on Spark in session mode and on a local Thrift server, one JVM each) is its own
-# step, `make test-spark`, which appends its coverage; CI (.ci/run) runs both, then
-# `make coverage-floor` ([tool.coverage.report] fail_under over both). The tests run on TEST_WORKERS
-# pytest-xdist workers; --dist loadgroup keeps each module (and Ray, Spark, the browser, with every
-# test that uses them) on one worker, so nothing is started twice (groups: tests/conftest.py), and
-# BIASWH_TEST_PREBUILD builds the demo warehouses once per step, beside the workers (tests/prebuilt.py).
+# `make test` runs every test but the Spark group (`make test-core`: those not marked spark). The Spark
+# group (the dbt project on Spark in session mode and on a local Thrift server, one JVM each) is its own
+# step, `make test-spark`. With COVERAGE=1 (CI sets it: .ci/run) both measure line coverage of the
+# packages in pyproject.toml [tool.coverage.run]: `make test` prints it, `make test-spark` appends its
+# own, and `make coverage-floor` checks [tool.coverage.report] fail_under over both. Without it they
+# measure nothing: coverage's tracer (Python 3.11 has no sys.monitoring) slows every line of every
+# process it measures, the tests by about 40% (summed 2,032 s with it in a fresh clone, 1,444 s
+# without it on the same machine). The tests run on TEST_WORKERS pytest-xdist workers; --dist loadgroup keeps each module (and Ray, Spark, the browser,
+# with every test that uses them) on one worker, so nothing is started twice (groups:
+# tests/conftest.py), and BIASWH_TEST_PREBUILD builds the demo warehouses once per step, beside the
+# workers (tests/prebuilt.py).
 TEST_WORKERS ?= 2
 XDIST := -n $(TEST_WORKERS) --dist loadgroup
+COVERAGE ?=
+MEASURING := $(filter-out 0 no false,$(COVERAGE))
+MEASURE := $(if $(MEASURING),--cov --cov-report= --cov-fail-under=0,--no-cov)
 test: setup browser ray bench-deps spark dagster lint
 	@status=0; \
 	$(MAKE) --no-print-directory test-core || status=1; \
-	$(BIN)/python -m coverage report --skip-covered --fail-under=0 || status=1; \
+	$(if $(MEASURING),$(BIN)/python -m coverage report --skip-covered --fail-under=0 || status=1;) \
 	exit $$status
 
 # The coverage floor (pyproject.toml [tool.coverage.report] fail_under) over the data of
-# `make test` and `make test-spark` together: CI's last step, after both.
+# `make test COVERAGE=1` and `make test-spark COVERAGE=1` together: CI's last step, after both.
 coverage-floor: setup
+	@test -f .coverage || { echo "make coverage-floor: no coverage data; run make test COVERAGE=1 and make test-spark COVERAGE=1 first"; exit 1; }
 	$(BIN)/python -m coverage report --skip-covered
 
-# Every test but those marked spark; its coverage data starts afresh (.coverage).
+# Every test but those marked spark. Its coverage data starts afresh (.coverage), or is removed
+# when it measures none, so `make coverage-floor` never reads an older run's.
 test-core: setup
 	@begin=$$(date +%s); \
-	BIASWH_TEST_PREBUILD=1 $(BIN)/python -m pytest $(XDIST) -m "not spark" --cov --cov-report= --cov-fail-under=0 \
-	  --durations=15; \
+	$(if $(MEASURING),,rm -f .coverage .coverage.*;) \
+	BIASWH_TEST_PREBUILD=1 $(BIN)/python -m pytest $(XDIST) -m "not spark" $(MEASURE) --durations=15; \
 	status=$$?; echo "make test-core: pytest took $$(( $$(date +%s) - begin )) s"; exit $$status
 
 # The tests marked spark (tests/dbt_project/test_spark_*.py: the demo study on Spark in session mode
@@ -74,12 +82,12 @@ test-core: setup
 # server's module (its own JVM) runs on the other; the prebuild stops after the demo site (no Spark
 # test reads the demo audit). Every studies/demo*.toml built on Spark and compared with the DuckDB
 # path (tests/dbt_project/test_spark_every_demo_study.py, eight Spark builds) runs here too, on the
-# session-mode worker. Their coverage is appended to the data
-# `make test-core` left (.coverage), so `make coverage-floor` then covers both steps.
+# session-mode worker. With COVERAGE=1 their coverage is appended to the data `make test-core` left
+# (.coverage), so `make coverage-floor` then covers both steps.
 test-spark: setup spark
 	@begin=$$(date +%s); \
-	BIASWH_TEST_SPARK_ALL=1 BIASWH_TEST_PREBUILD=demo,site $(BIN)/python -m pytest $(XDIST) -m spark --cov --cov-append --cov-report= \
-	  --cov-fail-under=0 --durations=15; \
+	BIASWH_TEST_SPARK_ALL=1 BIASWH_TEST_PREBUILD=demo,site $(BIN)/python -m pytest $(XDIST) -m spark \
+	  $(if $(MEASURING),--cov --cov-append --cov-report= --cov-fail-under=0,--no-cov) --durations=15; \
 	status=$$?; echo "make test-spark: pytest took $$(( $$(date +%s) - begin )) s"; exit $$status
 
 # Every studies/demo*.toml built on Spark and compared with the DuckDB path (values, types,
