@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from biaswh.compute.common.engine import ComputeSettings, ensure_ray, in_order, ray_workers
-from biaswh.compute.common.ray_shelf import fetch, shelve
+from biaswh.compute.common.ray_shelf import fetch, shelve, unshelve
 from biaswh.compute.retrieval.ann import build_ann_tables
 from biaswh.compute.retrieval.chunks import ChunkResult, PrefetchedVectors, retrieve_chunk
 from biaswh.compute.retrieval.config import RetrievalConfig
@@ -30,13 +30,13 @@ class RetrievalWorker:
     """One Ray actor: the corpora, BM25 indexes and configuration its shelf holds, deserialised once
     per configuration, and chunks retrieved against them."""
 
-    def __init__(self, shelf: str, lancedb_dir: str) -> None:
-        self.shelf, self.lancedb_dir = shelf, Path(lancedb_dir)
+    def __init__(self, shelved: str, lancedb_dir: str) -> None:
+        self.shelved, self.lancedb_dir = shelved, Path(lancedb_dir)
         self.load()
 
     def load(self) -> None:
-        """Take what the shelf holds now (by its name: see :mod:`biaswh.compute.common.ray_shelf`)."""
-        self.corpora, self.bm25_indexes, self.config = fetch(self.shelf)
+        """Take what the shelf holds now (by its key: see :mod:`biaswh.compute.common.ray_shelf`)."""
+        self.corpora, self.bm25_indexes, self.config = fetch(self.shelved)
 
     def retrieve(
         self, queries: list[Query], run_id: str, query_set: str, vectors: PrefetchedVectors | None
@@ -72,7 +72,7 @@ class RayRetrieval:
         self._version, self._loaded = 0, None
         self._actors: list = []
         self._refs: list = []
-        self._shelf = None
+        self._shelved: str | None = None
         self.use(corpora, config)
 
     def use(self, corpora: dict[str, Corpus], config: RetrievalConfig) -> None:
@@ -87,12 +87,11 @@ class RayRetrieval:
         if wanted != self._loaded:
             # Held here and on the shelf while they are in use: a restarted actor fetches them again.
             self._refs = [self.ray.put(self.corpora), self.ray.put(bm25_indexes), self.ray.put(self.config)]
+            self._shelved = shelve(self.ray, self._refs, self._shelved)
             if not self._actors:
-                name, self._shelf = shelve(self.ray, self._refs)
                 actor = self.ray.remote(num_cpus=1, max_restarts=2, max_task_retries=2)(RetrievalWorker)
-                self._actors = [actor.remote(name, self.lancedb_dir) for _ in range(self.n_workers)]
+                self._actors = [actor.remote(self._shelved, self.lancedb_dir) for _ in range(self.n_workers)]
             else:
-                self.ray.get(self._shelf.keep.remote(self._refs))
                 self.ray.get([actor.load.remote() for actor in self._actors])
             self._loaded = wanted
         return self._actors
@@ -119,7 +118,9 @@ class RayRetrieval:
         )
 
     def close(self) -> None:
-        """End the actors (their object-store copies go with them)."""
-        for actor in [*self._actors, *([self._shelf] if self._shelf else [])]:
+        """End the actors (their object-store copies go with them) and empty their place on the shelf."""
+        for actor in self._actors:
             self.ray.kill(actor)
-        self._actors, self._refs, self._shelf = [], [], None
+        if self._shelved:
+            unshelve(self.ray, self._shelved)
+        self._actors, self._refs, self._shelved = [], [], None

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from biaswh.compute.common.engine import ComputeSettings, ensure_ray, in_order, ray_workers
-from biaswh.compute.common.ray_shelf import fetch, shelve
+from biaswh.compute.common.ray_shelf import fetch, shelve, unshelve
 from biaswh.compute.retrieval.ann import AnnTable, build_ann_tables
 from biaswh.compute.retrieval.chunks import ChunkResult, PrefetchedVectors, chunk_result
 from biaswh.compute.retrieval.config import RetrievalConfig
@@ -42,14 +42,14 @@ from biaswh.warehouse.errors import UserError
 class ShardWorker:
     """One Ray actor: one shard of each split, its BM25 indexes (whole-corpus statistics), chunks retrieved."""
 
-    def __init__(self, shelf: str, lancedb_dir: str) -> None:
-        self.shelf, self.lancedb_dir = shelf, Path(lancedb_dir)
+    def __init__(self, shelved: str, lancedb_dir: str) -> None:
+        self.shelved, self.lancedb_dir = shelved, Path(lancedb_dir)
         self.load()
 
     def load(self) -> None:
-        """Take the shard, statistics and configuration the shelf holds now (by its name: see
+        """Take the shard, statistics and configuration the shelf holds now (by its key: see
         :mod:`biaswh.compute.common.ray_shelf`) and build the shard's BM25 indexes."""
-        corpora, statistics, config = fetch(self.shelf)
+        corpora, statistics, config = fetch(self.shelved)
         self.corpora, self.config = corpora, base_config(config)
         self.bm25_indexes = shard_bm25_indexes(corpora, statistics, config)
 
@@ -93,7 +93,7 @@ class RayShardedRetrieval:
         self.lancedb_dir = str(lancedb_dir)
         self._groups: list[list] = []
         self._refs: list = []
-        self._shelves: list[tuple[str, object]] = []
+        self._shelved: list[str] = []  # each shard's key on the shelf
 
     def use(self, corpora: dict[str, Corpus], config: RetrievalConfig) -> None:
         """Retrieve over ``corpora`` with ``config`` from the next chunk on: cut into shards here; the
@@ -112,17 +112,17 @@ class RayShardedRetrieval:
             counts = self.ray.get([count.remote(ref, self.config) for ref in shard_refs])
             statistics_refs = [self.ray.put(part) for part in corpus_statistics(counts, self.config)]
             config_ref = self.ray.put(self.config)
-            # Held here and on a shelf per shard while in use: a restarted actor fetches them again.
+            # Held here and on the shelf, one key per shard, while in use: a restarted actor fetches them again.
             self._refs = [*shard_refs, *statistics_refs, config_ref]
             shelved = [[shard, statistics, config_ref] for shard, statistics in zip(shard_refs, statistics_refs)]
+            keys = self._shelved or [None] * len(shelved)
+            self._shelved = [shelve(self.ray, references, key) for references, key in zip(shelved, keys)]
             if not self._groups:
-                self._shelves = [shelve(self.ray, references) for references in shelved]
                 actor = self.ray.remote(num_cpus=1, max_restarts=2, max_task_retries=2)(ShardWorker)
                 self._groups = [
-                    [actor.remote(name, self.lancedb_dir) for name, _ in self._shelves] for _ in range(self.n_groups)
+                    [actor.remote(key, self.lancedb_dir) for key in self._shelved] for _ in range(self.n_groups)
                 ]
             else:
-                self.ray.get([shelf.keep.remote(refs) for (_, shelf), refs in zip(self._shelves, shelved)])
                 self.ray.get([worker.load.remote() for group in self._groups for worker in group])
             self._loaded = self._version
         return self._groups
@@ -180,7 +180,9 @@ class RayShardedRetrieval:
         return result
 
     def close(self) -> None:
-        """End the actors (their object-store copies go with them)."""
-        for actor in [*(a for group in self._groups for a in group), *(shelf for _, shelf in self._shelves)]:
+        """End the actors (their object-store copies go with them) and empty their places on the shelf."""
+        for actor in (a for group in self._groups for a in group):
             self.ray.kill(actor)
-        self._groups, self._refs, self._shelves = [], [], []
+        for key in self._shelved:
+            unshelve(self.ray, key)
+        self._groups, self._refs, self._shelved = [], [], []
