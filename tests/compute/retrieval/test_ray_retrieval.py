@@ -54,15 +54,42 @@ def _decoded(encoded: bytes) -> list[dict]:
     return pq.read_table(pa.BufferReader(encoded)).to_pylist()
 
 
-@pytest.fixture
-def pool(ray_local, tmp_path):
+def _new_pool(folder):
     from biaswh.compute.retrieval.ray_retrieval import RayRetrieval
 
     corpora, chunks = _corpus_and_chunks()
     config = config_from_settings({"retrievers": ["bm25", "bm25@k1=0.9,b=0.4"], "depth": 5})
-    pool = RayRetrieval(ComputeSettings("ray"), corpora, config, lancedb_dir=tmp_path)
-    yield pool, corpora, chunks, config
-    pool.close()
+    return RayRetrieval(ComputeSettings("ray"), corpora, config, lancedb_dir=folder), corpora, chunks, config
+
+
+@pytest.fixture(scope="module")
+def shared_pool(ray_local, tmp_path_factory):
+    """One pool for the tests whose workers Ray restarts (each worker is a process to start), in a list:
+    emptied by a test that needs the workers' CPUs for a pool of its own."""
+    holder = [_new_pool(tmp_path_factory.mktemp("ray-pool"))]
+    yield holder
+    for made in holder:
+        made[0].close()
+
+
+@pytest.fixture
+def pool(shared_pool, tmp_path_factory):
+    """The module's pool, handed the first corpus and configuration again (a test may have given it others)."""
+    if not shared_pool:
+        shared_pool.append(_new_pool(tmp_path_factory.mktemp("ray-pool")))
+    ray_pool, corpora, _, config = shared_pool[0]
+    ray_pool.use(corpora, config)
+    return shared_pool[0]
+
+
+@pytest.fixture
+def own_pool(shared_pool, tmp_path):
+    """A pool of the test's own (its workers stay dead), started once the module's pool has ended."""
+    while shared_pool:
+        shared_pool.pop()[0].close()
+    made = _new_pool(tmp_path)
+    yield made
+    made[0].close()
 
 
 def test_a_restarted_worker_retries_its_chunk_and_the_rows_match_the_local_engine(pool, tmp_path):
@@ -92,8 +119,8 @@ def test_a_pool_handed_another_corpus_and_configuration_retrieves_with_them_even
     assert remote == _local(fewer, chunks, other, tmp_path) and remote != first_rows
 
 
-def test_a_worker_that_stays_dead_fails_the_job(pool):
-    ray_pool, _, chunks, _ = pool
+def test_a_worker_that_stays_dead_fails_the_job(own_pool):
+    ray_pool, _, chunks, _ = own_pool
     results = ray_pool.map(chunks, run_id="r", query_set="s", bm25_indexes={}, vectors=None)
     next(results)
     for actor in ray_pool._actors:
