@@ -92,7 +92,7 @@ test-core: setup
 test-spark: setup spark
 	@begin=$$(date +%s); \
 	BIASWH_TEST_SPARK_ALL=1 BIASWH_TEST_PREBUILD=demo,site $(BIN)/python -m pytest $(XDIST) -m spark \
-	  $(if $(MEASURING),--cov --cov-append --cov-report= --cov-fail-under=0,--no-cov) --durations=15; \
+	  $(MEASURE) $(if $(MEASURING),--cov-append) --durations=15; \
 	status=$$?; echo "make test-spark: pytest took $$(( $$(date +%s) - begin )) s"; exit $$status
 
 # Every studies/demo*.toml built on Spark and compared with the DuckDB path (values, types,
