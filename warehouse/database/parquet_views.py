@@ -108,6 +108,11 @@ def relation_homes(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str, 
     return sorted(homes, key=lambda row: (SCHEMAS.index(row[0]), row[1]))
 
 
+def absolute_lake_name(home: Path) -> str:
+    """How a view written before views named the folder ``~/`` begins to read Parquet in ``home``."""
+    return "read_parquet('" + os.path.realpath(home).rstrip("/").replace("'", "''") + "/"
+
+
 def name_lake_from_home(con: duckdb.DuckDBPyConnection) -> int:
     """Rewrite the views that name Parquet in the warehouse folder by its absolute path (written
     before views named it ``~/``) to name it ``~/``, comments kept, in one transaction; how many.
@@ -119,10 +124,10 @@ def name_lake_from_home(con: duckdb.DuckDBPyConnection) -> int:
     home = connection_home(con)
     if home is None:
         return 0
-    absolute = "'" + os.path.realpath(home).rstrip("/").replace("'", "''") + "/"
+    absolute = absolute_lake_name(home)
     rows = con.execute(
         "select schema_name, view_name, sql, comment from duckdb_views() where not internal and contains(sql, ?)",
-        [f"read_parquet({absolute}"],
+        [absolute],
     ).fetchall()
     if not rows:
         return 0
@@ -133,7 +138,7 @@ def name_lake_from_home(con: duckdb.DuckDBPyConnection) -> int:
                 " and comment is not null",
                 [schema, name],
             ).fetchall()
-            renamed = sql.replace(f"read_parquet({absolute}", f"read_parquet('{IN_THE_FOLDER}/")
+            renamed = sql.replace(absolute, f"read_parquet('{IN_THE_FOLDER}/")
             con.execute(renamed.replace("CREATE VIEW", "CREATE OR REPLACE VIEW", 1))
             target = f'"{schema}"."{name}"'
             if comment:

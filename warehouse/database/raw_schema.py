@@ -5,11 +5,12 @@ Every writing open used to run the whole DDL (``create ... if not exists``, ``ad
 exists``, the pending ``drop not null`` migrations) and looked the nullable columns up first: 19 to
 28 ms of CPU of a 61 to 76 ms open, thirteen times in a study run, nearly always changing nothing. The
 DDL is idempotent: the raw tables it leaves are a state it leaves unchanged when run again. So a
-writing open reads the raw tables' definitions from DuckDB's catalog (one query of
-``duckdb_tables()``: each table's ``CREATE`` statement as DuckDB holds it, with every column, its
-type, ``NOT NULL`` and key) and skips the DDL when this process saw this same DDL leave exactly
-those definitions. A table dropped, a column added, removed or changed, or a constraint set by
-anyone between two opens makes the definitions differ, and the DDL runs as it always did.
+writing open reads the raw tables' definitions from DuckDB's catalog (``duckdb_tables()``, in the
+open's one catalog query, :mod:`biaswh.warehouse.database.open_catalog`: each table's ``CREATE``
+statement as DuckDB holds it, with every column, its type, ``NOT NULL`` and key) and skips the
+DDL when this process saw this same DDL leave exactly those definitions. A table dropped, a
+column added, removed or changed, or a constraint set by anyone between two opens makes the
+definitions differ, and the DDL runs as it always did.
 """
 
 from __future__ import annotations
@@ -19,11 +20,11 @@ import re
 
 import duckdb
 
+from biaswh.warehouse.database.open_catalog import raw_tables_sql
 from biaswh.warehouse.settings.plugin_roots import raw_ddl_files
 
 _RAW_TABLES = (
-    "select coalesce(string_agg(sql, chr(10) order by table_name), '') from duckdb_tables()"
-    " where database_name = current_database() and schema_name = 'raw'"
+    "select table_name, sql from duckdb_tables() where database_name = current_database() and schema_name = 'raw'"
 )
 
 # (sha256 of the DDL, sha256 of the raw tables' definitions right after it ran): the states this
@@ -53,18 +54,24 @@ def _pending_ddl(con: duckdb.DuckDBPyConnection, ddl: str) -> str:
     return _DROP_NOT_NULL.sub(lambda m: "" if m.groups() in nullable else m.group(0), ddl)
 
 
+def _digest(raw_tables: str) -> str:
+    return hashlib.sha256(raw_tables.encode()).hexdigest()
+
+
 def _raw_tables(con: duckdb.DuckDBPyConnection) -> str:
-    """A digest of every raw table's definition as DuckDB's catalog holds it now."""
-    return hashlib.sha256(con.execute(_RAW_TABLES).fetchone()[0].encode()).hexdigest()
+    """Every raw table's definition as DuckDB's catalog holds it now
+    (:func:`biaswh.warehouse.database.open_catalog.raw_tables_sql`)."""
+    return raw_tables_sql(con.execute(_RAW_TABLES).fetchall())
 
 
-def ensure_raw_schema(con: duckdb.DuckDBPyConnection) -> bool:
+def ensure_raw_schema(con: duckdb.DuckDBPyConnection, *, raw_tables: str | None = None) -> bool:
     """Create or migrate the raw schema unless its tables are what the DDL already left them;
-    return whether the DDL ran."""
+    return whether the DDL ran. ``raw_tables``: their definitions as this open just read them
+    (:func:`biaswh.warehouse.database.open_catalog.read_catalog`; None: read here)."""
     ddl = raw_schema_ddl()
     ddl_digest = hashlib.sha256(ddl.encode()).hexdigest()
-    if (ddl_digest, _raw_tables(con)) in _SETTLED:
+    if (ddl_digest, _digest(_raw_tables(con) if raw_tables is None else raw_tables)) in _SETTLED:
         return False
     con.execute(_pending_ddl(con, ddl))
-    _SETTLED.add((ddl_digest, _raw_tables(con)))
+    _SETTLED.add((ddl_digest, _digest(_raw_tables(con))))
     return True

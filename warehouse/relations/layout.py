@@ -10,6 +10,7 @@ to do instead.
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from typing import Collection
 
 import duckdb
 
@@ -27,18 +28,28 @@ def _table_exists(con: duckdb.DuckDBPyConnection, schema: str, table: str) -> bo
     )
 
 
-def stored_layout(con: duckdb.DuckDBPyConnection) -> int | None:
-    """The layout the file was written with: None for a new file, 1 for one from before layouts."""
-    if _table_exists(con, "raw", "warehouse_layout"):
+def stored_layout(con: duckdb.DuckDBPyConnection, relations: Collection[tuple[str, str]] | None = None) -> int | None:
+    """The layout the file was written with: None for a new file, 1 for one from before layouts.
+
+    ``relations``: the file's (schema, name) pairs as the open just read them
+    (:func:`biaswh.warehouse.database.open_catalog.read_catalog`; None: looked up here)."""
+
+    def exists(table: str) -> bool:
+        return ("raw", table) in relations if relations is not None else _table_exists(con, "raw", table)
+
+    if exists("warehouse_layout"):
         row = con.execute("select max(layout_version) from raw.warehouse_layout").fetchone()
         if row[0] is not None:
             return int(row[0])
-    return 1 if _table_exists(con, "raw", "runs") else None
+    return 1 if exists("runs") else None
 
 
-def check_layout(con: duckdb.DuckDBPyConnection, path) -> int | None:
-    """Refuse a warehouse written with another layout; return the stored layout (None when new)."""
-    stored = stored_layout(con)
+def check_layout(
+    con: duckdb.DuckDBPyConnection, path, relations: Collection[tuple[str, str]] | None = None
+) -> int | None:
+    """Refuse a warehouse written with another layout; return the stored layout (None when new).
+    ``relations``: as for :func:`stored_layout`."""
+    stored = stored_layout(con, relations)
     if stored is not None and stored != LAYOUT_VERSION:
         newer = stored > LAYOUT_VERSION
         raise UserError(

@@ -13,6 +13,8 @@ views with their comments later).
 
 from __future__ import annotations
 
+from typing import Collection
+
 import duckdb
 
 # old mart name -> new name (every mart is fct_/dim_/agg_).
@@ -87,7 +89,9 @@ def _move(con: duckdb.DuckDBPyConnection, schema: str, old: str, new: str) -> No
         con.execute(f"drop table {schema}.{old}")
 
 
-def carry_over_renamed_marts(con: duckdb.DuckDBPyConnection) -> list[str]:
+def carry_over_renamed_marts(
+    con: duckdb.DuckDBPyConnection, present: Collection[tuple[str, str]] | None = None
+) -> list[str]:
     """Move each renamed relation's rows from its old table to its new name; return the old names
     moved (``schema.name`` for an analysis table or a seed, the bare name for a mart).
 
@@ -96,10 +100,12 @@ def carry_over_renamed_marts(con: duckdb.DuckDBPyConnection) -> list[str]:
     one lacks are copied into it by column name and the old table is dropped (an old table
     without runs, one every build makes whole, is only dropped). An old view is dropped. A
     ``main.<old>`` view then shows the new table, so queries of the old name still answer. All
-    of it in one transaction: a failure leaves the warehouse as it was.
+    of it in one transaction: a failure leaves the warehouse as it was. ``present``: the file's
+    (schema, name) pairs as the open just read them
+    (:func:`biaswh.warehouse.database.open_catalog.read_catalog`; None: looked up here).
     """
-    # One look at the catalog: every writing open asks, and almost always finds no old name.
-    present = set(con.execute("select table_schema, table_name from information_schema.tables").fetchall())
+    if present is None:  # every writing open asks, and almost always finds no old name
+        present = set(con.execute("select table_schema, table_name from information_schema.tables").fetchall())
     found = [
         (schema, old, new)
         for schema, renamed in RENAMED_RELATIONS.items()
