@@ -18,8 +18,9 @@ from biaswh.warehouse.runs.study import FIRST_QUERIES
 SITE_NOT_REDRAWN = "dashboard site: not redrawn (--no-site); draw it with: biaswh dashboards"
 
 
-def finish_or_fail(run_id: str, work) -> None:
+def finish_or_fail(run_id: str, work, then=None) -> None:
     """Run ``work``; mark the run succeeded, or failed with the error's message (then re-raise).
+    ``then(con)``: more to write after the success, in the same open of the warehouse.
 
     If marking it failed is impossible at once (:func:`record_failure`), the failure is left
     for the next writer to record; the original error is raised either way.
@@ -31,6 +32,8 @@ def finish_or_fail(run_id: str, work) -> None:
         raise
     with open_warehouse() as con:
         con.execute("update raw.runs set status = 'succeeded', finished_at = now() where run_id = ?", [run_id])
+        if then is not None:
+            then(con)
 
 
 def record_failure(run_id: str, message: str) -> None:

@@ -5,8 +5,9 @@ after patching one place to print ``FAULT-POINT <point> pid <pid>`` and wait the
 
 - ``ingest``: inside an ingest's transaction, after its raw rows are written, before the commit;
 - ``jobs``: inside the retrieval job's transaction, after its outputs are written, before the commit;
-- ``before-results-build``: between stages (no connection open) before the results ``dbt build``;
-  it waits until the file named by ``BIASWH_TEST_RELEASE`` exists, then goes on;
+- ``before-results-build``: between stages (no connection open) before the results build (its
+  first open, which waits for a reader); it waits until the file named by ``BIASWH_TEST_RELEASE``
+  exists, then goes on;
 - ``none``: no wait.
 
 Every ``dbt build`` start is announced as ``FAULT-POINT dbt build <label> started`` (no wait).
@@ -34,18 +35,23 @@ def _patch(point: str) -> None:
     import biaswh.ingest.common.versions
     import biaswh.pipeline
 
-    # dbt_build (pipeline) opens the warehouse first, then calls run_dbt_build: pause before that open.
+    # selected_build opens the warehouse first (waiting for a reader), then calls dbt_build: pause before that open.
+    real_selected_build = biaswh.pipeline.selected_build
     real_dbt_build = biaswh.pipeline.dbt_build
 
-    def dbt_build(extra_args=None, *, label="all", quiet=True, **options):
+    def selected_build(selection, label, **options):
         if point == "before-results-build" and label == "results":
             _announce(point)
             release = Path(os.environ["BIASWH_TEST_RELEASE"])
             while not release.exists():
                 time.sleep(0.05)
+        return real_selected_build(selection, label, **options)
+
+    def dbt_build(extra_args=None, *, label="all", quiet=True, **options):
         _announce(f"dbt build {label} started")
         return real_dbt_build(extra_args, label=label, quiet=quiet, **options)
 
+    biaswh.pipeline.selected_build = selected_build
     biaswh.pipeline.dbt_build = dbt_build
 
     if point == "ingest":
