@@ -14,6 +14,7 @@ import pytest
 
 from biaswh.warehouse.database.connection import connect
 from biaswh.warehouse.dbt_build.runner import dbt_folder, run_dbt_build
+from biaswh.warehouse.errors import UserError
 from biaswh.warehouse.relations.column_docs import analysis_descriptions
 from biaswh.warehouse.settings.home import HOME_VARIABLE
 
@@ -171,7 +172,30 @@ def test_a_rebuild_writes_back_a_changed_comment_and_keeps_the_others(marts_home
     before = _column_comments(home, "fct_weat_results")
     with duckdb.connect(str(home / "warehouse.duckdb")) as con:
         con.execute("comment on column marts.fct_weat_results.effect_size is 'stale'")
+        con.execute("comment on table marts.fct_weat_results is 'stale'")
     manifest = _build_models(home, "fct_weat_results")  # incremental: its rows stay, its docs are written
-    described = next(n for n in manifest["nodes"].values() if n.get("alias") == "fct_weat_results")["columns"]
+    model = next(n for n in manifest["nodes"].values() if n.get("alias") == "fct_weat_results")
     after = _column_comments(home, "fct_weat_results")
-    assert after == before == {name: column["description"] for name, column in described.items()}
+    assert after == before == {name: column["description"] for name, column in model["columns"].items()}
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+        query = "select comment from duckdb_tables() where schema_name = 'marts' and table_name = 'fct_weat_results'"
+        assert con.execute(query).fetchone() == (model["description"],)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "alter table marts.fct_weat_results add column only_in_the_mart integer",
+        "alter table marts.fct_weat_results drop column effect_size",
+        "alter table marts.fct_weat_results alter column effect_size type varchar",
+    ],
+)
+def test_a_run_keyed_mart_whose_columns_changed_fails_its_build(marts_home, tmp_path, change):
+    # on_schema_change 'fail' (macro run_keyed_config): the build stops instead of dropping columns
+    from tests.conftest import copy_warehouse
+
+    home = copy_warehouse(marts_home[0], tmp_path / "warehouse")
+    with duckdb.connect(str(home / "warehouse.duckdb")) as con:
+        con.execute(change)
+    with pytest.raises(UserError, match="fct_weat_results.* out of sync"):
+        _build_models(home, "fct_weat_results")
