@@ -38,12 +38,12 @@
 
 {# {'relation': the relation's comment, 'columns': {column name: its comment}}, in one catalog read. #}
 {% macro stored_comments(relation) %}
-    {%- set where = "database_name = '" ~ relation.database ~ "' and schema_name = '" ~ relation.schema
-        ~ "' and table_name = '" ~ relation.identifier ~ "'" -%}
-    {%- set relation_where = where | replace('table_name', 'view_name') if relation.type == 'view' else where -%}
-    {%- set query = "select column_name, comment from duckdb_columns() where " ~ where
-        ~ " union all select null, comment from duckdb_" ~ ('views' if relation.type == 'view' else 'tables')
-        ~ "() where " ~ relation_where -%}
+    {%- set kind = 'view' if relation.type == 'view' else 'table' -%}
+    {%- set schema = "database_name = '" ~ relation.database ~ "' and schema_name = '" ~ relation.schema ~ "'" -%}
+    {%- set query = "select column_name, comment from duckdb_columns() where " ~ schema
+        ~ " and table_name = '" ~ relation.identifier ~ "'"
+        ~ " union all select null, comment from duckdb_" ~ kind ~ "s() where " ~ schema
+        ~ " and " ~ kind ~ "_name = '" ~ relation.identifier ~ "'" -%}
     {%- set stored = {'relation': none, 'columns': {}} -%}
     {%- for row in run_query(query) -%}
         {%- if row[0] is none -%}
