@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from biaswh.compute.retrieval.dense import _blas_controller, unit_rows
+from biaswh.compute.common.blas import one_blas_thread
+from biaswh.compute.retrieval.dense import unit_rows
 from biaswh.warehouse.errors import UserError
 
 # As Lance does by default (its IVF ``sample_rate``): train on at most this many vectors per partition.
@@ -39,7 +40,7 @@ def partition_centroids(
     rng = np.random.default_rng(seed)
     if len(data) > n_partitions * SAMPLE_PER_PARTITION:
         data = data[np.sort(rng.choice(len(data), n_partitions * SAMPLE_PER_PARTITION, replace=False))]
-    with _blas_controller().limit(limits=1, user_api="blas"):
+    with one_blas_thread():
         centroids = _plus_plus_start(data, n_partitions, rng)
         members = None
         for _ in range(max_iterations):

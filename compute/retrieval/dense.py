@@ -8,12 +8,11 @@ measured and reported, because LanceDB's default IVF_PQ reached only 0.2-0.3 on 
 
 from __future__ import annotations
 
-import functools
 from typing import Literal
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
+from biaswh.compute.common.blas import one_blas_thread
 from biaswh.compute.retrieval.ranking import EMPTY_QUERY, QueryHits, merge_top_k, no_hits, top_k_rows
 from biaswh.warehouse.errors import UserError
 
@@ -34,12 +33,6 @@ QUERY_TILE = 256
 DOC_TILE = 4096
 # Documents scored at once per query tile (whole tiles, about 8 M float64 cells).
 BLOCK_DOCS = 8_000_000 // QUERY_TILE // DOC_TILE * DOC_TILE
-
-
-@functools.cache
-def _blas_controller() -> ThreadpoolController:
-    """The loaded thread pools (found once per process: finding them costs about 0.5 ms)."""
-    return ThreadpoolController()
 
 
 def unit_rows(vectors) -> np.ndarray:
@@ -82,7 +75,7 @@ class DenseIndex:
         query_vectors = unit_rows(query_vectors)
         results = []
         for start in range(0, len(query_vectors), QUERY_TILE):
-            with _blas_controller().limit(limits=1, user_api="blas"):
+            with one_blas_thread():
                 ranked = self._rank_tile(query_vectors[start : start + QUERY_TILE], depth)
             for row, (found_ids, found_scores) in enumerate(ranked):
                 text = None if query_texts is None else query_texts[start + row]

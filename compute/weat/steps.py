@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from biaswh.compute.common.blas import one_blas_thread
 from biaswh.compute.weat.config_section import WEAT
 from biaswh.compute.weat.coverage import Vocabulary
 from biaswh.compute.weat.metric_store import metric_row
@@ -145,39 +146,41 @@ def run_weat(con, study, run_id: str) -> None:
             {"set_role": role, "position": position, "word": word, "excluded_by_definition": excluded}
         )
     results, metric_rows = [], []
-    for embedding, version, lancedb_table in embeddings:
-        vectors = LanceVectors(lancedb_table)
-        vocabulary = Vocabulary(vectors.words())
-        for test_set, test in tests:
-            result = run_weat_test(
-                by_test[(test_set, test)],
-                embedding=embedding,
-                test_set=test_set,
-                test=test,
-                vocabulary=vocabulary,
-                vectors=vectors,
-                settings=settings,
-                study_seed=study.seed,
-            )
-            print(
-                f"  {embedding} {test_set}/{test}: {result.status}"
-                + (
-                    f" d={result.effect_size:.2f} p={result.p_value:.4g} ({result.p_method})"
-                    if result.status == "computed"
-                    else f" ({result.status_reason})"
-                ),
-                flush=True,
-            )
-            results.append((version, result))
-            key = {
-                "embedding": embedding,
-                "embedding_version": version,
-                "test_set": test_set,
-                "test": test,
-                "n_target_x": result.n_target_x,
-                "n_target_y": result.n_target_y,
-                "coverage": result.coverage,
-            }
-            outcomes = _metric_outcomes(result, vocabulary, vectors, settings, metrics, study.seed)
-            metric_rows += [metric_row(run_id, key, outcome) for outcome in outcomes]
+    # Small matrices (words x dimensions): one BLAS thread is faster and machine-independent (compute/common/blas.py).
+    with one_blas_thread():
+        for embedding, version, lancedb_table in embeddings:
+            vectors = LanceVectors(lancedb_table)
+            vocabulary = Vocabulary(vectors.words())
+            for test_set, test in tests:
+                result = run_weat_test(
+                    by_test[(test_set, test)],
+                    embedding=embedding,
+                    test_set=test_set,
+                    test=test,
+                    vocabulary=vocabulary,
+                    vectors=vectors,
+                    settings=settings,
+                    study_seed=study.seed,
+                )
+                print(
+                    f"  {embedding} {test_set}/{test}: {result.status}"
+                    + (
+                        f" d={result.effect_size:.2f} p={result.p_value:.4g} ({result.p_method})"
+                        if result.status == "computed"
+                        else f" ({result.status_reason})"
+                    ),
+                    flush=True,
+                )
+                results.append((version, result))
+                key = {
+                    "embedding": embedding,
+                    "embedding_version": version,
+                    "test_set": test_set,
+                    "test": test,
+                    "n_target_x": result.n_target_x,
+                    "n_target_y": result.n_target_y,
+                    "coverage": result.coverage,
+                }
+                outcomes = _metric_outcomes(result, vocabulary, vectors, settings, metrics, study.seed)
+                metric_rows += [metric_row(run_id, key, outcome) for outcome in outcomes]
     write_results(con, run_id, results, settings, metric_rows=metric_rows)
