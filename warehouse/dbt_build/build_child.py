@@ -16,6 +16,8 @@ from biaswh.warehouse.dbt_build.build_process import FORWARDED_EVENTS, WARM_UP_S
 from biaswh.warehouse.dbt_build.invoke import dbt_folder, invoke_dbt, last_manifest, load_dbt, parsed_nodes
 from biaswh.warehouse.dbt_build.macro_templates import compile_recorded, record_called
 from biaswh.warehouse.dbt_build.runner import FAILED_STATUSES, build_environment
+from biaswh.warehouse.dbt_build.template_code import compile_recorded as compile_recorded_strings
+from biaswh.warehouse.dbt_build.template_code import record_compiled
 
 
 def serve(read_fd: int, write_fd: int) -> None:
@@ -68,15 +70,19 @@ def _serve(requests: Connection, replies: Connection) -> None:
         answer = _answer(request, replies)
         if request["args"][0] == "build" and last_manifest() is not None:
             record_called(last_manifest(), dbt_folder() / "target")  # a few ms
+            record_compiled(dbt_folder() / "target")
         replies.send(answer)
 
 
 def _compile_macros_while_idle(requests: Connection) -> None:
     """Compile the templates of the macros this warehouse's builds called before (the run's
-    results build compiled ~110 of them on its critical path), until a request arrives."""
+    results build compiled ~110 of them on its critical path), then the strings they compiled
+    (node SQL, test arguments: 131), until a request arrives."""
     manifest = last_manifest()
     if manifest is not None:
-        compile_recorded(manifest, dbt_folder() / "target", keep_going=lambda: not requests.poll(0))
+        target, idle = dbt_folder() / "target", lambda: not requests.poll(0)
+        compile_recorded(manifest, target, keep_going=idle)
+        compile_recorded_strings(target, keep_going=idle)
 
 
 def _answer(request: dict, replies: Connection) -> tuple:

@@ -28,6 +28,8 @@ from typing import Callable, Iterator, Sequence
 
 from biaswh.warehouse.database.output_files import write_text_atomically
 from biaswh.warehouse.dbt_build.build_state import project_digest
+from biaswh.warehouse.dbt_build.event_messages import install as install_event_messages
+from biaswh.warehouse.dbt_build.invocation_cache import install as install_invocation_cache
 from biaswh.warehouse.dbt_build.node_index import install as install_indexed_selection
 from biaswh.warehouse.dbt_build.options import full_args, parse_options
 from biaswh.warehouse.dbt_build.parse_cache import (
@@ -38,6 +40,7 @@ from biaswh.warehouse.dbt_build.parse_cache import (
     share_partial_parse,
     store_parsed,
 )
+from biaswh.warehouse.dbt_build.template_code import install as install_template_code
 from biaswh.warehouse.dbt_build.warm_start import start_in_background, wait_for_dbt
 from biaswh.warehouse.settings.home import warehouse_paths
 
@@ -192,6 +195,9 @@ def invoke_dbt(
             _LAST_USED[:] = [manifest]
             close_dbt_log_files()  # the parse above left its handler, which the next invocation drops
             install_indexed_selection()
+            install_invocation_cache()
+            install_template_code()
+            install_event_messages()
             try:
                 runner = dbtRunner(manifest=manifest, callbacks=[write, *callbacks])
                 outcome = runner.invoke(full_args(args, **options))

@@ -13,8 +13,9 @@ same template dbt would have compiled on the call: no build's SQL changes.
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable
 
 from biaswh.warehouse.database.output_files import write_text_atomically
 
@@ -50,16 +51,25 @@ def compile_recorded(manifest, target_path: Path, *, keep_going: Callable[[], bo
     build that calls it (which reports it)."""
     from dbt_common.clients.jinja import template_cache
 
+    macros = (manifest.macros.get(uid) for uid in _recorded(target_path / CALLED_MACROS_FILE))
+    pending = (
+        partial(template_cache.get_node_template, macro)
+        for macro in macros
+        if macro is not None and macro.macro_sql not in template_cache.file_cache
+    )
+    return compile_each(pending, keep_going=keep_going)
+
+
+def compile_each(pending: Iterable[Callable[[], object]], *, keep_going: Callable[[], bool]) -> int:
+    """Call each of ``pending`` (a compile) while ``keep_going()`` holds; the number that succeeded.
+    One that raises is left to the build that needs it (which says what is wrong)."""
     done = 0
-    for uid in _recorded(target_path / CALLED_MACROS_FILE):
-        macro = manifest.macros.get(uid)
-        if macro is None or macro.macro_sql in template_cache.file_cache:
-            continue
+    for compile_one in pending:
         if not keep_going():
             break
         try:
-            template_cache.get_node_template(macro)
-        except Exception:  # noqa: BLE001 - the build that calls it says what is wrong
+            compile_one()
+        except Exception:  # noqa: BLE001 - the build that needs it says what is wrong
             continue
         done += 1
     return done
