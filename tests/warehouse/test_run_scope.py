@@ -72,7 +72,21 @@ def test_a_rerun_skips_the_unchanged_build_and_adds_only_its_own_rows(copy_home,
     with _con(copy_home) as con:
         after = run_fingerprints(con)
     assert {k: v for k, v in after.items() if k in before} == before
-    assert len({run for _, run in after} - {run for _, run in before}) == 1
+    (new_run,) = {run for _, run in after} - {run for _, run in before}
+    # The marts over the k grid named the new runs as constants (macro is_new_run, listed=true),
+    # and counted the new run's hits as the view has them.
+    (compiled,) = (copy_home / "dbt" / "target" / "compiled").rglob("agg_dialect_recall_at_k.sql")
+    listed = compiled.read_text(encoding="utf-8").split("and run_id in (", 1)[1].split(")", 1)[0]
+    assert f"'{new_run}'" in listed.split(", ")
+    with _con(copy_home) as con:
+        recall = "select retriever, pair_set, variant, k, n_queries, n_hits from marts.agg_dialect_recall_at_k"
+        from_view = (
+            "select retriever, pair_set, variant, k, count(*), count_if(is_hit) from marts.fct_dialect_hits_at_k"
+            " where run_id = $run group by all order by all"
+        )
+        assert con.execute(f"{recall} where run_id = $run order by all", {"run": new_run}).fetchall() == (
+            con.execute(from_view, {"run": new_run}).fetchall()
+        )
 
 
 def _run_rows(con, run_id: str) -> dict[str, list[tuple]]:

@@ -3,7 +3,7 @@
 -- The 2x2 paired outcome table per (run, retriever, pair set, k, variant pair).
 with paired as (
     select * from {{ ref('fct_dialect_paired_hits') }}
-    where {{ is_new_run('run_id') }}
+    where {{ is_new_run('run_id', listed=true) }}
 ),
 
 final as (

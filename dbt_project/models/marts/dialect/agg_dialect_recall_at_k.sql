@@ -3,7 +3,7 @@
 -- Recall@k per variant with n and a Wilson 95% interval (z = 1.959964).
 with hits as (
     select * from {{ ref('fct_dialect_hits_at_k') }}
-    where {{ is_new_run('run_id') }}
+    where {{ is_new_run('run_id', listed=true) }}
 ),
 
 counts as (

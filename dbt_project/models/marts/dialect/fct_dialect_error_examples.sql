@@ -4,7 +4,7 @@
 -- highlighted k, with both texts and a snippet of the gold context.
 with paired as (
     select * from {{ ref('fct_dialect_paired_hits') }}
-    where {{ is_new_run('run_id') }}
+    where {{ is_new_run('run_id', listed=true) }}
 ),
 
 ranks as (
