@@ -29,7 +29,7 @@ def rank_candidates(terms, corpus, workspace, heap_scores, heap_docs, capacity, 
     scores are zeros on entry and on return. The documents are taken ``tile`` at a time, so
     the scores being added to (and the dense rows read at them) stay in cache.
     """
-    indptr, indices, data, dense_slot, dense_weights, term_maxima, doc_ids = corpus
+    indptr, indices, data, dense_slot, dense_codes, dense_values, term_maxima, doc_ids = corpus
     scores, candidates, values, buckets, _ = workspace
     n_docs = scores.shape[0]
     n_candidates = 0
@@ -59,10 +59,10 @@ def rank_candidates(terms, corpus, workspace, heap_scores, heap_docs, capacity, 
             if slot >= 0:
                 earlier_slots[n_earlier] = slot
                 n_earlier += 1
-                row = dense_weights[slot]
+                row_codes, row_values = dense_codes[slot], dense_values[slot]
                 for candidate in range(first, n_candidates):
                     doc = candidates[candidate]
-                    scores[doc] += row[doc]
+                    scores[doc] += row_values[row_codes[doc]]
                 continue
             entry, end = cursors[position], indptr[term + 1]
             while entry < end and indices[entry] < hi:
@@ -73,7 +73,8 @@ def rank_candidates(terms, corpus, workspace, heap_scores, heap_docs, capacity, 
                     if n_earlier > 0:
                         score = 0.0
                         for earlier in range(n_earlier):
-                            score += dense_weights[earlier_slots[earlier], doc]
+                            earlier_slot = earlier_slots[earlier]
+                            score += dense_values[earlier_slot, dense_codes[earlier_slot, doc]]
                         scores[doc] = score + data[entry]
                         entry += 1
                         continue

@@ -91,7 +91,7 @@ def _rank_one_query(terms, corpus, workspace, heap_scores, heap_docs, capacity, 
 
     Returns the number of hits and whether every document was scored (not only candidates).
     """
-    indptr, indices, data, dense_slot, dense_weights, _, doc_ids = corpus
+    indptr, indices, data, dense_slot, dense_codes, dense_values, _, doc_ids = corpus
     scores, _, _, _, maxima = workspace
     n_docs = scores.shape[0]
     size = -1
@@ -111,9 +111,9 @@ def _rank_one_query(terms, corpus, workspace, heap_scores, heap_docs, capacity, 
             term = terms[position]
             slot = dense_slot[term]
             if slot >= 0:
-                row = dense_weights[slot]
+                row_codes, row_values = dense_codes[slot], dense_values[slot]
                 for doc in range(lo, hi):
-                    scores[doc] += row[doc]
+                    scores[doc] += row_values[row_codes[doc]]
             elif hi == n_docs:  # the last tile holds every posting left: no bound to test
                 for entry in range(cursors[position], indptr[term + 1]):
                     scores[indices[entry]] += data[entry]
@@ -163,7 +163,8 @@ def rank_queries(
     query_offsets: np.ndarray,
     weights,
     dense_slot: np.ndarray,
-    dense_weights: np.ndarray,
+    dense_codes: np.ndarray,
+    dense_values: np.ndarray,
     term_maxima: np.ndarray,
     doc_ids: np.ndarray,
     depth: int,
@@ -178,7 +179,8 @@ def rank_queries(
 
     ``query_terms[query_offsets[i]:query_offsets[i + 1]]`` are query i's known term ids in
     query order; ``weights`` the index's term-by-document CSR matrix; ``dense_slot`` each
-    term's dense row (-1: none); ``term_maxima`` each term's largest weight. ``threads``:
+    term's dense row (-1: none), whose weight at a document is
+    ``dense_values[row, dense_codes[row, document]]``; ``term_maxima`` each term's largest weight. ``threads``:
     queries are shared among this many threads (default: one); ``tile``: documents per
     tile of a query scored in full; ``candidates=False`` scores every query in full;
     ``candidate_cost``: when the score row exceeds a tile, a query is ranked on its candidates
@@ -191,7 +193,8 @@ def rank_queries(
         weights.indices,
         weights.data,
         dense_slot,
-        dense_weights,
+        dense_codes,
+        dense_values,
         term_maxima,
         doc_ids,
     )

@@ -104,6 +104,22 @@ def test_documents_outside_the_candidates_enter_when_the_bound_allows(monkeypatc
     assert kernel[0].doc_ids.tolist() == [0, 1, 2]  # outside documents, tied, lowest doc_ids first
 
 
+def test_kernel_dense_rows_are_codes_of_the_very_same_weights():
+    # The kernel reads a common term's weights through a code per document: every document's
+    # code must give its float64 weight bit for bit, code 0 exactly where the term is absent.
+    documents = [["the"] * (d % 4 + 1) + [f"word{d % 5}"] * (d % 3) for d in range(30)] + [["zebra"]] * 5
+    index = BM25Index(documents)
+    slot, codes, values = bm25_numba._kernel_dense_rows(index)
+    dense = [term for term in index.vocabulary if slot[index.vocabulary[term]] >= 0]
+    assert "the" in dense and "zebra" not in dense
+    for term in dense:
+        row = slot[index.vocabulary[term]]
+        weights = index.weights[index.vocabulary[term]].toarray().ravel()
+        assert values[row][codes[row]].tolist() == weights.tolist()
+        assert ((codes[row] == 0) == (weights == 0)).all() and values[row, 0] == 0.0
+        assert len(np.unique(codes[row])) == len(np.unique(weights))  # one code per distinct weight
+
+
 def test_candidates_are_tried_first_only_when_they_pay():
     # A score row larger than a tile: a query's candidates go first only when its rare terms'
     # postings, times the cost, are at most the documents; the hits are the same either way.
