@@ -120,6 +120,20 @@ def test_kernel_dense_rows_are_codes_of_the_very_same_weights():
         assert len(np.unique(codes[row])) == len(np.unique(weights))  # one code per distinct weight
 
 
+def test_a_tiles_marked_candidates_are_listed_in_document_order_and_the_marks_cleared():
+    from biaswh.compute.retrieval.bm25_candidates import _list_marked
+
+    # Bits at both ends of a word (63 is the int64's sign bit) and across words, after 2 earlier candidates.
+    offsets = [0, 1, 62, 63, 64, 127, 130, 191]
+    marks = np.zeros(3, dtype=np.int64)
+    for offset in offsets:
+        marks[offset >> 6] |= np.int64(1) << np.int64(offset & 63)
+    candidates = np.full(20, -1, dtype=np.int64)
+    assert _list_marked(marks, 1_000, candidates, 2) == 2 + len(offsets)
+    assert candidates[2 : 2 + len(offsets)].tolist() == [1_000 + offset for offset in offsets]
+    assert candidates[:2].tolist() == [-1, -1] and not marks.any()
+
+
 def test_candidates_are_tried_first_only_when_they_pay():
     # A score row larger than a tile: a query's candidates go first only when its rare terms'
     # postings, times the cost, are at most the documents; the hits are the same either way.
