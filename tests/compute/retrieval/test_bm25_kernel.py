@@ -96,8 +96,15 @@ def test_documents_outside_the_candidates_enter_when_the_bound_allows(monkeypatc
     index, oracle = BM25Index(documents), BM25Okapi(documents)
     assert bm25_numba._kernel_dense_slot(index)[index.vocabulary["the"]] >= 0
     queries = [["the", "rare"], ["rare", "the"], ["rare"]]
-    *_, scored_every_document = bm25_numba.rank_terms(index, *bm25_numba.known_term_ids(index, queries), 3)
+    terms, offsets = bm25_numba.known_term_ids(index, queries)
+    *whole, scored_every_document = bm25_numba.rank_terms(index, terms, offsets, 3)
     assert scored_every_document.tolist() == [True, True, False]
+    # The same fallback and hits when the candidates are taken tile by tile (of 4 and 7 documents).
+    for tile in (4, 7):
+        *tiled, scored_every_document = bm25_numba.rank_terms(index, terms, offsets, 3, tile=tile, candidate_cost=0)
+        assert scored_every_document.tolist() == [True, True, False]
+        assert [part.tolist() for part in tiled] == [part.tolist() for part in whole]
+    assert whole[0][2].tolist() == [20, 21, 22] and whole[2].tolist() == [3, 3, 3]  # rare's three documents
     kernel, _ = _both_paths(index, queries, 3, monkeypatch)
     for tokens, found in zip(queries, kernel):
         _assert_identical(found, *_oracle_top(oracle, tokens, np.arange(len(documents)), 3))
