@@ -266,7 +266,8 @@ def run_loaded_study(
         if study.jobs:
             timed("jobs", lambda: jobs_stage(study, run_id))
             if selections["results"] != "":
-                with loading_in_background(("dashboards",) if build_site else ()):
+                # scipy.stats for the analysis (0.5 s: biaswh/warehouse/deferred_modules.py) and the dashboards' modules
+                with loading_in_background(("dashboards",) if build_site else (), deferred=bool(study.analysis)):
                     timed(
                         "dbt build (results)",
                         lambda: selected_build(

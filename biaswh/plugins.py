@@ -23,6 +23,7 @@ from types import ModuleType
 from typing import Iterator
 
 import biaswh
+from biaswh.warehouse.deferred_modules import load_deferred
 from biaswh.warehouse.settings.plugin_roots import plugin_folders
 
 # layer package -> the module name (or prefix before "_") that registers on import
@@ -83,21 +84,24 @@ def load_plugins(layers: tuple[str, ...] = STUDY_LAYERS) -> list[ModuleType]:
 
 
 @contextmanager
-def loading_in_background(layers: tuple[str, ...]) -> Iterator[None]:
-    """Import the registering modules of ``layers`` in a thread while the block runs, and wait for it
-    at the block's end. For a block whose own thread mostly waits (a study run's results build waits
-    on dbt's process): the import then costs the run no time. A failed import is left to the stage
-    that needs the layer (it loads it again and says what is wrong)."""
-    thread = threading.Thread(target=_load_quietly, args=(layers,), name="biaswh-plugin-load", daemon=True)
-    if layers:
+def loading_in_background(layers: tuple[str, ...], *, deferred: bool = False) -> Iterator[None]:
+    """Import the registering modules of ``layers`` (and with ``deferred`` the modules the statistics
+    import on first use: :mod:`biaswh.warehouse.deferred_modules`) in a thread while the block runs,
+    and wait for it at the block's end. For a block whose own thread mostly waits (a study run's
+    results build waits on dbt's process): the import then costs the run no time. A failed import is
+    left to the stage that needs the module (it imports it again and says what is wrong)."""
+    thread = threading.Thread(target=_load_quietly, args=(layers, deferred), name="biaswh-plugin-load", daemon=True)
+    if layers or deferred:
         thread.start()
     try:
         yield
     finally:
-        if layers:
+        if layers or deferred:
             thread.join()
 
 
-def _load_quietly(layers: tuple[str, ...]) -> None:
+def _load_quietly(layers: tuple[str, ...], deferred: bool) -> None:
     with suppress(Exception):
+        if deferred:
+            load_deferred()
         load_plugins(layers)

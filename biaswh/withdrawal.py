@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import duckdb
 
-from biaswh.plugins import load_plugins
+from biaswh.plugins import RUN_LAYERS, load_plugins
 from biaswh.warehouse.database.connection import open_warehouse
 from biaswh.warehouse.database.transactions import transaction
 from biaswh.warehouse.errors import UserError
@@ -21,9 +21,12 @@ from biaswh.warehouse.runs.sub_runs import sub_run_ids
 def built_run_ids(con: duckdb.DuckDBPyConnection, run_id: str) -> list[str]:
     """``run_id`` and its sub-runs (:mod:`biaswh.warehouse.runs.sub_runs`): the runs a study's build computes.
 
-    The families are loaded first: a sub-run kind left unregistered would stay in the marts.
+    The families' steps are loaded first: a sub-run kind left unregistered would stay in the marts. Not
+    their pages, which register none: a study run's results build loads those in a thread meanwhile
+    (:func:`biaswh.plugins.loading_in_background`), and loading them here too made its own thread wait
+    for them (or import them itself) before dbt could start.
     """
-    load_plugins()
+    load_plugins(RUN_LAYERS)
     return [run_id, *sub_run_ids(con, run_id)]
 
 

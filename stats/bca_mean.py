@@ -13,8 +13,9 @@ formulas (Efron and Tibshirani 1993, 14.3 and 15.4): the interval equals scipy's
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 from scipy.special import ndtr, ndtri
+
+from biaswh.warehouse.deferred_modules import scipy_stats as stats
 
 ROWS_PER_BLOCK = 256  # resamples whose means are taken at once (a block of B x n gathered values)
 

@@ -15,7 +15,8 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+
+from biaswh.warehouse.deferred_modules import scipy_stats as stats
 
 VARIANT = (
     "Welch's t-test (two-sided, unequal variances); Cohen's d with pooled SD (ddof=1);"

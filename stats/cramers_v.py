@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import chi2_contingency
+
+from biaswh.warehouse.deferred_modules import scipy_stats
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,7 @@ def cramers_v_chi_square(table: np.ndarray, *, yates: bool = True) -> CramersVRe
     ValueError
         From scipy, e.g. when an expected frequency is zero.
     """
-    test = chi2_contingency(table, correction=yates)
+    test = scipy_stats.chi2_contingency(table, correction=yates)
     n = int(table.sum())
     return CramersVResult(
         v=float(math.sqrt(test.statistic / (n * (min(table.shape) - 1)))),

@@ -13,10 +13,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 from biaswh.stats.paired.result import TestResult
 from biaswh.stats.paired.wilcoxon import rank_biserial, rank_biserial_rows
+from biaswh.warehouse.deferred_modules import scipy_stats
 
 
 def _quantiles(values: np.ndarray, confidence: float) -> tuple[float, float]:

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from typing import Callable, Literal
 
 import polars as pl
-from scipy.stats import fisher_exact
 
 from biaswh.stats.multiple_comparisons import VerdictPolicy, adjust_p_values, is_significant
+from biaswh.warehouse.deferred_modules import scipy_stats
 
 VERDICT_COLUMNS = ("family", "family_size", "p_adjusted", "adjustment", "alpha", "is_significant")
 # Their types, as every verdict table stores them.
@@ -137,7 +137,7 @@ def compare_rates(successes_a: int, trials_a: int, successes_b: int, trials_b: i
     if trials_a <= 0 or trials_b <= 0:
         raise ValueError("both rates need a positive denominator")
     table = [[successes_a, trials_a - successes_a], [successes_b, trials_b - successes_b]]
-    p_value = float(fisher_exact(table, alternative="two-sided").pvalue)
+    p_value = float(scipy_stats.fisher_exact(table, alternative="two-sided").pvalue)
     from statsmodels.stats.proportion import confint_proportions_2indep  # about 1 s: only where rates are compared
 
     low, high = confint_proportions_2indep(successes_a, trials_a, successes_b, trials_b, method="newcomb")

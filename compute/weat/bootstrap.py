@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from scipy import stats
 
 from biaswh.compute.weat.effect_size import _effect_size_kernel
+from biaswh.warehouse.deferred_modules import scipy_stats as stats
 
 BootstrapMethod = Literal["percentile", "basic", "BCa"]
 

@@ -10,7 +10,6 @@ are), and scipy's p for rho = 0 is kept in ``details`` (it tests correlation, no
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from biaswh.compute.weat.resampling import (
     DEFAULT_RESAMPLING,
@@ -22,6 +21,7 @@ from biaswh.compute.weat.resampling import (
     prepare,
     shared_fields,
 )
+from biaswh.warehouse.deferred_modules import scipy_stats as stats
 
 CONVENTION = (
     "Spearman rho between cos(mean(X), s) and cos(mean(Y), s) over attribute words s; 1 = no bias;"

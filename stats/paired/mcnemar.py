@@ -10,9 +10,8 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from scipy import stats
-
 from biaswh.stats.paired.result import TestResult
+from biaswh.warehouse.deferred_modules import scipy_stats as stats
 
 McNemarVariant = Literal["exact", "mid-p", "chi2-cc"]
 VARIANT_NAMES = {

@@ -19,11 +19,11 @@ from dataclasses import replace
 from typing import Literal
 
 import numpy as np
-from scipy import stats
 
 from biaswh.stats.bca_mean import bca_mean_interval
 from biaswh.stats.paired.result import TestResult
 from biaswh.stats.paired.sign_flip import MIN_RESAMPLES, sign_flip_test
+from biaswh.warehouse.deferred_modules import scipy_stats as stats
 from biaswh.warehouse.settings.random_seeds import derive_seed
 
 MIN_PAIRED_QUERIES = 6

@@ -14,7 +14,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from scipy import optimize, stats
+from biaswh.warehouse.deferred_modules import scipy_optimize as optimize
+from biaswh.warehouse.deferred_modules import scipy_stats as stats
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from scipy import stats
+from biaswh.warehouse.deferred_modules import scipy_stats as stats
 
 METHOD = "Newcombe hybrid score (method 10, 1998)"
 

@@ -28,9 +28,9 @@ import sys
 from fractions import Fraction
 
 import numpy as np
-from scipy import stats
 
 from biaswh.stats.paired.result import TestResult
+from biaswh.warehouse.deferred_modules import scipy_stats as stats
 
 MIN_RESAMPLES = 10_000
 # Lattice sums longer than this many cells (times differences) fall back to Monte Carlo.

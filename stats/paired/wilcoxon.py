@@ -18,10 +18,10 @@ import math
 from typing import Literal
 
 import numpy as np
-from scipy import stats
 
 from biaswh.stats.paired.bootstrap import RESAMPLE_BLOCK_CELLS
 from biaswh.stats.paired.result import TestResult
+from biaswh.warehouse.deferred_modules import scipy_stats as stats
 
 MissPolicy = Literal["miss_as_depth_plus_one", "original"]
 

@@ -43,3 +43,16 @@ def test_a_failed_load_is_left_to_the_stage_that_needs_the_layer_and_no_layer_st
     with pytest.raises(RuntimeError, match="the block's own"):  # the block's error is the one raised
         with plugins.loading_in_background(("dashboards",)):
             raise RuntimeError("the block's own")
+
+
+def test_with_deferred_the_thread_also_imports_the_deferred_modules_first(monkeypatch):
+    seen = []
+    monkeypatch.setattr(plugins, "load_deferred", lambda: seen.append(("deferred", threading.current_thread().name)))
+    monkeypatch.setattr(plugins, "load_plugins", lambda layers: seen.append((layers, threading.current_thread().name)))
+    with plugins.loading_in_background((), deferred=True):
+        pass
+    assert seen == [("deferred", "biaswh-plugin-load"), ((), "biaswh-plugin-load")]
+    seen.clear()
+    with plugins.loading_in_background(("dashboards",)):
+        pass
+    assert seen == [(("dashboards",), "biaswh-plugin-load")]  # not asked: not imported

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from biaswh import withdrawal
 from biaswh.warehouse.database.connection import connect
 from biaswh.withdrawal import built_run_ids, mart_tables_with_runs, withdraw_run, withdrawn_if_failing
 
@@ -47,6 +48,15 @@ def _remaining(con, table: str) -> list[str]:
 def test_a_series_runs_built_ids_are_itself_and_its_evaluation_runs_in_order(marts):
     assert built_run_ids(marts, "s") == ["s", "s-0", "s-1"]
     assert built_run_ids(marts, "lonely") == ["lonely"]
+
+
+def test_the_built_ids_load_the_families_steps_not_their_pages(marts, monkeypatch):
+    # A study run's results build loads the pages in a thread meanwhile: loading them here made the
+    # build wait for them (or import them itself) before dbt could start.
+    loaded = []
+    monkeypatch.setattr(withdrawal, "load_plugins", loaded.append)
+    assert built_run_ids(marts, "s") == ["s", "s-0", "s-1"]
+    assert loaded == [("ingest", "compute", "analysis")]
 
 
 def test_only_run_keyed_tables_are_withdrawn_from(marts):
