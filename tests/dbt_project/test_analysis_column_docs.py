@@ -182,3 +182,22 @@ def test_a_contract_view_already_current_is_kept_and_one_behind_its_home_made_ag
     con.execute("alter table analysis.silent_bias_rates add column n_pairs integer")  # a newer step's column
     publish_contract_views(con)
     assert "n_pairs" in _comments(con, "main", "silent_bias_rates")
+
+
+def test_the_views_are_published_in_one_transaction_a_failure_leaves_none_of_them(monkeypatch):
+    from biaswh.warehouse.relations import contracts
+
+    con = duckdb.connect()
+    replace_run_rows(con, "silent_bias_rates", "r1", pl.DataFrame({"run_id": ["r1"], "silent_bias_rate": [0.5]}))
+
+    def failing(con):
+        raise RuntimeError("the subjects' views failed")
+
+    monkeypatch.setattr(contracts, "publish_subject_views", failing)
+    with pytest.raises(RuntimeError, match="subjects' views failed"):
+        publish_contract_views(con)
+    views = "select count(*) from duckdb_views() where schema_name = 'main' and not internal"
+    assert con.execute(views).fetchone() == (0,)  # the contract view made before the failure is gone too
+    monkeypatch.undo()
+    assert publish_contract_views(con) == ["silent_bias_rates"]
+    assert con.execute(views).fetchone() == (1,)

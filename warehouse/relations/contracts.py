@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import duckdb
 
+from biaswh.warehouse.database.transactions import transaction
 from biaswh.warehouse.relations.column_docs import copy_comments, relation_docs
 from biaswh.warehouse.relations.subjects import publish_subject_views
 
@@ -40,8 +41,16 @@ def publish_contract_views(con: duckdb.DuckDBPyConnection) -> list[str]:
     A view that already shows its relation, with the relation's columns and comments as they
     are now, is kept as it is: every study run publishes, and rewriting a comment is a write to
     the catalog (a few hundred per publish). The subjects' views (``subject_findings``,
-    ``dim_subjects``; :mod:`biaswh.warehouse.relations.subjects`) are published with them.
+    ``dim_subjects``; :mod:`biaswh.warehouse.relations.subjects`) are published with them. All in
+    one transaction: a reader sees the views before or after, and the file syncs once, where each
+    statement's own commit synced it (the subjects' 48 statements took 0.2 s of a warm
+    squad_dialect run, its CPU 0.05 s).
     """
+    with transaction(con):
+        return _publish(con)
+
+
+def _publish(con: duckdb.DuckDBPyConnection) -> list[str]:
     docs = relation_docs(con, ("main", "marts", "analysis"))
     definitions = dict(
         con.execute("select view_name, sql from duckdb_views() where schema_name = 'main' and not internal").fetchall()
