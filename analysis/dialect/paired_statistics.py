@@ -51,15 +51,29 @@ def _outcomes(con, run_id: str) -> pl.DataFrame:
 
 
 def _hit_matrices(con, run_id, retriever, pair_set, variant_a, variant_b):
-    frame = con.execute(
-        "select pair_id, k, is_hit_a, is_hit_b from marts.fct_dialect_paired_hits where run_id = ? and retriever = ?"
-        " and pair_set = ? and variant_a = ? and variant_b = ? order by pair_id, k",
+    """Both variants' hits, one row per pair (in pair_id order) and one column per k = 1..depth.
+
+    The values of ``marts.fct_dialect_paired_hits`` (a hit is a gold rank <= k), computed here from
+    the paired ranks, one row per pair: reading the view's pair x k rows and sorting them cost
+    3.5 CPU-seconds per retriever at 50,000 pairs and depth 100.
+    """
+    ranks = con.execute(
+        "select depth, rank_of_gold_a, rank_of_gold_b from marts.fct_dialect_paired_ranks where run_id = ?"
+        " and retriever = ? and pair_set = ? and variant_a = ? and variant_b = ? order by pair_id",
         [run_id, retriever, pair_set, variant_a, variant_b],
-    ).pl()
-    n_k = frame["k"].max()
-    hits_a = frame["is_hit_a"].to_numpy().reshape(-1, n_k)
-    hits_b = frame["is_hit_b"].to_numpy().reshape(-1, n_k)
-    return hits_a, hits_b
+    ).fetchnumpy()
+    depth = np.asarray(ranks["depth"], np.int64)
+    if depth.size and (depth != depth.max()).any():
+        raise ValueError(f"run {run_id}, {retriever}: the pairs of {pair_set} were retrieved to different depths")
+    k = np.arange(1, (depth.max() if depth.size else 0) + 1)
+    return tuple(_hits_within(ranks[column], k) for column in ("rank_of_gold_a", "rank_of_gold_b"))
+
+
+def _hits_within(ranks, k: np.ndarray) -> np.ndarray:
+    """``ranks[i] <= k[j]`` for every pair i and cutoff j; a missing rank (null) is never a hit."""
+    missing = np.ma.getmaskarray(ranks)
+    found = np.ma.getdata(ranks).astype(np.int64)
+    return (found[:, None] <= k[None, :]) & ~missing[:, None]
 
 
 def paired_tests(

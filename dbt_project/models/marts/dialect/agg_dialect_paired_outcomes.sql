@@ -6,7 +6,7 @@ with paired as (
     where {{ is_new_run('run_id', listed=true) }}
 ),
 
-final as (
+counts as (
     select
         run_id,
         retriever,
@@ -22,10 +22,18 @@ final as (
         count_if(not is_hit_a and not is_hit_b)::integer as neither,
         avg(is_hit_a::integer)::double as recall_a,
         avg(is_hit_b::integer)::double as recall_b,
-        ({{ double_literal('100.0') }} * (count_if(is_hit_a) - count_if(is_hit_b)) / count(*))::double as delta_pp,
-        {{ list_has(run_parameter('dialect_highlight_k', 'paired.run_id', 'integer[]'), 'k') }} as is_highlighted_k
+        ({{ double_literal('100.0') }} * (count_if(is_hit_a) - count_if(is_hit_b)) / count(*))::double as delta_pp
     from paired
     group by all
+),
+
+-- The run parameter looked up once per (retriever, k, ...) row, after the counts: in the
+-- grouped select, `group by all` made the lookup a grouping key evaluated on every paired row.
+final as (
+    select
+        *,
+        {{ list_has(run_parameter('dialect_highlight_k', 'counts.run_id', 'integer[]'), 'k') }} as is_highlighted_k
+    from counts
 )
 
 select * from final

@@ -7,17 +7,7 @@ with pairs as (
 ),
 
 final as (
-    select
-        pairs.run_id,
-        pairs.retriever,
-        pairs.retriever_family,
-        pairs.pair_set,
-        pairs.pair_id,
-        grid.k,
-        pairs.variant_a,
-        pairs.variant_b,
-        coalesce(pairs.rank_of_gold_a <= grid.k, false) as is_hit_a,
-        coalesce(pairs.rank_of_gold_b <= grid.k, false) as is_hit_b
+    select {{ paired_hits_columns('pairs', 'grid.k') }}
     from pairs
     {{ cross_join_integer_range('grid', 'k', '1', 'pairs.depth') }}
 )

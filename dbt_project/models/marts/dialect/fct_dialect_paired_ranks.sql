@@ -1,7 +1,7 @@
 {{ config(**run_keyed_config()) }}
 -- Both variants' gold ranks side by side, one row per (run, retriever, pair set, pair, variant
 -- pair): the one place the A/B pairing is made. The paired hits (and from them the paired
--- outcomes and error examples) and the analysis's rank tests all read it.
+-- outcomes), the error examples and the analysis's rank tests and hit matrices all read it.
 with ranks as (
     select * from {{ ref('fct_dialect_gold_ranks') }}
     where {{ is_new_run('run_id') }}
