@@ -9,7 +9,8 @@ Five BM25 settings (``bm25`` and four named ``bm25@k1=..,b=..`` points) retrieve
 100, so N = 100,000 gives 50 M result rows.
 
 Recorded per N (``benchmarks/results/scale.json``): the wall time of each stage (from
-``raw.runs.stage_seconds``), the whole command's wall time, seconds per 1,000 variants,
+``raw.runs.stage_seconds``), the whole command's wall time and CPU time (user + system of
+``biaswh`` and the processes it waited for), seconds per 1,000 variants,
 and peak memory two ways: the largest single process (``ru_maxrss`` of the children) and
 the peak of the summed RSS of the process tree (``biaswh`` plus the ``dbt`` it starts),
 sampled every 0.2 s from ``/proc``.
@@ -198,11 +199,16 @@ def measure(n_variants: int) -> dict:
         write_study(study, pairs, n_variants)
         home = folder / "warehouse"
         env = {**os.environ, HOME_VARIABLE: str(home)}
-        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        usage_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        before = usage_before.ru_maxrss
         seconds, tree_peak = _run_measured(
             [sys.executable, "-m", "biaswh.cli", "run", str(study)], env, folder / "run.log"
         )
-        largest = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB, over all children so far
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        largest = usage.ru_maxrss  # KiB, over all children so far
+        # CPU of the run and every process it waited for (its dbt child too): unlike the wall
+        # times, comparable between runs on a machine other work is loading.
+        cpu_seconds = (usage.ru_utime - usage_before.ru_utime) + (usage.ru_stime - usage_before.ru_stime)
         with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
             stages = json.loads(
                 con.execute(
@@ -221,6 +227,7 @@ def measure(n_variants: int) -> dict:
         "result_rows": result_rows,
         "gold_rank_rows": hits_rows,
         "wall_seconds": round(seconds, 1),
+        "cpu_seconds": round(cpu_seconds, 1),
         "seconds_per_1000_variants": round(1000 * seconds / n_variants, 2),
         "stage_seconds": {k: round(v, 1) for k, v in stages.items()},
         "peak_tree_rss_gib": round(tree_peak / 1024**3, 2),
