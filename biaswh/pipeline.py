@@ -184,7 +184,12 @@ def run_studies(study_paths: list[str], *, build_site: bool = True, **options) -
     """
     if len(study_paths) == 1:
         return run_study(study_paths[0], build_site=build_site, **options)
-    with build_process.serving():  # one dbt process for every study
+    # One dbt process for every study, started before the configs are checked: it loads dbt (a
+    # first run: parses the project) meanwhile. The command lock is held from here, so the
+    # child's start-up writes nothing into a warehouse another command holds.
+    with exclusive_command(f"biaswh run {' '.join(map(str, study_paths))}"), build_process.serving():
+        if options.get("target") in (None, LOCAL_TARGET):
+            start_dbt_process()
         load_plugins()
         for path in study_paths:
             load_study(path, limit=options.get("limit"), check_files=True)

@@ -36,7 +36,7 @@ def _runs(home) -> int:
         connection.close()
 
 
-def test_the_site_is_drawn_once_by_the_last_study_or_after_the_one_that_failed(monkeypatch, tmp_path):
+def test_the_site_is_drawn_once_by_the_last_study_or_after_the_one_that_failed(monkeypatch, tmp_path, warehouse_home):
     from biaswh import pipeline
 
     studies, drawn = [], []
@@ -49,6 +49,7 @@ def test_the_site_is_drawn_once_by_the_last_study_or_after_the_one_that_failed(m
 
     monkeypatch.setattr(pipeline, "run_study", run_study)
     monkeypatch.setattr(pipeline, "load_study", lambda *args, **kwargs: None)
+    monkeypatch.setattr(pipeline, "start_dbt_process", lambda: True)
     monkeypatch.setattr(pipeline, "dashboards", lambda: drawn.append("after the failure"))
     assert pipeline.run_studies(["a", "b", "c"]) == tmp_path / "index.html"
     assert studies == [("a", False), ("b", False), ("c", True)] and drawn == []
@@ -56,3 +57,20 @@ def test_the_site_is_drawn_once_by_the_last_study_or_after_the_one_that_failed(m
     with pytest.raises(RuntimeError, match="the study failed"):
         pipeline.run_studies(["a", "fails", "c"])
     assert studies == [("a", False), ("fails", False)] and drawn == ["after the failure"]
+
+
+def test_the_dbt_process_starts_before_the_configs_are_checked_under_the_command_lock(monkeypatch, warehouse_home):
+    from biaswh import pipeline
+    from biaswh.warehouse.database import command_lock
+
+    events = []
+    monkeypatch.setattr(pipeline, "start_dbt_process", lambda: events.append(("dbt", command_lock.held())) or True)
+    monkeypatch.setattr(pipeline, "load_study", lambda path, **kwargs: events.append((path, command_lock.held())))
+    monkeypatch.setattr(
+        pipeline, "run_study", lambda path, **kwargs: events.append((f"run {path}", command_lock.held()))
+    )
+    pipeline.run_studies(["a", "b"], build_site=False)
+    assert events == [("dbt", True), ("a", True), ("b", True), ("run a", True), ("run b", True)]
+    events.clear()
+    pipeline.run_studies(["a", "b"], build_site=False, target="spark")  # Spark builds: no dbt process here
+    assert events == [("a", True), ("b", True), ("run a", True), ("run b", True)]
