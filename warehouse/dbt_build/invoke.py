@@ -30,6 +30,7 @@ from biaswh.warehouse.database.output_files import write_text_atomically
 from biaswh.warehouse.dbt_build.build_state import project_digest
 from biaswh.warehouse.dbt_build.event_messages import install as install_event_messages
 from biaswh.warehouse.dbt_build.invocation_cache import install as install_invocation_cache
+from biaswh.warehouse.dbt_build.macro_namespace import install as install_macro_namespace
 from biaswh.warehouse.dbt_build.node_index import install as install_indexed_selection
 from biaswh.warehouse.dbt_build.options import full_args, parse_options
 from biaswh.warehouse.dbt_build.parse_cache import (
@@ -197,6 +198,7 @@ def invoke_dbt(
             install_indexed_selection()
             install_invocation_cache()
             install_template_code()
+            install_macro_namespace()
             install_event_messages()
             try:
                 runner = dbtRunner(manifest=manifest, callbacks=[write, *callbacks])
