@@ -120,3 +120,25 @@ def test_loading_every_study_family_imports_no_scikit_learn_statsmodels_or_lance
         timeout=120,
     )
     assert completed.stdout.strip() == "['polars', 'scipy']", completed.stdout + completed.stderr
+
+
+def test_biaswh_run_starts_dbts_process_before_it_imports_the_run_pipeline(tmp_path):
+    # The child loads dbt (2-3 s of CPU) while this process imports the run's modules.
+    probe = (
+        "import os, sys\nfrom biaswh.warehouse.dbt_build import build_process\n"
+        "def start():\n"
+        "    print('STARTED pipeline imported' if 'biaswh.pipeline' in sys.modules else 'STARTED first', flush=True)\n"
+        "    os._exit(0)\n"
+        "build_process.start = start\nfrom biaswh.cli import main\nmain(['run', 'studies/demo.toml'])\n"
+    )
+    environment = {key: value for key, value in os.environ.items() if key != "BIASWH_DBT_SUBPROCESS"}
+    completed = subprocess.run(
+        [sys.executable, "-c", probe],
+        env={**environment, HOME_VARIABLE: str(tmp_path / "home")},
+        cwd=REPOSITORY_ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert "STARTED first" in completed.stdout, completed.stdout + completed.stderr[-3000:]
