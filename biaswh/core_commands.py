@@ -7,8 +7,6 @@ runs, so ``--help`` answers at once. ``biaswh diff`` registers in :mod:`biaswh.d
 
 from __future__ import annotations
 
-import os
-
 from biaswh.arguments import build_target, number, ray_address
 from biaswh.cli_help import BUILD_EPILOG, NO_SITE_HELP
 from biaswh.command_registry import register_command, register_command_group
@@ -153,13 +151,12 @@ def _run_arguments(run) -> None:
 def run(args) -> None:
     """``biaswh run STUDY...``: each study end to end, in turn."""
     from biaswh.warehouse.dbt_build import build_process
-    from biaswh.warehouse.dbt_build.runner import SUBPROCESS_VARIABLE
     from biaswh.warehouse.spark.targets import LOCAL_TARGET
 
     with build_process.serving():
-        if args.target in (None, LOCAL_TARGET) and os.environ.get(SUBPROCESS_VARIABLE) != "1":
-            # As biaswh.study_builds.start_dbt_process does, before the run's own modules load (0.17 s of
-            # CPU): dbt's process loads meanwhile, and its results build waits less for it.
+        if args.target in (None, LOCAL_TARGET):
+            # Before the run's own modules load (0.17 s of CPU): dbt's process loads meanwhile, and
+            # its results build waits less for it.
             build_process.start()
         from biaswh import pipeline
         from biaswh.run_outcome import SITE_NOT_REDRAWN

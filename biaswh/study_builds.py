@@ -13,9 +13,9 @@ from typing import Callable
 from biaswh.compute.common.engine import compute_settings
 from biaswh.warehouse.database.connection import open_warehouse
 from biaswh.warehouse.dbt_build import build_process
+from biaswh.warehouse.dbt_build.build_process import SUBPROCESS_VARIABLE
 from biaswh.warehouse.dbt_build.build_state import is_up_to_date, mark_built
 from biaswh.warehouse.dbt_build.invoke import environment, start_dbt_in_background
-from biaswh.warehouse.dbt_build.runner import SUBPROCESS_VARIABLE
 from biaswh.warehouse.dbt_build.selection import site_selection
 from biaswh.warehouse.dbt_build.view_state import record_views, selection_nodes, unchanged_views, view_fingerprint
 from biaswh.warehouse.errors import UserError
@@ -91,7 +91,7 @@ def start_dbt_early(selections: dict[str, str | None], target: str = LOCAL_TARGE
 def start_dbt_process() -> bool:
     """Start the child that loads dbt and runs the builds of a study run (inside
     :func:`~biaswh.warehouse.dbt_build.build_process.serving`; not with ``BIASWH_DBT_SUBPROCESS=1``)."""
-    return os.environ.get(SUBPROCESS_VARIABLE) != "1" and build_process.start()
+    return build_process.start()
 
 
 def selected_build(

@@ -17,6 +17,12 @@ from tests.warehouse.test_dbt_in_process import SELECTION
 pytestmark = pytest.mark.dbt
 
 
+def test_no_study_run_child_when_dbt_runs_as_a_process_per_build(monkeypatch):
+    monkeypatch.setenv(build_process.SUBPROCESS_VARIABLE, "1")
+    with build_process.serving():
+        assert not build_process.start()
+
+
 def test_builds_inside_a_study_run_go_to_one_child_kept_for_the_next_run(tmp_path, monkeypatch):
     assert not build_process.start()  # outside a study run: no child
     events = []

@@ -82,6 +82,10 @@ class _Child:
 
 
 _CHILD: list[_Child] = []
+# dbt as a plain child process per build instead (a fallback; slower by dbt's start-up and parse):
+# no study-run child then.
+SUBPROCESS_VARIABLE = "BIASWH_DBT_SUBPROCESS"
+
 _LOCK = threading.Lock()
 _SCOPES = [0]  # open serving() blocks
 
@@ -102,9 +106,9 @@ def serving() -> Iterator[None]:
 
 def start() -> bool:
     """Start the dbt child inside a :func:`serving` block (once; a running one is kept); False
-    outside one or when it cannot start."""
+    outside one, with ``BIASWH_DBT_SUBPROCESS=1``, or when it cannot start."""
     with _LOCK:
-        if not _SCOPES[0]:
+        if not _SCOPES[0] or os.environ.get(SUBPROCESS_VARIABLE) == "1":
             return False
         if _CHILD and _CHILD[0].process.poll() is None:
             return True

@@ -42,8 +42,7 @@ FAILED_STATUSES = {"error", "fail", "runtime error"}
 # The runs a build's data tests check (comma-separated; macro is_built_run). An environment
 # variable, not a dbt var: a new --vars value makes dbt re-parse the whole project.
 BUILD_RUN_IDS_VARIABLE = "BIASWH_BUILD_RUN_IDS"
-# dbt as a child process instead of in this one (a fallback; slower by dbt's start-up and parse).
-SUBPROCESS_VARIABLE = "BIASWH_DBT_SUBPROCESS"
+SUBPROCESS_VARIABLE = build_process.SUBPROCESS_VARIABLE  # dbt as a child process per build (a fallback)
 
 __all__ = ["BuildSummary", "dbt_folder", "run_dbt_build"]
 
