@@ -201,10 +201,11 @@ def _earlier_runs() -> dict:
 def main() -> None:
     chosen = os.environ.get("BIASWH_RAY_SCALE_SIZES")
     sizes = tuple(int(s) for s in chosen.split(",")) if chosen else SIZES
-    # A chosen subset replaces its own sizes' figures and keeps the others (each run says when
-    # and at which commit it was measured).
-    measured = _earlier_runs() if chosen else {}
-    engines = os.environ.get("BIASWH_RAY_SCALE_ENGINES", "local,ray").split(",")
+    chosen_engines = os.environ.get("BIASWH_RAY_SCALE_ENGINES")
+    engines = chosen_engines.split(",") if chosen_engines else ["local", "ray"]
+    # A chosen subset (of sizes or engines) replaces its own runs' figures and keeps the others
+    # (each run says when and at which commit it was measured).
+    measured = _earlier_runs() if chosen or chosen_engines else {}
     for n_variants in sizes:
         for engine in engines:
             print(f"-- {n_variants:,} query variants, {engine}", flush=True)
