@@ -31,7 +31,7 @@ ANN_INDEXES = ("none", "ivf_flat", "ivf_hnsw_sq", "ivf_pq")
 # Ray worker runs with, whatever cores the machine has.
 QUERY_TILE = 256
 DOC_TILE = 4096
-# Documents scored at once per query tile (whole tiles, about 8 M float64 cells).
+# Documents scored at once per query tile (whole tiles, about 8 M cells).
 BLOCK_DOCS = 8_000_000 // QUERY_TILE // DOC_TILE * DOC_TILE
 
 
@@ -97,7 +97,8 @@ class DenseIndex:
             # Whole tiles to the end of the block's last tile: only the other documents of a tile run past ``stop``.
             end = min(len(self.vectors), -(-last // DOC_TILE) * DOC_TILE)
             tiles = [queries @ self.vectors[tile : min(end, tile + DOC_TILE)].T for tile in range(first, end, DOC_TILE)]
-            scores = np.concatenate(tiles, axis=1)[:, kept - first : last - first].astype(np.float64)
+            # Ranked in float32: widening is exact and keeps the order, so only the hits are widened.
+            scores = np.concatenate(tiles, axis=1)[:, kept - first : last - first]
             ranked = top_k_rows(scores, None, self.doc_ids[kept - start : last - start], depth)
             best = ranked if best is None else [merge_top_k([a, b], depth) for a, b in zip(best, ranked)]
         return best

@@ -81,19 +81,20 @@ def top_k_rows(
 
     ``valid`` marks candidates (``None``: all finite scores); with ``above`` set, only
     scores greater than it are candidates. Returns one (doc_ids, scores) pair per row,
-    best first, under the tie rule.
+    best first, under the tie rule; float32 scores come back as float64 (exactly).
     """
     n_rows, n_docs = scores.shape
     masked = scores if valid is None else np.where(valid, scores, -np.inf)
     if n_docs > depth:
-        # Each row's depth-th best value; ties with it stay candidates for the doc_id rule.
-        threshold = np.partition(masked, n_docs - depth, axis=1)[:, n_docs - depth]
-        candidate = masked >= threshold[:, None]
+        candidate = _candidates(masked, depth, above)
     else:
-        candidate = np.ones_like(masked, dtype=bool)
-    candidate &= np.isfinite(masked) if above is None else masked > above
-    rows, columns = np.nonzero(candidate)
-    values = masked[rows, columns]
+        candidate = np.ones_like(masked, dtype=bool) if above is None else masked > above
+    cells = np.flatnonzero(candidate)
+    values = masked.ravel()[cells]
+    if above is None:
+        finite = np.isfinite(values)
+        cells, values = cells[finite], values[finite]
+    rows, columns = np.divmod(cells, n_docs)
     order = np.lexsort((doc_ids[columns], -values, rows))
     rows, columns, values = rows[order], columns[order], values[order]
     bounds = np.searchsorted(rows, np.arange(n_rows + 1))
@@ -101,6 +102,36 @@ def top_k_rows(
         (doc_ids[columns[a:b][:depth]].astype(np.int64), values[a:b][:depth].astype(np.float64))
         for a, b in zip(bounds[:-1], bounds[1:])
     ]
+
+
+def _candidates(masked: np.ndarray, depth: int, above: float | None) -> np.ndarray:
+    """Cells at or above a per-row floor no higher than the row's ``depth``-th best value.
+
+    Every cell tied with the depth-th best stays a candidate, so the doc_id tie rule, not a
+    partition algorithm, decides who is cut; any such superset of each row's best ``depth``
+    ranks the same. The floor is cheap: the depth-th best of the maxima of disjoint column
+    groups (at least ``depth`` cells reach it). Rows where it is loose (too many candidates)
+    or unsafe (an infinite or NaN score) take the exact depth-th best value instead.
+    """
+    n_rows, n_docs = masked.shape
+    groups = max(depth, min(4 * depth, n_docs // 8))
+    width = n_docs // groups
+    # Column j belongs to group j % groups: the maximum runs over contiguous rows of groups.
+    maxima = masked[:, : groups * width].reshape(n_rows, width, groups).max(axis=1)
+    floor = np.partition(maxima, groups - depth, axis=1)[:, groups - depth]
+    candidate = masked >= floor[:, None]
+    if above is not None:
+        candidate &= masked > above
+    exact = ~np.isfinite(floor) | ~np.isfinite(maxima.max(axis=1))
+    if groups * width < n_docs:
+        exact |= ~np.isfinite(masked[:, groups * width :].max(axis=1))
+    exact |= np.count_nonzero(candidate, axis=1) > 8 * depth
+    if exact.any():
+        rows = masked[exact]
+        threshold = np.partition(rows, n_docs - depth, axis=1)[:, n_docs - depth]
+        exact_candidate = rows >= threshold[:, None]
+        candidate[exact] = exact_candidate if above is None else exact_candidate & (rows > above)
+    return candidate
 
 
 def merge_top_k(parts: list[tuple[np.ndarray, np.ndarray]], depth: int) -> tuple[np.ndarray, np.ndarray]:
