@@ -137,8 +137,14 @@ def exit_without_teardown(code: int) -> None:
     os._exit(code)
 
 
-if __name__ == "__main__":
+def console() -> None:
+    """The ``biaswh`` command and ``python -m biaswh.cli``: :func:`main`, then the exit; a study
+    run's without the interpreter's teardown (a quick command's teardown is short)."""
     status = main()
-    if sys.argv[1:2] == ["run"]:  # a study run's modules; a quick command's teardown is short
+    if sys.argv[1:2] == ["run"]:
         exit_without_teardown(status)
     sys.exit(status)
+
+
+if __name__ == "__main__":
+    console()

@@ -101,3 +101,25 @@ def test_second_writer_gets_warehouse_is_busy(warehouse_home):
         holder.communicate("\n", timeout=30)
     after = run_cli("ingest", "pairs", str(DEMO_DATA / "dialect_pairs_demo.csv"), home=warehouse_home)
     assert "loaded 84 rows" in after.stdout
+
+
+def test_a_run_ends_without_teardown_after_its_threads_exit_handlers_and_output(tmp_path):
+    marks = tmp_path / "marks.txt"
+    script = textwrap.dedent(
+        f"""
+        import atexit, sys, threading, time
+        from biaswh.cli import exit_without_teardown
+        def mark(text):
+            with open({str(marks)!r}, "a") as out:
+                out.write(text)
+        atexit.register(mark, "exit handler;")
+        threading.Thread(target=lambda: (time.sleep(0.3), mark("thread;"))).start()
+        sys.stdout.write("last line, not flushed")
+        exit_without_teardown(3)
+        mark("unreachable;")
+        """
+    )
+    completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPOSITORY_ROOT)
+    assert completed.returncode == 3
+    assert completed.stdout == "last line, not flushed"
+    assert marks.read_text() == "thread;exit handler;"
