@@ -42,7 +42,6 @@ FAILED_STATUSES = {"error", "fail", "runtime error"}
 # The runs a build's data tests check (comma-separated; macro is_built_run). An environment
 # variable, not a dbt var: a new --vars value makes dbt re-parse the whole project.
 BUILD_RUN_IDS_VARIABLE = "BIASWH_BUILD_RUN_IDS"
-SUBPROCESS_VARIABLE = build_process.SUBPROCESS_VARIABLE  # dbt as a child process per build (a fallback)
 
 __all__ = ["BuildSummary", "dbt_folder", "run_dbt_build"]
 
@@ -209,7 +208,7 @@ def run_dbt_build(
     with open(log_file, "a", encoding="utf-8") as log:
         log.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} dbt build {' '.join(command)}\n")
     begin = time.perf_counter()
-    if os.environ.get(SUBPROCESS_VARIABLE) == "1":
+    if os.environ.get(build_process.SUBPROCESS_VARIABLE) == "1":
         with open(log_file, "a", encoding="utf-8") as log:
             ok, rows, error, nodes = _run_subprocess(command, env, log, target, quiet=quiet)
     else:
