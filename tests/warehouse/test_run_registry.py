@@ -84,8 +84,12 @@ def _git(*args: str) -> str:
     return subprocess.check_output(["git", *args], cwd=REPOSITORY_ROOT, text=True).strip()
 
 
+def _code_changes() -> str:
+    return _git("status", "--porcelain", "--untracked-files=no", "--", ".", *runs.OUTPUT_PATHSPECS)
+
+
 def test_the_code_version_is_the_checkouts_commit():
-    head, dirty = _git("rev-parse", "HEAD"), _git("status", "--porcelain", "--untracked-files=no")
+    head, dirty = _git("rev-parse", "HEAD"), _code_changes()
     assert code_version() == (f"{head}-dirty" if dirty else head)
 
 
@@ -99,7 +103,7 @@ def test_without_git_the_code_version_is_the_package_version(monkeypatch):
 
 def test_the_code_version_is_read_from_the_checkout_wherever_the_command_runs(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # not a git checkout: git must still ask the project's
-    head, dirty = _git("rev-parse", "HEAD"), _git("status", "--porcelain", "--untracked-files=no")
+    head, dirty = _git("rev-parse", "HEAD"), _code_changes()
     assert code_version() == (f"{head}-dirty" if dirty else head)
 
 
@@ -116,6 +120,14 @@ def test_a_clean_checkout_is_its_commit_and_a_changed_tracked_file_makes_it_dirt
     head = git("rev-parse", "HEAD")
     (tmp_path / "notes.txt").write_text("untracked", encoding="utf-8")
     assert code_version() == head  # an untracked file leaves the code as committed
+    results = tmp_path / "benchmarks" / "results" / "bench.json"
+    results.parent.mkdir(parents=True)
+    results.write_text("{}", encoding="utf-8")
+    git("add", "benchmarks")
+    git("commit", "-q", "-m", "results")
+    head = git("rev-parse", "HEAD")
+    results.write_text('{"seconds": 1}', encoding="utf-8")
+    assert code_version() == head  # make bench rewrote a recorded result: the code is the commit's
     (tmp_path / "code.py").write_text("x = 2\n", encoding="utf-8")
     assert code_version() == f"{head}-dirty"
 

@@ -60,8 +60,16 @@ def file_sha256(path: str | Path) -> str:
     return digest.hexdigest()
 
 
+# Tracked files a command writes: their changes do not make the code dirty.
+OUTPUT_PATHSPECS = (":(exclude)benchmarks/results",)
+
+
 def code_version() -> str:
-    """The git SHA of the checkout (``-dirty`` when it has uncommitted changes), else the package version."""
+    """The git SHA of the checkout (``-dirty`` when its code has uncommitted changes), else the package version.
+
+    The benchmarks' recorded results are outputs, not code: ``make bench`` rewrites them as it
+    goes, and the later benchmarks of that run still measure the commit.
+    """
     try:
         sha = subprocess.run(
             ["git", "rev-parse", "HEAD"],
@@ -72,7 +80,7 @@ def code_version() -> str:
             timeout=10,
         ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", ".", *OUTPUT_PATHSPECS],
             cwd=REPOSITORY_ROOT,
             capture_output=True,
             text=True,
