@@ -117,31 +117,13 @@ def _report(exc: UserError) -> int:
     return getattr(exc, "exit_code", 2)  # 1 when the input was fine but the endpoint failed every request
 
 
-def exit_without_teardown(code: int) -> None:
-    """End the process with ``code`` once its threads finished, the exit handlers ran and the output
-    is flushed, skipping the interpreter's teardown: freeing every module of a study run (DuckDB,
-    Lance, numba, dbt's parent side) took 0.3-0.4 s after its last line was printed, and frees
-    nothing another process could see (every warehouse connection is closed by then)."""
-    import atexit
-    import threading
-
-    for thread in threading.enumerate():  # as the interpreter's exit does first: its threads finish
-        if thread is not threading.current_thread() and not thread.daemon:
-            thread.join()
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            code = code or 120  # what the interpreter's own exit gives a failed flush
-    os._exit(code)
-
-
 def console() -> None:
     """The ``biaswh`` command and ``python -m biaswh.cli``: :func:`main`, then the exit; a study
     run's without the interpreter's teardown (a quick command's teardown is short)."""
     status = main()
     if sys.argv[1:2] == ["run"]:
+        from biaswh.warehouse.runs.processes import exit_without_teardown
+
         exit_without_teardown(status)
     sys.exit(status)
 

@@ -108,7 +108,7 @@ def test_a_run_ends_without_teardown_after_its_threads_exit_handlers_and_output(
     script = textwrap.dedent(
         f"""
         import atexit, sys, threading, time
-        from biaswh.cli import exit_without_teardown
+        from biaswh.warehouse.runs.processes import exit_without_teardown
         def mark(text):
             with open({str(marks)!r}, "a") as out:
                 out.write(text)

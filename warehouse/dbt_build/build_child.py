@@ -18,18 +18,21 @@ from biaswh.warehouse.dbt_build.macro_templates import compile_recorded, record_
 from biaswh.warehouse.dbt_build.runner import FAILED_STATUSES, build_environment
 from biaswh.warehouse.dbt_build.template_code import compile_recorded as compile_recorded_strings
 from biaswh.warehouse.dbt_build.template_code import record_compiled
+from biaswh.warehouse.runs.processes import exit_without_teardown
 
 
 def serve(read_fd: int, write_fd: int) -> None:
     """The child: load dbt, say so, then run each request until this process's input ends; a run
-    that ended meanwhile (its ends closed) ends the child quietly."""
+    that ended meanwhile (its ends closed) ends the child quietly. The child then ends without
+    the interpreter's teardown of dbt's modules: the run's exit waits for it (0.17-0.31 s here)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # between builds: the parent decides
     _quiet_resource_tracker()
     requests, replies = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
     try:
         _serve(requests, replies)
     except (BrokenPipeError, ConnectionResetError, EOFError):
-        return
+        pass
+    exit_without_teardown(0)
 
 
 def _quiet_resource_tracker() -> None:

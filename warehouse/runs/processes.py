@@ -56,3 +56,24 @@ def _die_with_parent() -> None:
 
 # A preexec_fn only where prctl exists (Windows has no preexec_fn; elsewhere it only slows the fork).
 DIE_WITH_PARENT = _die_with_parent if _PRCTL is not None else None
+
+
+def exit_without_teardown(code: int) -> None:
+    """End the process with ``code`` once its threads finished, the exit handlers ran and the output
+    is flushed, skipping the interpreter's teardown of its modules. A study run's process (freeing
+    DuckDB, Lance, numba and dbt's parent side took 0.3-0.4 s after its last line) and its dbt
+    child (which the run's exit waits for) free nothing another process could see: every
+    warehouse connection is closed by then."""
+    import atexit
+    import threading
+
+    for thread in threading.enumerate():  # as the interpreter's exit does first: its threads finish
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join()
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            code = code or 120  # what the interpreter's own exit gives a failed flush
+    os._exit(code)
