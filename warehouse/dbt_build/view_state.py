@@ -26,9 +26,11 @@ from datetime import datetime, timezone
 from typing import Sequence
 
 import duckdb
+import pyarrow as pa
 
 from biaswh.warehouse.database.output_files import write_text_atomically
 from biaswh.warehouse.database.raw_schema import raw_schema_ddl
+from biaswh.warehouse.database.transactions import registered
 from biaswh.warehouse.dbt_build import build_process
 from biaswh.warehouse.dbt_build.build_state import project_digest
 from biaswh.warehouse.dbt_build.invoke import invoke_dbt
@@ -144,7 +146,18 @@ def record_views(con: duckdb.DuckDBPyConnection, nodes: Sequence[SelectedNode], 
     if not held:
         return
     now = datetime.now(timezone.utc).replace(tzinfo=None)
-    con.executemany(
-        "insert or replace into raw.dbt_view_state values (?, ?, ?, ?)",
-        [(unique_id, fingerprint, sha, now) for unique_id, sha in held.items()],
+    rows = pa.table(
+        {
+            "unique_id": pa.array(list(held), pa.string()),
+            "fingerprint": pa.array([fingerprint] * len(held), pa.string()),
+            "definition_sha256": pa.array(list(held.values()), pa.string()),
+            "built_at": pa.array([now] * len(held), pa.timestamp("us")),
+        }
     )
+    # One statement for all rows: executemany ran (and committed) one per row, 55-95 ms of CPU
+    # and 100-215 ms of a study run's results build for 22 views, against 7 ms.
+    with registered(con, "built_view_state", rows):
+        con.execute(
+            "insert or replace into raw.dbt_view_state"
+            " select unique_id, fingerprint, definition_sha256, built_at from built_view_state"
+        )
