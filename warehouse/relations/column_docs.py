@@ -43,18 +43,22 @@ def sql_string(text: str) -> str:
 
 
 def comment_analysis_table(con: duckdb.DuckDBPyConnection, table: str) -> None:
-    """Write the yml's descriptions of ``analysis.<table>`` and of its columns as DuckDB comments."""
+    """Write the yml's descriptions of ``analysis.<table>`` and of its columns as DuckDB comments.
+
+    A comment DuckDB already holds as the yml words it is not written again: every analysis
+    rewrote them all, a catalog write each (3 tables of a dialect run: 41 ms of CPU).
+    """
     description, columns = analysis_descriptions().get(table, ("", {}))
-    if description:
+    held = con.execute(
+        "select null, comment from duckdb_tables() where schema_name = 'analysis' and table_name = $1"
+        " union all select column_name, comment from duckdb_columns()"
+        " where schema_name = 'analysis' and table_name = $1",
+        [table],
+    ).fetchall()
+    if description and (None, description) not in held:
         con.execute(f"comment on table analysis.{table} is {sql_string(description)}")
-    present = [
-        name
-        for (name,) in con.execute(
-            "select column_name from duckdb_columns() where schema_name = 'analysis' and table_name = ?", [table]
-        ).fetchall()
-    ]
-    for name in present:
-        if columns.get(name):
+    for name, comment in held:
+        if name is not None and columns.get(name) and comment != columns[name]:
             con.execute(f'comment on column analysis.{table}."{name}" is {sql_string(columns[name])}')
 
 
