@@ -57,13 +57,23 @@ def _refuse_before_work(parser: argparse.ArgumentParser, args, extra: list[str])
         refuse_rewriting_options(extra)
 
 
+def _prestart_dbt(argv: list[str]) -> None:
+    """For ``biaswh run`` building on DuckDB: start its dbt process now, before the argument tree
+    and the warehouse's lock (it only reads until the run releases it: build_process.prestart)."""
+    if argv[:1] == ["run"] and not {"-h", "--help"} & set(argv) and not any(a.startswith("--target") for a in argv):
+        from biaswh.warehouse.dbt_build import build_process
+
+        build_process.prestart()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the ``biaswh`` command with ``argv`` (default: the process's arguments); return its exit code."""
+    argv = sys.argv[1:] if argv is None else argv
+    _prestart_dbt(argv)
     try:
         parser = _parser()
     except UserError as exc:  # a BIASWH_PLUGINS folder that is not there
         return _report(exc)
-    argv = sys.argv[1:] if argv is None else argv
     args, extra = parser.parse_known_args(argv)
     command = parsed_command(args)
     if extra and not command.passes_on:

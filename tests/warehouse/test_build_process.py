@@ -76,3 +76,29 @@ def test_a_failed_build_in_the_child_names_its_node_and_the_child_builds_again(t
         summary = run_dbt_build(SELECTION, label="study")
         assert summary.counts.get("success") == 1 and not summary.failures
         assert build_process._CHILD and build_process._CHILD[0].process.poll() is None
+
+
+def test_a_child_started_before_the_lock_serves_only_once_a_study_run_releases_it(tmp_path, monkeypatch):
+    monkeypatch.setenv(HOME_VARIABLE, str(tmp_path / "home"))
+    build_process.stop()  # an earlier test's child
+    build_process.prestart()  # `biaswh run`, before its arguments and lock: the child only loads dbt
+    child = build_process._CHILD[0]
+    assert not child.released
+    with build_process.serving():
+        assert build_process.build(SELECTION, env={}, log_file=tmp_path / "x.log", console=False) is None
+        assert build_process.start() and build_process._CHILD[0] is child and child.released  # the same process
+        connect().close()
+        success, rows, error, _ = build_process.build(
+            SELECTION, env={HOME_VARIABLE: str(tmp_path / "home")}, log_file=tmp_path / "y.log", console=False
+        )
+        assert success and error == "" and [status for _, status, _ in rows].count("success") == 1
+    build_process.stop()
+    assert child.process.wait(timeout=10) == 0 and not build_process._CHILD
+
+
+def test_a_child_never_released_is_killed_at_exit():
+    build_process.stop()
+    build_process.prestart()
+    child = build_process._CHILD[0].process
+    build_process.stop()  # a refused run's exit: the child held nothing
+    assert child.wait(timeout=10) != 0 and not build_process._CHILD

@@ -55,7 +55,10 @@ def _serve(requests: Connection, replies: Connection) -> None:
     # first call in a process pays dbt's one-time set-up (flags, profile and project schemas, the
     # adapter, the graph): paid here, on a build that selects nothing and so never opens the
     # warehouse (1.21 s of CPU on a first build, 0.50 s after this, 0.26 s later on).
-    if load_dbt() or invoke_dbt(["parse"], env=build_environment(())).success:  # a machine's first run parses here
+    loaded = load_dbt()
+    if requests.recv() != "go":  # the run holds the warehouse's lock from here (build_process.start)
+        return
+    if loaded or invoke_dbt(["parse"], env=build_environment(())).success:  # a machine's first run parses here
         try:
             invoke_dbt(["build", "--select", WARM_UP_SELECTION], env=build_environment(()))
         except Exception:  # noqa: BLE001 - the first real build pays the set-up, and says what is wrong

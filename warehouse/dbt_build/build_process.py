@@ -29,7 +29,7 @@ import subprocess
 import sys
 import threading
 import warnings
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from multiprocessing.connection import Connection
 from pathlib import Path
 from types import SimpleNamespace
@@ -67,6 +67,14 @@ class _Child:
         self.requests = Connection(parent_writes, readable=False)
         self.replies = Connection(parent_reads, writable=False)
         self.ready = False
+        self.released = False  # told it may write (its warm-up build): see release()
+
+    def release(self) -> None:
+        """Let the child go past loading dbt (which only reads) to its warm-up build, which writes
+        into the warehouse's dbt folder: sent once the run holds the warehouse's command lock."""
+        if not self.released:
+            self.requests.send("go")
+            self.released = True
 
     def stop(self) -> None:
         """Close its ends: an idle child returns at once (waited for up to a second); one still
@@ -104,18 +112,36 @@ def serving() -> Iterator[None]:
         _SCOPES[0] -= 1
 
 
+def prestart() -> None:
+    """Start the child before ``biaswh run`` parses its command line and takes the warehouse's
+    command lock (0.2-0.3 s earlier): it imports dbt and loads the kept parsed project, which
+    only reads, then waits for :func:`start` to release it. Not with ``BIASWH_DBT_SUBPROCESS=1``;
+    a child never released (a refused run, a Spark build) is killed at exit, holding nothing."""
+    with _LOCK:
+        if os.environ.get(SUBPROCESS_VARIABLE) == "1" or (_CHILD and _CHILD[0].process.poll() is None):
+            return
+        _CHILD.clear()
+        with suppress(OSError):
+            _CHILD.append(_Child())
+
+
 def start() -> bool:
-    """Start the dbt child inside a :func:`serving` block (once; a running one is kept); False
-    outside one, with ``BIASWH_DBT_SUBPROCESS=1``, or when it cannot start."""
+    """Start the dbt child inside a :func:`serving` block (once; a running one is kept, one
+    :func:`prestart` started is released); False outside one, with ``BIASWH_DBT_SUBPROCESS=1``,
+    or when it cannot start."""
     with _LOCK:
         if not _SCOPES[0] or os.environ.get(SUBPROCESS_VARIABLE) == "1":
             return False
-        if _CHILD and _CHILD[0].process.poll() is None:
-            return True
-        _CHILD.clear()
+        if not (_CHILD and _CHILD[0].process.poll() is None):
+            _CHILD.clear()
+            try:
+                _CHILD.append(_Child())
+            except OSError:
+                return False
         try:
-            _CHILD.append(_Child())
+            _CHILD[0].release()
         except OSError:
+            _CHILD.pop().stop()
             return False
     return True
 
@@ -151,7 +177,7 @@ def listing(args: Sequence[str]) -> tuple[bool, list[str]] | None:
 
 def _call(request: dict, callbacks: Sequence[Callable]) -> tuple[bool, list, str, dict] | None:
     with _LOCK:
-        child = _CHILD[0] if _CHILD and _SCOPES[0] else None
+        child = _CHILD[0] if _CHILD and _SCOPES[0] and _CHILD[0].released else None
         if child is None or not _await_ready(child):
             return None
         try:
