@@ -54,7 +54,7 @@ def rank_candidates(terms, corpus, workspace, heap_scores, heap_docs, capacity, 
     the scores being added to (and the dense rows read at them) stay in cache.
     """
     indptr, indices, data, dense_slot, dense_codes, dense_values, term_maxima, doc_ids = corpus
-    scores, candidates, values, buckets, _, marks = workspace
+    scores, candidates, values, buckets, _, marks, _ = workspace
     n_docs = scores.shape[0]
     n_candidates = 0
     has_dense = False

@@ -17,6 +17,7 @@ import numba
 import numpy as np
 
 from biaswh.compute.retrieval.bm25_candidates import BUCKETS, rank_candidates
+from biaswh.compute.retrieval.bm25_dense import add_dense_run
 from biaswh.compute.retrieval.bm25_heap import offer, sort_heap
 
 # Documents per block when a dense score row is ranked: each block's maximum is one document's
@@ -64,21 +65,20 @@ def _block_maxima(scores, maxima):
 
 
 @_jit
-def _rank_range(scores, lo, hi, maxima, doc_ids, heap_scores, heap_docs, size, capacity):
-    """Offer the positive scores of documents lo..hi-1 to the heap (of ``size``); zero them."""
-    n_blocks = (hi - lo + BLOCK - 1) // BLOCK
-    _block_maxima(scores[lo:hi], maxima[:n_blocks])
+def _rank_tile(part, lo, maxima, doc_ids, heap_scores, heap_docs, size, capacity):
+    """Offer the positive scores ``part`` of documents lo, lo + 1, ... to the heap (of ``size``)."""
+    n_blocks = (part.shape[0] + BLOCK - 1) // BLOCK
+    _block_maxima(part, maxima[:n_blocks])
     floor = 0.0
     # Once the heap is full its worst hit is the bound; before, the depth-th best block maximum.
     if size < capacity and np.count_nonzero(maxima[:n_blocks]) > capacity:
         floor = np.partition(maxima[:n_blocks], n_blocks - capacity)[n_blocks - capacity]
     for block in range(n_blocks):
         if maxima[block] > 0.0 and maxima[block] >= floor and (size < capacity or maxima[block] >= heap_scores[0]):
-            for doc in range(lo + block * BLOCK, min(hi, lo + (block + 1) * BLOCK)):
-                score = scores[doc]
+            for offset in range(block * BLOCK, min(part.shape[0], (block + 1) * BLOCK)):
+                score = part[offset]
                 if score > 0.0 and score >= floor and (size < capacity or score >= heap_scores[0]):
-                    size = offer(score, doc, heap_scores, heap_docs, doc_ids, size, capacity)
-    scores[lo:hi] = 0.0
+                    size = offer(score, lo + offset, heap_scores, heap_docs, doc_ids, size, capacity)
     return size
 
 
@@ -101,7 +101,7 @@ def _rank_one_query(terms, corpus, workspace, heap_scores, heap_docs, capacity, 
     Returns the number of hits and whether every document was scored (not only candidates).
     """
     indptr, indices, data, dense_slot, dense_codes, dense_values, _, doc_ids = corpus
-    scores, _, _, _, maxima, _ = workspace
+    scores, _, _, _, maxima, _, part = workspace
     n_docs = scores.shape[0]
     size = -1
     if candidate_cost >= 0 and _candidates_pay(terms, indptr, dense_slot, n_docs, tile, candidate_cost):
@@ -111,28 +111,35 @@ def _rank_one_query(terms, corpus, workspace, heap_scores, heap_docs, capacity, 
         return size, False
     # A dense-row term could lift a document outside the candidates into the hits: score them all.
     size = 0
+    slots = dense_slot[terms]
     # Tile by tile, so the tile's scores stay in cache while every token adds to them in query
     # order; a posting list is read from where the previous tile left it.
     cursors = indptr[terms].copy()
     for lo in range(0, n_docs, tile):
         hi = min(n_docs, lo + tile)
-        for position in range(terms.shape[0]):
+        if terms.shape[0] == 0 or slots[0] < 0:
+            part[: hi - lo] = 0.0
+        position = 0
+        while position < terms.shape[0]:
             term = terms[position]
-            slot = dense_slot[term]
-            if slot >= 0:
-                row_codes, row_values = dense_codes[slot], dense_values[slot]
-                for doc in range(lo, hi):
-                    scores[doc] += row_values[row_codes[doc]]
-            elif hi == n_docs:  # the last tile holds every posting left: no bound to test
+            if slots[position] >= 0:  # a run of dense-row tokens, in one pass
+                stop = position + 1
+                while stop < terms.shape[0] and slots[stop] >= 0:
+                    stop += 1
+                add_dense_run(part, lo, hi, dense_codes, dense_values, slots[position:stop], position == 0)
+                position = stop
+                continue
+            if hi == n_docs:  # the last tile holds every posting left: no bound to test
                 for entry in range(cursors[position], indptr[term + 1]):
-                    scores[indices[entry]] += data[entry]
+                    part[indices[entry] - lo] += data[entry]
             else:
                 entry, end = cursors[position], indptr[term + 1]
                 while entry < end and indices[entry] < hi:
-                    scores[indices[entry]] += data[entry]
+                    part[indices[entry] - lo] += data[entry]
                     entry += 1
                 cursors[position] = entry
-        size = _rank_range(scores, lo, hi, maxima, doc_ids, heap_scores, heap_docs, size, capacity)
+            position += 1
+        size = _rank_tile(part[: hi - lo], lo, maxima, doc_ids, heap_scores, heap_docs, size, capacity)
     sort_heap(heap_scores, heap_docs, doc_ids, size)
     return size, True
 
@@ -153,6 +160,7 @@ def _rank_queries(query_terms, query_offsets, corpus, depth, tile, candidate_cos
         np.zeros(BUCKETS + 1, dtype=np.int64),  # their score histogram
         np.zeros((min(n_docs, tile) + BLOCK - 1) // BLOCK, dtype=np.float64),  # a tile's block maxima
         np.zeros((min(n_docs, tile) + 63) // 64, dtype=np.int64),  # a tile's candidates, one bit each
+        np.empty(min(n_docs, tile), dtype=np.float64),  # a fully scored tile's scores
     )
     for query in range(n_queries):
         terms = query_terms[query_offsets[query] : query_offsets[query + 1]]
