@@ -13,6 +13,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from biaswh.compute.retrieval.bm25_dense import add_dense_run_at
 from biaswh.compute.retrieval.bm25_heap import offer
 
 # Buckets of the score histogram that picks which candidates go through the heap.
@@ -50,12 +51,13 @@ def rank_candidates(terms, corpus, workspace, heap_scores, heap_docs, capacity, 
     Returns the heap's size, or -1 when a document holding only dense-row terms could still
     enter the hits (the caller then scores every document). ``corpus`` and ``workspace`` are
     the kernel's (:func:`biaswh.compute.retrieval.bm25_kernel.rank_queries`); the workspace's
-    scores are zeros on entry and on return. The documents are taken ``tile`` at a time, so
-    the scores being added to (and the dense rows read at them) stay in cache.
+    tile scores are zeros on entry and on return. The documents are taken ``tile`` at a time,
+    so the scores being added to (and the dense rows read at them) stay in cache.
     """
     indptr, indices, data, dense_slot, dense_codes, dense_values, term_maxima, doc_ids = corpus
-    scores, candidates, values, buckets, _, marks, _ = workspace
-    n_docs = scores.shape[0]
+    part, candidates, values, buckets, _, marks = workspace
+    n_docs = doc_ids.shape[0]
+    slots = dense_slot[terms]
     n_candidates = 0
     has_dense = False
     # A document outside the candidates scores the rounded sum, in query order, of its dense-row
@@ -86,23 +88,28 @@ def rank_candidates(terms, corpus, workspace, heap_scores, heap_docs, capacity, 
                     entry += 1
                 ends[position] = entry
         n_candidates = _list_marked(marks, lo, candidates, n_candidates)
-        # Token by token in query order, the sums of the full score row: a dense-row term adds
-        # its weight (0.0 where absent) to every candidate, a rare term to those holding it.
-        for position in range(terms.shape[0]):
-            slot = dense_slot[terms[position]]
-            if slot >= 0:
-                row_codes, row_values = dense_codes[slot], dense_values[slot]
-                for candidate in range(first, n_candidates):
-                    doc = candidates[candidate]
-                    scores[doc] += row_values[row_codes[doc]]
-            else:
-                for entry in range(cursors[position], ends[position]):
-                    scores[indices[entry]] += data[entry]
-                cursors[position] = ends[position]
+        # Token by token in query order, the sums of the full score row: a run of dense-row terms
+        # adds its weights (0.0 where absent) to every candidate, a rare term to those holding it.
+        # The tile's scores are a tile-sized row that stays in cache: indexing the whole row
+        # instead cost 0.87 ms per query in missed lines on the 1 M corpus.
+        position = 0
+        while position < terms.shape[0]:
+            if slots[position] >= 0:
+                stop = position + 1
+                while stop < terms.shape[0] and slots[stop] >= 0:
+                    stop += 1
+                docs = candidates[first:n_candidates]
+                add_dense_run_at(part, lo, docs, dense_codes, dense_values, slots[position:stop])
+                position = stop
+                continue
+            for entry in range(cursors[position], ends[position]):
+                part[indices[entry] - lo] += data[entry]
+            cursors[position] = ends[position]
+            position += 1
         for candidate in range(first, n_candidates):  # the tile's scores, in order; its row cleared
-            doc = candidates[candidate]
-            values[candidate] = scores[doc]
-            scores[doc] = 0.0
+            offset = candidates[candidate] - lo
+            values[candidate] = part[offset]
+            part[offset] = 0.0
     if has_dense and n_candidates < capacity:  # documents outside would enter the hits
         return -1
     # Only the scores in the histogram's top buckets holding ``capacity`` of them go through the

@@ -80,3 +80,26 @@ def add_dense_run(part, lo, hi, codes, values, slots, first):
         c3, t3 = codes[slots[start + 3], lo:hi], values[slots[start + 3]]
         _four(part, c0, t0, c1, t1, c2, t2, c3, t3, first)
         start += 4
+
+
+@_jit
+def add_dense_run_at(part, lo, docs, codes, values, slots):
+    """Add the dense rows ``slots`` (a run of consecutive query tokens, in query order) to the
+    scores of the documents ``docs`` (all in lo..lo + part's length), held at ``part[doc - lo]``."""
+    start = 0
+    while start < slots.shape[0]:  # three tokens a pass at most
+        n = min(3, slots.shape[0] - start)
+        c0, t0 = codes[slots[start]], values[slots[start]]
+        if n == 1:
+            for doc in docs:
+                part[doc - lo] += t0[c0[doc]]
+            break
+        c1, t1 = codes[slots[start + 1]], values[slots[start + 1]]
+        if n == 2:
+            for doc in docs:
+                part[doc - lo] = (part[doc - lo] + t0[c0[doc]]) + t1[c1[doc]]
+            break
+        c2, t2 = codes[slots[start + 2]], values[slots[start + 2]]
+        for doc in docs:
+            part[doc - lo] = ((part[doc - lo] + t0[c0[doc]]) + t1[c1[doc]]) + t2[c2[doc]]
+        start += 3

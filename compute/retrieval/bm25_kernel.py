@@ -96,13 +96,13 @@ def _candidates_pay(terms, indptr, dense_slot, n_docs, tile, candidate_cost):
 
 @_jit
 def _rank_one_query(terms, corpus, workspace, heap_scores, heap_docs, capacity, tile, candidate_cost):
-    """Score one query in the workspace's score row (zeros on entry and on return); its hits best first.
+    """Score one query in the workspace's tile scores (zeros on entry and on return); its hits best first.
 
     Returns the number of hits and whether every document was scored (not only candidates).
     """
     indptr, indices, data, dense_slot, dense_codes, dense_values, _, doc_ids = corpus
-    scores, _, _, _, maxima, _, part = workspace
-    n_docs = scores.shape[0]
+    part, _, _, _, maxima, _ = workspace
+    n_docs = doc_ids.shape[0]
     size = -1
     if candidate_cost >= 0 and _candidates_pay(terms, indptr, dense_slot, n_docs, tile, candidate_cost):
         size = rank_candidates(terms, corpus, workspace, heap_scores, heap_docs, capacity, tile)
@@ -140,6 +140,7 @@ def _rank_one_query(terms, corpus, workspace, heap_scores, heap_docs, capacity, 
                 cursors[position] = entry
             position += 1
         size = _rank_tile(part[: hi - lo], lo, maxima, doc_ids, heap_scores, heap_docs, size, capacity)
+    part[:] = 0.0  # for the next query's candidates
     sort_heap(heap_scores, heap_docs, doc_ids, size)
     return size, True
 
@@ -154,13 +155,12 @@ def _rank_queries(query_terms, query_offsets, corpus, depth, tile, candidate_cos
     hit_counts = np.zeros(n_queries, dtype=np.int64)
     scored_every_document = np.zeros(n_queries, dtype=np.bool_)
     workspace = (
-        np.zeros(n_docs, dtype=np.float64),  # the score row (zeros between queries)
+        np.zeros(min(n_docs, tile), dtype=np.float64),  # a tile's scores (zeros between queries)
         np.empty(n_docs, dtype=np.int64),  # the candidates
         np.empty(n_docs, dtype=np.float64),  # their scores
         np.zeros(BUCKETS + 1, dtype=np.int64),  # their score histogram
         np.zeros((min(n_docs, tile) + BLOCK - 1) // BLOCK, dtype=np.float64),  # a tile's block maxima
         np.zeros((min(n_docs, tile) + 63) // 64, dtype=np.int64),  # a tile's candidates, one bit each
-        np.empty(min(n_docs, tile), dtype=np.float64),  # a fully scored tile's scores
     )
     for query in range(n_queries):
         terms = query_terms[query_offsets[query] : query_offsets[query + 1]]

@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("numba", reason="the kernel is the bench extra's (make test installs it)")
 
-from biaswh.compute.retrieval.bm25_dense import add_dense_run  # noqa: E402
+from biaswh.compute.retrieval.bm25_dense import add_dense_run, add_dense_run_at  # noqa: E402
 
 
 @pytest.mark.parametrize("run_length", range(1, 10))
@@ -29,3 +29,19 @@ def test_a_run_of_dense_rows_adds_as_one_pass_per_token_in_query_order(run_lengt
     add_dense_run(part, lo, hi, codes, values, slots, first)
     assert part[: hi - lo].tobytes() == expected.tobytes()
     assert np.isnan(part[hi - lo :]).all()
+
+
+@pytest.mark.parametrize("run_length", range(1, 8))
+def test_a_run_of_dense_rows_adds_at_the_candidates_only_as_one_pass_per_token(run_length):
+    rng = np.random.default_rng(run_length)
+    n_docs, lo = 50, 20
+    codes = rng.integers(0, 5, size=(6, n_docs)).astype(np.uint16)
+    values = rng.random((6, 5)) * 10.0 ** rng.integers(-3, 4, size=(6, 1))
+    slots = rng.integers(0, 6, size=run_length)
+    docs = np.sort(rng.choice(np.arange(lo, n_docs), size=12, replace=False))
+    part = rng.random(n_docs - lo)
+    expected = part.copy()
+    for slot in slots:
+        expected[docs - lo] = expected[docs - lo] + values[slot][codes[slot, docs]]
+    add_dense_run_at(part, lo, docs, codes, values, slots)
+    assert part.tobytes() == expected.tobytes()
