@@ -71,6 +71,10 @@ def rank_candidates(terms, corpus, workspace, heap_scores, heap_docs, capacity, 
             bound += term_maxima[term]
     cursors = indptr[terms].copy()  # where each token's postings resume in the next tile
     ends = cursors.copy()  # and where they end in this tile
+    # The candidates' scores are counted in a histogram as they are collected, ``upper`` bounding
+    # every score (as ``bound`` does the outside documents').
+    scale = BUCKETS / max(upper, 1e-300)
+    buckets[:] = 0
     for lo in range(0, n_docs, tile):
         hi = min(n_docs, lo + tile)
         first = n_candidates  # this tile's candidates start here
@@ -108,17 +112,15 @@ def rank_candidates(terms, corpus, workspace, heap_scores, heap_docs, capacity, 
             position += 1
         for candidate in range(first, n_candidates):  # the tile's scores, in order; its row cleared
             offset = candidates[candidate] - lo
-            values[candidate] = part[offset]
+            score = part[offset]
+            values[candidate] = score
+            buckets[min(BUCKETS, int(score * scale))] += 1
             part[offset] = 0.0
     if has_dense and n_candidates < capacity:  # documents outside would enter the hits
         return -1
     # Only the scores in the histogram's top buckets holding ``capacity`` of them go through the
     # heap (which applies the tie rule): a few more than ``capacity`` heap operations, not one
-    # per better score met in document order. ``upper`` bounds every score (as ``bound`` does).
-    scale = BUCKETS / max(upper, 1e-300)
-    buckets[:] = 0
-    for candidate in range(n_candidates):
-        buckets[min(BUCKETS, int(values[candidate] * scale))] += 1
+    # per better score met in document order.
     lowest, reached = BUCKETS, buckets[BUCKETS]
     while reached < capacity and lowest > 0:
         lowest -= 1
@@ -126,7 +128,8 @@ def rank_candidates(terms, corpus, workspace, heap_scores, heap_docs, capacity, 
     size = 0
     for candidate in range(n_candidates):
         score = values[candidate]
-        if min(BUCKETS, int(score * scale)) >= lowest and (size < capacity or score >= heap_scores[0]):
+        # The bucket is at least ``lowest`` (at most BUCKETS) exactly when score * scale is.
+        if score * scale >= lowest and (size < capacity or score >= heap_scores[0]):
             size = offer(score, candidates[candidate], heap_scores, heap_docs, doc_ids, size, capacity)
     # Strictly below the worst kept hit: no outside document can enter, not even by a tie.
     return size if not has_dense or capacity == 0 or bound < heap_scores[0] else -1
