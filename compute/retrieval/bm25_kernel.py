@@ -2,11 +2,12 @@
 
 A query is first ranked on its candidates alone (:mod:`biaswh.compute.retrieval.bm25_candidates`);
 only when a document outside them could still enter its hits is the whole row scored. Then
-each query's score row is accumulated token by token in query order (a posting adds its
-weight to its document; a very common term adds its dense weight row, exact zeros where it is
-absent), the same left-to-right sums as rank_bm25's ``get_scores``; its best ``depth`` positive
-scores are kept in a bounded heap under the tie rule (score descending, then doc_id ascending),
-and the row is cleared for the next query. Imported only when numba is installed and used.
+the row is scored one tile of documents at a time, in a tile-sized buffer that stays in cache,
+token by token in query order (a posting adds its weight to its document; a run of very common
+terms adds their dense weight rows in one pass, exact zeros where a term is absent,
+:mod:`biaswh.compute.retrieval.bm25_dense`), the same left-to-right sums as rank_bm25's
+``get_scores``; its best ``depth`` positive scores are kept in a bounded heap under the tie
+rule (score descending, then doc_id ascending). Imported only when numba is installed and used.
 """
 
 from __future__ import annotations
