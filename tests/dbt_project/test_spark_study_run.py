@@ -130,6 +130,7 @@ def test_sparks_jvm_writes_its_console_to_the_log_not_the_terminal(spark_study):
     # spark.driver.memory, say, counts).
     command = (console.parent / "cmdline").read_bytes().split(b"\0")
     assert b"spark.sql.parser.escapedStringLiterals=true" in command and b"spark.master=local[2]" in command
+    assert b"spark.driver.memory=2g" in command  # the heap every demo study's marts need (Spark's default: 1g)
 
 
 def test_the_warehouse_folder_moved_elsewhere_reads_its_own_lake(spark_study, tmp_path):

@@ -24,7 +24,7 @@ shares as (
 ),
 
 marker_thresholds as (
-    {{ significance_thresholds_by_run('shares') }}
+    {{ significance_thresholds_by_run() }}
 ),
 
 final as (
