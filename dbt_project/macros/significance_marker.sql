@@ -11,19 +11,25 @@ case
 end
 {%- endmacro %}
 
-{# A select of each run a run-keyed mart builds (the recorded runs is_new_run keeps) with its
-   marker thresholds (run parameters), to join on run_id (`is not distinct from`) before
-   significance_marker: once per run rather than a correlated subquery per row and marker, which
-   Spark's optimizer multiplies into minutes (and out of memory) over the five-level union of
-   agg_recsys_bias. The runs come from raw.runs, not from the mart's own rows: Spark inlines a
-   CTE read twice, so `select distinct run_id` over them planned the whole five-level union a
-   second time (a row's run is a recorded run: the marts' relationships tests). #}
-{% macro significance_thresholds_by_run() -%}
+{# A select of each run of `relation` (run_id) with its marker thresholds (run parameters), to
+   join on run_id (`is not distinct from`) before significance_marker: once per run rather
+   than a correlated subquery per row and marker, which Spark's optimizer multiplies into
+   minutes (and out of memory) over the five-level union of agg_recsys_bias.
+   The runs are listed from raw.runs (those is_new_run keeps), not from `relation`'s rows: Spark
+   inlines a CTE read twice, so `select distinct run_id` over the mart's rows planned the
+   five-level union a second time (a row's run is a recorded run: the relationships tests).
+   raw.runs is read through the graph, as withdrawn_run_ids reads it, so the mart gains no
+   dependency; a unit test (no relation of its own, no warehouse runs) lists `relation`'s. #}
+{% macro significance_thresholds_by_run(relation) -%}
     select
         runs.run_id,
         {{ run_parameter('recsys_marker_three_stars', 'runs.run_id', 'double') }} as three_stars,
         {{ run_parameter('recsys_marker_two_stars', 'runs.run_id', 'double') }} as two_stars,
         {{ run_parameter('recsys_marker_one_star', 'runs.run_id', 'double') }} as one_star
-    from {{ ref('stg_warehouse__runs') }} as runs
+    {% if execute and this is not none %}
+    from {{ graph.sources['source.bias_warehouse.warehouse.runs'].relation_name }} as runs
     where {{ is_new_run('runs.run_id') }}
+    {% else %}
+    from (select distinct run_id from {{ relation }}) as runs
+    {%- endif %}
 {%- endmacro %}

@@ -24,7 +24,7 @@ shares as (
 ),
 
 marker_thresholds as (
-    {{ significance_thresholds_by_run() }}
+    {{ significance_thresholds_by_run('shares') }}
 ),
 
 final as (
