@@ -18,8 +18,8 @@ end
    The runs are listed from raw.runs (those is_new_run keeps), not from `relation`'s rows: Spark
    inlines a CTE read twice, so `select distinct run_id` over the mart's rows planned the
    five-level union a second time (a row's run is a recorded run: the relationships tests).
-   raw.runs is read through the graph, as withdrawn_run_ids reads it, so the mart gains no
-   dependency; a unit test (no relation of its own, no warehouse runs) lists `relation`'s. #}
+   raw_runs_relation gains the mart no dependency; a unit test (no relation of its own, no
+   warehouse runs) lists `relation`'s. #}
 {% macro significance_thresholds_by_run(relation) -%}
     select
         runs.run_id,
@@ -27,7 +27,7 @@ end
         {{ run_parameter('recsys_marker_two_stars', 'runs.run_id', 'double') }} as two_stars,
         {{ run_parameter('recsys_marker_one_star', 'runs.run_id', 'double') }} as one_star
     {% if execute and this is not none %}
-    from {{ graph.sources['source.bias_warehouse.warehouse.runs'].relation_name }} as runs
+    from {{ raw_runs_relation() }} as runs
     where {{ is_new_run('runs.run_id') }}
     {% else %}
     from (select distinct run_id from {{ relation }}) as runs

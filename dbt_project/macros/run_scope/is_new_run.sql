@@ -62,7 +62,7 @@
     {%- if not execute -%}
         {%- do return(none) -%}
     {%- endif -%}
-    {%- set runs = graph.sources['source.bias_warehouse.warehouse.runs'].relation_name -%}
+    {%- set runs = raw_runs_relation() -%}
     {%- set recorded = ['select run_id from ' ~ runs] -%}
     {%- for source in graph.sources.values() | sort(attribute='unique_id') -%}
         {%- if ((source.config or {}).meta or source.meta or {}).get('parent_run_column') -%}

@@ -6,14 +6,14 @@
     joins here (warehouse/sub_runs.py is the same declaration for Python).
     A failed run's raw rows stay for forensics; this keeps them out of every run-keyed mart
     and every data test.
-    Reads the raw tables through the graph, not source(), so a model or test using it gains no
-    dependency (unit tests need no fixture for it, `--indirect-selection cautious` is unchanged).
+    Reads the raw tables through the graph, not source() (raw_runs_relation), so a model or test
+    using it gains no dependency.
 #}
 {% macro withdrawn_run_ids() -%}
     {%- if not execute -%}
         {%- do return('select null as run_id') -%}
     {%- endif -%}
-    {%- set runs = graph.sources['source.bias_warehouse.warehouse.runs'].relation_name -%}
+    {%- set runs = raw_runs_relation() -%}
     {%- set query = ["select withdrawn.run_id from " ~ runs ~ " as withdrawn"
         ~ " where withdrawn.status in ('failed', 'interrupted')"] -%}
     {%- for source in graph.sources.values() | sort(attribute='unique_id') -%}
