@@ -49,8 +49,10 @@ def copy_without_pages(source: Path, destination: Path) -> Path:
     kept (``site/.drawn``): the copy's next draw reuses the body of each run whose key (the runs, their
     states, the dashboards code) is unchanged, as the source's own next draw would, and draws the rest."""
     from biaswh.dashboards.common.study_pages import DRAWN_FOLDER
+    from biaswh.warehouse.database.sandbox import SCRATCH_PREFIX
 
-    shutil.copytree(source, destination, ignore=shutil.ignore_patterns("site"))
+    # Not another process's `biaswh sql` sandbox either: it can vanish while the copy walks it.
+    shutil.copytree(source, destination, ignore=shutil.ignore_patterns("site", f"{SCRATCH_PREFIX}*"))
     if (source / "site" / DRAWN_FOLDER).is_dir():
         shutil.copytree(source / "site" / DRAWN_FOLDER, destination / "site" / DRAWN_FOLDER)
     return destination
